@@ -1,0 +1,385 @@
+/// Reads the subset of OpenAPI 3.1 the generator supports into `APIDocument`.
+///
+/// Anything outside that subset (composition keywords, inline object schemas,
+/// external references, non-JSON bodies) is reported with its location rather
+/// than silently skipped, so a spec change can never drop a field unnoticed.
+struct OpenAPIParser {
+    let diagnostics: DiagnosticCollector
+
+    static let httpMethods = ["get", "put", "post", "delete", "patch"]
+    static let unsupportedSchemaKeywords = [
+        "oneOf", "anyOf", "allOf", "not", "additionalProperties", "patternProperties", "if", "then", "else",
+        "discriminator", "prefixItems", "const", "nullable",
+    ]
+
+    /// Keywords a property schema may carry; anything else (often a typo, or a
+    /// comma inside an unquoted flow-style description) is an error.
+    static let knownSchemaKeywords: Set<String> = [
+        "type", "format", "description", "items", "$ref", "enum", "default", "example", "examples", "title",
+        "readOnly", "writeOnly", "deprecated", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+        "minLength", "maxLength", "pattern", "minItems", "maxItems", "uniqueItems", "multipleOf", "required",
+        "properties", "externalDocs", "$comment",
+    ]
+
+    func parse(_ root: YAMLValue) -> APIDocument? {
+        guard let reader = MappingReader(root, context: "the OpenAPI document", diagnostics: diagnostics) else { return nil }
+        let file = root.file
+        if let version = reader.string("openapi", required: true), !version.hasPrefix("3.") {
+            diagnostics.error("unsupported OpenAPI version '\(version)'; expected 3.x", at: reader.raw("openapi")?.location ?? reader.location)
+        }
+        var title = ""
+        var description: String?
+        var clientName = ""
+        if let info = reader.mapping("info", required: true) {
+            title = info.string("title", required: true) ?? ""
+            description = info.string("description")
+            if let name = info.string("x-swift-client", required: true) {
+                if Naming.isIdentifier(name) {
+                    clientName = name
+                } else {
+                    diagnostics.error("'x-swift-client' must be a Swift identifier, found '\(name)'", at: info.raw("x-swift-client")?.location ?? info.location)
+                }
+            }
+        }
+        var serverURL = ""
+        if let servers = reader.list("servers", required: true) {
+            if let first = servers.first, let server = MappingReader(first, context: "a server", diagnostics: diagnostics) {
+                if let url = server.string("url", required: true) {
+                    if url.hasPrefix("https://") || url.hasPrefix("http://") {
+                        serverURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+                    } else {
+                        diagnostics.error("server url must be absolute (https://…), found '\(url)'", at: server.raw("url")?.location ?? server.location)
+                    }
+                }
+            } else if servers.isEmpty {
+                diagnostics.error("'servers' must name the production URL", at: reader.keyLocation("servers") ?? reader.location)
+            }
+        }
+        let components = reader.mapping("components")
+        let securitySchemes = components?.mapping("securitySchemes")
+        let security = parseSecurity(reader.list("security"), schemes: securitySchemes, at: reader.keyLocation("security") ?? reader.location)
+        let parameterComponents = components?.mapping("parameters")
+        let responseComponents = components?.mapping("responses")
+
+        var operations: [Operation] = []
+        if let paths = reader.mapping("paths", required: true) {
+            for path in paths.keys {
+                guard let item = paths.mapping(path) else { continue }
+                operations += parsePathItem(path, item, parameterComponents: parameterComponents, responseComponents: responseComponents)
+            }
+        }
+        var schemas: [Schema] = []
+        if let schemaComponents = components?.mapping("schemas") {
+            for name in schemaComponents.keys {
+                guard let node = schemaComponents.raw(name) else { continue }
+                if !Naming.isIdentifier(name) {
+                    diagnostics.error("schema name '\(name)' is not a Swift identifier", at: schemaComponents.keyLocation(name) ?? node.location)
+                    continue
+                }
+                if let schema = parseSchema(name, node) { schemas.append(schema) }
+            }
+        }
+        return APIDocument(
+            file: file, title: title, description: description, clientName: clientName, serverURL: serverURL,
+            security: security, operations: operations, schemas: schemas
+        )
+    }
+
+    private func parseSecurity(_ requirements: [YAMLValue]?, schemes: MappingReader?, at location: SourceLocation) -> SecurityKind {
+        guard let requirements, let first = requirements.first else { return .none }
+        if requirements.count > 1 {
+            diagnostics.error("only one security requirement per document is supported", at: requirements[1].location)
+        }
+        guard let requirement = first.mappingEntries, requirement.count == 1, let name = requirement.first?.key else {
+            diagnostics.error("a security requirement must name exactly one scheme", at: first.location)
+            return .none
+        }
+        guard let scheme = schemes?.mapping(name) else {
+            diagnostics.error("unknown security scheme '\(name)'", at: first.location)
+            return .none
+        }
+        let type = scheme.string("type", required: true)
+        switch type {
+        case "apiKey":
+            let place = scheme.string("in", required: true)
+            let parameter = scheme.string("name", required: true) ?? "key"
+            guard place == "query" else {
+                diagnostics.error("only API keys in the query are supported, found in '\(place ?? "")'", at: scheme.location)
+                return .none
+            }
+            return .apiKeyQuery(name: parameter)
+        case "http":
+            guard scheme.string("scheme")?.lowercased() == "bearer" else {
+                diagnostics.error("only the http 'bearer' scheme is supported", at: scheme.location)
+                return .none
+            }
+            return .bearer
+        default:
+            diagnostics.error("unsupported security scheme type '\(type ?? "")'", at: scheme.location)
+            return .none
+        }
+    }
+
+    private func parsePathItem(
+        _ path: String, _ item: MappingReader, parameterComponents: MappingReader?, responseComponents: MappingReader?
+    ) -> [Operation] {
+        if item.has("$ref") {
+            diagnostics.error("path item references are not supported", at: item.keyLocation("$ref") ?? item.location)
+        }
+        let shared = (item.list("parameters") ?? []).compactMap { parseParameter($0, components: parameterComponents) }
+        var operations: [Operation] = []
+        for method in Self.httpMethods {
+            guard let operation = item.mapping(method) else { continue }
+            guard let id = operation.string("operationId", required: true) else { continue }
+            guard Naming.isIdentifier(id) else {
+                diagnostics.error("operationId '\(id)' is not a Swift identifier", at: operation.raw("operationId")?.location ?? operation.location)
+                continue
+            }
+            var parameters = shared
+            for parameter in (operation.list("parameters") ?? []).compactMap({ parseParameter($0, components: parameterComponents) }) {
+                parameters.removeAll { $0.0 == parameter.0 && $0.1.name == parameter.1.name }
+                parameters.append(parameter)
+            }
+            let pathNames = Self.templateNames(in: path)
+            let declaredPath = parameters.filter { $0.0 == "path" }.map(\.1)
+            for name in pathNames where !declaredPath.contains(where: { $0.name == name }) {
+                diagnostics.error("path parameter '{\(name)}' of \(method.uppercased()) \(path) is not declared", at: operation.location)
+            }
+            for parameter in declaredPath where !pathNames.contains(parameter.name) {
+                diagnostics.error("path parameter '\(parameter.name)' does not appear in '\(path)'", at: operation.location)
+            }
+            var requestBody: String?
+            if let body = operation.mapping("requestBody") {
+                requestBody = jsonSchemaReference(body, what: "request body of '\(id)'")
+            }
+            var response: String?
+            var errorResponse: String?
+            if let responses = operation.mapping("responses", required: true) {
+                for code in responses.keys {
+                    guard var responseNode = responses.raw(code) else { continue }
+                    if let resolved = resolveComponent(responseNode, kind: "responses", in: responseComponents) {
+                        responseNode = resolved
+                    } else if responseNode.mappingEntries?.contains(where: { $0.key == "$ref" }) == true {
+                        continue
+                    }
+                    guard let reader = MappingReader(responseNode, context: "response '\(code)' of '\(id)'", diagnostics: diagnostics) else { continue }
+                    if code.hasPrefix("2") {
+                        if response != nil {
+                            diagnostics.error("'\(id)' has more than one success response", at: responses.keyLocation(code) ?? reader.location)
+                        }
+                        response = reader.has("content") ? jsonSchemaReference(reader, what: "response '\(code)' of '\(id)'") : nil
+                    } else if code == "default" {
+                        errorResponse = reader.has("content") ? jsonSchemaReference(reader, what: "error response of '\(id)'") : nil
+                    }
+                }
+            }
+            operations.append(
+                Operation(
+                    id: id, method: method.uppercased(), path: path,
+                    summary: operation.string("summary") ?? operation.string("description"),
+                    pathParameters: parameters.filter { $0.0 == "path" }.map(\.1),
+                    queryParameters: parameters.filter { $0.0 == "query" }.map(\.1),
+                    requestBody: requestBody, response: response, errorResponse: errorResponse,
+                    location: item.keyLocation(method) ?? operation.location
+                )
+            )
+        }
+        return operations
+    }
+
+    static func templateNames(in path: String) -> [String] {
+        var names: [String] = []
+        var current: String?
+        for character in path {
+            if character == "{" {
+                current = ""
+            } else if character == "}", let name = current {
+                names.append(name)
+                current = nil
+            } else if current != nil {
+                current?.append(character)
+            }
+        }
+        return names
+    }
+
+    /// Resolves `$ref: '#/components/KIND/NAME'`; nil when the node is no reference.
+    private func resolveComponent(_ node: YAMLValue, kind: String, in components: MappingReader?) -> YAMLValue? {
+        guard let entries = node.mappingEntries, let ref = entries.first(where: { $0.key == "$ref" }) else { return nil }
+        let prefix = "#/components/\(kind)/"
+        guard let target = ref.value.scalar, target.hasPrefix(prefix) else {
+            diagnostics.error("unsupported reference '\(ref.value.scalar ?? "")'; expected '\(prefix)NAME'", at: ref.value.location)
+            return nil
+        }
+        guard let resolved = components?.raw(String(target.dropFirst(prefix.count))) else {
+            diagnostics.error("unknown reference '\(target)'", at: ref.value.location)
+            return nil
+        }
+        return resolved
+    }
+
+    private func parseParameter(_ node: YAMLValue, components: MappingReader?) -> (String, Parameter)? {
+        let resolved = resolveComponent(node, kind: "parameters", in: components)
+        if resolved == nil, node.mappingEntries?.contains(where: { $0.key == "$ref" }) == true { return nil }
+        guard let reader = MappingReader(resolved ?? node, context: "a parameter", diagnostics: diagnostics) else { return nil }
+        guard let name = reader.string("name", required: true), let place = reader.string("in", required: true) else { return nil }
+        guard place == "path" || place == "query" else {
+            diagnostics.error("parameter '\(name)' is in '\(place)'; only path and query parameters are supported", at: reader.location)
+            return nil
+        }
+        if let schema = reader.mapping("schema"), let type = schema.string("type"), type != "string" {
+            diagnostics.error("parameter '\(name)' has type '\(type)'; only string parameters are supported", at: schema.location)
+        }
+        let required = reader.bool("required") ?? false
+        if place == "path" && !required {
+            diagnostics.error("path parameter '\(name)' must be required", at: reader.location)
+        }
+        return (place, Parameter(name: name, required: required, description: reader.string("description")))
+    }
+
+    /// The schema name behind `content: application/json: schema: $ref`.
+    private func jsonSchemaReference(_ holder: MappingReader, what: String) -> String? {
+        if holder.has("$ref") {
+            diagnostics.error("references to request bodies are not supported in \(what)", at: holder.keyLocation("$ref") ?? holder.location)
+            return nil
+        }
+        guard let content = holder.mapping("content", required: true) else { return nil }
+        guard let json = content.mapping("application/json") else {
+            diagnostics.error("\(what) has no 'application/json' content", at: content.location)
+            return nil
+        }
+        guard let schema = json.raw("schema") else {
+            diagnostics.error("\(what) has no schema", at: json.location)
+            return nil
+        }
+        guard let entries = schema.mappingEntries, let ref = entries.first(where: { $0.key == "$ref" })?.value.scalar else {
+            diagnostics.error("\(what) must reference a component schema with $ref", at: schema.location)
+            return nil
+        }
+        return schemaName(fromReference: ref, at: schema.location)
+    }
+
+    private func schemaName(fromReference ref: String, at location: SourceLocation) -> String? {
+        let prefix = "#/components/schemas/"
+        guard ref.hasPrefix(prefix) else {
+            diagnostics.error("unsupported reference '\(ref)'; only local references '\(prefix)NAME' are supported", at: location)
+            return nil
+        }
+        return String(ref.dropFirst(prefix.count))
+    }
+
+    private func parseSchema(_ name: String, _ node: YAMLValue) -> Schema? {
+        guard let reader = MappingReader(node, context: "schema '\(name)'", diagnostics: diagnostics) else { return nil }
+        rejectUnsupportedKeywords(reader, owner: "schema '\(name)'")
+        let description = reader.string("description")
+        let type = reader.string("type", required: true)
+        switch type {
+        case "object":
+            var properties: [Property] = []
+            let required = Set(reader.stringList("required") ?? [])
+            if let propertyReader = reader.mapping("properties") {
+                for wireName in propertyReader.keys {
+                    guard let propertyNode = propertyReader.raw(wireName) else { continue }
+                    if let property = parseProperty(wireName, propertyNode, required: required.contains(wireName), owner: name) {
+                        if properties.contains(where: { $0.swiftName == property.swiftName }) {
+                            diagnostics.error("properties of '\(name)' clash on the Swift name '\(property.swiftName)'", at: property.location)
+                        }
+                        properties.append(property)
+                    }
+                }
+            }
+            for field in required.sorted() where !properties.contains(where: { $0.wireName == field }) {
+                diagnostics.error("required field '\(field)' is not a property of '\(name)'", at: reader.keyLocation("required") ?? reader.location)
+            }
+            var errorBody: ErrorBodyPaths?
+            if let paths = reader.mapping("x-error-body") {
+                let message = paths.string("message", required: true) ?? ""
+                let reasons = paths.string("reasons", required: true) ?? ""
+                paths.rejectUnknownKeys()
+                errorBody = ErrorBodyPaths(
+                    message: message.split(separator: ".").map(String.init),
+                    reasons: reasons.split(separator: ".").map(String.init), location: paths.location
+                )
+            }
+            return Schema(name: name, description: description, kind: .object(properties: properties), errorBody: errorBody, location: node.location)
+        case "string":
+            guard let values = reader.stringList("enum"), !values.isEmpty else {
+                diagnostics.error("top-level string schema '\(name)' must list its 'enum' values", at: reader.location)
+                return nil
+            }
+            var seen: Set<String> = []
+            for value in values where !seen.insert(Naming.camelCase(value)).inserted {
+                diagnostics.error("enum values of '\(name)' clash on the Swift name '\(Naming.camelCase(value))'", at: reader.keyLocation("enum") ?? reader.location)
+            }
+            return Schema(name: name, description: description, kind: .stringEnum(values: values), errorBody: nil, location: node.location)
+        case nil:
+            return nil
+        default:
+            diagnostics.error("unsupported schema construct: top-level schema '\(name)' of type '\(type ?? "")'; expected an object or a string enum", at: reader.raw("type")?.location ?? reader.location)
+            return nil
+        }
+    }
+
+    /// Reports keywords outside the supported subset; true when it found any.
+    @discardableResult
+    private func rejectUnsupportedKeywords(_ reader: MappingReader, owner: String) -> Bool {
+        var found = false
+        for keyword in reader.keys {
+            if Self.unsupportedSchemaKeywords.contains(keyword) {
+                if keyword == "additionalProperties", reader.raw(keyword)?.scalar == "false" { continue }
+                diagnostics.error("unsupported schema construct '\(keyword)' in \(owner)", at: reader.keyLocation(keyword) ?? reader.location)
+                found = true
+            } else if !keyword.hasPrefix("x-") && !Self.knownSchemaKeywords.contains(keyword) {
+                diagnostics.error("unknown schema keyword '\(keyword)' in \(owner) (quote descriptions that contain ': ' or ',')", at: reader.keyLocation(keyword) ?? reader.location)
+            }
+        }
+        return found
+    }
+
+    private func parseProperty(_ wireName: String, _ node: YAMLValue, required: Bool, owner: String) -> Property? {
+        guard let reader = MappingReader(node, context: "property '\(wireName)' of '\(owner)'", diagnostics: diagnostics) else { return nil }
+        let swiftName = reader.string("x-swift-name") ?? Naming.camelCase(wireName)
+        guard Naming.isIdentifier(swiftName) else {
+            diagnostics.error("property '\(wireName)' of '\(owner)' has no usable Swift name; set 'x-swift-name'", at: reader.location)
+            return nil
+        }
+        guard let type = parseType(reader, owner: "property '\(wireName)' of '\(owner)'") else { return nil }
+        return Property(
+            wireName: wireName, swiftName: swiftName, type: type, required: required,
+            sensitive: reader.bool("x-sensitive") ?? false, description: reader.string("description"),
+            location: node.location
+        )
+    }
+
+    private func parseType(_ reader: MappingReader, owner: String) -> TypeRef? {
+        if rejectUnsupportedKeywords(reader, owner: owner) { return nil }
+        if let ref = reader.raw("$ref") {
+            guard let text = ref.scalar, let name = schemaName(fromReference: text, at: ref.location) else { return nil }
+            return .reference(name, ref.location)
+        }
+        let typeNode = reader.raw("type")
+        guard let type = typeNode?.scalar else {
+            diagnostics.error("\(owner) needs a 'type' or a '$ref'", at: typeNode?.location ?? reader.location)
+            return nil
+        }
+        let format = reader.string("format")
+        switch (type, format) {
+        case ("string", nil), ("string", "byte"), ("string", "uri"), ("string", "email"): return .string
+        case ("string", "date-time"): return .dateTime
+        case ("integer", "int32"): return .int32
+        case ("integer", "int64"), ("integer", nil): return .int64
+        case ("number", _): return .double
+        case ("boolean", nil): return .bool
+        case ("array", nil):
+            guard let items = reader.mapping("items", required: true) else { return nil }
+            guard let element = parseType(items, owner: "items of \(owner)") else { return nil }
+            return .array(element)
+        case ("object", _):
+            diagnostics.error("unsupported schema construct: inline object in \(owner); define it under components/schemas and use $ref", at: typeNode?.location ?? reader.location)
+            return nil
+        default:
+            diagnostics.error("unsupported type '\(type)'\(format.map { " with format '\($0)'" } ?? "") in \(owner)", at: typeNode?.location ?? reader.location)
+            return nil
+        }
+    }
+}

@@ -1,0 +1,117 @@
+/// The parsed, validated description of one API surface (one OpenAPI document).
+struct APIDocument {
+    var file: String
+    var title: String
+    var description: String?
+    /// The Swift name of the client type (`info.x-swift-client`).
+    var clientName: String
+    /// The production base URL, from `servers[0].url`.
+    var serverURL: String
+    var security: SecurityKind
+    var operations: [Operation]
+    var schemas: [Schema]
+}
+
+/// How every call of a document is authorised.
+enum SecurityKind: Equatable {
+    /// An API key sent as the query parameter `name`.
+    case apiKeyQuery(name: String)
+    /// An `Authorization: Bearer` token.
+    case bearer
+    case none
+}
+
+struct Operation {
+    var id: String
+    var method: String
+    var path: String
+    var summary: String?
+    var pathParameters: [Parameter]
+    var queryParameters: [Parameter]
+    var requestBody: String?
+    var response: String?
+    var errorResponse: String?
+    var location: SourceLocation
+}
+
+struct Parameter {
+    var name: String
+    var required: Bool
+    var description: String?
+}
+
+struct Schema {
+    enum Kind {
+        case object(properties: [Property])
+        case stringEnum(values: [String])
+    }
+
+    var name: String
+    var description: String?
+    var kind: Kind
+    /// `x-error-body`: how to read the server's error message and reasons.
+    var errorBody: ErrorBodyPaths?
+    var location: SourceLocation
+}
+
+struct ErrorBodyPaths: Equatable {
+    /// Dotted path to the message string, e.g. `error.message`.
+    var message: [String]
+    /// Dotted path to each reason; `[]` after a segment marks an array,
+    /// e.g. `error.errors[].reason`.
+    var reasons: [String]
+    var location: SourceLocation
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.message == rhs.message && lhs.reasons == rhs.reasons
+    }
+}
+
+struct Property {
+    var wireName: String
+    var swiftName: String
+    var type: TypeRef
+    var required: Bool
+    var sensitive: Bool
+    var description: String?
+    var location: SourceLocation
+}
+
+indirect enum TypeRef: Equatable {
+    case string
+    case int32
+    case int64
+    case double
+    case bool
+    case dateTime
+    case reference(String, SourceLocation)
+    case array(TypeRef)
+
+    static func == (lhs: TypeRef, rhs: TypeRef) -> Bool {
+        switch (lhs, rhs) {
+        case (.string, .string), (.int32, .int32), (.int64, .int64), (.double, .double), (.bool, .bool),
+            (.dateTime, .dateTime):
+            return true
+        case let (.reference(a, _), .reference(b, _)): return a == b
+        case let (.array(a), .array(b)): return a == b
+        default: return false
+        }
+    }
+}
+
+extension Schema {
+    /// Two definitions of one name in different documents must agree; this
+    /// compares everything but source locations.
+    func isEquivalent(to other: Schema) -> Bool {
+        guard name == other.name, description == other.description, errorBody == other.errorBody else { return false }
+        switch (kind, other.kind) {
+        case let (.stringEnum(a), .stringEnum(b)): return a == b
+        case let (.object(a), .object(b)):
+            return a.count == b.count && zip(a, b).allSatisfy {
+                $0.wireName == $1.wireName && $0.swiftName == $1.swiftName && $0.type == $1.type
+                    && $0.required == $1.required && $0.sensitive == $1.sensitive && $0.description == $1.description
+            }
+        default: return false
+        }
+    }
+}

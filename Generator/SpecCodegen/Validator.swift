@@ -1,0 +1,109 @@
+/// Checks that need all documents at once: references, name clashes across
+/// documents, and the shapes the translator relies on. Returns the schemas
+/// merged across documents (an identical definition may repeat).
+struct Validator {
+    let diagnostics: DiagnosticCollector
+
+    func validate(_ documents: [APIDocument]) -> [Schema] {
+        var operationIDs: [String: SourceLocation] = [:]
+        var clientNames: [String: String] = [:]
+        var merged: [String: Schema] = [:]
+        var order: [String] = []
+        var reportedErrorBodies: Set<String> = []
+        for document in documents {
+            if let other = clientNames[document.clientName] {
+                diagnostics.error("client name '\(document.clientName)' is also used by \(other)", at: SourceLocation(file: document.file, line: 1, column: 1))
+            }
+            clientNames[document.clientName] = document.file
+            let local = Dictionary(document.schemas.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            for operation in document.operations {
+                if let first = operationIDs[operation.id] {
+                    diagnostics.error("duplicate operation id '\(operation.id)' (first defined at \(first))", at: operation.location)
+                } else {
+                    operationIDs[operation.id] = operation.location
+                }
+                for (role, name) in [("request body", operation.requestBody), ("response", operation.response), ("error response", operation.errorResponse)] {
+                    guard let name else { continue }
+                    guard let schema = local[name] else {
+                        diagnostics.error("unknown reference '#/components/schemas/\(name)' in the \(role) of '\(operation.id)'", at: operation.location)
+                        continue
+                    }
+                    if case .stringEnum = schema.kind {
+                        diagnostics.error("the \(role) of '\(operation.id)' must be an object schema, '\(name)' is an enum", at: operation.location)
+                    }
+                    if role == "error response", schema.errorBody == nil, reportedErrorBodies.insert(document.file + name).inserted {
+                        diagnostics.error("error response schema '\(name)' needs 'x-error-body' to say where the message and reasons are", at: schema.location)
+                    }
+                }
+            }
+            for schema in document.schemas {
+                if case .object(let properties) = schema.kind {
+                    for property in properties { checkType(property.type, of: property, in: local) }
+                    if let paths = schema.errorBody { checkErrorBody(paths, of: schema, in: local) }
+                }
+                if let existing = merged[schema.name] {
+                    if !existing.isEquivalent(to: schema) {
+                        diagnostics.error("schema '\(schema.name)' is defined differently in another document (\(existing.location))", at: schema.location)
+                    }
+                } else {
+                    merged[schema.name] = schema
+                    order.append(schema.name)
+                }
+            }
+        }
+        return order.compactMap { merged[$0] }
+    }
+
+    private func checkType(_ type: TypeRef, of property: Property, in schemas: [String: Schema], inArray: Bool = false) {
+        switch type {
+        case .reference(let name, let location):
+            if schemas[name] == nil {
+                diagnostics.error("unknown reference '#/components/schemas/\(name)'", at: location)
+            }
+        case .array(let element):
+            if inArray {
+                diagnostics.error("unsupported schema construct: nested arrays in property '\(property.wireName)'", at: property.location)
+            }
+            checkType(element, of: property, in: schemas, inArray: true)
+        case .int32, .int64, .dateTime:
+            if inArray {
+                diagnostics.error("unsupported schema construct: arrays of int32, int64 or date-time in property '\(property.wireName)'", at: property.location)
+            }
+        case .string, .double, .bool:
+            break
+        }
+    }
+
+    private func checkErrorBody(_ paths: ErrorBodyPaths, of schema: Schema, in schemas: [String: Schema]) {
+        for (role, path) in [("message", paths.message), ("reasons", paths.reasons)] {
+            var current: Schema? = schema
+            var arrays = 0
+            var endsAtString = false
+            for (index, segment) in path.enumerated() {
+                let isArray = segment.hasSuffix("[]")
+                let name = isArray ? String(segment.dropLast(2)) : segment
+                guard case .object(let properties)? = current?.kind, let property = properties.first(where: { $0.wireName == name }) else {
+                    diagnostics.error("x-error-body \(role) path '\(path.joined(separator: "."))' has no property '\(name)'", at: paths.location)
+                    break
+                }
+                var type = property.type
+                if isArray {
+                    guard case .array(let element) = type else {
+                        diagnostics.error("x-error-body \(role) path marks '\(name)' as an array, but it is not one", at: paths.location)
+                        break
+                    }
+                    arrays += 1
+                    type = element
+                }
+                if case .reference(let target, _) = type { current = schemas[target] } else { current = nil }
+                endsAtString = index == path.count - 1 && type == .string
+            }
+            if !endsAtString {
+                diagnostics.error("x-error-body \(role) path '\(path.joined(separator: "."))' must end at a string property", at: paths.location)
+            }
+            if role == "message" && arrays > 0 || role == "reasons" && arrays > 1 {
+                diagnostics.error("x-error-body \(role) path may cross \(role == "message" ? "no" : "at most one") array", at: paths.location)
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+// swift-tools-version: 6.1
+//
+// One package: the spec-driven REST layer (`IdentityToolkit`, generated at
+// build time by `spec-codegen` through `SpecCodegenPlugin`), its transports,
+// the OTP module, and the `mfa` command-line tool. See ARCHITECTURE.md.
+import PackageDescription
+
+let package = Package(
+    name: "swift-identity-mfa",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "IdentityToolkit", targets: ["IdentityToolkit"]),
+        // A product of its own so that apps which bring their own transport
+        // never build AsyncHTTPClient and SwiftNIO.
+        .library(name: "IdentityToolkitAsyncHTTPClient", targets: ["IdentityToolkitAsyncHTTPClient"]),
+        .library(name: "OTP", targets: ["OTP"]),
+        .library(name: "SpecCodegen", targets: ["SpecCodegen"]),
+        .executable(name: "spec-codegen", targets: ["spec-codegen"]),
+        .executable(name: "mfa", targets: ["mfa"]),
+        .plugin(name: "SpecCodegenPlugin", targets: ["SpecCodegenPlugin"]),
+        .plugin(name: "GenerateCodeFromSpec", targets: ["GenerateCodeFromSpec"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // MARK: Generator (imports no target of Sources/)
+        .target(
+            name: "SpecCodegen",
+            dependencies: [.product(name: "Yams", package: "Yams")],
+            path: "Generator/SpecCodegen"
+        ),
+        .executableTarget(
+            name: "spec-codegen",
+            dependencies: [
+                "SpecCodegen",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Generator/spec-codegen"
+        ),
+        .plugin(
+            name: "SpecCodegenPlugin",
+            capability: .buildTool(),
+            dependencies: ["spec-codegen"],
+            path: "Plugins/SpecCodegenPlugin"
+        ),
+        .plugin(
+            name: "GenerateCodeFromSpec",
+            capability: .command(
+                intent: .custom(
+                    verb: "generate-code-from-spec",
+                    description: "Write the code generated from Spec/ into a folder for review and API diffs."
+                ),
+                permissions: [.writeToPackageDirectory(reason: "Writes the generated Swift files into the chosen folder.")]
+            ),
+            dependencies: ["spec-codegen"],
+            path: "Plugins/GenerateCodeFromSpec"
+        ),
+
+        // MARK: Library
+        .target(
+            name: "IdentityToolkit",
+            dependencies: [
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["spec-codegen-config.json"],
+            plugins: ["SpecCodegenPlugin"]
+        ),
+        .target(
+            name: "IdentityToolkitAsyncHTTPClient",
+            dependencies: [
+                "IdentityToolkit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "OTP",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .executableTarget(
+            name: "mfa",
+            dependencies: [
+                "OTP",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: Tests
+        // The generator's golden reference output, compiled as a target of its
+        // own so that the committed expected code is known to build.
+        .target(
+            name: "GeneratorGoldenReference",
+            dependencies: ["IdentityToolkit"],
+            path: "Tests/GeneratorGoldenReference"
+        ),
+        .testTarget(
+            name: "SpecCodegenTests",
+            dependencies: ["SpecCodegen", "GeneratorGoldenReference", "IdentityToolkit"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "IdentityToolkitTests",
+            dependencies: [
+                "IdentityToolkit",
+                "IdentityToolkitAsyncHTTPClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "OTPTests",
+            dependencies: ["OTP"],
+            exclude: ["Fixtures"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

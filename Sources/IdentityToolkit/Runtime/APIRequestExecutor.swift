@@ -1,0 +1,167 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// Builds, sends and decodes the requests of a generated client.
+///
+/// Hand-written and spec-agnostic: the generated methods pass it the method,
+/// path, query, body and the types to decode; JSON keys and paths live only
+/// in the spec and the generated code.
+public struct APIRequestExecutor: Sendable {
+    /// The production base URL, such as `https://identitytoolkit.googleapis.com`.
+    public let productionBaseURL: String
+    /// How requests are authorised.
+    public let credential: RequestCredential
+    /// Transport, emulator, limits and logging.
+    public let configuration: ClientConfiguration
+
+    /// Creates an executor.
+    public init(productionBaseURL: String, credential: RequestCredential, configuration: ClientConfiguration) {
+        self.productionBaseURL = productionBaseURL
+        self.credential = credential
+        self.configuration = configuration
+    }
+
+    /// Sends a request without a body and decodes the response.
+    public func send<Response: Decodable & Sendable>(
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)],
+        response: Response.Type, errorBody: (any ServerErrorBody.Type)?
+    ) async throws -> Response {
+        try await perform(method, path: path, query: query, body: nil, response: response, errorBody: errorBody)
+    }
+
+    /// Sends a request with a JSON body and decodes the response.
+    public func send<Body: Encodable & Sendable, Response: Decodable & Sendable>(
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Body,
+        response: Response.Type, errorBody: (any ServerErrorBody.Type)?
+    ) async throws -> Response {
+        let data: Data
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            data = try encoder.encode(body)
+        } catch {
+            throw IdentityToolkitError.invalidRequest("cannot encode \(Body.self) as JSON")
+        }
+        return try await perform(method, path: path, query: query, body: data, response: response, errorBody: errorBody)
+    }
+
+    /// The request for `path` and `query`: production or emulator URL form,
+    /// credential and configured headers applied.
+    public func makeRequest(_ method: HTTPRequest.Method, path: String, query: [(String, String?)], hasBody: Bool) async throws -> HTTPRequest {
+        var scheme: String
+        var authority: String
+        var prefix = ""
+        guard let production = URLComponents(string: productionBaseURL), let productionHost = production.host,
+            let productionScheme = production.scheme
+        else {
+            throw IdentityToolkitError.invalidRequest("the production base URL is not a URL")
+        }
+        if let emulator = configuration.emulatorHost {
+            guard Self.isHostAndPort(emulator) else {
+                throw IdentityToolkitError.invalidRequest("the emulator host must be HOST:PORT, such as 127.0.0.1:9099")
+            }
+            scheme = "http"
+            authority = emulator
+            prefix = "/" + productionHost + production.percentEncodedPath
+        } else {
+            scheme = productionScheme
+            authority = productionHost + (production.port.map { ":\($0)" } ?? "")
+            prefix = production.percentEncodedPath
+        }
+        var items = query.compactMap { name, value in value.map { (name, $0) } }
+        var fields = configuration.headers
+        switch credential {
+        case .apiKeyQuery(let name, let value):
+            items.append((name, value))
+        case .bearer(let provider):
+            let token: String
+            do {
+                token = try await provider()
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                throw IdentityToolkitError.accessTokenUnavailable(error)
+            }
+            fields[.authorization] = "Bearer \(token)"
+        case .none:
+            break
+        }
+        fields[.accept] = "application/json"
+        if hasBody { fields[.contentType] = "application/json" }
+        var fullPath = prefix + path
+        if !items.isEmpty {
+            fullPath += "?" + items.map { "\(Self.escapeQuery($0.0))=\(Self.escapeQuery($0.1))" }.joined(separator: "&")
+        }
+        return HTTPRequest(method: method, scheme: scheme, authority: authority, path: fullPath, headerFields: fields)
+    }
+
+    private func perform<Response: Decodable & Sendable>(
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Data?,
+        response: Response.Type, errorBody: (any ServerErrorBody.Type)?
+    ) async throws -> Response {
+        let request = try await makeRequest(method, path: path, query: query, hasBody: body != nil)
+        let logger = configuration.logger
+        // The path alone: the query may hold the API key.
+        let metadata: Logger.Metadata = ["http.method": "\(method.rawValue)", "http.path": "\(path)"]
+        logger.debug("sending request", metadata: metadata)
+        let started = ContinuousClock.now
+        let (httpResponse, data): (HTTPResponse, Data)
+        do {
+            try Task.checkCancellation()
+            (httpResponse, data) = try await configuration.transport.send(
+                request, body: body,
+                options: TransportOptions(timeout: configuration.requestTimeout, maxResponseBytes: configuration.maxResponseBytes)
+            )
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            logger.debug("request failed without a response", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+            throw IdentityToolkitError.transport(error)
+        }
+        let status = httpResponse.status.code
+        var finished = metadata
+        finished["http.status"] = "\(status)"
+        finished["duration_ms"] = "\((ContinuousClock.now - started).timeInterval * 1000)"
+        logger.debug("received response", metadata: finished)
+
+        let decoder = JSONDecoder()
+        if (200..<300).contains(status) {
+            do {
+                return try decoder.decode(Response.self, from: data.isEmpty ? Data("{}".utf8) : data)
+            } catch {
+                throw IdentityToolkitError.undecodableResponse(status: status, underlying: error)
+            }
+        }
+        guard let errorBody else {
+            throw IdentityToolkitError.server(ServerError(status: status, message: "HTTP_\(status)"))
+        }
+        let decoded: any ServerErrorBody
+        do {
+            decoded = try decoder.decode(errorBody, from: data)
+        } catch {
+            throw IdentityToolkitError.undecodableResponse(status: status, underlying: error)
+        }
+        throw IdentityToolkitError.server(
+            ServerError(status: status, message: decoded.serverMessage ?? "HTTP_\(status)", reasons: decoded.serverReasons)
+        )
+    }
+
+    private static let queryAllowed: CharacterSet = {
+        var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
+        set.insert(charactersIn: "-._~")
+        return set
+    }()
+
+    private static func escapeQuery(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? text
+    }
+
+    private static func isHostAndPort(_ text: String) -> Bool {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (1...65535).contains(port)
+        else { return false }
+        let host = text[..<colon]
+        return !host.isEmpty && !host.contains("/") && !host.contains("@") && !host.contains("?")
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Stands in for a sensitive value in descriptions and mirrors.
+public struct RedactedValue: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    private let isPresent: Bool
+
+    /// Records only whether `value` is present.
+    public init<T>(_ value: T?) { isPresent = value != nil }
+
+    public var description: String { isPresent ? "<redacted>" : "nil" }
+    public var debugDescription: String { description }
+
+    /// `TypeName(field: value, …)`, optionals shown without `Optional(…)`.
+    public static func describe(_ typeName: String, _ fields: KeyValuePairs<String, Any>) -> String {
+        let parts = fields.map { "\($0.key): \(render($0.value))" }
+        return "\(typeName)(\(parts.joined(separator: ", ")))"
+    }
+
+    private static func render(_ value: Any) -> String {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            guard let wrapped = mirror.children.first?.value else { return "nil" }
+            return String(reflecting: wrapped)
+        }
+        return String(reflecting: value)
+    }
+}
+
+/// Runs an async call for a completion-handler twin.
+public enum CompletionBridge {
+    /// Starts `operation` in a new task and calls `completion` exactly once
+    /// with its result, from that task (never the main queue, so it is
+    /// delivered in a server process too). Cancelling the returned task
+    /// completes with `CancellationError`.
+    @discardableResult
+    public static func run<Value: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Value,
+        completion: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> Task<Void, Never> {
+        Task {
+            do {
+                completion(.success(try await operation()))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+}
+
+/// Percent-encoding of path segments filled from parameters.
+public enum APIPath {
+    private static let allowed: CharacterSet = {
+        var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
+        set.insert(charactersIn: "-._~")
+        return set
+    }()
+
+    /// Escapes everything but unreserved characters, so a value cannot add
+    /// path segments or a query.
+    public static func escape(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport over `URLSession` (FoundationNetworking on Linux).
+///
+/// URLSession buffers the whole body before returning, so the size bound is
+/// checked against `Content-Length` up front and the body afterwards; use
+/// `AsyncHTTPClientTransport` on servers for a bound enforced while reading.
+public final class URLSessionTransport: HTTPTransport {
+    /// A transport over an ephemeral session.
+    public static let shared = URLSessionTransport(session: URLSession(configuration: .ephemeral))
+
+    private let session: URLSession
+
+    /// Creates a transport over `session`.
+    public init(session: URLSession) {
+        self.session = session
+    }
+
+    public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
+        guard var urlRequest = URLRequest(httpRequest: request) else {
+            throw TransportError.invalidRequest("the request has no valid URL")
+        }
+        urlRequest.httpBody = body
+        urlRequest.timeoutInterval = options.timeout.timeInterval
+        try Task.checkCancellation()
+        let box = DataTaskBox()
+        let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: Self.translate(error))
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: TransportError.connectionFailed("no response"))
+                    }
+                }
+                box.start(task)
+            }
+        } onCancel: {
+            box.cancel()
+        }
+        guard let httpResponse = (response as? HTTPURLResponse)?.httpResponse else {
+            throw TransportError.connectionFailed("the response is not HTTP")
+        }
+        if data.count > options.maxResponseBytes {
+            throw TransportError.responseTooLarge(limit: options.maxResponseBytes)
+        }
+        return (httpResponse, data)
+    }
+
+    private static func translate(_ error: any Error) -> any Error {
+        guard let urlError = error as? URLError else { return error }
+        switch urlError.code {
+        case .cancelled: return CancellationError()
+        case .timedOut: return TransportError.timedOut
+        default: return TransportError.connectionFailed("URLError \(urlError.code.rawValue)")
+        }
+    }
+}
+
+/// Holds a data task so that cancellation, which may arrive before the task
+/// exists, reaches it.
+private final class DataTaskBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var cancelled = false
+
+    func start(_ task: URLSessionDataTask) {
+        lock.lock()
+        self.task = task
+        let cancelled = self.cancelled
+        lock.unlock()
+        task.resume()
+        if cancelled { task.cancel() }
+    }
+
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        let task = self.task
+        lock.unlock()
+        task?.cancel()
+    }
+}

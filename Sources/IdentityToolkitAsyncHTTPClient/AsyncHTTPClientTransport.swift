@@ -1,0 +1,52 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import IdentityToolkit
+import NIOCore
+import NIOHTTP1
+
+/// A transport over AsyncHTTPClient: the default for servers. The response
+/// size bound is enforced while the body streams in.
+public struct AsyncHTTPClientTransport: HTTPTransport {
+    private let client: HTTPClient
+
+    /// Creates a transport over `client` (the process-wide shared client by default).
+    public init(client: HTTPClient = .shared) {
+        self.client = client
+    }
+
+    public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
+        guard let url = request.url else {
+            throw TransportError.invalidRequest("the request has no valid URL")
+        }
+        var outgoing = HTTPClientRequest(url: url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headerFields {
+            outgoing.headers.add(name: field.name.rawName, value: field.value)
+        }
+        if let body {
+            outgoing.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let (seconds, attoseconds) = options.timeout.components
+        let timeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let deadline = NIODeadline.now() + timeout
+        do {
+            let response = try await client.execute(outgoing, deadline: deadline)
+            let buffer = try await response.body.collect(upTo: options.maxResponseBytes)
+            var fields = HTTPFields()
+            for (name, value) in response.headers {
+                if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+            }
+            let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
+            return (HTTPResponse(status: status, headerFields: fields), Data(buffer.readableBytesView))
+        } catch is NIOTooManyBytesError {
+            throw TransportError.responseTooLarge(limit: options.maxResponseBytes)
+        } catch let error as HTTPClientError {
+            if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+                throw TransportError.timedOut
+            }
+            if error == .cancelled { throw CancellationError() }
+            throw TransportError.connectionFailed(String(describing: error))
+        }
+    }
+}

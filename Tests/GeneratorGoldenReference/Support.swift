@@ -1,0 +1,44 @@
+// Hand-written types that the golden reference's generated facades and
+// error codes extend, so the committed expected output compiles and runs.
+import Foundation
+
+/// The error type the golden `errors.yaml` generates codes for.
+public struct GoldenError: Error, Sendable {
+    public var code: Code
+    public init(code: Code) { self.code = code }
+}
+
+/// Delivers a facade's completion exactly once, from a new task.
+public enum GoldenDelivery {
+    public static func deliver<Value: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Value,
+        completion: @escaping @Sendable (Value?, (any Error)?) -> Void
+    ) {
+        Task {
+            do {
+                completion(try await operation(), nil)
+            } catch {
+                completion(nil, error)
+            }
+        }
+    }
+}
+
+/// A type with async methods, for the golden facades.
+public final class Shelf: Sendable {
+    public let kind: Int
+    public init(kind: Int) { self.kind = kind }
+
+    public func widget(named name: String) async throws -> String {
+        if name.isEmpty { throw GoldenError(code: .badKey) }
+        return "widget \(name) on shelf \(kind)"
+    }
+
+    public func clear() async throws {}
+
+    public static func make(kind: Int) async throws -> Shelf { Shelf(kind: kind) }
+
+    public func label(for name: String, uppercased: Bool) -> String {
+        uppercased ? name.uppercased() : name
+    }
+}

@@ -1,0 +1,165 @@
+import SpecCodegen
+import Testing
+
+/// Every kind of bad spec gives a precise `file:line:column: error: message`
+/// and never a crash.
+@Suite struct DiagnosticsTests {
+    func failures(_ spec: String) -> [String] {
+        InMemorySpec(["api.yaml": spec]).failures()
+    }
+
+    @Test func malformedYAML() {
+        #expect(failures("openapi: 3.1.0\ninfo: [title\n") == [
+            "api.yaml:3:1: error: malformed YAML: while parsing a flow sequence (from line 2, column 7) did not find expected ',' or ']'",
+        ])
+    }
+
+    @Test func duplicateKeys() {
+        #expect(failures("openapi: 3.1.0\nopenapi: 3.1.0\n").first?.hasPrefix("api.yaml:1:1: error: malformed YAML: duplicate key 'openapi'") == true)
+    }
+
+    @Test func unknownReference() {
+        let spec = document(schemas: """
+                Thing:
+                  type: object
+                  description: T.
+                  properties:
+                    other: {$ref: '#/components/schemas/Missing'}
+            """)
+        #expect(failures(spec) == ["api.yaml:20:23: error: unknown reference '#/components/schemas/Missing'"])
+    }
+
+    @Test func externalReference() {
+        let spec = document(schemas: """
+                Thing:
+                  type: object
+                  description: T.
+                  properties:
+                    other: {$ref: 'other.yaml#/components/schemas/X'}
+            """)
+        #expect(failures(spec) == ["api.yaml:20:23: error: unsupported reference 'other.yaml#/components/schemas/X'; only local references '#/components/schemas/NAME' are supported"])
+    }
+
+    @Test func duplicateOperationID() {
+        let operation = """
+                post:
+                  operationId: doIt
+                  responses: {'200': {description: ok}}
+            """
+        let spec = document(schemas: "    {}", paths: "\n  /a:\n\(operation)\n  /b:\n\(operation)")
+        #expect(failures(spec) == ["api.yaml:16:5: error: duplicate operation id 'doIt' (first defined at api.yaml:12:5)"])
+    }
+
+    @Test func unsupportedConstructs() {
+        let spec = document(schemas: """
+                Thing:
+                  type: object
+                  description: T.
+                  properties:
+                    either:
+                      oneOf: [{type: string}, {type: integer}]
+                    inline:
+                      type: object
+                      description: I.
+            """)
+        #expect(failures(spec) == [
+            "api.yaml:21:11: error: unsupported schema construct 'oneOf' in property 'either' of 'Thing'",
+            "api.yaml:23:17: error: unsupported schema construct: inline object in property 'inline' of 'Thing'; define it under components/schemas and use $ref",
+        ])
+    }
+
+    @Test func commaInAnUnquotedFlowDescription() {
+        let spec = document(schemas: """
+                Thing:
+                  type: object
+                  description: T.
+                  properties:
+                    name: {type: string, description: The name, as typed.}
+            """)
+        #expect(failures(spec) == ["api.yaml:20:53: error: unknown schema keyword 'as typed.' in property 'name' of 'Thing' (quote descriptions that contain ': ' or ',')"])
+    }
+
+    @Test func missingClientNameAndUndeclaredPathParameter() {
+        let spec = """
+            openapi: 3.1.0
+            info: {title: T, version: "1"}
+            servers: [{url: https://x.example.com}]
+            paths:
+              /v1/things/{id}:
+                get:
+                  operationId: getThing
+                  responses: {'200': {description: ok}}
+            """
+        #expect(failures(spec) == [
+            "api.yaml:2:7: error: 'info' of the OpenAPI document is missing 'x-swift-client'",
+            "api.yaml:7:7: error: path parameter '{id}' of GET /v1/things/{id} is not declared",
+        ])
+    }
+
+    @Test func requiredFieldThatIsNoProperty() {
+        let spec = document(schemas: """
+                Thing:
+                  type: object
+                  description: T.
+                  required: [nope]
+                  properties: {}
+            """)
+        #expect(failures(spec) == ["api.yaml:19:7: error: required field 'nope' is not a property of 'Thing'"])
+    }
+
+    @Test func badFacadeEntries() {
+        let facades = """
+            delivery: D.run
+            types:
+              - name: Box
+                methods:
+                  - swift: open(with:)
+                    parameters: [{label: at, name: x, type: Int}]
+                    completion: open(with:completion:)
+                  - swift: close()
+                    objc: closeNow(_:)
+                  - swift: not a name
+                    completion: x(completion:)
+                  - swift: peek()
+                    kind: sync
+                    objc: peek(_:)
+                    colour: red
+            """
+        #expect(InMemorySpec(["f.yaml": facades]).failures([.facades], facades: "f.yaml") == [
+            "f.yaml:5:9: error: the labels of method 'open(with:)' of 'Box' do not match its parameters (at:)",
+            "f.yaml:8:9: error: async method 'close()' of 'Box' needs a 'completion' name",
+            "f.yaml:10:16: error: 'swift' of a method of 'Box' must be a Swift function name like 'name(label:_:)', found 'not a name'",
+            "f.yaml:14:9: error: Objective-C name 'peek(_:)' of method 'peek()' of 'Box' must take 0 arguments",
+            "f.yaml:15:9: error: unknown key 'colour' in a method of 'Box'",
+        ])
+    }
+
+    @Test func badErrorTables() {
+        let errors = """
+            domain: D
+            fallback: {unknownServerCode: a, transportFailure: a, undecodableResponse: zz}
+            codes:
+              - {name: a, code: 1, userInfoName: ERROR_A, description: A.}
+              - {name: b, code: 1, userInfoName: ERROR_B, description: B.}
+            serverCodes:
+              - {server: X, code: c}
+            """
+        #expect(InMemorySpec(["e.yaml": errors]).failures([.errorCodes], errors: "e.yaml", errorType: "E") == [
+            "e.yaml:2:11: error: fallback names unknown error code 'zz'",
+            "e.yaml:5:5: error: raw value 1 of 'b' is already used by 'a'",
+            "e.yaml:7:5: error: server code 'X' maps to unknown error code 'c'",
+        ])
+    }
+
+    @Test func garbageNeverCrashes() {
+        for text in ["", "[]", "openapi: [", "\u{0}\u{1}", "openapi: 3.1.0", "openapi: 2.0\ninfo: 5\npaths: []", "a: &x [*x]",
+                     "openapi: 3.1.0\npaths:\n  /x:\n    get: 7", "openapi: 3.1.0\ncomponents:\n  schemas:\n    A: {type: [string, null]}"] {
+            #expect(!failures(text).isEmpty, "\(text.debugDescription) should fail")
+        }
+    }
+
+    @Test func validateClassifiesFiles() {
+        let diagnostics = SpecCodegen.validate(files: ["x.yaml"], readFile: InMemorySpec(["x.yaml": "hello: world"]).reader())
+        #expect(diagnostics.map(\.description) == ["x.yaml:1:1: error: not a spec file: expected an OpenAPI document ('openapi'), an errors file ('codes') or a facades file ('types')"])
+    }
+}

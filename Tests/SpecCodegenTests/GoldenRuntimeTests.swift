@@ -1,0 +1,119 @@
+import Foundation
+import GeneratorGoldenReference
+import IdentityToolkit
+import Testing
+
+/// Exercises the compiled golden reference: the generated code must not only
+/// build but behave.
+@Suite struct GoldenRuntimeTests {
+    @Test func modelsUseWireNamesAndProto3JSON() throws {
+        let json = #"{"name":"w","created_at":"2024-05-01T12:00:00.250Z","size":"7","serial":12345678901234,"color":"DEEP_RED","default":"d","marker":{},"unknown":true,"parts":[{"id":"p"}]}"#
+        let widget = try JSONDecoder().decode(Widget.self, from: Data(json.utf8))
+        #expect(widget.name == "w")
+        #expect(widget.createdAt == Date(timeIntervalSince1970: 1_714_564_800.25))
+        #expect(widget.size == 7)
+        #expect(widget.serial == 12_345_678_901_234)
+        #expect(widget.color == .deepRed)
+        #expect(widget.defaultValue == "d")
+        #expect(widget.marker == Marker())
+        #expect(widget.parts == [Part(id: "p")])
+        #expect(widget.secretCode == nil)
+
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let encoded = String(decoding: try encoder.encode(widget), as: UTF8.self)
+        #expect(encoded == #"{"color":"DEEP_RED","created_at":"2024-05-01T12:00:00.25Z","default":"d","marker":{},"name":"w","parts":[{"id":"p"}],"serial":"12345678901234","size":7}"#)
+    }
+
+    @Test func missingRequiredFieldsFailToDecode() {
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(Widget.self, from: Data(#"{"name":"w"}"#.utf8))
+        }
+    }
+
+    @Test func enumsAreOpenSets() throws {
+        let color = try JSONDecoder().decode(Color.self, from: Data(#""GREEN""#.utf8))
+        #expect(color.rawValue == "GREEN")
+        #expect(String(decoding: try JSONEncoder().encode(color), as: UTF8.self) == #""GREEN""#)
+        #expect(Color.allKnownValues == [.colorUnspecified, .deepRed, .blue])
+    }
+
+    @Test func sensitiveFieldsAreRedactedEverywhere() {
+        let widget = Widget(name: "w", createdAt: Date(timeIntervalSince1970: 0), secretCode: "hunter2")
+        #expect(!widget.description.contains("hunter2"))
+        #expect(widget.description.contains("secretCode: <redacted>"))
+        #expect(!String(reflecting: widget).contains("hunter2"))
+        var dumped = ""
+        dump(widget, to: &dumped)
+        #expect(!dumped.contains("hunter2"))
+        // A value holding a redacting value stays redacted.
+        #expect(!String(describing: [widget]).contains("hunter2"))
+        #expect(!String(describing: Optional(widget)).contains("hunter2"))
+    }
+
+    @Test func facadeTwinsCallTheAsyncMethodAndCompleteOnce() async throws {
+        let shelf = Shelf(kind: 3)
+        let value: String = try await withCheckedThrowingContinuation { continuation in
+            shelf.widgetWithName("a") { value, error in
+                if let value { continuation.resume(returning: value) } else { continuation.resume(throwing: error ?? GoldenError(code: .internal)) }
+            }
+        }
+        #expect(value == "widget a on shelf 3")
+        let failure: (any Error)? = await withCheckedContinuation { continuation in
+            shelf.widget(named: "") { _, error in continuation.resume(returning: error) }
+        }
+        #expect((failure as? GoldenError)?.code == .badKey)
+        let cleared: (any Error)? = await withCheckedContinuation { continuation in
+            shelf.clearWithCompletion { error in continuation.resume(returning: error) }
+        }
+        #expect(cleared == nil)
+        let made: Int? = await withCheckedContinuation { continuation in
+            Shelf.make(kind: 9) { shelf, _ in continuation.resume(returning: shelf?.kind) }
+        }
+        #expect(made == 9)
+        #expect(shelf.labelForName("ab", uppercased: true) == "AB")
+    }
+
+    @Test func errorCodeTablesComeFromTheSpec() {
+        #expect(GoldenError.errorDomain == "GoldenErrorDomain")
+        #expect(GoldenError.Code(serverCode: "INVALID_KEY") == .badKey)
+        #expect(GoldenError.Code(serverCode: "KEY_EXPIRED") == .badKey)
+        #expect(GoldenError.Code(serverCode: "NOPE") == nil)
+        #expect(GoldenError.Code.forServerReason("keyInvalidFormat") == .badKey)
+        #expect(GoldenError.Code.forServerReason("other") == nil)
+        #expect(GoldenError.Code.badKey.userInfoName == "ERROR_BAD_KEY")
+        #expect(GoldenError.Code.badKey.defaultDescription == #"The key is "bad"."#)
+        #expect(GoldenError.badKey.rawValue == 100)
+        #expect(GoldenError.Code.unknownServerCode == .internal)
+        #expect(GoldenError.Code.transportFailure == .network)
+    }
+
+    @Test func clientsBuildRequestsFromTheSpec() async throws {
+        let transport = RecordingTransport(status: 200, body: #"{"name":"w","created_at":"2024-05-01T12:00:00Z"}"#)
+        let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        _ = try await client.getWidget(shelf: "a/b", widget: "w 1", viewMode: "full")
+        let request = try #require(await transport.requests.first)
+        #expect(request.method == .get)
+        #expect(request.url?.absoluteString == "https://widgets.example.com/v1/shelves/a%2Fb/widgets/w%201?view_mode=full&key=k")
+
+        let tokens = TokensClient(accessToken: { "tok" }, configuration: ClientConfiguration(transport: transport, emulatorHost: "127.0.0.1:9099"))
+        _ = try await tokens.revokeToken(token: "t", reason: "r")
+        let revoke = try #require(await transport.requests.last)
+        #expect(revoke.method == .delete)
+        #expect(revoke.headerFields[.authorization] == "Bearer tok")
+        #expect(revoke.url?.absoluteString == "http://127.0.0.1:9099/tokens.example.com/base/v2/tokens/t?reason=r")
+    }
+
+    @Test func errorBodiesAreReadAlongTheSpecsPaths() async throws {
+        let transport = RecordingTransport(status: 400, body: #"{"error":{"message":"INVALID_KEY : no such key","details":[{"reason":"keyInvalid"},{}]}}"#)
+        let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        do {
+            _ = try await client.getWidget(shelf: "s", widget: "w")
+            Issue.record("expected an error")
+        } catch IdentityToolkitError.server(let error) {
+            #expect(error == ServerError(status: 400, message: "INVALID_KEY : no such key", reasons: ["keyInvalid"]))
+            #expect(error.shortCode == "INVALID_KEY")
+            #expect(error.detail == "no such key")
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import SpecCodegen
+import Testing
+
+/// One small spec per construct, checking the Swift it becomes.
+@Suite struct SnippetTests {
+    func types(_ schemas: String) throws -> String {
+        try InMemorySpec(["api.yaml": document(schemas: schemas)]).generate([.types])[.types] ?? ""
+    }
+
+    @Test func stringEnumBecomesAnOpenStruct() throws {
+        let text = try types("""
+                State:
+                  type: string
+                  description: A state.
+                  enum: [STATE_UNSPECIFIED, ENABLED]
+            """)
+        #expect(text.contains("public struct State: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {"))
+        #expect(text.contains("public static let stateUnspecified = State(rawValue: \"STATE_UNSPECIFIED\")"))
+        #expect(text.contains("public static let enabled = State(rawValue: \"ENABLED\")"))
+        #expect(text.contains("public static let allKnownValues: [State] = [.stateUnspecified, .enabled]"))
+    }
+
+    @Test func requiredAndOptionalProperties() throws {
+        let text = try types("""
+                Thing:
+                  type: object
+                  description: A thing.
+                  required: [id]
+                  properties:
+                    id: {type: string, description: The id.}
+                    note: {type: string, description: A note.}
+            """)
+        #expect(text.contains("    /// The id.\n    public var id: String\n"))
+        #expect(text.contains("    /// A note.\n    public var note: String?\n"))
+        #expect(text.contains("public init(id: String, note: String? = nil) {"))
+        #expect(text.contains("self.id = try container.decode(String.self, forKey: .id)"))
+        #expect(text.contains("self.note = try container.decodeIfPresent(String.self, forKey: .note)"))
+        #expect(text.contains("try container.encodeIfPresent(self.note, forKey: .note)"))
+    }
+
+    @Test func proto3NumbersAndTimestampsUseTheirCoders() throws {
+        let text = try types("""
+                Times:
+                  type: object
+                  description: Times.
+                  required: [at]
+                  properties:
+                    count: {type: integer, format: int32, description: C.}
+                    big: {type: integer, format: int64, description: B.}
+                    at: {type: string, format: date-time, description: A.}
+                    ratio: {type: number, description: R.}
+                    flag: {type: boolean, description: F.}
+            """)
+        #expect(text.contains("self.count = try container.decodeIfPresent(ProtoInt32.self, forKey: .count)?.value"))
+        #expect(text.contains("try container.encodeIfPresent(count.map(ProtoInt32.init), forKey: .count)"))
+        #expect(text.contains("self.big = try container.decodeIfPresent(ProtoInt64.self, forKey: .big)?.value"))
+        #expect(text.contains("self.at = try container.decode(RFC3339Date.self, forKey: .at).value"))
+        #expect(text.contains("try container.encode(RFC3339Date(at), forKey: .at)"))
+        #expect(text.contains("public var ratio: Double?"))
+        #expect(text.contains("public var flag: Bool?"))
+    }
+
+    @Test func wireNamesAndKeywordsGetCodingKeys() throws {
+        let text = try types("""
+                Token:
+                  type: object
+                  description: T.
+                  properties:
+                    access_token: {type: string, description: A.}
+                    protocol: {type: string, description: P.}
+            """)
+        #expect(text.contains("case accessToken = \"access_token\""))
+        #expect(text.contains("case `protocol`\n"))
+        #expect(text.contains("public var `protocol`: String?"))
+    }
+
+    @Test func arraysAndReferences() throws {
+        let text = try types("""
+                Holder:
+                  type: object
+                  description: H.
+                  properties:
+                    items:
+                      type: array
+                      description: I.
+                      items: {$ref: '#/components/schemas/Item'}
+                    names:
+                      type: array
+                      description: N.
+                      items: {type: string}
+                Item:
+                  type: object
+                  description: The item.
+                  properties: {}
+            """)
+        #expect(text.contains("public var items: [Item]?"))
+        #expect(text.contains("public var names: [String]?"))
+        #expect(text.contains("_ = try decoder.container(keyedBy: AnyCodingKey.self)"))
+        #expect(text.contains("_ = encoder.container(keyedBy: AnyCodingKey.self)"))
+    }
+
+    @Test func sensitivePropertiesAreRedacted() throws {
+        let text = try types("""
+                Login:
+                  type: object
+                  description: L.
+                  properties:
+                    user: {type: string, description: U.}
+                    password: {type: string, x-sensitive: true, description: P.}
+            """)
+        #expect(text.contains("extension Login: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {"))
+        #expect(text.contains("\"password\": RedactedValue(self.password),"))
+        #expect(text.contains("\"user\": self.user as Any,"))
+    }
+
+    @Test func operationsBecomeTypedMethodsWithPathAndQueryParameters() throws {
+        let spec = document(
+            schemas: """
+                    Body:
+                      type: object
+                      description: B.
+                      properties: {}
+                """,
+            paths: """
+
+              /v2/projects/{project}/things/{thing_id}:
+                patch:
+                  operationId: updateThing
+                  summary: Updates a thing.
+                  parameters:
+                    - {name: project, in: path, required: true, schema: {type: string}}
+                    - {name: thing_id, in: path, required: true, schema: {type: string}}
+                    - {name: updateMask, in: query, schema: {type: string}}
+                  requestBody:
+                    content:
+                      application/json:
+                        schema: {$ref: '#/components/schemas/Body'}
+                  responses:
+                    '200':
+                      description: ok
+                      content:
+                        application/json:
+                          schema: {$ref: '#/components/schemas/Body'}
+                get:
+                  operationId: getThing
+                  parameters:
+                    - {name: project, in: path, required: true, schema: {type: string}}
+                    - {name: thing_id, in: path, required: true, schema: {type: string}}
+                  responses:
+                    '200':
+                      description: ok
+                      content:
+                        application/json:
+                          schema: {$ref: '#/components/schemas/Body'}
+            """,
+            security: "bearer")
+        let outputs = try InMemorySpec(["api.yaml": spec]).generate()
+        let clients = outputs[.clients] ?? ""
+        #expect(clients.contains("""
+                public func updateThing(
+                    project: String,
+                    thingId: String,
+                    updateMask: String? = nil,
+                    body: Body
+                ) async throws -> Body {
+            """))
+        #expect(clients.contains(#"try await executor.send(.patch, path: "/v2/projects/\(APIPath.escape(project))/things/\(APIPath.escape(thingId))", query: [("updateMask", updateMask)], body: body, response: Body.self, errorBody: nil)"#))
+        #expect(clients.contains("public func getThing(project: String, thingId: String) async throws -> Body {"))
+        #expect(clients.contains("""
+                public init(
+                    accessToken: @escaping @Sendable () async throws -> String,
+                    configuration: ClientConfiguration = ClientConfiguration()
+                ) {
+            """))
+        let completions = outputs[.clientCompletions] ?? ""
+        #expect(completions.contains("completion: @escaping @Sendable (Result<Body, any Error>) -> Void"))
+        #expect(completions.contains("CompletionBridge.run({ try await self.getThing(project: project, thingId: thingId) }, completion: completion)"))
+    }
+
+    @Test func facadeKinds() throws {
+        let facades = """
+            delivery: Deliver.run
+            types:
+              - name: Box
+                methods:
+                  - swift: open()
+                    completion: open(completion:)
+                    objc: openWithCompletion(_:)
+                  - swift: item(at:)
+                    static: true
+                    throws: false
+                    parameters: [{label: at, name: index, type: Int}]
+                    returns: String
+                    completion: item(at:completion:)
+                  - swift: code(for:)
+                    kind: sync
+                    parameters: [{label: for, name: key, type: String}]
+                    returns: String
+                    objc: codeForKey(_:)
+            """
+        let text = try InMemorySpec(["f.yaml": facades]).generate([.facades], specs: [], facades: "f.yaml")[.facades] ?? ""
+        #expect(text.contains("public func open(completion: @escaping @Sendable ((any Error)?) -> Void) {"))
+        #expect(text.contains("Deliver.run({ try await self.open() }, completion: { (_: Void?, error: (any Error)?) in completion(error) })"))
+        #expect(text.contains("public func openWithCompletion(_ completion: @escaping @Sendable ((any Error)?) -> Void) {"))
+        #expect(text.contains("public static func item(at index: Int, completion: @escaping @Sendable (String?, (any Error)?) -> Void) {"))
+        #expect(text.contains("Deliver.run({ await Self.item(at: index) }, completion: completion)"))
+        #expect(text.contains("public func codeForKey(_ key: String) throws -> String {"))
+        #expect(text.contains("try self.code(for: key)"))
+    }
+
+    @Test func accessModifierAndUnusedOutputs() throws {
+        let config = GeneratorConfig(specs: ["api.yaml"], generate: [.types], accessModifier: "package")
+        let outputs = try SpecCodegen.generate(config: config, baseDirectory: "", readFile: InMemorySpec(["api.yaml": document(schemas: """
+                Thing:
+                  type: object
+                  description: T.
+                  properties: {}
+            """)]).reader())
+        #expect(outputs[.types]?.contains("package struct Thing: Codable, Hashable, Sendable {") == true)
+        #expect(outputs[.server] == "// Generated by spec-codegen from the spec named in the target's config. Do not edit.\n// Nothing to generate here for this config.\n")
+    }
+}
