@@ -104,9 +104,21 @@ let package = Package(
             dependencies: ["IdentityToolkit"],
             path: "Tests/GeneratorGoldenReference"
         ),
+        // Shared by the test targets: an in-memory transport and a loopback HTTP server.
+        .target(
+            name: "IdentityToolkitTestSupport",
+            dependencies: [
+                "IdentityToolkit",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/IdentityToolkitTestSupport"
+        ),
         .testTarget(
             name: "SpecCodegenTests",
-            dependencies: ["SpecCodegen", "GeneratorGoldenReference", "IdentityToolkit"],
+            dependencies: ["SpecCodegen", "GeneratorGoldenReference", "IdentityToolkit", "IdentityToolkitTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
@@ -114,11 +126,17 @@ let package = Package(
             dependencies: [
                 "IdentityToolkit",
                 "IdentityToolkitAsyncHTTPClient",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "IdentityToolkitTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "MFACommandTests",
+            // Depends on the executable so that `swift test` builds it; the
+            // tests run the binary as a user would.
+            dependencies: ["mfa", "OTP"]
         ),
         .testTarget(
             name: "OTPTests",

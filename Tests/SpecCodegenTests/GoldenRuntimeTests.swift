@@ -1,6 +1,7 @@
 import Foundation
 import GeneratorGoldenReference
 import IdentityToolkit
+import IdentityToolkitTestSupport
 import Testing
 
 /// Exercises the compiled golden reference: the generated code must not only

@@ -1,0 +1,37 @@
+// swift-tools-version: 6.1
+//
+// Benchmarks live in their own package so that apps depending on
+// swift-identity-mfa never build package-benchmark.
+//
+//   cd Benchmarks && swift package benchmark
+import PackageDescription
+
+let package = Package(
+    name: "Benchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "swift-identity-mfa", path: ".."),
+        .package(url: "https://github.com/ordo-one/package-benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "GeneratorBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "SpecCodegen", package: "swift-identity-mfa"),
+            ],
+            path: "Benchmarks/GeneratorBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
+            name: "OTPBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "OTP", package: "swift-identity-mfa"),
+            ],
+            path: "Benchmarks/OTPBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

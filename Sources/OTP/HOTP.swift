@@ -1,0 +1,86 @@
+import Crypto
+
+/// HOTP (RFC 4226): a one-time password from a key and a counter.
+///
+/// The HMAC key schedule (inner and outer padded key states) is computed once
+/// at initialisation, so each code costs two hash compressions for SHA-1 and
+/// SHA-256.
+public struct HOTP: Sendable {
+    /// The hash of the HMAC.
+    public let algorithm: HashAlgorithm
+    /// How many digits a code has (6, 7 or 8).
+    public let digits: Int
+
+    private let mac: PrecomputedHMAC
+    private let modulus: UInt32
+
+    /// Creates a generator.
+    /// - Parameters:
+    ///   - key: The shared secret (any length; RFC 4226 recommends 20 bytes or more).
+    ///   - algorithm: The HMAC hash.
+    ///   - digits: 6, 7 or 8.
+    /// - Throws: ``OTPError/invalidDigits(_:)``, or ``OTPError/secretTooShort(byteCount:minimum:)`` for an empty key.
+    public init(key: some Collection<UInt8>, algorithm: HashAlgorithm = .sha1, digits: Int = 6) throws {
+        guard (6...8).contains(digits) else { throw OTPError.invalidDigits(digits) }
+        guard !key.isEmpty else { throw OTPError.secretTooShort(byteCount: 0, minimum: 1) }
+        self.algorithm = algorithm
+        self.digits = digits
+        self.mac = PrecomputedHMAC(key: Array(key), algorithm: algorithm)
+        var modulus: UInt32 = 1
+        for _ in 0..<digits { modulus *= 10 }
+        self.modulus = modulus
+    }
+
+    /// The code for `counter` as a number (left-pad with zeros to `digits`).
+    @inlinable
+    public func value(counter: UInt64) -> UInt32 {
+        truncatedValue(counter: counter) % modulusValue
+    }
+
+    /// The code for `counter`, zero-padded to `digits`.
+    public func code(counter: UInt64) -> String {
+        OTPCode.format(value(counter: counter), digits: digits)
+    }
+
+    @usableFromInline var modulusValue: UInt32 { modulus }
+
+    /// RFC 4226 dynamic truncation of the MAC of `counter`, before the modulus.
+    @usableFromInline
+    func truncatedValue(counter: UInt64) -> UInt32 {
+        mac.truncated(counter: counter)
+    }
+}
+
+/// Formatting and constant-time comparison of codes.
+public enum OTPCode {
+    /// `value` left-padded with zeros to `digits` characters.
+    public static func format(_ value: UInt32, digits: Int) -> String {
+        // At most 10 bytes: a small string, built in place without allocating.
+        String(unsafeUninitializedCapacity: digits) { buffer in
+            var rest = value
+            for index in stride(from: digits - 1, through: 0, by: -1) {
+                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            return digits
+        }
+    }
+
+    /// Parses a code of exactly `digits` ASCII digits; nil otherwise.
+    public static func parse(_ code: String, digits: Int) -> UInt32? {
+        var value: UInt32 = 0
+        var count = 0
+        for byte in code.utf8 {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"), count < digits else { return nil }
+            value = value * 10 + UInt32(byte - UInt8(ascii: "0"))
+            count += 1
+        }
+        return count == digits ? value : nil
+    }
+
+    /// Compares two values without a data-dependent branch.
+    @inlinable
+    public static func constantTimeEquals(_ a: UInt32, _ b: UInt32) -> Bool {
+        (a ^ b) == 0
+    }
+}

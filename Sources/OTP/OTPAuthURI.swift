@@ -1,0 +1,230 @@
+/// An `otpauth://` Key URI (Google Authenticator's "Key Uri Format"), the
+/// payload of an enrollment QR code.
+///
+/// The builder percent-encodes the label parts and parameters (space as
+/// `%20`, never `+`), puts the issuer in both label and `issuer` parameter,
+/// and writes `algorithm`, `digits` and `period` only when not the defaults.
+/// The parser reads everything the builder writes and what pyotp and the
+/// Firebase SDKs write, and rejects malformed input with ``OTPAuthURIError``.
+public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible {
+    /// `totp` or `hotp`.
+    public enum Kind: String, Sendable, Hashable {
+        case totp, hotp
+    }
+
+    public var kind: Kind
+    /// Who provides the account, such as `ACME Co`.
+    public var issuer: String?
+    /// The account name, such as an email address.
+    public var account: String
+    /// The shared secret.
+    public var secret: [UInt8]
+    public var algorithm: HashAlgorithm
+    /// 6, 7 or 8.
+    public var digits: Int
+    /// The TOTP step in seconds.
+    public var period: Int64
+    /// The HOTP counter (required for `hotp`).
+    public var counter: UInt64?
+
+    /// Creates a URI value; ``string`` builds its text.
+    public init(kind: Kind = .totp, issuer: String?, account: String, secret: [UInt8], algorithm: HashAlgorithm = .sha1,
+                digits: Int = 6, period: Int64 = 30, counter: UInt64? = nil) {
+        self.kind = kind
+        self.issuer = issuer
+        self.account = account
+        self.secret = secret
+        self.algorithm = algorithm
+        self.digits = digits
+        self.period = period
+        self.counter = counter
+    }
+
+    /// Never shows the secret.
+    public var description: String {
+        "OTPAuthURI(\(kind.rawValue), issuer: \(issuer.map { "\"\($0)\"" } ?? "nil"), account: \"\(account)\", secret: <redacted>, \(algorithm), digits: \(digits), period: \(period))"
+    }
+
+    /// The URI text, e.g. `otpauth://totp/ACME%20Co:ada%40example.com?secret=…&issuer=ACME%20Co`.
+    public var string: String {
+        var label = Self.percentEncode(account)
+        if let issuer { label = Self.percentEncode(issuer) + ":" + label }
+        var parameters = ["secret=" + Base32.encode(secret)]
+        if let issuer { parameters.append("issuer=" + Self.percentEncode(issuer)) }
+        if algorithm != .sha1 { parameters.append("algorithm=" + algorithm.rawValue) }
+        if digits != 6 { parameters.append("digits=\(digits)") }
+        if kind == .totp && period != 30 { parameters.append("period=\(period)") }
+        if kind == .hotp { parameters.append("counter=\(counter ?? 0)") }
+        return "otpauth://\(kind.rawValue)/\(label)?\(parameters.joined(separator: "&"))"
+    }
+
+    /// A TOTP generator for this URI's parameters.
+    public func totp() throws -> TOTP {
+        try TOTP(key: secret, algorithm: algorithm, digits: digits, period: period)
+    }
+
+    /// Parses a Key URI.
+    public init(parsing text: String) throws(OTPAuthURIError) {
+        let prefix = "otpauth://"
+        guard text.lowercased().hasPrefix(prefix) else { throw .notOTPAuth }
+        let rest = text.dropFirst(prefix.count)
+        guard let slash = rest.firstIndex(of: "/") else { throw .malformedLabel }
+        guard let kind = Kind(rawValue: rest[..<slash].lowercased()) else {
+            throw .unknownType(String(rest[..<slash]))
+        }
+        let afterType = rest[rest.index(after: slash)...]
+        let labelText: Substring
+        let queryText: Substring
+        if let question = afterType.firstIndex(of: "?") {
+            labelText = afterType[..<question]
+            queryText = afterType[afterType.index(after: question)...]
+        } else {
+            labelText = afterType
+            queryText = ""
+        }
+
+        // The label: `issuer:account` or `account`; the colon literal or %3A.
+        var labelIssuer: String?
+        var account: String
+        let literalParts = labelText.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        if literalParts.count == 2 {
+            labelIssuer = try Self.percentDecode(literalParts[0], plusIsSpace: false)
+            account = try Self.percentDecode(literalParts[1], plusIsSpace: false)
+        } else {
+            let decoded = try Self.percentDecode(labelText, plusIsSpace: false)
+            let parts = decoded.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.count == 2 {
+                labelIssuer = String(parts[0])
+                account = String(parts[1])
+            } else {
+                account = decoded
+            }
+        }
+        account = String(account.drop { $0 == " " })
+        guard !account.isEmpty else { throw .missingAccount }
+        if account.contains(":") || labelIssuer?.contains(":") == true { throw .malformedLabel }
+
+        var parameters: [String: String] = [:]
+        for pair in queryText.split(separator: "&") where !pair.isEmpty {
+            let pieces = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = try Self.percentDecode(pieces[0], plusIsSpace: true).lowercased()
+            let value = pieces.count == 2 ? try Self.percentDecode(pieces[1], plusIsSpace: true) : ""
+            guard parameters[name] == nil else { throw .duplicateParameter(name) }
+            parameters[name] = value
+        }
+        guard let secretText = parameters["secret"], !secretText.isEmpty else { throw .missingSecret }
+        let secret: [UInt8]
+        do {
+            secret = try Base32.decode(secretText, mode: .strict)
+        } catch {
+            throw .invalidSecret(error)
+        }
+        guard !secret.isEmpty else { throw .missingSecret }
+        let issuer = parameters["issuer"]
+        if let labelIssuer, let issuer, labelIssuer != issuer { throw .issuerMismatch }
+        var algorithm = HashAlgorithm.sha1
+        if let name = parameters["algorithm"] {
+            guard let parsed = HashAlgorithm(name: name) else { throw .unknownAlgorithm(name) }
+            algorithm = parsed
+        }
+        var digits = 6
+        if let text = parameters["digits"] {
+            guard let value = Int(text), (6...8).contains(value) else { throw .invalidDigits(text) }
+            digits = value
+        }
+        var period: Int64 = 30
+        if let text = parameters["period"] {
+            guard let value = Int64(text), value >= 1 else { throw .invalidPeriod(text) }
+            period = value
+        }
+        var counter: UInt64?
+        if let text = parameters["counter"] {
+            guard let value = UInt64(text) else { throw .invalidCounter(text) }
+            counter = value
+        }
+        if kind == .hotp && counter == nil { throw .missingCounter }
+        self.init(kind: kind, issuer: issuer ?? labelIssuer, account: account, secret: secret, algorithm: algorithm,
+                  digits: digits, period: period, counter: counter)
+    }
+
+    /// Percent-encodes all but RFC 3986 unreserved characters, as UTF-8.
+    static func percentEncode(_ text: String) -> String {
+        var output = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                output.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                output.unicodeScalars.append("%")
+                output.unicodeScalars.append(hex[Int(byte >> 4)])
+                output.unicodeScalars.append(hex[Int(byte & 15)])
+            }
+        }
+        return output
+    }
+
+    static func percentDecode(_ text: Substring, plusIsSpace: Bool) throws(OTPAuthURIError) -> String {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        func hexValue(_ byte: UInt8?) -> UInt8? {
+            guard let byte else { return nil }
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = hexValue(iterator.next()), let low = hexValue(iterator.next()) else { throw .malformedEncoding }
+                bytes.append(high << 4 | low)
+            } else if byte == UInt8(ascii: "+") && plusIsSpace {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(byte)
+            }
+        }
+        guard let decoded = String(validating: bytes, as: UTF8.self) else { throw .malformedEncoding }
+        return decoded
+    }
+}
+
+/// Why a Key URI was refused. Messages never include the secret.
+public enum OTPAuthURIError: Error, Sendable, Hashable, CustomStringConvertible {
+    case notOTPAuth
+    case unknownType(String)
+    case malformedLabel
+    case missingAccount
+    case malformedEncoding
+    case duplicateParameter(String)
+    case missingSecret
+    case invalidSecret(Base32Error)
+    case issuerMismatch
+    case unknownAlgorithm(String)
+    case invalidDigits(String)
+    case invalidPeriod(String)
+    case invalidCounter(String)
+    case missingCounter
+
+    public var description: String {
+        switch self {
+        case .notOTPAuth: return "not an otpauth:// URI"
+        case .unknownType(let type): return "unknown OTP type '\(type)'; expected totp or hotp"
+        case .malformedLabel: return "malformed label; expected ISSUER:ACCOUNT or ACCOUNT with no other colon"
+        case .missingAccount: return "the label has no account name"
+        case .malformedEncoding: return "malformed percent-encoding or invalid UTF-8"
+        case .duplicateParameter(let name): return "parameter '\(name)' appears more than once"
+        case .missingSecret: return "the 'secret' parameter is missing or empty"
+        case .invalidSecret(let error): return "the 'secret' parameter is not valid base32: \(error)"
+        case .issuerMismatch: return "the label's issuer differs from the 'issuer' parameter"
+        case .unknownAlgorithm(let name): return "unknown algorithm '\(name)'; expected SHA1, SHA256 or SHA512"
+        case .invalidDigits(let text): return "digits must be 6, 7 or 8, not '\(text)'"
+        case .invalidPeriod(let text): return "period must be a whole number of seconds ≥ 1, not '\(text)'"
+        case .invalidCounter(let text): return "counter must be a non-negative integer, not '\(text)'"
+        case .missingCounter: return "an hotp URI needs a 'counter' parameter"
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// TOTP (RFC 6238): an HOTP code for the current time step.
+public struct TOTP: Sendable {
+    /// The underlying HOTP generator (key, hash, digits).
+    public let hotp: HOTP
+    /// The time step in seconds.
+    public let period: Int64
+    /// The Unix time at which step 0 starts.
+    public let t0: Int64
+
+    /// Creates a generator.
+    /// - Parameters:
+    ///   - key: The shared secret.
+    ///   - algorithm: The HMAC hash (SHA-1 by default, as Identity Platform uses).
+    ///   - digits: 6, 7 or 8.
+    ///   - period: The time step in seconds, at least 1.
+    ///   - t0: The Unix time of step 0.
+    public init(key: some Collection<UInt8>, algorithm: HashAlgorithm = .sha1, digits: Int = 6, period: Int64 = 30, t0: Int64 = 0) throws {
+        guard period >= 1 else { throw OTPError.invalidPeriod(period) }
+        self.hotp = try HOTP(key: key, algorithm: algorithm, digits: digits)
+        self.period = period
+        self.t0 = t0
+    }
+
+    /// The time step of `unixTime` (64-bit: past 2038 and 2106).
+    public func step(at unixTime: Int64) throws -> UInt64 {
+        guard unixTime >= t0 else { throw OTPError.timeBeforeEpoch }
+        // Subtract in unsigned space so that no pair of Int64s overflows.
+        return (UInt64(bitPattern: unixTime) &- UInt64(bitPattern: t0)) / UInt64(period)
+    }
+
+    /// The code for `unixTime`.
+    public func code(at unixTime: Int64) throws -> String {
+        hotp.code(counter: try step(at: unixTime))
+    }
+
+    /// The code for `date`.
+    public func code(at date: Date) throws -> String {
+        try code(at: Int64(date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    /// The code for step `step`.
+    public func code(step: UInt64) -> String {
+        hotp.code(counter: step)
+    }
+
+    /// Checks `code` against the step of `unixTime` and `window` steps on
+    /// either side, comparing every candidate in constant time.
+    /// - Returns: The matched step (the one nearest to now when several
+    ///   match), or nil when none does or `code` is not `digits` digits.
+    /// - Throws: ``OTPError/invalidWindow(_:)`` outside 0…10.
+    public func matchingStep(for code: String, at unixTime: Int64, window: Int) throws -> UInt64? {
+        guard (0...10).contains(window) else { throw OTPError.invalidWindow(window) }
+        let current = try step(at: unixTime)
+        // A malformed code is compared as an impossible value, so timing does
+        // not depend on where the input went wrong.
+        let candidate = OTPCode.parse(code, digits: hotp.digits) ?? UInt32.max
+        var matched: UInt64?
+        var bestDistance = Int.max
+        for offset in -window...window {
+            guard offset >= 0 || current >= UInt64(-offset) else { continue }
+            let step = offset >= 0 ? current &+ UInt64(offset) : current - UInt64(-offset)
+            let equal = OTPCode.constantTimeEquals(hotp.value(counter: step), candidate)
+            if equal && abs(offset) < bestDistance {
+                matched = step
+                bestDistance = abs(offset)
+            }
+        }
+        return matched
+    }
+}
+
+/// Cryptographically random shared secrets.
+public enum OTPSecret {
+    /// The smallest secret accepted (128 bits, RFC 4226's minimum).
+    public static let minimumByteCount = 16
+
+    /// A new secret from the system CSPRNG.
+    /// - Parameter byteCount: 20 by default (160 bits, RFC 4226's recommendation).
+    /// - Throws: ``OTPError/secretTooShort(byteCount:minimum:)`` below 16 bytes.
+    public static func generate(byteCount: Int = 20) throws -> [UInt8] {
+        guard byteCount >= minimumByteCount else {
+            throw OTPError.secretTooShort(byteCount: byteCount, minimum: minimumByteCount)
+        }
+        var generator = SystemRandomNumberGenerator()
+        return (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+}

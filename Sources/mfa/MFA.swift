@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+
+/// `mfa`: TOTP tools now; the emulator, demo and admin commands join it.
+@main
+struct MFA: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mfa",
+        abstract: "Multi-factor authentication with TOTP for Identity Platform / Firebase Authentication.",
+        subcommands: [TOTPCommand.self]
+    )
+
+    /// Bad input gives one line on stderr naming the problem, exit code 2 and
+    /// nothing on stdout; help and version go to stdout with exit 0.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                exit(withError: error)
+            }
+            if let exitCode = error as? ExitCode {
+                Foundation.exit(exitCode.rawValue)
+            }
+            let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            FileHandle.standardError.write(Data("mfa: \(message.replacingOccurrences(of: "Error: ", with: ""))\n".utf8))
+            Foundation.exit(2)
+        }
+    }
+}

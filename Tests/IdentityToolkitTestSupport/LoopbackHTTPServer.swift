@@ -1,0 +1,98 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A real HTTP/1.1 server on 127.0.0.1 and an ephemeral port, for testing
+/// transports against actual sockets. Routes:
+/// - `POST /echo`: answers 200 with the request body and `x-seen-*` copies of
+///   the request's method, path and `authorization` header;
+/// - `GET /slow?ms=N`: answers after N milliseconds;
+/// - `GET /big?bytes=N`: answers with N bytes;
+/// - anything else: 404 with a JSON error body.
+public final class LoopbackHTTPServer: Sendable {
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+    /// The port the server listens on.
+    public let port: Int
+
+    public init() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                    channel.pipeline.addHandler(RouteHandler())
+                }
+            }
+        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        self.group = group
+        self.channel = channel
+        self.port = channel.localAddress?.port ?? 0
+    }
+
+    /// `http://127.0.0.1:PORT`
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    public func shutdown() async throws {
+        try await channel.close()
+        try await group.shutdownGracefully()
+    }
+}
+
+private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private var head: HTTPRequestHead?
+    private var body = ByteBuffer()
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body.clear()
+        case .body(var chunk):
+            body.writeBuffer(&chunk)
+        case .end:
+            guard let head else { return }
+            respond(to: head, context: context)
+        }
+    }
+
+    private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let components = URLComponents(string: head.uri)
+        let path = components?.path ?? head.uri
+        let number = { (name: String) in Int(components?.queryItems?.first { $0.name == name }?.value ?? "") ?? 0 }
+        var headers = HTTPHeaders()
+        var payload = ByteBuffer()
+        var status = HTTPResponseStatus.ok
+        var delay = TimeAmount.zero
+        switch path {
+        case "/echo":
+            payload = body
+            headers.add(name: "x-seen-method", value: head.method.rawValue)
+            headers.add(name: "x-seen-uri", value: head.uri)
+            headers.add(name: "x-seen-authorization", value: head.headers["authorization"].first ?? "")
+            headers.add(name: "content-type", value: "application/json")
+        case "/slow":
+            delay = .milliseconds(Int64(number("ms")))
+            payload.writeString("{}")
+        case "/big":
+            payload.writeRepeatingByte(UInt8(ascii: "a"), count: number("bytes"))
+        default:
+            status = .notFound
+            payload.writeString(#"{"error":{"code":404,"message":"NOT_FOUND : no route","errors":[{"reason":"notFound"}]}}"#)
+        }
+        headers.add(name: "content-length", value: String(payload.readableBytes))
+        let responseHead = HTTPResponseHead(version: head.version, status: status, headers: headers)
+        let responseBody = payload
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: delay) {
+            let (handler, context) = loopBound.value
+            context.write(handler.wrapOutboundOut(.head(responseHead)), promise: nil)
+            context.write(handler.wrapOutboundOut(.body(.byteBuffer(responseBody))), promise: nil)
+            context.writeAndFlush(handler.wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+}

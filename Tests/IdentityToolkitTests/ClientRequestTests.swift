@@ -1,0 +1,173 @@
+import Foundation
+import HTTPTypes
+import IdentityToolkit
+import IdentityToolkitTestSupport
+import Testing
+
+/// For every operation: the exact method, URL (production and emulator
+/// form), headers and JSON body the generated client sends.
+@Suite struct ClientRequestTests {
+    struct Expected: Sendable {
+        var method: HTTPRequest.Method
+        var host: String
+        /// Path and query, without the API key.
+        var pathAndQuery: String
+        var body: String?
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var call: @Sendable (AccountsClient, SecureTokenClient, AdminClient) async throws -> Void
+        var expected: Expected
+        var testDescription: String { name }
+    }
+
+    static let identity = "identitytoolkit.googleapis.com"
+    static let secureToken = "securetoken.googleapis.com"
+
+    static let cases: [Case] = [
+        Case(name: "signUp", call: { accounts, _, _ in
+            _ = try await accounts.signUp(SignUpRequest(email: "ada@example.com", password: "pw", returnSecureToken: true, tenantId: "t1"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:signUp",
+            body: #"{"email":"ada@example.com","password":"pw","returnSecureToken":true,"tenantId":"t1"}"#)),
+        Case(name: "signUp anonymous", call: { accounts, _, _ in
+            _ = try await accounts.signUp(SignUpRequest(returnSecureToken: true))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:signUp", body: #"{"returnSecureToken":true}"#)),
+        Case(name: "signInWithPassword", call: { accounts, _, _ in
+            _ = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: "ada@example.com", password: "pw", returnSecureToken: true))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:signInWithPassword",
+            body: #"{"email":"ada@example.com","password":"pw","returnSecureToken":true}"#)),
+        Case(name: "lookup", call: { accounts, _, _ in
+            _ = try await accounts.lookup(GetAccountInfoRequest(idToken: "id-token"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:lookup", body: #"{"idToken":"id-token"}"#)),
+        Case(name: "sendOobCode", call: { accounts, _, _ in
+            _ = try await accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: "id-token"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:sendOobCode",
+            body: #"{"idToken":"id-token","requestType":"VERIFY_EMAIL"}"#)),
+        Case(name: "update (apply oob code)", call: { accounts, _, _ in
+            _ = try await accounts.update(SetAccountInfoRequest(oobCode: "oob"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:update", body: #"{"oobCode":"oob"}"#)),
+        Case(name: "startMfaEnrollment", call: { accounts, _, _ in
+            _ = try await accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: "id-token", tenantId: "t1", totpEnrollmentInfo: StartTotpMfaEnrollmentRequestInfo()))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v2/accounts/mfaEnrollment:start",
+            body: #"{"idToken":"id-token","tenantId":"t1","totpEnrollmentInfo":{}}"#)),
+        Case(name: "finalizeMfaEnrollment", call: { accounts, _, _ in
+            _ = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(
+                idToken: "id-token", displayName: "My phone",
+                totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(sessionInfo: "s", verificationCode: "123456")))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v2/accounts/mfaEnrollment:finalize",
+            body: #"{"displayName":"My phone","idToken":"id-token","totpVerificationInfo":{"sessionInfo":"s","verificationCode":"123456"}}"#)),
+        Case(name: "withdrawMfa", call: { accounts, _, _ in
+            _ = try await accounts.withdrawMfa(WithdrawMfaRequest(idToken: "id-token", mfaEnrollmentId: "totp-1"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v2/accounts/mfaEnrollment:withdraw",
+            body: #"{"idToken":"id-token","mfaEnrollmentId":"totp-1"}"#)),
+        Case(name: "startMfaSignIn (phone)", call: { accounts, _, _ in
+            _ = try await accounts.startMfaSignIn(StartMfaSignInRequest(
+                mfaPendingCredential: "p", mfaEnrollmentId: "phone-1", phoneSignInInfo: StartMfaPhoneRequestInfo(phoneNumber: "+15555550100")))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v2/accounts/mfaSignIn:start",
+            body: #"{"mfaEnrollmentId":"phone-1","mfaPendingCredential":"p","phoneSignInInfo":{"phoneNumber":"+15555550100"}}"#)),
+        Case(name: "finalizeMfaSignIn (TOTP)", call: { accounts, _, _ in
+            _ = try await accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
+                mfaPendingCredential: "p", mfaEnrollmentId: "totp-1", tenantId: "t1",
+                totpVerificationInfo: MfaTotpSignInRequestInfo(verificationCode: "654321")))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v2/accounts/mfaSignIn:finalize",
+            body: #"{"mfaEnrollmentId":"totp-1","mfaPendingCredential":"p","tenantId":"t1","totpVerificationInfo":{"verificationCode":"654321"}}"#)),
+        Case(name: "grantToken", call: { _, token, _ in
+            _ = try await token.grantToken(GrantTokenRequest(grantType: "refresh_token", refreshToken: "r"))
+        }, expected: Expected(method: .post, host: secureToken, pathAndQuery: "/v1/token",
+            body: #"{"grantType":"refresh_token","refreshToken":"r"}"#)),
+        Case(name: "getProjectConfig", call: { _, _, admin in
+            _ = try await admin.getProjectConfig(project: "demo-mfa")
+        }, expected: Expected(method: .get, host: identity, pathAndQuery: "/v2/projects/demo-mfa/config", body: nil)),
+        Case(name: "updateProjectConfig", call: { _, _, admin in
+            let config = ProjectConfig(mfa: MultiFactorAuthConfig(providerConfigs: [
+                MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 3)),
+            ]))
+            _ = try await admin.updateProjectConfig(project: "demo-mfa", updateMask: "mfa.providerConfigs", body: config)
+        }, expected: Expected(method: .patch, host: identity, pathAndQuery: "/v2/projects/demo-mfa/config?updateMask=mfa.providerConfigs",
+            body: #"{"mfa":{"providerConfigs":[{"state":"ENABLED","totpProviderConfig":{"adjacentIntervals":3}}]}}"#)),
+        Case(name: "createTenant", call: { _, _, admin in
+            _ = try await admin.createTenant(project: "demo-mfa", body: Tenant(displayName: "team-a", allowPasswordSignup: true))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v2/projects/demo-mfa/tenants",
+            body: #"{"allowPasswordSignup":true,"displayName":"team-a"}"#)),
+        Case(name: "getTenant", call: { _, _, admin in
+            _ = try await admin.getTenant(project: "demo-mfa", tenant: "team-a-1x2y")
+        }, expected: Expected(method: .get, host: identity, pathAndQuery: "/v2/projects/demo-mfa/tenants/team-a-1x2y", body: nil)),
+        Case(name: "updateTenant", call: { _, _, admin in
+            let tenant = Tenant(mfaConfig: MultiFactorAuthConfig(state: .enabled, enabledProviders: [.phoneSms]))
+            _ = try await admin.updateTenant(project: "demo-mfa", tenant: "t/../x", updateMask: "mfaConfig.state,mfaConfig.enabledProviders", body: tenant)
+        }, expected: Expected(method: .patch, host: identity,
+            pathAndQuery: "/v2/projects/demo-mfa/tenants/t%2F..%2Fx?updateMask=mfaConfig.state%2CmfaConfig.enabledProviders",
+            body: #"{"mfaConfig":{"enabledProviders":["PHONE_SMS"],"state":"ENABLED"}}"#)),
+    ]
+
+    func clients(_ transport: RecordingTransport, emulator: String?) -> (AccountsClient, SecureTokenClient, AdminClient) {
+        let configuration = ClientConfiguration(
+            transport: transport, emulatorHost: emulator, headers: [HTTPField.Name("X-Client-Version")!: "swift-identity-mfa/test"]
+        )
+        return (
+            AccountsClient(apiKey: "api-key", configuration: configuration),
+            SecureTokenClient(apiKey: "api-key", configuration: configuration),
+            AdminClient(accessToken: { "admin-token" }, configuration: configuration)
+        )
+    }
+
+    @Test(arguments: cases)
+    func productionRequest(_ testCase: Case) async throws {
+        let transport = RecordingTransport(body: "{}")
+        let (accounts, token, admin) = clients(transport, emulator: nil)
+        // Some responses have required fields; the request is what is checked here.
+        try? await testCase.call(accounts, token, admin)
+        let request = try #require(await transport.requests.first)
+        let body = await transport.bodies.first ?? nil
+        try check(request, body: body, testCase.expected, scheme: "https", authority: testCase.expected.host, prefix: "")
+    }
+
+    @Test(arguments: cases)
+    func emulatorRequest(_ testCase: Case) async throws {
+        let transport = RecordingTransport(body: "{}")
+        let (accounts, token, admin) = clients(transport, emulator: "127.0.0.1:9099")
+        try? await testCase.call(accounts, token, admin)
+        let request = try #require(await transport.requests.first)
+        let body = await transport.bodies.first ?? nil
+        try check(request, body: body, testCase.expected, scheme: "http", authority: "127.0.0.1:9099", prefix: "/" + testCase.expected.host)
+    }
+
+    func check(_ request: HTTPRequest, body: Data?, _ expected: Expected, scheme: String, authority: String, prefix: String) throws {
+        #expect(request.method == expected.method)
+        #expect(request.scheme == scheme)
+        #expect(request.authority == authority)
+        let isAdmin = expected.pathAndQuery.hasPrefix("/v2/projects/")
+        if isAdmin {
+            #expect(request.path == prefix + expected.pathAndQuery)
+            #expect(request.headerFields[.authorization] == "Bearer admin-token")
+        } else {
+            let separator = expected.pathAndQuery.contains("?") ? "&" : "?"
+            #expect(request.path == prefix + expected.pathAndQuery + separator + "key=api-key")
+            #expect(request.headerFields[.authorization] == nil)
+        }
+        #expect(request.headerFields[.accept] == "application/json")
+        #expect(request.headerFields[HTTPField.Name("X-Client-Version")!] == "swift-identity-mfa/test")
+        if let expectedBody = expected.body {
+            #expect(request.headerFields[.contentType] == "application/json")
+            #expect(body.map { String(decoding: $0, as: UTF8.self) } == expectedBody)
+        } else {
+            #expect(body == nil)
+            #expect(request.headerFields[.contentType] == nil)
+        }
+    }
+
+    @Test func everyOperationOfTheSpecIsCovered() throws {
+        // The spec's operation ids, read from the documents, against the cases above.
+        let specFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Spec")
+        var operationIDs: Set<String> = []
+        for file in ["identitytoolkit-accounts.yaml", "securetoken.yaml", "identitytoolkit-admin.yaml"] {
+            let text = try String(contentsOf: specFolder.appendingPathComponent(file), encoding: .utf8)
+            for line in text.split(separator: "\n") where line.contains("operationId:") {
+                operationIDs.insert(line.split(separator: ":").last!.trimmingCharacters(in: .whitespaces))
+            }
+        }
+        let covered = Set(Self.cases.map { String($0.name.split(separator: " ").first!) })
+        #expect(operationIDs == covered)
+    }
+}

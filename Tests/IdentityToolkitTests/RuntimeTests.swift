@@ -1,0 +1,211 @@
+import Foundation
+import HTTPTypes
+import IdentityToolkit
+import IdentityToolkitTestSupport
+import Logging
+import Testing
+
+@Suite struct RuntimeTests {
+    @Test(arguments: [
+        ("INVALID_CODE", "INVALID_CODE", nil),
+        ("TOO_MANY_ATTEMPTS_TRY_LATER : Try again later.", "TOO_MANY_ATTEMPTS_TRY_LATER", "Try again later."),
+        ("WEAK_PASSWORD : Password should be at least 6 characters", "WEAK_PASSWORD", "Password should be at least 6 characters"),
+        ("INVALID_ARGUMENT : ((Missing phoneEnrollmentInfo.)) : x", "INVALID_ARGUMENT", "((Missing phoneEnrollmentInfo.)) : x"),
+        ("CODE:", "CODE", nil),
+    ] as [(String, String, String?)])
+    func serverMessagesSplitAtTheFirstColon(message: String, shortCode: String, detail: String?) {
+        let error = ServerError(status: 400, message: message)
+        #expect(error.shortCode == shortCode)
+        #expect(error.detail == detail)
+    }
+
+    @Test(arguments: [
+        ("2024-03-05T10:11:12Z", 1_709_633_472.0),
+        ("2024-03-05T10:11:12.5Z", 1_709_633_472.5),
+        ("2024-03-05T10:11:12.345678Z", 1_709_633_472.345678),
+        ("2024-03-05t10:11:12.000000001z", 1_709_633_472.000000001),
+        ("2024-03-05T12:11:12+02:00", 1_709_633_472.0),
+        ("2024-03-05T05:41:12-04:30", 1_709_633_472.0),
+        ("1969-12-31T23:59:59Z", -1.0),
+        ("2106-02-07T06:28:16Z", 4_294_967_296.0),
+        ("2024-02-29T00:00:00Z", 1_709_164_800.0),
+    ])
+    func rfc3339Parsing(text: String, seconds: Double) throws {
+        let date = try #require(RFC3339Date.parse(text))
+        #expect(abs(date.timeIntervalSince1970 - seconds) < 0.000_001)
+    }
+
+    @Test(arguments: ["", "2024-03-05", "2024-03-05T10:11:12", "2024-13-05T10:11:12Z", "2023-02-29T00:00:00Z",
+                      "2024-03-05T10:11:12.Z", "2024-03-05T25:00:00Z", "2024-03-05T10:11:12Zjunk", "2024-03-05T10:11:12+0200"])
+    func rfc3339Rejects(text: String) {
+        #expect(RFC3339Date.parse(text) == nil)
+    }
+
+    @Test func rfc3339FormattingRoundTrips() {
+        #expect(RFC3339Date.format(Date(timeIntervalSince1970: 1_709_633_472)) == "2024-03-05T10:11:12Z")
+        #expect(RFC3339Date.format(Date(timeIntervalSince1970: 1_709_633_472.25)) == "2024-03-05T10:11:12.25Z")
+        #expect(RFC3339Date.format(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
+        for seconds in stride(from: -86_400.0 * 400, to: 86_400.0 * 365 * 200, by: 86_400.0 * 37.3 + 0.125) {
+            let date = Date(timeIntervalSince1970: seconds)
+            let parsed = RFC3339Date.parse(RFC3339Date.format(date))
+            #expect(parsed.map { abs($0.timeIntervalSince1970 - seconds) < 0.000_001 } == true)
+        }
+    }
+
+    @Test func proto3IntegersAcceptNumbersAndStrings() throws {
+        let decoder = JSONDecoder()
+        #expect(try decoder.decode(ProtoInt64.self, from: Data("9007199254740993".utf8)).value == 9_007_199_254_740_993)
+        #expect(try decoder.decode(ProtoInt64.self, from: Data(#""-42""#.utf8)).value == -42)
+        #expect(try decoder.decode(ProtoInt32.self, from: Data(#""10""#.utf8)).value == 10)
+        #expect(throws: DecodingError.self) { try decoder.decode(ProtoInt32.self, from: Data(#""x""#.utf8)) }
+        #expect(throws: DecodingError.self) { try decoder.decode(ProtoInt32.self, from: Data("4294967296".utf8)) }
+        #expect(String(decoding: try JSONEncoder().encode(ProtoInt64(7)), as: UTF8.self) == #""7""#)
+        #expect(String(decoding: try JSONEncoder().encode(ProtoInt32(7)), as: UTF8.self) == "7")
+    }
+
+    @Test func emulatorHostComesFromTheEnvironment() {
+        #expect(ClientConfiguration.environmentEmulatorHost(["FIREBASE_AUTH_EMULATOR_HOST": "localhost:9099"]) == "localhost:9099")
+        #expect(ClientConfiguration.environmentEmulatorHost(["FIREBASE_AUTH_EMULATOR_HOST": ""]) == nil)
+        #expect(ClientConfiguration.environmentEmulatorHost([:]) == nil)
+    }
+
+    @Test(arguments: ["localhost", "http://localhost:9099", "localhost:0", "localhost:99999", ":9099", "a/b:80"])
+    func badEmulatorHostsAreRefusedBeforeSending(host: String) async {
+        let transport = RecordingTransport()
+        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: host))
+        await #expect(throws: IdentityToolkitError.self) { try await client.signUp(SignUpRequest()) }
+        #expect(await transport.requests.isEmpty)
+    }
+
+    @Test func aFailingAccessTokenProviderSendsNothing() async {
+        struct NoToken: Error {}
+        let transport = RecordingTransport()
+        let client = AdminClient(accessToken: { throw NoToken() }, configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        do {
+            _ = try await client.getProjectConfig(project: "p")
+            Issue.record("expected an error")
+        } catch IdentityToolkitError.accessTokenUnavailable(let error) {
+            #expect(error is NoToken)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+        #expect(await transport.requests.isEmpty)
+    }
+
+    @Test func completionTwinsCompleteExactlyOnce() async throws {
+        let transport = RecordingTransport(body: #"{"localId":"u1"}"#)
+        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let counter = Counter()
+        let localId: String? = await withCheckedContinuation { continuation in
+            client.signUp(SignUpRequest()) { result in
+                counter.increment()
+                continuation.resume(returning: try? result.get().localId)
+            }
+        }
+        #expect(localId == "u1")
+        await transport.respond(status: 400, body: #"{"error":{"code":400,"message":"EMAIL_EXISTS"}}"#)
+        let failure: (any Error)? = await withCheckedContinuation { continuation in
+            client.signUp(SignUpRequest()) { result in
+                counter.increment()
+                if case .failure(let error) = result { continuation.resume(returning: error) } else { continuation.resume(returning: nil) }
+            }
+        }
+        guard case IdentityToolkitError.server(let error)? = failure else {
+            Issue.record("expected a server error, got \(String(describing: failure))")
+            return
+        }
+        #expect(error.shortCode == "EMAIL_EXISTS")
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(counter.value == 2)
+    }
+
+    @Test func cancellingACompletionTaskCompletesWithCancellation() async throws {
+        let server = try await LoopbackHTTPServer()
+        defer { Task { try? await server.shutdown() } }
+        // A client whose every call waits 5 s at the server.
+        let transport = SlowPathTransport(base: URLSessionTransport.shared, slowURL: "\(server.baseURL)/slow?ms=5000")
+        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let counter = Counter()
+        let error: (any Error)? = await withCheckedContinuation { continuation in
+            let task = client.signUp(SignUpRequest()) { result in
+                counter.increment()
+                if case .failure(let error) = result { continuation.resume(returning: error) } else { continuation.resume(returning: nil) }
+            }
+            Task {
+                try? await Task.sleep(for: .milliseconds(100))
+                task.cancel()
+            }
+        }
+        #expect(error is CancellationError)
+        #expect(counter.value == 1)
+    }
+
+    @Test func logsNeverContainSecrets() async throws {
+        let records = LogRecords()
+        var logger = Logger(label: "test") { _ in CapturingLogHandler(records: records) }
+        logger.logLevel = .trace
+        let transport = RecordingTransport(status: 400, body: #"{"error":{"code":400,"message":"INVALID_PASSWORD"}}"#)
+        let client = AccountsClient(apiKey: "SECRET-API-KEY", configuration: ClientConfiguration(transport: transport, emulatorHost: nil, logger: logger))
+        _ = try? await client.signInWithPassword(SignInWithPasswordRequest(email: "ada@example.com", password: "SECRET-PASSWORD"))
+        let admin = AdminClient(accessToken: { "SECRET-TOKEN" }, configuration: ClientConfiguration(transport: transport, emulatorHost: nil, logger: logger))
+        _ = try? await admin.getProjectConfig(project: "p")
+        let lines = records.lines
+        #expect(lines.count >= 4)
+        for line in lines {
+            #expect(!line.contains("SECRET"), "\(line)")
+        }
+        #expect(lines.contains { $0.contains("/v1/accounts:signInWithPassword") && $0.contains("400") })
+    }
+
+    @Test func modelDescriptionsRedactSecrets() {
+        let request = SignInWithPasswordRequest(email: "ada@example.com", password: "SECRET-PASSWORD")
+        #expect("\(request)" == #"SignInWithPasswordRequest(email: "ada@example.com", password: <redacted>, returnSecureToken: nil, tenantId: nil)"#)
+        let tokens = GrantTokenResponse(accessToken: "SECRET-1", idToken: "SECRET-2", refreshToken: "SECRET-3", userId: "u1")
+        var dumped = ""
+        dump(tokens, to: &dumped)
+        #expect(!dumped.contains("SECRET"))
+        #expect(!String(reflecting: [tokens]).contains("SECRET"))
+        #expect(!"\(IdentityToolkitError.server(ServerError(status: 400, message: "INVALID_CODE")))".contains("SECRET"))
+    }
+}
+
+/// Sends every request to one fixed URL instead (used to make a call slow).
+struct SlowPathTransport: HTTPTransport {
+    let base: any HTTPTransport
+    let slowURL: String
+
+    func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
+        var redirected = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
+        redirected.url = URL(string: slowURL)
+        return try await base.send(redirected, body: nil, options: options)
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
+
+final class LogRecords: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+    func append(_ line: String) { lock.withLock { stored.append(line) } }
+    var lines: [String] { lock.withLock { stored } }
+}
+
+struct CapturingLogHandler: LogHandler {
+    let records: LogRecords
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        records.append("\(event.level) \(event.message) \(event.metadata ?? [:]) \(metadata)")
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import HTTPTypes
+import IdentityToolkit
+import IdentityToolkitAsyncHTTPClient
+import IdentityToolkitTestSupport
+import Testing
+
+/// Both transports against a real HTTP server on loopback.
+@Suite(.serialized) struct TransportTests {
+    enum Kind: String, CaseIterable, Sendable {
+        case urlSession, asyncHTTPClient
+
+        var transport: any HTTPTransport {
+            switch self {
+            case .urlSession: return URLSessionTransport.shared
+            case .asyncHTTPClient: return AsyncHTTPClientTransport()
+            }
+        }
+    }
+
+    static let options = TransportOptions(timeout: .seconds(5), maxResponseBytes: 1 << 20)
+
+    func request(_ method: HTTPRequest.Method, _ url: String, headers: HTTPFields = [:]) -> HTTPRequest {
+        var request = HTTPRequest(method: method, scheme: nil, authority: nil, path: nil, headerFields: headers)
+        request.url = URL(string: url)
+        return request
+    }
+
+    @Test(arguments: Kind.allCases)
+    func roundTrip(_ kind: Kind) async throws {
+        let server = try await LoopbackHTTPServer()
+        defer { Task { try? await server.shutdown() } }
+        let (response, body) = try await kind.transport.send(
+            request(.post, "\(server.baseURL)/echo?key=k", headers: [.authorization: "Bearer t", .contentType: "application/json"]),
+            body: Data(#"{"a":1}"#.utf8), options: Self.options
+        )
+        #expect(response.status == .ok)
+        #expect(String(decoding: body, as: UTF8.self) == #"{"a":1}"#)
+        #expect(response.headerFields[HTTPField.Name("x-seen-method")!] == "POST")
+        #expect(response.headerFields[HTTPField.Name("x-seen-uri")!] == "/echo?key=k")
+        #expect(response.headerFields[HTTPField.Name("x-seen-authorization")!] == "Bearer t")
+    }
+
+    @Test(arguments: Kind.allCases)
+    func timeout(_ kind: Kind) async throws {
+        let server = try await LoopbackHTTPServer()
+        defer { Task { try? await server.shutdown() } }
+        let started = ContinuousClock.now
+        await #expect(throws: TransportError.timedOut) {
+            _ = try await kind.transport.send(
+                request(.get, "\(server.baseURL)/slow?ms=3000"), body: nil,
+                options: TransportOptions(timeout: .milliseconds(300), maxResponseBytes: 1 << 20)
+            )
+        }
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+
+    @Test(arguments: Kind.allCases)
+    func responseSizeBound(_ kind: Kind) async throws {
+        let server = try await LoopbackHTTPServer()
+        defer { Task { try? await server.shutdown() } }
+        let (_, small) = try await kind.transport.send(request(.get, "\(server.baseURL)/big?bytes=1000"), body: nil, options: Self.options)
+        #expect(small.count == 1000)
+        await #expect(throws: TransportError.responseTooLarge(limit: 1 << 20)) {
+            _ = try await kind.transport.send(request(.get, "\(server.baseURL)/big?bytes=\(2 << 20)"), body: nil, options: Self.options)
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func cancellation(_ kind: Kind) async throws {
+        let server = try await LoopbackHTTPServer()
+        defer { Task { try? await server.shutdown() } }
+        let transport = kind.transport
+        let url = "\(server.baseURL)/slow?ms=5000"
+        let task = Task {
+            try await transport.send(self.request(.get, url), body: nil, options: Self.options)
+        }
+        try await Task.sleep(for: .milliseconds(150))
+        let started = ContinuousClock.now
+        task.cancel()
+        let result = await task.result
+        #expect(ContinuousClock.now - started < .seconds(2))
+        guard case .failure(let error) = result else {
+            Issue.record("expected cancellation")
+            return
+        }
+        #expect(error is CancellationError, "\(error)")
+    }
+
+    @Test(arguments: Kind.allCases)
+    func connectionRefused(_ kind: Kind) async throws {
+        let server = try await LoopbackHTTPServer()
+        let url = server.baseURL
+        try await server.shutdown()
+        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(
+            transport: kind.transport, emulatorHost: String(url.dropFirst("http://".count)), requestTimeout: .seconds(5)))
+        do {
+            _ = try await client.signUp(SignUpRequest())
+            Issue.record("expected a transport failure")
+        } catch IdentityToolkitError.transport {
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func generatedClientOverRealSockets(_ kind: Kind) async throws {
+        let server = try await LoopbackHTTPServer()
+        defer { Task { try? await server.shutdown() } }
+        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(
+            transport: kind.transport, emulatorHost: String(server.baseURL.dropFirst("http://".count))))
+        // The loopback server answers unknown routes with an Identity Toolkit style 404.
+        do {
+            _ = try await client.lookup(GetAccountInfoRequest(idToken: "t"))
+            Issue.record("expected a server error")
+        } catch IdentityToolkitError.server(let error) {
+            #expect(error.status == 404)
+            #expect(error.shortCode == "NOT_FOUND")
+            #expect(error.reasons == ["notFound"])
+        }
+    }
+}

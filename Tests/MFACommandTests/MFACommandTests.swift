@@ -1,0 +1,119 @@
+import Foundation
+import OTP
+import Testing
+
+/// Runs the built `mfa` binary.
+enum MFABinary {
+    static let url: URL? = {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<5 {
+            let candidate = folder.appendingPathComponent("mfa")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder.deleteLastPathComponent()
+        }
+        return nil
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stdoutData: Data
+    }
+
+    static func run(_ arguments: [String]) throws -> Result {
+        struct NotBuilt: Error {}
+        guard let url else { throw NotBuilt() }
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
+    }
+}
+
+@Suite struct MFATOTPCommandTests {
+    static let rfcSecret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
+
+    @Test func codePrintsTheRFCValue() throws {
+        let result = try MFABinary.run(["totp", "code", "--secret", Self.rfcSecret, "--digits", "8", "--time", "20000000000"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "65353130\n")
+        let sha256 = try MFABinary.run(["totp", "code", "--secret", Base32.encode(Array("12345678901234567890123456789012".utf8)),
+                                        "--algorithm", "SHA256", "--digits", "8", "--time", "59"])
+        #expect(sha256.stdout == "46119246\n")
+        let lenient = try MFABinary.run(["totp", "code", "--secret", "gezd gnbv-gy3t qojq gezd gnbv gy3t qojq", "--digits", "8", "--time", "59"])
+        #expect(lenient.stdout == "94287082\n")
+    }
+
+    @Test func verifyExitsZeroOrOne() throws {
+        let valid = try MFABinary.run(["totp", "verify", "--secret", Self.rfcSecret, "--digits", "8", "--time", "89", "--code", "94287082"])
+        #expect(valid.status == 0)
+        #expect(valid.stdout == "valid (step -1)\n")
+        let outside = try MFABinary.run(["totp", "verify", "--secret", Self.rfcSecret, "--digits", "8", "--time", "89", "--code", "94287082", "--window", "0"])
+        #expect(outside.status == 1)
+        #expect(outside.stdout == "invalid\n")
+    }
+
+    @Test func secretAndURI() throws {
+        let secret = try MFABinary.run(["totp", "secret", "--bytes", "32"])
+        #expect(secret.status == 0)
+        #expect(try Base32.decode(secret.stdout.trimmingCharacters(in: .newlines)).count == 32)
+        let uri = try MFABinary.run(["totp", "uri", "--secret", "JBSWY3DPEHPK3PXP", "--account", "ada@example.com", "--issuer", "ACME Co", "--digits", "8"])
+        #expect(uri.stdout == "otpauth://totp/ACME%20Co:ada%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=ACME%20Co&digits=8\n")
+    }
+
+    @Test func qrFormats() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mfa-qr-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let uri = "otpauth://totp/ACME:ada?secret=JBSWY3DPEHPK3PXP&issuer=ACME"
+        let png = folder.appendingPathComponent("q.png").path
+        #expect(try MFABinary.run(["totp", "qr", "--uri", uri, "--format", "png", "--output", png, "--ecc", "H"]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: png)).prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        let svg = try MFABinary.run(["totp", "qr", "--uri", uri, "--format", "svg"])
+        #expect(svg.stdout.hasPrefix("<?xml"))
+        #expect(svg.stdout.contains("<path"))
+        let text = try MFABinary.run(["totp", "qr", "--uri", uri, "--format", "text"])
+        // Not a terminal: no colour codes; the expected module rows are there.
+        #expect(!text.stdout.contains("\u{1B}["))
+        let expected = try QRCode(text: uri).terminalText(ansiColors: false)
+        #expect(text.stdout == expected)
+    }
+
+    @Test(arguments: [
+        (["totp", "code", "--secret", "GEZ0"], "--secret is not valid base32"),
+        (["totp", "code", "--secret", "JBSWY3DP", "--digits", "9"], "--digits must be 6, 7 or 8, not 9"),
+        (["totp", "code", "--secret", "JBSWY3DP", "--period", "0"], "--period must be at least 1 second, not 0"),
+        (["totp", "code", "--secret", "JBSWY3DP", "--algorithm", "MD5"], "'--algorithm <algorithm>'"),
+        (["totp", "code", "--secret", "JBSWY3DP", "--time=-5"], "--time must not be negative"),
+        (["totp", "secret", "--bytes", "8"], "--bytes must be at least 16, not 8"),
+        (["totp", "verify", "--secret", "JBSWY3DP", "--code", "1", "--window", "11"], "--window must be 0 to 10, not 11"),
+        (["totp", "uri", "--secret", "JBSWY3DP", "--account", "a:b", "--issuer", "i"], "must not contain ':'"),
+        (["totp", "qr", "--uri", String(repeating: "x", count: 3000), "--format", "svg"], "does not fit a QR code"),
+        (["totp", "qr", "--uri", "x", "--ecc", "Z"], "'--ecc <ecc>'"),
+        (["totp", "qr", "--uri", "x", "--format", "svg", "--output", "/nonexistent/dir/q.svg"], "--output: cannot write"),
+        (["totp", "nope"], "Unexpected argument 'nope'"),
+    ] as [([String], String)])
+    func badInputIsOneLineOnStderrAndExitTwo(arguments: [String], message: String) throws {
+        let result = try MFABinary.run(arguments)
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("mfa: "))
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func secretsNeverAppearInErrors() throws {
+        let result = try MFABinary.run(["totp", "code", "--secret", "SECRETKEY8"])
+        #expect(result.status == 2)
+        #expect(!result.stderr.contains("SECRETKEY"))
+    }
+}

@@ -1,0 +1,97 @@
+import OTP
+import Testing
+
+@Suite struct OTPAuthURITests {
+    static let secret = Array("12345678901234567890".utf8)
+
+    @Test func builderEncodesLabelAndParameters() {
+        let uri = OTPAuthURI(issuer: "ACME Co", account: "john.doe@email.com", secret: Self.secret)
+        #expect(uri.string == "otpauth://totp/ACME%20Co:john.doe%40email.com?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=ACME%20Co")
+        let custom = OTPAuthURI(issuer: "R&D/Ops", account: "a:b?c#d", secret: Self.secret, algorithm: .sha512, digits: 8, period: 60)
+        #expect(custom.string == "otpauth://totp/R%26D%2FOps:a%3Ab%3Fc%23d?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=R%26D%2FOps&algorithm=SHA512&digits=8&period=60")
+        let hotp = OTPAuthURI(kind: .hotp, issuer: nil, account: "Ünï 東京", secret: Self.secret, counter: 7)
+        #expect(hotp.string == "otpauth://hotp/%C3%9Cn%C3%AF%20%E6%9D%B1%E4%BA%AC?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=7")
+    }
+
+    @Test func theWikiExampleParses() throws {
+        let uri = try OTPAuthURI(parsing: "otpauth://totp/ACME%20Co:john.doe@email.com?secret=HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ&issuer=ACME%20Co&algorithm=SHA1&digits=6&period=30")
+        #expect(uri.issuer == "ACME Co")
+        #expect(uri.account == "john.doe@email.com")
+        #expect(uri.algorithm == .sha1)
+        #expect(uri.digits == 6)
+        #expect(uri.period == 30)
+        #expect(Base32.encode(uri.secret) == "HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ")
+    }
+
+    @Test func firebaseStyleUnencodedURIsParse() throws {
+        let uri = try OTPAuthURI(parsing: "otpauth://totp/my-app:ada@example.com?secret=JBSWY3DPEHPK3PXP&issuer=my-app&algorithm=SHA1&digits=6")
+        #expect(uri.issuer == "my-app")
+        #expect(uri.account == "ada@example.com")
+        let encodedSeparator = try OTPAuthURI(parsing: "otpauth://totp/ACME%3A%20ada?secret=JBSWY3DPEHPK3PXP")
+        #expect(encodedSeparator.issuer == "ACME")
+        #expect(encodedSeparator.account == "ada")
+    }
+
+    @Test func roundTripOfEverythingTheBuilderEmits() throws {
+        var generator = SystemRandomNumberGenerator()
+        let names = ["ACME Co", "a@b", "R&D", "50% off", "x/y", "Ünïcödé", "東京", "a+b", "q?u#e=r;y", "😀", "", "plain"]
+        for index in 0..<500 {
+            let issuer = names[index % names.count]
+            let account = names[(index / 3) % names.count] + "\(index)"
+            let uri = OTPAuthURI(
+                kind: index % 5 == 0 ? .hotp : .totp, issuer: issuer.isEmpty ? nil : issuer, account: account,
+                secret: (0..<Int.random(in: 10...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) },
+                algorithm: HashAlgorithm.allCases[index % 3], digits: [6, 7, 8][index % 3],
+                // An hotp URI has no period.
+                period: index % 5 == 0 ? 30 : [30, 60, 1][index % 3],
+                counter: index % 5 == 0 ? UInt64(index) : nil)
+            #expect(try OTPAuthURI(parsing: uri.string) == uri, "\(uri.string)")
+        }
+    }
+
+    @Test func pyotpFixtures() throws {
+        let cases = try Fixture.load("pyotp-uris.json", as: [Fixture.URI].self)
+        #expect(cases.count >= 200)
+        for item in cases {
+            let uri = try OTPAuthURI(parsing: item.uri)
+            #expect(uri.issuer == item.issuer, "\(item.uri)")
+            #expect(uri.account == item.account, "\(item.uri)")
+            #expect(Base32.encode(uri.secret) == item.secret)
+            #expect(uri.algorithm.rawValue == item.algorithm)
+            #expect(uri.digits == item.digits)
+            #expect(uri.period == item.period)
+        }
+    }
+
+    @Test(arguments: [
+        ("https://totp/x?secret=JBSWY3DP", OTPAuthURIError.notOTPAuth),
+        ("otpauth://motp/x?secret=JBSWY3DP", .unknownType("motp")),
+        ("otpauth://totp/x", .missingSecret),
+        ("otpauth://totp/x?secret=", .missingSecret),
+        ("otpauth://totp/x?secret=JBSWY3D1", .invalidSecret(.invalidCharacter(position: 8))),
+        ("otpauth://totp/A:x?secret=JBSWY3DP&issuer=B", .issuerMismatch),
+        ("otpauth://totp/x?secret=JBSWY3DP&algorithm=MD5", .unknownAlgorithm("MD5")),
+        ("otpauth://totp/x?secret=JBSWY3DP&digits=9", .invalidDigits("9")),
+        ("otpauth://totp/x?secret=JBSWY3DP&digits=5", .invalidDigits("5")),
+        ("otpauth://totp/x?secret=JBSWY3DP&digits=six", .invalidDigits("six")),
+        ("otpauth://totp/x?secret=JBSWY3DP&period=0", .invalidPeriod("0")),
+        ("otpauth://totp/x?secret=JBSWY3DP&secret=JBSWY3DP", .duplicateParameter("secret")),
+        ("otpauth://totp/x?secret=JBSWY3DP&Issuer=a&issuer=a", .duplicateParameter("issuer")),
+        ("otpauth://hotp/x?secret=JBSWY3DP", .missingCounter),
+        ("otpauth://hotp/x?secret=JBSWY3DP&counter=-1", .invalidCounter("-1")),
+        ("otpauth://totp/?secret=JBSWY3DP", .missingAccount),
+        ("otpauth://totp/a:b:c?secret=JBSWY3DP", .malformedLabel),
+        ("otpauth://totp/x%ZZ?secret=JBSWY3DP", .malformedEncoding),
+        ("otpauth://totp/x%FF?secret=JBSWY3DP", .malformedEncoding),
+        ("otpauth://totp", .malformedLabel),
+    ])
+    func rejections(text: String, error: OTPAuthURIError) {
+        #expect(throws: error) { try OTPAuthURI(parsing: text) }
+    }
+
+    @Test func descriptionsHideTheSecret() {
+        let uri = OTPAuthURI(issuer: "I", account: "a", secret: Self.secret)
+        #expect(!uri.description.contains("GEZDGNBV"))
+        #expect(!"\(OTPAuthURIError.invalidSecret(.invalidCharacter(position: 3)))".contains("GEZ"))
+    }
+}
