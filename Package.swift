@@ -14,6 +14,7 @@ let package = Package(
         // never build AsyncHTTPClient and SwiftNIO.
         .library(name: "IdentityToolkitAsyncHTTPClient", targets: ["IdentityToolkitAsyncHTTPClient"]),
         .library(name: "OTP", targets: ["OTP"]),
+        .library(name: "IdentityToolkitEmulator", targets: ["IdentityToolkitEmulator"]),
         .library(name: "SpecCodegen", targets: ["SpecCodegen"]),
         .executable(name: "spec-codegen", targets: ["spec-codegen"]),
         .executable(name: "mfa", targets: ["mfa"]),
@@ -28,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         // MARK: Generator (imports no target of Sources/)
@@ -88,10 +90,26 @@ let package = Package(
             name: "OTP",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
+        .target(
+            name: "IdentityToolkitEmulator",
+            dependencies: [
+                "IdentityToolkit",
+                "OTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            exclude: ["spec-codegen-config.json"],
+            plugins: ["SpecCodegenPlugin"]
+        ),
         .executableTarget(
             name: "mfa",
             dependencies: [
                 "OTP",
+                "IdentityToolkitEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -101,7 +119,7 @@ let package = Package(
         // own so that the committed expected code is known to build.
         .target(
             name: "GeneratorGoldenReference",
-            dependencies: ["IdentityToolkit"],
+            dependencies: ["IdentityToolkit", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Tests/GeneratorGoldenReference"
         ),
         // Shared by the test targets: an in-memory transport and a loopback HTTP server.
@@ -131,6 +149,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "IdentityToolkitEmulatorTests",
+            dependencies: [
+                "IdentityToolkitEmulator",
+                "IdentityToolkit",
+                "IdentityToolkitAsyncHTTPClient",
+                "OTP",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "MFACommandTests",

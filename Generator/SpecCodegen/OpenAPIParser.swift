@@ -149,8 +149,10 @@ struct OpenAPIParser {
                 diagnostics.error("path parameter '\(parameter.name)' does not appear in '\(path)'", at: operation.location)
             }
             var requestBody: String?
+            var acceptsFormBody = false
             if let body = operation.mapping("requestBody") {
                 requestBody = jsonSchemaReference(body, what: "request body of '\(id)'")
+                acceptsFormBody = body.raw("content")?.mappingEntries?.contains { $0.key == "application/x-www-form-urlencoded" } ?? false
             }
             var response: String?
             var errorResponse: String?
@@ -179,7 +181,7 @@ struct OpenAPIParser {
                     summary: operation.string("summary") ?? operation.string("description"),
                     pathParameters: parameters.filter { $0.0 == "path" }.map(\.1),
                     queryParameters: parameters.filter { $0.0 == "query" }.map(\.1),
-                    requestBody: requestBody, response: response, errorResponse: errorResponse,
+                    requestBody: requestBody, acceptsFormBody: acceptsFormBody, response: response, errorResponse: errorResponse,
                     location: item.keyLocation(method) ?? operation.location
                 )
             )

@@ -162,6 +162,10 @@ struct Renderer {
         case .switchCase(let label, let body):
             emit(label)
             emitStatements(body)
+        case .bracketed(let open, let body, let close):
+            emit(open)
+            emitStatements(body)
+            emit(close)
         }
     }
 }

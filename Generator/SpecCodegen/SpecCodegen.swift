@@ -13,6 +13,8 @@ public struct GeneratorConfig: Decodable, Sendable {
         case errorCodes
         /// Completion twins and Objective-C-style names from `facades`.
         case facades
+        /// One service protocol per document with its route table, for servers.
+        case server
     }
 
     public var specs: [String]
@@ -127,6 +129,7 @@ public enum SpecCodegen {
         }
         if let errors, let type = config.errorType { files[.errorCodes] = translator.errorCodesFile(errors, typeName: type, imports: imports) }
         if let facades { files[.facades] = translator.facadesFile(facades, imports: imports) }
+        if parts.contains(.server) { files[.server] = translator.serverFile(documents, imports: imports) }
         var output: [OutputFile: String] = [:]
         for file in OutputFile.allCases {
             output[file] = files[file].map(Renderer.render) ?? "// \(Translator.header)\n// Nothing to generate here for this config.\n"

@@ -29,6 +29,8 @@ struct Operation {
     var pathParameters: [Parameter]
     var queryParameters: [Parameter]
     var requestBody: String?
+    /// Whether the body may also come form-encoded (`application/x-www-form-urlencoded`).
+    var acceptsFormBody = false
     var response: String?
     var errorResponse: String?
     var location: SourceLocation

@@ -88,4 +88,7 @@ indirect enum Statement {
     case block(String, [Statement], closer: String = "}")
     /// `case …:` followed by an indented body, inside a `switch` block.
     case switchCase(String, [Statement])
+    /// An opening line, an indented body and a closing line, verbatim:
+    /// array literals, trailing closures (`Route(…) { request in` … `},`).
+    case bracketed(open: String, [Statement], close: String)
 }

@@ -357,6 +357,73 @@ struct Translator {
         return SwiftFile(header: Self.header, imports: ["Foundation"] + imports, declarations: declarations)
     }
 
+    // MARK: Server
+
+    /// The service protocol's name: `AccountsClient` → `AccountsService`.
+    static func serviceName(_ clientName: String) -> String {
+        (clientName.hasSuffix("Client") ? String(clientName.dropLast("Client".count)) : clientName) + "Service"
+    }
+
+    func serverFile(_ documents: [APIDocument], imports: [String]) -> SwiftFile {
+        var declarations: [Declaration] = []
+        for document in documents {
+            let service = Self.serviceName(document.clientName)
+            var requirements: [Declaration] = []
+            var routes: [Statement] = []
+            let (prefix, basePath) = Self.hostPrefix(document.serverURL)
+            for operation in document.operations {
+                let response = operation.response ?? "EmptyResponse"
+                var parameters = operationParameters(operation).map { parameter in
+                    FunctionDeclaration.Parameter(label: parameter.label, name: parameter.name, type: parameter.type)
+                }
+                parameters.append(.init(label: "request", name: "request", type: "APIServerRequest"))
+                requirements.append(.function(FunctionDeclaration(
+                    doc: docText(operation.summary) + "\n\n`\(operation.method) \(operation.path)`",
+                    kind: .function(operation.id), parameters: parameters, isAsync: true, isThrowing: true, returnType: response
+                )))
+                var arguments: [String] = []
+                for parameter in operation.pathParameters {
+                    arguments.append("\(Naming.camelCase(parameter.name)): request.pathParameter(\(stringLiteral(parameter.name)))")
+                }
+                for parameter in operation.queryParameters {
+                    let accessor = parameter.required ? "requiredQueryParameter" : "queryParameter"
+                    arguments.append("\(Naming.camelCase(parameter.name)): request.\(accessor)(\(stringLiteral(parameter.name)))")
+                }
+                if let body = operation.requestBody {
+                    arguments.append((arguments.isEmpty ? "" : "body: ") + "request.decodeBody(\(body).self)")
+                }
+                arguments.append("request: request")
+                let authorization = document.security == .bearer ? ".bearer" : (document.security == .none ? ".none" : ".apiKey")
+                routes.append(.bracketed(
+                    open: "APIServerRoute(operationID: \(stringLiteral(operation.id)), method: .\(operation.method.lowercased()), prefix: \(stringLiteral(prefix)), path: \(stringLiteral(basePath + operation.path)), authorization: \(authorization)\(operation.acceptsFormBody ? ", acceptsFormBody: true" : "")) { request in",
+                    [.line("try await APIServerResponse.json(self.\(operation.id)(\(arguments.joined(separator: ", "))))")],
+                    close: "},"
+                ))
+            }
+            declarations.append(.type(TypeDeclaration(
+                doc: "The server side of \(document.clientName): one requirement per operation of the spec.\n\nA server (such as the emulator) implements it and serves ``routes``, which\ndecode each request and encode each response as the spec says.",
+                access: access, kind: .protocol, name: service, conformances: ["Sendable"], members: requirements
+            )))
+            let routeList: [Statement] = [.bracketed(open: "[", routes, close: "]")]
+            declarations.append(.extension(ExtensionDeclaration(extendedType: service, members: [
+                .variable(VariableDeclaration(
+                    doc: "The routes of this API, matched below the emulator prefix `\(prefix)`.", access: access, isLet: false,
+                    name: "routes", type: "[APIServerRoute]", getter: routeList
+                )),
+            ])))
+        }
+        return SwiftFile(header: Self.header, imports: ["Foundation"] + imports, declarations: declarations)
+    }
+
+    /// `https://host/base` → (`/host`, `/base`): the emulator serves each API
+    /// below `/<production host>`.
+    static func hostPrefix(_ url: String) -> (String, String) {
+        var rest = Substring(url)
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        guard let slash = rest.firstIndex(of: "/") else { return ("/" + rest, "") }
+        return ("/" + rest[..<slash], String(rest[slash...]))
+    }
+
     // MARK: Error codes
 
     func errorCodesFile(_ spec: ErrorsSpec, typeName: String, imports: [String]) -> SwiftFile {

@@ -1,6 +1,7 @@
 // Hand-written types that the golden reference's generated facades and
 // error codes extend, so the committed expected output compiles and runs.
 import Foundation
+import IdentityToolkit
 
 /// The error type the golden `errors.yaml` generates codes for.
 public struct GoldenError: Error, Sendable {
@@ -40,5 +41,30 @@ public final class Shelf: Sendable {
 
     public func label(for name: String, uppercased: Bool) -> String {
         uppercased ? name.uppercased() : name
+    }
+}
+
+/// A server implementing the golden service protocol, for the server-mode tests.
+public struct GoldenWidgetsServer: WidgetsService {
+    public init() {}
+
+    public func createWidget(_ body: Widget, request: APIServerRequest) async throws -> Widget {
+        if body.name.isEmpty { throw APIServerError("NAME_MISSING") }
+        var created = body
+        created.serial = 1
+        return created
+    }
+
+    public func getWidget(shelf: String, widget: String, viewMode: String?, request: APIServerRequest) async throws -> Widget {
+        Widget(name: "\(shelf)/\(widget)/\(viewMode ?? "-")", createdAt: Date(timeIntervalSince1970: 0))
+    }
+}
+
+/// A server implementing the golden bearer-token service.
+public struct GoldenTokensServer: TokensService {
+    public init() {}
+
+    public func revokeToken(token: String, reason: String, request: APIServerRequest) async throws -> EmptyResponse {
+        EmptyResponse()
     }
 }

@@ -117,4 +117,43 @@ import Testing
             #expect(error.detail == "no such key")
         }
     }
+
+    @Test func generatedRoutesDecodeDispatchAndEncode() async throws {
+        let router = APIServerRouter(routes: GoldenWidgetsServer().routes + GoldenTokensServer().routes)
+        guard case .found(let route, let parameters) = router.match(method: .get, path: "/widgets.example.com/v1/shelves/s%201/widgets/w") else {
+            Issue.record("no route")
+            return
+        }
+        #expect(route.operationID == "getWidget")
+        #expect(route.authorization == .apiKey)
+        #expect(parameters == ["shelf": "s 1", "widget": "w"])
+        let response = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: ["view_mode": "full"], body: Data(), pathParameters: parameters))
+        #expect(try JSONDecoder().decode(Widget.self, from: response.body).name == "s 1/w/full")
+
+        guard case .found(let create, _) = router.match(method: .post, path: "/widgets.example.com/v1/widgets:create") else {
+            Issue.record("no route")
+            return
+        }
+        // Request bodies are read with proto3 JSON's name rules: snake_case wire names or camelCase.
+        let created = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:],
+            body: Data(#"{"name":"n","created_at":"2024-01-01T00:00:00Z","secretCode":"x"}"#.utf8)))
+        #expect(try JSONDecoder().decode(Widget.self, from: created.body).serial == 1)
+        await #expect(throws: APIServerError("NAME_MISSING")) {
+            _ = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(#"{"name":"","created_at":"2024-01-01T00:00:00Z"}"#.utf8)))
+        }
+        await #expect(throws: APIServerError.invalidArgument("missing required field created_at")) {
+            _ = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(#"{"name":"n"}"#.utf8)))
+        }
+        if case .methodNotAllowed = router.match(method: .delete, path: "/widgets.example.com/v1/widgets:create") {} else { Issue.record("expected 405") }
+        if case .notFound = router.match(method: .get, path: "/widgets.example.com/v1/other") {} else { Issue.record("expected 404") }
+        guard case .found(let revoke, let tokenParameters) = router.match(method: .delete, path: "/tokens.example.com/base/v2/tokens/t") else {
+            Issue.record("no route")
+            return
+        }
+        #expect(revoke.authorization == .bearer)
+        await #expect(throws: APIServerError.invalidArgument("missing query parameter reason")) {
+            _ = try await revoke.handler(APIServerRequest(method: .delete, headerFields: [:], query: [:], body: Data(), pathParameters: tokenParameters))
+        }
+    }
 }
+

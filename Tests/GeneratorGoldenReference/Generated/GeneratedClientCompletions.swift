@@ -2,6 +2,7 @@
 
 import Foundation
 import IdentityToolkit
+import HTTPTypes
 
 extension WidgetsClient {
     /// Creates a widget.

@@ -3,6 +3,7 @@
 import Foundation
 import HTTPTypes
 import IdentityToolkit
+import HTTPTypes
 
 /// A small API that uses every construct the generator supports.
 ///

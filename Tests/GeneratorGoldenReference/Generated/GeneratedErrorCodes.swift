@@ -2,6 +2,7 @@
 
 import Foundation
 import IdentityToolkit
+import HTTPTypes
 
 extension GoldenError {
     /// The numeric codes of `GoldenErrorDomain` errors.

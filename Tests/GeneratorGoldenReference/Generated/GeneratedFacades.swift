@@ -2,6 +2,7 @@
 
 import Foundation
 import IdentityToolkit
+import HTTPTypes
 
 extension Shelf {
     /// Looks a widget up by name.

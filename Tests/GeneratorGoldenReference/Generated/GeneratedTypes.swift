@@ -2,6 +2,7 @@
 
 import Foundation
 import IdentityToolkit
+import HTTPTypes
 
 /// A widget color.
 ///

@@ -1,0 +1,249 @@
+import Foundation
+import HTTPTypes
+
+/// How a route's caller must be authorised (from the spec's security scheme).
+public enum APIServerAuthorization: Sendable, Hashable {
+    case apiKey, bearer, none
+}
+
+/// One operation as a server sees it: where it is and how to run it.
+/// Generated from the spec (`…Service.routes`); servers only match and call.
+public struct APIServerRoute: Sendable {
+    public let operationID: String
+    public let method: HTTPRequest.Method
+    /// The emulator prefix, `/<production host>`.
+    public let prefix: String
+    /// The path template below the prefix, such as `/v2/projects/{project}/config`.
+    public let path: String
+    public let authorization: APIServerAuthorization
+    /// Whether the spec also allows a form-encoded body.
+    public let acceptsFormBody: Bool
+    public let handler: @Sendable (APIServerRequest) async throws -> APIServerResponse
+
+    /// Template segments of `prefix + path`.
+    let segments: [Substring]
+
+    public init(
+        operationID: String, method: HTTPRequest.Method, prefix: String, path: String,
+        authorization: APIServerAuthorization, acceptsFormBody: Bool = false,
+        handler: @escaping @Sendable (APIServerRequest) async throws -> APIServerResponse
+    ) {
+        self.acceptsFormBody = acceptsFormBody
+        self.operationID = operationID
+        self.method = method
+        self.prefix = prefix
+        self.path = path
+        self.authorization = authorization
+        self.handler = handler
+        self.segments = (prefix + path).split(separator: "/", omittingEmptySubsequences: true)
+    }
+
+    /// The path parameters when `segments` matches this route's template.
+    func match(_ pathSegments: [Substring]) -> [String: String]? {
+        guard pathSegments.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (template, actual) in zip(segments, pathSegments) {
+            if template.hasPrefix("{") && template.hasSuffix("}") {
+                guard !actual.isEmpty, let decoded = String(actual).removingPercentEncoding else { return nil }
+                parameters[String(template.dropFirst().dropLast())] = decoded
+            } else if template != actual {
+                return nil
+            }
+        }
+        return parameters
+    }
+}
+
+/// Finds the route of a request.
+public struct APIServerRouter: Sendable {
+    public enum Match: Sendable {
+        case found(APIServerRoute, pathParameters: [String: String])
+        /// The path exists with other methods.
+        case methodNotAllowed
+        case notFound
+    }
+
+    public let routes: [APIServerRoute]
+
+    public init(routes: [APIServerRoute]) {
+        self.routes = routes
+    }
+
+    public func match(method: HTTPRequest.Method, path: String) -> Match {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var pathExists = false
+        for route in routes {
+            guard let parameters = route.match(segments) else { continue }
+            if route.method == method { return .found(route, pathParameters: parameters) }
+            pathExists = true
+        }
+        return pathExists ? .methodNotAllowed : .notFound
+    }
+}
+
+/// A request as a generated route handler reads it.
+public struct APIServerRequest: Sendable {
+    public var method: HTTPRequest.Method
+    public var headerFields: HTTPFields
+    /// The query parameters (the first value of each name).
+    public var query: [String: String]
+    public var body: Data
+    public var pathParameters: [String: String]
+    /// The spec's operation id.
+    public var operationID: String
+    /// Whether a form-encoded body is read as a form (else every body is JSON).
+    public var acceptsFormBody: Bool
+
+    public init(method: HTTPRequest.Method, headerFields: HTTPFields, query: [String: String], body: Data,
+                pathParameters: [String: String] = [:], operationID: String = "", acceptsFormBody: Bool = false) {
+        self.acceptsFormBody = acceptsFormBody
+        self.method = method
+        self.headerFields = headerFields
+        self.query = query
+        self.body = body
+        self.pathParameters = pathParameters
+        self.operationID = operationID
+    }
+
+    public func pathParameter(_ name: String) throws -> String {
+        guard let value = pathParameters[name] else { throw APIServerError.invalidArgument("missing path parameter \(name)") }
+        return value
+    }
+
+    public func queryParameter(_ name: String) -> String? { query[name] }
+
+    public func requiredQueryParameter(_ name: String) throws -> String {
+        guard let value = query[name] else { throw APIServerError.invalidArgument("missing query parameter \(name)") }
+        return value
+    }
+
+    /// Decodes the body as JSON, or as a form when it is form-encoded and the
+    /// operation allows forms.
+    /// Field names are read as proto3 JSON parsers read them: the
+    /// lowerCamelCase name or the original snake_case one.
+    public func decodeBody<Body: Decodable>(_ type: Body.Type) throws -> Body {
+        let object: Any
+        let isForm = acceptsFormBody && headerFields[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        if isForm {
+            var fields: [String: Any] = [:]
+            for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let decode = { (text: Substring) in text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+                guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : "") else {
+                    throw APIServerError.invalidArgument("malformed form body")
+                }
+                fields[name] = value
+            }
+            object = fields
+        } else {
+            do {
+                object = try JSONSerialization.jsonObject(with: body.isEmpty ? Data("{}".utf8) : body, options: [.fragmentsAllowed])
+            } catch {
+                throw APIServerError.invalidArgument("the body is not valid JSON")
+            }
+        }
+        guard object is [String: Any] else { throw APIServerError.invalidArgument("the body must be a JSON object") }
+        do {
+            let normalized = try JSONSerialization.data(withJSONObject: Self.withProto3NameAliases(object))
+            return try JSONDecoder().decode(Body.self, from: normalized)
+        } catch let error as DecodingError {
+            throw APIServerError.invalidArgument(Self.describe(error))
+        }
+    }
+
+    /// Every key also under its other proto3 spelling (`a_b` ↔ `aB`),
+    /// recursively, without replacing a key that was sent: the decoder then
+    /// finds the field whichever form the spec's wire name has.
+    static func withProto3NameAliases(_ value: Any) -> Any {
+        if let dictionary = value as? [String: Any] {
+            var result: [String: Any] = [:]
+            for (key, element) in dictionary { result[key] = withProto3NameAliases(element) }
+            for (key, element) in dictionary {
+                let alias = key.contains("_") ? camelCase(key) : snakeCase(key)
+                if result[alias] == nil { result[alias] = withProto3NameAliases(element) }
+            }
+            return result
+        }
+        if let array = value as? [Any] { return array.map(withProto3NameAliases) }
+        return value
+    }
+
+    static func camelCase(_ key: String) -> String {
+        let parts = key.split(separator: "_")
+        return (parts.first.map(String.init) ?? "") + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+
+    static func snakeCase(_ key: String) -> String {
+        key.reduce(into: "") { result, character in
+            if character.isUppercase {
+                result += "_" + character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = path(context)
+            return "missing required field \(parent.isEmpty ? "" : parent + ".")\(key.stringValue)"
+        case .typeMismatch(let type, let context):
+            return "invalid value for \(path(context)): expected \(type)"
+        case .valueNotFound(let type, let context):
+            return "null value for \(path(context)): expected \(type)"
+        case .dataCorrupted(let context):
+            return "invalid value for \(path(context)): \(context.debugDescription)"
+        @unknown default:
+            return "invalid request body"
+        }
+    }
+}
+
+/// A response body with its status.
+public struct APIServerResponse: Sendable {
+    public var status: Int
+    public var body: Data
+
+    public init(status: Int = 200, body: Data) {
+        self.status = status
+        self.body = body
+    }
+
+    /// `value` encoded as JSON (nil optionals omitted, as the generated coders do).
+    public static func json(_ value: some Encodable) throws -> APIServerResponse {
+        APIServerResponse(body: try JSONEncoder().encode(value))
+    }
+}
+
+/// An error a service reports; servers render it in the API's error shape.
+public struct APIServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The HTTP status.
+    public var status: Int
+    /// The short code, such as `INVALID_CODE`.
+    public var shortCode: String
+    /// Text after the short code, if any.
+    public var detail: String?
+    /// The `errors[].reason`, such as `invalid`.
+    public var reason: String
+
+    public init(status: Int = 400, _ shortCode: String, detail: String? = nil, reason: String = "invalid") {
+        self.status = status
+        self.shortCode = shortCode
+        self.detail = detail
+        self.reason = reason
+    }
+
+    /// `SHORT_CODE` or `SHORT_CODE : detail`, as the API writes `error.message`.
+    public var message: String { detail.map { "\(shortCode) : \($0)" } ?? shortCode }
+
+    public var description: String { "HTTP \(status) \(message)" }
+
+    /// 400 `INVALID_ARGUMENT : detail`.
+    public static func invalidArgument(_ detail: String) -> APIServerError {
+        APIServerError(status: 400, "INVALID_ARGUMENT", detail: detail)
+    }
+}

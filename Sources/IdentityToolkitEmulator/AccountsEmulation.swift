@@ -1,0 +1,210 @@
+import Foundation
+import IdentityToolkit
+import OTP
+
+/// Shared by the services: ID token issuing and checking.
+struct SessionTokens: Sendable {
+    let issuer: TokenIssuer
+    let clock: EmulatorClock
+    let project: String
+
+    /// Signs the ID token of a grant (outside the store actor: RSA is the slow part).
+    func idToken(for grant: SessionGrant) throws -> String {
+        let now = Int64(clock.now.timeIntervalSince1970)
+        var identities: [String: [String]] = [:]
+        if let email = grant.email { identities["email"] = [email] }
+        let claims = TokenIssuer.Claims(
+            iss: "https://securetoken.google.com/\(project)", aud: project,
+            authTime: Int64(grant.facts.authTime.timeIntervalSince1970), userID: grant.uid, sub: grant.uid,
+            iat: now, exp: now + TokenIssuer.lifetime, email: grant.email, emailVerified: grant.email == nil ? nil : grant.emailVerified,
+            firebase: .init(identities: identities, signInProvider: grant.facts.provider, signInSecondFactor: grant.facts.secondFactor,
+                            secondFactorIdentifier: grant.facts.secondFactorID, tenant: grant.realm.tenant)
+        )
+        return try issuer.sign(claims)
+    }
+
+    /// The claims of a valid, unexpired ID token.
+    func claims(of idToken: String?) throws -> TokenIssuer.Claims {
+        guard let idToken, !idToken.isEmpty else { throw APIServerError("MISSING_ID_TOKEN") }
+        let claims: TokenIssuer.Claims
+        do {
+            claims = try issuer.verify(idToken)
+        } catch {
+            throw APIServerError("INVALID_ID_TOKEN")
+        }
+        guard Int64(clock.now.timeIntervalSince1970) < claims.exp else { throw APIServerError("TOKEN_EXPIRED") }
+        return claims
+    }
+
+    static func facts(of claims: TokenIssuer.Claims) -> SessionFacts {
+        SessionFacts(provider: claims.firebase.signInProvider, secondFactor: claims.firebase.signInSecondFactor,
+                     secondFactorID: claims.firebase.secondFactorIdentifier, authTime: Date(timeIntervalSince1970: TimeInterval(claims.authTime)))
+    }
+}
+
+/// Where out-of-band links point (the emulator's own address, known once it listens).
+final class LinkBase: @unchecked Sendable {
+    private let lock = NSLock()
+    private var base = "http://127.0.0.1:9099"
+    var value: String {
+        get { lock.withLock { base } }
+        set { lock.withLock { base = newValue } }
+    }
+}
+
+/// The end-user API (`AccountsService`, generated from the spec).
+struct AccountsEmulation: AccountsService {
+    let store: EmulatorStore
+    let tokens: SessionTokens
+    let links: LinkBase
+
+    /// `+15555550100` → `+*******0100`, as sign-in hints show it.
+    private static func mask(_ phoneNumber: String) -> String {
+        phoneNumber.prefix(1) + String(repeating: "*", count: max(0, phoneNumber.count - 5)) + phoneNumber.suffix(4)
+    }
+
+    static func enrollments(_ factors: [SecondFactor], maskPhones: Bool) -> [MfaEnrollment] {
+        factors.map { factor in
+            MfaEnrollment(
+                mfaEnrollmentId: factor.id, displayName: factor.displayName, enrolledAt: factor.enrolledAt,
+                phoneInfo: factor.phoneNumber.map { maskPhones ? mask($0) : $0 }, totpInfo: factor.isTOTP ? TotpInfo() : nil
+            )
+        }
+    }
+
+    func signUp(_ body: SignUpRequest, request: APIServerRequest) async throws -> SignUpResponse {
+        let realm = try await store.realm(tenant: body.tenantId)
+        let grant = try await store.signUp(realm: realm, email: body.email, password: body.password, displayName: body.displayName)
+        return SignUpResponse(localId: grant.uid, email: grant.email, displayName: grant.displayName, idToken: try tokens.idToken(for: grant),
+                              refreshToken: grant.refreshToken, expiresIn: TokenIssuer.lifetime, kind: "identitytoolkit#SignupNewUserResponse")
+    }
+
+    func signInWithPassword(_ body: SignInWithPasswordRequest, request: APIServerRequest) async throws -> SignInWithPasswordResponse {
+        let realm = try await store.realm(tenant: body.tenantId)
+        switch try await store.signInWithPassword(realm: realm, email: body.email, password: body.password) {
+        case .signedIn(let grant):
+            return SignInWithPasswordResponse(
+                localId: grant.uid, email: grant.email, displayName: grant.displayName ?? "", registered: true,
+                idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken, expiresIn: TokenIssuer.lifetime,
+                kind: "identitytoolkit#VerifyPasswordResponse")
+        case .secondFactorRequired(let credential, let uid, let email, let displayName, let factors):
+            return SignInWithPasswordResponse(
+                localId: uid, email: email, displayName: displayName ?? "", registered: true, mfaPendingCredential: credential,
+                mfaInfo: Self.enrollments(factors, maskPhones: true), kind: "identitytoolkit#VerifyPasswordResponse")
+        }
+    }
+
+    func lookup(_ body: GetAccountInfoRequest, request: APIServerRequest) async throws -> GetAccountInfoResponse {
+        let claims = try tokens.claims(of: body.idToken)
+        let user = try await store.user(for: claims, requestTenant: body.tenantId)
+        return GetAccountInfoResponse(users: [Self.userInfo(user)], kind: "identitytoolkit#GetAccountInfoResponse")
+    }
+
+    static func userInfo(_ user: EmulatedUser) -> UserInfo {
+        UserInfo(
+            localId: user.localId, email: user.email, emailVerified: user.emailVerified, displayName: user.displayName,
+            disabled: user.disabled, createdAt: Int64(user.createdAt.timeIntervalSince1970 * 1000),
+            lastLoginAt: user.lastLoginAt.map { Int64($0.timeIntervalSince1970 * 1000) },
+            passwordUpdatedAt: user.passwordUpdatedAt.map { ($0.timeIntervalSince1970 * 1000).rounded() },
+            validSince: Int64(user.validSince.timeIntervalSince1970), tenantId: user.realm.tenant,
+            providerUserInfo: user.email.map { [ProviderUserInfo(providerId: "password", rawId: $0, federatedId: $0, email: $0, displayName: user.displayName)] } ?? [],
+            mfaInfo: user.enrollments.isEmpty ? nil : enrollments(user.enrollments, maskPhones: false)
+        )
+    }
+
+    func sendOobCode(_ body: GetOobCodeRequest, request: APIServerRequest) async throws -> GetOobCodeResponse {
+        let code: OutOfBandCode
+        switch body.requestType {
+        case .verifyEmail:
+            let claims = try tokens.claims(of: body.idToken)
+            let user = try await store.user(for: claims, requestTenant: body.tenantId)
+            code = try await store.createOobCode(requestType: body.requestType.rawValue, uid: user.localId, email: nil, realm: user.realm)
+        case .passwordReset, .emailSignin:
+            guard let email = body.email else { throw APIServerError("MISSING_EMAIL") }
+            let realm = try await store.realm(tenant: body.tenantId)
+            code = try await store.createOobCode(requestType: body.requestType.rawValue, uid: nil, email: email, realm: realm)
+        default:
+            throw APIServerError.invalidArgument("unsupported requestType \(body.requestType.rawValue)")
+        }
+        return GetOobCodeResponse(email: code.email, kind: "identitytoolkit#GetOobConfirmationCodeResponse")
+    }
+
+    func update(_ body: SetAccountInfoRequest, request: APIServerRequest) async throws -> SetAccountInfoResponse {
+        if let oobCode = body.oobCode {
+            let user = try await store.applyOobCode(oobCode)
+            return SetAccountInfoResponse(localId: user.localId, email: user.email, emailVerified: user.emailVerified,
+                                          displayName: user.displayName, kind: "identitytoolkit#SetAccountInfoResponse")
+        }
+        let claims = try tokens.claims(of: body.idToken)
+        let current = try await store.user(for: claims, requestTenant: body.tenantId)
+        let user = try await store.updateProfile(current.localId, realm: current.realm, email: body.email, password: body.password,
+                                                 displayName: body.displayName)
+        return SetAccountInfoResponse(localId: user.localId, email: user.email, emailVerified: user.emailVerified,
+                                      displayName: user.displayName, kind: "identitytoolkit#SetAccountInfoResponse")
+    }
+
+    func startMfaEnrollment(_ body: StartMfaEnrollmentRequest, request: APIServerRequest) async throws -> StartMfaEnrollmentResponse {
+        let claims = try tokens.claims(of: body.idToken)
+        let user = try await store.user(for: claims, requestTenant: body.tenantId)
+        if let phone = body.phoneEnrollmentInfo {
+            guard let number = phone.phoneNumber else { throw APIServerError("MISSING_PHONE_NUMBER") }
+            let sessionInfo = try await store.startPhoneEnrollment(uid: user.localId, realm: user.realm, phoneNumber: number)
+            return StartMfaEnrollmentResponse(phoneSessionInfo: StartMfaPhoneResponseInfo(sessionInfo: sessionInfo))
+        }
+        guard body.totpEnrollmentInfo != nil else {
+            throw APIServerError.invalidArgument("set totpEnrollmentInfo (or phoneEnrollmentInfo)")
+        }
+        let session = try await store.startTotpEnrollment(uid: user.localId, realm: user.realm)
+        return StartMfaEnrollmentResponse(totpSessionInfo: StartTotpMfaEnrollmentResponseInfo(
+            sharedSecretKey: Base32.encode(session.secret), verificationCodeLength: Int32(EmulatorRules.totpDigits),
+            hashingAlgorithm: "SHA1", periodSec: Int32(EmulatorRules.totpPeriod), sessionInfo: session.sessionInfo,
+            finalizeEnrollmentTime: session.deadline))
+    }
+
+    func finalizeMfaEnrollment(_ body: FinalizeMfaEnrollmentRequest, request: APIServerRequest) async throws -> FinalizeMfaEnrollmentResponse {
+        let claims = try tokens.claims(of: body.idToken)
+        let user = try await store.user(for: claims, requestTenant: body.tenantId)
+        let grant: SessionGrant
+        if let totp = body.totpVerificationInfo {
+            grant = try await store.finalizeTotpEnrollment(uid: user.localId, realm: user.realm, sessionInfo: totp.sessionInfo,
+                                                           code: totp.verificationCode, displayName: body.displayName,
+                                                           authTime: SessionTokens.facts(of: claims).authTime)
+        } else if let phone = body.phoneVerificationInfo {
+            guard let sessionInfo = phone.sessionInfo, let code = phone.code else { throw APIServerError("MISSING_CODE") }
+            grant = try await store.finalizePhoneEnrollment(uid: user.localId, realm: user.realm, sessionInfo: sessionInfo, code: code,
+                                                            displayName: body.displayName, facts: SessionTokens.facts(of: claims))
+        } else {
+            throw APIServerError.invalidArgument("set totpVerificationInfo (or phoneVerificationInfo)")
+        }
+        return FinalizeMfaEnrollmentResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken)
+    }
+
+    func withdrawMfa(_ body: WithdrawMfaRequest, request: APIServerRequest) async throws -> WithdrawMfaResponse {
+        let claims = try tokens.claims(of: body.idToken)
+        let user = try await store.user(for: claims, requestTenant: body.tenantId)
+        let grant = try await store.withdraw(uid: user.localId, realm: user.realm, enrollmentID: body.mfaEnrollmentId,
+                                             facts: SessionTokens.facts(of: claims))
+        return WithdrawMfaResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken)
+    }
+
+    func startMfaSignIn(_ body: StartMfaSignInRequest, request: APIServerRequest) async throws -> StartMfaSignInResponse {
+        let sessionInfo = try await store.startPhoneSignIn(pendingCredential: body.mfaPendingCredential, enrollmentID: body.mfaEnrollmentId)
+        return StartMfaSignInResponse(phoneResponseInfo: StartMfaPhoneResponseInfo(sessionInfo: sessionInfo))
+    }
+
+    func finalizeMfaSignIn(_ body: FinalizeMfaSignInRequest, request: APIServerRequest) async throws -> FinalizeMfaSignInResponse {
+        guard !body.mfaPendingCredential.isEmpty else { throw APIServerError("MISSING_MFA_PENDING_CREDENTIAL") }
+        let grant: SessionGrant
+        if let totp = body.totpVerificationInfo {
+            guard let enrollmentID = body.mfaEnrollmentId, !enrollmentID.isEmpty else { throw APIServerError("MISSING_MFA_ENROLLMENT_ID") }
+            grant = try await store.finalizeTotpSignIn(pendingCredential: body.mfaPendingCredential, enrollmentID: enrollmentID,
+                                                       code: totp.verificationCode, requestTenant: body.tenantId)
+        } else if let phone = body.phoneVerificationInfo {
+            guard let sessionInfo = phone.sessionInfo, let code = phone.code else { throw APIServerError("MISSING_CODE") }
+            grant = try await store.finalizePhoneSignIn(pendingCredential: body.mfaPendingCredential, sessionInfo: sessionInfo, code: code)
+        } else {
+            throw APIServerError.invalidArgument("set totpVerificationInfo (or phoneVerificationInfo)")
+        }
+        return FinalizeMfaSignInResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken)
+    }
+}

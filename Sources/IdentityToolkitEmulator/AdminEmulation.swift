@@ -1,0 +1,98 @@
+import Foundation
+import IdentityToolkit
+
+/// The admin configuration API (`AdminService`, generated from the spec).
+/// Authorisation (`Bearer owner`) is checked before a route runs.
+struct AdminEmulation: AdminService {
+    let store: EmulatorStore
+
+    func getProjectConfig(project: String, request: APIServerRequest) async throws -> ProjectConfig {
+        ProjectConfig(name: "projects/\(project)/config", mfa: await store.projectConfig(project).mfa)
+    }
+
+    func updateProjectConfig(project: String, updateMask: String?, body: ProjectConfig, request: APIServerRequest) async throws -> ProjectConfig {
+        let paths = try Self.maskPaths(updateMask, allowed: ["mfa"], default: body.mfa == nil ? [] : ["mfa"])
+        var mfa = await store.projectConfig(project).mfa
+        mfa = try Self.merge(mfa, body.mfa, paths: paths, prefix: "mfa")
+        await store.setProjectMFA(project, mfa)
+        return try await getProjectConfig(project: project, request: request)
+    }
+
+    func createTenant(project: String, body: Tenant, request: APIServerRequest) async throws -> Tenant {
+        try Self.validate(body.mfaConfig, field: "mfaConfig")
+        return await store.createTenant(project: project, body)
+    }
+
+    func getTenant(project: String, tenant: String, request: APIServerRequest) async throws -> Tenant {
+        try await store.tenant(project: project, id: tenant)
+    }
+
+    func updateTenant(project: String, tenant: String, updateMask: String?, body: Tenant, request: APIServerRequest) async throws -> Tenant {
+        var current = try await store.tenant(project: project, id: tenant)
+        let scalarFields = ["displayName", "allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth"]
+        var defaults: [String] = []
+        if body.displayName != nil { defaults.append("displayName") }
+        if body.allowPasswordSignup != nil { defaults.append("allowPasswordSignup") }
+        if body.enableEmailLinkSignin != nil { defaults.append("enableEmailLinkSignin") }
+        if body.enableAnonymousUser != nil { defaults.append("enableAnonymousUser") }
+        if body.disableAuth != nil { defaults.append("disableAuth") }
+        if body.mfaConfig != nil { defaults.append("mfaConfig") }
+        let paths = try Self.maskPaths(updateMask, allowed: scalarFields + ["mfaConfig"], default: defaults)
+        for path in paths {
+            switch path {
+            case "displayName": current.displayName = body.displayName
+            case "allowPasswordSignup": current.allowPasswordSignup = body.allowPasswordSignup
+            case "enableEmailLinkSignin": current.enableEmailLinkSignin = body.enableEmailLinkSignin
+            case "enableAnonymousUser": current.enableAnonymousUser = body.enableAnonymousUser
+            case "disableAuth": current.disableAuth = body.disableAuth
+            default: break
+            }
+        }
+        current.mfaConfig = try Self.merge(current.mfaConfig, body.mfaConfig, paths: paths, prefix: "mfaConfig")
+        return try await store.replaceTenant(project: project, id: tenant, current)
+    }
+
+    /// The field paths of an update mask; each must be a known field or one
+    /// of the MFA config's fields (`mfa.state`, `mfa.enabledProviders`, `mfa.providerConfigs`).
+    static func maskPaths(_ mask: String?, allowed: [String], default: [String]) throws -> [String] {
+        guard let mask, !mask.isEmpty else { return `default` }
+        let mfaFields = ["state", "enabledProviders", "providerConfigs"]
+        let paths = mask.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        for path in paths {
+            let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
+            let known = allowed.contains(parts[0])
+                && (parts.count == 1 || ((parts[0] == "mfa" || parts[0] == "mfaConfig") && mfaFields.contains(parts[1])))
+            guard known else { throw APIServerError.invalidArgument("unknown field in update mask: \(path)") }
+        }
+        return paths
+    }
+
+    /// Applies the masked MFA fields of `new` onto `current`.
+    static func merge(_ current: MultiFactorAuthConfig?, _ new: MultiFactorAuthConfig?, paths: [String], prefix: String) throws -> MultiFactorAuthConfig? {
+        let relevant = paths.filter { $0 == prefix || $0.hasPrefix(prefix + ".") }
+        guard !relevant.isEmpty else { return current }
+        try validate(new, field: prefix)
+        if relevant.contains(prefix) { return new }
+        var merged = current ?? MultiFactorAuthConfig()
+        for path in relevant {
+            switch path.dropFirst(prefix.count + 1) {
+            case "state": merged.state = new?.state
+            case "enabledProviders": merged.enabledProviders = new?.enabledProviders
+            case "providerConfigs": merged.providerConfigs = new?.providerConfigs
+            default: break
+            }
+        }
+        return merged
+    }
+
+    static func validate(_ config: MultiFactorAuthConfig?, field: String) throws {
+        for (index, provider) in (config?.providerConfigs ?? []).enumerated() {
+            if let intervals = provider.totpProviderConfig?.adjacentIntervals, !(0...10).contains(intervals) {
+                throw APIServerError.invalidArgument("\(field).providerConfigs[\(index)].totpProviderConfig.adjacentIntervals must be 0 to 10, not \(intervals)")
+            }
+            if provider.state == .enabled && provider.totpProviderConfig == nil {
+                throw APIServerError.invalidArgument("\(field).providerConfigs[\(index)] is ENABLED without a totpProviderConfig")
+            }
+        }
+    }
+}

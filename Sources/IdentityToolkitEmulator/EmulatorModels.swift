@@ -1,0 +1,145 @@
+import Foundation
+import IdentityToolkit
+
+/// A set of users: a project itself, or one of its tenants.
+struct Realm: Hashable, Sendable {
+    var project: String
+    var tenant: String?
+}
+
+/// A user as the emulator stores it. The password is kept only as a salted hash.
+struct EmulatedUser: Sendable {
+    var localId: String
+    var realm: Realm
+    var email: String?
+    var passwordHash: Data?
+    var salt: Data
+    var emailVerified = false
+    var displayName: String?
+    var createdAt: Date
+    var lastLoginAt: Date?
+    var passwordUpdatedAt: Date?
+    var disabled = false
+    var isAnonymous: Bool
+    var enrollments: [SecondFactor] = []
+    /// Bumped when earlier sessions are revoked (a factor withdrawn).
+    var tokenGeneration = 0
+    var validSince: Date
+}
+
+/// An enrolled second factor.
+struct SecondFactor: Sendable {
+    enum Kind: Sendable {
+        /// `lastAcceptedStep`: the last time step whose code was accepted
+        /// (RFC 6238 §5.2: a code is never accepted twice).
+        case totp(secret: [UInt8], lastAcceptedStep: UInt64?)
+        case phone(number: String)
+    }
+
+    var id: String
+    var displayName: String?
+    var enrolledAt: Date
+    var kind: Kind
+
+    var isTOTP: Bool {
+        if case .totp = kind { return true }
+        return false
+    }
+
+    var phoneNumber: String? {
+        if case .phone(let number) = kind { return number }
+        return nil
+    }
+}
+
+/// An SMS code the emulator "sent"; listed at `/emulator/v1/projects/{project}/verificationCodes`.
+struct PhoneVerification: Sendable {
+    enum Purpose: Sendable {
+        case enroll(uid: String)
+        case signIn(pendingCredential: String, enrollmentID: String)
+    }
+
+    var sessionInfo: String
+    var phoneNumber: String
+    var code: String
+    var realm: Realm
+    var purpose: Purpose
+    var expiresAt: Date
+}
+
+/// `mfaEnrollment:start` → `finalize`: single use, with a deadline.
+struct EnrollmentSession: Sendable {
+    var uid: String
+    var realm: Realm
+    var enrollmentID: String
+    var secret: [UInt8]
+    var expiresAt: Date
+}
+
+/// Proof of a first factor awaiting the second (`mfaPendingCredential`).
+struct PendingCredential: Sendable {
+    var uid: String
+    var realm: Realm
+    var provider: String
+    var expiresAt: Date
+}
+
+/// What the emulator remembers of a refresh token.
+struct RefreshTokenRecord: Sendable {
+    var uid: String
+    var realm: Realm
+    var generation: Int
+    var session: SessionFacts
+}
+
+/// An out-of-band code, as `/emulator/v1/projects/{project}/oobCodes` lists it.
+struct OutOfBandCode: Sendable {
+    var code: String
+    var email: String
+    var requestType: String
+    var uid: String
+    var realm: Realm
+}
+
+/// The facts an ID token states about a session.
+struct SessionFacts: Sendable {
+    var provider: String
+    var secondFactor: String?
+    var secondFactorID: String?
+    var authTime: Date
+}
+
+/// What a successful sign-in step yields; the service signs the ID token.
+struct SessionGrant: Sendable {
+    var uid: String
+    var realm: Realm
+    var email: String?
+    var emailVerified: Bool
+    var displayName: String?
+    var facts: SessionFacts
+    var refreshToken: String
+}
+
+/// A project's configuration and tenants.
+struct ProjectState: Sendable {
+    var mfa: MultiFactorAuthConfig?
+    var tenants: [String: Tenant] = [:]
+    var tenantOrder: [String] = []
+}
+
+/// Fixed rules of the emulated service.
+enum EmulatorRules {
+    /// How long `mfaEnrollment:finalize` may follow `start`.
+    static let enrollmentDeadline: TimeInterval = 10 * 60
+    /// How long a pending MFA credential is valid.
+    static let pendingCredentialLifetime: TimeInterval = 10 * 60
+    /// The most second factors a user may have.
+    static let maximumFactors = 5
+    /// The TOTP parameters the emulator issues (Identity Platform's).
+    static let totpDigits = 6
+    static let totpPeriod: Int64 = 30
+    static let totpSecretBytes = 20
+    /// The default `adjacentIntervals`.
+    static let defaultAdjacentIntervals = 5
+    static let minimumPasswordLength = 6
+}

@@ -1,0 +1,461 @@
+import Crypto
+import Foundation
+import IdentityToolkit
+import OTP
+
+/// All emulator state, in one actor so that concurrent requests are safe.
+/// Every method is synchronous inside the actor (no suspension), so each
+/// request's checks and changes happen atomically.
+actor EmulatorStore {
+    let defaultProject: String
+    private let clock: EmulatorClock
+    private var projects: [String: ProjectState] = [:]
+    private var users: [Realm: [String: EmulatedUser]] = [:]
+    private var emailIndex: [Realm: [String: String]] = [:]
+    private var enrollmentSessions: [String: EnrollmentSession] = [:]
+    private var pendingCredentials: [String: PendingCredential] = [:]
+    private var refreshTokens: [String: RefreshTokenRecord] = [:]
+    private var oobCodes: [String: OutOfBandCode] = [:]
+    private var oobOrder: [String] = []
+    private var phoneVerifications: [String: PhoneVerification] = [:]
+    private var phoneOrder: [String] = []
+
+    init(defaultProject: String, clock: EmulatorClock) {
+        self.defaultProject = defaultProject
+        self.clock = clock
+        projects[defaultProject] = ProjectState()
+    }
+
+    // MARK: Realms and configuration
+
+    /// The realm of an API-key request: the default project, or one of its tenants.
+    func realm(tenant: String?) throws -> Realm {
+        guard let tenant, !tenant.isEmpty else { return Realm(project: defaultProject, tenant: nil) }
+        guard projects[defaultProject]?.tenants[tenant] != nil else {
+            throw APIServerError("TENANT_NOT_FOUND", detail: "no tenant '\(tenant)' in project \(defaultProject)")
+        }
+        return Realm(project: defaultProject, tenant: tenant)
+    }
+
+    private func mfaConfig(of realm: Realm) -> MultiFactorAuthConfig? {
+        if let tenant = realm.tenant { return projects[realm.project]?.tenants[tenant]?.mfaConfig }
+        return projects[realm.project]?.mfa
+    }
+
+    /// The TOTP window of a realm, or nil when TOTP is not enabled there.
+    private func totpWindow(of realm: Realm) -> Int? {
+        guard let providers = mfaConfig(of: realm)?.providerConfigs else { return nil }
+        for provider in providers where provider.state == .enabled {
+            if let totp = provider.totpProviderConfig {
+                return Int(totp.adjacentIntervals ?? Int32(EmulatorRules.defaultAdjacentIntervals))
+            }
+        }
+        return nil
+    }
+
+    // MARK: Users
+
+    private func user(_ uid: String, in realm: Realm) throws -> EmulatedUser {
+        guard let user = users[realm]?[uid] else { throw APIServerError("USER_NOT_FOUND") }
+        if user.disabled { throw APIServerError("USER_DISABLED") }
+        return user
+    }
+
+    private func store(_ user: EmulatedUser) {
+        users[user.realm, default: [:]][user.localId] = user
+        if let email = user.email { emailIndex[user.realm, default: [:]][email.lowercased()] = user.localId }
+    }
+
+    private static func hash(_ password: String, salt: Data) -> Data {
+        Data(SHA256.hash(data: salt + Data(password.utf8)))
+    }
+
+    private static func isPlausibleEmail(_ email: String) -> Bool {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !email.contains(" ")
+    }
+
+    private func newUID() -> String { Data.randomToken(bytes: 21) }
+
+    private func grant(for user: EmulatedUser, facts: SessionFacts) -> SessionGrant {
+        let token = Data.randomToken(bytes: 32)
+        refreshTokens[token] = RefreshTokenRecord(uid: user.localId, realm: user.realm, generation: user.tokenGeneration, session: facts)
+        return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
+                            displayName: user.displayName, facts: facts, refreshToken: token)
+    }
+
+    func signUp(realm: Realm, email: String?, password: String?, displayName: String?) throws -> SessionGrant {
+        let now = clock.now
+        var user = EmulatedUser(localId: newUID(), realm: realm, salt: Data(Data.randomToken(bytes: 12).utf8), createdAt: now,
+                                lastLoginAt: now, isAnonymous: email == nil && password == nil, validSince: now)
+        user.displayName = displayName
+        switch (email, password) {
+        case (nil, nil):
+            break
+        case (nil, _):
+            throw APIServerError("MISSING_EMAIL")
+        case (_, nil):
+            throw APIServerError("MISSING_PASSWORD")
+        case let (email?, password?):
+            guard Self.isPlausibleEmail(email) else { throw APIServerError("INVALID_EMAIL") }
+            guard password.count >= EmulatorRules.minimumPasswordLength else {
+                throw APIServerError("WEAK_PASSWORD", detail: "Password should be at least \(EmulatorRules.minimumPasswordLength) characters")
+            }
+            guard emailIndex[realm]?[email.lowercased()] == nil else { throw APIServerError("EMAIL_EXISTS") }
+            user.email = email
+            user.passwordHash = Self.hash(password, salt: user.salt)
+            user.passwordUpdatedAt = now
+        }
+        store(user)
+        return grant(for: user, facts: SessionFacts(provider: user.isAnonymous ? "anonymous" : "password", authTime: now))
+    }
+
+    enum PasswordSignIn: Sendable {
+        case signedIn(SessionGrant)
+        case secondFactorRequired(pendingCredential: String, uid: String, email: String?, displayName: String?, factors: [SecondFactor])
+    }
+
+    func signInWithPassword(realm: Realm, email: String, password: String) throws -> PasswordSignIn {
+        guard let uid = emailIndex[realm]?[email.lowercased()], var user = users[realm]?[uid], let hash = user.passwordHash,
+            Self.hash(password, salt: user.salt) == hash
+        else {
+            throw APIServerError("INVALID_LOGIN_CREDENTIALS")
+        }
+        if user.disabled { throw APIServerError("USER_DISABLED") }
+        let now = clock.now
+        if !user.enrollments.isEmpty {
+            let credential = Data.randomToken(bytes: 32)
+            pendingCredentials[credential] = PendingCredential(uid: uid, realm: realm, provider: "password",
+                                                              expiresAt: now.addingTimeInterval(EmulatorRules.pendingCredentialLifetime))
+            return .secondFactorRequired(pendingCredential: credential, uid: uid, email: user.email, displayName: user.displayName,
+                                         factors: user.enrollments)
+        }
+        user.lastLoginAt = now
+        store(user)
+        return .signedIn(grant(for: user, facts: SessionFacts(provider: "password", authTime: now)))
+    }
+
+    /// The user an ID token names, checked against the request's tenant.
+    func user(for claims: TokenIssuer.Claims, requestTenant: String?) throws -> EmulatedUser {
+        if let requestTenant, !requestTenant.isEmpty, requestTenant != claims.firebase.tenant {
+            throw APIServerError("TENANT_ID_MISMATCH")
+        }
+        guard claims.aud == defaultProject else { throw APIServerError("INVALID_ID_TOKEN", detail: "the token is for another project") }
+        return try user(claims.sub, in: Realm(project: defaultProject, tenant: claims.firebase.tenant))
+    }
+
+    func updateProfile(_ uid: String, realm: Realm, email: String?, password: String?, displayName: String?) throws -> EmulatedUser {
+        var user = try user(uid, in: realm)
+        if let email {
+            guard Self.isPlausibleEmail(email) else { throw APIServerError("INVALID_EMAIL") }
+            if let existing = emailIndex[realm]?[email.lowercased()], existing != uid { throw APIServerError("EMAIL_EXISTS") }
+            if let old = user.email { emailIndex[realm]?[old.lowercased()] = nil }
+            user.email = email
+            user.emailVerified = false
+        }
+        if let password {
+            guard password.count >= EmulatorRules.minimumPasswordLength else {
+                throw APIServerError("WEAK_PASSWORD", detail: "Password should be at least \(EmulatorRules.minimumPasswordLength) characters")
+            }
+            user.passwordHash = Self.hash(password, salt: user.salt)
+            user.passwordUpdatedAt = clock.now
+        }
+        if let displayName { user.displayName = displayName }
+        store(user)
+        return user
+    }
+
+    func lookup(_ uid: String, realm: Realm) throws -> EmulatedUser {
+        try user(uid, in: realm)
+    }
+
+    // MARK: Out-of-band codes
+
+    func createOobCode(requestType: String, uid: String?, email: String?, realm: Realm) throws -> OutOfBandCode {
+        let target: EmulatedUser
+        if let uid {
+            target = try user(uid, in: realm)
+        } else if let email, let found = emailIndex[realm]?[email.lowercased()], let user = users[realm]?[found] {
+            target = user
+        } else {
+            throw APIServerError("EMAIL_NOT_FOUND")
+        }
+        guard let address = email ?? target.email else { throw APIServerError("MISSING_EMAIL") }
+        let code = OutOfBandCode(code: Data.randomToken(bytes: 24), email: address, requestType: requestType, uid: target.localId, realm: realm)
+        oobCodes[code.code] = code
+        oobOrder.append(code.code)
+        return code
+    }
+
+    func applyOobCode(_ code: String) throws -> EmulatedUser {
+        guard let entry = oobCodes.removeValue(forKey: code) else { throw APIServerError("INVALID_OOB_CODE") }
+        oobOrder.removeAll { $0 == code }
+        var user = try user(entry.uid, in: entry.realm)
+        if entry.requestType == "VERIFY_EMAIL" || entry.requestType == "EMAIL_SIGNIN" {
+            user.emailVerified = true
+        }
+        store(user)
+        return user
+    }
+
+    func listOobCodes(project: String, tenant: String?) -> [OutOfBandCode] {
+        oobOrder.compactMap { oobCodes[$0] }.filter { $0.realm == Realm(project: project, tenant: tenant) }
+    }
+
+    // MARK: Multi-factor
+
+    private func checkCanEnroll(_ user: EmulatedUser, phoneNumber: String? = nil) throws {
+        if user.isAnonymous { throw APIServerError("UNSUPPORTED_FIRST_FACTOR", detail: "anonymous users cannot enroll a second factor") }
+        guard user.email != nil, user.emailVerified else {
+            throw APIServerError("UNVERIFIED_EMAIL", detail: "Need to verify email first before enrolling second factors.")
+        }
+        if user.enrollments.count >= EmulatorRules.maximumFactors { throw APIServerError("SECOND_FACTOR_LIMIT_EXCEEDED") }
+        if let phoneNumber {
+            guard mfaConfig(of: user.realm)?.enabledProviders?.contains(.phoneSms) == true else {
+                throw APIServerError("OPERATION_NOT_ALLOWED", detail: "SMS second factors are not enabled: add PHONE_SMS to mfa.enabledProviders")
+            }
+            if user.enrollments.contains(where: { $0.phoneNumber == phoneNumber }) {
+                throw APIServerError("SECOND_FACTOR_EXISTS", detail: "this phone number is already enrolled")
+            }
+        } else {
+            guard totpWindow(of: user.realm) != nil else {
+                throw APIServerError("OPERATION_NOT_ALLOWED", detail: "TOTP is not enabled: set mfa.providerConfigs[].state ENABLED with a totpProviderConfig")
+            }
+            if user.enrollments.contains(where: \.isTOTP) {
+                throw APIServerError("SECOND_FACTOR_EXISTS", detail: "a TOTP second factor is already enrolled")
+            }
+        }
+    }
+
+    func startTotpEnrollment(uid: String, realm: Realm) throws -> (sessionInfo: String, secret: [UInt8], deadline: Date) {
+        let user = try user(uid, in: realm)
+        try checkCanEnroll(user)
+        let secret = try OTPSecret.generate(byteCount: EmulatorRules.totpSecretBytes)
+        let sessionInfo = Data.randomToken(bytes: 32)
+        let deadline = clock.now.addingTimeInterval(EmulatorRules.enrollmentDeadline)
+        enrollmentSessions[sessionInfo] = EnrollmentSession(uid: uid, realm: realm, enrollmentID: Data.randomToken(bytes: 12),
+                                                            secret: secret, expiresAt: deadline)
+        return (sessionInfo, secret, deadline)
+    }
+
+    /// The step `code` matches within the realm's window, refusing replays.
+    private func acceptedStep(code: String, secret: [UInt8], lastAccepted: UInt64?, realm: Realm) throws -> UInt64 {
+        guard let window = totpWindow(of: realm) else { throw APIServerError("OPERATION_NOT_ALLOWED", detail: "TOTP is not enabled") }
+        let totp = try TOTP(key: secret, digits: EmulatorRules.totpDigits, period: EmulatorRules.totpPeriod)
+        let now = Int64(clock.now.timeIntervalSince1970.rounded(.down))
+        guard let step = try totp.matchingStep(for: code, at: max(0, now), window: window) else {
+            throw APIServerError("INVALID_CODE", detail: "The verification code is not valid.")
+        }
+        if let lastAccepted, step <= lastAccepted {
+            throw APIServerError("INVALID_CODE", detail: "The verification code was already used.")
+        }
+        return step
+    }
+
+    func finalizeTotpEnrollment(uid: String, realm: Realm, sessionInfo: String, code: String, displayName: String?, authTime: Date) throws -> SessionGrant {
+        guard let session = enrollmentSessions[sessionInfo], session.uid == uid, session.realm == realm else {
+            throw APIServerError("INVALID_SESSION_INFO", detail: "unknown TOTP enrollment session")
+        }
+        guard clock.now < session.expiresAt else {
+            enrollmentSessions[sessionInfo] = nil
+            throw APIServerError("SESSION_EXPIRED", detail: "the TOTP enrollment session is past its finalizeEnrollmentTime")
+        }
+        var user = try user(uid, in: realm)
+        try checkCanEnroll(user)
+        let step = try acceptedStep(code: code, secret: session.secret, lastAccepted: nil, realm: realm)
+        enrollmentSessions[sessionInfo] = nil
+        user.enrollments.append(SecondFactor(id: session.enrollmentID, displayName: displayName, enrolledAt: clock.now,
+                                             kind: .totp(secret: session.secret, lastAcceptedStep: step)))
+        store(user)
+        return grant(for: user, facts: SessionFacts(provider: "password", secondFactor: "totp", secondFactorID: session.enrollmentID, authTime: authTime))
+    }
+
+    func withdraw(uid: String, realm: Realm, enrollmentID: String, facts: SessionFacts) throws -> SessionGrant {
+        var user = try user(uid, in: realm)
+        guard let index = user.enrollments.firstIndex(where: { $0.id == enrollmentID }) else {
+            throw APIServerError("MFA_ENROLLMENT_NOT_FOUND")
+        }
+        user.enrollments.remove(at: index)
+        // Earlier sessions end: their refresh tokens now get TOKEN_EXPIRED.
+        user.tokenGeneration += 1
+        user.validSince = clock.now
+        store(user)
+        var facts = facts
+        if facts.secondFactorID == enrollmentID {
+            facts.secondFactor = nil
+            facts.secondFactorID = nil
+        }
+        return grant(for: user, facts: facts)
+    }
+
+    func checkPendingCredential(_ credential: String) throws -> PendingCredential {
+        guard let pending = pendingCredentials[credential] else {
+            throw APIServerError("INVALID_MFA_PENDING_CREDENTIAL", detail: "unknown or already used")
+        }
+        guard clock.now < pending.expiresAt else {
+            pendingCredentials[credential] = nil
+            throw APIServerError("INVALID_MFA_PENDING_CREDENTIAL", detail: "expired")
+        }
+        return pending
+    }
+
+    func finalizeTotpSignIn(pendingCredential: String, enrollmentID: String, code: String, requestTenant: String?) throws -> SessionGrant {
+        let pending = try checkPendingCredential(pendingCredential)
+        if let requestTenant, !requestTenant.isEmpty, requestTenant != pending.realm.tenant { throw APIServerError("TENANT_ID_MISMATCH") }
+        var user = try user(pending.uid, in: pending.realm)
+        guard let index = user.enrollments.firstIndex(where: { $0.id == enrollmentID }) else {
+            throw APIServerError("MFA_ENROLLMENT_NOT_FOUND")
+        }
+        guard case .totp(let secret, let lastAccepted) = user.enrollments[index].kind else {
+            throw APIServerError.invalidArgument("the factor is a phone factor: send phoneVerificationInfo")
+        }
+        let step = try acceptedStep(code: code, secret: secret, lastAccepted: lastAccepted, realm: pending.realm)
+        user.enrollments[index].kind = .totp(secret: secret, lastAcceptedStep: step)
+        pendingCredentials[pendingCredential] = nil
+        let now = clock.now
+        user.lastLoginAt = now
+        store(user)
+        return grant(for: user, facts: SessionFacts(provider: pending.provider, secondFactor: "totp", secondFactorID: enrollmentID, authTime: now))
+    }
+
+    // MARK: Phone factors (SMS codes are listed, not sent)
+
+    private static func isPhoneNumber(_ number: String) -> Bool {
+        number.hasPrefix("+") && (8...16).contains(number.count) && number.dropFirst().allSatisfy(\.isNumber)
+    }
+
+    private func sendCode(to number: String, realm: Realm, purpose: PhoneVerification.Purpose) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let code = String(format: "%06d", Int.random(in: 0..<1_000_000, using: &generator))
+        let sessionInfo = Data.randomToken(bytes: 32)
+        phoneVerifications[sessionInfo] = PhoneVerification(sessionInfo: sessionInfo, phoneNumber: number, code: code, realm: realm,
+                                                            purpose: purpose, expiresAt: clock.now.addingTimeInterval(EmulatorRules.enrollmentDeadline))
+        phoneOrder.append(sessionInfo)
+        return sessionInfo
+    }
+
+    func startPhoneEnrollment(uid: String, realm: Realm, phoneNumber: String) throws -> String {
+        guard Self.isPhoneNumber(phoneNumber) else { throw APIServerError("INVALID_PHONE_NUMBER", detail: "expected E.164, such as +15555550100") }
+        try checkCanEnroll(try user(uid, in: realm), phoneNumber: phoneNumber)
+        return sendCode(to: phoneNumber, realm: realm, purpose: .enroll(uid: uid))
+    }
+
+    private func takeVerification(_ sessionInfo: String, code: String) throws -> PhoneVerification {
+        guard let verification = phoneVerifications[sessionInfo] else { throw APIServerError("INVALID_SESSION_INFO") }
+        guard clock.now < verification.expiresAt else {
+            phoneVerifications[sessionInfo] = nil
+            throw APIServerError("SESSION_EXPIRED")
+        }
+        guard verification.code == code else { throw APIServerError("INVALID_CODE") }
+        phoneVerifications[sessionInfo] = nil
+        phoneOrder.removeAll { $0 == sessionInfo }
+        return verification
+    }
+
+    func finalizePhoneEnrollment(uid: String, realm: Realm, sessionInfo: String, code: String, displayName: String?, facts: SessionFacts) throws -> SessionGrant {
+        guard let pending = phoneVerifications[sessionInfo], case .enroll(let owner) = pending.purpose, owner == uid, pending.realm == realm else {
+            throw APIServerError("INVALID_SESSION_INFO")
+        }
+        var user = try user(uid, in: realm)
+        try checkCanEnroll(user, phoneNumber: pending.phoneNumber)
+        let verification = try takeVerification(sessionInfo, code: code)
+        let id = Data.randomToken(bytes: 12)
+        user.enrollments.append(SecondFactor(id: id, displayName: displayName, enrolledAt: clock.now, kind: .phone(number: verification.phoneNumber)))
+        store(user)
+        return grant(for: user, facts: SessionFacts(provider: facts.provider, secondFactor: "phone", secondFactorID: id, authTime: facts.authTime))
+    }
+
+    func startPhoneSignIn(pendingCredential: String, enrollmentID: String) throws -> String {
+        let pending = try checkPendingCredential(pendingCredential)
+        let user = try user(pending.uid, in: pending.realm)
+        guard let factor = user.enrollments.first(where: { $0.id == enrollmentID }) else { throw APIServerError("MFA_ENROLLMENT_NOT_FOUND") }
+        guard let number = factor.phoneNumber else {
+            throw APIServerError.invalidArgument("TOTP factors have no start step: call mfaSignIn:finalize with totpVerificationInfo")
+        }
+        return sendCode(to: number, realm: pending.realm, purpose: .signIn(pendingCredential: pendingCredential, enrollmentID: enrollmentID))
+    }
+
+    func finalizePhoneSignIn(pendingCredential: String, sessionInfo: String, code: String) throws -> SessionGrant {
+        let pending = try checkPendingCredential(pendingCredential)
+        guard let verification = phoneVerifications[sessionInfo], case .signIn(let credential, let enrollmentID) = verification.purpose,
+            credential == pendingCredential
+        else {
+            throw APIServerError("INVALID_SESSION_INFO")
+        }
+        _ = try takeVerification(sessionInfo, code: code)
+        pendingCredentials[pendingCredential] = nil
+        var user = try user(pending.uid, in: pending.realm)
+        let now = clock.now
+        user.lastLoginAt = now
+        store(user)
+        return grant(for: user, facts: SessionFacts(provider: pending.provider, secondFactor: "phone", secondFactorID: enrollmentID, authTime: now))
+    }
+
+    func listVerificationCodes(project: String, tenant: String?) -> [PhoneVerification] {
+        phoneOrder.compactMap { phoneVerifications[$0] }.filter { $0.realm == Realm(project: project, tenant: tenant) }
+    }
+
+    // MARK: Tokens
+
+    func refresh(_ token: String) throws -> SessionGrant {
+        guard let record = refreshTokens[token] else { throw APIServerError("INVALID_REFRESH_TOKEN") }
+        let user = try user(record.uid, in: record.realm)
+        guard user.tokenGeneration == record.generation else {
+            throw APIServerError("TOKEN_EXPIRED", detail: "the session was revoked")
+        }
+        return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
+                            displayName: user.displayName, facts: record.session, refreshToken: token)
+    }
+
+    // MARK: Admin
+
+    func projectConfig(_ project: String) -> ProjectState {
+        if projects[project] == nil { projects[project] = ProjectState() }
+        return projects[project] ?? ProjectState()
+    }
+
+    func setProjectMFA(_ project: String, _ mfa: MultiFactorAuthConfig?) {
+        projects[project, default: ProjectState()].mfa = mfa
+    }
+
+    func createTenant(project: String, _ tenant: Tenant) -> Tenant {
+        let base = (tenant.displayName ?? "tenant").lowercased().filter { $0.isLetter || $0.isNumber || $0 == "-" }.prefix(20)
+        var id: String
+        repeat {
+            id = "\(base.isEmpty ? "tenant" : String(base))-\(Data.randomToken(bytes: 4).lowercased().filter { $0.isLetter || $0.isNumber }.prefix(5))"
+        } while projects[project]?.tenants[id] != nil
+        var stored = tenant
+        stored.name = "projects/\(project)/tenants/\(id)"
+        projects[project, default: ProjectState()].tenants[id] = stored
+        projects[project]?.tenantOrder.append(id)
+        return stored
+    }
+
+    func tenant(project: String, id: String) throws -> Tenant {
+        guard let tenant = projects[project]?.tenants[id] else {
+            throw APIServerError(status: 404, "TENANT_NOT_FOUND", detail: "no tenant '\(id)' in project \(project)", reason: "notFound")
+        }
+        return tenant
+    }
+
+    func replaceTenant(project: String, id: String, _ tenant: Tenant) throws -> Tenant {
+        _ = try self.tenant(project: project, id: id)
+        projects[project]?.tenants[id] = tenant
+        return tenant
+    }
+
+    // MARK: Emulator helpers
+
+    func deleteAccounts(project: String, tenant: String?) {
+        let realm = Realm(project: project, tenant: tenant)
+        users[realm] = nil
+        emailIndex[realm] = nil
+        enrollmentSessions = enrollmentSessions.filter { $0.value.realm != realm }
+        pendingCredentials = pendingCredentials.filter { $0.value.realm != realm }
+        refreshTokens = refreshTokens.filter { $0.value.realm != realm }
+        oobCodes = oobCodes.filter { $0.value.realm != realm }
+        oobOrder = oobOrder.filter { oobCodes[$0] != nil }
+        phoneVerifications = phoneVerifications.filter { $0.value.realm != realm }
+        phoneOrder = phoneOrder.filter { phoneVerifications[$0] != nil }
+    }
+}

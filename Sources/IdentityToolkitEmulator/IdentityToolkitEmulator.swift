@@ -1,0 +1,155 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import IdentityToolkit
+import Logging
+import NIOCore
+
+/// Settings of an emulator.
+public struct EmulatorConfiguration: Sendable {
+    /// The address to bind (loopback by default).
+    public var host: String
+    /// The port; 0 picks a free one.
+    public var port: Int
+    /// The project that API-key calls act on.
+    public var projectID: String
+    /// The largest request body accepted; larger ones get 413.
+    public var maxBodyBytes: Int
+    public var logger: Logger
+
+    public init(host: String = "127.0.0.1", port: Int = 9099, projectID: String = "demo-mfa", maxBodyBytes: Int = 1 << 20,
+                logger: Logger = Logger(label: "IdentityToolkitEmulator")) {
+        self.host = host
+        self.port = port
+        self.projectID = projectID
+        self.maxBodyBytes = maxBodyBytes
+        self.logger = logger
+    }
+}
+
+/// A local Identity Toolkit server with TOTP multi-factor authentication,
+/// speaking the REST API as `Spec/` describes it, in Firebase's emulator URL
+/// form (`/identitytoolkit.googleapis.com/...`, `/securetoken.googleapis.com/v1/token`).
+///
+/// Besides the API it serves helpers below `/emulator/v1/`:
+/// - `GET projects/{project}[/tenants/{tenant}]/oobCodes`: `{"oobCodes": [{"email", "oobCode", "oobLink", "requestType"}]}`
+/// - `GET projects/{project}[/tenants/{tenant}]/verificationCodes`: SMS codes, `{"verificationCodes": [{"phoneNumber", "sessionInfo", "code"}]}`
+/// - `DELETE projects/{project}[/tenants/{tenant}]/accounts`: removes every user
+/// - `GET clock` → `{"nowMillis"}`; `POST clock` with `{"setMillis": N}`, `{"advanceSeconds": N}` or `{"release": true}`
+/// - `GET jwks`: the public key of the ID tokens, as a JSON Web Key Set
+public final class IdentityToolkitEmulator: Sendable {
+    public let configuration: EmulatorConfiguration
+    /// The emulator's clock; tests move it instead of sleeping.
+    public let clock = EmulatorClock()
+    let store: EmulatorStore
+    let tokens: SessionTokens
+    let router: APIServerRouter
+    let links = LinkBase()
+
+    public init(configuration: EmulatorConfiguration = EmulatorConfiguration()) throws {
+        self.configuration = configuration
+        store = EmulatorStore(defaultProject: configuration.projectID, clock: clock)
+        tokens = SessionTokens(issuer: try TokenIssuer(), clock: clock, project: configuration.projectID)
+        router = APIServerRouter(
+            routes: AccountsEmulation(store: store, tokens: tokens, links: links).routes
+                + SecureTokenEmulation(store: store, tokens: tokens).routes
+                + AdminEmulation(store: store).routes
+        )
+    }
+
+    /// Serves until the calling task is cancelled. `onListening` receives
+    /// the bound host and port (the real one when `port` is 0).
+    public func run(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) async throws {
+        try await application(onListening: onListening).run()
+    }
+
+    /// Serves until SIGINT or SIGTERM, then returns.
+    public func runUntilSignalled(onListening: @escaping @Sendable (String, Int) async -> Void) async throws {
+        try await application(onListening: onListening).runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    }
+
+    private func application(onListening: @escaping @Sendable (String, Int) async -> Void) -> some ApplicationProtocol {
+        var logger = configuration.logger
+        if logger.logLevel > .warning { logger.logLevel = .warning }
+        let host = configuration.host
+        let links = self.links
+        return Application(
+            responder: CallbackResponder { [self] (request: Request, _: BasicRequestContext) in
+                await self.respond(to: request)
+            },
+            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                links.value = "http://\(host):\(port)"
+                await onListening(host, port)
+            },
+            logger: logger
+        )
+    }
+
+    // MARK: Requests
+
+    func respond(to incoming: Request) async -> Response {
+        var request = incoming
+        let path = request.uri.path
+        var query: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters where query[String(name)] == nil {
+            query[String(name)] = String(value).removingPercentEncoding ?? String(value)
+        }
+        let body: Data
+        do {
+            body = Data(buffer: try await request.collectBody(upTo: configuration.maxBodyBytes))
+        } catch {
+            return Self.error(APIServerError(status: 413, "INVALID_ARGUMENT", detail: "the request body is larger than \(configuration.maxBodyBytes) bytes"))
+        }
+        if path.hasPrefix("/emulator/") {
+            return await helper(method: request.method, path: path, body: body)
+        }
+        switch router.match(method: request.method, path: path) {
+        case .notFound:
+            return Self.error(APIServerError(status: 404, "NOT_FOUND", detail: "no such operation: \(request.method.rawValue) \(path)", reason: "notFound"))
+        case .methodNotAllowed:
+            return Self.error(APIServerError(status: 405, "METHOD_NOT_ALLOWED", detail: "\(request.method.rawValue) is not allowed on \(path)"))
+        case .found(let route, let parameters):
+            if route.authorization == .bearer && request.headers[.authorization] != "Bearer owner" {
+                return Self.error(APIServerError(status: 401, "UNAUTHENTICATED", detail: "admin calls need 'Authorization: Bearer owner'", reason: "unauthorized"))
+            }
+            let apiRequest = APIServerRequest(method: request.method, headerFields: request.headers, query: query, body: body,
+                                              pathParameters: parameters, operationID: route.operationID, acceptsFormBody: route.acceptsFormBody)
+            do {
+                let response = try await route.handler(apiRequest)
+                return Self.json(status: response.status, response.body)
+            } catch let error as APIServerError {
+                return Self.error(error)
+            } catch {
+                configuration.logger.error("unexpected failure in \(route.operationID): \(type(of: error))")
+                return Self.error(APIServerError(status: 500, "INTERNAL_ERROR", reason: "backendError"))
+            }
+        }
+    }
+
+    static func json(status: Int, _ body: Data) -> Response {
+        Response(status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json; charset=utf-8"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The API's error shape, built from the spec's generated error types.
+    static func error(_ error: APIServerError) -> Response {
+        let body = ErrorResponse(error: ErrorStatus(
+            code: Int32(error.status), message: error.message, status: canonicalStatus(error.status),
+            errors: [ErrorDetail(message: error.message, domain: "global", reason: error.reason)]
+        ))
+        return json(status: error.status, (try? JSONEncoder().encode(body)) ?? Data())
+    }
+
+    static func canonicalStatus(_ status: Int) -> String {
+        switch status {
+        case 400, 413: return "INVALID_ARGUMENT"
+        case 401: return "UNAUTHENTICATED"
+        case 403: return "PERMISSION_DENIED"
+        case 404: return "NOT_FOUND"
+        case 405: return "UNIMPLEMENTED"
+        default: return "INTERNAL"
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import IdentityToolkitEmulator
+import Logging
+
+/// `mfa emulator`: the Identity Toolkit emulator with TOTP, until SIGINT/SIGTERM.
+struct EmulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "emulator",
+        abstract: "Run a local Identity Toolkit emulator with TOTP multi-factor authentication.",
+        discussion: """
+            Prints 'listening on http://HOST:PORT' when ready. Point clients at it with \
+            FIREBASE_AUTH_EMULATOR_HOST=HOST:PORT. Admin calls take 'Authorization: Bearer owner'. \
+            Helpers: GET /emulator/v1/projects/ID/oobCodes, GET .../verificationCodes, DELETE .../accounts, \
+            GET|POST /emulator/v1/clock ({"setMillis": N} | {"advanceSeconds": N} | {"release": true}), GET /emulator/v1/jwks.
+            """
+    )
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port; 0 picks a free one.")
+    var port = 9099
+
+    @Option(help: "The project that API-key calls act on.")
+    var project = "demo-mfa"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
+        guard !project.isEmpty, project.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+            throw ValidationError("--project must be letters, digits and hyphens, not '\(project)'")
+        }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "mfa.emulator")
+        logger.logLevel = .warning
+        let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(host: host, port: port, projectID: project, logger: logger))
+        do {
+            try await emulator.runUntilSignalled { host, port in
+                // Unbuffered, so that a parent process sees the line at once.
+                FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+            }
+        } catch {
+            throw ValidationError("cannot listen on \(host):\(port): \(error)")
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Crypto
+import Foundation
+import Testing
+import _CryptoExtras
+
+/// Verifies a JWT's RS256 signature with the key published at /emulator/v1/jwks,
+/// as a relying party would.
+enum JWKSCheck {
+    static func base64URL(_ text: String) throws -> Data {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return try #require(Data(base64Encoded: base64))
+    }
+
+    static func verify(_ token: String, jwks: Data) throws {
+        let set = try #require(try JSONSerialization.jsonObject(with: jwks) as? [String: [[String: String]]])
+        let key = try #require(set["keys"]?.first)
+        #expect(key["alg"] == "RS256")
+        let parts = token.split(separator: ".").map(String.init)
+        let header = try #require(try JSONSerialization.jsonObject(with: try base64URL(parts[0])) as? [String: String])
+        #expect(header["kid"] == key["kid"])
+        #expect(header["alg"] == "RS256")
+        let publicKey = try _RSA.Signing.PublicKey(n: try base64URL(try #require(key["n"])), e: try base64URL(try #require(key["e"])))
+        let signature = _RSA.Signing.RSASignature(rawRepresentation: try base64URL(parts[2]))
+        #expect(publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8), padding: .insecurePKCS1v1_5))
+        #expect(!publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1] + "x").utf8), padding: .insecurePKCS1v1_5))
+    }
+}
