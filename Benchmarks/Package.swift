@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "swift-identity-mfa", path: ".."),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -31,6 +32,19 @@ let package = Package(
             ],
             path: "Benchmarks/OTPBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // A load command, not a package-benchmark suite: throughput and
+        // latency of complete TOTP sign-ins against the emulator over loopback.
+        .executableTarget(
+            name: "EmulatorLoad",
+            dependencies: [
+                .product(name: "IdentityToolkitEmulator", package: "swift-identity-mfa"),
+                .product(name: "IdentityToolkit", package: "swift-identity-mfa"),
+                .product(name: "IdentityToolkitAsyncHTTPClient", package: "swift-identity-mfa"),
+                .product(name: "OTP", package: "swift-identity-mfa"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Benchmarks/EmulatorLoad"
         ),
     ],
     swiftLanguageModes: [.v6]

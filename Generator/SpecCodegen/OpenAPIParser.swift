@@ -368,6 +368,8 @@ struct OpenAPIParser {
         switch (type, format) {
         case ("string", nil), ("string", "byte"), ("string", "uri"), ("string", "email"): return .string
         case ("string", "date-time"): return .dateTime
+        // proto3 JSON writes int64 as a string; Google's API descriptions say so.
+        case ("string", "int64"): return .int64
         case ("integer", "int32"): return .int32
         case ("integer", "int64"), ("integer", nil): return .int64
         case ("number", _): return .double

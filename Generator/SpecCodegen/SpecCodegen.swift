@@ -129,7 +129,7 @@ public enum SpecCodegen {
         }
         if let errors, let type = config.errorType { files[.errorCodes] = translator.errorCodesFile(errors, typeName: type, imports: imports) }
         if let facades { files[.facades] = translator.facadesFile(facades, imports: imports) }
-        if parts.contains(.server) { files[.server] = translator.serverFile(documents, imports: imports) }
+        if parts.contains(.server) { files[.server] = translator.serverFile(documents, schemas: schemas, imports: imports) }
         var output: [OutputFile: String] = [:]
         for file in OutputFile.allCases {
             output[file] = files[file].map(Renderer.render) ?? "// \(Translator.header)\n// Nothing to generate here for this config.\n"

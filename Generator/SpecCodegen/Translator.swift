@@ -364,7 +364,8 @@ struct Translator {
         (clientName.hasSuffix("Client") ? String(clientName.dropLast("Client".count)) : clientName) + "Service"
     }
 
-    func serverFile(_ documents: [APIDocument], imports: [String]) -> SwiftFile {
+    func serverFile(_ documents: [APIDocument], schemas: [Schema], imports: [String]) -> SwiftFile {
+        let checked = Self.schemasReachingEnums(schemas)
         var declarations: [Declaration] = []
         for document in documents {
             let service = Self.serviceName(document.clientName)
@@ -390,7 +391,8 @@ struct Translator {
                     arguments.append("\(Naming.camelCase(parameter.name)): request.\(accessor)(\(stringLiteral(parameter.name)))")
                 }
                 if let body = operation.requestBody {
-                    arguments.append((arguments.isEmpty ? "" : "body: ") + "request.decodeBody(\(body).self)")
+                    let check = checked.contains(body) ? ".checkedKnownValues()" : ""
+                    arguments.append((arguments.isEmpty ? "" : "body: ") + "request.decodeBody(\(body).self)\(check)")
                 }
                 arguments.append("request: request")
                 let authorization = document.security == .bearer ? ".bearer" : (document.security == .none ? ".none" : ".apiKey")
@@ -412,7 +414,95 @@ struct Translator {
                 )),
             ])))
         }
+        declarations += knownValueChecks(schemas, checked: checked)
         return SwiftFile(header: Self.header, imports: ["Foundation"] + imports, declarations: declarations)
+    }
+
+    /// Object schemas that hold an enum, directly or through their fields.
+    static func schemasReachingEnums(_ schemas: [Schema]) -> Set<String> {
+        let byName = Dictionary(schemas.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var result: Set<String> = []
+        var changed = true
+        func target(_ type: TypeRef) -> String? {
+            switch type {
+            case .reference(let name, _): return name
+            case .array(let element): return target(element)
+            default: return nil
+            }
+        }
+        while changed {
+            changed = false
+            for schema in schemas where !result.contains(schema.name) {
+                guard case .object(let properties) = schema.kind else { continue }
+                let reaches = properties.contains { property in
+                    guard let name = target(property.type), let referenced = byName[name] else { return false }
+                    if case .stringEnum = referenced.kind { return true }
+                    return result.contains(name)
+                }
+                if reaches {
+                    result.insert(schema.name)
+                    changed = true
+                }
+            }
+        }
+        return result
+    }
+
+    /// For servers: open enums decode any value, but a request may only use
+    /// the values the spec lists. One check per object schema that reaches an enum.
+    private func knownValueChecks(_ schemas: [Schema], checked: Set<String>) -> [Declaration] {
+        let enums = Set(schemas.compactMap { schema -> String? in
+            if case .stringEnum = schema.kind { return schema.name }
+            return nil
+        })
+        var declarations: [Declaration] = []
+        for schema in schemas.sorted(by: { $0.name < $1.name }) where checked.contains(schema.name) {
+            guard case .object(let properties) = schema.kind else { continue }
+            var body: [Statement] = []
+            for property in properties {
+                let name = property.swiftName
+                let value = property.required ? "self.\(name)" : "(self.\(name))"
+                func check(_ element: String, _ type: TypeRef, _ path: String) -> Statement? {
+                    guard case .reference(let target, _) = type else { return nil }
+                    if enums.contains(target) {
+                        return .block("if !\(target).allKnownValues.contains(\(element))", [.line("return \(path)")])
+                    }
+                    if checked.contains(target) {
+                        return .block("if let found = \(element).firstUnknownValue(at: \(path) + \".\")", [.line("return found")])
+                    }
+                    return nil
+                }
+                let path = "path + \(stringLiteral(property.wireName))"
+                switch property.type {
+                case .array(let element):
+                    if let inner = check("element", element, "\(path) + \"[\\(index)]\"") {
+                        let list = property.required ? value : "\(value) ?? []"
+                        body.append(.block("for (index, element) in (\(list)).enumerated()", [inner]))
+                    }
+                default:
+                    if property.required {
+                        if let statement = check(value, property.type, path) { body.append(statement) }
+                    } else if let statement = check("value", property.type, path) {
+                        body.append(.block("if let value = self.\(name)", [statement]))
+                    }
+                }
+            }
+            body.append(.line("return nil"))
+            declarations.append(.extension(ExtensionDeclaration(extendedType: schema.name, members: [
+                .function(FunctionDeclaration(
+                    doc: "The wire path of the first field whose value the spec's enum does not list, if any.",
+                    kind: .function("firstUnknownValue"), parameters: [.init(label: "at", name: "path", type: "String")],
+                    returnType: "String?", body: body)),
+                .function(FunctionDeclaration(
+                    doc: "Self, or 400 `INVALID_ARGUMENT` naming a field whose value the spec does not list.",
+                    kind: .function("checkedKnownValues"), parameters: [], isThrowing: true, returnType: "Self",
+                    body: [
+                        .block("if let field = firstUnknownValue(at: \"\")", [.line("throw APIServerError.invalidArgument(\"invalid value for \\(field)\")")]),
+                        .line("return self"),
+                    ])),
+            ])))
+        }
+        return declarations
     }
 
     /// `https://host/base` → (`/host`, `/base`): the emulator serves each API

@@ -44,6 +44,12 @@ import Testing
             #expect(response.status == 200)
             let config = try await h.admin.getProjectConfig(project: Harness.project)
             #expect(config.mfa?.providerConfigs?.first?.totpProviderConfig?.adjacentIntervals == 4)
+            // Values the spec's enums do not list are refused, naming the field.
+            let unknown = Data(#"{"mfaConfig":{"providerConfigs":[{"state":"AAA"}]}}"#.utf8)
+            let refused = try await h.raw(.post, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/tenants", body: unknown,
+                                          headers: [.authorization: "Bearer owner", .contentType: "application/json"])
+            #expect(refused.status == 400)
+            #expect(refused.errorMessage == "INVALID_ARGUMENT : invalid value for mfaConfig.providerConfigs[0].state")
         }
     }
 }

@@ -47,6 +47,7 @@ import Testing
                   properties:
                     count: {type: integer, format: int32, description: C.}
                     big: {type: integer, format: int64, description: B.}
+                    wide: {type: string, format: int64, description: W.}
                     at: {type: string, format: date-time, description: A.}
                     ratio: {type: number, description: R.}
                     flag: {type: boolean, description: F.}
@@ -54,6 +55,7 @@ import Testing
         #expect(text.contains("self.count = try container.decodeIfPresent(ProtoInt32.self, forKey: .count)?.value"))
         #expect(text.contains("try container.encodeIfPresent(count.map(ProtoInt32.init), forKey: .count)"))
         #expect(text.contains("self.big = try container.decodeIfPresent(ProtoInt64.self, forKey: .big)?.value"))
+        #expect(text.contains("self.wide = try container.decodeIfPresent(ProtoInt64.self, forKey: .wide)?.value"))
         #expect(text.contains("self.at = try container.decode(RFC3339Date.self, forKey: .at).value"))
         #expect(text.contains("try container.encode(RFC3339Date(at), forKey: .at)"))
         #expect(text.contains("public var ratio: Double?"))

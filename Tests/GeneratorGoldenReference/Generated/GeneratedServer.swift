@@ -30,7 +30,7 @@ extension WidgetsService {
     public var routes: [APIServerRoute] {
         [
             APIServerRoute(operationID: "createWidget", method: .post, prefix: "/widgets.example.com", path: "/v1/widgets:create", authorization: .apiKey) { request in
-                try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self), request: request))
+                try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self).checkedKnownValues(), request: request))
             },
             APIServerRoute(operationID: "getWidget", method: .get, prefix: "/widgets.example.com", path: "/v1/shelves/{shelf}/widgets/{widget}", authorization: .apiKey) { request in
                 try await APIServerResponse.json(self.getWidget(shelf: request.pathParameter("shelf"), widget: request.pathParameter("widget"), viewMode: request.queryParameter("view_mode"), request: request))
@@ -58,5 +58,25 @@ extension TokensService {
                 try await APIServerResponse.json(self.revokeToken(token: request.pathParameter("token"), reason: request.requiredQueryParameter("reason"), request: request))
             },
         ]
+    }
+}
+
+extension Widget {
+    /// The wire path of the first field whose value the spec's enum does not list, if any.
+    func firstUnknownValue(at path: String) -> String? {
+        if let value = self.color {
+            if !Color.allKnownValues.contains(value) {
+                return path + "color"
+            }
+        }
+        return nil
+    }
+
+    /// Self, or 400 `INVALID_ARGUMENT` naming a field whose value the spec does not list.
+    func checkedKnownValues() throws -> Self {
+        if let field = firstUnknownValue(at: "") {
+            throw APIServerError.invalidArgument("invalid value for \(field)")
+        }
+        return self
     }
 }
