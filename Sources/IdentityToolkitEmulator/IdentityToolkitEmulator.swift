@@ -4,6 +4,7 @@ import Hummingbird
 import IdentityToolkit
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// Settings of an emulator.
 public struct EmulatorConfiguration: Sendable {
@@ -57,10 +58,20 @@ public final class IdentityToolkitEmulator: Sendable {
         )
     }
 
-    /// Serves until the calling task is cancelled. `onListening` receives
-    /// the bound host and port (the real one when `port` is 0).
+    /// Serves until the calling task is cancelled, then shuts down
+    /// gracefully. `onListening` receives the bound host and port (the real
+    /// one when `port` is 0).
     public func run(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) async throws {
-        try await application(onListening: onListening).run()
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [application(onListening: onListening)], logger: configuration.logger))
+        // The group runs in a task of its own, which cancellation of the caller
+        // does not reach: cancelling the caller shuts the server down gracefully.
+        let serving = Task { try await group.run() }
+        try await withTaskCancellationHandler {
+            try await serving.value
+        } onCancel: {
+            Task { await group.triggerGracefulShutdown() }
+        }
     }
 
     /// Serves until SIGINT or SIGTERM, then returns.
