@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "IdentityToolkitAsyncHTTPClient", targets: ["IdentityToolkitAsyncHTTPClient"]),
         .library(name: "OTP", targets: ["OTP"]),
         .library(name: "IdentityToolkitEmulator", targets: ["IdentityToolkitEmulator"]),
+        .library(name: "MultiFactorAuth", targets: ["MultiFactorAuth"]),
         .library(name: "SpecCodegen", targets: ["SpecCodegen"]),
         .executable(name: "spec-codegen", targets: ["spec-codegen"]),
         .executable(name: "mfa", targets: ["mfa"]),
@@ -107,11 +108,25 @@ let package = Package(
             exclude: ["spec-codegen-config.json"],
             plugins: ["SpecCodegenPlugin"]
         ),
+        .target(
+            name: "MultiFactorAuth",
+            dependencies: [
+                "IdentityToolkit",
+                "OTP",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["spec-codegen-config.json"],
+            plugins: ["SpecCodegenPlugin"]
+        ),
         .executableTarget(
             name: "mfa",
             dependencies: [
                 "OTP",
                 "IdentityToolkitEmulator",
+                "MultiFactorAuth",
+                "IdentityToolkit",
+                "IdentityToolkitAsyncHTTPClient",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -161,6 +176,21 @@ let package = Package(
                 "OTP",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "DocSampleTests",
+            dependencies: [
+                "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "OTP",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "MultiFactorAuthTests",
+            dependencies: [
+                "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "OTP",
+                "IdentityToolkitTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(

@@ -81,7 +81,7 @@ public final class IdentityToolkitEmulator: Sendable {
 
     private func application(onListening: @escaping @Sendable (String, Int) async -> Void) -> some ApplicationProtocol {
         var logger = configuration.logger
-        if logger.logLevel > .warning { logger.logLevel = .warning }
+        if logger.logLevel < .warning { logger.logLevel = .warning }
         let host = configuration.host
         let links = self.links
         return Application(

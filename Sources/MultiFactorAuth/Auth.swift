@@ -1,0 +1,177 @@
+import Foundation
+import IdentityToolkit
+
+/// The entry point: signs users in and holds the current user.
+///
+/// `Auth.auth()` is the default app's instance, as in Firebase. Servers
+/// create as many independent instances as they need with
+/// ``init(app:sessionStore:now:)`` (one per request or per user), and keep
+/// users across requests with ``currentSession()`` and ``restore(_:)``.
+public final class Auth: Sendable {
+    private static let instances = Locked<[String: Auth]>([:])
+    private static let unconfigured = Auth(context: AuthContext(app: nil, now: Date.init, sessionStore: InMemoryAuthSessionStore()))
+
+    let context: AuthContext
+    private let user = Locked<User?>(nil)
+
+    init(context: AuthContext) {
+        self.context = context
+    }
+
+    /// An independent instance for `app`.
+    /// - Parameters:
+    ///   - sessionStore: Where the current session is saved (in memory by default).
+    ///   - now: The clock used to judge token expiry (tests align it with an emulator's).
+    public convenience init(app: FirebaseApp, sessionStore: any AuthSessionStore = InMemoryAuthSessionStore(), now: @escaping @Sendable () -> Date = Date.init) {
+        self.init(context: AuthContext(app: app, now: now, sessionStore: sessionStore))
+    }
+
+    /// The default app's instance. Without a configured default app, its
+    /// calls fail with an `AuthErrorCode` instead of stopping the process.
+    public static func auth() -> Auth {
+        guard let app = FirebaseApp.app() else { return unconfigured }
+        return auth(app: app)
+    }
+
+    /// The shared instance of `app`.
+    public static func auth(app: FirebaseApp) -> Auth {
+        instances.withLock { instances in
+            if let existing = instances[app.name], existing.context.app === app { return existing }
+            let auth = Auth(app: app)
+            instances[app.name] = auth
+            return auth
+        }
+    }
+
+    static func forget(appNamed name: String) {
+        instances.withLock { $0[name] = nil }
+    }
+
+    /// The app this instance belongs to.
+    public var app: FirebaseApp? { context.app }
+
+    /// The signed-in user, if any.
+    public var currentUser: User? { user.current }
+
+    /// The tenant that sign-ins and sign-ups use; nil for the project itself.
+    public var tenantID: String? {
+        get { context.tenantID }
+        set { context.tenantID = newValue }
+    }
+
+    /// The language of emails the server sends (`X-Firebase-Locale`).
+    public var languageCode: String? {
+        get { context.languageCode }
+        set { context.languageCode = newValue }
+    }
+
+    /// Sends this instance's requests to an emulator at `host:port`.
+    public func useEmulator(withHost host: String, port: Int) {
+        context.emulatorHost = "\(host):\(port)"
+    }
+
+    /// Signs in with an email and a password.
+    /// - Throws: ``AuthErrorCode``; `secondFactorRequired` carries a
+    ///   ``MultiFactorResolver`` under ``AuthErrorUserInfoMultiFactorResolverKey``.
+    public func signIn(withEmail email: String, password: String) async throws -> AuthDataResult {
+        let backend = try context.backend()
+        let tenant = context.tenantID
+        let response = try await AuthErrorMapping.perform {
+            try await backend.accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password, returnSecureToken: true, tenantId: tenant))
+        }
+        if response.idToken == nil, let pending = response.mfaPendingCredential {
+            let hints = try MultiFactorInfo.factors(from: response.mfaInfo ?? [])
+            let resolver = MultiFactorResolver(
+                hints: hints, session: MultiFactorSession(kind: .signIn(pendingCredential: pending), tenantID: tenant, context: context), auth: self)
+            throw AuthErrorCode(.secondFactorRequired, userInfo: [AuthErrorUserInfoMultiFactorResolverKey: resolver, AuthErrorUserInfoEmailKey: email])
+        }
+        guard let idToken = response.idToken, let refreshToken = response.refreshToken else {
+            throw AuthErrorCode(.internalError, message: "The sign-in response has neither tokens nor a second-factor challenge.")
+        }
+        let user = try await completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: tenant)
+        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: "password", isNewUser: false))
+    }
+
+    /// Creates a user with an email and a password and signs it in.
+    public func createUser(withEmail email: String, password: String) async throws -> AuthDataResult {
+        let backend = try context.backend()
+        let tenant = context.tenantID
+        let response = try await AuthErrorMapping.perform {
+            try await backend.accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true, tenantId: tenant))
+        }
+        guard let idToken = response.idToken, let refreshToken = response.refreshToken else {
+            throw AuthErrorCode(.internalError, message: "The sign-up response has no tokens.")
+        }
+        let user = try await completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: tenant)
+        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: "password", isNewUser: true))
+    }
+
+    /// Signs in as a new anonymous user (which cannot enroll second factors).
+    public func signInAnonymously() async throws -> AuthDataResult {
+        let backend = try context.backend()
+        let tenant = context.tenantID
+        let response = try await AuthErrorMapping.perform {
+            try await backend.accounts.signUp(SignUpRequest(returnSecureToken: true, tenantId: tenant))
+        }
+        guard let idToken = response.idToken, let refreshToken = response.refreshToken else {
+            throw AuthErrorCode(.internalError, message: "The sign-up response has no tokens.")
+        }
+        let user = try await completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: tenant)
+        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: "anonymous", isNewUser: true))
+    }
+
+    /// Applies an out-of-band code, such as an email verification code.
+    /// (Reload the user afterwards to see the change.)
+    public func applyActionCode(_ code: String) async throws {
+        let backend = try context.backend()
+        _ = try await AuthErrorMapping.perform {
+            try await backend.accounts.update(SetAccountInfoRequest(oobCode: code))
+        }
+    }
+
+    /// Signs the current user out (locally; the server keeps its tokens valid).
+    public func signOut() throws {
+        let key = context.sessionKey
+        let store = context.sessionStore
+        user.withLock { $0 = nil }
+        Task { try? await store.remove(key: key) }
+    }
+
+    /// The current user's state, to keep it across requests; nil when signed out.
+    public func currentSession() -> AuthSession? {
+        currentUser?.state.current
+    }
+
+    /// Makes `session` the current user (from ``currentSession()`` or a store).
+    @discardableResult
+    public func restore(_ session: AuthSession) -> User {
+        let restored = User(session: session, context: context)
+        user.withLock { $0 = restored }
+        return restored
+    }
+
+    /// Restores the session saved in this instance's store, if there is one.
+    public func restoreFromStore() async throws -> User? {
+        guard let session = try await context.sessionStore.load(key: context.sessionKey) else { return nil }
+        return restore(session)
+    }
+
+    /// Tokens → a user with its profile and factors, made current.
+    func completeSignIn(idToken: String, refreshToken: String, expiresIn: Int64?, tenantID: String?) async throws -> User {
+        let backend = try context.backend()
+        let response = try await AuthErrorMapping.perform {
+            try await backend.accounts.lookup(GetAccountInfoRequest(idToken: idToken, tenantId: tenantID))
+        }
+        guard let account = response.users?.first else { throw AuthErrorCode(.userNotFound) }
+        let factors = try MultiFactorInfo.factors(from: account.mfaInfo ?? [])
+        let session = AuthSession(
+            uid: account.localId, email: account.email, displayName: account.displayName, isEmailVerified: account.emailVerified ?? false,
+            isAnonymous: account.email == nil && (account.providerUserInfo ?? []).isEmpty, tenantID: account.tenantId ?? tenantID,
+            idToken: idToken, refreshToken: refreshToken,
+            idTokenExpiration: IDToken.expiration(of: idToken) ?? context.now().addingTimeInterval(TimeInterval(expiresIn ?? 3600)),
+            factors: factors.map(\.stored))
+        let signedIn = restore(session)
+        try await signedIn.save()
+        return signedIn
+    }
+}

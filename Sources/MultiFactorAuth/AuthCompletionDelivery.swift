@@ -1,0 +1,34 @@
+import Dispatch
+import Foundation
+
+/// How the generated completion-handler methods deliver their results.
+///
+/// Each runs its async twin in a task and calls the completion exactly once,
+/// on ``queue``: by default a private serial queue, never the main queue,
+/// so completions are delivered in a server process that never runs the
+/// main queue too. Apps with a UI can set it to `.main`.
+public enum AuthCompletionDelivery {
+    private static let configuredQueue = Locked(DispatchQueue(label: "swift-identity-mfa.auth-completions"))
+
+    /// The queue completions run on.
+    public static var queue: DispatchQueue {
+        get { configuredQueue.current }
+        set { configuredQueue.withLock { $0 = newValue } }
+    }
+
+    /// Runs `operation` and calls `completion` once with its value or error.
+    public static func deliver<Value: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Value,
+        completion: @escaping @Sendable (Value?, (any Error)?) -> Void
+    ) {
+        let queue = self.queue
+        Task {
+            do {
+                let value = try await operation()
+                queue.async { completion(value, nil) }
+            } catch {
+                queue.async { completion(nil, error) }
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import HTTPTypes
+import IdentityToolkit
+
+/// What every call of one `Auth` needs: the app, the backend clients, the
+/// tenant and language, the clock and the session store. Users and sessions
+/// hold the context, never the `Auth`, so nothing forms a reference cycle.
+final class AuthContext: Sendable {
+    struct Settings {
+        var emulatorHost: String?
+        var tenantID: String?
+        var languageCode: String?
+        var backend: Backend?
+    }
+
+    /// The generated clients, rebuilt when a setting they depend on changes.
+    struct Backend: Sendable {
+        let accounts: AccountsClient
+        let secureToken: SecureTokenClient
+    }
+
+    let app: FirebaseApp?
+    let now: @Sendable () -> Date
+    let sessionStore: any AuthSessionStore
+    private let settings: Locked<Settings>
+
+    init(app: FirebaseApp?, now: @escaping @Sendable () -> Date, sessionStore: any AuthSessionStore) {
+        self.app = app
+        self.now = now
+        self.sessionStore = sessionStore
+        self.settings = Locked(Settings(emulatorHost: ClientConfiguration.environmentEmulatorHost()))
+    }
+
+    var tenantID: String? {
+        get { settings.current.tenantID }
+        set { settings.withLock { $0.tenantID = newValue } }
+    }
+
+    var languageCode: String? {
+        get { settings.current.languageCode }
+        set {
+            settings.withLock {
+                $0.languageCode = newValue
+                $0.backend = nil
+            }
+        }
+    }
+
+    var emulatorHost: String? {
+        get { settings.current.emulatorHost }
+        set {
+            settings.withLock {
+                $0.emulatorHost = newValue
+                $0.backend = nil
+            }
+        }
+    }
+
+    /// The clients for this app; throws when the app or its API key is missing.
+    func backend() throws -> Backend {
+        guard let app else {
+            throw AuthErrorCode(.internalError, message: "No Firebase app is configured: call FirebaseApp.configure(options:) first.")
+        }
+        guard let apiKey = app.options.apiKey, !apiKey.isEmpty else {
+            throw AuthErrorCode(.invalidAPIKey, message: "The Firebase app '\(app.name)' has no API key: set FirebaseOptions.apiKey.")
+        }
+        return settings.withLock { settings in
+            if let backend = settings.backend { return backend }
+            var headers: HTTPFields = [:]
+            if let name = HTTPField.Name("X-Client-Version") { headers[name] = "Swift/swift-identity-mfa/1" }
+            if let name = HTTPField.Name("X-Firebase-GMPID") { headers[name] = app.options.googleAppID }
+            if let language = settings.languageCode, let name = HTTPField.Name("X-Firebase-Locale") { headers[name] = language }
+            let configuration = ClientConfiguration(transport: app.options.httpTransport, emulatorHost: settings.emulatorHost, headers: headers)
+            let backend = Backend(accounts: AccountsClient(apiKey: apiKey, configuration: configuration),
+                                  secureToken: SecureTokenClient(apiKey: apiKey, configuration: configuration))
+            settings.backend = backend
+            return backend
+        }
+    }
+
+    /// The key this context's session is saved under.
+    var sessionKey: String { (app?.name ?? "-") + "/" + (tenantID ?? "") }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import IdentityToolkit
+
+/// The settings of a Firebase app. A class, as in Firebase, so that
+/// `let options = FirebaseOptions(…); options.apiKey = "…"` works.
+public final class FirebaseOptions: @unchecked Sendable {
+    private struct Values {
+        var googleAppID: String
+        var gcmSenderID: String
+        var apiKey: String?
+        var projectID: String?
+        var httpTransport: any HTTPTransport = URLSessionTransport.shared
+    }
+
+    private let values: Locked<Values>
+
+    /// Creates options with the app id and sender id from the Firebase console.
+    public init(googleAppID: String, gcmSenderID: String) {
+        values = Locked(Values(googleAppID: googleAppID, gcmSenderID: gcmSenderID))
+    }
+
+    /// The app id, sent as `X-Firebase-GMPID`.
+    public var googleAppID: String {
+        get { values.current.googleAppID }
+        set { values.withLock { $0.googleAppID = newValue } }
+    }
+
+    /// The Cloud Messaging sender id (unused by Auth).
+    public var gcmSenderID: String {
+        get { values.current.gcmSenderID }
+        set { values.withLock { $0.gcmSenderID = newValue } }
+    }
+
+    /// The project's Web API key; every Auth call needs it.
+    public var apiKey: String? {
+        get { values.current.apiKey }
+        set { values.withLock { $0.apiKey = newValue } }
+    }
+
+    /// The project id.
+    public var projectID: String? {
+        get { values.current.projectID }
+        set { values.withLock { $0.projectID = newValue } }
+    }
+
+    /// Not in Firebase: how this app's requests are sent. URLSession by
+    /// default; servers use `AsyncHTTPClientTransport` from `IdentityToolkitAsyncHTTPClient`.
+    public var httpTransport: any HTTPTransport {
+        get { values.current.httpTransport }
+        set { values.withLock { $0.httpTransport = newValue } }
+    }
+}
+
+/// A configured Firebase app: a name and its options.
+public final class FirebaseApp: Sendable {
+    /// The name of the default app.
+    public static let defaultAppName = "__FIRAPP_DEFAULT"
+    private static let registry = Locked<[String: FirebaseApp]>([:])
+
+    /// The app's name.
+    public let name: String
+    /// The app's options.
+    public let options: FirebaseOptions
+
+    private init(name: String, options: FirebaseOptions) {
+        self.name = name
+        self.options = options
+    }
+
+    /// Configures the default app. Configuring it again replaces it (Firebase
+    /// stops the process instead; a server may reconfigure).
+    public static func configure(options: FirebaseOptions) {
+        configure(name: defaultAppName, options: options)
+    }
+
+    /// Configures an app with a name, for several projects or tenants in one process.
+    public static func configure(name: String, options: FirebaseOptions) {
+        let app = FirebaseApp(name: name, options: options)
+        registry.withLock { $0[name] = app }
+        Auth.forget(appNamed: name)
+    }
+
+    /// The default app, if configured.
+    public static func app() -> FirebaseApp? { app(name: defaultAppName) }
+
+    /// The app configured under `name`, if any.
+    public static func app(name: String) -> FirebaseApp? { registry.current[name] }
+
+    /// Removes this app (and its cached `Auth`).
+    public func delete() {
+        FirebaseApp.registry.withLock { apps in
+            if apps[name] === self { apps[name] = nil }
+        }
+        Auth.forget(appNamed: name)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import IdentityToolkit
+import OTP
+
+/// Makes TOTP secrets and assertions.
+public enum TOTPMultiFactorGenerator {
+    /// Starts a TOTP enrollment: the server makes a secret for the user.
+    /// - Parameter session: From ``MultiFactor/session()``.
+    public static func generateSecret(with session: MultiFactorSession) async throws -> TOTPSecret {
+        guard case .enrollment(let idToken) = session.kind else {
+            throw AuthErrorCode(.invalidMultiFactorSession, message: "This session is for signing in, not for enrollment.")
+        }
+        let backend = try session.context.backend()
+        let tenant = session.tenantID
+        let response = try await AuthErrorMapping.perform {
+            try await backend.accounts.startMfaEnrollment(StartMfaEnrollmentRequest(
+                idToken: idToken, tenantId: tenant, totpEnrollmentInfo: StartTotpMfaEnrollmentRequestInfo()))
+        }
+        guard let info = response.totpSessionInfo, let key = info.sharedSecretKey, let sessionInfo = info.sessionInfo,
+            let secret = try? Base32.decode(key, mode: .lenient), !secret.isEmpty
+        else {
+            throw AuthErrorCode(.internalError, message: "The enrollment response has no usable TOTP secret.")
+        }
+        return TOTPSecret(
+            secret: secret, sessionInfo: sessionInfo, hashingAlgorithm: info.hashingAlgorithm ?? "SHA1",
+            codeLength: Int(info.verificationCodeLength ?? 6), codeIntervalSeconds: Int(info.periodSec ?? 30),
+            enrollmentCompletionDeadline: info.finalizeEnrollmentTime ?? .distantFuture)
+    }
+
+    /// An assertion that completes an enrollment with the code the user's app shows.
+    /// A nil secret gives an assertion that ``MultiFactor/enroll(with:displayName:)`` refuses
+    /// with an error (the Firebase docs pass the optional from a completion).
+    public static func assertionForEnrollment(with secret: TOTPSecret?, oneTimePassword: String) -> TOTPMultiFactorAssertion {
+        TOTPMultiFactorAssertion(secret: secret, enrollmentID: nil, oneTimePassword: oneTimePassword)
+    }
+
+    /// An assertion that completes a sign-in with the factor `enrollmentID` (a hint's `uid`).
+    public static func assertionForSignIn(withEnrollmentID enrollmentID: String, oneTimePassword: String) -> TOTPMultiFactorAssertion {
+        TOTPMultiFactorAssertion(secret: nil, enrollmentID: enrollmentID, oneTimePassword: oneTimePassword)
+    }
+}
+
+/// Opens otpauth:// URLs in an authenticator app; replace it with
+/// ``TOTPSecret/urlOpener``. The default runs `xdg-open` (Linux) or `open`
+/// (macOS) when present and otherwise does nothing.
+public protocol OTPAppURLOpener: Sendable {
+    func open(_ url: String)
+}
+
+/// The default ``OTPAppURLOpener``.
+public struct SystemURLOpener: OTPAppURLOpener {
+    public init() {}
+
+    public func open(_ url: String) {
+        #if os(macOS)
+        let tool = "/usr/bin/open"
+        #else
+        let tool = "/usr/bin/xdg-open"
+        #endif
+        guard FileManager.default.isExecutableFile(atPath: tool) else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = [url]
+        try? process.run()
+    }
+}
+
+/// A TOTP shared secret from the server, with its parameters.
+///
+/// Its `description` never shows the key.
+public final class TOTPSecret: Sendable, CustomStringConvertible {
+    private static let opener = Locked<any OTPAppURLOpener>(SystemURLOpener())
+
+    /// What ``openInOTPApp(withQRCodeURL:)`` uses.
+    public static var urlOpener: any OTPAppURLOpener {
+        get { opener.current }
+        set { opener.withLock { $0 = newValue } }
+    }
+
+    let secret: [UInt8]
+    let sessionInfo: String
+    /// The HMAC hash, such as `SHA1`.
+    public let hashingAlgorithm: String
+    /// Digits per code.
+    public let codeLength: Int
+    /// The time step in seconds.
+    public let codeIntervalSeconds: Int
+    /// When the enrollment must be finalized by.
+    public let enrollmentCompletionDeadline: Date
+
+    init(secret: [UInt8], sessionInfo: String, hashingAlgorithm: String, codeLength: Int, codeIntervalSeconds: Int, enrollmentCompletionDeadline: Date) {
+        self.secret = secret
+        self.sessionInfo = sessionInfo
+        self.hashingAlgorithm = hashingAlgorithm
+        self.codeLength = codeLength
+        self.codeIntervalSeconds = codeIntervalSeconds
+        self.enrollmentCompletionDeadline = enrollmentCompletionDeadline
+    }
+
+    public var description: String {
+        "TOTPSecret(\(hashingAlgorithm), \(codeLength) digits, \(codeIntervalSeconds) s, key: <redacted>)"
+    }
+
+    /// The key in base32, for users who type it into their app.
+    public func sharedSecretKey() -> String {
+        Base32.encode(secret)
+    }
+
+    /// The otpauth:// URI for a QR code: label and parameters
+    /// percent-encoded, the issuer in both, `period` when not 30.
+    public func generateQRCodeURL(withAccountName accountName: String, issuer: String) -> String {
+        OTPAuthURI(
+            issuer: issuer.isEmpty ? nil : issuer, account: accountName, secret: secret,
+            algorithm: HashAlgorithm(name: hashingAlgorithm) ?? .sha1, digits: codeLength, period: Int64(codeIntervalSeconds)
+        ).string
+    }
+
+    /// Hands the URI to ``urlOpener`` (an authenticator app, where there is one).
+    public func openInOTPApp(withQRCodeURL qrCodeURL: String) {
+        TOTPSecret.urlOpener.open(qrCodeURL)
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import IdentityToolkit
+
+/// A signed-in user.
+///
+/// Its state changes as calls refresh tokens or change factors; all reads
+/// and writes are thread-safe.
+public final class User: Sendable, CustomStringConvertible {
+    /// The ID token is refreshed when fewer than this many seconds remain.
+    static let refreshMargin: TimeInterval = 5 * 60
+
+    let context: AuthContext
+    let state: Locked<AuthSession>
+    private let refreshing = Locked<Task<String, any Error>?>(nil)
+
+    /// The user's second factors.
+    public let multiFactor: MultiFactor
+
+    init(session: AuthSession, context: AuthContext) {
+        self.context = context
+        self.state = Locked(session)
+        self.multiFactor = MultiFactor(context: context)
+        multiFactor.user = WeakUser(self)
+    }
+
+    /// The user's id.
+    public var uid: String { state.current.uid }
+    public var email: String? { state.current.email }
+    public var displayName: String? { state.current.displayName }
+    public var isEmailVerified: Bool { state.current.isEmailVerified }
+    public var isAnonymous: Bool { state.current.isAnonymous }
+    /// The tenant the user belongs to.
+    public var tenantID: String? { state.current.tenantID }
+    /// The refresh token (a secret: never log it).
+    public var refreshToken: String? { state.current.refreshToken }
+
+    /// Never shows tokens.
+    public var description: String { "User(uid: \(uid), email: \(email ?? "nil"), factors: \(state.current.factors.count))" }
+
+    /// A current ID token: the cached one while more than five minutes
+    /// remain, else a refreshed one. Concurrent callers share one refresh.
+    public func getIDToken() async throws -> String {
+        try await getIDToken(forcingRefresh: false)
+    }
+
+    /// A current ID token; with `forcingRefresh`, always a new one.
+    public func getIDToken(forcingRefresh: Bool) async throws -> String {
+        let session = state.current
+        if !forcingRefresh && session.idTokenExpiration.timeIntervalSince(context.now()) > Self.refreshMargin {
+            return session.idToken
+        }
+        let task = refreshing.withLock { inflight -> Task<String, any Error> in
+            if let inflight { return inflight }
+            let task = Task { try await self.refreshTokens() }
+            inflight = task
+            return task
+        }
+        defer { refreshing.withLock { if $0 == task { $0 = nil } } }
+        return try await task.value
+    }
+
+    private func refreshTokens() async throws -> String {
+        let backend = try context.backend()
+        let refreshToken = state.current.refreshToken
+        let response = try await AuthErrorMapping.perform {
+            try await backend.secureToken.grantToken(GrantTokenRequest(grantType: "refresh_token", refreshToken: refreshToken))
+        }
+        guard let idToken = response.idToken ?? response.accessToken else {
+            throw AuthErrorCode(.internalError, message: "The token response has no ID token.")
+        }
+        try await updateTokens(idToken: idToken, refreshToken: response.refreshToken, expiresIn: response.expiresIn)
+        return idToken
+    }
+
+    /// Stores new tokens (from a refresh, an enrollment or a withdrawal).
+    func updateTokens(idToken: String, refreshToken: String?, expiresIn: Int64?) async throws {
+        let expiration = IDToken.expiration(of: idToken) ?? context.now().addingTimeInterval(TimeInterval(expiresIn ?? 3600))
+        state.withLock { session in
+            session.idToken = idToken
+            if let refreshToken { session.refreshToken = refreshToken }
+            session.idTokenExpiration = expiration
+        }
+        try await save()
+    }
+
+    /// Reloads the profile and factors from the server.
+    public func reload() async throws {
+        let idToken = try await getIDToken()
+        let backend = try context.backend()
+        let tenant = tenantID
+        let response = try await AuthErrorMapping.perform {
+            try await backend.accounts.lookup(GetAccountInfoRequest(idToken: idToken, tenantId: tenant))
+        }
+        guard let account = response.users?.first else { throw AuthErrorCode(.userNotFound) }
+        let factors = try MultiFactorInfo.factors(from: account.mfaInfo ?? [])
+        state.withLock { session in
+            session.email = account.email
+            session.displayName = account.displayName
+            session.isEmailVerified = account.emailVerified ?? false
+            session.factors = factors.map(\.stored)
+        }
+        try await save()
+    }
+
+    /// Sends the email verification message (the emulator lists it at `/emulator/v1/projects/{project}/oobCodes`).
+    public func sendEmailVerification() async throws {
+        let idToken = try await getIDToken()
+        let backend = try context.backend()
+        let tenant = tenantID
+        _ = try await AuthErrorMapping.perform {
+            try await backend.accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: idToken, tenantId: tenant))
+        }
+    }
+
+    func save() async throws {
+        try await context.sessionStore.save(state.current, key: context.sessionKey)
+    }
+}
+
+/// Lets ``MultiFactor`` reach its user without a retain cycle.
+struct WeakUser: @unchecked Sendable {
+    weak var user: User?
+    init(_ user: User) { self.user = user }
+}
+
+/// Reads the expiry of an ID token (its `exp` claim), as the Firebase SDKs do.
+enum IDToken {
+    static func expiration(of token: String) -> Date? {
+        let parts = token.split(separator: ".")
+        guard parts.count == 3 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64),
+            let claims = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let exp = claims["exp"] as? Double
+        else { return nil }
+        return Date(timeIntervalSince1970: exp)
+    }
+}

@@ -1,0 +1,199 @@
+import ArgumentParser
+import Foundation
+import HTTPTypes
+import IdentityToolkit
+import IdentityToolkitAsyncHTTPClient
+import IdentityToolkitEmulator
+import MultiFactorAuth
+import OTP
+
+/// `mfa demo`: the whole TOTP story against an emulator, one line per step.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Enroll TOTP and sign in with it, against an emulator started in-process (or --emulator).",
+        discussion: "Exits 0 when every step passed; a failure names the step and the AuthErrorCode."
+    )
+
+    @Option(help: "Use a running emulator at HOST:PORT instead of starting one.")
+    var emulator: String?
+
+    @Option(help: "The emulator's project.")
+    var project = "demo-mfa"
+
+    @Flag(help: "Do not draw the QR code.")
+    var noQR = false
+
+    func validate() throws {
+        if let emulator {
+            let parts = emulator.split(separator: ":")
+            guard parts.count == 2, let port = Int(parts[1]), (1...65535).contains(port), !parts[0].isEmpty else {
+                throw ValidationError("--emulator must be HOST:PORT, such as 127.0.0.1:9099, not '\(emulator)'")
+            }
+        }
+    }
+
+    func run() async throws {
+        let demo = Demo(project: project, drawQR: !noQR)
+        let ok = await demo.run(externalEmulator: emulator)
+        if !ok { throw ExitCode(1) }
+    }
+}
+
+/// The demo's steps; each prints one line with its duration.
+struct Demo {
+    let project: String
+    let drawQR: Bool
+    let transport = AsyncHTTPClientTransport()
+
+    struct StepFailure: Error {}
+
+    func step<Value>(_ name: String, _ body: () async throws -> Value) async throws -> Value {
+        let started = ContinuousClock.now
+        do {
+            let value = try await body()
+            let elapsed = ContinuousClock.now - started
+            print("✔ \(name) (\(Demo.milliseconds(elapsed)))")
+            return value
+        } catch let error as AuthErrorCode {
+            print("✘ \(name): AuthErrorCode.\(error.code) (\(error.code.rawValue), \(error.code.userInfoName)): \(error.message)")
+            throw StepFailure()
+        } catch {
+            print("✘ \(name): \(error)")
+            throw StepFailure()
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(format: "%.0f ms", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+    }
+
+    func run(externalEmulator: String?) async -> Bool {
+        var running: RunningEmulator?
+        defer { if let running { Task { await running.stop() } } }
+        do {
+            let hostAndPort: String
+            if let externalEmulator {
+                hostAndPort = externalEmulator
+                print("using the emulator at \(hostAndPort)")
+            } else {
+                running = try await step("start the emulator on a free loopback port") {
+                    let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project))
+                    return try await emulator.start()
+                }
+                hostAndPort = running?.hostAndPort ?? ""
+                print("  emulator at http://\(hostAndPort)")
+            }
+            let parts = hostAndPort.split(separator: ":")
+            let host = String(parts.first ?? "127.0.0.1")
+            let port = Int(parts.last ?? "") ?? 9099
+
+            let auth = try await step("configure the app") {
+                let options = FirebaseOptions(googleAppID: "1:000000000000:ios:0000000000000000", gcmSenderID: "000000000000")
+                options.apiKey = "demo-api-key"
+                options.projectID = project
+                options.httpTransport = transport
+                FirebaseApp.configure(name: "mfa-demo", options: options)
+                guard let app = FirebaseApp.app(name: "mfa-demo") else { throw AuthErrorCode(.internalError) }
+                let auth = Auth.auth(app: app)
+                auth.useEmulator(withHost: host, port: port)
+                return auth
+            }
+            let configuration = ClientConfiguration(transport: transport, emulatorHost: hostAndPort)
+            try await step("enable TOTP for project \(project) (adjacentIntervals 5)") {
+                let admin = AdminClient(accessToken: { "owner" }, configuration: configuration)
+                _ = try await admin.updateProjectConfig(project: project, updateMask: "mfa", body: ProjectConfig(mfa: MultiFactorAuthConfig(
+                    providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 5))])))
+            }
+            let email = "demo-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            let password = "demo-\(UUID().uuidString)"
+            let user = try await step("create user \(email)") {
+                try await auth.createUser(withEmail: email, password: password).user
+            }
+            try await step("verify the email (code read from the emulator)") {
+                try await user.sendEmailVerification()
+                try await auth.applyActionCode(try await oobCode(for: email, hostAndPort: hostAndPort))
+                try await user.reload()
+                guard user.isEmailVerified else { throw AuthErrorCode(.unverifiedEmail) }
+            }
+            let secret = try await step("generate a TOTP secret") {
+                let session = try await user.multiFactor.session()
+                return try await TOTPMultiFactorGenerator.generateSecret(with: session)
+            }
+            let uri = secret.generateQRCodeURL(withAccountName: email, issuer: "mfa demo")
+            print("  secret: \(secret.sharedSecretKey())")
+            print("  uri:    \(uri)")
+            if drawQR, let qr = try? QRCode(text: uri, errorCorrection: .low) {
+                print(qr.terminalText(ansiColors: isatty(STDOUT_FILENO) == 1), terminator: "")
+            }
+            let totp = try TOTP(key: try Base32.decode(secret.sharedSecretKey()), digits: secret.codeLength, period: Int64(secret.codeIntervalSeconds))
+            let now = try await emulatorTime(hostAndPort: hostAndPort)
+            let enrollmentStep = try totp.step(at: now)
+            try await step("enroll TOTP with the current code") {
+                let assertion = TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: totp.code(step: enrollmentStep))
+                try await user.multiFactor.enroll(with: assertion, displayName: "mfa demo")
+            }
+            try await step("sign out") { try auth.signOut() }
+            let resolver = try await step("sign in with the password → second factor required") { () -> MultiFactorResolver in
+                do {
+                    _ = try await auth.signIn(withEmail: email, password: password)
+                    throw AuthErrorCode(.internalError, message: "The sign-in succeeded without a second factor.")
+                } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
+                    guard let resolver = error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver else {
+                        throw AuthErrorCode(.internalError, message: "The error carries no resolver.")
+                    }
+                    return resolver
+                }
+            }
+            let signedIn = try await step("resolve with a fresh TOTP code") { () -> User in
+                guard let hint = resolver.hints.first(where: { $0.factorID == TOTPMultiFactorID }) else { throw AuthErrorCode(.multiFactorInfoNotFound) }
+                // The enrollment used this step; a code is accepted once, so use the next one.
+                let assertion = TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: totp.code(step: enrollmentStep + 1))
+                return try await resolver.resolveSignIn(with: assertion).user
+            }
+            let factors = try await step("list factors") { signedIn.multiFactor.enrolledFactors }
+            for factor in factors {
+                print("  \(factor.factorID) \(factor.displayName ?? "") enrolled \(factor.enrollmentDate)")
+            }
+            try await step("unenroll TOTP") {
+                guard let factor = factors.first else { throw AuthErrorCode(.multiFactorInfoNotFound) }
+                try await signedIn.multiFactor.unenroll(with: factor)
+                guard signedIn.multiFactor.enrolledFactors.isEmpty else { throw AuthErrorCode(.internalError, message: "The factor is still listed.") }
+            }
+            print("demo complete")
+            if let running { await running.stop() }
+            running = nil
+            return true
+        } catch {
+            if let running { await running.stop() }
+            running = nil
+            return false
+        }
+    }
+
+    private func helper(_ hostAndPort: String, _ path: String) async throws -> [String: Any] {
+        var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
+        request.url = URL(string: "http://\(hostAndPort)\(path)")
+        let (_, data) = try await transport.send(request, body: nil, options: TransportOptions(timeout: .seconds(10), maxResponseBytes: 16 << 20))
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    private func oobCode(for email: String, hostAndPort: String) async throws -> String {
+        let listing = try await helper(hostAndPort, "/emulator/v1/projects/\(project)/oobCodes")
+        let codes = listing["oobCodes"] as? [[String: String]] ?? []
+        guard let code = codes.last(where: { $0["email"] == email })?["oobCode"] else {
+            throw AuthErrorCode(.invalidActionCode, message: "The emulator lists no verification code for \(email).")
+        }
+        return code
+    }
+
+    /// The emulator's clock (its codes are judged by it).
+    private func emulatorTime(hostAndPort: String) async throws -> Int64 {
+        let clock = try await helper(hostAndPort, "/emulator/v1/clock")
+        guard let millis = clock["nowMillis"] as? Int64 ?? (clock["nowMillis"] as? Int).map(Int64.init) else {
+            return Int64(Date().timeIntervalSince1970)
+        }
+        return millis / 1000
+    }
+}

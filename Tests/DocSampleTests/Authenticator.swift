@@ -1,0 +1,92 @@
+import Foundation
+import HTTPTypes
+import IdentityToolkit
+import IdentityToolkitAsyncHTTPClient
+import IdentityToolkitEmulator
+import MultiFactorAuth
+import OTP
+
+/// Plays the user's authenticator app: `openInOTPApp(withQRCodeURL:)` hands
+/// it the otpauth URI (as the samples do before asking for a code), and it
+/// shows the code of the emulator's current time step, never one step twice.
+final class FakeAuthenticatorApp: OTPAppURLOpener, @unchecked Sendable {
+    static let shared = FakeAuthenticatorApp()
+    private let lock = NSLock()
+    private var uri: OTPAuthURI?
+    private var lastStep: UInt64 = 0
+    var clock: EmulatorClock?
+
+    func open(_ url: String) {
+        lock.withLock {
+            uri = try? OTPAuthURI(parsing: url)
+            lastStep = 0
+        }
+    }
+
+    var openedURIs: OTPAuthURI? { lock.withLock { uri } }
+
+    /// The code the app shows now; a later call shows the next step's code.
+    func currentCode() -> String {
+        lock.withLock {
+            guard let uri, let totp = try? uri.totp() else { return "000000" }
+            let now = Int64((clock?.now ?? Date()).timeIntervalSince1970)
+            let step = max((try? totp.step(at: now)) ?? 0, lastStep + 1)
+            lastStep = step
+            return totp.code(step: step)
+        }
+    }
+}
+
+// The placeholders the doc samples leave to the reader: what the user types.
+var oneTimePassword: String { FakeAuthenticatorApp.shared.currentCode() }
+var onetimePassword: String { FakeAuthenticatorApp.shared.currentCode() }
+
+/// The emulator, the default Firebase app pointed at it, and a signed-in
+/// user with a verified email, as the samples assume.
+struct DocSampleEnvironment {
+    let running: RunningEmulator
+    let email: String
+    let password = "correct horse battery"
+
+    static func start() async throws -> DocSampleEnvironment {
+        let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "demo-docs"))
+        let running = try await emulator.start()
+        FakeAuthenticatorApp.shared.clock = emulator.clock
+        TOTPSecret.urlOpener = FakeAuthenticatorApp.shared
+        let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
+        options.apiKey = "doc-samples"
+        options.projectID = "demo-docs"
+        options.httpTransport = AsyncHTTPClientTransport()
+        FirebaseApp.configure(options: options)
+        Auth.auth().useEmulator(withHost: running.host, port: running.port)
+        let configuration = ClientConfiguration(transport: options.httpTransport, emulatorHost: running.hostAndPort)
+        _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
+            project: "demo-docs", updateMask: "mfa",
+            body: ProjectConfig(mfa: MultiFactorAuthConfig(providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: .init(adjacentIntervals: 5))])))
+        let email = "docs-\(UUID().uuidString.prefix(8))@example.com"
+        let environment = DocSampleEnvironment(running: running, email: email)
+        let user = try await Auth.auth().createUser(withEmail: email, password: environment.password).user
+        try await user.sendEmailVerification()
+        var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
+        request.url = URL(string: running.baseURL + "/emulator/v1/projects/demo-docs/oobCodes")
+        let (_, data) = try await options.httpTransport.send(request, body: nil, options: TransportOptions(timeout: .seconds(5), maxResponseBytes: 1 << 20))
+        let listing = try JSONSerialization.jsonObject(with: data) as? [String: [[String: String]]]
+        try await Auth.auth().applyActionCode(listing?["oobCodes"]?.last?["oobCode"] ?? "")
+        try await user.reload()
+        return environment
+    }
+
+    func stop() async {
+        try? Auth.auth().signOut()
+        await running.stop()
+    }
+
+    /// Waits (bounded) until `condition` holds: completion samples report nothing.
+    func eventually(_ condition: () -> Bool) async throws -> Bool {
+        for _ in 0..<200 {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import MultiFactorAuth
+import Testing
+
+/// Every Swift sample of the seed docs, run against the emulator over
+/// loopback: enroll, sign in with the second factor, unenroll.
+@Suite(.serialized) struct DocSampleTests {
+    @Test func asyncSamplesEnrollSignInAndUnenroll() async throws {
+        let environment = try await DocSampleEnvironment.start()
+        defer { Task { await environment.stop() } }
+        let currentUser = try #require(Auth.auth().currentUser)
+        try await asyncEnrollmentSample(currentUser: currentUser)
+        #expect(currentUser.multiFactor.enrolledFactors.map(\.factorID) == [TOTPMultiFactorID])
+        #expect(currentUser.multiFactor.enrolledFactors.first?.displayName == "TOTP")
+        let uri = try #require(FakeAuthenticatorApp.shared.openedURIs)
+        #expect(uri.issuer == "Your App Name")
+        #expect(uri.account == environment.email)
+
+        try Auth.auth().signOut()
+        #expect(Auth.auth().currentUser == nil)
+        try await asyncSignInSample(email: environment.email, password: environment.password, selectedIndex: 0)
+        let signedIn = try #require(Auth.auth().currentUser)
+        #expect(signedIn.uid == currentUser.uid)
+
+        try await asyncUnenrollSample(selectedIndex: 0)
+        #expect(Auth.auth().currentUser?.multiFactor.enrolledFactors.isEmpty == true)
+    }
+
+    @Test func completionSamplesEnrollSignInAndUnenroll() async throws {
+        let environment = try await DocSampleEnvironment.start()
+        defer { Task { await environment.stop() } }
+        let user = try #require(Auth.auth().currentUser)
+        completionEnrollmentSample()
+        #expect(try await environment.eventually { user.multiFactor.enrolledFactors.count == 1 })
+        // The sample names the factor after the account and uses the app's name as issuer.
+        #expect(user.multiFactor.enrolledFactors.first?.displayName == environment.email)
+        #expect(FakeAuthenticatorApp.shared.openedURIs?.issuer == Auth.auth().app?.name)
+
+        try Auth.auth().signOut()
+        completionSignInSample(email: environment.email, password: environment.password, selectedIndex: 0)
+        #expect(try await environment.eventually { Auth.auth().currentUser?.uid == user.uid })
+
+        let signedIn = Auth.auth().currentUser
+        completionUnenrollSample(user: signedIn, selectedIndex: 0)
+        #expect(try await environment.eventually { signedIn?.multiFactor.enrolledFactors.isEmpty == true })
+    }
+
+    @Test func objectiveCStyleSamplesEnrollSignInAndUnenroll() async throws {
+        let environment = try await DocSampleEnvironment.start()
+        defer { Task { await environment.stop() } }
+        let user = try #require(Auth.auth().currentUser)
+        objectiveCStyleEnrollmentSample(displayName: "Objective-C style")
+        #expect(try await environment.eventually { user.multiFactor.enrolledFactors.first?.displayName == "Objective-C style" })
+
+        try Auth.auth().signOut()
+        objectiveCStyleSignInSample(email: environment.email, password: environment.password, selectedIndex: 0)
+        #expect(try await environment.eventually { Auth.auth().currentUser?.uid == user.uid })
+
+        objectiveCStyleUnenrollSample(selectedIndex: 0)
+        #expect(try await environment.eventually { Auth.auth().currentUser?.multiFactor.enrolledFactors.isEmpty == true })
+    }
+}

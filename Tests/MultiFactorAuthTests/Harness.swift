@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import IdentityToolkit
+import IdentityToolkitAsyncHTTPClient
+import IdentityToolkitEmulator
+import MultiFactorAuth
+import OTP
+import Testing
+
+/// A fresh emulator and named Firebase apps pointed at it.
+struct SDKHarness {
+    let running: RunningEmulator
+    let transport: any HTTPTransport
+    let project = "demo-sdk"
+
+    static func start(transport: any HTTPTransport = AsyncHTTPClientTransport()) async throws -> SDKHarness {
+        let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "demo-sdk"))
+        let running = try await emulator.start()
+        let harness = SDKHarness(running: running, transport: transport)
+        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort)
+        _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
+            project: "demo-sdk", updateMask: "mfa",
+            body: ProjectConfig(mfa: MultiFactorAuthConfig(enabledProviders: [.phoneSms],
+                                                           providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: .init(adjacentIntervals: 1))])))
+        return harness
+    }
+
+    var clock: EmulatorClock { running.emulator.clock }
+
+    /// An independent `Auth` for a new app, whose clock is the emulator's.
+    func auth(name: String = "app-\(UUID().uuidString)", transport: (any HTTPTransport)? = nil, store: any AuthSessionStore = InMemoryAuthSessionStore()) -> Auth {
+        let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
+        options.apiKey = "sdk-tests"
+        options.httpTransport = transport ?? self.transport
+        FirebaseApp.configure(name: name, options: options)
+        let clock = self.clock
+        let auth = Auth(app: FirebaseApp.app(name: name)!, sessionStore: store, now: { clock.now })
+        auth.useEmulator(withHost: running.host, port: running.port)
+        return auth
+    }
+
+    func helper(_ path: String) async throws -> [String: Any] {
+        var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
+        request.url = URL(string: running.baseURL + path)
+        let (_, data) = try await transport.send(request, body: nil, options: TransportOptions(timeout: .seconds(10), maxResponseBytes: 16 << 20))
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    /// A new user with a verified email, signed in on `auth`.
+    func verifiedUser(on auth: Auth, email: String = "u-\(UUID().uuidString.prefix(8))@example.com", password: String = "secret-password") async throws -> User {
+        let user = try await auth.createUser(withEmail: email, password: password).user
+        try await user.sendEmailVerification()
+        let codes = try await helper("/emulator/v1/projects/\(project)/oobCodes")["oobCodes"] as? [[String: String]] ?? []
+        try await auth.applyActionCode(try #require(codes.last { $0["email"] == email }?["oobCode"]))
+        try await user.reload()
+        return user
+    }
+
+    /// The code of `secret` at the emulator's time, `offset` steps away.
+    func code(_ secret: TOTPSecret, offset: Int64 = 0) throws -> String {
+        let totp = try TOTP(key: try Base32.decode(secret.sharedSecretKey()))
+        return totp.code(step: UInt64(Int64(try totp.step(at: Int64(clock.now.timeIntervalSince1970))) + offset))
+    }
+
+    /// Enrolls TOTP for `user`; returns the secret.
+    @discardableResult
+    func enrollTOTP(_ user: User) async throws -> TOTPSecret {
+        let secret = try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session())
+        try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: try code(secret)), displayName: "app")
+        return secret
+    }
+
+    /// The resolver of a password sign-in that needs a second factor.
+    func resolver(_ auth: Auth, email: String, password: String = "secret-password") async throws -> MultiFactorResolver {
+        do {
+            _ = try await auth.signIn(withEmail: email, password: password)
+        } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
+            return try #require(error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
+        }
+        throw AuthErrorCode(.internalError, message: "no second factor was required")
+    }
+
+    func stop() async { await running.stop() }
+}
+
+/// Runs `body` with a fresh harness.
+func withSDK(_ body: (SDKHarness) async throws -> Void) async throws {
+    let harness = try await SDKHarness.start()
+    do {
+        try await body(harness)
+    } catch {
+        await harness.stop()
+        throw error
+    }
+    await harness.stop()
+}
+
+/// Expects `call` to throw `AuthErrorCode` with `code`.
+func expectAuthError<T>(_ code: AuthErrorCode.Code, sourceLocation: SourceLocation = #_sourceLocation, _ call: () async throws -> T) async {
+    do {
+        _ = try await call()
+        Issue.record("expected \(code), but the call succeeded", sourceLocation: sourceLocation)
+    } catch let error as AuthErrorCode {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected AuthErrorCode \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+}
