@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "OTP", targets: ["OTP"]),
         .library(name: "IdentityToolkitEmulator", targets: ["IdentityToolkitEmulator"]),
         .library(name: "MultiFactorAuth", targets: ["MultiFactorAuth"]),
+        .library(name: "IdentityAdmin", targets: ["IdentityAdmin"]),
         .library(name: "SpecCodegen", targets: ["SpecCodegen"]),
         .executable(name: "spec-codegen", targets: ["spec-codegen"]),
         .executable(name: "mfa", targets: ["mfa"]),
@@ -118,12 +119,24 @@ let package = Package(
             exclude: ["spec-codegen-config.json"],
             plugins: ["SpecCodegenPlugin"]
         ),
+        .target(
+            name: "IdentityAdmin",
+            dependencies: [
+                "IdentityToolkit",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            exclude: ["spec-codegen-config.json"],
+            plugins: ["SpecCodegenPlugin"]
+        ),
         .executableTarget(
             name: "mfa",
             dependencies: [
                 "OTP",
                 "IdentityToolkitEmulator",
                 "MultiFactorAuth",
+                "IdentityAdmin",
                 "IdentityToolkit",
                 "IdentityToolkitAsyncHTTPClient",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -191,6 +204,15 @@ let package = Package(
                 "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "OTP",
                 "IdentityToolkitTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "IdentityAdminTests",
+            dependencies: [
+                "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "OTP",
+                "IdentityToolkitTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .testTarget(

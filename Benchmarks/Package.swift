@@ -33,6 +33,25 @@ let package = Package(
             path: "Benchmarks/OTPBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "SDKBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "MultiFactorAuth", package: "swift-identity-mfa"),
+                .product(name: "IdentityToolkitEmulator", package: "swift-identity-mfa"),
+                .product(name: "IdentityToolkit", package: "swift-identity-mfa"),
+                .product(name: "IdentityToolkitAsyncHTTPClient", package: "swift-identity-mfa"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Benchmarks/SDKBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Bytes of an idle signed-in Auth + User (glibc's mallinfo2).
+        .executableTarget(
+            name: "SDKFootprint",
+            dependencies: [.product(name: "MultiFactorAuth", package: "swift-identity-mfa")],
+            path: "Benchmarks/SDKFootprint"
+        ),
         // A load command, not a package-benchmark suite: throughput and
         // latency of complete TOTP sign-ins against the emulator over loopback.
         .executableTarget(

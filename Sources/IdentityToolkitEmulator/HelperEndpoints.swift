@@ -26,6 +26,11 @@ struct VerificationCodeListing: Codable {
     var verificationCodes: [Entry]
 }
 
+struct ServiceAccountRegistration: Codable {
+    var clientEmail: String
+    var publicKeyPem: String
+}
+
 struct ClockState: Codable {
     var nowMillis: Int64
 }
@@ -43,6 +48,17 @@ extension IdentityToolkitEmulator {
         do {
             if parts.count == 3 && parts[2] == "clock" {
                 return try await clockHelper(method: method, body: body)
+            }
+            if parts.count == 3 && parts[2] == "serviceAccounts" && method == .post {
+                guard let registration = try? JSONDecoder().decode(ServiceAccountRegistration.self, from: body) else {
+                    throw APIServerError.invalidArgument("expected {\"clientEmail\", \"publicKeyPem\"}")
+                }
+                do {
+                    try oauth.register(email: registration.clientEmail, publicKeyPEM: registration.publicKeyPem)
+                } catch {
+                    throw APIServerError.invalidArgument("publicKeyPem is not an RSA public key in PEM form")
+                }
+                return Self.json(status: 200, Data("{}".utf8))
             }
             if parts.count == 3 && parts[2] == "jwks" && method == .get {
                 return Self.json(status: 200, try JSONEncoder().encode(tokens.issuer.jwks))

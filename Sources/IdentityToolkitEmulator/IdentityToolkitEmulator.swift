@@ -16,10 +16,14 @@ public struct EmulatorConfiguration: Sendable {
     public var projectID: String
     /// The largest request body accepted; larger ones get 413.
     public var maxBodyBytes: Int
+    /// Service accounts whose JWT assertions the token endpoint
+    /// (`POST /oauth2.googleapis.com/token`) accepts: client email → public key PEM.
+    public var serviceAccounts: [String: String]
     public var logger: Logger
 
     public init(host: String = "127.0.0.1", port: Int = 9099, projectID: String = "demo-mfa", maxBodyBytes: Int = 1 << 20,
-                logger: Logger = Logger(label: "IdentityToolkitEmulator")) {
+                serviceAccounts: [String: String] = [:], logger: Logger = Logger(label: "IdentityToolkitEmulator")) {
+        self.serviceAccounts = serviceAccounts
         self.host = host
         self.port = port
         self.projectID = projectID
@@ -38,6 +42,9 @@ public struct EmulatorConfiguration: Sendable {
 /// - `DELETE projects/{project}[/tenants/{tenant}]/accounts`: removes every user
 /// - `GET clock` → `{"nowMillis"}`; `POST clock` with `{"setMillis": N}`, `{"advanceSeconds": N}` or `{"release": true}`
 /// - `GET jwks`: the public key of the ID tokens, as a JSON Web Key Set
+/// - `POST serviceAccounts` with `{"clientEmail", "publicKeyPem"}`: trusts a
+///   service account at the token endpoint `POST /oauth2.googleapis.com/token`,
+///   whose access tokens the admin calls then accept besides `owner`
 public final class IdentityToolkitEmulator: Sendable {
     public let configuration: EmulatorConfiguration
     /// The emulator's clock; tests move it instead of sleeping.
@@ -46,10 +53,12 @@ public final class IdentityToolkitEmulator: Sendable {
     let tokens: SessionTokens
     let router: APIServerRouter
     let links = LinkBase()
+    let oauth: OAuthTokenEndpoint
 
     public init(configuration: EmulatorConfiguration = EmulatorConfiguration()) throws {
         self.configuration = configuration
         store = EmulatorStore(defaultProject: configuration.projectID, clock: clock)
+        oauth = try OAuthTokenEndpoint(serviceAccounts: configuration.serviceAccounts, clock: clock)
         tokens = SessionTokens(issuer: try TokenIssuer(), clock: clock, project: configuration.projectID)
         router = APIServerRouter(
             routes: AccountsEmulation(store: store, tokens: tokens, links: links).routes
@@ -116,14 +125,18 @@ public final class IdentityToolkitEmulator: Sendable {
         if path.hasPrefix("/emulator/") {
             return await helper(method: request.method, path: path, body: body)
         }
+        if path == OAuthTokenEndpoint.path && request.method == .post {
+            let (status, json) = oauth.respond(body: body)
+            return Self.json(status: status, json)
+        }
         switch router.match(method: request.method, path: path) {
         case .notFound:
             return Self.error(APIServerError(status: 404, "NOT_FOUND", detail: "no such operation: \(request.method.rawValue) \(path)", reason: "notFound"))
         case .methodNotAllowed:
             return Self.error(APIServerError(status: 405, "METHOD_NOT_ALLOWED", detail: "\(request.method.rawValue) is not allowed on \(path)"))
         case .found(let route, let parameters):
-            if route.authorization == .bearer && request.headers[.authorization] != "Bearer owner" {
-                return Self.error(APIServerError(status: 401, "UNAUTHENTICATED", detail: "admin calls need 'Authorization: Bearer owner'", reason: "unauthorized"))
+            if route.authorization == .bearer && !isAuthorizedAdmin(request.headers[.authorization]) {
+                return Self.error(APIServerError(status: 401, "UNAUTHENTICATED", detail: "admin calls need 'Authorization: Bearer owner' or a token from the token endpoint", reason: "unauthorized"))
             }
             let apiRequest = APIServerRequest(method: request.method, headerFields: request.headers, query: query, body: body,
                                               pathParameters: parameters, operationID: route.operationID, acceptsFormBody: route.acceptsFormBody)
@@ -137,6 +150,12 @@ public final class IdentityToolkitEmulator: Sendable {
                 return Self.error(APIServerError(status: 500, "INTERNAL_ERROR", reason: "backendError"))
             }
         }
+    }
+
+    private func isAuthorizedAdmin(_ header: String?) -> Bool {
+        guard let header, header.hasPrefix("Bearer ") else { return false }
+        let token = String(header.dropFirst("Bearer ".count))
+        return token == "owner" || oauth.isValid(token)
     }
 
     static func json(status: Int, _ body: Data) -> Response {

@@ -94,3 +94,6 @@ enum AuthErrorMapping {
         }
     }
 }
+
+/// Where MultiFactorAuth's completion handlers run: see ``IdentityToolkit/CompletionDelivery``.
+public typealias AuthCompletionDelivery = CompletionDelivery

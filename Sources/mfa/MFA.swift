@@ -7,7 +7,7 @@ struct MFA: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mfa",
         abstract: "Multi-factor authentication with TOTP for Identity Platform / Firebase Authentication.",
-        subcommands: [DemoCommand.self, TOTPCommand.self, EmulatorCommand.self]
+        subcommands: [DemoCommand.self, TOTPCommand.self, EmulatorCommand.self, AdminCommand.self]
     )
 
     /// Bad input gives one line on stderr naming the problem, exit code 2 and

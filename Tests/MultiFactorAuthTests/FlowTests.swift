@@ -49,7 +49,7 @@ import Testing
         try await withSDK { h in
             let queue = DispatchQueue(label: "test.completions")
             AuthCompletionDelivery.queue = queue
-            defer { AuthCompletionDelivery.queue = DispatchQueue(label: "swift-identity-mfa.auth-completions") }
+            defer { AuthCompletionDelivery.queue = DispatchQueue(label: "swift-identity-mfa.completions") }
             let auth = h.auth()
             let email = "c-\(UUID().uuidString.prefix(8))@example.com"
             let created: User? = await withCheckedContinuation { continuation in

@@ -1,19 +1,21 @@
 import Dispatch
 import Foundation
 
-/// How the generated completion-handler methods deliver their results.
+/// How the generated completion-handler facades (`Spec/facades.yaml`,
+/// `Spec/admin-facades.yaml`) deliver their results.
 ///
 /// Each runs its async twin in a task and calls the completion exactly once,
 /// on ``queue``: by default a private serial queue, never the main queue,
 /// so completions are delivered in a server process that never runs the
 /// main queue too. Apps with a UI can set it to `.main`.
-public enum AuthCompletionDelivery {
-    private static let configuredQueue = Locked(DispatchQueue(label: "swift-identity-mfa.auth-completions"))
+public enum CompletionDelivery {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var configuredQueue = DispatchQueue(label: "swift-identity-mfa.completions")
 
     /// The queue completions run on.
     public static var queue: DispatchQueue {
-        get { configuredQueue.current }
-        set { configuredQueue.withLock { $0 = newValue } }
+        get { lock.withLock { configuredQueue } }
+        set { lock.withLock { configuredQueue = newValue } }
     }
 
     /// Runs `operation` and calls `completion` once with its value or error.

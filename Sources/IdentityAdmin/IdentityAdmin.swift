@@ -1,0 +1,125 @@
+import Foundation
+import IdentityToolkit
+
+/// Admin access to a project's (and its tenants') multi-factor settings,
+/// the Swift counterpart of firebase-admin-node's `projectConfigManager()`
+/// and `tenantManager()`.
+public final class IdentityAdmin: Sendable {
+    /// The project this instance manages.
+    public let projectID: String
+    let client: AdminClient
+
+    /// - Parameters:
+    ///   - credential: Supplies access tokens (`cloud-platform` scope).
+    ///   - configuration: Transport, emulator host (`FIREBASE_AUTH_EMULATOR_HOST` by default), timeouts, logging.
+    public init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration = ClientConfiguration()) {
+        self.projectID = projectID
+        self.client = AdminClient(accessToken: { try await credential.accessToken() }, configuration: configuration)
+    }
+
+    /// An instance for the emulator at `host:port`, authorised as its owner.
+    public static func emulator(projectID: String, hostAndPort: String, transport: any HTTPTransport = URLSessionTransport.shared) -> IdentityAdmin {
+        IdentityAdmin(projectID: projectID, credential: EmulatorOwnerCredential(),
+                      configuration: ClientConfiguration(transport: transport, emulatorHost: hostAndPort))
+    }
+
+    /// The project's configuration.
+    public func projectConfigManager() -> ProjectConfigManager { ProjectConfigManager(admin: self) }
+
+    /// The project's tenants.
+    public func tenantManager() -> TenantManager { TenantManager(admin: self) }
+}
+
+/// A project's configuration, as firebase-admin-node shows it.
+public struct ProjectConfigInfo: Sendable, Hashable {
+    public var multiFactorConfig: MultiFactorConfig?
+}
+
+/// The fields of a project configuration update.
+public struct UpdateProjectConfigRequest: Sendable, Hashable {
+    public var multiFactorConfig: MultiFactorConfig?
+
+    public init(multiFactorConfig: MultiFactorConfig? = nil) {
+        self.multiFactorConfig = multiFactorConfig
+    }
+}
+
+/// Reads and updates the project configuration.
+public final class ProjectConfigManager: Sendable {
+    let admin: IdentityAdmin
+
+    init(admin: IdentityAdmin) {
+        self.admin = admin
+    }
+
+    public func getProjectConfig() async throws -> ProjectConfigInfo {
+        let config = try await admin.client.getProjectConfig(project: admin.projectID)
+        return ProjectConfigInfo(multiFactorConfig: config.mfa.map(MultiFactorConfig.init(wire:)))
+    }
+
+    /// Updates the fields set in `request` (validated first: no request is
+    /// sent for an invalid config).
+    public func updateProjectConfig(_ request: UpdateProjectConfigRequest) async throws -> ProjectConfigInfo {
+        try request.multiFactorConfig?.validate()
+        let mask = request.multiFactorConfig?.updateMask(prefix: "mfa") ?? []
+        let config = try await admin.client.updateProjectConfig(
+            project: admin.projectID, updateMask: mask.joined(separator: ","), body: ProjectConfig(mfa: request.multiFactorConfig?.wire))
+        return ProjectConfigInfo(multiFactorConfig: config.mfa.map(MultiFactorConfig.init(wire:)))
+    }
+}
+
+/// A tenant, as firebase-admin-node shows it.
+public struct TenantInfo: Sendable, Hashable {
+    /// The tenant id.
+    public var tenantID: String
+    public var displayName: String?
+    public var multiFactorConfig: MultiFactorConfig?
+
+    init(_ tenant: Tenant) {
+        tenantID = String((tenant.name ?? "").split(separator: "/").last ?? "")
+        displayName = tenant.displayName
+        multiFactorConfig = tenant.mfaConfig.map(MultiFactorConfig.init(wire:))
+    }
+}
+
+/// The fields of a tenant creation or update.
+public struct TenantRequest: Sendable, Hashable {
+    public var displayName: String?
+    public var multiFactorConfig: MultiFactorConfig?
+
+    public init(displayName: String? = nil, multiFactorConfig: MultiFactorConfig? = nil) {
+        self.displayName = displayName
+        self.multiFactorConfig = multiFactorConfig
+    }
+
+    var wire: Tenant { Tenant(displayName: displayName, mfaConfig: multiFactorConfig?.wire) }
+
+    var updateMask: [String] {
+        (displayName == nil ? [] : ["displayName"]) + (multiFactorConfig?.updateMask(prefix: "mfaConfig") ?? [])
+    }
+}
+
+/// Creates, reads and updates tenants.
+public final class TenantManager: Sendable {
+    let admin: IdentityAdmin
+
+    init(admin: IdentityAdmin) {
+        self.admin = admin
+    }
+
+    public func getTenant(_ tenantID: String) async throws -> TenantInfo {
+        TenantInfo(try await admin.client.getTenant(project: admin.projectID, tenant: tenantID))
+    }
+
+    public func createTenant(_ request: TenantRequest) async throws -> TenantInfo {
+        try request.multiFactorConfig?.validate()
+        return TenantInfo(try await admin.client.createTenant(project: admin.projectID, body: request.wire))
+    }
+
+    /// Updates the fields set in `request` of tenant `tenantID`.
+    public func updateTenant(_ tenantID: String, _ request: TenantRequest) async throws -> TenantInfo {
+        try request.multiFactorConfig?.validate()
+        return TenantInfo(try await admin.client.updateTenant(
+            project: admin.projectID, tenant: tenantID, updateMask: request.updateMask.joined(separator: ","), body: request.wire))
+    }
+}

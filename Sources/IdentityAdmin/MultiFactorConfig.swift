@@ -1,0 +1,234 @@
+import Foundation
+import IdentityToolkit
+
+/// Whether multi-factor authentication (or one provider) is on. Only
+/// `ENABLED` and `DISABLED` are accepted, as firebase-admin-node accepts.
+public enum MultiFactorConfigState: String, Sendable, Hashable, Codable, CaseIterable {
+    case enabled = "ENABLED"
+    case disabled = "DISABLED"
+}
+
+/// TOTP settings: how many time steps on either side of now a code is still accepted.
+public struct TOTPMultiFactorProviderConfig: Sendable, Hashable {
+    /// 0 to 10; nil leaves the server's default (5).
+    public var adjacentIntervals: Int?
+
+    public init(adjacentIntervals: Int? = nil) {
+        self.adjacentIntervals = adjacentIntervals
+    }
+}
+
+/// Settings of one second-factor provider (TOTP).
+public struct MultiFactorProviderConfig: Sendable, Hashable {
+    public var state: MultiFactorConfigState
+    /// Required: today the only provider with settings.
+    public var totpProviderConfig: TOTPMultiFactorProviderConfig?
+
+    public init(state: MultiFactorConfigState, totpProviderConfig: TOTPMultiFactorProviderConfig?) {
+        self.state = state
+        self.totpProviderConfig = totpProviderConfig
+    }
+}
+
+/// The multi-factor settings of a project or tenant, shaped like
+/// firebase-admin-node's `MultiFactorConfig`.
+public struct MultiFactorConfig: Sendable, Hashable {
+    /// SMS multi-factor on or off.
+    public var state: MultiFactorConfigState?
+    /// SMS providers: `["phone"]`.
+    public var factorIds: [String]?
+    /// Other providers: TOTP.
+    public var providerConfigs: [MultiFactorProviderConfig]?
+
+    public init(state: MultiFactorConfigState? = nil, factorIds: [String]? = nil, providerConfigs: [MultiFactorProviderConfig]? = nil) {
+        self.state = state
+        self.factorIds = factorIds
+        self.providerConfigs = providerConfigs
+    }
+
+    /// TOTP on, with `adjacentIntervals` steps of tolerance.
+    public static func totpEnabled(adjacentIntervals: Int? = nil) -> MultiFactorConfig {
+        MultiFactorConfig(providerConfigs: [MultiFactorProviderConfig(state: .enabled, totpProviderConfig: TOTPMultiFactorProviderConfig(adjacentIntervals: adjacentIntervals))])
+    }
+
+    /// TOTP off.
+    public static var totpDisabled: MultiFactorConfig {
+        MultiFactorConfig(providerConfigs: [MultiFactorProviderConfig(state: .disabled, totpProviderConfig: TOTPMultiFactorProviderConfig())])
+    }
+
+    /// Checks the rules firebase-admin-node checks before any request.
+    /// - Parameter field: How the config is named in messages (`multiFactorConfig`).
+    public func validate(field: String = "multiFactorConfig") throws(AdminValidationError) {
+        for (index, id) in (factorIds ?? []).enumerated() where id != "phone" {
+            throw AdminValidationError(field: "\(field).factorIds[\(index)]", message: "must be \"phone\", not \"\(id)\"")
+        }
+        for (index, provider) in (providerConfigs ?? []).enumerated() {
+            let path = "\(field).providerConfigs[\(index)]"
+            guard let totp = provider.totpProviderConfig else {
+                throw AdminValidationError(field: "\(path).totpProviderConfig", message: "is required")
+            }
+            if let intervals = totp.adjacentIntervals, !(0...10).contains(intervals) {
+                throw AdminValidationError(field: "\(path).totpProviderConfig.adjacentIntervals", message: "must be an integer from 0 to 10")
+            }
+        }
+    }
+
+    /// Reads a config from JSON as firebase-admin-node's callers write it,
+    /// refusing unknown keys and wrong types with a message naming the field.
+    public init(json: Data, field: String = "multiFactorConfig") throws(AdminValidationError) {
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: json)
+        } catch {
+            throw AdminValidationError(field: field, message: "is not valid JSON")
+        }
+        try self.init(value: value, field: field)
+    }
+
+    init(value: JSONValue, field: String) throws(AdminValidationError) {
+        let dictionary = try JSONFields(value, field: field, allowed: ["state", "factorIds", "providerConfigs"])
+        self.init()
+        state = try dictionary.state("state")
+        if let ids = try dictionary.array("factorIds") {
+            factorIds = try ids.enumerated().map { index, value throws(AdminValidationError) in
+                guard case .string(let id) = value else { throw AdminValidationError(field: "\(field).factorIds[\(index)]", message: "must be a string") }
+                return id
+            }
+        }
+        if let providers = try dictionary.array("providerConfigs") {
+            providerConfigs = try providers.enumerated().map { index, value throws(AdminValidationError) in
+                let path = "\(field).providerConfigs[\(index)]"
+                let provider = try JSONFields(value, field: path, allowed: ["state", "totpProviderConfig"])
+                guard let state = try provider.state("state") else { throw AdminValidationError(field: "\(path).state", message: "is required") }
+                var totp: TOTPMultiFactorProviderConfig?
+                if let totpValue = provider.value("totpProviderConfig") {
+                    let fields = try JSONFields(totpValue, field: "\(path).totpProviderConfig", allowed: ["adjacentIntervals"])
+                    totp = TOTPMultiFactorProviderConfig(adjacentIntervals: try fields.integer("adjacentIntervals", range: 0...10))
+                }
+                return MultiFactorProviderConfig(state: state, totpProviderConfig: totp)
+            }
+        }
+        try validate(field: field)
+    }
+
+    /// The wire form (`MultiFactorAuthConfig` of the spec).
+    var wire: MultiFactorAuthConfig {
+        MultiFactorAuthConfig(
+            state: state.map { MfaState(rawValue: $0.rawValue) },
+            enabledProviders: factorIds.map { $0.map { _ in MfaProvider.phoneSms } },
+            providerConfigs: providerConfigs?.map { provider in
+                MfaProviderConfig(state: MfaProviderState(rawValue: provider.state.rawValue),
+                                  totpProviderConfig: provider.totpProviderConfig.map { TotpMfaProviderConfig(adjacentIntervals: $0.adjacentIntervals.map(Int32.init)) })
+            })
+    }
+
+    /// From the wire form; values outside the admin shape are dropped
+    /// (MANDATORY reads as ENABLED, unspecified as nil).
+    init(wire: MultiFactorAuthConfig) {
+        func state(_ raw: String?) -> MultiFactorConfigState? {
+            switch raw {
+            case "ENABLED", "MANDATORY": return .enabled
+            case "DISABLED": return .disabled
+            default: return nil
+            }
+        }
+        self.init(
+            state: state(wire.state?.rawValue),
+            factorIds: wire.enabledProviders?.filter { $0 == .phoneSms }.map { _ in "phone" },
+            providerConfigs: wire.providerConfigs?.map { provider in
+                MultiFactorProviderConfig(state: state(provider.state?.rawValue) ?? .disabled,
+                                          totpProviderConfig: provider.totpProviderConfig.map { TOTPMultiFactorProviderConfig(adjacentIntervals: $0.adjacentIntervals.map(Int.init)) })
+            })
+    }
+
+    /// The update mask of the fields set, below `prefix` (`mfa` or `mfaConfig`); arrays are leaves.
+    func updateMask(prefix: String) -> [String] {
+        var paths: [String] = []
+        if state != nil { paths.append("\(prefix).state") }
+        if factorIds != nil { paths.append("\(prefix).enabledProviders") }
+        if providerConfigs != nil { paths.append("\(prefix).providerConfigs") }
+        return paths
+    }
+}
+
+/// A config refused before any request; the message names the field.
+public struct AdminValidationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The field's path, such as `multiFactorConfig.providerConfigs[0].state`.
+    public var field: String
+    public var message: String
+
+    public var description: String { "\"\(field)\" \(message)" }
+}
+
+/// A JSON value in which booleans, numbers and strings stay distinct
+/// (JSONDecoder keeps them apart; JSONSerialization on Linux does not).
+enum JSONValue: Decodable, Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+}
+
+/// Typed reads from a JSON object, with field-naming errors.
+struct JSONFields {
+    let fields: [String: JSONValue]
+    let field: String
+
+    init(_ value: JSONValue, field: String, allowed: Set<String>) throws(AdminValidationError) {
+        guard case .object(let fields) = value else { throw AdminValidationError(field: field, message: "must be an object") }
+        for key in fields.keys.sorted() where !allowed.contains(key) {
+            throw AdminValidationError(field: "\(field).\(key)", message: "is not a valid field")
+        }
+        self.fields = fields
+        self.field = field
+    }
+
+    /// The value under `key`; nil when absent or null.
+    func value(_ key: String) -> JSONValue? {
+        guard let value = fields[key] else { return nil }
+        if case .null = value { return nil }
+        return value
+    }
+
+    func state(_ key: String) throws(AdminValidationError) -> MultiFactorConfigState? {
+        guard let value = fields[key] else { return nil }
+        guard case .string(let text) = value, let state = MultiFactorConfigState(rawValue: text) else {
+            throw AdminValidationError(field: "\(field).\(key)", message: "must be \"ENABLED\" or \"DISABLED\"")
+        }
+        return state
+    }
+
+    func array(_ key: String) throws(AdminValidationError) -> [JSONValue]? {
+        guard let value = fields[key] else { return nil }
+        guard case .array(let array) = value else { throw AdminValidationError(field: "\(field).\(key)", message: "must be an array") }
+        return array
+    }
+
+    /// An integer within `range`; a fraction, a string, a boolean or null is refused.
+    func integer(_ key: String, range: ClosedRange<Int>) throws(AdminValidationError) -> Int? {
+        guard let value = fields[key] else { return nil }
+        guard case .number(let number) = value, let integer = Int(exactly: number), range.contains(integer) else {
+            throw AdminValidationError(field: "\(field).\(key)", message: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return integer
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// `mfa emulator` and `mfa admin` as separate processes, as users run them.
+@Suite struct AdminAndEmulatorCommandTests {
+    /// Starts `mfa emulator --port 0` and returns the process and `HOST:PORT`.
+    func startEmulator() throws -> (Process, String) {
+        let process = Process()
+        process.executableURL = MFABinary.url
+        process.arguments = ["emulator", "--port", "0", "--project", "demo-mfa"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(text.hasPrefix("listening on http://127.0.0.1:"))
+        return (process, String(text.dropFirst("listening on http://".count)))
+    }
+
+    @Test func enableShowAndDisableAgainstARunningEmulator() throws {
+        let (emulator, address) = try startEmulator()
+        defer {
+            emulator.terminate()
+            emulator.waitUntilExit()
+        }
+        let enabled = try MFABinary.run(["admin", "enable-totp", "--project", "demo-mfa", "--emulator", address, "--adjacent-intervals", "3"])
+        #expect(enabled.status == 0, "\(enabled.stderr)")
+        #expect(enabled.stdout.contains(#""adjacentIntervals" : 3"#))
+        let shown = try MFABinary.run(["admin", "show-config", "--project", "demo-mfa", "--emulator", address])
+        #expect(shown.stdout == enabled.stdout)
+        let disabled = try MFABinary.run(["admin", "disable-totp", "--project", "demo-mfa", "--emulator", address])
+        #expect(disabled.stdout.contains(#""state" : "DISABLED""#))
+        emulator.terminate()
+        emulator.waitUntilExit()
+        #expect(emulator.terminationStatus == 0)
+    }
+
+    @Test(arguments: [
+        (["admin", "enable-totp", "--project", "p", "--emulator", "127.0.0.1:9", "--adjacent-intervals", "11"], "--adjacent-intervals must be an integer from 0 to 10, not 11"),
+        (["admin", "enable-totp", "--project", "p", "--credentials", "/nonexistent/key.json"], "cannot read the service account key file /nonexistent/key.json"),
+        (["admin", "show-config", "--project", "p", "--emulator", "nope"], "--emulator must be HOST:PORT"),
+        (["admin", "show-config", "--project", "p", "--emulator", "127.0.0.1:9", "--credentials", "k.json"], "either --emulator or --credentials"),
+        (["emulator", "--port", "70000"], "--port must be 0 to 65535"),
+        (["demo", "--emulator", "localhost"], "--emulator must be HOST:PORT"),
+    ] as [([String], String)])
+    func badInputSendsNothing(arguments: [String], message: String) throws {
+        let result = try MFABinary.run(arguments)
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func demoAgainstARunningEmulator() throws {
+        let (emulator, address) = try startEmulator()
+        defer {
+            emulator.terminate()
+            emulator.waitUntilExit()
+        }
+        let demo = try MFABinary.run(["demo", "--emulator", address, "--no-qr"])
+        #expect(demo.status == 0, "\(demo.stdout)")
+        #expect(demo.stdout.contains("✔ resolve with a fresh TOTP code"))
+        #expect(demo.stdout.hasSuffix("demo complete\n"))
+    }
+}
