@@ -149,9 +149,9 @@ public final class ServiceAccountCredential: AdminCredential {
         ]
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let input = try encoder.encode(header).base64URL + "." + encoder.encode(claims).base64URL
+        let input = try encoder.encode(header).base64URLEncoded + "." + encoder.encode(claims).base64URLEncoded
         let signature = try privateKey.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5)
-        return input + "." + signature.rawRepresentation.base64URL
+        return input + "." + signature.rawRepresentation.base64URLEncoded
     }
 
     private struct TokenResponse: Decodable {
@@ -219,11 +219,5 @@ enum JSONScalar: Encodable {
         case .string(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
         }
-    }
-}
-
-extension Data {
-    var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import IdentityToolkit
 import _CryptoExtras
 
 /// Signs and verifies the emulator's ID tokens: RS256 JWTs with the claims
@@ -92,17 +93,6 @@ struct TokenIssuer: Sendable {
 }
 
 extension Data {
-    var base64URLEncoded: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    init?(base64URLEncoded text: Substring) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        self.init(base64Encoded: base64)
-    }
-
     /// A random opaque identifier (session infos, refresh tokens, codes).
     static func randomToken(bytes: Int = 24) -> String {
         var generator = SystemRandomNumberGenerator()

@@ -127,10 +127,7 @@ struct WeakUser: @unchecked Sendable {
 enum IDToken {
     static func expiration(of token: String) -> Date? {
         let parts = token.split(separator: ".")
-        guard parts.count == 3 else { return nil }
-        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64),
+        guard parts.count == 3, let data = Data(base64URLEncoded: parts[1]),
             let claims = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let exp = claims["exp"] as? Double
         else { return nil }
