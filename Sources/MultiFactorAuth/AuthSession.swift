@@ -13,6 +13,14 @@ public struct AuthSession: Codable, Sendable, Hashable, CustomStringConvertible 
         public var enrollmentDate: Date
         public var factorID: String
         public var phoneNumber: String?
+
+        public init(uid: String, displayName: String?, enrollmentDate: Date, factorID: String, phoneNumber: String?) {
+            self.uid = uid
+            self.displayName = displayName
+            self.enrollmentDate = enrollmentDate
+            self.factorID = factorID
+            self.phoneNumber = phoneNumber
+        }
     }
 
     public var uid: String
@@ -26,6 +34,20 @@ public struct AuthSession: Codable, Sendable, Hashable, CustomStringConvertible 
     /// When the ID token expires.
     public var idTokenExpiration: Date
     public var factors: [Factor]
+
+    public init(uid: String, email: String?, displayName: String?, isEmailVerified: Bool, isAnonymous: Bool, tenantID: String?,
+                idToken: String, refreshToken: String, idTokenExpiration: Date, factors: [Factor]) {
+        self.uid = uid
+        self.email = email
+        self.displayName = displayName
+        self.isEmailVerified = isEmailVerified
+        self.isAnonymous = isAnonymous
+        self.tenantID = tenantID
+        self.idToken = idToken
+        self.refreshToken = refreshToken
+        self.idTokenExpiration = idTokenExpiration
+        self.factors = factors
+    }
 
     public var description: String {
         "AuthSession(uid: \(uid), email: \(email ?? "nil"), tenantID: \(tenantID ?? "nil"), factors: \(factors.count), tokens: <redacted>)"

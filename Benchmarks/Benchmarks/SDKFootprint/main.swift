@@ -1,11 +1,8 @@
-// Memory of an idle signed-in Auth + User: restores 1,000 sessions into
-// 1,000 independent Auth instances and reports the heap growth per pair
-// (glibc mallinfo2, in-use bytes). Target: ≤ 16 KB.
+// Memory of an idle signed-in Auth + User: restores 10,000 sessions into
+// 10,000 independent Auth instances and reports the resident-memory growth
+// per pair (/proc/self/statm). Target: ≤ 16 KB.
 //
 //   swift run -c release SDKFootprint
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import MultiFactorAuth
 
@@ -22,21 +19,27 @@ func session(_ index: Int) -> AuthSession {
                 factors: [.init(uid: UUID().uuidString, displayName: "app", enrollmentDate: Date(), factorID: "totp", phoneNumber: nil)])
 }
 
-#if canImport(Glibc)
-func heapInUse() -> Int { Int(mallinfo2().uordblks) }
-let count = 1_000
+/// Resident bytes of this process (Linux).
+func residentBytes() -> Int? {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+    let fields = statm.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+    return pages * 4096
+}
+
+let count = 10_000
 let sessions = (0..<count).map(session)
 var pairs: [(Auth, User)] = []
 pairs.reserveCapacity(count)
-let before = heapInUse()
+guard let before = residentBytes() else {
+    print("SDKFootprint reads /proc/self/statm (Linux)")
+    exit(1)
+}
 for index in 0..<count {
     let auth = Auth(app: app)
     pairs.append((auth, auth.restore(sessions[index])))
 }
-let after = heapInUse()
-let perPair = Double(after - before) / Double(count)
-print(String(format: "idle signed-in Auth + User: %.0f bytes each (%d instances; tokens and profile included)", perPair, count))
+let after = residentBytes() ?? before
+print(String(format: "idle signed-in Auth + User: %.0f bytes each (resident growth over %d instances; tokens and profile included)",
+             Double(after - before) / Double(count), count))
 withExtendedLifetime(pairs) {}
-#else
-print("SDKFootprint needs glibc's mallinfo2 (Linux)")
-#endif

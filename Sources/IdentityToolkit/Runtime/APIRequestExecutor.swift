@@ -15,11 +15,22 @@ public struct APIRequestExecutor: Sendable {
     /// Transport, emulator, limits and logging.
     public let configuration: ClientConfiguration
 
+    /// The production URL's parts, parsed once.
+    private let production: (scheme: String, host: String, authority: String, path: String)?
+    /// Whether debug lines are wanted (checked once, so that hot paths build no metadata otherwise).
+    private let logsRequests: Bool
+
     /// Creates an executor.
     public init(productionBaseURL: String, credential: RequestCredential, configuration: ClientConfiguration) {
         self.productionBaseURL = productionBaseURL
         self.credential = credential
         self.configuration = configuration
+        if let components = URLComponents(string: productionBaseURL), let host = components.host, let scheme = components.scheme {
+            production = (scheme, host, host + (components.port.map { ":\($0)" } ?? ""), components.percentEncodedPath)
+        } else {
+            production = nil
+        }
+        logsRequests = configuration.logger.logLevel <= .debug
     }
 
     /// Sends a request without a body and decodes the response.
@@ -49,12 +60,10 @@ public struct APIRequestExecutor: Sendable {
     /// The request for `path` and `query`: production or emulator URL form,
     /// credential and configured headers applied.
     public func makeRequest(_ method: HTTPRequest.Method, path: String, query: [(String, String?)], hasBody: Bool) async throws -> HTTPRequest {
-        var scheme: String
-        var authority: String
-        var prefix = ""
-        guard let production = URLComponents(string: productionBaseURL), let productionHost = production.host,
-            let productionScheme = production.scheme
-        else {
+        let scheme: String
+        let authority: String
+        let prefix: String
+        guard let production else {
             throw IdentityToolkitError.invalidRequest("the production base URL is not a URL")
         }
         if let emulator = configuration.emulatorHost {
@@ -63,11 +72,11 @@ public struct APIRequestExecutor: Sendable {
             }
             scheme = "http"
             authority = emulator
-            prefix = "/" + productionHost + production.percentEncodedPath
+            prefix = "/" + production.host + production.path
         } else {
-            scheme = productionScheme
-            authority = productionHost + (production.port.map { ":\($0)" } ?? "")
-            prefix = production.percentEncodedPath
+            scheme = production.scheme
+            authority = production.authority
+            prefix = production.path
         }
         var items = query.compactMap { name, value in value.map { (name, $0) } }
         var fields = configuration.headers
@@ -103,8 +112,8 @@ public struct APIRequestExecutor: Sendable {
         let request = try await makeRequest(method, path: path, query: query, hasBody: body != nil)
         let logger = configuration.logger
         // The path alone: the query may hold the API key.
-        let metadata: Logger.Metadata = ["http.method": "\(method.rawValue)", "http.path": "\(path)"]
-        logger.debug("sending request", metadata: metadata)
+        let metadata: Logger.Metadata = logsRequests ? ["http.method": "\(method.rawValue)", "http.path": "\(path)"] : [:]
+        if logsRequests { logger.debug("sending request", metadata: metadata) }
         let started = ContinuousClock.now
         let (httpResponse, data): (HTTPResponse, Data)
         do {
@@ -116,14 +125,16 @@ public struct APIRequestExecutor: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            logger.debug("request failed without a response", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+            if logsRequests { logger.debug("request failed without a response", metadata: metadata.merging(["error": "\(error)"]) { $1 }) }
             throw IdentityToolkitError.transport(error)
         }
         let status = httpResponse.status.code
-        var finished = metadata
-        finished["http.status"] = "\(status)"
-        finished["duration_ms"] = "\((ContinuousClock.now - started).timeInterval * 1000)"
-        logger.debug("received response", metadata: finished)
+        if logsRequests {
+            var finished = metadata
+            finished["http.status"] = "\(status)"
+            finished["duration_ms"] = "\((ContinuousClock.now - started).timeInterval * 1000)"
+            logger.debug("received response", metadata: finished)
+        }
 
         let decoder = JSONDecoder()
         if (200..<300).contains(status) {
