@@ -366,6 +366,7 @@ struct Translator {
 
     func serverFile(_ documents: [APIDocument], schemas: [Schema], imports: [String]) -> SwiftFile {
         let checked = Self.schemasReachingEnums(schemas)
+        let snakeCased = Self.schemasReachingSnakeCaseNames(schemas)
         var declarations: [Declaration] = []
         for document in documents {
             let service = Self.serviceName(document.clientName)
@@ -392,7 +393,8 @@ struct Translator {
                 }
                 if let body = operation.requestBody {
                     let check = checked.contains(body) ? ".checkedKnownValues()" : ""
-                    arguments.append((arguments.isEmpty ? "" : "body: ") + "request.decodeBody(\(body).self)\(check)")
+                    let snake = snakeCased.contains(body) ? ", snakeCaseWireNames: true" : ""
+                    arguments.append((arguments.isEmpty ? "" : "body: ") + "request.decodeBody(\(body).self\(snake))\(check)")
                 }
                 arguments.append("request: request")
                 let authorization = document.security == .bearer ? ".bearer" : (document.security == .none ? ".none" : ".apiKey")
@@ -418,8 +420,24 @@ struct Translator {
         return SwiftFile(header: Self.header, imports: ["Foundation"] + imports, declarations: declarations)
     }
 
+    /// Object schemas with a snake_case wire name, directly or through their fields.
+    static func schemasReachingSnakeCaseNames(_ schemas: [Schema]) -> Set<String> {
+        schemasReaching(schemas) { schema in
+            guard case .object(let properties) = schema.kind else { return false }
+            return properties.contains { $0.wireName.contains("_") }
+        }
+    }
+
     /// Object schemas that hold an enum, directly or through their fields.
     static func schemasReachingEnums(_ schemas: [Schema]) -> Set<String> {
+        schemasReaching(schemas) { schema in
+            if case .stringEnum = schema.kind { return true }
+            return false
+        }
+    }
+
+    /// Object schemas that are `base`, or reach one through their fields.
+    private static func schemasReaching(_ schemas: [Schema], base: (Schema) -> Bool) -> Set<String> {
         let byName = Dictionary(schemas.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var result: Set<String> = []
         var changed = true
@@ -430,13 +448,14 @@ struct Translator {
             default: return nil
             }
         }
+        let seeds = Set(schemas.filter(base).map(\.name))
         while changed {
             changed = false
             for schema in schemas where !result.contains(schema.name) {
                 guard case .object(let properties) = schema.kind else { continue }
-                let reaches = properties.contains { property in
+                let reaches = (seeds.contains(schema.name) && !isEnum(schema)) || properties.contains { property in
                     guard let name = target(property.type), let referenced = byName[name] else { return false }
-                    if case .stringEnum = referenced.kind { return true }
+                    if seeds.contains(name) && isEnum(referenced) { return true }
                     return result.contains(name)
                 }
                 if reaches {
@@ -503,6 +522,11 @@ struct Translator {
             ])))
         }
         return declarations
+    }
+
+    private static func isEnum(_ schema: Schema) -> Bool {
+        if case .stringEnum = schema.kind { return true }
+        return false
     }
 
     /// `https://host/base` → (`/host`, `/base`): the emulator serves each API

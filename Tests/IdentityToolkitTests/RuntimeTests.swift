@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import IdentityToolkit
+@testable import IdentityToolkit
 import IdentityToolkitTestSupport
 import Logging
 import Testing
@@ -207,5 +207,36 @@ struct CapturingLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         records.append("\(event.level) \(event.message) \(event.metadata ?? [:]) \(metadata)")
+    }
+}
+
+@Suite struct ServerRequestDecodingTests {
+    @Test(arguments: [
+        (#"{"idToken":"a_b_c"}"#, false),
+        (#"{"return_secure_token":true}"#, true),
+        (#"{"a":{"b_c":1}}"#, true),
+        (#"{"a":[{"x":"y_z"}]}"#, false),
+        (#"{"we\"ird_":1}"#, true),
+        (#"{"k":"v\\", "x_y": 2}"#, true),
+        (#"{"k" : "_", "l":"_"}"#, false),
+        (#""#, false),
+    ])
+    func keysWithUnderscoresAreFoundAndValuesIgnored(json: String, expected: Bool) {
+        #expect(APIServerRequest.hasKeyWithUnderscore(Data(json.utf8)) == expected)
+    }
+
+    struct Body: Decodable, Equatable {
+        var returnSecureToken: Bool?
+        var created_at: String?
+    }
+
+    @Test func bothPathsDecodeTheSame() throws {
+        func decode(_ json: String) throws -> Body {
+            try APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(json.utf8)).decodeBody(Body.self, snakeCaseWireNames: true)
+        }
+        #expect(try decode(#"{"returnSecureToken":true}"#) == Body(returnSecureToken: true))
+        #expect(try decode(#"{"return_secure_token":true}"#) == Body(returnSecureToken: true))
+        #expect(try decode(#"{"createdAt":"x"}"#) == Body(created_at: "x"))
+        #expect(try decode(#"{"created_at":"x"}"#) == Body(created_at: "x"))
     }
 }

@@ -121,9 +121,26 @@ public struct APIServerRequest: Sendable {
     /// operation allows forms.
     /// Field names are read as proto3 JSON parsers read them: the
     /// lowerCamelCase name or the original snake_case one.
-    public func decodeBody<Body: Decodable>(_ type: Body.Type) throws -> Body {
-        let object: Any
+    /// - Parameter snakeCaseWireNames: Whether the schema (or one inside it)
+    ///   has snake_case wire names, which camelCase keys may alias (the
+    ///   generated routes say so from the spec).
+    public func decodeBody<Body: Decodable>(_ type: Body.Type, snakeCaseWireNames: Bool = false) throws -> Body {
         let isForm = acceptsFormBody && headerFields[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        // Fast path: a JSON body whose keys need no proto3 alias decodes in one pass.
+        if !isForm && !snakeCaseWireNames && !Self.hasKeyWithUnderscore(body) {
+            do {
+                return try JSONDecoder().decode(Body.self, from: body.isEmpty ? Data("{}".utf8) : body)
+            } catch let error as DecodingError {
+                if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
+                    throw APIServerError.invalidArgument(Self.isJSONObject(body) ? Self.describe(error) : "the body is not valid JSON")
+                }
+                if case .typeMismatch(_, let context) = error, context.codingPath.isEmpty {
+                    throw APIServerError.invalidArgument("the body must be a JSON object")
+                }
+                throw APIServerError.invalidArgument(Self.describe(error))
+            }
+        }
+        let object: Any
         if isForm {
             var fields: [String: Any] = [:]
             for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
@@ -149,6 +166,48 @@ public struct APIServerRequest: Sendable {
         } catch let error as DecodingError {
             throw APIServerError.invalidArgument(Self.describe(error))
         }
+    }
+
+    /// Whether `body` parses as JSON at all (only asked on the error path).
+    static func isJSONObject(_ body: Data) -> Bool {
+        (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) is [String: Any]
+    }
+
+    /// Whether a JSON text has an object key containing `_` (a key: a string
+    /// followed by `:`). One pass over the bytes, honouring escapes.
+    static func hasKeyWithUnderscore(_ body: Data) -> Bool {
+        var inString = false
+        var escaped = false
+        var sawUnderscore = false
+        var afterString = false
+        for byte in body {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                    afterString = true
+                } else if byte == UInt8(ascii: "_") {
+                    sawUnderscore = true
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+                continue
+            case UInt8(ascii: ":"):
+                if afterString && sawUnderscore { return true }
+            case UInt8(ascii: "\""):
+                inString = true
+                sawUnderscore = false
+            default:
+                break
+            }
+            afterString = false
+        }
+        return false
     }
 
     /// Every key also under its other proto3 spelling (`a_b` ↔ `aB`),

@@ -30,7 +30,7 @@ extension WidgetsService {
     public var routes: [APIServerRoute] {
         [
             APIServerRoute(operationID: "createWidget", method: .post, prefix: "/widgets.example.com", path: "/v1/widgets:create", authorization: .apiKey) { request in
-                try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self).checkedKnownValues(), request: request))
+                try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: true).checkedKnownValues(), request: request))
             },
             APIServerRoute(operationID: "getWidget", method: .get, prefix: "/widgets.example.com", path: "/v1/shelves/{shelf}/widgets/{widget}", authorization: .apiKey) { request in
                 try await APIServerResponse.json(self.getWidget(shelf: request.pathParameter("shelf"), widget: request.pathParameter("widget"), viewMode: request.queryParameter("view_mode"), request: request))
