@@ -56,7 +56,7 @@ for index in range(CODE_CASES):
 print(f"{CODE_CASES} random codes: mfa, pyotp and oathtool agree" if not failures else "code mismatches")
 
 # 2. URIs built by mfa, parsed by pyotp.
-NAMES = ["ACME Co", "a@b.example", "R&D", "50% off", "x/y", "Ünïcödé", "東京", "a+b", "q?u#e=r;y", "😀", "plain"]
+NAMES = ["ACME Co", "a@b.example", "R&D", "50% off", "x/y", "Ünïcödé", "東京", "a+b", "q?u#e=r;y", "😀", "plain", "co:lon"]
 URI_CASES = 120
 for index in range(URI_CASES):
     key = bytes(rng.getrandbits(8) for _ in range(20))

@@ -83,26 +83,22 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible {
             queryText = ""
         }
 
-        // The label: `issuer:account` or `account`; the colon literal or %3A.
+        // The label: `issuer:account` or `account`. The separator is a literal
+        // colon (parts may hold encoded ones, as this builder and pyotp write
+        // them), or an encoded one when the `issuer` parameter confirms it;
+        // otherwise an encoded colon belongs to the account (as pyotp reads it).
         var labelIssuer: String?
         var account: String
         let literalParts = labelText.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         if literalParts.count == 2 {
+            if literalParts[1].contains(":") { throw .malformedLabel }
             labelIssuer = try Self.percentDecode(literalParts[0], plusIsSpace: false)
             account = try Self.percentDecode(literalParts[1], plusIsSpace: false)
         } else {
-            let decoded = try Self.percentDecode(labelText, plusIsSpace: false)
-            let parts = decoded.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            if parts.count == 2 {
-                labelIssuer = String(parts[0])
-                account = String(parts[1])
-            } else {
-                account = decoded
-            }
+            account = try Self.percentDecode(labelText, plusIsSpace: false)
         }
         account = String(account.drop { $0 == " " })
         guard !account.isEmpty else { throw .missingAccount }
-        if account.contains(":") || labelIssuer?.contains(":") == true { throw .malformedLabel }
 
         var parameters: [String: String] = [:]
         for pair in queryText.split(separator: "&") where !pair.isEmpty {
@@ -111,6 +107,11 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible {
             let value = pieces.count == 2 ? try Self.percentDecode(pieces[1], plusIsSpace: true) : ""
             guard parameters[name] == nil else { throw .duplicateParameter(name) }
             parameters[name] = value
+        }
+        if labelIssuer == nil, let issuer = parameters["issuer"], account.hasPrefix(issuer + ":") {
+            labelIssuer = issuer
+            account = String(account.dropFirst(issuer.count + 1).drop { $0 == " " })
+            guard !account.isEmpty else { throw .missingAccount }
         }
         guard let secretText = parameters["secret"], !secretText.isEmpty else { throw .missingSecret }
         let secret: [UInt8]
@@ -213,7 +214,7 @@ public enum OTPAuthURIError: Error, Sendable, Hashable, CustomStringConvertible 
         switch self {
         case .notOTPAuth: return "not an otpauth:// URI"
         case .unknownType(let type): return "unknown OTP type '\(type)'; expected totp or hotp"
-        case .malformedLabel: return "malformed label; expected ISSUER:ACCOUNT or ACCOUNT with no other colon"
+        case .malformedLabel: return "malformed label; expected ISSUER:ACCOUNT or ACCOUNT, with any colon inside a part percent-encoded"
         case .missingAccount: return "the label has no account name"
         case .malformedEncoding: return "malformed percent-encoding or invalid UTF-8"
         case .duplicateParameter(let name): return "parameter '\(name)' appears more than once"

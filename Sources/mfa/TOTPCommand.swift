@@ -142,9 +142,6 @@ extension TOTPCommand {
 
         func validate() throws {
             guard !account.isEmpty else { throw ValidationError("--account must not be empty") }
-            guard !account.contains(":"), !issuer.contains(":") else {
-                throw ValidationError("--account and --issuer must not contain ':'")
-            }
         }
 
         func run() throws {

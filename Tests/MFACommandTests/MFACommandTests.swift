@@ -96,7 +96,7 @@ enum MFABinary {
         (["totp", "code", "--secret", "JBSWY3DP", "--time=-5"], "--time must not be negative"),
         (["totp", "secret", "--bytes", "8"], "--bytes must be at least 16, not 8"),
         (["totp", "verify", "--secret", "JBSWY3DP", "--code", "1", "--window", "11"], "--window must be 0 to 10, not 11"),
-        (["totp", "uri", "--secret", "JBSWY3DP", "--account", "a:b", "--issuer", "i"], "must not contain ':'"),
+        (["totp", "uri", "--secret", "JBSWY3DP", "--account", "", "--issuer", "i"], "--account must not be empty"),
         (["totp", "qr", "--uri", String(repeating: "x", count: 3000), "--format", "svg"], "does not fit a QR code"),
         (["totp", "qr", "--uri", "x", "--ecc", "Z"], "'--ecc <ecc>'"),
         (["totp", "qr", "--uri", "x", "--format", "svg", "--output", "/nonexistent/dir/q.svg"], "--output: cannot write"),

@@ -23,18 +23,31 @@ import Testing
         #expect(Base32.encode(uri.secret) == "HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ")
     }
 
+    @Test func encodedColonsInsideParts() throws {
+        let uri = OTPAuthURI(issuer: "R:D", account: "a:b@x", secret: Self.secret)
+        #expect(uri.string.hasPrefix("otpauth://totp/R%3AD:a%3Ab%40x?secret="))
+        let parsed = try OTPAuthURI(parsing: uri.string)
+        #expect(parsed.issuer == "R:D")
+        #expect(parsed.account == "a:b@x")
+    }
+
     @Test func firebaseStyleUnencodedURIsParse() throws {
         let uri = try OTPAuthURI(parsing: "otpauth://totp/my-app:ada@example.com?secret=JBSWY3DPEHPK3PXP&issuer=my-app&algorithm=SHA1&digits=6")
         #expect(uri.issuer == "my-app")
         #expect(uri.account == "ada@example.com")
-        let encodedSeparator = try OTPAuthURI(parsing: "otpauth://totp/ACME%3A%20ada?secret=JBSWY3DPEHPK3PXP")
+        // An encoded separator, confirmed by the issuer parameter (the wiki's form).
+        let encodedSeparator = try OTPAuthURI(parsing: "otpauth://totp/ACME%3A%20ada?secret=JBSWY3DPEHPK3PXP&issuer=ACME")
         #expect(encodedSeparator.issuer == "ACME")
         #expect(encodedSeparator.account == "ada")
+        // Without the parameter, an encoded colon belongs to the account (as pyotp reads it).
+        let accountColon = try OTPAuthURI(parsing: "otpauth://totp/co%3Alon?secret=JBSWY3DPEHPK3PXP")
+        #expect(accountColon.issuer == nil)
+        #expect(accountColon.account == "co:lon")
     }
 
     @Test func roundTripOfEverythingTheBuilderEmits() throws {
         var generator = SystemRandomNumberGenerator()
-        let names = ["ACME Co", "a@b", "R&D", "50% off", "x/y", "Ünïcödé", "東京", "a+b", "q?u#e=r;y", "😀", "", "plain"]
+        let names = ["ACME Co", "a@b", "R&D", "50% off", "x/y", "Ünïcödé", "東京", "a+b", "q?u#e=r;y", "😀", "", "plain", "R:D", "a:b:c"]
         for index in 0..<500 {
             let issuer = names[index % names.count]
             let account = names[(index / 3) % names.count] + "\(index)"

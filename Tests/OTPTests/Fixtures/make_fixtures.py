@@ -35,7 +35,7 @@ for index in range(600):
                   "code": totp.at(time)})
 
 ODD = ["ACME Co", "Ada Lovelace", "a@b.example", "R&D", "50% off", "x/y", "Ünïcödé", "東京", "tab\there", "a+b",
-       "semi;colon", "q?uery", "hash#tag", "eq=ual", "plain", "smile 😀", "apos'trophe", "quote\"d"]
+       "semi;colon", "q?uery", "hash#tag", "eq=ual", "plain", "smile 😀", "apos'trophe", "quote\"d", "co:lon", "R:D"]
 uris = []
 for index in range(240):
     issuer = rng.choice(ODD + [None])
