@@ -43,12 +43,11 @@ struct SessionTokens: Sendable {
 }
 
 /// Where out-of-band links point (the emulator's own address, known once it listens).
-final class LinkBase: @unchecked Sendable {
-    private let lock = NSLock()
-    private var base = "http://127.0.0.1:9099"
+final class LinkBase: Sendable {
+    private let base = Locked("http://127.0.0.1:9099")
     var value: String {
-        get { lock.withLock { base } }
-        set { lock.withLock { base = newValue } }
+        get { base.current }
+        set { base.withLock { $0 = newValue } }
     }
 }
 

@@ -158,14 +158,9 @@ public struct APIRequestExecutor: Sendable {
         )
     }
 
-    private static let queryAllowed: CharacterSet = {
-        var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
-        set.insert(charactersIn: "-._~")
-        return set
-    }()
-
+    /// Query names and values take the same unreserved-only escaping as path segments.
     private static func escapeQuery(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? text
+        APIPath.escape(text)
     }
 
     private static func isHostAndPort(_ text: String) -> Bool {

@@ -47,7 +47,7 @@ public enum CompletionBridge {
     }
 }
 
-/// Percent-encoding of path segments filled from parameters.
+/// Percent-encoding of path segments and query parts filled from parameters.
 public enum APIPath {
     private static let allowed: CharacterSet = {
         var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
