@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(name: "swift-identity-mfa", path: ".."),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -62,6 +63,8 @@ let package = Package(
                 .product(name: "IdentityToolkitAsyncHTTPClient", package: "swift-identity-mfa"),
                 .product(name: "OTP", package: "swift-identity-mfa"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Benchmarks/EmulatorLoad"
         ),

@@ -47,8 +47,14 @@ public struct TOTP: Sendable {
 
     /// Checks `code` against the step of `unixTime` and `window` steps on
     /// either side, comparing every candidate in constant time.
-    /// - Returns: The matched step (the one nearest to now when several
-    ///   match), or nil when none does or `code` is not `digits` digits.
+    ///
+    /// When several steps in the window share the code (about one
+    /// verification in 50,000 with a window of 5), the latest one is returned.
+    /// That is the replay-safe choice: once it is recorded as used, the same
+    /// code matches no later step still unused, while a legitimate code whose
+    /// twin is an earlier, already used step is still accepted.
+    /// - Returns: The matched step (the latest when several match), or nil
+    ///   when none does or `code` is not `digits` digits.
     /// - Throws: ``OTPError/invalidWindow(_:)`` outside 0…10.
     public func matchingStep(for code: String, at unixTime: Int64, window: Int) throws -> UInt64? {
         guard (0...10).contains(window) else { throw OTPError.invalidWindow(window) }
@@ -57,14 +63,12 @@ public struct TOTP: Sendable {
         // not depend on where the input went wrong.
         let candidate = OTPCode.parse(code, digits: hotp.digits) ?? UInt32.max
         var matched: UInt64?
-        var bestDistance = Int.max
         for offset in -window...window {
             guard offset >= 0 || current >= UInt64(-offset) else { continue }
             let step = offset >= 0 ? current &+ UInt64(offset) : current - UInt64(-offset)
-            let equal = OTPCode.constantTimeEquals(hotp.value(counter: step), candidate)
-            if equal && abs(offset) < bestDistance {
+            // Offsets rise, so the last match is the latest step.
+            if OTPCode.constantTimeEquals(hotp.value(counter: step), candidate) {
                 matched = step
-                bestDistance = abs(offset)
             }
         }
         return matched

@@ -240,3 +240,33 @@ struct CapturingLogHandler: LogHandler {
         #expect(try decode(#"{"created_at":"x"}"#) == Body(created_at: "x"))
     }
 }
+
+/// The package's base64url codec (JWT segments, opaque emulator tokens).
+@Suite struct Base64URLTests {
+    @Test(arguments: [
+        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy"),
+    ])
+    func rfc4648Vectors(plain: String, encoded: String) {
+        #expect(Data(plain.utf8).base64URLEncoded == encoded)
+        #expect(Data(base64URLEncoded: encoded) == Data(plain.utf8))
+    }
+
+    @Test func matchesFoundationOnEveryLengthAndByte() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<200 {
+            let data = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let reference = data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(data.base64URLEncoded == reference)
+            #expect(Data(base64URLEncoded: reference) == data)
+            #expect(Data(base64URLEncoded: data.base64EncodedString()) == data, "padded standard alphabet is accepted")
+        }
+        let everyByte = Data(0...255)
+        #expect(Data(base64URLEncoded: everyByte.base64URLEncoded) == everyByte)
+    }
+
+    @Test(arguments: ["Z", "Zm9vY", "Zm9v!", "Zm 9v", "Zm8==", "Zg=", "Z=g=", "Zh", "Zm9", "Zm==Zm9v", "é"])
+    func malformedInputIsRefused(text: String) {
+        #expect(Data(base64URLEncoded: text) == nil)
+    }
+}

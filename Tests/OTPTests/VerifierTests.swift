@@ -55,4 +55,32 @@ import Testing
         let totp = try TOTP(key: Self.key)
         #expect(throws: OTPError.invalidWindow(11)) { try TOTPVerifier(totp: totp, window: 11) }
     }
+
+    /// With the key 0x00…0x13, steps 149,082 and 149,091 share the code
+    /// 483607 (found by a search over HMAC-SHA1; checked below).
+    static let collidingKey = Array(UInt8(0)...UInt8(19))
+    static let collidingSteps: (earlier: UInt64, later: UInt64) = (149_082, 149_091)
+
+    @Test func aCodeSharedByTwoStepsInTheWindowCannotBeReplayed() async throws {
+        let totp = try TOTP(key: Self.collidingKey)
+        let (earlier, later) = Self.collidingSteps
+        #expect(totp.code(step: earlier) == "483607" && totp.code(step: later) == "483607")
+        let now = Int64(earlier + 4) * 30  // both steps within a window of 5
+        #expect(try totp.matchingStep(for: "483607", at: now, window: 5) == later, "the latest matching step")
+        let verifier = try TOTPVerifier(totp: totp, window: 5)
+        #expect(try await verifier.verify("483607", keyID: "k", at: now) == .accepted(step: later))
+        // Accepting the nearer, earlier step instead would have left the
+        // later one open for the same code to be used twice.
+        #expect(try await verifier.verify("483607", keyID: "k", at: now) == .replayed(step: later))
+    }
+
+    @Test func aCodeWhoseTwinWasUsedIsStillAccepted() async throws {
+        let totp = try TOTP(key: Self.collidingKey)
+        let (earlier, later) = Self.collidingSteps
+        let store = InMemoryTOTPReplayStore()
+        #expect(await store.recordAcceptedStep(earlier + 1, for: "k"))
+        let verifier = try TOTPVerifier(totp: totp, window: 5, store: store)
+        let now = Int64(earlier + 4) * 30  // the earlier step is the nearer one
+        #expect(try await verifier.verify(totp.code(step: later), keyID: "k", at: now) == .accepted(step: later))
+    }
 }
