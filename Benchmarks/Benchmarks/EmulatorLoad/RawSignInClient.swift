@@ -14,6 +14,8 @@ struct SignInJob: Sendable {
     var enrollmentID: String
     var totp: TOTP
     var step: UInt64
+    /// The whole HTTP request of the password step.
+    var passwordRequest: ByteBuffer
 }
 
 enum RawClientError: Error, CustomStringConvertible {
@@ -40,7 +42,6 @@ final class SignInConnection: ChannelInboundHandler {
 
     private let jobs: [SignInJob]
     private let hostHeader: String
-    private let password: String
     private let done: EventLoopPromise<[UInt64]>
     private var next = 0
     private var phase = Phase.password
@@ -49,10 +50,9 @@ final class SignInConnection: ChannelInboundHandler {
     private var received: ByteBuffer?
     private var finished = false
 
-    init(jobs: [SignInJob], hostHeader: String, password: String, done: EventLoopPromise<[UInt64]>) {
+    init(jobs: [SignInJob], hostHeader: String, done: EventLoopPromise<[UInt64]>) {
         self.jobs = jobs
         self.hostHeader = hostHeader
-        self.password = password
         self.done = done
         latencies.reserveCapacity(jobs.count)
     }
@@ -96,10 +96,7 @@ final class SignInConnection: ChannelInboundHandler {
             guard let credential = Self.stringValue(of: "mfaPendingCredential", in: body) else {
                 throw RawClientError.malformedResponse("no mfaPendingCredential in the password step's response")
             }
-            let code = job.totp.code(step: job.step)
-            send(path: "/identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:finalize?key=load",
-                 body: #"{"mfaPendingCredential":"\#(credential)","mfaEnrollmentId":"\#(job.enrollmentID)","totpVerificationInfo":{"verificationCode":"\#(code)"}}"#,
-                 context: context)
+            sendTOTPStep(credential: credential, job: job, context: context)
             phase = .totp
         case .totp:
             guard status == 200 else { throw RawClientError.unexpectedStatus(status, phase: "mfaSignIn:finalize", body: String(buffer: body)) }
@@ -125,54 +122,108 @@ final class SignInConnection: ChannelInboundHandler {
             return
         }
         began = DispatchTime.now().uptimeNanoseconds
-        send(path: "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=load",
-             body: #"{"email":"\#(jobs[next].email)","password":"\#(password)","returnSecureToken":true}"#, context: context)
+        context.writeAndFlush(wrapOutboundOut(jobs[next].passwordRequest), promise: nil)
     }
 
-    private func send(path: String, body: String, context: ChannelHandlerContext) {
-        let head = "POST \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
-        var buffer = context.channel.allocator.buffer(capacity: head.utf8.count + body.utf8.count)
-        buffer.writeString(head)
-        buffer.writeString(body)
+    /// The request head up to the Content-Length value; the body follows.
+    private lazy var finalizeHead: String =
+        "POST /identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:finalize?key=load HTTP/1.1\r\nHost: \(hostHeader)\r\nContent-Type: application/json\r\nContent-Length: "
+
+    private func sendTOTPStep(credential: String, job: SignInJob, context: ChannelHandlerContext) {
+        let code = job.totp.code(step: job.step)
+        let bodyLength = #"{"mfaPendingCredential":"","mfaEnrollmentId":"","totpVerificationInfo":{"verificationCode":""}}"#.utf8.count
+            + credential.utf8.count + job.enrollmentID.utf8.count + code.utf8.count
+        var buffer = context.channel.allocator.buffer(capacity: finalizeHead.utf8.count + bodyLength + 8)
+        buffer.writeString(finalizeHead)
+        buffer.writeString(String(bodyLength))
+        buffer.writeString("\r\n\r\n{\"mfaPendingCredential\":\"")
+        buffer.writeString(credential)
+        buffer.writeString("\",\"mfaEnrollmentId\":\"")
+        buffer.writeString(job.enrollmentID)
+        buffer.writeString("\",\"totpVerificationInfo\":{\"verificationCode\":\"")
+        buffer.writeString(code)
+        buffer.writeString("\"}}")
         context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+    }
+
+    /// The password step's whole request, built before the clock starts.
+    static func passwordRequest(hostHeader: String, email: String, password: String) -> ByteBuffer {
+        let body = #"{"email":"\#(email)","password":"\#(password)","returnSecureToken":true}"#
+        return ByteBuffer(string: "POST /identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=load HTTP/1.1\r\nHost: \(hostHeader)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
     }
 
     /// Removes one complete response from the front of `buffer`, or returns
     /// nil when more bytes are needed. Needs `Content-Length` (the emulator
-    /// always sends it).
+    /// always sends it). Works on bytes, without building strings.
     static func takeResponse(from buffer: inout ByteBuffer) throws -> (status: Int, body: ByteBuffer)? {
-        let view = buffer.readableBytesView
-        guard let headerEnd = view.firstRange(of: [13, 10, 13, 10]) else { return nil }
-        let headerLength = headerEnd.upperBound - view.startIndex
-        guard let head = buffer.getString(at: buffer.readerIndex, length: headerLength) else { return nil }
-        let lines = head.split(separator: "\r\n")
-        guard let statusLine = lines.first, statusLine.hasPrefix("HTTP/1.1 "), let status = Int(statusLine.dropFirst(9).prefix(3)) else {
-            throw RawClientError.malformedResponse("status line \(lines.first ?? "")")
+        let parsed: (status: Int, headerLength: Int, bodyLength: Int)? = try buffer.withUnsafeReadableBytes { bytes in
+            guard let headerEnd = Self.find([13, 10, 13, 10], in: bytes, from: 0) else { return nil }
+            let headerLength = headerEnd + 4
+            // "HTTP/1.1 200 …"
+            guard bytes.count > 12, bytes.starts(with: Self.statusPrefix) else {
+                throw RawClientError.malformedResponse("no HTTP/1.1 status line")
+            }
+            let status = bytes[9...11].reduce(0) { $0 * 10 + Int($1) - 48 }
+            guard let nameStart = Self.findCaseInsensitive(Self.contentLengthName, in: bytes, before: headerEnd) else {
+                throw RawClientError.malformedResponse("no Content-Length")
+            }
+            var index = nameStart + Self.contentLengthName.count
+            while index < headerEnd, bytes[index] == 32 { index += 1 }
+            var length = 0
+            var digits = 0
+            while index < headerEnd, (48...57).contains(bytes[index]) {
+                length = length * 10 + Int(bytes[index]) - 48
+                index += 1
+                digits += 1
+            }
+            guard digits > 0 else { throw RawClientError.malformedResponse("Content-Length is not a number") }
+            return (status, headerLength, length)
         }
-        guard let lengthLine = lines.first(where: { $0.lowercased().hasPrefix("content-length:") }),
-              let length = Int(lengthLine.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) else {
-            throw RawClientError.malformedResponse("no Content-Length")
+        guard let parsed, buffer.readableBytes >= parsed.headerLength + parsed.bodyLength else { return nil }
+        buffer.moveReaderIndex(forwardBy: parsed.headerLength)
+        return (parsed.status, buffer.readSlice(length: parsed.bodyLength)!)
+    }
+
+    private static let statusPrefix = Array("HTTP/1.1 ".utf8)
+    private static let contentLengthName = Array("\r\ncontent-length:".utf8)
+
+    private static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard bytes.count >= needle.count else { return nil }
+        var index = start
+        while index <= bytes.count - needle.count {
+            if bytes[index] == needle[0] && zip(needle.indices, needle).allSatisfy({ bytes[index + $0] == $1 }) { return index }
+            index += 1
         }
-        guard buffer.readableBytes >= headerLength + length else { return nil }
-        buffer.moveReaderIndex(forwardBy: headerLength)
-        let body = buffer.readSlice(length: length)!
-        return (status, body)
+        return nil
+    }
+
+    /// `needle` is lower case; header bytes are compared with ASCII case folded.
+    private static func findCaseInsensitive(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, before end: Int) -> Int? {
+        guard end >= needle.count else { return nil }
+        for index in 0...(end - needle.count) where needle.indices.allSatisfy({ (bytes[index + $0] | 0x20) == (needle[$0] | 0x20) }) {
+            return index
+        }
+        return nil
     }
 
     /// The value of a top-level `"key":"value"` member, when the value holds
     /// no escapes (the emulator's tokens are base64url).
-    static func stringValue(of key: String, in body: ByteBuffer) -> Substring? {
-        let text = String(buffer: body)
-        guard let keyRange = text.range(of: "\"\(key)\":\"") else { return nil }
-        let rest = text[keyRange.upperBound...]
-        guard let end = rest.firstIndex(of: "\""), !rest[..<end].contains("\\") else { return nil }
-        return rest[..<end]
+    static func stringValue(of key: String, in body: ByteBuffer) -> String? {
+        let pattern = Array("\"\(key)\":\"".utf8)
+        return body.withUnsafeReadableBytes { bytes -> String? in
+            guard let start = find(pattern, in: bytes, from: 0) else { return nil }
+            let valueStart = start + pattern.count
+            guard let end = bytes[valueStart...].firstIndex(of: UInt8(ascii: "\"")),
+                  !bytes[valueStart..<end].contains(UInt8(ascii: "\\")) else { return nil }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<end]), as: UTF8.self)
+        }
     }
 }
 
 /// Runs every client's jobs on its own connection, all on one event-loop
 /// thread; returns the latencies in nanoseconds.
-func runRawClients(host: String, port: Int, password: String, jobsPerClient: [[SignInJob]]) async throws -> [UInt64] {
+func runRawClients(host: String, port: Int, jobsPerClient: [[SignInJob]]) async throws -> [UInt64] {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let hostHeader = "\(host):\(port)"
     var results: [EventLoopFuture<[UInt64]>] = []
@@ -184,7 +235,7 @@ func runRawClients(host: String, port: Int, password: String, jobsPerClient: [[S
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        SignInConnection(jobs: jobs, hostHeader: hostHeader, password: password, done: done))
+                        SignInConnection(jobs: jobs, hostHeader: hostHeader, done: done))
                 }
             }
         bootstrap.connect(host: host, port: port).whenFailure { done.fail($0) }
