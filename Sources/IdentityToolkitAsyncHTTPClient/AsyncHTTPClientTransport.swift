@@ -15,6 +15,23 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         self.client = client
     }
 
+    /// A transport whose requests fail as soon as a connection cannot be
+    /// established, for command-line tools and a local emulator.
+    ///
+    /// `HTTPClient.shared` retries connection establishment with backoff until
+    /// the request's deadline, which rides out flaky networks on a server but
+    /// makes a stopped emulator look like a 30-second hang. This transport's
+    /// client does not retry; like `HTTPClient.shared`, it lives as long as
+    /// the process.
+    public static let failingFast = AsyncHTTPClientTransport(client: HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: {
+            var configuration = HTTPClient.Configuration()
+            configuration.connectionPool.retryConnectionEstablishment = false
+            return configuration
+        }()
+    ))
+
     public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
         guard let url = request.url else {
             throw TransportError.invalidRequest("the request has no valid URL")

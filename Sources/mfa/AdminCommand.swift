@@ -51,7 +51,7 @@ struct AdminTarget: ParsableArguments {
     }
 
     func credential() throws -> any AdminCredential {
-        let transport = AsyncHTTPClientTransport()
+        let transport = AsyncHTTPClientTransport.failingFast
         if let credentials {
             return try ServiceAccountCredential(keyFile: credentials, tokenEndpoint: tokenEndpoint, transport: transport)
         }
@@ -63,7 +63,7 @@ struct AdminTarget: ParsableArguments {
     }
 
     func admin() throws -> IdentityAdmin {
-        let transport = AsyncHTTPClientTransport()
+        let transport = AsyncHTTPClientTransport.failingFast
         if let emulator { return IdentityAdmin.emulator(projectID: project, hostAndPort: emulator, transport: transport) }
         return IdentityAdmin(projectID: project, credential: try credential(), configuration: ClientConfiguration(transport: transport))
     }

@@ -44,7 +44,7 @@ struct DemoCommand: AsyncParsableCommand {
 struct Demo {
     let project: String
     let drawQR: Bool
-    let transport = AsyncHTTPClientTransport()
+    let transport = AsyncHTTPClientTransport.failingFast
 
     struct StepFailure: Error {}
 

@@ -8,12 +8,13 @@ import Testing
 /// Both transports against a real HTTP server on loopback.
 @Suite(.serialized) struct TransportTests {
     enum Kind: String, CaseIterable, Sendable {
-        case urlSession, asyncHTTPClient
+        case urlSession, asyncHTTPClient, asyncHTTPClientFailingFast
 
         var transport: any HTTPTransport {
             switch self {
             case .urlSession: return URLSessionTransport.shared
             case .asyncHTTPClient: return AsyncHTTPClientTransport()
+            case .asyncHTTPClientFailingFast: return AsyncHTTPClientTransport.failingFast
             }
         }
     }
@@ -99,6 +100,18 @@ import Testing
             Issue.record("expected a transport failure")
         } catch IdentityToolkitError.transport {
         }
+    }
+
+    /// A refused connection fails at once rather than at the request's
+    /// deadline (ten minutes here; the time limit would stop a wait for it).
+    @Test(.timeLimit(.minutes(1)), arguments: [Kind.urlSession, .asyncHTTPClientFailingFast])
+    func refusedConnectionFailsBeforeTheDeadline(_ kind: Kind) async throws {
+        let server = try await LoopbackHTTPServer()
+        let url = server.baseURL
+        try await server.shutdown()
+        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(
+            transport: kind.transport, emulatorHost: String(url.dropFirst("http://".count)), requestTimeout: .seconds(600)))
+        await #expect(throws: IdentityToolkitError.self) { _ = try await client.signUp(SignUpRequest()) }
     }
 
     @Test(arguments: Kind.allCases)

@@ -67,4 +67,16 @@ import Testing
         #expect(demo.stdout.contains("✔ resolve with a fresh TOTP code"))
         #expect(demo.stdout.hasSuffix("demo complete\n"))
     }
+
+    /// A stopped emulator is reported at once, naming the step, not after the
+    /// request deadline (the time limit would stop a 30-second wait).
+    @Test(.timeLimit(.minutes(1))) func demoAgainstAStoppedEmulatorFailsAtOnce() throws {
+        let (emulator, address) = try startEmulator()
+        emulator.terminate()
+        emulator.waitUntilExit()
+        let demo = try MFABinary.run(["demo", "--emulator", address, "--no-qr"])
+        #expect(demo.status == 1)
+        #expect(demo.stdout.contains("✘ enable TOTP for project demo-mfa"), "\(demo.stdout)")
+        #expect(demo.stdout.contains("Connection refused"), "\(demo.stdout)")
+    }
 }

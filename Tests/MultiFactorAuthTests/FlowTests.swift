@@ -217,7 +217,8 @@ import Testing
 
     @Test func networkFailureAndMalformedResponses() async throws {
         let h = try await SDKHarness.start()
-        let auth = h.auth()
+        // The stopped emulator refuses the connection; the failing-fast client reports it at once.
+        let auth = h.auth(transport: AsyncHTTPClientTransport.failingFast)
         await h.stop()
         await expectAuthError(.networkError) { try await auth.signIn(withEmail: "a@example.com", password: "secret-password") }
 
