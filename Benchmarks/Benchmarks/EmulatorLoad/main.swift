@@ -17,6 +17,7 @@
 // in case the server's clock crosses a step boundary meanwhile) and then signs
 // in at the steps −8…+9 of the start time, oldest first: 18 sign-ins per user,
 // with no clock changes.
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import IdentityToolkit
@@ -188,7 +189,13 @@ func runLoad(arguments: [String]) async throws {
         fail("--emulator takes HOST:PORT, not \(hostAndPort)")
     }
 
-    let configuration = ClientConfiguration(transport: AsyncHTTPClientTransport(), emulatorHost: hostAndPort)
+    // One pooled connection per client: HTTPClient.shared keeps at most 8 per
+    // host, which would queue 64 clients inside the client library.
+    var httpConfiguration = HTTPClient.Configuration()
+    httpConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, clients)
+    let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
+    defer { Task { try? await httpClient.shutdown() } }
+    let configuration = ClientConfiguration(transport: AsyncHTTPClientTransport(client: httpClient), emulatorHost: hostAndPort)
     let accounts = AccountsClient(apiKey: "k", configuration: configuration)
     let admin = AdminClient(accessToken: { "owner" }, configuration: configuration)
     _ = try await admin.updateProjectConfig(project: project, updateMask: "mfa", body: ProjectConfig(mfa: MultiFactorAuthConfig(
