@@ -88,13 +88,18 @@ import Testing
         #expect(error is CancellationError, "\(error)")
     }
 
-    @Test(arguments: Kind.allCases)
-    func connectionRefused(_ kind: Kind) async throws {
+    /// A client for a loopback port that was just closed, so connections are refused.
+    func clientOfAClosedPort(_ kind: Kind, requestTimeout: Duration) async throws -> AccountsClient {
         let server = try await LoopbackHTTPServer()
         let url = server.baseURL
         try await server.shutdown()
-        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(
-            transport: kind.transport, emulatorHost: String(url.dropFirst("http://".count)), requestTimeout: .seconds(5)))
+        return AccountsClient(apiKey: "k", configuration: ClientConfiguration(
+            transport: kind.transport, emulatorHost: String(url.dropFirst("http://".count)), requestTimeout: requestTimeout))
+    }
+
+    @Test(arguments: Kind.allCases)
+    func connectionRefused(_ kind: Kind) async throws {
+        let client = try await clientOfAClosedPort(kind, requestTimeout: .seconds(5))
         do {
             _ = try await client.signUp(SignUpRequest())
             Issue.record("expected a transport failure")
@@ -106,11 +111,7 @@ import Testing
     /// deadline (ten minutes here; the time limit would stop a wait for it).
     @Test(.timeLimit(.minutes(1)), arguments: [Kind.urlSession, .asyncHTTPClientFailingFast])
     func refusedConnectionFailsBeforeTheDeadline(_ kind: Kind) async throws {
-        let server = try await LoopbackHTTPServer()
-        let url = server.baseURL
-        try await server.shutdown()
-        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(
-            transport: kind.transport, emulatorHost: String(url.dropFirst("http://".count)), requestTimeout: .seconds(600)))
+        let client = try await clientOfAClosedPort(kind, requestTimeout: .seconds(600))
         await #expect(throws: IdentityToolkitError.self) { _ = try await client.signUp(SignUpRequest()) }
     }
 
