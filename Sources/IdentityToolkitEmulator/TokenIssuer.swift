@@ -58,10 +58,10 @@ struct TokenIssuer: Sendable {
             case emailVerified = "email_verified"
         }
 
-        /// The payload as JSON, written directly: every sign-in signs one, and
-        /// `JSONEncoder` cost more than the rest of the token but the signature.
-        /// Byte for byte what `JSONEncoder` writes with `.sortedKeys` and
-        /// `.withoutEscapingSlashes` (a test holds the two together).
+        /// The payload as JSON, written directly rather than through
+        /// `JSONEncoder`, since every sign-in signs one. Byte for byte what
+        /// `JSONEncoder` writes with `.sortedKeys` and `.withoutEscapingSlashes`
+        /// (a test holds the two together).
         var json: String {
             var out = JSONObjectText()
             out.member("aud", string: aud)
