@@ -4,7 +4,9 @@
 // event-loop thread. It leaves the machine's cores to the emulator, so the
 // figures describe the server rather than the client library.
 import Foundation
+import IdentityToolkit
 import NIOCore
+import NIOFoundationCompat
 import NIOPosix
 import OTP
 
@@ -16,6 +18,8 @@ struct SignInJob: Sendable {
     var step: UInt64
     /// The whole HTTP request of the password step.
     var passwordRequest: ByteBuffer
+    /// The TOTP step's request, but for the pending credential and the code.
+    var totpStep: TOTPStepTemplate
 }
 
 enum RawClientError: Error, CustomStringConvertible {
@@ -41,7 +45,6 @@ final class SignInConnection: ChannelInboundHandler {
     private enum Phase { case password, totp }
 
     private let jobs: [SignInJob]
-    private let hostHeader: String
     private let done: EventLoopPromise<[UInt64]>
     private var next = 0
     private var phase = Phase.password
@@ -50,9 +53,10 @@ final class SignInConnection: ChannelInboundHandler {
     private var received: ByteBuffer?
     private var finished = false
 
-    init(jobs: [SignInJob], hostHeader: String, done: EventLoopPromise<[UInt64]>) {
+    private let decoder = JSONDecoder()
+
+    init(jobs: [SignInJob], done: EventLoopPromise<[UInt64]>) {
         self.jobs = jobs
-        self.hostHeader = hostHeader
         self.done = done
         latencies.reserveCapacity(jobs.count)
     }
@@ -93,14 +97,14 @@ final class SignInConnection: ChannelInboundHandler {
         switch phase {
         case .password:
             guard status == 200 else { throw RawClientError.unexpectedStatus(status, phase: "signInWithPassword", body: String(buffer: body)) }
-            guard let credential = Self.stringValue(of: "mfaPendingCredential", in: body) else {
+            guard let credential = try decoder.decode(SignInWithPasswordResponse.self, from: body).mfaPendingCredential else {
                 throw RawClientError.malformedResponse("no mfaPendingCredential in the password step's response")
             }
             sendTOTPStep(credential: credential, job: job, context: context)
             phase = .totp
         case .totp:
             guard status == 200 else { throw RawClientError.unexpectedStatus(status, phase: "mfaSignIn:finalize", body: String(buffer: body)) }
-            guard Self.stringValue(of: "idToken", in: body) != nil else {
+            guard try decoder.decode(FinalizeMfaSignInResponse.self, from: body).idToken != nil else {
                 throw RawClientError.malformedResponse("no idToken in the TOTP step's response")
             }
             latencies.append(DispatchTime.now().uptimeNanoseconds - began)
@@ -125,32 +129,10 @@ final class SignInConnection: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(jobs[next].passwordRequest), promise: nil)
     }
 
-    /// The request head up to the Content-Length value; the body follows.
-    private lazy var finalizeHead: String =
-        "POST /identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:finalize?key=load HTTP/1.1\r\nHost: \(hostHeader)\r\nContent-Type: application/json\r\nContent-Length: "
-
     private func sendTOTPStep(credential: String, job: SignInJob, context: ChannelHandlerContext) {
-        let code = job.totp.code(step: job.step)
-        let bodyLength = #"{"mfaPendingCredential":"","mfaEnrollmentId":"","totpVerificationInfo":{"verificationCode":""}}"#.utf8.count
-            + credential.utf8.count + job.enrollmentID.utf8.count + code.utf8.count
-        var buffer = context.channel.allocator.buffer(capacity: finalizeHead.utf8.count + bodyLength + 8)
-        buffer.writeString(finalizeHead)
-        buffer.writeString(String(bodyLength))
-        buffer.writeString("\r\n\r\n{\"mfaPendingCredential\":\"")
-        buffer.writeString(credential)
-        buffer.writeString("\",\"mfaEnrollmentId\":\"")
-        buffer.writeString(job.enrollmentID)
-        buffer.writeString("\",\"totpVerificationInfo\":{\"verificationCode\":\"")
-        buffer.writeString(code)
-        buffer.writeString("\"}}")
+        var buffer = context.channel.allocator.buffer(capacity: 512)
+        job.totpStep.write(credential: credential, code: job.totp.code(step: job.step), into: &buffer)
         context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
-    }
-
-    /// The password step's whole request, built before the clock starts.
-    static func passwordRequest(hostHeader: String, email: String, password: String) -> ByteBuffer {
-        let body = #"{"email":"\#(email)","password":"\#(password)","returnSecureToken":true}"#
-        return ByteBuffer(string: "POST /identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=load HTTP/1.1\r\nHost: \(hostHeader)\r\n"
-            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
     }
 
     /// Removes one complete response from the front of `buffer`, or returns
@@ -206,26 +188,12 @@ final class SignInConnection: ChannelInboundHandler {
         }
         return nil
     }
-
-    /// The value of a top-level `"key":"value"` member, when the value holds
-    /// no escapes (the emulator's tokens are base64url).
-    static func stringValue(of key: String, in body: ByteBuffer) -> String? {
-        let pattern = Array("\"\(key)\":\"".utf8)
-        return body.withUnsafeReadableBytes { bytes -> String? in
-            guard let start = find(pattern, in: bytes, from: 0) else { return nil }
-            let valueStart = start + pattern.count
-            guard let end = bytes[valueStart...].firstIndex(of: UInt8(ascii: "\"")),
-                  !bytes[valueStart..<end].contains(UInt8(ascii: "\\")) else { return nil }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<end]), as: UTF8.self)
-        }
-    }
 }
 
 /// Runs every client's jobs on its own connection, all on one event-loop
 /// thread; returns the latencies in nanoseconds.
 func runRawClients(host: String, port: Int, jobsPerClient: [[SignInJob]]) async throws -> [UInt64] {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    let hostHeader = "\(host):\(port)"
     var results: [EventLoopFuture<[UInt64]>] = []
     for jobs in jobsPerClient {
         let done = group.next().makePromise(of: [UInt64].self)
@@ -235,7 +203,7 @@ func runRawClients(host: String, port: Int, jobsPerClient: [[SignInJob]]) async 
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        SignInConnection(jobs: jobs, hostHeader: hostHeader, done: done))
+                        SignInConnection(jobs: jobs, done: done))
                 }
             }
         bootstrap.connect(host: host, port: port).whenFailure { done.fail($0) }

@@ -30,6 +30,9 @@ struct User: Sendable {
     var email: String
     var enrollmentID: String
     var totp: TOTP
+    /// The raw client's requests for this user, as the generated client builds them.
+    var passwordRequest: ByteBuffer
+    var totpStep: TOTPStepTemplate
 }
 
 enum LoadError: Error, CustomStringConvertible {
@@ -118,7 +121,11 @@ func prepareUsers(count: Int, password: String, accounts: AccountsClient, config
                     guard let enrollmentID = lookup.users?.first?.mfaInfo?.first?.mfaEnrollmentId else {
                         throw LoadError.unexpected("the account lists no factor after enrollment")
                     }
-                    return User(email: email, enrollmentID: enrollmentID, totp: totp)
+                    let passwordRequest = try await CapturingTransport.capture(emulatorHost: hostAndPort) { accounts in
+                        _ = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password))
+                    }
+                    return User(email: email, enrollmentID: enrollmentID, totp: totp, passwordRequest: passwordRequest.wireBytes,
+                                totpStep: try await TOTPStepTemplate(emulatorHost: hostAndPort, enrollmentID: enrollmentID))
                 }
             }
         }
@@ -217,7 +224,7 @@ func runLoad(arguments: [String]) async throws {
                 let step = UInt64(Int64(baseStep) + Int64(offset))
                 guard !sharesItsCode(user, step: step, around: baseStep) else { return nil }
                 return SignInJob(email: user.email, enrollmentID: user.enrollmentID, totp: user.totp, step: step,
-                                 passwordRequest: SignInConnection.passwordRequest(hostHeader: hostAndPort, email: user.email, password: password))
+                                 passwordRequest: user.passwordRequest, totpStep: user.totpStep)
             }
         }
     }
