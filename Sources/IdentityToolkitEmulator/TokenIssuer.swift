@@ -24,18 +24,18 @@ struct TokenIssuer: Sendable {
                 case tenant
             }
 
-            /// Sorted keys, as ``Claims/json``.
+            /// Sorted keys, as ``Claims/json``; names from `CodingKeys`.
             var json: String {
                 var identityMembers = JSONObjectText()
                 for (provider, ids) in identities.sorted(by: { $0.key < $1.key }) {
                     identityMembers.member(provider, strings: ids)
                 }
                 var out = JSONObjectText()
-                out.member("identities", object: identityMembers.closed)
-                if let secondFactorIdentifier { out.member("second_factor_identifier", string: secondFactorIdentifier) }
-                out.member("sign_in_provider", string: signInProvider)
-                if let signInSecondFactor { out.member("sign_in_second_factor", string: signInSecondFactor) }
-                if let tenant { out.member("tenant", string: tenant) }
+                out.member(CodingKeys.identities.stringValue, object: identityMembers.closed)
+                if let secondFactorIdentifier { out.member(CodingKeys.secondFactorIdentifier.stringValue, string: secondFactorIdentifier) }
+                out.member(CodingKeys.signInProvider.stringValue, string: signInProvider)
+                if let signInSecondFactor { out.member(CodingKeys.signInSecondFactor.stringValue, string: signInSecondFactor) }
+                if let tenant { out.member(CodingKeys.tenant.stringValue, string: tenant) }
                 return out.closed
             }
         }
@@ -61,19 +61,20 @@ struct TokenIssuer: Sendable {
         /// The payload as JSON, written directly rather than through
         /// `JSONEncoder`, since every sign-in signs one. Byte for byte what
         /// `JSONEncoder` writes with `.sortedKeys` and `.withoutEscapingSlashes`
-        /// (a test holds the two together).
+        /// (a test holds the two together). Member names come from `CodingKeys`,
+        /// written in sorted order.
         var json: String {
             var out = JSONObjectText()
-            out.member("aud", string: aud)
-            out.member("auth_time", number: authTime)
-            if let email { out.member("email", string: email) }
-            if let emailVerified { out.member("email_verified", bool: emailVerified) }
-            out.member("exp", number: exp)
-            out.member("firebase", object: firebase.json)
-            out.member("iat", number: iat)
-            out.member("iss", string: iss)
-            out.member("sub", string: sub)
-            out.member("user_id", string: userID)
+            out.member(CodingKeys.aud.stringValue, string: aud)
+            out.member(CodingKeys.authTime.stringValue, number: authTime)
+            if let email { out.member(CodingKeys.email.stringValue, string: email) }
+            if let emailVerified { out.member(CodingKeys.emailVerified.stringValue, bool: emailVerified) }
+            out.member(CodingKeys.exp.stringValue, number: exp)
+            out.member(CodingKeys.firebase.stringValue, object: firebase.json)
+            out.member(CodingKeys.iat.stringValue, number: iat)
+            out.member(CodingKeys.iss.stringValue, string: iss)
+            out.member(CodingKeys.sub.stringValue, string: sub)
+            out.member(CodingKeys.userID.stringValue, string: userID)
             return out.closed
         }
     }
