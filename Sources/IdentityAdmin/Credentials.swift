@@ -11,10 +11,17 @@ public protocol AdminCredential: Sendable {
 }
 
 /// A fixed access token (from `gcloud auth print-access-token`, say).
-public struct StaticAccessTokenCredential: AdminCredential {
+public struct StaticAccessTokenCredential: AdminCredential, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     private let token: String
     public init(token: String) { self.token = token }
     public func accessToken() async throws -> String { token }
+
+    /// Never shows the token.
+    public var description: String { "StaticAccessTokenCredential(token: <redacted>)" }
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+    /// What `dump` and debuggers show: the token redacted.
+    public var customMirror: Mirror { Mirror(self, children: ["token": RedactedValue(token)], displayStyle: .struct) }
 }
 
 /// The emulator's admin credential: `Authorization: Bearer owner`.
@@ -50,7 +57,7 @@ public enum AdminCredentialError: Error, Sendable, Hashable, CustomStringConvert
 /// an RS256 JWT assertion and exchanges it at the token endpoint
 /// (RFC 7523). The token is cached until five minutes before it expires;
 /// concurrent callers share one fetch.
-public final class ServiceAccountCredential: AdminCredential {
+public final class ServiceAccountCredential: AdminCredential, CustomStringConvertible, CustomReflectable {
     /// The key file's fields that matter here.
     public struct Key: Decodable, Sendable {
         public var type: String
@@ -79,6 +86,15 @@ public final class ServiceAccountCredential: AdminCredential {
     private let transport: any HTTPTransport
     private let now: @Sendable () -> Date
     private let cache = TokenCache()
+
+    /// The account and the token endpoint; never the key or a token.
+    public var description: String { "ServiceAccountCredential(\(key.clientEmail), token endpoint: \(tokenEndpoint))" }
+
+    /// What `dump` and debuggers show: no private key, no cached token.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["clientEmail": key.clientEmail, "tokenEndpoint": tokenEndpoint, "privateKey": RedactedValue("present")],
+               displayStyle: .class)
+    }
 
     /// Reads a key file.
     public convenience init(keyFile path: String, tokenEndpoint: String? = nil, transport: any HTTPTransport = URLSessionTransport.shared,

@@ -7,11 +7,27 @@ import NIOHTTP1
 
 /// A transport over AsyncHTTPClient: the default for servers. The response
 /// size bound is enforced while the body streams in.
+///
+/// Redirects are never followed: Google's APIs do not send them, and
+/// following one would re-send the request body (passwords, tokens) to
+/// wherever the redirect points. A 3xx answer reaches the client as it is
+/// and fails the call.
 public struct AsyncHTTPClientTransport: HTTPTransport {
     private let client: HTTPClient
 
-    /// Creates a transport over `client` (the process-wide shared client by default).
-    public init(client: HTTPClient = .shared) {
+    /// The process-wide client of ``init(client:)``'s default: like
+    /// `HTTPClient.shared` (retrying connection establishment), but with
+    /// redirects disallowed. It lives as long as the process.
+    public static let sharedClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        return configuration
+    }())
+
+    /// Creates a transport over `client` (by default ``sharedClient``, which
+    /// follows no redirect). A client of your own should disallow redirects
+    /// too (`HTTPClient.Configuration.redirectConfiguration = .disallow`).
+    public init(client: HTTPClient = AsyncHTTPClientTransport.sharedClient) {
         self.client = client
     }
 
@@ -28,6 +44,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         configuration: {
             var configuration = HTTPClient.Configuration()
             configuration.connectionPool.retryConnectionEstablishment = false
+            configuration.redirectConfiguration = .disallow
             return configuration
         }()
     ))

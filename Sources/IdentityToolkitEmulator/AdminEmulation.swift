@@ -19,6 +19,7 @@ struct AdminEmulation: AdminService {
     }
 
     func createTenant(project: String, body: Tenant, request: APIServerRequest) async throws -> Tenant {
+        try InputRules.checkDisplayName(body.displayName)
         try Self.validate(body.mfaConfig, field: "mfaConfig")
         return await store.createTenant(project: project, body)
     }
@@ -28,6 +29,7 @@ struct AdminEmulation: AdminService {
     }
 
     func updateTenant(project: String, tenant: String, updateMask: String?, body: Tenant, request: APIServerRequest) async throws -> Tenant {
+        try InputRules.checkDisplayName(body.displayName)
         var current = try await store.tenant(project: project, id: tenant)
         let scalarFields = ["displayName", "allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth"]
         var defaults: [String] = []
@@ -59,9 +61,12 @@ struct AdminEmulation: AdminService {
         let mfaFields = ["state", "enabledProviders", "providerConfigs"]
         let paths = mask.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         for path in paths {
-            let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
-            let known = allowed.contains(parts[0])
-                && (parts.count == 1 || ((parts[0] == "mfa" || parts[0] == "mfaConfig") && mfaFields.contains(parts[1])))
+            let parts = path.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard let head = parts.first, !head.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else {
+                throw APIServerError.invalidArgument("empty field path in update mask: '\(path)'")
+            }
+            let known = allowed.contains(head)
+                && (parts.count == 1 || ((head == "mfa" || head == "mfaConfig") && mfaFields.contains(parts[1])))
             guard known else { throw APIServerError.invalidArgument("unknown field in update mask: \(path)") }
         }
         return paths

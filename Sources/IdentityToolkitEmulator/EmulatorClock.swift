@@ -19,19 +19,36 @@ public final class EmulatorClock: Sendable {
         state.withLock { $0.fixed ?? Date().addingTimeInterval($0.offset) }
     }
 
-    /// Freezes the clock at `date` (it stays there until advanced or released).
+    /// Freezes the clock at `date` (it stays there until advanced or
+    /// released), limited to ``validRange``.
     public func set(_ date: Date) {
-        state.withLock { $0.fixed = date }
+        let clamped = min(max(date, Self.validRange.lowerBound), Self.validRange.upperBound)
+        state.withLock { $0.fixed = clamped }
     }
 
+    /// The times the clock can show: 1970 to the end of 9999, so that every
+    /// conversion to whole seconds or milliseconds (Int64) is exact and safe.
+    public static let validRange = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799.999)
+    /// ``validRange`` in milliseconds since 1970.
+    public static let validRangeMillis: ClosedRange<Int64> = 0...253_402_300_799_999
+    /// The largest single move of ``advance(by:)``: about 8,000 years.
+    public static let maximumStep: TimeInterval = 253_402_300_799
+
     /// Moves the clock forward (or back, with a negative value).
-    public func advance(by seconds: TimeInterval) {
-        state.withLock {
-            if let current = $0.fixed {
+    /// - Returns: false, leaving the clock where it was, when `seconds` is
+    ///   not finite or the clock would leave ``validRange``.
+    @discardableResult
+    public func advance(by seconds: TimeInterval) -> Bool {
+        guard seconds.isFinite else { return false }
+        return state.withLock {
+            let current = $0.fixed ?? Date().addingTimeInterval($0.offset)
+            guard Self.validRange.contains(current.addingTimeInterval(seconds)) else { return false }
+            if $0.fixed != nil {
                 $0.fixed = current.addingTimeInterval(seconds)
             } else {
                 $0.offset += seconds
             }
+            return true
         }
     }
 

@@ -142,4 +142,8 @@ enum EmulatorRules {
     /// The default `adjacentIntervals`.
     static let defaultAdjacentIntervals = 5
     static let minimumPasswordLength = 6
+    /// How often expired state is removed from memory (emulator clock).
+    static let sweepInterval: TimeInterval = 60
+    /// The most unused out-of-band codes kept; older ones are forgotten.
+    static let maximumStoredOobCodes = 10_000
 }

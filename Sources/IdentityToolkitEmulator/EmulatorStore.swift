@@ -63,16 +63,11 @@ actor EmulatorStore {
 
     private func store(_ user: EmulatedUser) {
         users[user.realm, default: [:]][user.localId] = user
-        if let email = user.email { emailIndex[user.realm, default: [:]][email.lowercased()] = user.localId }
+        if let email = user.email { emailIndex[user.realm, default: [:]][InputRules.emailKey(email)] = user.localId }
     }
 
     private static func hash(_ password: String, salt: Data) -> Data {
         Data(SHA256.hash(data: salt + Data(password.utf8)))
-    }
-
-    private static func isPlausibleEmail(_ email: String) -> Bool {
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !email.contains(" ")
     }
 
     private func newUID() -> String { Data.randomToken(bytes: 21) }
@@ -84,7 +79,27 @@ actor EmulatorStore {
                             displayName: user.displayName, facts: facts, refreshToken: token)
     }
 
+    /// Refuses sign-ins to a tenant whose `disableAuth` is set, as Google's emulator does.
+    private func checkAuthEnabled(_ realm: Realm) throws {
+        if let tenant = realm.tenant, projects[realm.project]?.tenants[tenant]?.disableAuth == true {
+            throw APIServerError("PROJECT_DISABLED", detail: "authentication is disabled for tenant '\(tenant)'")
+        }
+    }
+
     func signUp(realm: Realm, email: String?, password: String?, displayName: String?) throws -> SessionGrant {
+        try checkAuthEnabled(realm)
+        try InputRules.checkDisplayName(displayName)
+        try InputRules.checkPasswordLength(password)
+        if let tenant = realm.tenant, let settings = projects[realm.project]?.tenants[tenant] {
+            // Unset flags allow; an explicit false refuses, with Google's emulator's codes.
+            if email == nil && password == nil, settings.enableAnonymousUser == false {
+                throw APIServerError("ADMIN_ONLY_OPERATION", detail: "anonymous sign-up is disabled for tenant '\(tenant)'")
+            }
+            if email != nil || password != nil, settings.allowPasswordSignup == false {
+                throw APIServerError("OPERATION_NOT_ALLOWED", detail: "password sign-up is disabled for tenant '\(tenant)'")
+            }
+        }
+        sweepExpiredState()
         let now = clock.now
         var user = EmulatedUser(localId: newUID(), realm: realm, salt: Data(Data.randomToken(bytes: 12).utf8), createdAt: now,
                                 lastLoginAt: now, isAnonymous: email == nil && password == nil, validSince: now)
@@ -97,11 +112,11 @@ actor EmulatorStore {
         case (_, nil):
             throw APIServerError("MISSING_PASSWORD")
         case let (email?, password?):
-            guard Self.isPlausibleEmail(email) else { throw APIServerError("INVALID_EMAIL") }
+            guard InputRules.isValidEmail(email) else { throw APIServerError("INVALID_EMAIL") }
             guard password.count >= EmulatorRules.minimumPasswordLength else {
                 throw APIServerError("WEAK_PASSWORD", detail: "Password should be at least \(EmulatorRules.minimumPasswordLength) characters")
             }
-            guard emailIndex[realm]?[email.lowercased()] == nil else { throw APIServerError("EMAIL_EXISTS") }
+            guard emailIndex[realm]?[InputRules.emailKey(email)] == nil else { throw APIServerError("EMAIL_EXISTS") }
             user.email = email
             user.passwordHash = Self.hash(password, salt: user.salt)
             user.passwordUpdatedAt = now
@@ -116,7 +131,10 @@ actor EmulatorStore {
     }
 
     func signInWithPassword(realm: Realm, email: String, password: String) throws -> PasswordSignIn {
-        guard let uid = emailIndex[realm]?[email.lowercased()], var user = users[realm]?[uid], let hash = user.passwordHash,
+        try checkAuthEnabled(realm)
+        try InputRules.checkPasswordLength(password)
+        sweepExpiredState()
+        guard let uid = emailIndex[realm]?[InputRules.emailKey(email)], var user = users[realm]?[uid], let hash = user.passwordHash,
             Self.hash(password, salt: user.salt) == hash
         else {
             throw APIServerError("INVALID_LOGIN_CREDENTIALS")
@@ -145,11 +163,13 @@ actor EmulatorStore {
     }
 
     func updateProfile(_ uid: String, realm: Realm, email: String?, password: String?, displayName: String?) throws -> EmulatedUser {
+        try InputRules.checkDisplayName(displayName)
+        try InputRules.checkPasswordLength(password)
         var user = try user(uid, in: realm)
         if let email {
-            guard Self.isPlausibleEmail(email) else { throw APIServerError("INVALID_EMAIL") }
-            if let existing = emailIndex[realm]?[email.lowercased()], existing != uid { throw APIServerError("EMAIL_EXISTS") }
-            if let old = user.email { emailIndex[realm]?[old.lowercased()] = nil }
+            guard InputRules.isValidEmail(email) else { throw APIServerError("INVALID_EMAIL") }
+            if let existing = emailIndex[realm]?[InputRules.emailKey(email)], existing != uid { throw APIServerError("EMAIL_EXISTS") }
+            if let old = user.email { emailIndex[realm]?[InputRules.emailKey(old)] = nil }
             user.email = email
             user.emailVerified = false
         }
@@ -175,7 +195,7 @@ actor EmulatorStore {
         let target: EmulatedUser
         if let uid {
             target = try user(uid, in: realm)
-        } else if let email, let found = emailIndex[realm]?[email.lowercased()], let user = users[realm]?[found] {
+        } else if let email, let found = emailIndex[realm]?[InputRules.emailKey(email)], let user = users[realm]?[found] {
             target = user
         } else {
             throw APIServerError("EMAIL_NOT_FOUND")
@@ -184,6 +204,12 @@ actor EmulatorStore {
         let code = OutOfBandCode(code: Data.randomToken(bytes: 24), email: address, requestType: requestType, uid: target.localId, realm: realm)
         oobCodes[code.code] = code
         oobOrder.append(code.code)
+        // A bounded history: the oldest unused codes go first.
+        if oobOrder.count > EmulatorRules.maximumStoredOobCodes {
+            let dropped = oobOrder.prefix(oobOrder.count - EmulatorRules.maximumStoredOobCodes)
+            for old in dropped { oobCodes[old] = nil }
+            oobOrder.removeFirst(dropped.count)
+        }
         return code
     }
 
@@ -228,6 +254,7 @@ actor EmulatorStore {
     }
 
     func startTotpEnrollment(uid: String, realm: Realm) throws -> (sessionInfo: String, secret: [UInt8], deadline: Date) {
+        sweepExpiredState()
         let user = try user(uid, in: realm)
         try checkCanEnroll(user)
         let secret = try OTPSecret.generate(byteCount: EmulatorRules.totpSecretBytes)
@@ -253,6 +280,7 @@ actor EmulatorStore {
     }
 
     func finalizeTotpEnrollment(uid: String, realm: Realm, sessionInfo: String, code: String, displayName: String?, authTime: Date) throws -> SessionGrant {
+        try InputRules.checkDisplayName(displayName)
         guard let session = enrollmentSessions[sessionInfo], session.uid == uid, session.realm == realm else {
             throw APIServerError("INVALID_SESSION_INFO", detail: "unknown TOTP enrollment session")
         }
@@ -325,6 +353,7 @@ actor EmulatorStore {
     }
 
     private func sendCode(to number: String, realm: Realm, purpose: PhoneVerification.Purpose) -> String {
+        sweepExpiredState()
         var generator = SystemRandomNumberGenerator()
         let code = String(format: "%06d", Int.random(in: 0..<1_000_000, using: &generator))
         let sessionInfo = Data.randomToken(bytes: 32)
@@ -353,6 +382,7 @@ actor EmulatorStore {
     }
 
     func finalizePhoneEnrollment(uid: String, realm: Realm, sessionInfo: String, code: String, displayName: String?, facts: SessionFacts) throws -> SessionGrant {
+        try InputRules.checkDisplayName(displayName)
         guard let pending = phoneVerifications[sessionInfo], case .enroll(let owner) = pending.purpose, owner == uid, pending.realm == realm else {
             throw APIServerError("INVALID_SESSION_INFO")
         }
@@ -442,6 +472,35 @@ actor EmulatorStore {
         _ = try self.tenant(project: project, id: id)
         projects[project]?.tenants[id] = tenant
         return tenant
+    }
+
+    // MARK: Expiry
+
+    /// When expired state was last removed.
+    private var lastSweep = Date.distantPast
+
+    /// Removes expired enrollment sessions, pending credentials and SMS
+    /// codes, and refresh tokens that can never work again (revoked or of a
+    /// deleted user), so that a long-running emulator does not grow without
+    /// bound. Runs at most once per ``EmulatorRules/sweepInterval`` of the
+    /// emulator's clock; each request that creates state calls it.
+    func sweepExpiredState() {
+        let now = clock.now
+        guard abs(now.timeIntervalSince(lastSweep)) >= EmulatorRules.sweepInterval else { return }
+        lastSweep = now
+        enrollmentSessions = enrollmentSessions.filter { now < $0.value.expiresAt }
+        pendingCredentials = pendingCredentials.filter { now < $0.value.expiresAt }
+        phoneVerifications = phoneVerifications.filter { now < $0.value.expiresAt }
+        phoneOrder = phoneOrder.filter { phoneVerifications[$0] != nil }
+        refreshTokens = refreshTokens.filter { _, record in
+            users[record.realm]?[record.uid]?.tokenGeneration == record.generation
+        }
+    }
+
+    /// How many of each kind of short-lived state the store holds (for tests and the soak).
+    var stateCounts: [String: Int] {
+        ["enrollmentSessions": enrollmentSessions.count, "pendingCredentials": pendingCredentials.count,
+         "phoneVerifications": phoneVerifications.count, "refreshTokens": refreshTokens.count, "oobCodes": oobCodes.count]
     }
 
     // MARK: Emulator helpers

@@ -112,9 +112,26 @@ extension IdentityToolkitEmulator {
             } catch {
                 throw APIServerError.invalidArgument("expected {\"setMillis\": N}, {\"advanceSeconds\": N} or {\"release\": true}")
             }
+            // Every number is range-checked before it becomes a date: the
+            // clock stays within EmulatorClock.validRange whatever is sent.
+            if let millis = change.setMillis {
+                let date = Date(timeIntervalSince1970: TimeInterval(millis) / 1000)
+                guard EmulatorClock.validRange.contains(date) else {
+                    throw APIServerError.invalidArgument("setMillis must be between 0 and \(EmulatorClock.validRangeMillis.upperBound)")
+                }
+            }
+            if let seconds = change.advanceSeconds {
+                guard seconds.isFinite, abs(seconds) <= EmulatorClock.maximumStep else {
+                    throw APIServerError.invalidArgument("advanceSeconds must be a finite number of at most \(Int(EmulatorClock.maximumStep)) in size")
+                }
+            }
             if change.release == true { clock.release() }
             if let millis = change.setMillis { clock.set(Date(timeIntervalSince1970: TimeInterval(millis) / 1000)) }
-            if let seconds = change.advanceSeconds { clock.advance(by: seconds) }
+            if let seconds = change.advanceSeconds {
+                guard clock.advance(by: seconds) else {
+                    throw APIServerError.invalidArgument("advanceSeconds would move the clock outside 1970 to 9999")
+                }
+            }
         } else if method != .get {
             throw APIServerError(status: 405, "METHOD_NOT_ALLOWED")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import IdentityToolkit
 import Logging
 import NIOCore
@@ -19,15 +20,31 @@ public struct EmulatorConfiguration: Sendable {
     /// Service accounts whose JWT assertions the token endpoint
     /// (`POST /oauth2.googleapis.com/token`) accepts: client email → public key PEM.
     public var serviceAccounts: [String: String]
+    /// A connection on which nothing arrives for this long is closed, a
+    /// half-sent request included (so slow clients cannot hold connections).
+    public var idleTimeout: Duration
+    /// The longest a request body may take to arrive, however it trickles;
+    /// a slower one gets 408.
+    public var bodyReadTimeout: Duration
+    /// How long a graceful shutdown (SIGTERM, SIGINT, cancellation) waits
+    /// for requests in flight before the server is cancelled.
+    public var shutdownGracePeriod: Duration
+    /// Where the emulator logs (warnings and errors; never a body or a token).
     public var logger: Logger
 
+    /// Creates a configuration; every limit has a default fit for a shared,
+    /// long-running emulator.
     public init(host: String = "127.0.0.1", port: Int = 9099, projectID: String = "demo-mfa", maxBodyBytes: Int = 1 << 20,
-                serviceAccounts: [String: String] = [:], logger: Logger = Logger(label: "IdentityToolkitEmulator")) {
+                serviceAccounts: [String: String] = [:], idleTimeout: Duration = .seconds(30), bodyReadTimeout: Duration = .seconds(10),
+                shutdownGracePeriod: Duration = .seconds(5), logger: Logger = Logger(label: "IdentityToolkitEmulator")) {
         self.serviceAccounts = serviceAccounts
         self.host = host
         self.port = port
         self.projectID = projectID
         self.maxBodyBytes = maxBodyBytes
+        self.idleTimeout = idleTimeout
+        self.bodyReadTimeout = bodyReadTimeout
+        self.shutdownGracePeriod = shutdownGracePeriod
         self.logger = logger
     }
 }
@@ -71,8 +88,10 @@ public final class IdentityToolkitEmulator: Sendable {
     /// gracefully. `onListening` receives the bound host and port (the real
     /// one when `port` is 0).
     public func run(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) async throws {
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [application(onListening: onListening)], logger: configuration.logger))
+        var groupConfiguration = ServiceGroupConfiguration(services: [application(onListening: onListening)], logger: configuration.logger)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
+        groupConfiguration.maximumCancellationDuration = configuration.shutdownGracePeriod
+        let group = ServiceGroup(configuration: groupConfiguration)
         // The group runs in a task of its own, which cancellation of the caller
         // does not reach: cancelling the caller shuts the server down gracefully.
         let serving = Task { try await group.run() }
@@ -83,9 +102,14 @@ public final class IdentityToolkitEmulator: Sendable {
         }
     }
 
-    /// Serves until SIGINT or SIGTERM, then returns.
+    /// Serves until SIGINT or SIGTERM, then shuts down gracefully within
+    /// ``EmulatorConfiguration/shutdownGracePeriod`` and returns.
     public func runUntilSignalled(onListening: @escaping @Sendable (String, Int) async -> Void) async throws {
-        try await application(onListening: onListening).runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [application(onListening: onListening)], gracefulShutdownSignals: [.sigterm, .sigint], logger: configuration.logger)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
+        groupConfiguration.maximumCancellationDuration = configuration.shutdownGracePeriod
+        try await ServiceGroup(configuration: groupConfiguration).run()
     }
 
     private func application(onListening: @escaping @Sendable (String, Int) async -> Void) -> some ApplicationProtocol {
@@ -97,6 +121,7 @@ public final class IdentityToolkitEmulator: Sendable {
             responder: CallbackResponder { [self] (request: Request, _: BasicRequestContext) in
                 await self.respond(to: request)
             },
+            server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: TimeAmount(configuration.idleTimeout))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
@@ -112,15 +137,16 @@ public final class IdentityToolkitEmulator: Sendable {
     func respond(to incoming: Request) async -> Response {
         var request = incoming
         let path = request.uri.path
+        // Hummingbird has percent-decoded the query already: decoding again
+        // would turn a literal "%20" into a space.
         var query: [String: String] = [:]
         for (name, value) in request.uri.queryParameters where query[String(name)] == nil {
-            query[String(name)] = String(value).removingPercentEncoding ?? String(value)
+            query[String(name)] = String(value)
         }
         let body: Data
-        do {
-            body = Data(buffer: try await request.collectBody(upTo: configuration.maxBodyBytes))
-        } catch {
-            return Self.error(APIServerError(status: 413, "INVALID_ARGUMENT", detail: "the request body is larger than \(configuration.maxBodyBytes) bytes"))
+        switch await readBody(of: &request) {
+        case .success(let data): body = data
+        case .failure(let error): return Self.error(error)
         }
         if path.hasPrefix("/emulator/") {
             return await helper(method: request.method, path: path, body: body)
@@ -152,6 +178,24 @@ public final class IdentityToolkitEmulator: Sendable {
         }
     }
 
+    /// The request body, within the size bound and the read deadline. At
+    /// the deadline the caller answers 408 while the read is cancelled in
+    /// the background (a stalled stream need not notice cancellation).
+    private func readBody(of request: inout Request) async -> Result<Data, APIServerError> {
+        let limit = configuration.maxBodyBytes
+        let requestBody = request.body
+        do {
+            let buffer = try await Deadline.run(within: configuration.bodyReadTimeout) {
+                try await requestBody.collect(upTo: limit)
+            }
+            return .success(Data(buffer: buffer))
+        } catch TransportError.timedOut {
+            return .failure(APIServerError(status: 408, "INVALID_ARGUMENT", detail: "the request body did not arrive within \(configuration.bodyReadTimeout)"))
+        } catch {
+            return .failure(APIServerError(status: 413, "INVALID_ARGUMENT", detail: "the request body is larger than \(limit) bytes"))
+        }
+    }
+
     private func isAuthorizedAdmin(_ header: String?) -> Bool {
         guard let header, header.hasPrefix("Bearer ") else { return false }
         let token = String(header.dropFirst("Bearer ".count))
@@ -175,6 +219,7 @@ public final class IdentityToolkitEmulator: Sendable {
     static func canonicalStatus(_ status: Int) -> String {
         switch status {
         case 400, 413: return "INVALID_ARGUMENT"
+        case 408: return "DEADLINE_EXCEEDED"
         case 401: return "UNAUTHENTICATED"
         case 403: return "PERMISSION_DENIED"
         case 404: return "NOT_FOUND"

@@ -80,10 +80,8 @@ final class OAuthTokenEndpoint: Sendable {
     }
 
     private func exchange(body: Data) throws -> String {
-        var form: [String: String] = [:]
-        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
-            if parts.count == 2 { form[parts[0]] = parts[1] }
+        guard let form = try? APIServerRequest.formFields(body) else {
+            throw Failure(error: "invalid_request", description: "the body is not a form")
         }
         guard form["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer" else {
             throw Failure(error: "unsupported_grant_type", description: "expected urn:ietf:params:oauth:grant-type:jwt-bearer")
@@ -110,7 +108,9 @@ final class OAuthTokenEndpoint: Sendable {
             throw Failure(error: "invalid_grant", description: "the audience must be the token endpoint")
         }
         let now = Int64(clock.now.timeIntervalSince1970)
-        guard claims.iat <= now + 60, claims.exp > now, claims.exp - claims.iat <= 3600 else {
+        // Times from outside: compared, and subtracted only with overflow reported.
+        let lifetime = claims.exp.subtractingReportingOverflow(claims.iat)
+        guard claims.iat <= now + 60, claims.exp > now, !lifetime.overflow, (1...3600).contains(lifetime.partialValue) else {
             throw Failure(error: "invalid_grant", description: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
         }
         let token = "emulator-" + Data.randomToken(bytes: 24)

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityToolkit
 
 /// A signed-in user's state, to keep users across requests in a server:
 /// `Auth.currentSession()` exports it, `Auth.restore(_:)` brings it back.
@@ -72,4 +73,18 @@ public actor InMemoryAuthSessionStore: AuthSessionStore {
     public func save(_ session: AuthSession, key: String) { sessions[key] = session }
     public func load(key: String) -> AuthSession? { sessions[key] }
     public func remove(key: String) { sessions[key] = nil }
+}
+
+extension AuthSession: CustomDebugStringConvertible, CustomReflectable {
+    /// The same as ``description``: no token.
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: the tokens redacted.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "uid": uid, "email": email as Any, "displayName": displayName as Any, "isEmailVerified": isEmailVerified,
+            "isAnonymous": isAnonymous, "tenantID": tenantID as Any, "idToken": RedactedValue(idToken),
+            "refreshToken": RedactedValue(refreshToken), "idTokenExpiration": idTokenExpiration, "factors": factors,
+        ], displayStyle: .struct)
+    }
 }

@@ -152,7 +152,7 @@ public class MultiFactorAssertion: @unchecked Sendable {
 }
 
 /// A TOTP code, for enrollment (with a secret) or sign-in (with an enrollment id).
-public final class TOTPMultiFactorAssertion: MultiFactorAssertion, @unchecked Sendable {
+public final class TOTPMultiFactorAssertion: MultiFactorAssertion, @unchecked Sendable, CustomReflectable {
     let secret: TOTPSecret?
     let enrollmentID: String?
     let oneTimePassword: String
@@ -174,7 +174,7 @@ public final class PhoneMultiFactorAssertion: MultiFactorAssertion, @unchecked S
 
 /// The context of an enrollment (the user's ID token) or of a sign-in (the
 /// pending credential of the first factor). Opaque.
-public final class MultiFactorSession: Sendable {
+public final class MultiFactorSession: Sendable, CustomReflectable {
     enum Kind: Sendable {
         case enrollment(idToken: String)
         case signIn(pendingCredential: String)
@@ -257,5 +257,26 @@ public final class AdditionalUserInfo: Sendable {
     init(providerID: String, isNewUser: Bool) {
         self.providerID = providerID
         self.isNewUser = isNewUser
+    }
+}
+
+extension TOTPMultiFactorAssertion {
+    /// What `dump` and debuggers show: the code redacted.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["factorID": factorID, "enrollmentID": enrollmentID as Any, "oneTimePassword": RedactedValue(oneTimePassword)],
+               displayStyle: .class)
+    }
+}
+
+extension MultiFactorSession {
+    /// What `dump` and debuggers show: the ID token or pending credential redacted.
+    public var customMirror: Mirror {
+        let purpose: String
+        switch kind {
+        case .enrollment: purpose = "enrollment"
+        case .signIn: purpose = "signIn"
+        }
+        return Mirror(self, children: ["purpose": purpose, "credential": RedactedValue("present"), "tenantID": tenantID as Any],
+                      displayStyle: .class)
     }
 }

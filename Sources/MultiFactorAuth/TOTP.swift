@@ -21,9 +21,21 @@ public enum TOTPMultiFactorGenerator {
         else {
             throw AuthErrorCode(.internalError, message: "The enrollment response has no usable TOTP secret.")
         }
+        // Parameters from the server are range-checked before they are used:
+        // a code length or period no authenticator supports is refused here,
+        // not trapped on later.
+        let algorithm = info.hashingAlgorithm ?? "SHA1"
+        let codeLength = Int(info.verificationCodeLength ?? 6)
+        let period = Int(info.periodSec ?? 30)
+        guard HashAlgorithm(name: algorithm) != nil, TOTPSecret.supportedCodeLengths.contains(codeLength),
+            TOTPSecret.supportedPeriods.contains(period)
+        else {
+            throw AuthErrorCode(.internalError, message: "The enrollment response has unsupported TOTP parameters "
+                + "(algorithm \(algorithm.prefix(16)), \(codeLength) digits, \(period) s period).")
+        }
         return TOTPSecret(
-            secret: secret, sessionInfo: sessionInfo, hashingAlgorithm: info.hashingAlgorithm ?? "SHA1",
-            codeLength: Int(info.verificationCodeLength ?? 6), codeIntervalSeconds: Int(info.periodSec ?? 30),
+            secret: secret, sessionInfo: sessionInfo, hashingAlgorithm: algorithm,
+            codeLength: codeLength, codeIntervalSeconds: period,
             enrollmentCompletionDeadline: info.finalizeEnrollmentTime ?? .distantFuture)
     }
 
@@ -68,7 +80,7 @@ public struct SystemURLOpener: OTPAppURLOpener {
 /// A TOTP shared secret from the server, with its parameters.
 ///
 /// Its `description` never shows the key.
-public final class TOTPSecret: Sendable, CustomStringConvertible {
+public final class TOTPSecret: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     private static let opener = Locked<any OTPAppURLOpener>(SystemURLOpener())
 
     /// What ``openInOTPApp(withQRCodeURL:)`` uses.
@@ -76,6 +88,11 @@ public final class TOTPSecret: Sendable, CustomStringConvertible {
         get { opener.current }
         set { opener.withLock { $0 = newValue } }
     }
+
+    /// The code lengths authenticator apps (and the OTP module) support.
+    static let supportedCodeLengths = 6...8
+    /// Time steps from one second to one hour.
+    static let supportedPeriods = 1...3600
 
     let secret: [UInt8]
     let sessionInfo: String
@@ -99,6 +116,17 @@ public final class TOTPSecret: Sendable, CustomStringConvertible {
 
     public var description: String {
         "TOTPSecret(\(hashingAlgorithm), \(codeLength) digits, \(codeIntervalSeconds) s, key: <redacted>)"
+    }
+
+    /// The same as ``description``: no key.
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: the key and the session redacted.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "hashingAlgorithm": hashingAlgorithm, "codeLength": codeLength, "codeIntervalSeconds": codeIntervalSeconds,
+            "enrollmentCompletionDeadline": enrollmentCompletionDeadline, "secret": RedactedValue(secret), "sessionInfo": RedactedValue(sessionInfo),
+        ], displayStyle: .class)
     }
 
     /// The key in base32, for users who type it into their app.

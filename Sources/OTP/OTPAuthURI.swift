@@ -6,7 +6,7 @@
 /// and writes `algorithm`, `digits` and `period` only when not the defaults.
 /// The parser reads everything the builder writes and what pyotp and the
 /// Firebase SDKs write, and rejects malformed input with ``OTPAuthURIError``.
-public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible {
+public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `totp` or `hotp`.
     public enum Kind: String, Sendable, Hashable {
         case totp, hotp
@@ -43,6 +43,17 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible {
     /// Never shows the secret.
     public var description: String {
         "OTPAuthURI(\(kind.rawValue), issuer: \(issuer.map { "\"\($0)\"" } ?? "nil"), account: \"\(account)\", secret: <redacted>, \(algorithm), digits: \(digits), period: \(period))"
+    }
+
+    /// The same as ``description``: no secret.
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: the secret redacted.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "kind": kind, "issuer": issuer as Any, "account": account, "secret": "<redacted>", "algorithm": algorithm,
+            "digits": digits, "period": period, "counter": counter as Any,
+        ], displayStyle: .struct)
     }
 
     /// The URI text, e.g. `otpauth://totp/ACME%20Co:ada%40example.com?secret=…&issuer=ACME%20Co`.

@@ -127,9 +127,10 @@ struct Demo {
             if drawQR, let qr = try? QRCode(text: uri, errorCorrection: .low) {
                 print(qr.terminalText(ansiColors: isatty(STDOUT_FILENO) == 1), terminator: "")
             }
-            let totp = try TOTP(key: try Base32.decode(secret.sharedSecretKey()), digits: secret.codeLength, period: Int64(secret.codeIntervalSeconds))
-            let now = try await emulatorTime(hostAndPort: hostAndPort)
-            let enrollmentStep = try totp.step(at: now)
+            let (totp, enrollmentStep) = try await step("compute the current code (the emulator's clock)") { () -> (TOTP, UInt64) in
+                let totp = try TOTP(key: try Base32.decode(secret.sharedSecretKey()), digits: secret.codeLength, period: Int64(secret.codeIntervalSeconds))
+                return (totp, try totp.step(at: try await emulatorTime(hostAndPort: hostAndPort)))
+            }
             try await step("enroll TOTP with the current code") {
                 let assertion = TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: totp.code(step: enrollmentStep))
                 try await user.multiFactor.enroll(with: assertion, displayName: "mfa demo")
@@ -175,8 +176,16 @@ struct Demo {
     private func helper(_ hostAndPort: String, _ path: String) async throws -> [String: Any] {
         var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
         request.url = URL(string: "http://\(hostAndPort)\(path)")
-        let (_, data) = try await transport.send(request, body: nil, options: TransportOptions(timeout: .seconds(10), maxResponseBytes: 16 << 20))
-        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        let transport = self.transport
+        let sent = request
+        let options = TransportOptions(timeout: .seconds(10), maxResponseBytes: 16 << 20)
+        let (response, data) = try await Deadline.run(within: options.timeout) {
+            try await transport.send(sent, body: nil, options: options)
+        }
+        guard response.status.kind == .successful, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw HelperFailure(path: path, status: response.status.code)
+        }
+        return object
     }
 
     private func oobCode(for email: String, hostAndPort: String) async throws -> String {
@@ -188,12 +197,23 @@ struct Demo {
         return code
     }
 
-    /// The emulator's clock (its codes are judged by it).
+    /// The emulator's clock (its codes are judged by it); refused when it
+    /// is not a time a TOTP code can be made for.
     private func emulatorTime(hostAndPort: String) async throws -> Int64 {
         let clock = try await helper(hostAndPort, "/emulator/v1/clock")
         guard let millis = clock["nowMillis"] as? Int64 ?? (clock["nowMillis"] as? Int).map(Int64.init) else {
             return Int64(Date().timeIntervalSince1970)
         }
+        guard millis >= 0 else { throw HelperFailure(path: "/emulator/v1/clock", status: 200, reason: "a negative time (\(millis) ms)") }
         return millis / 1000
+    }
+
+    /// An emulator helper answered with something other than its JSON.
+    struct HelperFailure: Error, CustomStringConvertible {
+        var path: String
+        var status: Int
+        var reason = "not the expected JSON"
+
+        var description: String { "the emulator's \(path) answered HTTP \(status): \(reason)" }
     }
 }

@@ -12,13 +12,22 @@ struct MFA: AsyncParsableCommand {
 
     /// Bad input gives one line on stderr naming the problem, exit code 2 and
     /// nothing on stdout; help and version go to stdout with exit 0.
+    ///
+    /// A failure while running (a server's refusal, an unreachable server)
+    /// gives one line on stderr and exit code 1: 2 is only for bad input.
     static func main() async {
         do {
             var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
+            do {
+                if var asyncCommand = command as? any AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
+            } catch where !(error is ExitCode || error is ValidationError || error is CleanExit) {
+                let message = "\(error)".split(separator: "\n").first.map(String.init) ?? "failed"
+                FileHandle.standardError.write(Data("mfa: \(message)\n".utf8))
+                Foundation.exit(1)
             }
         } catch {
             let code = exitCode(for: error)

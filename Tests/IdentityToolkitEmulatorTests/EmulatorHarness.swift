@@ -16,8 +16,10 @@ struct Harness {
     let transport: AsyncHTTPClientTransport
     static let project = "demo-mfa"
 
-    static func start() async throws -> Harness {
-        let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project))
+    static func start(configure: (inout EmulatorConfiguration) -> Void = { _ in }) async throws -> Harness {
+        var settings = EmulatorConfiguration(port: 0, projectID: project)
+        configure(&settings)
+        let emulator = try IdentityToolkitEmulator(configuration: settings)
         let running = try await emulator.start()
         let transport = AsyncHTTPClientTransport()
         let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort)
@@ -121,8 +123,8 @@ struct Harness {
 }
 
 /// Runs `body` against a fresh emulator and stops it afterwards.
-func withEmulator(_ body: (Harness) async throws -> Void) async throws {
-    let harness = try await Harness.start()
+func withEmulator(configure: (inout EmulatorConfiguration) -> Void = { _ in }, _ body: (Harness) async throws -> Void) async throws {
+    let harness = try await Harness.start(configure: configure)
     do {
         try await body(harness)
     } catch {

@@ -118,10 +118,16 @@ public struct APIRequestExecutor: Sendable {
         let (httpResponse, data): (HTTPResponse, Data)
         do {
             try Task.checkCancellation()
-            (httpResponse, data) = try await configuration.transport.send(
-                request, body: body,
-                options: TransportOptions(timeout: configuration.requestTimeout, maxResponseBytes: configuration.maxResponseBytes)
-            )
+            let transport = configuration.transport
+            let options = TransportOptions(timeout: configuration.requestTimeout, maxResponseBytes: configuration.maxResponseBytes)
+            // The whole exchange, to the last response byte, within the
+            // timeout: enforced here, whatever the transport does.
+            (httpResponse, data) = try await Deadline.run(within: configuration.requestTimeout) {
+                try await transport.send(request, body: body, options: options)
+            }
+            if data.count > configuration.maxResponseBytes {
+                throw TransportError.responseTooLarge(limit: configuration.maxResponseBytes)
+            }
         } catch is CancellationError {
             throw CancellationError()
         } catch {
@@ -136,6 +142,11 @@ public struct APIRequestExecutor: Sendable {
             logger.debug("received response", metadata: finished)
         }
 
+        // Google's APIs never redirect; a transport that does not follow
+        // redirects hands the 3xx over, and it is refused here.
+        if (300..<400).contains(status) {
+            throw IdentityToolkitError.server(ServerError(status: status, message: "HTTP_\(status) : the server answered with a redirect, which is not followed"))
+        }
         let decoder = JSONDecoder()
         if (200..<300).contains(status) {
             do {
@@ -151,11 +162,20 @@ public struct APIRequestExecutor: Sendable {
         do {
             decoded = try decoder.decode(errorBody, from: data)
         } catch {
-            throw IdentityToolkitError.undecodableResponse(status: status, underlying: error)
+            // Not the API's error shape (a proxy's HTML page, an empty 503):
+            // still an error status, reported as the status it is.
+            throw IdentityToolkitError.server(ServerError(status: status, message: "HTTP_\(status) : \(Self.describeForeignBody(httpResponse))"))
         }
         throw IdentityToolkitError.server(
             ServerError(status: status, message: decoded.serverMessage ?? "HTTP_\(status)", reasons: decoded.serverReasons)
         )
+    }
+
+    /// What an error body that is not the API's JSON is, without its text
+    /// (which may echo the request): its content type.
+    private static func describeForeignBody(_ response: HTTPResponse) -> String {
+        let contentType = response.headerFields[.contentType].map { String($0.prefix(80)) } ?? "no content type"
+        return "the error body is not the API's JSON error (\(contentType))"
     }
 
     /// Query names and values take the same unreserved-only escaping as path segments.

@@ -126,6 +126,7 @@ public struct APIServerRequest: Sendable {
     ///   generated routes say so from the spec).
     public func decodeBody<Body: Decodable>(_ type: Body.Type, snakeCaseWireNames: Bool = false) throws -> Body {
         let isForm = acceptsFormBody && headerFields[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        if !isForm { try Self.checkStructure(body) }
         // Fast path: a JSON body whose keys need no proto3 alias decodes in one pass.
         if !isForm && !snakeCaseWireNames && !Self.hasKeyWithUnderscore(body) {
             do {
@@ -142,16 +143,7 @@ public struct APIServerRequest: Sendable {
         }
         let object: Any
         if isForm {
-            var fields: [String: Any] = [:]
-            for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let decode = { (text: Substring) in text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
-                guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : "") else {
-                    throw APIServerError.invalidArgument("malformed form body")
-                }
-                fields[name] = value
-            }
-            object = fields
+            object = try Self.formFields(body)
         } else {
             do {
                 object = try JSONSerialization.jsonObject(with: body.isEmpty ? Data("{}".utf8) : body, options: [.fragmentsAllowed])
@@ -166,6 +158,67 @@ public struct APIServerRequest: Sendable {
         } catch let error as DecodingError {
             throw APIServerError.invalidArgument(Self.describe(error))
         }
+    }
+
+    /// The deepest nesting and the most objects and arrays a request body
+    /// may hold: far beyond any request of the API, and small enough that
+    /// decoding (with proto3 aliases, which copies every object) stays cheap.
+    package static let maximumNesting = 32
+    package static let maximumContainers = 2_000
+
+    /// Refuses a JSON text nested deeper than ``maximumNesting`` or holding
+    /// more than ``maximumContainers`` objects and arrays, in one pass over
+    /// the bytes and before any parser allocates for it.
+    package static func checkStructure(_ body: Data) throws {
+        var inString = false
+        var escaped = false
+        var depth = 0
+        var containers = 0
+        for byte in body {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                containers += 1
+                if depth > maximumNesting {
+                    throw APIServerError.invalidArgument("the body is nested deeper than \(maximumNesting) levels")
+                }
+                if containers > maximumContainers {
+                    throw APIServerError.invalidArgument("the body holds more than \(maximumContainers) objects and arrays")
+                }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+            default:
+                break
+            }
+        }
+    }
+
+    /// The fields of an `application/x-www-form-urlencoded` body (the first
+    /// value of each name), decoded once, with `+` as a space as the WHATWG
+    /// URL standard's form parsing has it.
+    package static func formFields(_ body: Data) throws -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (text: Substring) in text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : "") else {
+                throw APIServerError.invalidArgument("malformed form body")
+            }
+            if fields[name] == nil { fields[name] = value }
+        }
+        return fields
     }
 
     /// Whether `body` parses as JSON at all (only asked on the error path).

@@ -11,13 +11,19 @@ import FoundationNetworking
 /// URLSession buffers the whole body before returning, so the size bound is
 /// checked against `Content-Length` up front and the body afterwards; use
 /// `AsyncHTTPClientTransport` on servers for a bound enforced while reading.
+///
+/// Redirects are never followed by ``shared``: Google's APIs do not send
+/// them, and following one would re-send the request body (passwords,
+/// tokens) to wherever it points. A 3xx answer fails the call.
 public final class URLSessionTransport: HTTPTransport {
-    /// A transport over an ephemeral session.
-    public static let shared = URLSessionTransport(session: URLSession(configuration: .ephemeral))
+    /// A transport over an ephemeral session that follows no redirect.
+    public static let shared = URLSessionTransport(session: URLSession(
+        configuration: .ephemeral, delegate: RedirectRefusingDelegate(), delegateQueue: nil))
 
     private let session: URLSession
 
-    /// Creates a transport over `session`.
+    /// Creates a transport over `session`. Give the session a delegate that
+    /// refuses redirects (as ``shared`` has), or it follows them.
     public init(session: URLSession) {
         self.session = session
     }
@@ -65,27 +71,38 @@ public final class URLSessionTransport: HTTPTransport {
     }
 }
 
+/// Refuses every redirect: the 3xx response is handed back as it is.
+final class RedirectRefusingDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+}
+
 /// Holds a data task so that cancellation, which may arrive before the task
 /// exists, reaches it.
-private final class DataTaskBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var task: URLSessionDataTask?
-    private var cancelled = false
+private final class DataTaskBox: Sendable {
+    private struct State {
+        var task: URLSessionDataTask?
+        var cancelled = false
+    }
+
+    private let state = Locked(State())
 
     func start(_ task: URLSessionDataTask) {
-        lock.lock()
-        self.task = task
-        let cancelled = self.cancelled
-        lock.unlock()
+        let cancelled = state.withLock { state -> Bool in
+            state.task = task
+            return state.cancelled
+        }
         task.resume()
         if cancelled { task.cancel() }
     }
 
     func cancel() {
-        lock.lock()
-        cancelled = true
-        let task = self.task
-        lock.unlock()
+        let task = state.withLock { state -> URLSessionDataTask? in
+            state.cancelled = true
+            return state.task
+        }
         task?.cancel()
     }
 }

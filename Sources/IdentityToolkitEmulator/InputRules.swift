@@ -1,0 +1,78 @@
+import Foundation
+import IdentityToolkit
+
+/// Bounds and checks for every string and number the emulator takes from a
+/// client: one home, so that each route applies the same rule.
+enum InputRules {
+    /// RFC 5321 §4.5.3.1: a path (the address) is at most 256 octets with its
+    /// angle brackets, so an address at most 254; a local part at most 64, a
+    /// domain label at most 63.
+    static let maximumEmailLength = 254
+    static let maximumLocalPartLength = 64
+    static let maximumDomainLabelLength = 63
+    /// Display names: the emulator's bound (production's is undocumented);
+    /// long enough for any real name, short enough that an ID token stays small.
+    static let maximumDisplayNameLength = 256
+    /// Passwords: Identity Platform's documented maximum password policy length is 4096.
+    static let maximumPasswordLength = 4096
+
+    /// Characters RFC 5322 allows in an unquoted local part (`atext` and `.`).
+    private static let localPartSymbols = Set("!#$%&'*+-/=?^_`{|}~.".utf8)
+
+    /// Whether `email` is an address as production accepts it: ASCII only
+    /// (so no control, bidi-override or look-alike characters such as
+    /// U+212A KELVIN SIGN), an RFC 5322 dot-atom local part, and a domain of
+    /// at least two letter-digit-hyphen labels, within RFC 5321's lengths.
+    static func isValidEmail(_ email: String) -> Bool {
+        let bytes = Array(email.utf8)
+        guard !bytes.isEmpty, bytes.count <= maximumEmailLength, let at = bytes.lastIndex(of: UInt8(ascii: "@")) else { return false }
+        let local = bytes[..<at]
+        let domain = bytes[(at + 1)...]
+        guard (1...maximumLocalPartLength).contains(local.count), !domain.isEmpty else { return false }
+        // Local part: dot-atom (no leading, trailing or doubled dot).
+        guard local.first != UInt8(ascii: "."), local.last != UInt8(ascii: ".") else { return false }
+        var previous: UInt8 = 0
+        for byte in local {
+            guard isASCIIAlphanumeric(byte) || localPartSymbols.contains(byte) else { return false }
+            if byte == UInt8(ascii: "."), previous == UInt8(ascii: ".") { return false }
+            previous = byte
+        }
+        // Domain: labels of letters, digits and inner hyphens; a top-level label that is not all digits.
+        let labels = domain.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard labels.count >= 2 else { return false }
+        for label in labels {
+            guard (1...maximumDomainLabelLength).contains(label.count), label.allSatisfy({ isASCIIAlphanumeric($0) || $0 == UInt8(ascii: "-") }),
+                label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-")
+            else { return false }
+        }
+        return labels.last?.contains(where: { !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) == true
+    }
+
+    /// The key under which an address is unique: ASCII case folded only, so
+    /// that no Unicode case mapping (`K` U+212A → `k`) makes two addresses one.
+    static func emailKey(_ email: String) -> String {
+        String(decoding: email.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    /// Refuses a display name longer than the bound or holding control characters.
+    static func checkDisplayName(_ name: String?) throws {
+        guard let name else { return }
+        guard name.count <= maximumDisplayNameLength else {
+            throw APIServerError.invalidArgument("displayName must be at most \(maximumDisplayNameLength) characters")
+        }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw APIServerError.invalidArgument("displayName must not contain control characters")
+        }
+    }
+
+    /// Refuses a password longer than the bound (before it is hashed).
+    static func checkPasswordLength(_ password: String?) throws {
+        guard let password, password.utf8.count > maximumPasswordLength else { return }
+        throw APIServerError.invalidArgument("password must be at most \(maximumPasswordLength) bytes")
+    }
+
+    private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+}

@@ -1,0 +1,307 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import IdentityToolkit
+@testable import IdentityToolkitEmulator
+import Testing
+import _CryptoExtras
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Requests that once killed, starved or fooled the emulator: each is now a
+/// 4xx, and the emulator answers the next request.
+@Suite struct HostileInputTests {
+    private static func json(_ object: Any) throws -> Data { try JSONSerialization.data(withJSONObject: object) }
+
+    /// The emulator still serves: a sign-up succeeds.
+    private func expectAlive(_ h: Harness, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let alive = try await h.raw(.get, "/emulator/v1/clock")
+        #expect(alive.status == 200, sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: [
+        #"{"advanceSeconds": 1e300}"#, #"{"advanceSeconds": -1e300}"#, #"{"setMillis": 9223372036854775807}"#,
+        #"{"setMillis": -9223372036854775808}"#, #"{"advanceSeconds": 300000000000}"#, #"{"advanceSeconds": -3000000000}"#,
+    ])
+    func clockNumbersOutOfRangeAreRefused(body: String) async throws {
+        try await withEmulator { h in
+            let before = h.clock.now
+            let response = try await h.raw(.post, "/emulator/v1/clock", body: Data(body.utf8))
+            #expect(response.status == 400, "\(body) → \(response.status)")
+            #expect(abs(h.clock.now.timeIntervalSince(before)) < 5, "the clock moved for \(body)")
+            try await expectAlive(h)
+        }
+    }
+
+    @Test func clockAtTheEdgesOfItsRangeStillAnswers() async throws {
+        try await withEmulator { h in
+            let end = try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"setMillis": 253402300799999}"#.utf8))
+            #expect(end.status == 200)
+            #expect(end.json["nowMillis"] as? Int64 == 253_402_300_799_999 || end.json["nowMillis"] as? Int == 253_402_300_799_999)
+            // Sign-up at the end of time still signs a token (its exp is past 9999, still an Int64).
+            let signUp = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
+                                         body: try Self.json(["email": "late@example.com", "password": "secret-pw", "returnSecureToken": true]))
+            #expect(signUp.status == 200)
+            let start = try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"setMillis": 0}"#.utf8))
+            #expect(start.status == 200)
+            #expect(try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"advanceSeconds": -1}"#.utf8)).status == 400)
+        }
+    }
+
+    @Test func tokenEndpointTimesAtTheEndsOfInt64AreRefused() async throws {
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let email = "hostile@example.iam.gserviceaccount.com"
+        try await withEmulator(configure: { $0.serviceAccounts = [email: key.publicKey.pemRepresentation] }) { h in
+            for (iat, exp) in [(Int64.min, Int64.max), (Int64.max, Int64.min), (Int64.min, Int64.min + 1), (Int64.max - 1, Int64.max)] {
+                let header = Data(#"{"alg":"RS256","typ":"JWT"}"#.utf8).base64URLEncoded
+                let claims = try Self.json(["iss": email, "scope": "https://www.googleapis.com/auth/cloud-platform",
+                                            "aud": "https://oauth2.googleapis.com/token", "iat": iat, "exp": exp]).base64URLEncoded
+                let signature = try key.signature(for: Data("\(header).\(claims)".utf8), padding: .insecurePKCS1v1_5).rawRepresentation
+                let assertion = "\(header).\(claims).\(signature.base64URLEncoded)"
+                let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
+                let response = try await h.raw(.post, "/oauth2.googleapis.com/token", body: Data(form.utf8),
+                                               headers: [.contentType: "application/x-www-form-urlencoded"])
+                #expect(response.status == 400, "iat \(iat), exp \(exp)")
+                #expect(response.json["error"] as? String == "invalid_grant")
+            }
+            try await expectAlive(h)
+        }
+    }
+
+    @Test(arguments: [".", "%20", "mfa.", ".mfa", "mfa..state", ",", "mfa,%20"])
+    func blankUpdateMaskPathsAreRefused(mask: String) async throws {
+        try await withEmulator { h in
+            let owner: HTTPFields = [.authorization: "Bearer owner", .contentType: "application/json"]
+            let project = try await h.raw(.patch, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/config?updateMask=\(mask)",
+                                          body: Data("{}".utf8), headers: owner)
+            #expect([200, 400].contains(project.status), "mask '\(mask)' → \(project.status)")
+            let tenant = try await h.admin.createTenant(project: Harness.project, body: Tenant(displayName: "t"))
+            let id = try #require(tenant.name?.split(separator: "/").last)
+            let patched = try await h.raw(.patch, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/tenants/\(id)?updateMask=\(mask)",
+                                          body: Data("{}".utf8), headers: owner)
+            #expect([200, 400].contains(patched.status), "mask '\(mask)' → \(patched.status)")
+            if mask == "." || mask == "%20" {
+                #expect(project.status == 400 && patched.status == 400)
+            }
+            try await expectAlive(h)
+        }
+    }
+
+    @Test func queryValuesAreDecodedOnce() async throws {
+        try await withEmulator { h in
+            // "%2520" is the text "%20": a tenant id that contains it does not exist, it is not " ".
+            let response = try await h.raw(.get, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/config?key=%2520",
+                                           headers: [.authorization: "Bearer owner"])
+            #expect(response.status == 200)
+            let mask = try await h.raw(.patch, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/config?updateMask=mfa%252Estate",
+                                       body: Data("{}".utf8), headers: [.authorization: "Bearer owner"])
+            // Decoded once, the mask is "mfa%2Estate": an unknown field, not "mfa.state".
+            #expect(mask.status == 400)
+            #expect(mask.errorMessage?.contains("mfa%2Estate") == true)
+        }
+    }
+
+    @Test(arguments: [
+        "nul\u{0}@example.com", "newline@example.com\n", "x@.", "x@example.", "\u{202E}moc.elpmaxe@x", "a b@example.com",
+        String(repeating: "a", count: 65) + "@example.com", "a@" + String(repeating: "b", count: 64) + ".com",
+        String(repeating: "a", count: 60) + "@" + Array(repeating: String(repeating: "b", count: 60), count: 4).joined(separator: ".") + ".com",
+        "two@@example.com", ".dot@example.com", "dot.@example.com", "do..t@example.com", "x@-example.com", "x@example.123", "ü@example.com",
+    ])
+    func emailsProductionRefusesAreRefused(email: String) async throws {
+        try await withEmulator { h in
+            await expectServerError("INVALID_EMAIL") {
+                try await h.accounts.signUp(SignUpRequest(email: email, password: "secret-pw", returnSecureToken: true))
+            }
+        }
+    }
+
+    @Test func hugeEmailsAndNamesAreRefusedBeforeTheyReachATokens() async throws {
+        try await withEmulator { h in
+            let hugeEmail = String(repeating: "a", count: 900_000) + "@example.com"
+            let response = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
+                                           body: try Self.json(["email": hugeEmail, "password": "secret-pw", "returnSecureToken": true]))
+            #expect(response.status == 400)
+            #expect(response.body.count < 1000)
+            await expectServerError("INVALID_ARGUMENT") {
+                try await h.accounts.signUp(SignUpRequest(email: "name@example.com", password: "secret-pw",
+                                                          displayName: String(repeating: "n", count: 900_000), returnSecureToken: true))
+            }
+            await expectServerError("INVALID_ARGUMENT") {
+                try await h.accounts.signUp(SignUpRequest(email: "bell@example.com", password: "secret-pw", displayName: "bell\u{7}", returnSecureToken: true))
+            }
+            let fine = try await h.accounts.signUp(SignUpRequest(email: "long@example.com", password: "secret-pw",
+                                                                 displayName: String(repeating: "n", count: 256), returnSecureToken: true))
+            #expect(fine.displayName?.count == 256)
+        }
+    }
+
+    @Test func kelvinSignIsAnotherAddress() async throws {
+        try await withEmulator { h in
+            let kelvin = "\u{212A}-probe@example.com"
+            // Not ASCII: refused outright, so it can never alias k-probe@…
+            await expectServerError("INVALID_EMAIL") {
+                try await h.accounts.signUp(SignUpRequest(email: kelvin, password: "secret-pw", returnSecureToken: true))
+            }
+            let ascii = try await h.accounts.signUp(SignUpRequest(email: "K-Probe@Example.com", password: "secret-pw", returnSecureToken: true))
+            // ASCII case still folds: the same account, whatever the case.
+            let again = try await h.accounts.signInWithPassword(SignInWithPasswordRequest(email: "k-probe@example.com", password: "secret-pw"))
+            #expect(again.localId == ascii.localId)
+            await expectServerError("INVALID_LOGIN_CREDENTIALS") {
+                try await h.accounts.signInWithPassword(SignInWithPasswordRequest(email: kelvin, password: "secret-pw"))
+            }
+        }
+    }
+
+    @Test func tenantSettingsRefuseSignUps() async throws {
+        try await withEmulator { h in
+            func tenant(_ settings: Tenant) async throws -> String {
+                let created = try await h.admin.createTenant(project: Harness.project, body: settings)
+                return String(try #require(created.name?.split(separator: "/").last))
+            }
+            let disabled = try await tenant(Tenant(displayName: "off", disableAuth: true))
+            await expectServerError("PROJECT_DISABLED") {
+                try await h.accounts.signUp(SignUpRequest(email: "a@example.com", password: "secret-pw", returnSecureToken: true, tenantId: disabled))
+            }
+            await expectServerError("PROJECT_DISABLED") {
+                try await h.accounts.signUp(SignUpRequest(returnSecureToken: true, tenantId: disabled))
+            }
+            let noPasswords = try await tenant(Tenant(displayName: "nopw", allowPasswordSignup: false))
+            await expectServerError("OPERATION_NOT_ALLOWED") {
+                try await h.accounts.signUp(SignUpRequest(email: "a@example.com", password: "secret-pw", returnSecureToken: true, tenantId: noPasswords))
+            }
+            let noAnonymous = try await tenant(Tenant(displayName: "noanon", enableAnonymousUser: false))
+            await expectServerError("ADMIN_ONLY_OPERATION") {
+                try await h.accounts.signUp(SignUpRequest(returnSecureToken: true, tenantId: noAnonymous))
+            }
+            // The other kind of sign-up still works on each.
+            _ = try await h.accounts.signUp(SignUpRequest(returnSecureToken: true, tenantId: noPasswords))
+            _ = try await h.accounts.signUp(SignUpRequest(email: "b@example.com", password: "secret-pw", returnSecureToken: true, tenantId: noAnonymous))
+        }
+    }
+
+    @Test func deeplyNestedOrManyObjectBodiesAreRefusedCheaply() async throws {
+        try await withEmulator { h in
+            let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+            let many = "{\"email\":\"m@example.com\",\"mfa_x\":[" + Array(repeating: "{\"a_b\":1}", count: 40_000).joined(separator: ",") + "]}"
+            // Refused by the structure check, before any parser allocates for them.
+            for (body, reason) in [(deep, "nested deeper"), ("{\"a\":" + deep + "}", "nested deeper"), (many, "more than 2000")] {
+                let response = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", body: Data(body.utf8),
+                                               headers: [.contentType: "application/json"])
+                #expect(response.status == 400)
+                #expect(response.errorMessage?.contains(reason) == true, "\(response.errorMessage ?? "")")
+            }
+            try await expectAlive(h)
+        }
+    }
+
+    @Test func expiredStateIsRemovedFromMemory() async throws {
+        try await withEmulator { h in
+            try await h.enableTOTP()
+            let session = try await h.verifiedUser()
+            let enrolled = try await h.enrollTOTP(session)
+            for _ in 0..<20 { _ = try await h.pendingCredential(enrolled.session) }
+            let other = try await h.verifiedUser("other@example.com")
+            for _ in 0..<5 {
+                _ = try await h.accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: other.idToken, totpEnrollmentInfo: .init()))
+            }
+            let store = h.running.emulator.store
+            #expect(await store.stateCounts["pendingCredentials"] == 20)
+            #expect(await store.stateCounts["enrollmentSessions"] == 5)
+            h.clock.advance(by: 3600)
+            await store.sweepExpiredState()
+            #expect(await store.stateCounts["pendingCredentials"] == 0)
+            #expect(await store.stateCounts["enrollmentSessions"] == 0)
+        }
+    }
+
+    // MARK: Slow and stalled clients
+
+    /// A raw TCP connection to the emulator.
+    private final class RawConnection: Sendable {
+        let descriptor: Int32
+
+        init(port: Int) throws {
+            #if canImport(Glibc)
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            #else
+            descriptor = socket(AF_INET, SOCK_STREAM, 0)
+            #endif
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        }
+
+        func send(_ text: String) {
+            _ = text.withCString { write(descriptor, $0, strlen($0)) }
+        }
+
+        /// Reads until the peer closes, `stop` holds for what arrived, or
+        /// `timeout` passes (then nil). Polls without blocking, sleeping
+        /// between polls, so that it never holds a thread of the
+        /// cooperative pool that the emulator in this process needs.
+        func read(timeout: Duration, stop: @Sendable (String) -> Bool = { _ in false }) async -> String? {
+            var received = [UInt8]()
+            let deadline = ContinuousClock.now + timeout
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while ContinuousClock.now < deadline {
+                var descriptorSet = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&descriptorSet, 1, 0) > 0 else {
+                    try? await Task.sleep(for: .milliseconds(20))
+                    continue
+                }
+                let count = readBytes(descriptor, &buffer)
+                if count <= 0 { return String(decoding: received, as: UTF8.self) }
+                received += buffer[0..<count]
+                if stop(String(decoding: received, as: UTF8.self)) { return String(decoding: received, as: UTF8.self) }
+            }
+            return nil
+        }
+
+        deinit { close(descriptor) }
+    }
+
+    @Test func halfSentRequestsAreClosedAfterTheIdleTimeout() async throws {
+        try await withEmulator(configure: { $0.idleTimeout = .milliseconds(500) }) { h in
+            let connections = try (0..<50).map { _ in try RawConnection(port: h.running.port) }
+            for connection in connections { connection.send("POST /identitytoolkit.googleapis.com/v1/accounts:signUp HTTP/1.1\r\nHost: x\r\n") }
+            var closed: [Bool] = []
+            for connection in connections { closed.append(await connection.read(timeout: .seconds(5)) != nil) }
+            #expect(closed.allSatisfy { $0 }, "\(closed.filter { !$0 }.count) of 50 half-sent requests were still open after 5 s")
+            try await expectAlive(h)
+        }
+    }
+
+    @Test func aTricklingBodyIsCutOffAtTheReadDeadline() async throws {
+        try await withEmulator(configure: { $0.bodyReadTimeout = .milliseconds(700) }) { h in
+            let connection = try RawConnection(port: h.running.port)
+            connection.send("POST /identitytoolkit.googleapis.com/v1/accounts:signUp?key=k HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+            let started = ContinuousClock.now
+            let trickle = Task {
+                // A byte every 100 ms, so the idle timeout never fires.
+                for _ in 0..<40 where !Task.isCancelled {
+                    connection.send(" ")
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            let reply = await connection.read(timeout: .seconds(4)) { $0.contains("\r\n\r\n") } ?? ""
+            trickle.cancel()
+            #expect(reply.hasPrefix("HTTP/1.1 408"), "got: \(reply.prefix(40))")
+            #expect(ContinuousClock.now - started < .seconds(3))
+            try await expectAlive(h)
+        }
+    }
+}
+
+/// `read(2)`, under a name the connection's own `read` does not hide.
+private func readBytes(_ descriptor: Int32, _ buffer: inout [UInt8]) -> Int {
+    read(descriptor, &buffer, buffer.count)
+}
