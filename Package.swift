@@ -220,7 +220,7 @@ let package = Package(
             name: "MFACommandTests",
             // Depends on the executable so that `swift test` builds it; the
             // tests run the binary as a user would.
-            dependencies: ["mfa", "OTP"]
+            dependencies: ["mfa", "OTP", "IdentityToolkitTestSupport"]
         ),
         .testTarget(
             name: "OTPTests",

@@ -70,7 +70,8 @@ final class AuthContext: Sendable {
             if let name = HTTPField.Name("X-Client-Version") { headers[name] = "Swift/swift-identity-mfa/1" }
             if let name = HTTPField.Name("X-Firebase-GMPID") { headers[name] = app.options.googleAppID }
             if let language = settings.languageCode, let name = HTTPField.Name("X-Firebase-Locale") { headers[name] = language }
-            let configuration = ClientConfiguration(transport: app.options.httpTransport, emulatorHost: settings.emulatorHost, headers: headers)
+            let configuration = ClientConfiguration(transport: app.options.httpTransport, emulatorHost: settings.emulatorHost,
+                                                    requestTimeout: app.options.requestTimeout, headers: headers)
             let backend = Backend(accounts: AccountsClient(apiKey: apiKey, configuration: configuration),
                                   secureToken: SecureTokenClient(apiKey: apiKey, configuration: configuration))
             settings.backend = backend

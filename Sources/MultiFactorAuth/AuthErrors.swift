@@ -71,8 +71,11 @@ enum AuthErrorMapping {
         case .server(let server):
             let code = AuthErrorCode.Code(serverCode: server.shortCode)
                 ?? server.reasons.lazy.compactMap(AuthErrorCode.Code.forServerReason).first
-                ?? .unknownServerCode
-            let message = server.detail ?? (code == .unknownServerCode ? "\(code.defaultDescription) (\(server.shortCode))" : code.defaultDescription)
+                ?? (server.status == 429 ? .tooManyRequests : .unknownServerCode)
+            // An unknown code keeps the server's short code (such as HTTP_503) in the message.
+            let message = code == .unknownServerCode
+                ? "\(code.defaultDescription) (\(server.shortCode)\(server.detail.map { ": \($0)" } ?? ""))"
+                : server.detail ?? code.defaultDescription
             return AuthErrorCode(code, message: message, underlying: failure)
         case .transport(let underlying):
             return AuthErrorCode(.transportFailure, underlying: underlying)

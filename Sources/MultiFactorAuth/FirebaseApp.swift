@@ -10,6 +10,7 @@ public final class FirebaseOptions: @unchecked Sendable {
         var apiKey: String?
         var projectID: String?
         var httpTransport: any HTTPTransport = URLSessionTransport.shared
+        var requestTimeout: Duration = .seconds(30)
     }
 
     private let values: Locked<Values>
@@ -48,6 +49,14 @@ public final class FirebaseOptions: @unchecked Sendable {
     public var httpTransport: any HTTPTransport {
         get { values.current.httpTransport }
         set { values.withLock { $0.httpTransport = newValue } }
+    }
+
+    /// Not in Firebase: how long one request may take, from sending to the
+    /// last response byte (30 seconds by default). A server that stalls or
+    /// trickles its answer fails the call with `networkError` at this deadline.
+    public var requestTimeout: Duration {
+        get { values.current.requestTimeout }
+        set { values.withLock { $0.requestTimeout = newValue } }
     }
 }
 

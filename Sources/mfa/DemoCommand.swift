@@ -24,7 +24,11 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(help: "Do not draw the QR code.")
     var noQR = false
 
+    @Option(help: "How long each request may take, in seconds (1 to 300).")
+    var timeout: Int = 30
+
     func validate() throws {
+        guard (1...300).contains(timeout) else { throw ValidationError("--timeout must be 1 to 300 seconds, not \(timeout)") }
         if let emulator {
             let parts = emulator.split(separator: ":")
             guard parts.count == 2, let port = Int(parts[1]), (1...65535).contains(port), !parts[0].isEmpty else {
@@ -34,7 +38,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let demo = Demo(project: project, drawQR: !noQR)
+        let demo = Demo(project: project, drawQR: !noQR, requestTimeout: .seconds(timeout))
         let ok = await demo.run(externalEmulator: emulator)
         if !ok { throw ExitCode(1) }
     }
@@ -44,6 +48,7 @@ struct DemoCommand: AsyncParsableCommand {
 struct Demo {
     let project: String
     let drawQR: Bool
+    let requestTimeout: Duration
     let transport = AsyncHTTPClientTransport.failingFast
 
     struct StepFailure: Error {}
@@ -94,13 +99,14 @@ struct Demo {
                 options.apiKey = "demo-api-key"
                 options.projectID = project
                 options.httpTransport = transport
+                options.requestTimeout = requestTimeout
                 FirebaseApp.configure(name: "mfa-demo", options: options)
                 guard let app = FirebaseApp.app(name: "mfa-demo") else { throw AuthErrorCode(.internalError) }
                 let auth = Auth.auth(app: app)
                 auth.useEmulator(withHost: host, port: port)
                 return auth
             }
-            let configuration = ClientConfiguration(transport: transport, emulatorHost: hostAndPort)
+            let configuration = ClientConfiguration(transport: transport, emulatorHost: hostAndPort, requestTimeout: requestTimeout)
             try await step("enable TOTP for project \(project) (adjacentIntervals 5)") {
                 let admin = AdminClient(accessToken: { "owner" }, configuration: configuration)
                 _ = try await admin.updateProjectConfig(project: project, updateMask: "mfa", body: ProjectConfig(mfa: MultiFactorAuthConfig(
@@ -178,7 +184,7 @@ struct Demo {
         request.url = URL(string: "http://\(hostAndPort)\(path)")
         let transport = self.transport
         let sent = request
-        let options = TransportOptions(timeout: .seconds(10), maxResponseBytes: 16 << 20)
+        let options = TransportOptions(timeout: requestTimeout, maxResponseBytes: 16 << 20)
         let (response, data) = try await Deadline.run(within: options.timeout) {
             try await transport.send(sent, body: nil, options: options)
         }

@@ -259,3 +259,29 @@ import _CryptoExtras
         #expect(claims["exp"] as? Int == 1_700_003_600)
     }
 }
+
+/// Credentials never show a key or a token in any rendering.
+@Suite struct CredentialRenderingTests {
+    static func renderings(of value: Any) -> [String] {
+        var dumped = ""
+        dump(value, to: &dumped)
+        return [String(describing: value), "\(value)", String(reflecting: value), dumped]
+    }
+
+    @Test func noKeyOrTokenInAnyRendering() async throws {
+        let marker = "TOKEN-MARKER-91c2"
+        for text in Self.renderings(of: StaticAccessTokenCredential(token: marker)) {
+            #expect(!text.contains(marker), "\(text)")
+        }
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let json = try JSONSerialization.data(withJSONObject: [
+            "type": "service_account", "client_email": "sa@example.iam.gserviceaccount.com", "private_key": key.pemRepresentation,
+            "private_key_id": "kid", "project_id": "p",
+        ])
+        let credential = try ServiceAccountCredential(json: json)
+        let keyLine = String(key.pemRepresentation.split(separator: "\n")[1])
+        for text in Self.renderings(of: credential) {
+            #expect(!text.contains("PRIVATE KEY") && !text.contains(keyLine), "\(text)")
+        }
+    }
+}

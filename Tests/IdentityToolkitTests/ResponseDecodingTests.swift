@@ -118,12 +118,16 @@ import Testing
             #expect(status == 200)
             #expect(underlying is DecodingError)
         }
+        // An error status whose body is not the API's JSON (a proxy's HTML
+        // page) is still reported as the status it is, not as undecodable.
         await transport.respond(status: 502, body: "<html>Bad Gateway</html>")
         do {
             _ = try await client.signUp(SignUpRequest())
-            Issue.record("expected a decoding failure")
-        } catch IdentityToolkitError.undecodableResponse(let status, _) {
-            #expect(status == 502)
+            Issue.record("expected a server error")
+        } catch IdentityToolkitError.server(let error) {
+            #expect(error.status == 502)
+            #expect(error.shortCode == "HTTP_502")
+            #expect(error.detail?.contains("Bad Gateway") == false)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityToolkitTestSupport
 import OTP
 import Testing
 
@@ -115,5 +116,35 @@ enum MFABinary {
         let result = try MFABinary.run(["totp", "code", "--secret", "SECRETKEY8"])
         #expect(result.status == 2)
         #expect(!result.stderr.contains("SECRETKEY"))
+    }
+}
+
+/// `mfa demo` and `mfa admin` against a broken server: one line naming the
+/// step, a non-zero exit, within the request deadline.
+@Suite struct MFAHostileServerTests {
+    @Test(arguments: [
+        HostileHTTPServer.Behaviour.trickle(interval: .milliseconds(100)),
+        .respond(status: 503, headers: [("content-type", "text/html")], body: Array("<html>down</html>".utf8)),
+        .json(200, #"{"nowMillis": -5000, "mfa": {}}"#),
+    ])
+    func demoNamesTheFailingStep(behaviour: HostileHTTPServer.Behaviour) async throws {
+        let server = try await HostileHTTPServer(behaviour)
+        let started = ContinuousClock.now
+        let result = try MFABinary.run(["demo", "--emulator", server.hostAndPort, "--timeout", "2", "--no-qr"])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let failures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("✘ ") }
+        #expect(failures.count == 1, "\(result.stdout)")
+        #expect(ContinuousClock.now - started < .seconds(20))
+        try await server.shutdown()
+    }
+
+    @Test func adminReportsServerErrorsWithExitOne() async throws {
+        let server = try await HostileHTTPServer(.respond(status: 503, headers: [("content-type", "text/html")], body: Array("<html>down</html>".utf8)))
+        let result = try MFABinary.run(["admin", "show-config", "--project", "p", "--emulator", server.hostAndPort])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(result.stderr.contains("503"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        try await server.shutdown()
     }
 }
