@@ -145,6 +145,17 @@ let package = Package(
             ]
         ),
 
+        // MARK: Fuzzing (not products: apps never build these)
+        // One harness per parser of outside input; `fuzz-runner` is the
+        // libFuzzer binary (built with -sanitize=fuzzer,address -DFUZZING by
+        // .ci/fuzz) and, in a normal build, replays files through them.
+        .target(
+            name: "FuzzHarnesses",
+            dependencies: ["OTP", "IdentityToolkit", "SpecCodegen", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Fuzz/Harnesses"
+        ),
+        .executableTarget(name: "fuzz-runner", dependencies: ["FuzzHarnesses"], path: "Fuzz/Runner"),
+
         // MARK: Tests
         // The generator's golden reference output, compiled as a target of its
         // own so that the committed expected code is known to build.
@@ -221,6 +232,10 @@ let package = Package(
             // Depends on the executable so that `swift test` builds it; the
             // tests run the binary as a user would.
             dependencies: ["mfa", "OTP", "IdentityToolkitTestSupport"]
+        ),
+        .testTarget(
+            name: "FuzzRegressionTests",
+            dependencies: ["FuzzHarnesses"]
         ),
         .testTarget(
             name: "OTPTests",

@@ -87,18 +87,15 @@ final class OAuthTokenEndpoint: Sendable {
             throw Failure(error: "unsupported_grant_type", description: "expected urn:ietf:params:oauth:grant-type:jwt-bearer")
         }
         guard let assertion = form["assertion"] else { throw Failure(error: "invalid_request", description: "missing assertion") }
-        let parts = assertion.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Data(base64URLEncoded: parts[0]), let payload = Data(base64URLEncoded: parts[1]),
-            let signature = Data(base64URLEncoded: parts[2]),
-            let header = try? JSONDecoder().decode([String: String].self, from: headerData),
-            let claims = try? JSONDecoder().decode(Claims.self, from: payload)
+        guard let jwt = JWTCompactForm(assertion),
+            let header = try? JSONDecoder().decode([String: String].self, from: jwt.header),
+            let claims = try? JSONDecoder().decode(Claims.self, from: jwt.payload)
         else {
             throw Failure(error: "invalid_grant", description: "the assertion is not a JWT")
         }
         guard header["alg"] == "RS256" else { throw Failure(error: "invalid_grant", description: "the assertion must be signed with RS256") }
         guard let key = keys.current[claims.iss] else { throw Failure(error: "invalid_grant", description: "unknown issuer \(claims.iss)") }
-        let signed = Data(assertion.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        guard key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: signed, padding: .insecurePKCS1v1_5) else {
+        guard key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: jwt.signature), for: jwt.signingInput, padding: .insecurePKCS1v1_5) else {
             throw Failure(error: "invalid_grant", description: "Invalid JWT Signature.")
         }
         guard claims.scope?.split(separator: " ").contains(Substring(Self.scope)) == true else {

@@ -91,6 +91,11 @@ struct TokenIssuer: Sendable {
         privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         keyID = Data(SHA256.hash(data: privateKey.publicKey.derRepresentation).prefix(8)).base64URLEncoded
         encodedHeader = Data(#"{"alg":"RS256","kid":"\#(keyID)","typ":"JWT"}"#.utf8).base64URLEncoded
+        let primitives = try privateKey.publicKey.getKeyPrimitives()
+        jwks = ["keys": [[
+            "kty": "RSA", "alg": "RS256", "use": "sig", "kid": keyID,
+            "n": primitives.modulus.base64URLEncoded, "e": primitives.publicExponent.base64URLEncoded,
+        ]]]
     }
 
     func sign(_ claims: Claims) throws -> String {
@@ -105,26 +110,19 @@ struct TokenIssuer: Sendable {
 
     /// The claims of a token this emulator signed; expiry is the caller's check.
     func verify(_ token: String) throws(VerificationError) -> Claims {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = Data(base64URLEncoded: parts[1]), let signature = Data(base64URLEncoded: parts[2]) else {
-            throw .malformed
-        }
-        let signingInput = Data(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        guard privateKey.publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: signingInput, padding: .insecurePKCS1v1_5) else {
+        guard let jwt = JWTCompactForm(token) else { throw .malformed }
+        guard privateKey.publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: jwt.signature), for: jwt.signingInput,
+                                                    padding: .insecurePKCS1v1_5) else {
             throw .badSignature
         }
-        guard let claims = try? JSONDecoder().decode(Claims.self, from: payload) else { throw .malformed }
+        guard let claims = try? JSONDecoder().decode(Claims.self, from: jwt.payload) else { throw .malformed }
         return claims
     }
 
-    /// The public key as a JSON Web Key Set.
-    var jwks: [String: [[String: String]]] {
-        let primitives = try? privateKey.publicKey.getKeyPrimitives()
-        return ["keys": [[
-            "kty": "RSA", "alg": "RS256", "use": "sig", "kid": keyID,
-            "n": primitives?.modulus.base64URLEncoded ?? "", "e": primitives?.publicExponent.base64URLEncoded ?? "",
-        ]]]
-    }
+    /// The public key as a JSON Web Key Set, made once at start-up: a key
+    /// whose primitives cannot be read fails the emulator's start, never
+    /// publishes an empty modulus.
+    let jwks: [String: [[String: String]]]
 }
 
 extension Data {

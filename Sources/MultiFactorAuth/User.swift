@@ -126,10 +126,8 @@ struct WeakUser: @unchecked Sendable {
 /// Reads the expiry of an ID token (its `exp` claim), as the Firebase SDKs do.
 enum IDToken {
     static func expiration(of token: String) -> Date? {
-        let parts = token.split(separator: ".")
-        guard parts.count == 3, let data = Data(base64URLEncoded: parts[1]),
-            let claims = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let exp = claims["exp"] as? Double
+        guard let jwt = JWTCompactForm(token), let claims = try? JSONSerialization.jsonObject(with: jwt.payload) as? [String: Any],
+            let exp = claims["exp"] as? Double, exp.isFinite
         else { return nil }
         return Date(timeIntervalSince1970: exp)
     }

@@ -1,0 +1,92 @@
+import Foundation
+import HTTPTypes
+import IdentityToolkit
+import OTP
+import SpecCodegen
+
+/// One function per parser of outside input, for libFuzzer (`fuzz-runner`)
+/// and for the regression tests that replay the committed corpus. Each
+/// must return for every input: a trap is the bug a fuzzer reports. Where a
+/// parser accepts an input, the harness also checks a property of the
+/// result (a round trip, a bound), so that silent corruption is found too.
+public enum FuzzHarness {
+    /// Every harness by name (`FUZZ_TARGET` selects one).
+    public static let all: [String: @Sendable ([UInt8]) -> Void] = [
+        "base32": base32, "otpauth": otpauthURI, "jwt": jwtCompactForm, "protojson": protoJSON,
+        "rfc3339": rfc3339, "form": formBody, "spec": yamlSpec, "qr": qrEncoder,
+    ]
+
+    /// Fails loudly: a broken property is as much a finding as a crash.
+    static func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition { fatalError("property violated: \(message())") }
+    }
+
+    static func base32(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let strict = try? Base32.decode(text, mode: .strict) {
+            require((try? Base32.decode(Base32.encode(strict))) == strict, "base32 round trip")
+        }
+        _ = try? Base32.decode(text, mode: .lenient)
+        require((try? Base32.decode(Base32.encode(bytes))) == bytes, "base32 encode/decode of raw bytes")
+    }
+
+    static func otpauthURI(_ bytes: [UInt8]) {
+        guard let uri = try? OTPAuthURI(parsing: String(decoding: bytes, as: UTF8.self)) else { return }
+        let again = try? OTPAuthURI(parsing: uri.string)
+        require(again == uri, "otpauth URI re-parses to the same value")
+    }
+
+    static func jwtCompactForm(_ bytes: [UInt8]) {
+        guard let jwt = JWTCompactForm(String(decoding: bytes, as: UTF8.self)) else { return }
+        require(jwt.signingInput.count < bytes.count, "the signing input is a strict prefix")
+        _ = try? JSONSerialization.jsonObject(with: jwt.payload)
+    }
+
+    /// Generated models decode proto3 JSON (int64 as strings, RFC 3339 times, enums).
+    static func protoJSON(_ bytes: [UInt8]) {
+        let data = Data(bytes)
+        let decoder = JSONDecoder()
+        _ = try? decoder.decode(SignInWithPasswordResponse.self, from: data)
+        _ = try? decoder.decode(GetAccountInfoResponse.self, from: data)
+        _ = try? decoder.decode(StartMfaEnrollmentResponse.self, from: data)
+        _ = try? decoder.decode(ProjectConfig.self, from: data)
+        _ = try? decoder.decode(Tenant.self, from: data)
+        _ = try? decoder.decode(GrantTokenResponse.self, from: data)
+        // The server side: structure bound, then decoding with proto3 name aliases.
+        let request = APIServerRequest(method: .post, headerFields: [:], query: [:], body: data)
+        _ = try? request.decodeBody(SignUpRequest.self, snakeCaseWireNames: true)
+        _ = try? request.decodeBody(FinalizeMfaSignInRequest.self)
+    }
+
+    static func rfc3339(_ bytes: [UInt8]) {
+        guard let date = RFC3339Date.parse(String(decoding: bytes, as: UTF8.self)) else { return }
+        require(date.timeIntervalSince1970.isFinite, "a parsed time is finite")
+        if abs(date.timeIntervalSince1970) < 253_402_300_800 {
+            let text = RFC3339Date.format(date)
+            require(RFC3339Date.parse(text) != nil, "a formatted time parses")
+        }
+    }
+
+    static func formBody(_ bytes: [UInt8]) {
+        _ = try? APIServerRequest.formFields(Data(bytes))
+        var headers = HTTPFields()
+        headers[.contentType] = "application/x-www-form-urlencoded"
+        let request = APIServerRequest(method: .post, headerFields: headers, query: [:], body: Data(bytes), acceptsFormBody: true)
+        _ = try? request.decodeBody(GrantTokenRequest.self, snakeCaseWireNames: true)
+    }
+
+    /// The YAML spec reader and validator, on one in-memory document.
+    static func yamlSpec(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        _ = SpecCodegen.validate(files: ["fuzz.yaml"]) { path in
+            guard path == "fuzz.yaml" else { throw CocoaError(.fileNoSuchFile) }
+            return text
+        }
+    }
+
+    static func qrEncoder(_ bytes: [UInt8]) {
+        guard let code = try? QRCode(bytes: Array(bytes.prefix(3000)), errorCorrection: .low) else { return }
+        require(code.size >= 21 && code.size <= 177, "a QR symbol is version 1 to 40")
+        _ = code.svg()
+    }
+}
