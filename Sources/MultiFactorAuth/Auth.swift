@@ -130,11 +130,22 @@ public final class Auth: Sendable {
     }
 
     /// Signs the current user out (locally; the server keeps its tokens valid).
+    ///
+    /// The saved session is removed from the session store in the
+    /// background, ordered before any later save (a sign-in right after a
+    /// sign-out keeps its session). A store that fails to remove it is
+    /// reported by the next call that saves or loads a session, or by
+    /// ``flushSessionStore()``.
     public func signOut() throws {
         let key = context.sessionKey
-        let store = context.sessionStore
         user.withLock { $0 = nil }
-        Task { try? await store.remove(key: key) }
+        context.storeQueue.enqueue { try await $0.remove(key: key) }
+    }
+
+    /// Waits until every pending save or removal of this instance's session
+    /// has reached the store; throws the first failure among them.
+    public func flushSessionStore() async throws {
+        try await context.storeQueue.flush()
     }
 
     /// The current user's state, to keep it across requests; nil when signed out.
@@ -152,6 +163,7 @@ public final class Auth: Sendable {
 
     /// Restores the session saved in this instance's store, if there is one.
     public func restoreFromStore() async throws -> User? {
+        try await context.storeQueue.flush()
         guard let session = try await context.sessionStore.load(key: context.sessionKey) else { return nil }
         return restore(session)
     }

@@ -22,12 +22,15 @@ final class AuthContext: Sendable {
     let app: FirebaseApp?
     let now: @Sendable () -> Date
     let sessionStore: any AuthSessionStore
+    /// Every save and removal, in the order they were asked for.
+    let storeQueue: SessionStoreQueue
     private let settings: Locked<Settings>
 
     init(app: FirebaseApp?, now: @escaping @Sendable () -> Date, sessionStore: any AuthSessionStore) {
         self.app = app
         self.now = now
         self.sessionStore = sessionStore
+        self.storeQueue = SessionStoreQueue(store: sessionStore)
         self.settings = Locked(Settings(emulatorHost: ClientConfiguration.environmentEmulatorHost()))
     }
 
@@ -81,4 +84,49 @@ final class AuthContext: Sendable {
 
     /// The key this context's session is saved under.
     var sessionKey: String { (app?.name ?? "-") + "/" + (tenantID ?? "") }
+}
+
+/// Runs an `Auth`'s session-store operations one after another, in the
+/// order they were asked for, so that a removal started by the synchronous
+/// `signOut()` can never land after the save of a sign-in that followed it.
+/// A failure is kept and thrown by the next ``flush()``.
+final class SessionStoreQueue: Sendable {
+    private struct State {
+        var tail: Task<Void, Never>?
+        var failure: (any Error)?
+    }
+
+    private let state = Locked(State())
+    private let store: any AuthSessionStore
+
+    init(store: any AuthSessionStore) {
+        self.store = store
+    }
+
+    /// Queues `operation` after every earlier one; returns at once.
+    func enqueue(_ operation: @escaping @Sendable (any AuthSessionStore) async throws -> Void) {
+        let store = self.store
+        state.withLock { state in
+            let previous = state.tail
+            state.tail = Task {
+                await previous?.value
+                do {
+                    try await operation(store)
+                } catch {
+                    self.state.withLock { $0.failure = $0.failure ?? error }
+                }
+            }
+        }
+    }
+
+    /// Waits for every queued operation, then throws (and forgets) the
+    /// first failure among them.
+    func flush() async throws {
+        await state.current.tail?.value
+        let failure = state.withLock { state -> (any Error)? in
+            defer { state.failure = nil }
+            return state.failure
+        }
+        if let failure { throw failure }
+    }
 }

@@ -112,8 +112,12 @@ public final class User: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Saves the session, after any earlier save or removal (see ``SessionStoreQueue``).
     func save() async throws {
-        try await context.sessionStore.save(state.current, key: context.sessionKey)
+        let session = state.current
+        let key = context.sessionKey
+        context.storeQueue.enqueue { try await $0.save(session, key: key) }
+        try await context.storeQueue.flush()
     }
 }
 

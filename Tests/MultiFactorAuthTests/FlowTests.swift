@@ -308,3 +308,50 @@ final class CountingTransport: HTTPTransport, @unchecked Sendable {
 
     func count(path: String) -> Int { lock.withLock { paths.filter { $0.contains(path) }.count } }
 }
+
+/// `signOut()` is synchronous, as Firebase's is; its removal from the
+/// session store is ordered before later saves and its failures surface.
+@Suite struct SignOutOrderingTests {
+    /// A store whose removals are slow (or fail), to widen the race.
+    actor SlowStore: AuthSessionStore {
+        var sessions: [String: AuthSession] = [:]
+        var failRemovals = false
+        func save(_ session: AuthSession, key: String) { sessions[key] = session }
+        func load(key: String) -> AuthSession? { sessions[key] }
+        func remove(key: String) async throws {
+            try await Task.sleep(for: .milliseconds(300))
+            if failRemovals { throw CocoaError(.fileWriteNoPermission) }
+            sessions[key] = nil
+        }
+        func setFailRemovals(_ value: Bool) { failRemovals = value }
+    }
+
+    @Test func aSignInRightAfterASignOutKeepsItsSession() async throws {
+        try await withSDK { h in
+            let store = SlowStore()
+            let auth = h.auth(store: store)
+            let email = "order-\(UUID().uuidString.prefix(6))@example.com"
+            _ = try await auth.createUser(withEmail: email, password: "secret-password")
+            try auth.signOut()
+            let user = try await auth.signIn(withEmail: email, password: "secret-password").user
+            try await auth.flushSessionStore()
+            let saved = await store.sessions.values.first
+            #expect(saved?.uid == user.uid, "the late removal of the sign-out deleted the new session")
+            let restored = try await h.auth(name: "other-\(UUID().uuidString)", store: store).restoreFromStore()
+            _ = restored
+        }
+    }
+
+    @Test func aFailingRemovalIsReported() async throws {
+        try await withSDK { h in
+            let store = SlowStore()
+            await store.setFailRemovals(true)
+            let auth = h.auth(store: store)
+            _ = try await auth.createUser(withEmail: "fail-\(UUID().uuidString.prefix(6))@example.com", password: "secret-password")
+            try auth.signOut()
+            await #expect(throws: CocoaError.self) { try await auth.flushSessionStore() }
+            // Reported once: the queue is clean afterwards.
+            try await auth.flushSessionStore()
+        }
+    }
+}
