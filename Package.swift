@@ -154,7 +154,8 @@ let package = Package(
             dependencies: ["OTP", "IdentityToolkit", "SpecCodegen", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Fuzz/Harnesses"
         ),
-        .executableTarget(name: "fuzz-runner", dependencies: ["FuzzHarnesses"], path: "Fuzz/Runner"),
+        .target(name: "FuzzDriver", path: "Fuzz/Driver"),
+        .executableTarget(name: "fuzz-runner", dependencies: ["FuzzHarnesses", "FuzzDriver"], path: "Fuzz/Runner"),
 
         // MARK: Tests
         // The generator's golden reference output, compiled as a target of its

@@ -85,7 +85,7 @@ public enum FuzzHarness {
     }
 
     static func qrEncoder(_ bytes: [UInt8]) {
-        guard let code = try? QRCode(bytes: Array(bytes.prefix(3000)), errorCorrection: .low) else { return }
+        guard let code = try? QRCode(bytes: Array(bytes.prefix(600)), errorCorrection: .low) else { return }
         require(code.size >= 21 && code.size <= 177, "a QR symbol is version 1 to 40")
         _ = code.svg()
     }

@@ -1,13 +1,14 @@
 import FuzzHarnesses
 import Foundation
+#if FUZZING
+import FuzzDriver
+#endif
 
-/// libFuzzer's entry point: the harness named by `FUZZ_TARGET` gets each input.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    FuzzRunner.harness(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-
+/// `fuzz-runner`: built by `.ci/fuzz` with coverage instrumentation,
+/// AddressSanitizer and `-DFUZZING`, it hands its arguments to libFuzzer's
+/// driver with the harness `FUZZ_TARGET` names; in a normal build it replays
+/// the files given as arguments through that harness.
+@main
 enum FuzzRunner {
     static let harness: @Sendable ([UInt8]) -> Void = {
         let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
@@ -17,16 +18,20 @@ enum FuzzRunner {
         }
         return harness
     }()
-}
 
-#if !FUZZING
-/// Without libFuzzer (a normal build): replays the files given as arguments.
-@main
-enum ReplayMain {
     static func main() throws {
+        _ = harness
+        #if FUZZING
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            FuzzRunner.harness(Array(UnsafeBufferPointer(start: data, count: size)))
+            return 0
+        })
+        #else
         for path in CommandLine.arguments.dropFirst() {
-            FuzzRunner.harness(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+            harness(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         }
+        #endif
     }
 }
-#endif
