@@ -78,9 +78,23 @@ public enum OTPCode {
         return count == digits ? value : nil
     }
 
-    /// Compares two values without a data-dependent branch.
+    /// Compares two values with branch-free arithmetic (see ``equalityMask(_:_:)``).
     @inlinable
     public static func constantTimeEquals(_ a: UInt32, _ b: UInt32) -> Bool {
-        (a ^ b) == 0
+        equalityMask(a, b) & 1 == 1
+    }
+
+    /// All ones when `a == b`, else zero, computed without a comparison or
+    /// branch: `d | -d` has its top bit set exactly when `d = a ^ b` is not
+    /// zero. Callers combine masks (as ``TOTP/matchingStep(for:at:window:)``
+    /// does across the whole window) so that no branch depends on which
+    /// candidate, if any, matched. Swift promises no constant-time
+    /// primitive; this keeps the data out of control flow, and the work per
+    /// candidate (an HMAC) is the same whatever the code.
+    @inlinable
+    public static func equalityMask(_ a: UInt32, _ b: UInt32) -> UInt64 {
+        let difference = a ^ b
+        let nonZeroBit = UInt64((difference | (0 &- difference)) >> 31)
+        return 0 &- (nonZeroBit ^ 1)
     }
 }

@@ -62,16 +62,19 @@ public struct TOTP: Sendable {
         // A malformed code is compared as an impossible value, so timing does
         // not depend on where the input went wrong.
         let candidate = OTPCode.parse(code, digits: hotp.digits) ?? UInt32.max
-        var matched: UInt64?
+        // Every candidate is computed and compared; masks, not branches,
+        // keep the latest matching step (offsets rise, so a later match
+        // overwrites an earlier one).
+        var matchedStep: UInt64 = 0
+        var anyMatch: UInt64 = 0
         for offset in -window...window {
             guard offset >= 0 || current >= UInt64(-offset) else { continue }
             let step = offset >= 0 ? current &+ UInt64(offset) : current - UInt64(-offset)
-            // Offsets rise, so the last match is the latest step.
-            if OTPCode.constantTimeEquals(hotp.value(counter: step), candidate) {
-                matched = step
-            }
+            let mask = OTPCode.equalityMask(hotp.value(counter: step), candidate)
+            matchedStep = (step & mask) | (matchedStep & ~mask)
+            anyMatch |= mask
         }
-        return matched
+        return anyMatch != 0 ? matchedStep : nil
     }
 }
 

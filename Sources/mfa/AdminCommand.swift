@@ -36,8 +36,7 @@ struct AdminTarget: ParsableArguments {
             throw ValidationError("give either --emulator or --credentials, not both")
         }
         if let emulator {
-            let parts = emulator.split(separator: ":")
-            guard parts.count == 2, let port = Int(parts[1]), (1...65535).contains(port) else {
+            guard HostAndPort(emulator) != nil else {
                 throw ValidationError("--emulator must be HOST:PORT, such as 127.0.0.1:9099, not '\(emulator)'")
             }
         }

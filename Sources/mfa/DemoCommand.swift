@@ -30,8 +30,7 @@ struct DemoCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...300).contains(timeout) else { throw ValidationError("--timeout must be 1 to 300 seconds, not \(timeout)") }
         if let emulator {
-            let parts = emulator.split(separator: ":")
-            guard parts.count == 2, let port = Int(parts[1]), (1...65535).contains(port), !parts[0].isEmpty else {
+            guard HostAndPort(emulator) != nil else {
                 throw ValidationError("--emulator must be HOST:PORT, such as 127.0.0.1:9099, not '\(emulator)'")
             }
         }
@@ -90,9 +89,9 @@ struct Demo {
                 hostAndPort = running?.hostAndPort ?? ""
                 print("  emulator at http://\(hostAndPort)")
             }
-            let parts = hostAndPort.split(separator: ":")
-            let host = String(parts.first ?? "127.0.0.1")
-            let port = Int(parts.last ?? "") ?? 9099
+            let address = HostAndPort(hostAndPort)
+            let host = address?.host ?? "127.0.0.1"
+            let port = address?.port ?? 9099
 
             let auth = try await step("configure the app") {
                 let options = FirebaseOptions(googleAppID: "1:000000000000:ios:0000000000000000", gcmSenderID: "000000000000")

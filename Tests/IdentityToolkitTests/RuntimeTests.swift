@@ -270,3 +270,15 @@ struct CapturingLogHandler: LogHandler {
         #expect(Data(base64URLEncoded: text) == nil)
     }
 }
+
+@Suite struct HostAndPortTests {
+    @Test(arguments: ["127.0.0.1:9099", "localhost:1", "[::1]:65535", "emulator.internal:8080"])
+    func accepted(text: String) {
+        #expect(HostAndPort(text)?.description == text)
+    }
+
+    @Test(arguments: ["127.0.0.1", ":9099", "host:0", "host:65536", "host:-1", "a/b:1", "user@host:1", "h?x:1", "::1:9099", "host :1", "host:1x", ""])
+    func refused(text: String) {
+        #expect(HostAndPort(text) == nil)
+    }
+}

@@ -168,3 +168,15 @@ enum ReferenceHMAC {
         }
     }
 }
+
+@Suite struct EqualityMaskTests {
+    @Test func maskIsAllOnesExactlyForEqualValues() {
+        let values: [UInt32] = [0, 1, 2, 999_999, 1 << 31, UInt32.max, UInt32.max - 1, 123_456]
+        for a in values {
+            for b in values {
+                #expect(OTPCode.equalityMask(a, b) == (a == b ? UInt64.max : 0), "\(a) vs \(b)")
+                #expect(OTPCode.constantTimeEquals(a, b) == (a == b))
+            }
+        }
+    }
+}

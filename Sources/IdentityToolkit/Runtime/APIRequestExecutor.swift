@@ -67,7 +67,7 @@ public struct APIRequestExecutor: Sendable {
             throw IdentityToolkitError.invalidRequest("the production base URL is not a URL")
         }
         if let emulator = configuration.emulatorHost {
-            guard Self.isHostAndPort(emulator) else {
+            guard HostAndPort(emulator) != nil else {
                 throw IdentityToolkitError.invalidRequest("the emulator host must be HOST:PORT, such as 127.0.0.1:9099")
             }
             scheme = "http"
@@ -181,13 +181,5 @@ public struct APIRequestExecutor: Sendable {
     /// Query names and values take the same unreserved-only escaping as path segments.
     private static func escapeQuery(_ text: String) -> String {
         APIPath.escape(text)
-    }
-
-    private static func isHostAndPort(_ text: String) -> Bool {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-            (1...65535).contains(port)
-        else { return false }
-        let host = text[..<colon]
-        return !host.isEmpty && !host.contains("/") && !host.contains("@") && !host.contains("?")
     }
 }
