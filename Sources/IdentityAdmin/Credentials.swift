@@ -208,19 +208,22 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
 
 /// Holds an access token until five minutes before it expires; concurrent
 /// callers await one fetch.
-actor TokenCache {
-    private var token: (value: String, expires: Date)?
-    private var inflight: Task<(String, Date), any Error>?
+final class TokenCache: Sendable {
+    private struct Token {
+        var value: String
+        var expires: Date
+    }
+
+    private let token = Locked<Token?>(nil)
+    private let fetching = SharedFetch<String>()
 
     func token(now: @Sendable () -> Date, fetch: @escaping @Sendable () async throws -> (String, Date)) async throws -> String {
-        if let token, token.expires.timeIntervalSince(now()) > 300 { return token.value }
-        if let inflight { return try await inflight.value.0 }
-        let task = Task { try await fetch() }
-        inflight = task
-        defer { inflight = nil }
-        let fetched = try await task.value
-        token = (fetched.0, fetched.1)
-        return fetched.0
+        if let token = token.current, token.expires.timeIntervalSince(now()) > 300 { return token.value }
+        return try await fetching.value { [token] in
+            let (value, expires) = try await fetch()
+            token.withLock { $0 = Token(value: value, expires: expires) }
+            return value
+        }
     }
 }
 

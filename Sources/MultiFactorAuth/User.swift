@@ -11,7 +11,7 @@ public final class User: Sendable, CustomStringConvertible {
 
     let context: AuthContext
     let state: Locked<AuthSession>
-    private let refreshing = Locked<Task<String, any Error>?>(nil)
+    private let refreshing = SharedFetch<String>()
 
     /// The user's second factors.
     public let multiFactor: MultiFactor
@@ -49,14 +49,7 @@ public final class User: Sendable, CustomStringConvertible {
         if !forcingRefresh && session.idTokenExpiration.timeIntervalSince(context.now()) > Self.refreshMargin {
             return session.idToken
         }
-        let task = refreshing.withLock { inflight -> Task<String, any Error> in
-            if let inflight { return inflight }
-            let task = Task { try await self.refreshTokens() }
-            inflight = task
-            return task
-        }
-        defer { refreshing.withLock { if $0 == task { $0 = nil } } }
-        return try await task.value
+        return try await refreshing.value { try await self.refreshTokens() }
     }
 
     private func refreshTokens() async throws -> String {

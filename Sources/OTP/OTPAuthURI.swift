@@ -155,6 +155,11 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
             counter = value
         }
         if kind == .hotp && counter == nil { throw .missingCounter }
+        // A parameter of the other kind (`counter` in a totp URI, `period` in
+        // an hotp one) means nothing and is dropped, so that the value is
+        // what ``string`` writes and parsing it again gives the same value
+        // (the otpauth fuzz harness found the asymmetry).
+        if kind == .totp { counter = nil } else { period = 30 }
         self.init(kind: kind, issuer: issuer ?? labelIssuer, account: account, secret: secret, algorithm: algorithm,
                   digits: digits, period: period, counter: counter)
     }

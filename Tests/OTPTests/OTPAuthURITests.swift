@@ -108,3 +108,18 @@ import Testing
         #expect(!"\(OTPAuthURIError.invalidSecret(.invalidCharacter(position: 3)))".contains("GEZ"))
     }
 }
+
+@Suite struct OTPAuthURIKindParameterTests {
+    /// Found by the otpauth fuzz harness: parameters of the other kind are
+    /// dropped, so a parsed URI re-parses to the same value.
+    @Test func parametersOfTheOtherKindAreDropped() throws {
+        let totp = try OTPAuthURI(parsing: "otpauth://totp/x?secret=JBSWY3DP&counter=256&period=60")
+        #expect(totp.counter == nil)
+        #expect(totp.period == 60)
+        #expect(try OTPAuthURI(parsing: totp.string) == totp)
+        let hotp = try OTPAuthURI(parsing: "otpauth://hotp/x?secret=JBSWY3DP&counter=5&period=60")
+        #expect(hotp.counter == 5)
+        #expect(hotp.period == 30)
+        #expect(try OTPAuthURI(parsing: hotp.string) == hotp)
+    }
+}

@@ -24,12 +24,27 @@ public enum CompletionDelivery {
         completion: @escaping @Sendable (Value?, (any Error)?) -> Void
     ) {
         let queue = self.queue
+        start(operation) { result in
+            switch result {
+            case .success(let value): queue.async { completion(value, nil) }
+            case .failure(let error): queue.async { completion(nil, error) }
+            }
+        }
+    }
+
+    /// The one bridge from an async call to a callback: runs `operation` in
+    /// a new task and hands its result to `finish` exactly once, from that
+    /// task. ``deliver(_:completion:)`` and ``CompletionBridge`` both use it.
+    @discardableResult
+    package static func start<Value: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Value,
+        finish: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> Task<Void, Never> {
         Task {
             do {
-                let value = try await operation()
-                queue.async { completion(value, nil) }
+                finish(.success(try await operation()))
             } catch {
-                queue.async { completion(nil, error) }
+                finish(.failure(error))
             }
         }
     }

@@ -1,8 +1,10 @@
 import Foundation
 
 /// A value behind a lock: the mutable state of the package's `Sendable`
-/// classes. Package-visible, not public API.
-package final class Locked<Value>: @unchecked Sendable {
+/// classes. Package-visible, not public API. It is `Sendable` only when the
+/// value is: a lock makes access exclusive, not a non-`Sendable` value safe
+/// to hand to another thread.
+package final class Locked<Value> {
     private let lock = NSLock()
     private var value: Value
 
@@ -16,3 +18,5 @@ package final class Locked<Value>: @unchecked Sendable {
 
     package var current: Value { withLock { $0 } }
 }
+
+extension Locked: @unchecked Sendable where Value: Sendable {}

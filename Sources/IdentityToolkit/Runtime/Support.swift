@@ -37,13 +37,7 @@ public enum CompletionBridge {
         _ operation: @escaping @Sendable () async throws -> Value,
         completion: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) -> Task<Void, Never> {
-        Task {
-            do {
-                completion(.success(try await operation()))
-            } catch {
-                completion(.failure(error))
-            }
-        }
+        CompletionDelivery.start(operation, finish: completion)
     }
 }
 
