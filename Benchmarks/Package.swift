@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .executableTarget(
@@ -26,11 +27,20 @@ let package = Package(
             path: "Benchmarks/GeneratorBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The C floor for one TOTP code: OpenSSL's SHA-1 from precomputed
+        // HMAC states (system libcrypto: apt-get install libssl-dev).
+        .target(
+            name: "OpenSSLFloor",
+            path: "Benchmarks/OpenSSLFloor",
+            linkerSettings: [.linkedLibrary("crypto")]
+        ),
         .executableTarget(
             name: "OTPBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "OTP", package: "swift-identity-mfa"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                "OpenSSLFloor",
             ],
             path: "Benchmarks/OTPBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -2,9 +2,9 @@ import Crypto
 
 /// HOTP (RFC 4226): a one-time password from a key and a counter.
 ///
-/// The HMAC key schedule (inner and outer padded key states) is computed once
-/// at initialisation, so each code costs two hash compressions for SHA-1 and
-/// SHA-256.
+/// The HMAC key schedule (inner and outer padded key states, hashed by
+/// swift-crypto) is computed once at initialisation, so each code costs two
+/// hash compressions for SHA-1 and SHA-256.
 public struct HOTP: Sendable {
     /// The hash of the HMAC.
     public let algorithm: HashAlgorithm

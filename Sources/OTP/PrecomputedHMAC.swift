@@ -1,14 +1,13 @@
 import Crypto
 
-/// HMAC with the inner and outer key states computed once.
-///
-/// For an 8-byte message (an HOTP counter) and SHA-1, the inner hash is one
-/// compression from the inner state and the outer hash one compression from
-/// the outer state; ``SHA1Compression`` does exactly that without allocating.
-/// SHA-256 and SHA-512 go through swift-crypto's hashers from copied states.
+/// HMAC (RFC 2104) with the inner and outer key states computed once: the
+/// padded key blocks are hashed at initialisation, and each MAC copies the
+/// two swift-crypto hasher states and feeds them the message and the inner
+/// digest. Every hash is swift-crypto's (BoringSSL); nothing here computes
+/// one. Cross-checked against `HMAC<H>` in `OTPTests.HashCrossCheckTests`.
 struct PrecomputedHMAC: Sendable {
     private enum States: Sendable {
-        case sha1(inner: SHA1Compression.State, outer: SHA1Compression.State)
+        case sha1(inner: Insecure.SHA1, outer: Insecure.SHA1)
         case sha256(inner: SHA256, outer: SHA256)
         case sha512(inner: SHA512, outer: SHA512)
     }
@@ -16,56 +15,46 @@ struct PrecomputedHMAC: Sendable {
     private let states: States
 
     init(key: [UInt8], algorithm: HashAlgorithm) {
-        var block = key
-        if block.count > algorithm.blockSize {
-            switch algorithm {
-            case .sha1: block = Array(Insecure.SHA1.hash(data: key))
-            case .sha256: block = Array(SHA256.hash(data: key))
-            case .sha512: block = Array(SHA512.hash(data: key))
-            }
-        }
-        block += [UInt8](repeating: 0, count: algorithm.blockSize - block.count)
-        let innerPad = block.map { $0 ^ 0x36 }
-        let outerPad = block.map { $0 ^ 0x5c }
         switch algorithm {
         case .sha1:
-            states = .sha1(inner: SHA1Compression.state(afterBlock: innerPad), outer: SHA1Compression.state(afterBlock: outerPad))
+            let (inner, outer) = Self.keyedStates(Insecure.SHA1.self, key: key, blockSize: algorithm.blockSize)
+            states = .sha1(inner: inner, outer: outer)
         case .sha256:
-            var inner = SHA256()
-            inner.update(data: innerPad)
-            var outer = SHA256()
-            outer.update(data: outerPad)
+            let (inner, outer) = Self.keyedStates(SHA256.self, key: key, blockSize: algorithm.blockSize)
             states = .sha256(inner: inner, outer: outer)
         case .sha512:
-            var inner = SHA512()
-            inner.update(data: innerPad)
-            var outer = SHA512()
-            outer.update(data: outerPad)
+            let (inner, outer) = Self.keyedStates(SHA512.self, key: key, blockSize: algorithm.blockSize)
             states = .sha512(inner: inner, outer: outer)
         }
+    }
+
+    /// The hashers after the inner (`key ⊕ 0x36…`) and outer (`key ⊕ 0x5c…`)
+    /// blocks, a key longer than a block hashed first (RFC 2104 §2).
+    private static func keyedStates<H: HashFunction>(_: H.Type, key: [UInt8], blockSize: Int) -> (inner: H, outer: H) {
+        var block = key.count > blockSize ? Array(H.hash(data: key)) : key
+        block += [UInt8](repeating: 0, count: blockSize - block.count)
+        var inner = H()
+        inner.update(data: block.map { $0 ^ 0x36 })
+        var outer = H()
+        outer.update(data: block.map { $0 ^ 0x5c })
+        return (inner, outer)
     }
 
     /// RFC 4226 dynamic truncation of HMAC(key, counter as 8 bytes big-endian).
     func truncated(counter: UInt64) -> UInt32 {
         switch states {
-        case .sha1(let inner, let outer):
-            return SHA1Compression.hmacTruncated(inner: inner, outer: outer, counter: counter)
-        case .sha256(let inner, let outer):
-            return Self.truncated(inner: inner, outer: outer, counter: counter)
-        case .sha512(let inner, let outer):
-            return Self.truncated(inner: inner, outer: outer, counter: counter)
+        case .sha1(let inner, let outer): return Self.truncated(inner: inner, outer: outer, counter: counter)
+        case .sha256(let inner, let outer): return Self.truncated(inner: inner, outer: outer, counter: counter)
+        case .sha512(let inner, let outer): return Self.truncated(inner: inner, outer: outer, counter: counter)
         }
     }
 
     /// The full MAC of a counter (for tests against swift-crypto's HMAC).
     func mac(counter: UInt64) -> [UInt8] {
         switch states {
-        case .sha1(let inner, let outer):
-            return SHA1Compression.hmac(inner: inner, outer: outer, counter: counter)
-        case .sha256(let inner, let outer):
-            return Self.mac(inner: inner, outer: outer, counter: counter)
-        case .sha512(let inner, let outer):
-            return Self.mac(inner: inner, outer: outer, counter: counter)
+        case .sha1(let inner, let outer): return Self.mac(inner: inner, outer: outer, counter: counter)
+        case .sha256(let inner, let outer): return Self.mac(inner: inner, outer: outer, counter: counter)
+        case .sha512(let inner, let outer): return Self.mac(inner: inner, outer: outer, counter: counter)
         }
     }
 
