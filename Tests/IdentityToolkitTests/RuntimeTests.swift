@@ -104,18 +104,21 @@ import Testing
         }
         #expect(localId == "u1")
         await transport.respond(status: 400, body: #"{"error":{"code":400,"message":"EMAIL_EXISTS"}}"#)
+        let bridge = Locked<Task<Void, Never>?>(nil)
         let failure: (any Error)? = await withCheckedContinuation { continuation in
-            client.signUp(SignUpRequest()) { result in
+            let task = client.signUp(SignUpRequest()) { result in
                 counter.increment()
                 if case .failure(let error) = result { continuation.resume(returning: error) } else { continuation.resume(returning: nil) }
             }
+            bridge.withLock { $0 = task }
         }
         guard case IdentityToolkitError.server(let error)? = failure else {
             Issue.record("expected a server error, got \(String(describing: failure))")
             return
         }
         #expect(error.shortCode == "EMAIL_EXISTS")
-        try await Task.sleep(for: .milliseconds(50))
+        // The bridge's task ends after its one call: no second call can follow.
+        await bridge.current?.value
         #expect(counter.value == 2)
     }
 

@@ -47,9 +47,12 @@ import Testing
 
     @Test func completionStoryDeliversOnTheConfiguredQueue() async throws {
         try await withSDK { h in
+            // The queue is process-wide: restore the very queue that was set,
+            // so that suites running in parallel keep theirs.
             let queue = DispatchQueue(label: "test.completions")
+            let original = AuthCompletionDelivery.queue
             AuthCompletionDelivery.queue = queue
-            defer { AuthCompletionDelivery.queue = DispatchQueue(label: "swift-identity-mfa.completions") }
+            defer { AuthCompletionDelivery.queue = original }
             let auth = h.auth()
             let email = "c-\(UUID().uuidString.prefix(8))@example.com"
             let created: User? = await withCheckedContinuation { continuation in
@@ -100,7 +103,7 @@ import Testing
             let fromStore = await store.load(key: (first.app?.name ?? "") + "/")
             #expect(fromStore?.uid == user.uid)
             try first.signOut()
-            try await Task.sleep(for: .milliseconds(50))
+            try await first.flushSessionStore()
             let third = Auth(app: try #require(first.app), sessionStore: store)
             #expect(try await third.restoreFromStore() == nil)
         }
