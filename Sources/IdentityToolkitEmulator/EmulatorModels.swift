@@ -7,6 +7,12 @@ struct Realm: Hashable, Sendable {
     var tenant: String?
 }
 
+/// A user's identity across realms.
+struct UserKey: Hashable, Sendable {
+    var realm: Realm
+    var uid: String
+}
+
 /// A user as the emulator stores it. The password is kept only as a salted hash.
 struct EmulatedUser: Sendable {
     var localId: String
@@ -146,4 +152,8 @@ enum EmulatorRules {
     static let sweepInterval: TimeInterval = 60
     /// The most unused out-of-band codes kept; older ones are forgotten.
     static let maximumStoredOobCodes = 10_000
+    /// The most live sessions (refresh tokens) one user keeps; signing in
+    /// again past it ends the oldest. Production documents no such limit;
+    /// this bound keeps a long-running emulator's memory flat.
+    static let maximumRefreshTokensPerUser = 50
 }

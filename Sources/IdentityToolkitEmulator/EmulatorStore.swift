@@ -15,6 +15,8 @@ actor EmulatorStore {
     private var enrollmentSessions: [String: EnrollmentSession] = [:]
     private var pendingCredentials: [String: PendingCredential] = [:]
     private var refreshTokens: [String: RefreshTokenRecord] = [:]
+    /// Each user's refresh tokens, oldest first (to bound how many are kept).
+    private var refreshTokensByUser: [UserKey: [String]] = [:]
     private var oobCodes: [String: OutOfBandCode] = [:]
     private var oobOrder: [String] = []
     private var phoneVerifications: [String: PhoneVerification] = [:]
@@ -75,6 +77,15 @@ actor EmulatorStore {
     private func grant(for user: EmulatedUser, facts: SessionFacts) -> SessionGrant {
         let token = Data.randomToken(bytes: 32)
         refreshTokens[token] = RefreshTokenRecord(uid: user.localId, realm: user.realm, generation: user.tokenGeneration, session: facts)
+        // Each user keeps at most the newest `maximumRefreshTokensPerUser`
+        // sessions; an older refresh token then answers INVALID_REFRESH_TOKEN.
+        let owner = UserKey(realm: user.realm, uid: user.localId)
+        refreshTokensByUser[owner, default: []].append(token)
+        if let count = refreshTokensByUser[owner]?.count, count > EmulatorRules.maximumRefreshTokensPerUser {
+            let dropped = refreshTokensByUser[owner]?.prefix(count - EmulatorRules.maximumRefreshTokensPerUser) ?? []
+            for old in dropped { refreshTokens[old] = nil }
+            refreshTokensByUser[owner]?.removeFirst(dropped.count)
+        }
         return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
                             displayName: user.displayName, facts: facts, refreshToken: token)
     }
@@ -495,6 +506,10 @@ actor EmulatorStore {
         refreshTokens = refreshTokens.filter { _, record in
             users[record.realm]?[record.uid]?.tokenGeneration == record.generation
         }
+        refreshTokensByUser = refreshTokensByUser.compactMapValues { tokens in
+            let live = tokens.filter { refreshTokens[$0] != nil }
+            return live.isEmpty ? nil : live
+        }
     }
 
     /// How many of each kind of short-lived state the store holds (for tests and the soak).
@@ -512,6 +527,7 @@ actor EmulatorStore {
         enrollmentSessions = enrollmentSessions.filter { $0.value.realm != realm }
         pendingCredentials = pendingCredentials.filter { $0.value.realm != realm }
         refreshTokens = refreshTokens.filter { $0.value.realm != realm }
+        refreshTokensByUser = refreshTokensByUser.filter { $0.key.realm != realm }
         oobCodes = oobCodes.filter { $0.value.realm != realm }
         oobOrder = oobOrder.filter { oobCodes[$0] != nil }
         phoneVerifications = phoneVerifications.filter { $0.value.realm != realm }

@@ -84,6 +84,13 @@ public final class IdentityToolkitEmulator: Sendable {
         )
     }
 
+    /// How many of each kind of state the emulator holds (enrollment
+    /// sessions, pending credentials, SMS codes, refresh tokens, email codes):
+    /// for soak tests and monitoring that a long-running emulator stays flat.
+    public var stateCounts: [String: Int] {
+        get async { await store.stateCounts }
+    }
+
     /// Serves until the calling task is cancelled, then shuts down
     /// gracefully. `onListening` receives the bound host and port (the real
     /// one when `port` is 0).

@@ -218,6 +218,22 @@ import Darwin
         }
     }
 
+    @Test func eachUserKeepsABoundedNumberOfSessions() async throws {
+        try await withEmulator { h in
+            let created = try await h.accounts.signUp(SignUpRequest(email: "many@example.com", password: "secret-pw", returnSecureToken: true))
+            let first = try #require(created.refreshToken)
+            var last = first
+            for _ in 0..<EmulatorRules.maximumRefreshTokensPerUser {
+                last = try #require(try await h.accounts.signInWithPassword(SignInWithPasswordRequest(email: "many@example.com", password: "secret-pw")).refreshToken)
+            }
+            await expectServerError("INVALID_REFRESH_TOKEN") {
+                try await h.tokens.grantToken(GrantTokenRequest(grantType: "refresh_token", refreshToken: first))
+            }
+            _ = try await h.tokens.grantToken(GrantTokenRequest(grantType: "refresh_token", refreshToken: last))
+            #expect(await h.running.emulator.store.stateCounts["refreshTokens"] == EmulatorRules.maximumRefreshTokensPerUser)
+        }
+    }
+
     // MARK: Slow and stalled clients
 
     /// A raw TCP connection to the emulator.

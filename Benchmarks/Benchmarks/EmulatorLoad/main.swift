@@ -4,6 +4,13 @@
 //   swift run -c release EmulatorLoad [clients=64] [users=600] [--client raw|sdk]
 //                                     [--emulator HOST:PORT] [--project ID]
 //   swift run -c release EmulatorLoad serve [--port 9099] [--project ID]
+//   swift run -c release EmulatorLoad soak [clients=64] [users=600] [--minutes 10]
+//
+// `soak` runs complete TOTP sign-ins against an in-process emulator for the
+// given time, in rounds: every user signs in once per round, then the
+// emulator's (frozen) clock moves one step, so each round has fresh codes
+// and the emulator's expiry and sweeping run as in days of use. It reports
+// errors and resident memory (VmRSS) after a warm-up and at the end.
 //
 // `--client raw` (the default) runs each client as one keep-alive connection
 // on a single event-loop thread, as wrk does, so the figures are the
@@ -80,7 +87,7 @@ func milliseconds(_ duration: Duration) -> Double {
 
 /// Sign-up, verified email and a TOTP factor for each of `count` users.
 func prepareUsers(count: Int, password: String, accounts: AccountsClient, configuration: ClientConfiguration,
-                  hostAndPort: String, project: String) async throws -> [User] {
+                  hostAndPort: String, project: String, now: @escaping @Sendable () -> Int64 = unixNow) async throws -> [User] {
     /// The newest out-of-band code the emulator lists for `email`.
     @Sendable func oobCode(for email: String) async throws -> String {
         var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
@@ -112,7 +119,7 @@ func prepareUsers(count: Int, password: String, accounts: AccountsClient, config
                         throw LoadError.unexpected("startMfaEnrollment returned no TOTP session")
                     }
                     let totp = try TOTP(key: try Base32.decode(secret))
-                    let step = try totp.step(at: unixNow()) - 9
+                    let step = try totp.step(at: now()) - 9
                     let code = totp.code(step: step)
                     guard !(step + 1...step + 22).contains(where: { totp.code(step: $0) == code }) else { continue }
                     let finalized = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(
@@ -255,9 +262,84 @@ func runLoad(arguments: [String]) async throws {
     await running?.stop()
 }
 
+/// This process's resident memory in KiB (Linux: VmRSS of /proc/self/status).
+func residentKiB() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+    else { return 0 }
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+}
+
+func runSoak(arguments: [String]) async throws {
+    let positional = arguments.prefix { !$0.hasPrefix("--") }
+    let clients = positional.first.map { number($0, for: "clients") } ?? 64
+    let userCount = positional.dropFirst().first.map { number($0, for: "users") } ?? 600
+    let minutes = option("--minutes", in: arguments).map { number($0, for: "--minutes") } ?? 10
+    let project = "demo-mfa"
+    let password = "soak-test-password"
+    let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project))
+    // Frozen at now: each round then moves it exactly one step.
+    emulator.clock.set(Date())
+    let running = try await emulator.start()
+    let hostAndPort = running.hostAndPort
+    let configuration = ClientConfiguration(transport: AsyncHTTPClientTransport(), emulatorHost: hostAndPort)
+    let accounts = AccountsClient(apiKey: "k", configuration: configuration)
+    _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
+        project: project, updateMask: "mfa", body: ProjectConfig(mfa: MultiFactorAuthConfig(
+            providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 10))])))
+    say("preparing \(userCount) users with TOTP on \(hostAndPort)…")
+    let users = try await prepareUsers(count: userCount, password: password, accounts: accounts, configuration: configuration,
+                                       hostAndPort: hostAndPort, project: project, now: { Int64(emulator.clock.now.timeIntervalSince1970) })
+    let warmUp = Duration.seconds(max(30, minutes * 6))
+    let deadline = ContinuousClock.now + .seconds(minutes * 60)
+    let started = ContinuousClock.now
+    let host = String(hostAndPort[..<(hostAndPort.lastIndex(of: ":") ?? hostAndPort.endIndex)])
+    say("soaking for \(minutes) min with \(clients) raw keep-alive clients (warm-up \(warmUp))…")
+    var signIns = 0, errors = 0, rounds = 0
+    var afterWarmUp: Int?
+    var lastReport = ContinuousClock.now
+    while ContinuousClock.now < deadline {
+        emulator.clock.advance(by: 30)
+        let step = try users[0].totp.step(at: Int64(emulator.clock.now.timeIntervalSince1970))
+        let jobsPerClient: [[SignInJob]] = (0..<clients).map { client in
+            stride(from: client, to: users.count, by: clients).compactMap { index in
+                let user = users[index]
+                guard !sharesItsCode(user, step: step, around: step) else { return nil }
+                return SignInJob(email: user.email, enrollmentID: user.enrollmentID, totp: user.totp, step: step,
+                                 passwordRequest: user.passwordRequest, totpStep: user.totpStep)
+            }
+        }
+        do {
+            signIns += try await runRawClients(host: host, port: running.port, jobsPerClient: jobsPerClient).count
+        } catch {
+            errors += 1
+            say("round \(rounds): \(error)")
+        }
+        rounds += 1
+        if afterWarmUp == nil, ContinuousClock.now - started >= warmUp {
+            afterWarmUp = residentKiB()
+            say("after warm-up: \(signIns) sign-ins, resident \(afterWarmUp ?? 0) KiB")
+        }
+        if ContinuousClock.now - lastReport >= .seconds(60) {
+            lastReport = ContinuousClock.now
+            say("\(Int(milliseconds(ContinuousClock.now - started) / 1000)) s: \(signIns) sign-ins, \(errors) errors, resident \(residentKiB()) KiB, "
+                + "emulator state \(await emulator.stateCounts.sorted { $0.key < $1.key })")
+        }
+    }
+    let end = residentKiB()
+    let base = afterWarmUp ?? end
+    let seconds = milliseconds(ContinuousClock.now - started) / 1000
+    say(String(format: "soak: %d complete TOTP sign-ins in %.0f s (%.0f/s), %d rounds, %d errors", signIns, seconds, Double(signIns) / seconds, rounds, errors))
+    say(String(format: "resident memory: %d KiB after warm-up, %d KiB at the end: %+.1f %%", base, end, Double(end - base) / Double(max(1, base)) * 100))
+    await running.stop()
+    if errors > 0 { exit(1) }
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    if arguments.first == "serve" {
+    if arguments.first == "soak" {
+        try await runSoak(arguments: Array(arguments.dropFirst()))
+    } else if arguments.first == "serve" {
         let port = option("--port", in: arguments).map { number($0, for: "--port", minimum: 0) } ?? 9099
         let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(
             port: port, projectID: option("--project", in: arguments) ?? "demo-mfa"))
