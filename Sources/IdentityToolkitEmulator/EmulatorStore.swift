@@ -281,13 +281,15 @@ actor EmulatorStore {
         guard let window = totpWindow(of: realm) else { throw APIServerError("OPERATION_NOT_ALLOWED", detail: "TOTP is not enabled") }
         let totp = try TOTP(key: secret, digits: EmulatorRules.totpDigits, period: EmulatorRules.totpPeriod)
         let now = Int64(clock.now.timeIntervalSince1970.rounded(.down))
-        guard let step = try totp.matchingStep(for: code, at: max(0, now), window: window) else {
+        // The OTP module's verifier decides; the actor records the step atomically.
+        switch try TOTPVerifier.check(code, totp: totp, window: window, at: max(0, now), lastAcceptedStep: lastAccepted) {
+        case .accepted(let step):
+            return step
+        case .replayed:
+            throw APIServerError("INVALID_CODE", detail: "The verification code was already used.")
+        case .invalid:
             throw APIServerError("INVALID_CODE", detail: "The verification code is not valid.")
         }
-        if let lastAccepted, step <= lastAccepted {
-            throw APIServerError("INVALID_CODE", detail: "The verification code was already used.")
-        }
-        return step
     }
 
     func finalizeTotpEnrollment(uid: String, realm: Realm, sessionInfo: String, code: String, displayName: String?, authTime: Date) throws -> SessionGrant {

@@ -15,7 +15,7 @@ public actor InMemoryTOTPReplayStore: TOTPReplayStore {
     public init() {}
 
     public func recordAcceptedStep(_ step: UInt64, for keyID: String) -> Bool {
-        if let last = lastAccepted[keyID], step <= last { return false }
+        if TOTPVerifier.isReplay(step, lastAcceptedStep: lastAccepted[keyID]) { return false }
         lastAccepted[keyID] = step
         return true
     }
@@ -56,5 +56,22 @@ public struct TOTPVerifier: Sendable {
     public func verify(_ code: String, keyID: String, at unixTime: Int64) async throws -> Result {
         guard let step = try totp.matchingStep(for: code, at: unixTime, window: window) else { return .invalid }
         return try await store.recordAcceptedStep(step, for: keyID) ? .accepted(step: step) : .replayed(step: step)
+    }
+
+    /// The same verification for a caller that keeps each key's last
+    /// accepted step itself, such as a server's account store: it must
+    /// record the step of an `.accepted` result atomically with this check
+    /// (inside one actor method or database transaction), or two concurrent
+    /// requests could both use one code. The emulator verifies this way.
+    /// - Throws: ``OTPError/invalidWindow(_:)`` outside 0…10, or a time before 1970.
+    public static func check(_ code: String, totp: TOTP, window: Int, at unixTime: Int64, lastAcceptedStep: UInt64?) throws -> Result {
+        guard let step = try totp.matchingStep(for: code, at: unixTime, window: window) else { return .invalid }
+        return isReplay(step, lastAcceptedStep: lastAcceptedStep) ? .replayed(step: step) : .accepted(step: step)
+    }
+
+    /// RFC 6238 §5.2: a step at or before the last accepted one is a replay.
+    public static func isReplay(_ step: UInt64, lastAcceptedStep: UInt64?) -> Bool {
+        guard let lastAcceptedStep else { return false }
+        return step <= lastAcceptedStep
     }
 }

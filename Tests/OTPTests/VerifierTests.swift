@@ -84,3 +84,20 @@ import Testing
         #expect(try await verifier.verify(totp.code(step: later), keyID: "k", at: now) == .accepted(step: later))
     }
 }
+
+@Suite struct VerifierCheckTests {
+    @Test func checkAppliesTheSameRuleAsVerify() async throws {
+        let totp = try TOTP(key: Array("12345678901234567890".utf8))
+        let now: Int64 = 1_700_000_000
+        let code = try totp.code(at: now)
+        let step = try totp.step(at: now)
+        #expect(try TOTPVerifier.check(code, totp: totp, window: 1, at: now, lastAcceptedStep: nil) == .accepted(step: step))
+        #expect(try TOTPVerifier.check(code, totp: totp, window: 1, at: now, lastAcceptedStep: step) == .replayed(step: step))
+        #expect(try TOTPVerifier.check(code, totp: totp, window: 1, at: now, lastAcceptedStep: step - 1) == .accepted(step: step))
+        #expect(try TOTPVerifier.check("000000" == code ? "111111" : "000000", totp: totp, window: 0, at: now, lastAcceptedStep: nil) == .invalid)
+        let verifier = try TOTPVerifier(totp: totp, window: 1)
+        #expect(try await verifier.verify(code, keyID: "k", at: now) == .accepted(step: step))
+        #expect(try await verifier.verify(code, keyID: "k", at: now) == .replayed(step: step))
+        #expect(throws: OTPError.self) { try TOTPVerifier.check(code, totp: totp, window: 11, at: now, lastAcceptedStep: nil) }
+    }
+}
