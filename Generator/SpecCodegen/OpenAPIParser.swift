@@ -303,7 +303,8 @@ struct OpenAPIParser {
                     reasons: reasons.split(separator: ".").map(String.init), location: paths.location
                 )
             }
-            return Schema(name: name, description: description, kind: .object(properties: properties), errorBody: errorBody, location: node.location)
+            return Schema(name: name, description: description, kind: .object(properties: properties), errorBody: errorBody,
+                          fieldMask: reader.bool("x-field-mask") ?? false, location: node.location)
         case "string":
             guard let values = reader.stringList("enum"), !values.isEmpty else {
                 diagnostics.error("top-level string schema '\(name)' must list its 'enum' values", at: reader.location)

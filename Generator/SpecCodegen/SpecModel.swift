@@ -53,6 +53,9 @@ struct Schema {
     var kind: Kind
     /// `x-error-body`: how to read the server's error message and reasons.
     var errorBody: ErrorBodyPaths?
+    /// `x-field-mask: true`: the type is updated with field masks, so the
+    /// generator emits its fields' mask paths (`Type.FieldPath.name`).
+    var fieldMask = false
     var location: SourceLocation
 }
 
@@ -105,7 +108,7 @@ extension Schema {
     /// Two definitions of one name in different documents must agree; this
     /// compares everything but source locations.
     func isEquivalent(to other: Schema) -> Bool {
-        guard name == other.name, description == other.description, errorBody == other.errorBody else { return false }
+        guard name == other.name, description == other.description, errorBody == other.errorBody, fieldMask == other.fieldMask else { return false }
         switch (kind, other.kind) {
         case let (.stringEnum(a), .stringEnum(b)): return a == b
         case let (.object(a), .object(b)):

@@ -25,9 +25,25 @@ struct Translator {
                 if let paths = schema.errorBody {
                     declarations.append(.extension(errorBodyExtension(schema, paths, in: schemas)))
                 }
+                if schema.fieldMask {
+                    declarations.append(.extension(fieldPathExtension(schema.name, properties)))
+                }
             }
         }
         return SwiftFile(header: Self.header, imports: ["Foundation"] + imports, declarations: declarations)
+    }
+
+    /// `Type.FieldPath`: the update-mask path of each field, as the wire
+    /// names it, so that no hand-written code spells a mask.
+    private func fieldPathExtension(_ name: String, _ properties: [Property]) -> ExtensionDeclaration {
+        let paths = properties.map { property in
+            Declaration.variable(VariableDeclaration(
+                doc: "`\(property.wireName)`", access: access, isStatic: true, isLet: true,
+                name: Naming.escaped(property.swiftName), type: nil, initialValue: stringLiteral(property.wireName)))
+        }
+        return ExtensionDeclaration(extendedType: name, members: [.type(TypeDeclaration(
+            doc: "The update-mask paths of this type's fields (`updateMask`), as the wire names them; a nested field is `parent + \".\" + child`.",
+            access: access, kind: .enum, name: "FieldPath", members: paths))])
     }
 
     private func enumType(_ schema: Schema, _ values: [String]) -> TypeDeclaration {

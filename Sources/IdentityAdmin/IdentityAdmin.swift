@@ -61,7 +61,11 @@ public final class ProjectConfigManager: Sendable {
     /// sent for an invalid config).
     public func updateProjectConfig(_ request: UpdateProjectConfigRequest) async throws -> ProjectConfigInfo {
         try request.multiFactorConfig?.validate()
-        let mask = request.multiFactorConfig?.updateMask(prefix: "mfa") ?? []
+        let mask = request.multiFactorConfig?.updateMask(prefix: ProjectConfig.FieldPath.mfa) ?? []
+        // An empty mask would make the server replace every field: refuse it.
+        guard !mask.isEmpty else {
+            throw AdminValidationError(field: "UpdateProjectConfigRequest", message: "must set at least one field to update")
+        }
         let config = try await admin.client.updateProjectConfig(
             project: admin.projectID, updateMask: mask.joined(separator: ","), body: ProjectConfig(mfa: request.multiFactorConfig?.wire))
         return ProjectConfigInfo(multiFactorConfig: config.mfa.map(MultiFactorConfig.init(wire:)))
@@ -95,7 +99,7 @@ public struct TenantRequest: Sendable, Hashable {
     var wire: Tenant { Tenant(displayName: displayName, mfaConfig: multiFactorConfig?.wire) }
 
     var updateMask: [String] {
-        (displayName == nil ? [] : ["displayName"]) + (multiFactorConfig?.updateMask(prefix: "mfaConfig") ?? [])
+        (displayName == nil ? [] : [Tenant.FieldPath.displayName]) + (multiFactorConfig?.updateMask(prefix: Tenant.FieldPath.mfaConfig) ?? [])
     }
 }
 
@@ -119,6 +123,11 @@ public final class TenantManager: Sendable {
     /// Updates the fields set in `request` of tenant `tenantID`.
     public func updateTenant(_ tenantID: String, _ request: TenantRequest) async throws -> TenantInfo {
         try request.multiFactorConfig?.validate()
+        // Without a mask the server replaces every settable field (as Google
+        // documents): an update that sets nothing is refused before sending.
+        guard !request.updateMask.isEmpty else {
+            throw AdminValidationError(field: "TenantRequest", message: "must set at least one field to update")
+        }
         return TenantInfo(try await admin.client.updateTenant(
             project: admin.projectID, tenant: tenantID, updateMask: request.updateMask.joined(separator: ","), body: request.wire))
     }

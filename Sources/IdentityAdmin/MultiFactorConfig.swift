@@ -114,10 +114,10 @@ public struct MultiFactorConfig: Sendable, Hashable {
     /// The wire form (`MultiFactorAuthConfig` of the spec).
     var wire: MultiFactorAuthConfig {
         MultiFactorAuthConfig(
-            state: state.map { MfaState(rawValue: $0.rawValue) },
+            state: state.map { $0 == .enabled ? MfaState.enabled : .disabled },
             enabledProviders: factorIds.map { $0.map { _ in MfaProvider.phoneSms } },
             providerConfigs: providerConfigs?.map { provider in
-                MfaProviderConfig(state: MfaProviderState(rawValue: provider.state.rawValue),
+                MfaProviderConfig(state: provider.state == .enabled ? MfaProviderState.enabled : .disabled,
                                   totpProviderConfig: provider.totpProviderConfig.map { TotpMfaProviderConfig(adjacentIntervals: $0.adjacentIntervals.map(Int32.init)) })
             })
     }
@@ -125,18 +125,24 @@ public struct MultiFactorConfig: Sendable, Hashable {
     /// From the wire form; values outside the admin shape are dropped
     /// (MANDATORY reads as ENABLED, unspecified as nil).
     init(wire: MultiFactorAuthConfig) {
-        func state(_ raw: String?) -> MultiFactorConfigState? {
-            switch raw {
-            case "ENABLED", "MANDATORY": return .enabled
-            case "DISABLED": return .disabled
+        func state(_ value: MfaState?) -> MultiFactorConfigState? {
+            switch value {
+            case .enabled?, .mandatory?: return .enabled
+            case .disabled?: return .disabled
             default: return nil
             }
         }
+        func state(_ value: MfaProviderState?) -> MultiFactorConfigState {
+            switch value {
+            case .enabled?, .mandatory?: return .enabled
+            default: return .disabled
+            }
+        }
         self.init(
-            state: state(wire.state?.rawValue),
+            state: state(wire.state),
             factorIds: wire.enabledProviders?.filter { $0 == .phoneSms }.map { _ in "phone" },
             providerConfigs: wire.providerConfigs?.map { provider in
-                MultiFactorProviderConfig(state: state(provider.state?.rawValue) ?? .disabled,
+                MultiFactorProviderConfig(state: state(provider.state),
                                           totpProviderConfig: provider.totpProviderConfig.map { TOTPMultiFactorProviderConfig(adjacentIntervals: $0.adjacentIntervals.map(Int.init)) })
             })
     }
@@ -144,9 +150,9 @@ public struct MultiFactorConfig: Sendable, Hashable {
     /// The update mask of the fields set, below `prefix` (`mfa` or `mfaConfig`); arrays are leaves.
     func updateMask(prefix: String) -> [String] {
         var paths: [String] = []
-        if state != nil { paths.append("\(prefix).state") }
-        if factorIds != nil { paths.append("\(prefix).enabledProviders") }
-        if providerConfigs != nil { paths.append("\(prefix).providerConfigs") }
+        if state != nil { paths.append(prefix + "." + MultiFactorAuthConfig.FieldPath.state) }
+        if factorIds != nil { paths.append(prefix + "." + MultiFactorAuthConfig.FieldPath.enabledProviders) }
+        if providerConfigs != nil { paths.append(prefix + "." + MultiFactorAuthConfig.FieldPath.providerConfigs) }
         return paths
     }
 }

@@ -117,11 +117,11 @@ struct AccountsEmulation: AccountsService {
         case .verifyEmail:
             let claims = try tokens.claims(of: body.idToken)
             let user = try await store.user(for: claims, requestTenant: body.tenantId)
-            code = try await store.createOobCode(requestType: body.requestType.rawValue, uid: user.localId, email: nil, realm: user.realm)
+            code = try await store.createOobCode(requestType: body.requestType, uid: user.localId, email: nil, realm: user.realm)
         case .passwordReset, .emailSignin:
             guard let email = body.email else { throw APIServerError("MISSING_EMAIL") }
             let realm = try await store.realm(tenant: body.tenantId)
-            code = try await store.createOobCode(requestType: body.requestType.rawValue, uid: nil, email: email, realm: realm)
+            code = try await store.createOobCode(requestType: body.requestType, uid: nil, email: email, realm: realm)
         default:
             throw APIServerError.invalidArgument("unsupported requestType \(body.requestType.rawValue)")
         }

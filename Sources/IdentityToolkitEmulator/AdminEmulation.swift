@@ -11,16 +11,17 @@ struct AdminEmulation: AdminService {
     }
 
     func updateProjectConfig(project: String, updateMask: String?, body: ProjectConfig, request: APIServerRequest) async throws -> ProjectConfig {
-        let paths = try Self.maskPaths(updateMask, allowed: ["mfa"], default: body.mfa == nil ? [] : ["mfa"])
+        let mfaPath = ProjectConfig.FieldPath.mfa
+        let paths = try Self.maskPaths(updateMask, allowed: [mfaPath], default: body.mfa == nil ? [] : [mfaPath])
         var mfa = await store.projectConfig(project).mfa
-        mfa = try Self.merge(mfa, body.mfa, paths: paths, prefix: "mfa")
+        mfa = try Self.merge(mfa, body.mfa, paths: paths, prefix: mfaPath)
         await store.setProjectMFA(project, mfa)
         return try await getProjectConfig(project: project, request: request)
     }
 
     func createTenant(project: String, body: Tenant, request: APIServerRequest) async throws -> Tenant {
         try InputRules.checkDisplayName(body.displayName)
-        try Self.validate(body.mfaConfig, field: "mfaConfig")
+        try Self.validate(body.mfaConfig, field: Tenant.FieldPath.mfaConfig)
         return await store.createTenant(project: project, body)
     }
 
@@ -31,26 +32,20 @@ struct AdminEmulation: AdminService {
     func updateTenant(project: String, tenant: String, updateMask: String?, body: Tenant, request: APIServerRequest) async throws -> Tenant {
         try InputRules.checkDisplayName(body.displayName)
         var current = try await store.tenant(project: project, id: tenant)
-        let scalarFields = ["displayName", "allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth"]
-        var defaults: [String] = []
-        if body.displayName != nil { defaults.append("displayName") }
-        if body.allowPasswordSignup != nil { defaults.append("allowPasswordSignup") }
-        if body.enableEmailLinkSignin != nil { defaults.append("enableEmailLinkSignin") }
-        if body.enableAnonymousUser != nil { defaults.append("enableAnonymousUser") }
-        if body.disableAuth != nil { defaults.append("disableAuth") }
-        if body.mfaConfig != nil { defaults.append("mfaConfig") }
-        let paths = try Self.maskPaths(updateMask, allowed: scalarFields + ["mfaConfig"], default: defaults)
-        for path in paths {
-            switch path {
-            case "displayName": current.displayName = body.displayName
-            case "allowPasswordSignup": current.allowPasswordSignup = body.allowPasswordSignup
-            case "enableEmailLinkSignin": current.enableEmailLinkSignin = body.enableEmailLinkSignin
-            case "enableAnonymousUser": current.enableAnonymousUser = body.enableAnonymousUser
-            case "disableAuth": current.disableAuth = body.disableAuth
-            default: break
-            }
-        }
-        current.mfaConfig = try Self.merge(current.mfaConfig, body.mfaConfig, paths: paths, prefix: "mfaConfig")
+        typealias Path = Tenant.FieldPath
+        // Each settable scalar field: its mask path, and how to copy it.
+        let scalarFields: [(path: String, apply: (inout Tenant) -> Void)] = [
+            (Path.displayName, { $0.displayName = body.displayName }),
+            (Path.allowPasswordSignup, { $0.allowPasswordSignup = body.allowPasswordSignup }),
+            (Path.enableEmailLinkSignin, { $0.enableEmailLinkSignin = body.enableEmailLinkSignin }),
+            (Path.enableAnonymousUser, { $0.enableAnonymousUser = body.enableAnonymousUser }),
+            (Path.disableAuth, { $0.disableAuth = body.disableAuth }),
+        ]
+        // Without a mask every settable field is replaced, as Google documents for tenants.
+        let settable = scalarFields.map(\.path) + [Path.mfaConfig]
+        let paths = try Self.maskPaths(updateMask, allowed: settable, default: settable)
+        for field in scalarFields where paths.contains(field.path) { field.apply(&current) }
+        current.mfaConfig = try Self.merge(current.mfaConfig, body.mfaConfig, paths: paths, prefix: Path.mfaConfig)
         return try await store.replaceTenant(project: project, id: tenant, current)
     }
 
@@ -58,7 +53,9 @@ struct AdminEmulation: AdminService {
     /// of the MFA config's fields (`mfa.state`, `mfa.enabledProviders`, `mfa.providerConfigs`).
     static func maskPaths(_ mask: String?, allowed: [String], default: [String]) throws -> [String] {
         guard let mask, !mask.isEmpty else { return `default` }
-        let mfaFields = ["state", "enabledProviders", "providerConfigs"]
+        let mfaFields = [MultiFactorAuthConfig.FieldPath.state, MultiFactorAuthConfig.FieldPath.enabledProviders,
+                         MultiFactorAuthConfig.FieldPath.providerConfigs]
+        let mfaParents = [ProjectConfig.FieldPath.mfa, Tenant.FieldPath.mfaConfig]
         let paths = mask.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         for path in paths {
             let parts = path.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
@@ -66,7 +63,7 @@ struct AdminEmulation: AdminService {
                 throw APIServerError.invalidArgument("empty field path in update mask: '\(path)'")
             }
             let known = allowed.contains(head)
-                && (parts.count == 1 || ((head == "mfa" || head == "mfaConfig") && mfaFields.contains(parts[1])))
+                && (parts.count == 1 || (mfaParents.contains(head) && mfaFields.contains(parts[1])))
             guard known else { throw APIServerError.invalidArgument("unknown field in update mask: \(path)") }
         }
         return paths
@@ -79,11 +76,12 @@ struct AdminEmulation: AdminService {
         try validate(new, field: prefix)
         if relevant.contains(prefix) { return new }
         var merged = current ?? MultiFactorAuthConfig()
+        typealias Path = MultiFactorAuthConfig.FieldPath
         for path in relevant {
-            switch path.dropFirst(prefix.count + 1) {
-            case "state": merged.state = new?.state
-            case "enabledProviders": merged.enabledProviders = new?.enabledProviders
-            case "providerConfigs": merged.providerConfigs = new?.providerConfigs
+            switch String(path.dropFirst(prefix.count + 1)) {
+            case Path.state: merged.state = new?.state
+            case Path.enabledProviders: merged.enabledProviders = new?.enabledProviders
+            case Path.providerConfigs: merged.providerConfigs = new?.providerConfigs
             default: break
             }
         }

@@ -102,7 +102,7 @@ struct RefreshTokenRecord: Sendable {
 struct OutOfBandCode: Sendable {
     var code: String
     var email: String
-    var requestType: String
+    var requestType: OobRequestType
     var uid: String
     var realm: Realm
 }

@@ -202,7 +202,7 @@ actor EmulatorStore {
 
     // MARK: Out-of-band codes
 
-    func createOobCode(requestType: String, uid: String?, email: String?, realm: Realm) throws -> OutOfBandCode {
+    func createOobCode(requestType: OobRequestType, uid: String?, email: String?, realm: Realm) throws -> OutOfBandCode {
         let target: EmulatedUser
         if let uid {
             target = try user(uid, in: realm)
@@ -228,7 +228,7 @@ actor EmulatorStore {
         guard let entry = oobCodes.removeValue(forKey: code) else { throw APIServerError("INVALID_OOB_CODE") }
         oobOrder.removeAll { $0 == code }
         var user = try user(entry.uid, in: entry.realm)
-        if entry.requestType == "VERIFY_EMAIL" || entry.requestType == "EMAIL_SIGNIN" {
+        if entry.requestType == .verifyEmail || entry.requestType == .emailSignin {
             user.emailVerified = true
         }
         store(user)

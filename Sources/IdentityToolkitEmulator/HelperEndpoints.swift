@@ -83,7 +83,7 @@ extension IdentityToolkitEmulator {
                         email: code.email, oobCode: code.code,
                         oobLink: "\(base)/emulator/action?mode=\(Self.mode(code.requestType))&lang=en&oobCode=\(code.code)&apiKey=fake-api-key"
                             + (tenant.map { "&tenantId=\($0)" } ?? ""),
-                        requestType: code.requestType)
+                        requestType: code.requestType.rawValue)
                 }
                 return Self.json(status: 200, try JSONEncoder().encode(OobCodeListing(oobCodes: entries)))
             case (.get, "verificationCodes"):
@@ -139,11 +139,12 @@ extension IdentityToolkitEmulator {
         return Self.json(status: 200, try JSONEncoder().encode(now))
     }
 
-    private static func mode(_ requestType: String) -> String {
+    /// The `mode` of an action link (the Firebase action-URL parameter).
+    private static func mode(_ requestType: OobRequestType) -> String {
         switch requestType {
-        case "VERIFY_EMAIL": return "verifyEmail"
-        case "PASSWORD_RESET": return "resetPassword"
-        case "EMAIL_SIGNIN": return "signIn"
+        case .verifyEmail: return "verifyEmail"
+        case .passwordReset: return "resetPassword"
+        case .emailSignin: return "signIn"
         default: return "verifyAndChangeEmail"
         }
     }

@@ -52,6 +52,12 @@ import _CryptoExtras
         await #expect(throws: AdminValidationError.self) {
             try await admin.tenantManager().updateTenant("t", TenantRequest(multiFactorConfig: MultiFactorConfig(providerConfigs: [.init(state: .enabled, totpProviderConfig: nil)])))
         }
+        // An update that sets nothing would be sent without a mask, which the
+        // server reads as "replace every field": refused before sending.
+        await #expect(throws: AdminValidationError.self) { try await admin.tenantManager().updateTenant("t", TenantRequest()) }
+        await #expect(throws: AdminValidationError.self) {
+            try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: nil))
+        }
         #expect(await transport.requests.isEmpty)
     }
 

@@ -98,6 +98,12 @@ import Testing
             #expect(updated.displayName == "Team B")
             #expect(updated.allowPasswordSignup == true)
             #expect(updated.mfaConfig?.providerConfigs?.first?.totpProviderConfig?.adjacentIntervals == 1)
+            // Without a mask every settable field is replaced, as Google documents.
+            let replaced = try await h.admin.updateTenant(project: Harness.project, tenant: tenantID, updateMask: nil,
+                                                          body: Tenant(displayName: "Team C"))
+            #expect(replaced.displayName == "Team C")
+            #expect(replaced.allowPasswordSignup == nil)
+            #expect(replaced.mfaConfig == nil)
         }
     }
 

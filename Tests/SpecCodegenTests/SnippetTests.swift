@@ -20,6 +20,30 @@ import Testing
         #expect(text.contains("public static let allKnownValues: [State] = [.stateUnspecified, .enabled]"))
     }
 
+    @Test func fieldMaskSchemasGetTheirFieldPaths() throws {
+        let text = try types("""
+                Config:
+                  type: object
+                  description: A config.
+                  x-field-mask: true
+                  properties:
+                    displayName: {type: string, description: The name.}
+                    snake_field: {type: string, description: A wire name in snake_case.}
+            """)
+        #expect(text.contains("extension Config {"))
+        #expect(text.contains("public enum FieldPath {"))
+        #expect(text.contains("public static let displayName = \"displayName\""))
+        #expect(text.contains("public static let snakeField = \"snake_field\""))
+        let plain = try types("""
+                Other:
+                  type: object
+                  description: Not masked.
+                  properties:
+                    a: {type: string, description: A.}
+            """)
+        #expect(!plain.contains("FieldPath"))
+    }
+
     @Test func requiredAndOptionalProperties() throws {
         let text = try types("""
                 Thing:
