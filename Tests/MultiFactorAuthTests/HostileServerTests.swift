@@ -117,6 +117,25 @@ import Testing
         try await elsewhere.shutdown()
     }
 
+    @Test(arguments: [(2_147_483_647, 30, "SHA1"), (6, -30, "SHA1"), (6, 0, "SHA1"), (5, 30, "SHA1"), (6, 30, "MD5"), (9, 86_401, "SHA1")])
+    func absurdTOTPParametersAreRefused(digits: Int, period: Int, algorithm: String) async throws {
+        // One body that every call of the story can read its part of.
+        let body = #"{"localId": "u", "idToken": "a.b.c", "refreshToken": "r", "expiresIn": "3600", "#
+            + #""users": [{"localId": "u", "email": "a@example.com", "emailVerified": true}], "#
+            + #""totpSessionInfo": {"sharedSecretKey": "JBSWY3DPEHPK3PXP", "verificationCodeLength": \#(digits), "#
+            + #""periodSec": \#(period), "hashingAlgorithm": "\#(algorithm)", "sessionInfo": "s"}}"#
+        let server = try await HostileHTTPServer(.json(200, body))
+        let user = try await auth(server).createUser(withEmail: "a@example.com", password: "secret-password").user
+        do {
+            _ = try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session())
+            Issue.record("accepted \(digits) digits, \(period) s, \(algorithm)")
+        } catch let error as AuthErrorCode {
+            #expect(error.code == .internalError)
+            #expect(error.message.contains("unsupported TOTP parameters"), "\(error)")
+        }
+        try await server.shutdown()
+    }
+
     @Test func tenThousandFactorsAndATokenFromTheYear10000() async throws {
         let factors = (0..<10_000).map { #"{"mfaEnrollmentId": "f\#($0)", "displayName": "n", "enrolledAt": "2024-01-01T00:00:00Z", "totpInfo": {}}"# }
         let pending = HostileHTTPServer.Behaviour.json(200, #"{"localId": "u", "mfaPendingCredential": "p", "mfaInfo": [\#(factors.joined(separator: ","))]}"#)
