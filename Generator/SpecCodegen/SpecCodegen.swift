@@ -129,7 +129,12 @@ public enum SpecCodegen {
         }
         if let errors, let type = config.errorType { files[.errorCodes] = translator.errorCodesFile(errors, typeName: type, imports: imports) }
         if let facades { files[.facades] = translator.facadesFile(facades, imports: imports) }
-        if parts.contains(.server) { files[.server] = translator.serverFile(documents, schemas: schemas, imports: imports) }
+        if parts.contains(.server) {
+            // Server routes are never public API: at most `package`, like the
+            // runtime they build on (IdentityToolkit's APIServer).
+            let serverAccess: AccessModifier = access == .public ? .package : access
+            files[.server] = Translator(access: serverAccess).serverFile(documents, schemas: schemas, imports: imports)
+        }
         var output: [OutputFile: String] = [:]
         for file in OutputFile.allCases {
             output[file] = files[file].map(Renderer.render) ?? "// \(Translator.header)\n// Nothing to generate here for this config.\n"

@@ -45,26 +45,26 @@ public final class Shelf: Sendable {
 }
 
 /// A server implementing the golden service protocol, for the server-mode tests.
-public struct GoldenWidgetsServer: WidgetsService {
-    public init() {}
+package struct GoldenWidgetsServer: WidgetsService {
+    package init() {}
 
-    public func createWidget(_ body: Widget, request: APIServerRequest) async throws -> Widget {
+    package func createWidget(_ body: Widget, request: APIServerRequest) async throws -> Widget {
         if body.name.isEmpty { throw APIServerError("NAME_MISSING") }
         var created = body
         created.serial = 1
         return created
     }
 
-    public func getWidget(shelf: String, widget: String, viewMode: String?, request: APIServerRequest) async throws -> Widget {
+    package func getWidget(shelf: String, widget: String, viewMode: String?, request: APIServerRequest) async throws -> Widget {
         Widget(name: "\(shelf)/\(widget)/\(viewMode ?? "-")", createdAt: Date(timeIntervalSince1970: 0))
     }
 }
 
 /// A server implementing the golden bearer-token service.
-public struct GoldenTokensServer: TokensService {
-    public init() {}
+package struct GoldenTokensServer: TokensService {
+    package init() {}
 
-    public func revokeToken(token: String, reason: String, request: APIServerRequest) async throws -> EmptyResponse {
+    package func revokeToken(token: String, reason: String, request: APIServerRequest) async throws -> EmptyResponse {
         EmptyResponse()
     }
 }

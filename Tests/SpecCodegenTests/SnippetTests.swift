@@ -274,7 +274,9 @@ import Testing
                           schema: {$ref: '#/components/schemas/Body'}
             """)
         let text = try InMemorySpec(["api.yaml": spec]).generate([.server])[.server] ?? ""
-        #expect(text.contains("public protocol TestService: Sendable {"))
+        // Server code is never public API: a public config gives package access.
+        #expect(text.contains("package protocol TestService: Sendable {"))
+        #expect(!text.contains("public "))
         #expect(text.contains("    func grant(_ body: Body, request: APIServerRequest) async throws -> Body\n"))
         #expect(text.contains(#"APIServerRoute(operationID: "grant", method: .post, prefix: "/api.example.com", path: "/v1/token", authorization: .apiKey, acceptsFormBody: true) { request in"#))
         #expect(text.contains("try await APIServerResponse.json(self.grant(request.decodeBody(Body.self), request: request))"))

@@ -1,29 +1,33 @@
 import Foundation
 import HTTPTypes
 
+// The framework-agnostic server runtime of the generated routes: package
+// access, because only the in-package emulator (and the generator's golden
+// reference) serve requests; apps never see it.
+
 /// How a route's caller must be authorised (from the spec's security scheme).
-public enum APIServerAuthorization: Sendable, Hashable {
+package enum APIServerAuthorization: Sendable, Hashable {
     case apiKey, bearer, none
 }
 
 /// One operation as a server sees it: where it is and how to run it.
 /// Generated from the spec (`…Service.routes`); servers only match and call.
-public struct APIServerRoute: Sendable {
-    public let operationID: String
-    public let method: HTTPRequest.Method
+package struct APIServerRoute: Sendable {
+    package let operationID: String
+    package let method: HTTPRequest.Method
     /// The emulator prefix, `/<production host>`.
-    public let prefix: String
+    package let prefix: String
     /// The path template below the prefix, such as `/v2/projects/{project}/config`.
-    public let path: String
-    public let authorization: APIServerAuthorization
+    package let path: String
+    package let authorization: APIServerAuthorization
     /// Whether the spec also allows a form-encoded body.
-    public let acceptsFormBody: Bool
-    public let handler: @Sendable (APIServerRequest) async throws -> APIServerResponse
+    package let acceptsFormBody: Bool
+    package let handler: @Sendable (APIServerRequest) async throws -> APIServerResponse
 
     /// Template segments of `prefix + path`.
     let segments: [Substring]
 
-    public init(
+    package init(
         operationID: String, method: HTTPRequest.Method, prefix: String, path: String,
         authorization: APIServerAuthorization, acceptsFormBody: Bool = false,
         handler: @escaping @Sendable (APIServerRequest) async throws -> APIServerResponse
@@ -55,21 +59,21 @@ public struct APIServerRoute: Sendable {
 }
 
 /// Finds the route of a request.
-public struct APIServerRouter: Sendable {
-    public enum Match: Sendable {
+package struct APIServerRouter: Sendable {
+    package enum Match: Sendable {
         case found(APIServerRoute, pathParameters: [String: String])
         /// The path exists with other methods.
         case methodNotAllowed
         case notFound
     }
 
-    public let routes: [APIServerRoute]
+    package let routes: [APIServerRoute]
 
-    public init(routes: [APIServerRoute]) {
+    package init(routes: [APIServerRoute]) {
         self.routes = routes
     }
 
-    public func match(method: HTTPRequest.Method, path: String) -> Match {
+    package func match(method: HTTPRequest.Method, path: String) -> Match {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         var pathExists = false
         for route in routes {
@@ -82,19 +86,19 @@ public struct APIServerRouter: Sendable {
 }
 
 /// A request as a generated route handler reads it.
-public struct APIServerRequest: Sendable {
-    public var method: HTTPRequest.Method
-    public var headerFields: HTTPFields
+package struct APIServerRequest: Sendable {
+    package var method: HTTPRequest.Method
+    package var headerFields: HTTPFields
     /// The query parameters (the first value of each name).
-    public var query: [String: String]
-    public var body: Data
-    public var pathParameters: [String: String]
+    package var query: [String: String]
+    package var body: Data
+    package var pathParameters: [String: String]
     /// The spec's operation id.
-    public var operationID: String
+    package var operationID: String
     /// Whether a form-encoded body is read as a form (else every body is JSON).
-    public var acceptsFormBody: Bool
+    package var acceptsFormBody: Bool
 
-    public init(method: HTTPRequest.Method, headerFields: HTTPFields, query: [String: String], body: Data,
+    package init(method: HTTPRequest.Method, headerFields: HTTPFields, query: [String: String], body: Data,
                 pathParameters: [String: String] = [:], operationID: String = "", acceptsFormBody: Bool = false) {
         self.acceptsFormBody = acceptsFormBody
         self.method = method
@@ -105,14 +109,14 @@ public struct APIServerRequest: Sendable {
         self.operationID = operationID
     }
 
-    public func pathParameter(_ name: String) throws -> String {
+    package func pathParameter(_ name: String) throws -> String {
         guard let value = pathParameters[name] else { throw APIServerError.invalidArgument("missing path parameter \(name)") }
         return value
     }
 
-    public func queryParameter(_ name: String) -> String? { query[name] }
+    package func queryParameter(_ name: String) -> String? { query[name] }
 
-    public func requiredQueryParameter(_ name: String) throws -> String {
+    package func requiredQueryParameter(_ name: String) throws -> String {
         guard let value = query[name] else { throw APIServerError.invalidArgument("missing query parameter \(name)") }
         return value
     }
@@ -124,7 +128,7 @@ public struct APIServerRequest: Sendable {
     /// - Parameter snakeCaseWireNames: Whether the schema (or one inside it)
     ///   has snake_case wire names, which camelCase keys may alias (the
     ///   generated routes say so from the spec).
-    public func decodeBody<Body: Decodable>(_ type: Body.Type, snakeCaseWireNames: Bool = false) throws -> Body {
+    package func decodeBody<Body: Decodable>(_ type: Body.Type, snakeCaseWireNames: Bool = false) throws -> Body {
         let isForm = acceptsFormBody && headerFields[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
         if !isForm { try Self.checkStructure(body) }
         // Fast path: a JSON body whose keys need no proto3 alias decodes in one pass.
@@ -316,33 +320,33 @@ public struct APIServerRequest: Sendable {
 }
 
 /// A response body with its status.
-public struct APIServerResponse: Sendable {
-    public var status: Int
-    public var body: Data
+package struct APIServerResponse: Sendable {
+    package var status: Int
+    package var body: Data
 
-    public init(status: Int = 200, body: Data) {
+    package init(status: Int = 200, body: Data) {
         self.status = status
         self.body = body
     }
 
     /// `value` encoded as JSON (nil optionals omitted, as the generated coders do).
-    public static func json(_ value: some Encodable) throws -> APIServerResponse {
+    package static func json(_ value: some Encodable) throws -> APIServerResponse {
         APIServerResponse(body: try JSONEncoder().encode(value))
     }
 }
 
 /// An error a service reports; servers render it in the API's error shape.
-public struct APIServerError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct APIServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The HTTP status.
-    public var status: Int
+    package var status: Int
     /// The short code, such as `INVALID_CODE`.
-    public var shortCode: String
+    package var shortCode: String
     /// Text after the short code, if any.
-    public var detail: String?
+    package var detail: String?
     /// The `errors[].reason`, such as `invalid`.
-    public var reason: String
+    package var reason: String
 
-    public init(status: Int = 400, _ shortCode: String, detail: String? = nil, reason: String = "invalid") {
+    package init(status: Int = 400, _ shortCode: String, detail: String? = nil, reason: String = "invalid") {
         self.status = status
         self.shortCode = shortCode
         self.detail = detail
@@ -350,12 +354,12 @@ public struct APIServerError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// `SHORT_CODE` or `SHORT_CODE : detail`, as the API writes `error.message`.
-    public var message: String { detail.map { "\(shortCode) : \($0)" } ?? shortCode }
+    package var message: String { detail.map { "\(shortCode) : \($0)" } ?? shortCode }
 
-    public var description: String { "HTTP \(status) \(message)" }
+    package var description: String { "HTTP \(status) \(message)" }
 
     /// 400 `INVALID_ARGUMENT : detail`.
-    public static func invalidArgument(_ detail: String) -> APIServerError {
+    package static func invalidArgument(_ detail: String) -> APIServerError {
         APIServerError(status: 400, "INVALID_ARGUMENT", detail: detail)
     }
 }

@@ -8,7 +8,7 @@ import HTTPTypes
 ///
 /// A server (such as the emulator) implements it and serves ``routes``, which
 /// decode each request and encode each response as the spec says.
-public protocol WidgetsService: Sendable {
+package protocol WidgetsService: Sendable {
     /// Creates a widget.
     ///
     /// `POST /v1/widgets:create`
@@ -27,7 +27,7 @@ public protocol WidgetsService: Sendable {
 
 extension WidgetsService {
     /// The routes of this API, matched below the emulator prefix `/widgets.example.com`.
-    public var routes: [APIServerRoute] {
+    package var routes: [APIServerRoute] {
         [
             APIServerRoute(operationID: "createWidget", method: .post, prefix: "/widgets.example.com", path: "/v1/widgets:create", authorization: .apiKey) { request in
                 try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: true).checkedKnownValues(), request: request))
@@ -43,7 +43,7 @@ extension WidgetsService {
 ///
 /// A server (such as the emulator) implements it and serves ``routes``, which
 /// decode each request and encode each response as the spec says.
-public protocol TokensService: Sendable {
+package protocol TokensService: Sendable {
     /// Revokes a token.
     ///
     /// `DELETE /v2/tokens/{token}`
@@ -52,7 +52,7 @@ public protocol TokensService: Sendable {
 
 extension TokensService {
     /// The routes of this API, matched below the emulator prefix `/tokens.example.com`.
-    public var routes: [APIServerRoute] {
+    package var routes: [APIServerRoute] {
         [
             APIServerRoute(operationID: "revokeToken", method: .delete, prefix: "/tokens.example.com", path: "/base/v2/tokens/{token}", authorization: .bearer) { request in
                 try await APIServerResponse.json(self.revokeToken(token: request.pathParameter("token"), reason: request.requiredQueryParameter("reason"), request: request))
