@@ -174,24 +174,11 @@ package struct APIServerRequest: Sendable {
     /// more than ``maximumContainers`` objects and arrays, in one pass over
     /// the bytes and before any parser allocates for it.
     package static func checkStructure(_ body: Data) throws {
-        var inString = false
-        var escaped = false
         var depth = 0
         var containers = 0
-        for byte in body {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
+        try scanJSON(body) { byte, position in
+            guard position == .structure else { return true }
             switch byte {
-            case UInt8(ascii: "\""):
-                inString = true
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 depth += 1
                 containers += 1
@@ -206,6 +193,48 @@ package struct APIServerRequest: Sendable {
             default:
                 break
             }
+            return true
+        }
+    }
+
+    /// Where a byte of a JSON text stands.
+    enum JSONBytePosition {
+        /// Outside every string.
+        case structure
+        /// A string's opening or closing quote.
+        case stringOpen, stringClose
+        /// Inside a string (escape sequences included).
+        case stringContent
+    }
+
+    /// Visits every byte of a JSON text with its position, honouring
+    /// escapes; stops when `visit` returns false. The one home for telling
+    /// strings from structure in a single pass.
+    static func scanJSON(_ body: Data, _ visit: (UInt8, JSONBytePosition) throws -> Bool) rethrows {
+        var inString = false
+        var escaped = false
+        for byte in body {
+            let position: JSONBytePosition
+            if inString {
+                if escaped {
+                    escaped = false
+                    position = .stringContent
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                    position = .stringContent
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                    position = .stringClose
+                } else {
+                    position = .stringContent
+                }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+                position = .stringOpen
+            } else {
+                position = .structure
+            }
+            guard try visit(byte, position) else { return }
         }
     }
 
@@ -233,38 +262,31 @@ package struct APIServerRequest: Sendable {
     /// Whether a JSON text has an object key containing `_` (a key: a string
     /// followed by `:`). One pass over the bytes, honouring escapes.
     static func hasKeyWithUnderscore(_ body: Data) -> Bool {
-        var inString = false
-        var escaped = false
         var sawUnderscore = false
         var afterString = false
-        for byte in body {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                    afterString = true
-                } else if byte == UInt8(ascii: "_") {
-                    sawUnderscore = true
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
-                continue
-            case UInt8(ascii: ":"):
-                if afterString && sawUnderscore { return true }
-            case UInt8(ascii: "\""):
-                inString = true
+        var found = false
+        scanJSON(body) { byte, position in
+            switch position {
+            case .stringOpen:
                 sawUnderscore = false
-            default:
-                break
+            case .stringContent:
+                if byte == UInt8(ascii: "_") { sawUnderscore = true }
+            case .stringClose:
+                afterString = true
+            case .structure:
+                switch byte {
+                case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+                    break
+                case UInt8(ascii: ":"):
+                    if afterString && sawUnderscore { found = true }
+                    afterString = false
+                default:
+                    afterString = false
+                }
             }
-            afterString = false
+            return !found
         }
-        return false
+        return found
     }
 
     /// Every key also under its other proto3 spelling (`a_b` ↔ `aB`),
