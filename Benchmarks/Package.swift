@@ -22,7 +22,7 @@ let package = Package(
             name: "GeneratorBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "SpecCodegen", package: "swift-identity-mfa"),
+                .product(name: "_SpecCodegen", package: "swift-identity-mfa"),
             ],
             path: "Benchmarks/GeneratorBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -32,18 +32,8 @@ public final class HostileHTTPServer: Sendable {
     public let port: Int
 
     public init(_ behaviour: Behaviour) async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let received = Locked<[String]>([])
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(HostileHandler(behaviour: behaviour, received: received))
-                }
-            }
-        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
-        self.group = group
-        self.channel = channel
+        (group, channel) = try await LoopbackHTTPServer.bindHTTPServer { HostileHandler(behaviour: behaviour, received: received) }
         self.received = received
         self.port = channel.localAddress?.port ?? 0
     }

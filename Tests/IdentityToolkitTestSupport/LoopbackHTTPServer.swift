@@ -17,18 +17,25 @@ public final class LoopbackHTTPServer: Sendable {
     public let port: Int
 
     public init() async throws {
+        (group, channel) = try await Self.bindHTTPServer { RouteHandler() }
+        self.port = channel.localAddress?.port ?? 0
+    }
+
+    /// An HTTP/1.1 server on 127.0.0.1 and an ephemeral port, one event-loop
+    /// thread, each connection handled by a new `handler()`: the bootstrap
+    /// both test servers share.
+    static func bindHTTPServer(
+        _ handler: @escaping @Sendable () -> any ChannelHandler & Sendable
+    ) async throws -> (MultiThreadedEventLoopGroup, any Channel) {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(RouteHandler())
+                    channel.pipeline.addHandler(handler())
                 }
             }
-        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
-        self.group = group
-        self.channel = channel
-        self.port = channel.localAddress?.port ?? 0
+        return (group, try await bootstrap.bind(host: "127.0.0.1", port: 0).get())
     }
 
     /// `http://127.0.0.1:PORT`
