@@ -81,13 +81,20 @@ actor EmulatorStore {
         // sessions; an older refresh token then answers INVALID_REFRESH_TOKEN.
         let owner = UserKey(realm: user.realm, uid: user.localId)
         refreshTokensByUser[owner, default: []].append(token)
-        if let count = refreshTokensByUser[owner]?.count, count > EmulatorRules.maximumRefreshTokensPerUser {
-            let dropped = refreshTokensByUser[owner]?.prefix(count - EmulatorRules.maximumRefreshTokensPerUser) ?? []
-            for old in dropped { refreshTokens[old] = nil }
-            refreshTokensByUser[owner]?.removeFirst(dropped.count)
+        for old in Self.trimOldest(&refreshTokensByUser[owner, default: []], keeping: EmulatorRules.maximumRefreshTokensPerUser) {
+            refreshTokens[old] = nil
         }
         return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
                             displayName: user.displayName, facts: facts, refreshToken: token)
+    }
+
+    /// Trims an oldest-first list of keys to its newest `limit`; returns the
+    /// keys it dropped, for the caller to forget.
+    private static func trimOldest(_ order: inout [String], keeping limit: Int) -> ArraySlice<String> {
+        guard order.count > limit else { return [] }
+        let dropped = order.prefix(order.count - limit)
+        order.removeFirst(dropped.count)
+        return dropped
     }
 
     /// Refuses sign-ins to a tenant whose `disableAuth` is set, as Google's emulator does.
@@ -216,11 +223,7 @@ actor EmulatorStore {
         oobCodes[code.code] = code
         oobOrder.append(code.code)
         // A bounded history: the oldest unused codes go first.
-        if oobOrder.count > EmulatorRules.maximumStoredOobCodes {
-            let dropped = oobOrder.prefix(oobOrder.count - EmulatorRules.maximumStoredOobCodes)
-            for old in dropped { oobCodes[old] = nil }
-            oobOrder.removeFirst(dropped.count)
-        }
+        for old in Self.trimOldest(&oobOrder, keeping: EmulatorRules.maximumStoredOobCodes) { oobCodes[old] = nil }
         return code
     }
 

@@ -95,10 +95,7 @@ public final class IdentityToolkitEmulator: Sendable {
     /// gracefully. `onListening` receives the bound host and port (the real
     /// one when `port` is 0).
     public func run(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) async throws {
-        var groupConfiguration = ServiceGroupConfiguration(services: [application(onListening: onListening)], logger: configuration.logger)
-        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
-        groupConfiguration.maximumCancellationDuration = configuration.shutdownGracePeriod
-        let group = ServiceGroup(configuration: groupConfiguration)
+        let group = serviceGroup(stopsOnSignals: false, onListening: onListening)
         // The group runs in a task of its own, which cancellation of the caller
         // does not reach: cancelling the caller shuts the server down gracefully.
         let serving = Task { try await group.run() }
@@ -112,11 +109,19 @@ public final class IdentityToolkitEmulator: Sendable {
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully within
     /// ``EmulatorConfiguration/shutdownGracePeriod`` and returns.
     public func runUntilSignalled(onListening: @escaping @Sendable (String, Int) async -> Void) async throws {
+        try await serviceGroup(stopsOnSignals: true, onListening: onListening).run()
+    }
+
+    /// The server as a service group whose graceful shutdown (on SIGTERM and
+    /// SIGINT when `stopsOnSignals`, or on cancellation) waits at most
+    /// ``EmulatorConfiguration/shutdownGracePeriod``.
+    private func serviceGroup(stopsOnSignals: Bool, onListening: @escaping @Sendable (String, Int) async -> Void) -> ServiceGroup {
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [application(onListening: onListening)], gracefulShutdownSignals: [.sigterm, .sigint], logger: configuration.logger)
+            services: [application(onListening: onListening)], gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [],
+            logger: configuration.logger)
         groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
         groupConfiguration.maximumCancellationDuration = configuration.shutdownGracePeriod
-        try await ServiceGroup(configuration: groupConfiguration).run()
+        return ServiceGroup(configuration: groupConfiguration)
     }
 
     private func application(onListening: @escaping @Sendable (String, Int) async -> Void) -> some ApplicationProtocol {
@@ -142,7 +147,7 @@ public final class IdentityToolkitEmulator: Sendable {
     // MARK: Requests
 
     func respond(to incoming: Request) async -> Response {
-        var request = incoming
+        let request = incoming
         let path = request.uri.path
         // Hummingbird has percent-decoded the query already: decoding again
         // would turn a literal "%20" into a space.
@@ -151,7 +156,7 @@ public final class IdentityToolkitEmulator: Sendable {
             query[String(name)] = String(value)
         }
         let body: Data
-        switch await readBody(of: &request) {
+        switch await readBody(of: request) {
         case .success(let data): body = data
         case .failure(let error): return Self.error(error)
         }
@@ -188,7 +193,7 @@ public final class IdentityToolkitEmulator: Sendable {
     /// The request body, within the size bound and the read deadline. At
     /// the deadline the caller answers 408 while the read is cancelled in
     /// the background (a stalled stream need not notice cancellation).
-    private func readBody(of request: inout Request) async -> Result<Data, APIServerError> {
+    private func readBody(of request: Request) async -> Result<Data, APIServerError> {
         let limit = configuration.maxBodyBytes
         let requestBody = request.body
         do {
