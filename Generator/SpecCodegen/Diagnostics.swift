@@ -42,10 +42,6 @@ public final class DiagnosticCollector {
         diagnostics.append(Diagnostic(.error, message, at: location))
     }
 
-    public func warning(_ message: String, at location: SourceLocation) {
-        diagnostics.append(Diagnostic(.warning, message, at: location))
-    }
-
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 
     /// Diagnostics in file, line, column order, so that output is stable.

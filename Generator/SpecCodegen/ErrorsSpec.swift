@@ -1,7 +1,7 @@
 /// `errors.yaml`: the `AuthErrorCode` cases and the server short-code table.
 struct ErrorsSpec {
     struct Code {
-        var name: String
+        var name: SwiftName
         var code: Int
         var userInfoName: String
         var description: String
@@ -10,21 +10,21 @@ struct ErrorsSpec {
 
     struct ServerMapping {
         var server: String
-        var code: String
+        var code: SwiftName
         var location: SourceLocation
     }
 
     struct ReasonMapping {
         var prefix: String
-        var code: String
+        var code: SwiftName
         var location: SourceLocation
     }
 
     var file: String
     var domain: String
-    var unknownServerCode: String
-    var transportFailure: String
-    var undecodableResponse: String
+    var unknownServerCode: SwiftName
+    var transportFailure: SwiftName
+    var undecodableResponse: SwiftName
     var codes: [Code]
     var serverCodes: [ServerMapping]
     var reasons: [ReasonMapping]
@@ -33,29 +33,30 @@ struct ErrorsSpec {
         guard let reader = MappingReader(root, context: "the errors file", diagnostics: diagnostics) else { return nil }
         let domain = reader.string("domain", required: true) ?? ""
         let fallback = reader.mapping("fallback", required: true)
-        let unknown = fallback?.string("unknownServerCode", required: true) ?? ""
-        let transport = fallback?.string("transportFailure", required: true) ?? ""
-        let undecodable = fallback?.string("undecodableResponse", required: true) ?? ""
+        func codeName(_ reader: MappingReader?, _ key: String, _ what: String) -> SwiftName? {
+            guard let reader, let text = reader.string(key, required: true) else { return nil }
+            return Naming.identifier(text, what, at: reader.raw(key)?.location ?? reader.location, diagnostics: diagnostics)
+        }
+        let unknown = codeName(fallback, "unknownServerCode", "fallback error code") ?? .placeholder
+        let transport = codeName(fallback, "transportFailure", "fallback error code") ?? .placeholder
+        let undecodable = codeName(fallback, "undecodableResponse", "fallback error code") ?? .placeholder
         fallback?.rejectUnknownKeys()
         var codes: [Code] = []
         for item in reader.list("codes", required: true) ?? [] {
             guard let entry = MappingReader(item, context: "an error code", diagnostics: diagnostics) else { continue }
-            let name = entry.string("name", required: true)
+            let name = codeName(entry, "name", "error code name")
             let code = entry.int("code", required: true)
             let userInfoName = entry.string("userInfoName", required: true)
             let description = entry.string("description", required: true)
             entry.rejectUnknownKeys()
             guard let name, let code, let userInfoName, let description else { continue }
-            if !Naming.isIdentifier(name) {
-                diagnostics.error("error code name '\(name)' is not a Swift identifier", at: entry.location)
-            }
             codes.append(Code(name: name, code: code, userInfoName: userInfoName, description: description, location: item.location))
         }
         var serverCodes: [ServerMapping] = []
         for item in reader.list("serverCodes", required: true) ?? [] {
             guard let entry = MappingReader(item, context: "a server code mapping", diagnostics: diagnostics) else { continue }
             let server = entry.string("server", required: true)
-            let code = entry.string("code", required: true)
+            let code = codeName(entry, "code", "error code name")
             entry.rejectUnknownKeys()
             if let server, let code { serverCodes.append(ServerMapping(server: server, code: code, location: item.location)) }
         }
@@ -63,7 +64,7 @@ struct ErrorsSpec {
         for item in reader.list("reasons") ?? [] {
             guard let entry = MappingReader(item, context: "a reason mapping", diagnostics: diagnostics) else { continue }
             let prefix = entry.string("prefix", required: true)
-            let code = entry.string("code", required: true)
+            let code = codeName(entry, "code", "error code name")
             entry.rejectUnknownKeys()
             if let prefix, let code { reasons.append(ReasonMapping(prefix: prefix, code: code, location: item.location)) }
         }
@@ -77,7 +78,7 @@ struct ErrorsSpec {
     }
 
     private func validate(diagnostics: DiagnosticCollector, fallbackLocation: SourceLocation) {
-        var names: [String: Code] = [:]
+        var names: [SwiftName: Code] = [:]
         var values: [Int: Code] = [:]
         for code in codes {
             if let first = names[code.name] {

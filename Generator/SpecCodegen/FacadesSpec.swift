@@ -21,7 +21,7 @@
 /// ```
 struct FacadesSpec {
     struct FacadeType {
-        var name: String
+        var name: SwiftName
         var methods: [Method]
         var location: SourceLocation
     }
@@ -34,7 +34,7 @@ struct FacadesSpec {
         var isStatic: Bool
         var throwing: Bool
         var parameters: [FacadeParameter]
-        var returns: String?
+        var returns: Code?
         var completion: FunctionName?
         var objc: FunctionName?
         var doc: String?
@@ -42,26 +42,29 @@ struct FacadesSpec {
     }
 
     struct FacadeParameter {
-        var label: String
-        var name: String
-        var type: String
+        /// nil for `_`.
+        var label: SwiftName?
+        var name: SwiftName
+        var type: Code
     }
 
     var file: String
-    var delivery: String
+    /// The hand-written function that runs an async call and completes once.
+    var delivery: Code
     var types: [FacadeType]
 
     static func parse(_ root: YAMLValue, diagnostics: DiagnosticCollector) -> FacadesSpec? {
         guard let reader = MappingReader(root, context: "the facades file", diagnostics: diagnostics) else { return nil }
-        let delivery = reader.string("delivery", required: true) ?? ""
+        let delivery = reader.string("delivery", required: true).flatMap {
+            Naming.qualifiedName($0, "'delivery'", at: reader.raw("delivery")?.location ?? reader.location, diagnostics: diagnostics)
+        } ?? "_invalid"
         var types: [FacadeType] = []
-        var typeNames: Set<String> = []
+        var typeNames: Set<SwiftName> = []
         for item in reader.list("types", required: true) ?? [] {
             guard let typeReader = MappingReader(item, context: "a facade type", diagnostics: diagnostics) else { continue }
-            guard let name = typeReader.string("name", required: true) else { continue }
-            if !Naming.isIdentifier(name) {
-                diagnostics.error("facade type name '\(name)' is not a Swift identifier", at: typeReader.location)
-            }
+            guard let text = typeReader.string("name", required: true),
+                let name = Naming.identifier(text, "facade type name", at: typeReader.raw("name")?.location ?? typeReader.location, diagnostics: diagnostics)
+            else { continue }
             if !typeNames.insert(name).inserted {
                 diagnostics.error("facade type '\(name)' is listed twice", at: typeReader.location)
             }
@@ -85,7 +88,7 @@ struct FacadesSpec {
         return FacadesSpec(file: root.file, delivery: delivery, types: types)
     }
 
-    private static func parseMethod(_ node: YAMLValue, owner: String, diagnostics: DiagnosticCollector) -> Method? {
+    private static func parseMethod(_ node: YAMLValue, owner: SwiftName, diagnostics: DiagnosticCollector) -> Method? {
         guard let reader = MappingReader(node, context: "a method of '\(owner)'", diagnostics: diagnostics) else { return nil }
         func name(_ key: String, required: Bool = false) -> FunctionName? {
             guard let text = reader.string(key, required: required) else { return nil }
@@ -105,15 +108,23 @@ struct FacadesSpec {
         for item in reader.list("parameters") ?? [] {
             guard let parameter = MappingReader(item, context: "a parameter", diagnostics: diagnostics) else { continue }
             let label = parameter.string("label", required: true)
-            let parameterName = parameter.string("name", required: true)
-            let type = parameter.string("type", required: true)
+            let checkedLabel = label.flatMap { $0 == "_" ? nil : Naming.identifier($0, "parameter label", at: parameter.raw("label")?.location ?? parameter.location, diagnostics: diagnostics) }
+            let parameterName = parameter.string("name", required: true).flatMap {
+                Naming.identifier($0, "parameter name", at: parameter.raw("name")?.location ?? parameter.location, diagnostics: diagnostics)
+            }
+            let type = parameter.string("type", required: true).flatMap {
+                Naming.typeExpression($0, "parameter type", at: parameter.raw("type")?.location ?? parameter.location, diagnostics: diagnostics)
+            }
             parameter.rejectUnknownKeys()
-            if let label, let parameterName, let type { parameters.append(FacadeParameter(label: label, name: parameterName, type: type)) }
+            if let label, label == "_" || checkedLabel != nil, let parameterName, let type {
+                parameters.append(FacadeParameter(label: checkedLabel, name: parameterName, type: type))
+            }
         }
         let method = Method(
-            swift: swift ?? FunctionName(base: "_", labels: []), kind: kind ?? .async,
+            swift: swift ?? FunctionName("_invalid()")!, kind: kind ?? .async,
             isStatic: reader.bool("static") ?? false, throwing: reader.bool("throws") ?? true,
-            parameters: parameters, returns: reader.string("returns"),
+            parameters: parameters,
+            returns: reader.string("returns").flatMap { Naming.typeExpression($0, "'returns'", at: reader.raw("returns")?.location ?? reader.location, diagnostics: diagnostics) },
             completion: name("completion"), objc: name("objc"), doc: reader.string("doc"), location: node.location
         )
         reader.rejectUnknownKeys()
@@ -121,7 +132,7 @@ struct FacadesSpec {
 
         let where_ = "method '\(swift)' of '\(owner)'"
         if swift.labels != parameters.map(\.label) {
-            diagnostics.error("the labels of \(where_) do not match its parameters (\(parameters.map { "\($0.label):" }.joined()))", at: method.location)
+            diagnostics.error("the labels of \(where_) do not match its parameters (\(parameters.map { "\($0.label?.bare ?? "_"):" }.joined()))", at: method.location)
         }
         switch method.kind {
         case .async:
@@ -149,36 +160,4 @@ struct FacadesSpec {
         }
         return method
     }
-}
-
-/// A Swift function name such as `enroll(with:displayName:)`; `_` is an
-/// unlabeled argument.
-struct FunctionName: Equatable, CustomStringConvertible {
-    var base: String
-    var labels: [String]
-
-    init(base: String, labels: [String]) {
-        self.base = base
-        self.labels = labels
-    }
-
-    init?(_ text: String) {
-        guard let open = text.firstIndex(of: "("), text.hasSuffix(")") else { return nil }
-        let base = String(text[..<open])
-        let inside = text[text.index(after: open)..<text.index(before: text.endIndex)]
-        guard Naming.isIdentifier(base) else { return nil }
-        var labels: [String] = []
-        if !inside.isEmpty {
-            guard inside.hasSuffix(":") else { return nil }
-            for label in inside.dropLast().split(separator: ":", omittingEmptySubsequences: false) {
-                let label = String(label)
-                guard label == "_" || Naming.isIdentifier(label) else { return nil }
-                labels.append(label)
-            }
-        }
-        self.base = base
-        self.labels = labels
-    }
-
-    var description: String { "\(base)(\(labels.map { "\($0):" }.joined()))" }
 }

@@ -29,16 +29,13 @@ struct OpenAPIParser {
         }
         var title = ""
         var description: String?
-        var clientName = ""
+        var clientName = SwiftName.placeholder
         if let info = reader.mapping("info", required: true) {
             title = info.string("title", required: true) ?? ""
             description = info.string("description")
-            if let name = info.string("x-swift-client", required: true) {
-                if Naming.isIdentifier(name) {
-                    clientName = name
-                } else {
-                    diagnostics.error("'x-swift-client' must be a Swift identifier, found '\(name)'", at: info.raw("x-swift-client")?.location ?? info.location)
-                }
+            if let name = info.string("x-swift-client", required: true),
+                let checked = Naming.identifier(name, "'x-swift-client'", role: .type, at: info.raw("x-swift-client")?.location ?? info.location, diagnostics: diagnostics) {
+                clientName = checked
             }
         }
         var serverURL = ""
@@ -72,11 +69,8 @@ struct OpenAPIParser {
         if let schemaComponents = components?.mapping("schemas") {
             for name in schemaComponents.keys {
                 guard let node = schemaComponents.raw(name) else { continue }
-                if !Naming.isIdentifier(name) {
-                    diagnostics.error("schema name '\(name)' is not a Swift identifier", at: schemaComponents.keyLocation(name) ?? node.location)
-                    continue
-                }
-                if let schema = parseSchema(name, node) { schemas.append(schema) }
+                guard let swiftName = Naming.identifier(name, "schema name", role: .type, at: schemaComponents.keyLocation(name) ?? node.location, diagnostics: diagnostics) else { continue }
+                if let schema = parseSchema(swiftName, node) { schemas.append(schema) }
             }
         }
         return APIDocument(
@@ -130,11 +124,9 @@ struct OpenAPIParser {
         var operations: [Operation] = []
         for method in Self.httpMethods {
             guard let operation = item.mapping(method) else { continue }
-            guard let id = operation.string("operationId", required: true) else { continue }
-            guard Naming.isIdentifier(id) else {
-                diagnostics.error("operationId '\(id)' is not a Swift identifier", at: operation.raw("operationId")?.location ?? operation.location)
-                continue
-            }
+            guard let operationID = operation.string("operationId", required: true),
+                let id = Naming.identifier(operationID, "operationId", at: operation.raw("operationId")?.location ?? operation.location, diagnostics: diagnostics)
+            else { continue }
             var parameters = shared
             for parameter in (operation.list("parameters") ?? []).compactMap({ parseParameter($0, components: parameterComponents) }) {
                 parameters.removeAll { $0.0 == parameter.0 && $0.1.name == parameter.1.name }
@@ -148,14 +140,13 @@ struct OpenAPIParser {
             for parameter in declaredPath where !pathNames.contains(parameter.name) {
                 diagnostics.error("path parameter '\(parameter.name)' does not appear in '\(path)'", at: operation.location)
             }
-            var requestBody: String?
-            var acceptsFormBody = false
+            var requestBody: SchemaReference?
+            var bodyEncoding = BodyEncoding.json
             if let body = operation.mapping("requestBody") {
-                requestBody = jsonSchemaReference(body, what: "request body of '\(id)'")
-                acceptsFormBody = body.raw("content")?.mappingEntries?.contains { $0.key == "application/x-www-form-urlencoded" } ?? false
+                (requestBody, bodyEncoding) = requestBodyReference(body, what: "request body of '\(id)'")
             }
-            var response: String?
-            var errorResponse: String?
+            var response: SchemaReference?
+            var errorResponse: SchemaReference?
             if let responses = operation.mapping("responses", required: true) {
                 for code in responses.keys {
                     guard var responseNode = responses.raw(code) else { continue }
@@ -181,7 +172,7 @@ struct OpenAPIParser {
                     summary: operation.string("summary") ?? operation.string("description"),
                     pathParameters: parameters.filter { $0.0 == "path" }.map(\.1),
                     queryParameters: parameters.filter { $0.0 == "query" }.map(\.1),
-                    requestBody: requestBody, acceptsFormBody: acceptsFormBody, response: response, errorResponse: errorResponse,
+                    requestBody: requestBody, bodyEncoding: bodyEncoding, response: response, errorResponse: errorResponse,
                     location: item.keyLocation(method) ?? operation.location
                 )
             )
@@ -236,41 +227,71 @@ struct OpenAPIParser {
         if place == "path" && !required {
             diagnostics.error("path parameter '\(name)' must be required", at: reader.location)
         }
-        return (place, Parameter(name: name, required: required, description: reader.string("description")))
+        let explicit = reader.string("x-swift-name")
+        guard let swiftName = Naming.identifier(explicit ?? Naming.camelCase(name), explicit == nil ? "the Swift form of parameter '\(name)'" : "x-swift-name of parameter '\(name)'",
+                                                role: .member, at: reader.raw("x-swift-name")?.location ?? reader.keyLocation("name") ?? reader.location, diagnostics: diagnostics)
+        else { return nil }
+        return (place, Parameter(name: name, swiftName: swiftName, required: required, description: reader.string("description")))
     }
 
-    /// The schema name behind `content: application/json: schema: $ref`.
-    private func jsonSchemaReference(_ holder: MappingReader, what: String) -> String? {
+    static let jsonMediaType = "application/json"
+    static let formMediaType = "application/x-www-form-urlencoded"
+
+    /// A request body: its schema, and whether it is JSON, a form or either.
+    /// A form body has the same schema as JSON would (flat, scalar fields).
+    private func requestBodyReference(_ holder: MappingReader, what: String) -> (SchemaReference?, BodyEncoding) {
+        guard let content = holder.mapping("content", required: true) else { return (nil, .json) }
+        let json = content.has(Self.jsonMediaType)
+        let form = content.has(Self.formMediaType)
+        for mediaType in content.keys where mediaType != Self.jsonMediaType && mediaType != Self.formMediaType {
+            diagnostics.error("\(what) has content '\(mediaType)'; only '\(Self.jsonMediaType)' and '\(Self.formMediaType)' are supported", at: content.keyLocation(mediaType) ?? content.location)
+        }
+        let encoding: BodyEncoding = json ? (form ? .jsonOrForm : .json) : .form
+        let reference = schemaReference(holder, mediaType: json ? Self.jsonMediaType : Self.formMediaType, what: what)
+        if json && form, let formReference = schemaReference(holder, mediaType: Self.formMediaType, what: what), formReference.name != reference?.name {
+            diagnostics.error("the form and JSON forms of \(what) must use the same schema", at: formReference.location)
+        }
+        return (reference, encoding)
+    }
+
+    /// The schema behind `content: application/json: schema: $ref`.
+    private func jsonSchemaReference(_ holder: MappingReader, what: String) -> SchemaReference? {
+        schemaReference(holder, mediaType: Self.jsonMediaType, what: what)
+    }
+
+    private func schemaReference(_ holder: MappingReader, mediaType: String, what: String) -> SchemaReference? {
         if holder.has("$ref") {
             diagnostics.error("references to request bodies are not supported in \(what)", at: holder.keyLocation("$ref") ?? holder.location)
             return nil
         }
         guard let content = holder.mapping("content", required: true) else { return nil }
-        guard let json = content.mapping("application/json") else {
-            diagnostics.error("\(what) has no 'application/json' content", at: content.location)
+        guard let body = content.mapping(mediaType) else {
+            diagnostics.error("\(what) has no '\(mediaType)' content", at: content.location)
             return nil
         }
-        guard let schema = json.raw("schema") else {
-            diagnostics.error("\(what) has no schema", at: json.location)
+        guard let schema = body.raw("schema") else {
+            diagnostics.error("\(what) has no schema", at: body.location)
             return nil
         }
-        guard let entries = schema.mappingEntries, let ref = entries.first(where: { $0.key == "$ref" })?.value.scalar else {
+        guard let entries = schema.mappingEntries, let ref = entries.first(where: { $0.key == "$ref" }) else {
             diagnostics.error("\(what) must reference a component schema with $ref", at: schema.location)
             return nil
         }
-        return schemaName(fromReference: ref, at: schema.location)
+        guard let text = ref.value.scalar, let name = schemaName(fromReference: text, at: ref.value.location) else { return nil }
+        return SchemaReference(name: name, location: ref.value.location)
     }
 
-    private func schemaName(fromReference ref: String, at location: SourceLocation) -> String? {
+    /// The schema a `$ref` names, checked as a Swift type name at the reference.
+    private func schemaName(fromReference ref: String, at location: SourceLocation) -> SwiftName? {
         let prefix = "#/components/schemas/"
         guard ref.hasPrefix(prefix) else {
             diagnostics.error("unsupported reference '\(ref)'; only local references '\(prefix)NAME' are supported", at: location)
             return nil
         }
-        return String(ref.dropFirst(prefix.count))
+        return Naming.identifier(String(ref.dropFirst(prefix.count)), "referenced schema name", role: .type, at: location, diagnostics: diagnostics)
     }
 
-    private func parseSchema(_ name: String, _ node: YAMLValue) -> Schema? {
+    private func parseSchema(_ name: SwiftName, _ node: YAMLValue) -> Schema? {
         guard let reader = MappingReader(node, context: "schema '\(name)'", diagnostics: diagnostics) else { return nil }
         rejectUnsupportedKeywords(reader, owner: "schema '\(name)'")
         let description = reader.string("description")
@@ -310,11 +331,17 @@ struct OpenAPIParser {
                 diagnostics.error("top-level string schema '\(name)' must list its 'enum' values", at: reader.location)
                 return nil
             }
-            var seen: Set<String> = []
-            for value in values where !seen.insert(Naming.camelCase(value)).inserted {
-                diagnostics.error("enum values of '\(name)' clash on the Swift name '\(Naming.camelCase(value))'", at: reader.keyLocation("enum") ?? reader.location)
+            var seen: Set<SwiftName> = []
+            var enumValues: [EnumValue] = []
+            let location = reader.keyLocation("enum") ?? reader.location
+            for value in values {
+                guard let swiftName = Naming.identifier(Naming.camelCase(value), "the Swift form of enum value '\(value)' of '\(name)'", at: location, diagnostics: diagnostics) else { continue }
+                if !seen.insert(swiftName).inserted || swiftName.bare == "allKnownValues" || swiftName.bare == "rawValue" || swiftName.bare == "description" {
+                    diagnostics.error("enum values of '\(name)' clash on the Swift name '\(swiftName)'", at: location)
+                }
+                enumValues.append(EnumValue(wire: value, swiftName: swiftName))
             }
-            return Schema(name: name, description: description, kind: .stringEnum(values: values), errorBody: nil, location: node.location)
+            return Schema(name: name, description: description, kind: .stringEnum(values: enumValues), errorBody: nil, location: node.location)
         case nil:
             return nil
         default:
@@ -339,13 +366,14 @@ struct OpenAPIParser {
         return found
     }
 
-    private func parseProperty(_ wireName: String, _ node: YAMLValue, required: Bool, owner: String) -> Property? {
+    private func parseProperty(_ wireName: String, _ node: YAMLValue, required: Bool, owner: SwiftName) -> Property? {
         guard let reader = MappingReader(node, context: "property '\(wireName)' of '\(owner)'", diagnostics: diagnostics) else { return nil }
-        let swiftName = reader.string("x-swift-name") ?? Naming.camelCase(wireName)
-        guard Naming.isIdentifier(swiftName) else {
-            diagnostics.error("property '\(wireName)' of '\(owner)' has no usable Swift name; set 'x-swift-name'", at: reader.location)
-            return nil
-        }
+        let explicit = reader.string("x-swift-name")
+        guard let swiftName = Naming.identifier(
+            explicit ?? Naming.camelCase(wireName),
+            explicit == nil ? "the Swift form of property '\(wireName)' of '\(owner)'" : "x-swift-name of property '\(wireName)' of '\(owner)'",
+            role: .member, at: reader.raw("x-swift-name")?.location ?? node.location, diagnostics: diagnostics)
+        else { return nil }
         guard let type = parseType(reader, owner: "property '\(wireName)' of '\(owner)'") else { return nil }
         return Property(
             wireName: wireName, swiftName: swiftName, type: type, required: required,

@@ -30,7 +30,7 @@ struct Renderer {
 
     private mutating func emitDoc(_ doc: String?) {
         guard let doc, !doc.isEmpty else { return }
-        for line in doc.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in Naming.docLines(doc) {
             emit(line.isEmpty ? "///" : "/// \(line)")
         }
     }
@@ -55,18 +55,12 @@ struct Renderer {
 
     private mutating func emitDeclaration(_ declaration: Declaration) {
         switch declaration {
-        case .mark(let text):
-            emit("// MARK: - \(text)")
-        case .typeAlias(let doc, let access, let name, let type):
-            emitDoc(doc)
-            emit("\(Self.prefix(access))typealias \(name) = \(type)")
         case .enumCase(let decl):
             emitDoc(decl.doc)
             emit("case \(decl.name)" + (decl.rawValue.map { " = \($0)" } ?? ""))
         case .type(let decl):
             emitDoc(decl.doc)
-            for attribute in decl.attributes { emit(attribute) }
-            let conformances = decl.conformances.isEmpty ? "" : ": " + decl.conformances.joined(separator: ", ")
+            let conformances = decl.conformances.isEmpty ? "" : ": " + decl.conformances.map(\.text).joined(separator: ", ")
             if decl.members.isEmpty {
                 emit("\(Self.prefix(decl.access))\(decl.kind.rawValue) \(decl.name)\(conformances) {}")
             } else {
@@ -75,13 +69,12 @@ struct Renderer {
                 emit("}")
             }
         case .extension(let decl):
-            let conformances = decl.conformances.isEmpty ? "" : ": " + decl.conformances.joined(separator: ", ")
-            emit("\(Self.prefix(decl.access))extension \(decl.extendedType)\(conformances) {")
+            let conformances = decl.conformances.isEmpty ? "" : ": " + decl.conformances.map(\.text).joined(separator: ", ")
+            emit("extension \(decl.extendedType)\(conformances) {")
             emitMembers(decl.members)
             emit("}")
         case .variable(let decl):
             emitDoc(decl.doc)
-            for attribute in decl.attributes { emit(attribute) }
             var text = "\(Self.prefix(decl.access, isStatic: decl.isStatic))\(decl.isLet ? "let" : "var") \(decl.name)"
             if let type = decl.type { text += ": \(type)" }
             if let value = decl.initialValue { text += " = \(value)" }
@@ -98,14 +91,14 @@ struct Renderer {
             }
         case .function(let decl):
             emitDoc(decl.doc)
-            for attribute in decl.attributes { emit(attribute) }
+            for attribute in decl.attributes { emit(attribute.text) }
             let name: String
             switch decl.kind {
             case .function(let base): name = "func \(base)"
             case .initializer(let failable): name = failable ? "init?" : "init"
             }
             let parameters = decl.parameters.map { parameter -> String in
-                var text = parameter.label.map { $0 == parameter.name ? parameter.name : "\($0) \(parameter.name)" } ?? "_ \(parameter.name)"
+                var text = parameter.label.map { $0 == parameter.name ? parameter.name.text : "\($0) \(parameter.name)" } ?? "_ \(parameter.name)"
                 text += ": \(parameter.type)"
                 if let value = parameter.defaultValue { text += " = \(value)" }
                 return text
@@ -143,14 +136,14 @@ struct Renderer {
 
     private mutating func emitStatement(_ statement: Statement) {
         switch statement {
-        case .line(let text):
-            emit(text)
-        case .block(let header, let body, let closer):
+        case .line(let code):
+            emit(code.text)
+        case .block(let header, let body):
             emit("\(header) {")
             for statement in body {
                 if case .switchCase(let label, let caseBody) = statement {
                     // `case` labels align with their `switch`.
-                    emit(label)
+                    emit(label.text)
                     emitStatements(caseBody)
                 } else {
                     depth += 1
@@ -158,14 +151,14 @@ struct Renderer {
                     depth -= 1
                 }
             }
-            emit(closer)
+            emit("}")
         case .switchCase(let label, let body):
-            emit(label)
+            emit(label.text)
             emitStatements(body)
         case .bracketed(let open, let body, let close):
-            emit(open)
+            emit(open.text)
             emitStatements(body)
-            emit(close)
+            emit(close.text)
         }
     }
 }

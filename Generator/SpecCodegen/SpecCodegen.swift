@@ -117,17 +117,22 @@ public enum SpecCodegen {
                 diagnostics.error("'facades' needs a 'facades' file in the config", at: configLocation)
             }
         }
+        let imports = (config.imports ?? []).compactMap {
+            Naming.identifier($0, "module name in 'imports'", at: configLocation, diagnostics: diagnostics)
+        }
+        let errorType = config.errorType.flatMap {
+            Naming.qualifiedName($0, "'errorType'", at: configLocation, diagnostics: diagnostics)
+        }
         if diagnostics.hasErrors { throw SpecCodegenFailure(diagnostics: diagnostics.sorted) }
 
         let translator = Translator(access: access)
-        let imports = config.imports ?? []
         var files: [OutputFile: SwiftFile] = [:]
         if parts.contains(.types) { files[.types] = translator.typesFile(schemas, imports: imports) }
         if parts.contains(.clients) {
             files[.clients] = translator.clientsFile(documents, imports: imports)
             files[.clientCompletions] = translator.completionsFile(documents, imports: imports)
         }
-        if let errors, let type = config.errorType { files[.errorCodes] = translator.errorCodesFile(errors, typeName: type, imports: imports) }
+        if let errors, let type = errorType { files[.errorCodes] = translator.errorCodesFile(errors, typeName: type, imports: imports) }
         if let facades { files[.facades] = translator.facadesFile(facades, imports: imports) }
         if parts.contains(.server) {
             // Server routes are never public API: at most `package`, like the

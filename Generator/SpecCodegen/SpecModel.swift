@@ -4,7 +4,7 @@ struct APIDocument {
     var title: String
     var description: String?
     /// The Swift name of the client type (`info.x-swift-client`).
-    var clientName: String
+    var clientName: SwiftName
     /// The production base URL, from `servers[0].url`.
     var serverURL: String
     var security: SecurityKind
@@ -22,22 +22,43 @@ enum SecurityKind: Equatable {
 }
 
 struct Operation {
-    var id: String
+    /// The `operationId`, which names the Swift method.
+    var id: SwiftName
     var method: String
     var path: String
     var summary: String?
     var pathParameters: [Parameter]
     var queryParameters: [Parameter]
-    var requestBody: String?
-    /// Whether the body may also come form-encoded (`application/x-www-form-urlencoded`).
-    var acceptsFormBody = false
-    var response: String?
-    var errorResponse: String?
+    var requestBody: SchemaReference?
+    /// How the request body is encoded on the wire.
+    var bodyEncoding: BodyEncoding = .json
+    var response: SchemaReference?
+    var errorResponse: SchemaReference?
+    var location: SourceLocation
+}
+
+/// The media type of a request body.
+enum BodyEncoding: Equatable {
+    /// `application/json` only.
+    case json
+    /// `application/json` or `application/x-www-form-urlencoded`; clients send JSON.
+    case jsonOrForm
+    /// `application/x-www-form-urlencoded` only (an OAuth2 token request):
+    /// clients send a form, servers read one.
+    case form
+}
+
+/// A `$ref` to a component schema, where it was written.
+struct SchemaReference {
+    var name: SwiftName
     var location: SourceLocation
 }
 
 struct Parameter {
+    /// The wire name (`$.xgafv`).
     var name: String
+    /// The Swift name (`xgafv`): `x-swift-name`, or the wire name in camelCase.
+    var swiftName: SwiftName
     var required: Bool
     var description: String?
 }
@@ -45,10 +66,10 @@ struct Parameter {
 struct Schema {
     enum Kind {
         case object(properties: [Property])
-        case stringEnum(values: [String])
+        case stringEnum(values: [EnumValue])
     }
 
-    var name: String
+    var name: SwiftName
     var description: String?
     var kind: Kind
     /// `x-error-body`: how to read the server's error message and reasons.
@@ -72,9 +93,15 @@ struct ErrorBodyPaths: Equatable {
     }
 }
 
+/// One value of a string enum: as sent, and as its Swift constant is named.
+struct EnumValue: Equatable {
+    var wire: String
+    var swiftName: SwiftName
+}
+
 struct Property {
     var wireName: String
-    var swiftName: String
+    var swiftName: SwiftName
     var type: TypeRef
     var required: Bool
     var sensitive: Bool
@@ -89,7 +116,7 @@ indirect enum TypeRef: Equatable {
     case double
     case bool
     case dateTime
-    case reference(String, SourceLocation)
+    case reference(SwiftName, SourceLocation)
     case array(TypeRef)
 
     static func == (lhs: TypeRef, rhs: TypeRef) -> Bool {

@@ -1,8 +1,11 @@
 /// A small model of the Swift the generator emits. The translator builds it,
 /// the renderer turns it into text; neither knows about the other's concerns.
+/// Every name, type and expression is ``Code``, so nothing from the spec gets
+/// in without passing `Naming`'s one validating and one escaping function;
+/// doc text is the only plain `String`, and the renderer makes it comment lines.
 struct SwiftFile {
     var header: String
-    var imports: [String]
+    var imports: [Code]
     var declarations: [Declaration]
 }
 
@@ -12,83 +15,79 @@ indirect enum Declaration {
     case function(FunctionDeclaration)
     case variable(VariableDeclaration)
     case enumCase(EnumCaseDeclaration)
-    case typeAlias(doc: String?, access: AccessModifier?, name: String, type: String)
-    case mark(String)
 }
 
 enum AccessModifier: String {
-    case `public`, `internal`, `fileprivate`, `private`, package
+    case `public`, `internal`, `private`, package
 }
 
 struct TypeDeclaration {
-    enum Kind: String { case `struct`, `enum`, `final class` = "final class", `actor`, `protocol` }
+    enum Kind: String { case `struct`, `enum`, `protocol` }
 
     var doc: String?
-    var attributes: [String] = []
     var access: AccessModifier?
     var kind: Kind
-    var name: String
-    var conformances: [String] = []
+    var name: Code
+    var conformances: [Code] = []
     var members: [Declaration]
 }
 
 struct ExtensionDeclaration {
-    var access: AccessModifier?
-    var extendedType: String
-    var conformances: [String] = []
+    var extendedType: Code
+    var conformances: [Code] = []
     var members: [Declaration]
 }
 
 struct FunctionDeclaration {
-    enum Kind { case function(String), initializer(failable: Bool) }
+    enum Kind { case function(Code), initializer(failable: Bool) }
 
     struct Parameter {
-        var label: String?
-        var name: String
-        var type: String
-        var defaultValue: String?
+        /// nil for an unlabeled parameter (`_ name`).
+        var label: Code?
+        var name: Code
+        var type: Code
+        var defaultValue: Code?
     }
 
     var doc: String?
-    var attributes: [String] = []
+    var attributes: [Code] = []
     var access: AccessModifier?
     var isStatic = false
     var kind: Kind
     var parameters: [Parameter]
     var isAsync = false
     var isThrowing = false
-    var returnType: String?
+    var returnType: Code?
     /// nil for a protocol requirement.
     var body: [Statement]?
 }
 
 struct VariableDeclaration {
     var doc: String?
-    var attributes: [String] = []
     var access: AccessModifier?
     var isStatic = false
     var isLet: Bool
-    var name: String
-    var type: String?
-    var initialValue: String?
+    var name: Code
+    var type: Code?
+    var initialValue: Code?
     /// A computed property's getter; `{ get }` when empty in a protocol.
     var getter: [Statement]?
 }
 
 struct EnumCaseDeclaration {
     var doc: String?
-    var name: String
-    var rawValue: String?
+    var name: Code
+    var rawValue: Code?
 }
 
 indirect enum Statement {
     /// One line of code.
-    case line(String)
+    case line(Code)
     /// `header {` body `}`, e.g. an `if`, a `switch`, a closure.
-    case block(String, [Statement], closer: String = "}")
+    case block(Code, [Statement])
     /// `case …:` followed by an indented body, inside a `switch` block.
-    case switchCase(String, [Statement])
+    case switchCase(Code, [Statement])
     /// An opening line, an indented body and a closing line, verbatim:
     /// array literals, trailing closures (`Route(…) { request in` … `},`).
-    case bracketed(open: String, [Statement], close: String)
+    case bracketed(open: Code, [Statement], close: Code)
 }

@@ -5,10 +5,10 @@ struct Validator {
     let diagnostics: DiagnosticCollector
 
     func validate(_ documents: [APIDocument]) -> [Schema] {
-        var operationIDs: [String: SourceLocation] = [:]
-        var clientNames: [String: String] = [:]
-        var merged: [String: Schema] = [:]
-        var order: [String] = []
+        var operationIDs: [SwiftName: SourceLocation] = [:]
+        var clientNames: [SwiftName: String] = [:]
+        var merged: [SwiftName: Schema] = [:]
+        var order: [SwiftName] = []
         var reportedErrorBodies: Set<String> = []
         for document in documents {
             if let other = clientNames[document.clientName] {
@@ -22,16 +22,22 @@ struct Validator {
                 } else {
                     operationIDs[operation.id] = operation.location
                 }
-                for (role, name) in [("request body", operation.requestBody), ("response", operation.response), ("error response", operation.errorResponse)] {
-                    guard let name else { continue }
+                for (role, reference) in [("request body", operation.requestBody), ("response", operation.response), ("error response", operation.errorResponse)] {
+                    guard let reference else { continue }
+                    let name = reference.name
                     guard let schema = local[name] else {
-                        diagnostics.error("unknown reference '#/components/schemas/\(name)' in the \(role) of '\(operation.id)'", at: operation.location)
+                        diagnostics.error("unknown reference '#/components/schemas/\(name)' in the \(role) of '\(operation.id)'", at: reference.location)
                         continue
                     }
                     if case .stringEnum = schema.kind {
-                        diagnostics.error("the \(role) of '\(operation.id)' must be an object schema, '\(name)' is an enum", at: operation.location)
+                        diagnostics.error("the \(role) of '\(operation.id)' must be an object schema, '\(name)' is an enum", at: reference.location)
                     }
-                    if role == "error response", schema.errorBody == nil, reportedErrorBodies.insert(document.file + name).inserted {
+                    if role == "request body", operation.bodyEncoding != .json, case .object(let properties) = schema.kind {
+                        for property in properties where !property.type.isFormScalar(enums: local) {
+                            diagnostics.error("'\(name)' is sent as a form in '\(operation.id)', so its field '\(property.wireName)' must be a string, an integer or a string enum", at: property.location)
+                        }
+                    }
+                    if role == "error response", schema.errorBody == nil, reportedErrorBodies.insert(document.file + name.bare).inserted {
                         diagnostics.error("error response schema '\(name)' needs 'x-error-body' to say where the message and reasons are", at: schema.location)
                     }
                 }
@@ -54,7 +60,7 @@ struct Validator {
         return order.compactMap { merged[$0] }
     }
 
-    private func checkType(_ type: TypeRef, of property: Property, in schemas: [String: Schema], inArray: Bool = false) {
+    private func checkType(_ type: TypeRef, of property: Property, in schemas: [SwiftName: Schema], inArray: Bool = false) {
         switch type {
         case .reference(let name, let location):
             if schemas[name] == nil {
@@ -74,7 +80,7 @@ struct Validator {
         }
     }
 
-    private func checkErrorBody(_ paths: ErrorBodyPaths, of schema: Schema, in schemas: [String: Schema]) {
+    private func checkErrorBody(_ paths: ErrorBodyPaths, of schema: Schema, in schemas: [SwiftName: Schema]) {
         for (role, path) in [("message", paths.message), ("reasons", paths.reasons)] {
             var current: Schema? = schema
             var arrays = 0
@@ -104,6 +110,21 @@ struct Validator {
             if role == "message" && arrays > 0 || role == "reasons" && arrays > 1 {
                 diagnostics.error("x-error-body \(role) path may cross \(role == "message" ? "no" : "at most one") array", at: paths.location)
             }
+        }
+    }
+}
+
+extension TypeRef {
+    /// Whether a form field can carry it: a form has no nesting, and its
+    /// values are text, which the proto3 JSON decoders read as strings and
+    /// integers (never as booleans or doubles).
+    func isFormScalar(enums schemas: [SwiftName: Schema]) -> Bool {
+        switch self {
+        case .string, .int32, .int64: return true
+        case .reference(let name, _):
+            if case .stringEnum? = schemas[name]?.kind { return true }
+            return false
+        case .double, .bool, .dateTime, .array: return false
         }
     }
 }

@@ -52,11 +52,6 @@ struct YAMLValue {
         return nil
     }
 
-    var isNull: Bool {
-        if case let .scalar(scalar) = node { return scalar.tag.description.hasSuffix(":null") || (scalar.string.isEmpty && scalar.style == .plain) }
-        return false
-    }
-
     var mappingEntries: [(key: String, keyLocation: SourceLocation, value: YAMLValue)]? {
         guard case let .mapping(mapping) = node else { return nil }
         return mapping.map { pair in

@@ -58,6 +58,15 @@ package struct GoldenWidgetsServer: WidgetsService {
     package func getWidget(shelf: String, widget: String, viewMode: String?, request: APIServerRequest) async throws -> Widget {
         Widget(name: "\(shelf)/\(widget)/\(viewMode ?? "-")", createdAt: Date(timeIntervalSince1970: 0))
     }
+
+    package func runOdd(default: String, xgafv: String?, in: String?, body: OddRequest, request: APIServerRequest) async throws -> EmptyResponse {
+        EmptyResponse()
+    }
+
+    /// Echoes the form it was sent, so tests see what the client encoded.
+    package func exchangeForm(_ body: OddRequest, request: APIServerRequest) async throws -> OddRequest {
+        body
+    }
 }
 
 /// A server implementing the golden bearer-token service.

@@ -162,4 +162,130 @@ import Testing
         let diagnostics = SpecCodegen.validate(files: ["x.yaml"], readFile: InMemorySpec(["x.yaml": "hello: world"]).reader())
         #expect(diagnostics.map(\.description) == ["x.yaml:1:1: error: not a spec file: expected an OpenAPI document ('openapi'), an errors file ('codes') or a facades file ('types')"])
     }
+
+    /// A dangling `$ref` in a request body or a response is reported at the
+    /// reference itself, not at the operation.
+    @Test func danglingBodyReferenceIsReportedAtTheReference() {
+        let paths = """
+
+              /a:
+                post:
+                  operationId: doIt
+                  requestBody:
+                    content:
+                      application/json:
+                        schema: {$ref: '#/components/schemas/Missing'}
+                  responses: {'200': {description: ok}}
+            """
+        #expect(failures(document(schemas: "    {}", paths: paths)) == [
+            "api.yaml:17:28: error: unknown reference '#/components/schemas/Missing' in the request body of 'doIt'",
+        ])
+    }
+
+    /// Names that cannot become Swift are errors at their own line, never broken output.
+    @Test func namesThatCannotBecomeSwift() {
+        let paths = """
+
+              /a/{$}:
+                get:
+                  operationId: do-it
+                  responses: {'200': {description: ok}}
+              /b/{x}:
+                get:
+                  operationId: fine
+                  parameters:
+                    - {name: x, in: path, required: true, schema: {type: string}}
+                    - {name: self, in: query, schema: {type: string}}
+                    - {name: "$", in: query, schema: {type: string}}
+                  responses: {'200': {description: ok}}
+            """
+        let spec = document(schemas: """
+                Type:
+                  type: object
+                  description: T.
+                Thing:
+                  type: object
+                  description: T.
+                  properties:
+                    naïve: {type: string, description: N.}
+                    self: {type: string, description: S.}
+                    ok: {type: string, x-swift-name: "bad name", description: O.}
+                Mood:
+                  type: string
+                  description: M.
+                  enum: [HAPPY, "é"]
+            """, paths: paths)
+        let found = failures(spec)
+        for expected in [
+            "error: operationId 'do-it' cannot become a Swift name",
+            "error: the Swift form of parameter 'self' 'self' would clash with a name the generated code uses; set 'x-swift-name'",
+            "error: the Swift form of parameter '$' '' cannot become a Swift name (ASCII letters, digits and '_', not starting with a digit); set 'x-swift-name'",
+            "error: schema name 'Type' cannot name a generated type",
+            "error: the Swift form of property 'naïve' of 'Thing' 'naïve' cannot become a Swift name",
+            "error: the Swift form of property 'self' of 'Thing' 'self' would clash",
+            "error: x-swift-name of property 'ok' of 'Thing' 'bad name' cannot become a Swift name",
+            "error: the Swift form of enum value 'é' of 'Mood' 'é' cannot become a Swift name",
+        ] {
+            #expect(found.contains { $0.contains(expected) }, "missing: \(expected)\nin: \(found)")
+        }
+        #expect(found.allSatisfy { $0.hasPrefix("api.yaml:") }, "\(found)")
+    }
+
+    /// A form body can only carry scalars; the spec says which content it takes.
+    @Test func formBodiesMustBeFlat() {
+        let paths = """
+
+              /token:
+                post:
+                  operationId: token
+                  requestBody:
+                    content:
+                      application/x-www-form-urlencoded:
+                        schema: {$ref: '#/components/schemas/Nested'}
+                  responses: {'200': {description: ok}}
+              /xml:
+                post:
+                  operationId: xml
+                  requestBody:
+                    content:
+                      application/xml:
+                        schema: {$ref: '#/components/schemas/Inner'}
+                  responses: {'200': {description: ok}}
+            """
+        let spec = document(schemas: """
+                Nested:
+                  type: object
+                  description: N.
+                  properties:
+                    inner: {$ref: '#/components/schemas/Inner'}
+                    list: {type: array, items: {type: string}, description: L.}
+                Inner:
+                  type: object
+                  description: I.
+            """, paths: paths)
+        let found = failures(spec)
+        #expect(found.contains { $0.contains("'Nested' is sent as a form in 'token', so its field 'inner' must be a string, an integer or a string enum") }, "\(found)")
+        #expect(found.contains { $0.contains("'Nested' is sent as a form in 'token', so its field 'list' must be") }, "\(found)")
+        #expect(found.contains { $0.contains("request body of 'xml' has content 'application/xml'; only 'application/json' and 'application/x-www-form-urlencoded' are supported") }, "\(found)")
+    }
+
+    /// Facade names and types are checked too: no literal, comment or
+    /// statement can ride in on a type.
+    @Test func facadeNamesAndTypesAreChecked() {
+        let facades = """
+            delivery: "Deliver.run(); evil()"
+            types:
+              - name: Shelf
+                methods:
+                  - swift: widget(named:)
+                    parameters:
+                      - {label: named, name: name, type: "String\\\" + \\\"x"}
+                    returns: "String /* x */"
+                    completion: widget(named:completion:)
+            """
+        let found = InMemorySpec(["api.yaml": document(schemas: "    {}"), "facades.yaml": facades]).failures([.facades], facades: "facades.yaml")
+        #expect(found.contains { $0.contains("'delivery' 'Deliver.run(); evil()' must be a Swift name") }, "\(found)")
+        #expect(found.contains { $0.contains("parameter type 'String") && $0.contains("is not a Swift type") }, "\(found)")
+        #expect(found.contains { $0.contains("'returns' 'String /* x */' is not a Swift type") }, "\(found)")
+    }
 }

@@ -155,5 +155,50 @@ import Testing
             _ = try await revoke.handler(APIServerRequest(method: .delete, headerFields: [:], query: [:], body: Data(), pathParameters: tokenParameters))
         }
     }
-}
 
+    /// A path with `"` and `\(` in the spec, keyword parameter names and
+    /// Google's `$.xgafv`: the generated client sends exactly the spec's path
+    /// and wire names, and the generated route matches it.
+    @Test func hostileNamesAndPathsRoundTrip() async throws {
+        let transport = RecordingTransport(status: 200, body: "{}")
+        let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        _ = try await client.runOdd(default: "d/1", xgafv: "2", in: "x", body: OddRequest(default: "v", kind: .default))
+        let request = try #require(await transport.requests.first)
+        #expect(request.path == #"/v1/odd/d%2F1/say"hi\(x)":run?%24.xgafv=2&in=x&key=k"#)
+        #expect(OddKind.allKnownValues.map(\.rawValue) == ["default", "self", "a\"b", "new\nline", "123start"])
+        let router = APIServerRouter(routes: GoldenWidgetsServer().routes)
+        guard case .found(let route, let parameters) = router.match(method: .post, path: #"/widgets.example.com/v1/odd/d%2F1/say"hi\(x)":run"#) else {
+            Issue.record("no route for the hostile path")
+            return
+        }
+        #expect(route.operationID == "runOdd")
+        #expect(parameters == ["default": "d/1"])
+    }
+
+    /// A form-only operation: the client sends `application/x-www-form-urlencoded`
+    /// with the wire names, and the generated route reads the form back.
+    @Test func formBodiesAreSentAndReadAsForms() async throws {
+        let transport = RecordingTransport(status: 200, body: #"{"default":"a b"}"#)
+        let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let body = OddRequest(default: "a b&c=d", private: 7, selfLink: nil, quoted: "q\"", kind: OddKind(rawValue: "new\nline"))
+        _ = try await client.exchangeForm(body)
+        let request = try #require(await transport.requests.first)
+        #expect(request.headerFields[.contentType] == "application/x-www-form-urlencoded")
+        let sent = try #require(await transport.bodies.first ?? nil)
+        #expect(String(decoding: sent, as: UTF8.self) == "default=a%20b%26c%3Dd&kind=new%0Aline&private=7&quote%22d=q%22")
+
+        let router = APIServerRouter(routes: GoldenWidgetsServer().routes)
+        guard case .found(let route, _) = router.match(method: .post, path: "/widgets.example.com/v1/forms:exchange") else {
+            Issue.record("no route")
+            return
+        }
+        let echoed = try await route.handler(APIServerRequest(
+            method: .post, headerFields: [.contentType: "application/x-www-form-urlencoded"], query: [:], body: sent,
+            acceptsFormBody: route.acceptsFormBody))
+        let decoded = try JSONDecoder().decode(OddRequest.self, from: echoed.body)
+        #expect(decoded.default == "a b&c=d")
+        #expect(decoded.quoted == "q\"")
+        #expect(decoded.private == 7)
+        #expect(decoded.kind == OddKind(rawValue: "new\nline"))
+    }
+}

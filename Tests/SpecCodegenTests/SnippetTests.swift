@@ -281,5 +281,54 @@ import Testing
         #expect(text.contains(#"APIServerRoute(operationID: "grant", method: .post, prefix: "/api.example.com", path: "/v1/token", authorization: .apiKey, acceptsFormBody: true) { request in"#))
         #expect(text.contains("try await APIServerResponse.json(self.grant(request.decodeBody(Body.self), request: request))"))
     }
-}
 
+    /// Spec strings reach the output only as escaped literals or comment
+    /// lines: a path with `"` and `\(`, a summary with a carriage return.
+    @Test func hostilePathsAndTextAreEscaped() throws {
+        let paths = #"""
+
+              '/v1/{default}/x"\(evil)":run':
+                post:
+                  operationId: run
+                  summary: "Line one\r public func injected() {}"
+                  parameters:
+                    - {name: default, in: path, required: true, schema: {type: string}}
+                    - {name: $.xgafv, in: query, schema: {type: string}}
+                  responses: {'200': {description: ok}}
+            """#
+        let spec = document(schemas: "    {}", paths: paths)
+        let clients = try InMemorySpec(["api.yaml": spec]).generate([.clients])[.clients] ?? ""
+        #expect(clients.contains(#"path: "/v1/\(APIPath.escape(`default`))/x\"\\(evil)\":run""#), "\(clients)")
+        #expect(clients.contains(#"query: [("$.xgafv", xgafv)]"#))
+        #expect(clients.contains("public func run(`default`: String, xgafv: String? = nil) async throws -> EmptyResponse {"))
+        #expect(clients.contains("    /// Line one\n    ///  public func injected() {}\n"))
+        #expect(!clients.contains("\r"))
+        let server = try InMemorySpec(["api.yaml": spec]).generate([.server])[.server] ?? ""
+        #expect(server.contains(#"path: "/v1/{default}/x\"\\(evil)\":run""#))
+        #expect(server.contains(#"self.run(default: request.pathParameter("default"), xgafv: request.queryParameter("$.xgafv"), request: request)"#))
+    }
+
+    @Test func formOnlyBodiesAreSentAsForms() throws {
+        let paths = """
+
+              /token:
+                post:
+                  operationId: token
+                  requestBody:
+                    content:
+                      application/x-www-form-urlencoded:
+                        schema: {$ref: '#/components/schemas/Grant'}
+                  responses: {'200': {description: ok}}
+            """
+        let spec = document(schemas: """
+                Grant:
+                  type: object
+                  description: G.
+                  properties:
+                    grant_type: {type: string, description: G.}
+            """, paths: paths)
+        let outputs = try InMemorySpec(["api.yaml": spec]).generate([.types, .clients, .server])
+        #expect(outputs[.clients]?.contains("formBody: body, response: EmptyResponse.self") == true)
+        #expect(outputs[.server]?.contains("acceptsFormBody: true") == true)
+    }
+}

@@ -57,9 +57,32 @@ public struct APIRequestExecutor: Sendable {
         return try await perform(method, path: path, query: query, body: data, response: response, errorBody: errorBody)
     }
 
+    /// Sends a request with a form-encoded body (`application/x-www-form-urlencoded`,
+    /// as the spec says for an OAuth2 token request) and decodes the JSON response.
+    public func send<Body: Encodable & Sendable, Response: Decodable & Sendable>(
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], formBody: Body,
+        response: Response.Type, errorBody: (any ServerErrorBody.Type)?
+    ) async throws -> Response {
+        let data: Data
+        do {
+            data = try FormBody.encode(formBody)
+        } catch let error as IdentityToolkitError {
+            throw error
+        } catch {
+            throw IdentityToolkitError.invalidRequest("cannot encode \(Body.self) as a form")
+        }
+        return try await perform(method, path: path, query: query, body: data, contentType: Self.formContentType, response: response, errorBody: errorBody)
+    }
+
+    static let jsonContentType = "application/json"
+    static let formContentType = "application/x-www-form-urlencoded"
+
     /// The request for `path` and `query`: production or emulator URL form,
     /// credential and configured headers applied.
-    public func makeRequest(_ method: HTTPRequest.Method, path: String, query: [(String, String?)], hasBody: Bool) async throws -> HTTPRequest {
+    /// - Parameter contentType: The body's media type, when `hasBody`.
+    public func makeRequest(
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], hasBody: Bool, contentType: String = "application/json"
+    ) async throws -> HTTPRequest {
         let scheme: String
         let authority: String
         let prefix: String
@@ -96,8 +119,8 @@ public struct APIRequestExecutor: Sendable {
         case .none:
             break
         }
-        fields[.accept] = "application/json"
-        if hasBody { fields[.contentType] = "application/json" }
+        fields[.accept] = Self.jsonContentType
+        if hasBody { fields[.contentType] = contentType }
         var fullPath = prefix + path
         if !items.isEmpty {
             fullPath += "?" + items.map { "\(Self.escapeQuery($0.0))=\(Self.escapeQuery($0.1))" }.joined(separator: "&")
@@ -106,10 +129,10 @@ public struct APIRequestExecutor: Sendable {
     }
 
     private func perform<Response: Decodable & Sendable>(
-        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Data?,
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Data?, contentType: String = jsonContentType,
         response: Response.Type, errorBody: (any ServerErrorBody.Type)?
     ) async throws -> Response {
-        let request = try await makeRequest(method, path: path, query: query, hasBody: body != nil)
+        let request = try await makeRequest(method, path: path, query: query, hasBody: body != nil, contentType: contentType)
         let logger = configuration.logger
         // The path alone: the query may hold the API key.
         let metadata: Logger.Metadata = logsRequests ? ["http.method": "\(method.rawValue)", "http.path": "\(path)"] : [:]

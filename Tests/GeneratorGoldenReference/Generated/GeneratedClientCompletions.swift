@@ -38,6 +38,43 @@ extension WidgetsClient {
     ) -> Task<Void, Never> {
         CompletionBridge.run({ try await self.getWidget(shelf: shelf, widget: widget, viewMode: viewMode) }, completion: completion)
     }
+
+    /// Ends the comment?
+    ///  public func injected() {} */ \(x) "quoted"
+    ///
+    /// `POST /v1/odd/{default}/say"hi\(x)":run`
+    /// - Parameters:
+    ///   - default: A path parameter named like a keyword.
+    ///   - xgafv: Google's error-format parameter.
+    ///   - in: A query parameter named like a keyword.
+    ///   - body: The request body.
+    ///   - completion: Called exactly once, from a task (never the main queue), with the response or the error; a cancelled task completes with `CancellationError`.
+    /// - Returns: The task running the call; cancel it to abandon the call.
+    @discardableResult
+    public func runOdd(
+        `default`: String,
+        xgafv: String? = nil,
+        `in`: String? = nil,
+        body: OddRequest,
+        completion: @escaping @Sendable (Result<EmptyResponse, any Error>) -> Void
+    ) -> Task<Void, Never> {
+        CompletionBridge.run({ try await self.runOdd(default: `default`, xgafv: xgafv, in: `in`, body: body) }, completion: completion)
+    }
+
+    /// Sends a form body (as an OAuth2 token request does).
+    ///
+    /// `POST /v1/forms:exchange`
+    /// - Parameters:
+    ///   - body: The request body, sent as a form.
+    ///   - completion: Called exactly once, from a task (never the main queue), with the response or the error; a cancelled task completes with `CancellationError`.
+    /// - Returns: The task running the call; cancel it to abandon the call.
+    @discardableResult
+    public func exchangeForm(
+        _ body: OddRequest,
+        completion: @escaping @Sendable (Result<OddRequest, any Error>) -> Void
+    ) -> Task<Void, Never> {
+        CompletionBridge.run({ try await self.exchangeForm(body) }, completion: completion)
+    }
 }
 
 extension TokensClient {

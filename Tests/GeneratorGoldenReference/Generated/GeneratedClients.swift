@@ -43,6 +43,34 @@ public struct WidgetsClient: Sendable {
     public func getWidget(shelf: String, widget: String, viewMode: String? = nil) async throws -> Widget {
         try await executor.send(.get, path: "/v1/shelves/\(APIPath.escape(shelf))/widgets/\(APIPath.escape(widget))", query: [("view_mode", viewMode)], response: Widget.self, errorBody: Failure.self)
     }
+
+    /// Ends the comment?
+    ///  public func injected() {} */ \(x) "quoted"
+    ///
+    /// `POST /v1/odd/{default}/say"hi\(x)":run`
+    /// - Parameters:
+    ///   - default: A path parameter named like a keyword.
+    ///   - xgafv: Google's error-format parameter.
+    ///   - in: A query parameter named like a keyword.
+    ///   - body: The request body.
+    /// - Returns: Nothing.
+    public func runOdd(
+        `default`: String,
+        xgafv: String? = nil,
+        `in`: String? = nil,
+        body: OddRequest
+    ) async throws -> EmptyResponse {
+        try await executor.send(.post, path: "/v1/odd/\(APIPath.escape(`default`))/say\"hi\\(x)\":run", query: [("$.xgafv", xgafv), ("in", `in`)], body: body, response: EmptyResponse.self, errorBody: Failure.self)
+    }
+
+    /// Sends a form body (as an OAuth2 token request does).
+    ///
+    /// `POST /v1/forms:exchange`
+    /// - Parameter body: The request body, sent as a form.
+    /// - Returns: The decoded `OddRequest`.
+    public func exchangeForm(_ body: OddRequest) async throws -> OddRequest {
+        try await executor.send(.post, path: "/v1/forms:exchange", query: [], formBody: body, response: OddRequest.self, errorBody: nil)
+    }
 }
 
 /// Tokens

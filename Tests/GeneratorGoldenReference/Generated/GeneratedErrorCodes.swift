@@ -27,7 +27,7 @@ extension GoldenError {
     public static let network: Code = .network
 
     /// An internal error.
-    public static let `internal`: Code = .`internal`
+    public static let `internal`: Code = .internal
 }
 
 extension GoldenError.Code {
@@ -38,7 +38,7 @@ extension GoldenError.Code {
             return "ERROR_BAD_KEY"
         case .network:
             return "ERROR_NETWORK"
-        case .`internal`:
+        case .internal:
             return "ERROR_INTERNAL"
         }
     }
@@ -50,7 +50,7 @@ extension GoldenError.Code {
             return "The key is \"bad\"."
         case .network:
             return "A network error."
-        case .`internal`:
+        case .internal:
             return "An internal error."
         }
     }

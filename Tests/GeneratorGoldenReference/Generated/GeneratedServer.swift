@@ -23,6 +23,23 @@ package protocol WidgetsService: Sendable {
         viewMode: String?,
         request: APIServerRequest
     ) async throws -> Widget
+
+    /// Ends the comment?
+    ///  public func injected() {} */ \(x) "quoted"
+    ///
+    /// `POST /v1/odd/{default}/say"hi\(x)":run`
+    func runOdd(
+        `default`: String,
+        xgafv: String?,
+        `in`: String?,
+        body: OddRequest,
+        request: APIServerRequest
+    ) async throws -> EmptyResponse
+
+    /// Sends a form body (as an OAuth2 token request does).
+    ///
+    /// `POST /v1/forms:exchange`
+    func exchangeForm(_ body: OddRequest, request: APIServerRequest) async throws -> OddRequest
 }
 
 extension WidgetsService {
@@ -34,6 +51,12 @@ extension WidgetsService {
             },
             APIServerRoute(operationID: "getWidget", method: .get, prefix: "/widgets.example.com", path: "/v1/shelves/{shelf}/widgets/{widget}", authorization: .apiKey) { request in
                 try await APIServerResponse.json(self.getWidget(shelf: request.pathParameter("shelf"), widget: request.pathParameter("widget"), viewMode: request.queryParameter("view_mode"), request: request))
+            },
+            APIServerRoute(operationID: "runOdd", method: .post, prefix: "/widgets.example.com", path: "/v1/odd/{default}/say\"hi\\(x)\":run", authorization: .apiKey, acceptsFormBody: true) { request in
+                try await APIServerResponse.json(self.runOdd(default: request.pathParameter("default"), xgafv: request.queryParameter("$.xgafv"), in: request.queryParameter("in"), body: request.decodeBody(OddRequest.self).checkedKnownValues(), request: request))
+            },
+            APIServerRoute(operationID: "exchangeForm", method: .post, prefix: "/widgets.example.com", path: "/v1/forms:exchange", authorization: .apiKey, acceptsFormBody: true) { request in
+                try await APIServerResponse.json(self.exchangeForm(request.decodeBody(OddRequest.self).checkedKnownValues(), request: request))
             },
         ]
     }
@@ -58,6 +81,26 @@ extension TokensService {
                 try await APIServerResponse.json(self.revokeToken(token: request.pathParameter("token"), reason: request.requiredQueryParameter("reason"), request: request))
             },
         ]
+    }
+}
+
+extension OddRequest {
+    /// The wire path of the first field whose value the spec's enum does not list, if any.
+    func firstUnknownValue(at path: String) -> String? {
+        if let value = self.kind {
+            if !OddKind.allKnownValues.contains(value) {
+                return path + "kind"
+            }
+        }
+        return nil
+    }
+
+    /// Self, or 400 `INVALID_ARGUMENT` naming a field whose value the spec does not list.
+    func checkedKnownValues() throws -> Self {
+        if let field = firstUnknownValue(at: "") {
+            throw APIServerError.invalidArgument("invalid value for \(field)")
+        }
+        return self
     }
 }
 

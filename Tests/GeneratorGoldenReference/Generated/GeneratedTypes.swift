@@ -142,6 +142,101 @@ public struct Marker: Codable, Hashable, Sendable {
     }
 }
 
+/// Enum values that are keywords or odd.
+///
+/// An open set: unknown wire values decode and round-trip unchanged.
+public struct OddKind: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {
+    /// The value as sent on the wire.
+    public var rawValue: String
+
+    /// Wraps a wire value; values this version does not know are kept as they are.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// `default`
+    public static let `default` = OddKind(rawValue: "default")
+
+    /// `self`
+    public static let `self` = OddKind(rawValue: "self")
+
+    /// `a"b`
+    public static let aB = OddKind(rawValue: "a\"b")
+
+    /// `new
+    /// line`
+    public static let newLine = OddKind(rawValue: "new\nline")
+
+    /// `123start`
+    public static let _123start = OddKind(rawValue: "123start")
+
+    /// Every value the spec lists.
+    public static let allKnownValues: [OddKind] = [.default, .`self`, .aB, .newLine, ._123start]
+
+    public var description: String {
+        rawValue
+    }
+}
+
+/// Fields whose names are keywords or odd; "quotes" and \(interpolation) in text.
+public struct OddRequest: Codable, Hashable, Sendable {
+    /// A keyword as a field name.
+    public var `default`: String?
+
+    /// Another keyword.
+    public var `private`: Int32?
+
+    /// A name that would shadow self (renamed).
+    public var selfLink: String?
+
+    /// A wire name with a quote.
+    public var quoted: String?
+
+    /// Enum values that are keywords or odd.
+    public var kind: OddKind?
+
+    /// Creates a value; optional fields default to absent.
+    public init(
+        `default`: String? = nil,
+        `private`: Int32? = nil,
+        selfLink: String? = nil,
+        quoted: String? = nil,
+        kind: OddKind? = nil
+    ) {
+        self.default = `default`
+        self.private = `private`
+        self.selfLink = selfLink
+        self.quoted = quoted
+        self.kind = kind
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case `default`
+        case `private`
+        case selfLink = "self"
+        case quoted = "quote\"d"
+        case kind
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.default = try container.decodeIfPresent(String.self, forKey: .default)
+        self.private = try container.decodeIfPresent(ProtoInt32.self, forKey: .private)?.value
+        self.selfLink = try container.decodeIfPresent(String.self, forKey: .selfLink)
+        self.quoted = try container.decodeIfPresent(String.self, forKey: .quoted)
+        self.kind = try container.decodeIfPresent(OddKind.self, forKey: .kind)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(self.default, forKey: .default)
+        try container.encodeIfPresent(`private`.map(ProtoInt32.init), forKey: .private)
+        try container.encodeIfPresent(self.selfLink, forKey: .selfLink)
+        try container.encodeIfPresent(self.quoted, forKey: .quoted)
+        try container.encodeIfPresent(self.kind, forKey: .kind)
+    }
+}
+
 /// A part of a widget.
 public struct Part: Codable, Hashable, Sendable {
     /// The part id.

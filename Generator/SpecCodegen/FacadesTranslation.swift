@@ -1,0 +1,60 @@
+/// `facades.yaml`: completion-handler twins of hand-written async methods and
+/// their Objective-C-style names, each a one-line call of the Swift method.
+extension Translator {
+    func facadesFile(_ spec: FacadesSpec, imports: [SwiftName]) -> SwiftFile {
+        var declarations: [Declaration] = []
+        for type in spec.types {
+            var members: [Declaration] = []
+            for method in type.methods {
+                let parameters = method.parameters.map { FunctionDeclaration.Parameter(label: $0.label.map { "\($0)" }, name: "\($0.name)", type: $0.type) }
+                let receiver: Code = method.isStatic ? "Self" : "self"
+                let swiftCall = Code.call(Code.member(receiver, method.swift.base), forwardedArguments(parameters))
+                switch method.kind {
+                case .async:
+                    guard let completion = method.completion else { continue }
+                    let completionType: Code
+                    let adapter: Code
+                    if let returns = method.returns {
+                        completionType = "@escaping @Sendable (\(returns)?, (any Error)?) -> Void"
+                        adapter = "completion"
+                    } else {
+                        completionType = "@escaping @Sendable ((any Error)?) -> Void"
+                        adapter = "{ (_: Void?, error: (any Error)?) in completion(error) }"
+                    }
+                    let twinParameters = relabel(parameters, completion.labels)
+                        + [FunctionDeclaration.Parameter(label: completion.labels.last.flatMap { $0.map { "\($0)" } }, name: "completion", type: completionType)]
+                    let tryKeyword: Code = method.throwing ? "try " : ""
+                    members.append(.function(FunctionDeclaration(
+                        doc: (method.doc.map { "\($0)\n\n" } ?? "") + "Completion-handler form of ``\(method.swift)``.\n- Parameter completion: Called exactly once, as `\(spec.delivery)` documents.",
+                        access: access, isStatic: method.isStatic, kind: .function("\(completion.base)"), parameters: twinParameters,
+                        body: [.line("\(spec.delivery)({ \(tryKeyword)await \(swiftCall) }, completion: \(adapter))")]
+                    )))
+                    if let objc = method.objc {
+                        let twinCall = Code.call(Code.member(receiver, completion.base), forwardedArguments(twinParameters))
+                        members.append(.function(FunctionDeclaration(
+                            doc: "Objective-C-style name of ``\(completion)``.", access: access, isStatic: method.isStatic,
+                            kind: .function("\(objc.base)"), parameters: relabel(twinParameters, objc.labels), body: [.line(twinCall)]
+                        )))
+                    }
+                case .sync:
+                    guard let objc = method.objc else { continue }
+                    let tryKeyword: Code = method.throwing ? "try " : ""
+                    members.append(.function(FunctionDeclaration(
+                        doc: "Objective-C-style name of ``\(method.swift)``.", access: access, isStatic: method.isStatic,
+                        kind: .function("\(objc.base)"), parameters: relabel(parameters, objc.labels), isThrowing: method.throwing, returnType: method.returns,
+                        body: [.line("\(tryKeyword)\(swiftCall)")]
+                    )))
+                }
+            }
+            declarations.append(.extension(ExtensionDeclaration(extendedType: "\(type.name)", members: members)))
+        }
+        return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports), declarations: declarations)
+    }
+
+    /// The same parameters under another function name's labels.
+    private func relabel(_ parameters: [FunctionDeclaration.Parameter], _ labels: [SwiftName?]) -> [FunctionDeclaration.Parameter] {
+        zip(parameters, labels).map { parameter, label in
+            FunctionDeclaration.Parameter(label: label.map { "\($0)" }, name: parameter.name, type: parameter.type)
+        }
+    }
+}

@@ -1,0 +1,175 @@
+/// Servers: one service protocol per document with its route table, and the
+/// known-value checks that keep requests within the spec's enums.
+extension Translator {
+    func serverFile(_ documents: [APIDocument], schemas: [Schema], imports: [SwiftName]) -> SwiftFile {
+        let checked = Self.schemasReachingEnums(schemas)
+        let snakeCased = Self.schemasReachingSnakeCaseNames(schemas)
+        var declarations: [Declaration] = []
+        for document in documents {
+            let service: Code = "\(document.clientName.serviceName)"
+            var requirements: [Declaration] = []
+            var routes: [Statement] = []
+            let (prefix, basePath) = Self.hostPrefix(document.serverURL)
+            for operation in document.operations {
+                let response: Code = operation.response.map { "\($0.name)" } ?? "EmptyResponse"
+                var parameters = operationParameters(operation).map { parameter in
+                    FunctionDeclaration.Parameter(label: parameter.label, name: parameter.name, type: parameter.type)
+                }
+                parameters.append(.init(label: "request", name: "request", type: "APIServerRequest"))
+                requirements.append(.function(FunctionDeclaration(
+                    doc: docText(operation.summary) + "\n\n`\(operation.method) \(operation.path)`",
+                    kind: .function("\(operation.id)"), parameters: parameters, isAsync: true, isThrowing: true, returnType: response
+                )))
+                var arguments: [(label: Code?, value: Code)] = []
+                for parameter in operation.pathParameters {
+                    arguments.append(("\(parameter.swiftName)", "request.pathParameter(\(literal: parameter.name))"))
+                }
+                for parameter in operation.queryParameters {
+                    let accessor: Code = parameter.required ? "requiredQueryParameter" : "queryParameter"
+                    arguments.append(("\(parameter.swiftName)", "request.\(accessor)(\(literal: parameter.name))"))
+                }
+                if let body = operation.requestBody {
+                    let check: Code = checked.contains(body.name) ? ".checkedKnownValues()" : ""
+                    let snake: Code = snakeCased.contains(body.name) ? ", snakeCaseWireNames: true" : ""
+                    arguments.append((arguments.isEmpty ? nil : "body", "request.decodeBody(\(body.name).self\(snake))\(check)"))
+                }
+                arguments.append(("request", "request"))
+                let authorization: Code
+                switch document.security {
+                case .bearer: authorization = ".bearer"
+                case .none: authorization = ".none"
+                case .apiKeyQuery: authorization = ".apiKey"
+                }
+                let form: Code = operation.bodyEncoding == .json ? "" : ", acceptsFormBody: true"
+                let method = methodCase(operation.method)
+                let call = Code.call(Code.member("self", operation.id), arguments)
+                routes.append(.bracketed(
+                    open: "APIServerRoute(operationID: \(literal: operation.id.bare), method: \(method), prefix: \(literal: prefix), path: \(literal: basePath + operation.path), authorization: \(authorization)\(form)) { request in",
+                    [.line("try await APIServerResponse.json(\(call))")],
+                    close: "},"
+                ))
+            }
+            declarations.append(.type(TypeDeclaration(
+                doc: "The server side of \(document.clientName): one requirement per operation of the spec.\n\nA server (such as the emulator) implements it and serves ``routes``, which\ndecode each request and encode each response as the spec says.",
+                access: access, kind: .protocol, name: service, conformances: ["Sendable"], members: requirements
+            )))
+            declarations.append(.extension(ExtensionDeclaration(extendedType: service, members: [
+                .variable(VariableDeclaration(
+                    doc: "The routes of this API, matched below the emulator prefix `\(prefix)`.", access: access, isLet: false,
+                    name: "routes", type: "[APIServerRoute]", getter: [.bracketed(open: "[", routes, close: "]")]
+                )),
+            ])))
+        }
+        declarations += knownValueChecks(schemas, checked: checked)
+        return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports), declarations: declarations)
+    }
+
+    /// Object schemas with a snake_case wire name, directly or through their fields.
+    static func schemasReachingSnakeCaseNames(_ schemas: [Schema]) -> Set<SwiftName> {
+        schemasReaching(schemas) { schema in
+            guard case .object(let properties) = schema.kind else { return false }
+            return properties.contains { $0.wireName.contains("_") }
+        }
+    }
+
+    /// Object schemas that hold an enum, directly or through their fields.
+    static func schemasReachingEnums(_ schemas: [Schema]) -> Set<SwiftName> {
+        schemasReaching(schemas) { schema in
+            if case .stringEnum = schema.kind { return true }
+            return false
+        }
+    }
+
+    /// Object schemas that are `base`, or reach one through their fields.
+    private static func schemasReaching(_ schemas: [Schema], base: (Schema) -> Bool) -> Set<SwiftName> {
+        let byName = Dictionary(schemas.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var result: Set<SwiftName> = []
+        var changed = true
+        func target(_ type: TypeRef) -> SwiftName? {
+            switch type {
+            case .reference(let name, _): return name
+            case .array(let element): return target(element)
+            default: return nil
+            }
+        }
+        let seeds = Set(schemas.filter(base).map(\.name))
+        while changed {
+            changed = false
+            for schema in schemas where !result.contains(schema.name) {
+                guard case .object(let properties) = schema.kind else { continue }
+                let reaches = (seeds.contains(schema.name) && !isEnum(schema)) || properties.contains { property in
+                    guard let name = target(property.type), let referenced = byName[name] else { return false }
+                    if seeds.contains(name) && isEnum(referenced) { return true }
+                    return result.contains(name)
+                }
+                if reaches {
+                    result.insert(schema.name)
+                    changed = true
+                }
+            }
+        }
+        return result
+    }
+
+    /// For servers: open enums decode any value, but a request may only use
+    /// the values the spec lists. One check per object schema that reaches an enum.
+    private func knownValueChecks(_ schemas: [Schema], checked: Set<SwiftName>) -> [Declaration] {
+        let enums = Set(schemas.compactMap { schema -> SwiftName? in
+            if case .stringEnum = schema.kind { return schema.name }
+            return nil
+        })
+        var declarations: [Declaration] = []
+        for schema in schemas.sorted(by: { $0.name < $1.name }) where checked.contains(schema.name) {
+            guard case .object(let properties) = schema.kind else { continue }
+            var body: [Statement] = []
+            for property in properties {
+                let stored = Code.member("self", property.swiftName)
+                let value: Code = property.required ? stored : "(\(stored))"
+                func check(_ element: Code, _ type: TypeRef, _ path: Code) -> Statement? {
+                    guard case .reference(let target, _) = type else { return nil }
+                    if enums.contains(target) {
+                        return .block("if !\(target).allKnownValues.contains(\(element))", [.line("return \(path)")])
+                    }
+                    if checked.contains(target) {
+                        return .block("if let found = \(element).firstUnknownValue(at: \(path) + \".\")", [.line("return found")])
+                    }
+                    return nil
+                }
+                let path: Code = "path + \(literal: property.wireName)"
+                switch property.type {
+                case .array(let element):
+                    if let inner = check("element", element, "\(path) + \"[\\(index)]\"") {
+                        let list: Code = property.required ? value : "\(value) ?? []"
+                        body.append(.block("for (index, element) in (\(list)).enumerated()", [inner]))
+                    }
+                default:
+                    if property.required {
+                        if let statement = check(value, property.type, path) { body.append(statement) }
+                    } else if let statement = check("value", property.type, path) {
+                        body.append(.block("if let value = \(stored)", [statement]))
+                    }
+                }
+            }
+            body.append(.line("return nil"))
+            declarations.append(.extension(ExtensionDeclaration(extendedType: "\(schema.name)", members: [
+                .function(FunctionDeclaration(
+                    doc: "The wire path of the first field whose value the spec's enum does not list, if any.",
+                    kind: .function("firstUnknownValue"), parameters: [.init(label: "at", name: "path", type: "String")],
+                    returnType: "String?", body: body)),
+                .function(FunctionDeclaration(
+                    doc: "Self, or 400 `INVALID_ARGUMENT` naming a field whose value the spec does not list.",
+                    kind: .function("checkedKnownValues"), parameters: [], isThrowing: true, returnType: "Self",
+                    body: [
+                        .block("if let field = firstUnknownValue(at: \"\")", [.line("throw APIServerError.invalidArgument(\"invalid value for \\(field)\")")]),
+                        .line("return self"),
+                    ])),
+            ])))
+        }
+        return declarations
+    }
+
+    private static func isEnum(_ schema: Schema) -> Bool {
+        if case .stringEnum = schema.kind { return true }
+        return false
+    }
+}

@@ -1,0 +1,220 @@
+/// Models: one Codable struct per object schema, one open struct per string
+/// enum, with redaction, error-body readers and field-mask paths as the
+/// spec's extensions ask.
+extension Translator {
+    func typesFile(_ schemas: [Schema], imports: [SwiftName]) -> SwiftFile {
+        let descriptions = Dictionary(schemas.map { ($0.name, $0.description) }, uniquingKeysWith: { first, _ in first })
+        var declarations: [Declaration] = []
+        for schema in schemas.sorted(by: { $0.name < $1.name }) {
+            switch schema.kind {
+            case .stringEnum(let values):
+                declarations.append(.type(enumType(schema, values)))
+            case .object(let properties):
+                declarations.append(.type(objectType(schema, properties, descriptions: descriptions)))
+                if properties.contains(where: \.sensitive) {
+                    declarations.append(.extension(redactingExtension(schema.name, properties)))
+                }
+                if let paths = schema.errorBody {
+                    declarations.append(.extension(errorBodyExtension(schema, paths, in: schemas)))
+                }
+                if schema.fieldMask {
+                    declarations.append(.extension(fieldPathExtension(schema.name, properties)))
+                }
+            }
+        }
+        return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports), declarations: declarations)
+    }
+
+    /// `Type.FieldPath`: the update-mask path of each field, as the wire
+    /// names it, so that no hand-written code spells a mask.
+    private func fieldPathExtension(_ name: SwiftName, _ properties: [Property]) -> ExtensionDeclaration {
+        let paths = properties.map { property in
+            Declaration.variable(VariableDeclaration(
+                doc: "`\(property.wireName)`", access: access, isStatic: true, isLet: true,
+                name: "\(property.swiftName)", type: nil, initialValue: .literal(property.wireName)))
+        }
+        return ExtensionDeclaration(extendedType: "\(name)", members: [.type(TypeDeclaration(
+            doc: "The update-mask paths of this type's fields (`updateMask`), as the wire names them; a nested field is `parent + \".\" + child`.",
+            access: access, kind: .enum, name: "FieldPath", members: paths))])
+    }
+
+    private func enumType(_ schema: Schema, _ values: [EnumValue]) -> TypeDeclaration {
+        var members: [Declaration] = [
+            .variable(VariableDeclaration(doc: "The value as sent on the wire.", access: access, isLet: false, name: "rawValue", type: "String")),
+            .function(FunctionDeclaration(
+                doc: "Wraps a wire value; values this version does not know are kept as they are.",
+                access: access, kind: .initializer(failable: false),
+                parameters: [.init(label: "rawValue", name: "rawValue", type: "String")],
+                body: [.line("self.rawValue = rawValue")]
+            )),
+        ]
+        for value in values {
+            members.append(.variable(VariableDeclaration(
+                doc: "`\(value.wire)`", access: access, isStatic: true, isLet: true,
+                name: "\(value.swiftName)", type: nil,
+                initialValue: "\(schema.name)(rawValue: \(literal: value.wire))"
+            )))
+        }
+        let all: [Code] = values.map { ".\(member: $0.swiftName)" }
+        members.append(.variable(VariableDeclaration(
+            doc: "Every value the spec lists.", access: access, isStatic: true, isLet: true, name: "allKnownValues",
+            type: "[\(schema.name)]", initialValue: "[\(all, separator: ", ")]"
+        )))
+        members.append(.variable(VariableDeclaration(
+            access: access, isLet: false, name: "description", type: "String", getter: [.line("rawValue")]
+        )))
+        return TypeDeclaration(
+            doc: docText(schema.description) + "\n\nAn open set: unknown wire values decode and round-trip unchanged.",
+            access: access, kind: .struct, name: "\(schema.name)",
+            conformances: ["RawRepresentable", "Codable", "Hashable", "Sendable", "CustomStringConvertible"], members: members
+        )
+    }
+
+    private func objectType(_ schema: Schema, _ properties: [Property], descriptions: [SwiftName: String?]) -> TypeDeclaration {
+        var members: [Declaration] = []
+        for property in properties {
+            var doc = docText(property.description ?? referencedDescription(property.type, descriptions))
+            if property.sensitive { doc += "\n\nSensitive: never shown by `description`, `debugDescription` or `dump`." }
+            members.append(.variable(VariableDeclaration(
+                doc: doc, access: access, isLet: false, name: "\(property.swiftName)",
+                type: property.required ? swiftType(property.type) : "\(swiftType(property.type))?"
+            )))
+        }
+        let initParameters = properties.map { property in
+            FunctionDeclaration.Parameter(
+                label: "\(property.swiftName)", name: "\(property.swiftName)",
+                type: property.required ? swiftType(property.type) : "\(swiftType(property.type))?",
+                defaultValue: property.required ? nil : "nil"
+            )
+        }
+        members.append(.function(FunctionDeclaration(
+            doc: "Creates a value; optional fields default to absent.", access: access,
+            kind: .initializer(failable: false), parameters: initParameters,
+            body: properties.map { .line("\(Code.member("self", $0.swiftName)) = \($0.swiftName)") }
+        )))
+        if properties.isEmpty {
+            members.append(.function(FunctionDeclaration(
+                access: access, kind: .initializer(failable: false), parameters: [.init(label: "from", name: "decoder", type: "any Decoder")],
+                isThrowing: true, body: [.line("_ = try decoder.container(keyedBy: AnyCodingKey.self)")]
+            )))
+            members.append(.function(FunctionDeclaration(
+                access: access, kind: .function("encode"), parameters: [.init(label: "to", name: "encoder", type: "any Encoder")],
+                isThrowing: true, body: [.line("_ = encoder.container(keyedBy: AnyCodingKey.self)")]
+            )))
+        } else {
+            members.append(.type(TypeDeclaration(
+                access: .private, kind: .enum, name: "CodingKeys", conformances: ["String", "CodingKey"],
+                members: properties.map {
+                    .enumCase(EnumCaseDeclaration(name: "\($0.swiftName)", rawValue: $0.wireName == $0.swiftName.bare ? nil : .literal($0.wireName)))
+                }
+            )))
+            var decode: [Statement] = [.line("let container = try decoder.container(keyedBy: CodingKeys.self)")]
+            var encode: [Statement] = [.line("var container = encoder.container(keyedBy: CodingKeys.self)")]
+            for property in properties {
+                let key: Code = ".\(member: property.swiftName)"
+                let stored = Code.member("self", property.swiftName)
+                let call: Code = property.required ? "decode" : "decodeIfPresent"
+                let encodeCall: Code = property.required ? "encode" : "encodeIfPresent"
+                if let helper = codingHelper(property.type) {
+                    let value: Code = property.required ? "\(helper)(\(property.swiftName))" : "\(property.swiftName).map(\(helper).init)"
+                    let unwrap: Code = property.required ? "" : "?"
+                    decode.append(.line("\(stored) = try container.\(call)(\(helper).self, forKey: \(key))\(unwrap).value"))
+                    encode.append(.line("try container.\(encodeCall)(\(value), forKey: \(key))"))
+                } else {
+                    decode.append(.line("\(stored) = try container.\(call)(\(swiftType(property.type)).self, forKey: \(key))"))
+                    encode.append(.line("try container.\(encodeCall)(\(stored), forKey: \(key))"))
+                }
+            }
+            members.append(.function(FunctionDeclaration(
+                access: access, kind: .initializer(failable: false), parameters: [.init(label: "from", name: "decoder", type: "any Decoder")],
+                isThrowing: true, body: decode
+            )))
+            members.append(.function(FunctionDeclaration(
+                access: access, kind: .function("encode"), parameters: [.init(label: "to", name: "encoder", type: "any Encoder")],
+                isThrowing: true, body: encode
+            )))
+        }
+        return TypeDeclaration(
+            doc: docText(schema.description), access: access, kind: .struct, name: "\(schema.name)",
+            conformances: ["Codable", "Hashable", "Sendable"], members: members
+        )
+    }
+
+    private func redactingExtension(_ name: SwiftName, _ properties: [Property]) -> ExtensionDeclaration {
+        var listing: [Statement] = []
+        for property in properties {
+            let stored = Code.member("self", property.swiftName)
+            listing.append(.line(property.sensitive
+                ? "\(literal: property.swiftName.bare): RedactedValue(\(stored)),"
+                : "\(literal: property.swiftName.bare): \(stored) as Any,"))
+        }
+        return ExtensionDeclaration(
+            extendedType: "\(name)", conformances: ["CustomStringConvertible", "CustomDebugStringConvertible", "CustomReflectable"],
+            members: [
+                .variable(VariableDeclaration(
+                    doc: "The fields, with sensitive ones replaced by `<redacted>`.", access: .private, isLet: false,
+                    name: "redactedFields", type: "KeyValuePairs<String, Any>", getter: [.bracketed(open: "[", listing, close: "]")]
+                )),
+                .variable(VariableDeclaration(access: access, isLet: false, name: "description", type: "String",
+                    getter: [.line("RedactedValue.describe(\(literal: name.bare), redactedFields)")])),
+                .variable(VariableDeclaration(access: access, isLet: false, name: "debugDescription", type: "String",
+                    getter: [.line("description")])),
+                .variable(VariableDeclaration(access: access, isLet: false, name: "customMirror", type: "Mirror",
+                    getter: [.line("Mirror(self, children: redactedFields, displayStyle: .struct)")])),
+            ]
+        )
+    }
+
+    /// `serverMessage` and `serverReasons` read along the `x-error-body` paths.
+    private func errorBodyExtension(_ schema: Schema, _ paths: ErrorBodyPaths, in schemas: [Schema]) -> ExtensionDeclaration {
+        let message = accessExpression(paths.message, from: schema, in: schemas)
+        let reasons = accessExpression(paths.reasons, from: schema, in: schemas)
+        return ExtensionDeclaration(
+            extendedType: "\(schema.name)", conformances: ["ServerErrorBody"],
+            members: [
+                .variable(VariableDeclaration(doc: "The server's message, `SHORT_CODE` or `SHORT_CODE : detail`.", access: access,
+                    isLet: false, name: "serverMessage", type: "String?", getter: [.line(message.optional ? message.code : "Optional(\(message.code))")])),
+                .variable(VariableDeclaration(doc: "The machine-readable reasons.", access: access, isLet: false,
+                    name: "serverReasons", type: "[String]", getter: [.line(reasons.isArray ? reasons.code : "[\(reasons.code)].compactMap { $0 }")])),
+            ]
+        )
+    }
+
+    struct Access {
+        var code: Code
+        var optional: Bool
+        var isArray: Bool
+    }
+
+    /// Builds `self.a?.b` style access for a validated path; `x[]` maps over an array.
+    func accessExpression(_ path: [String], from root: Schema, in schemas: [Schema]) -> Access {
+        var code: Code = "self"
+        var optional = false
+        var isArray = false
+        var current: Schema? = root
+        for segment in path {
+            let isArraySegment = segment.hasSuffix("[]")
+            let name = isArraySegment ? String(segment.dropLast(2)) : segment
+            guard case .object(let properties)? = current?.kind, let property = properties.first(where: { $0.wireName == name }) else { break }
+            if isArray {
+                code = "\(code).compactMap { \(Code.member("$0", property.swiftName)) }"
+            } else {
+                code = optional ? "\(code)?.\(member: property.swiftName)" : Code.member(code, property.swiftName)
+                optional = optional || !property.required
+            }
+            var type = property.type
+            if isArraySegment, case .array(let element) = type {
+                if optional { code = "(\(code) ?? [])" }
+                optional = false
+                isArray = true
+                type = element
+            }
+            if case .reference(let target, _) = type {
+                current = schemas.first { $0.name == target }
+            } else {
+                current = nil
+            }
+        }
+        return Access(code: code, optional: optional, isArray: isArray)
+    }
+}
