@@ -7,11 +7,12 @@ extension Translator {
 
     private func client(_ document: APIDocument) -> TypeDeclaration {
         var members: [Declaration] = [
-            .variable(VariableDeclaration(doc: "The production base URL; the emulator form is derived from it.", access: access,
+            .variable(VariableDeclaration(doc: document.emulatorOnly ? "The emulator's default address, used when no emulator host is configured." : "The production base URL; the emulator form is derived from it.", access: access,
                 isStatic: true, isLet: true, name: "productionBaseURL", type: "String", initialValue: .literal(document.serverURL))),
             .variable(VariableDeclaration(doc: "Builds, sends and decodes the requests of this client.", access: access,
                 isLet: true, name: "executor", type: "APIRequestExecutor")),
         ]
+        let root: Code = document.emulatorOnly ? ", servedAtEmulatorRoot: true" : ""
         let configurationParameter = FunctionDeclaration.Parameter(label: "configuration", name: "configuration", type: "ClientConfiguration", defaultValue: "ClientConfiguration()")
         switch document.security {
         case .apiKeyQuery(let name):
@@ -19,20 +20,20 @@ extension Translator {
                 doc: "Creates a client that sends `apiKey` as the `\(name)` query parameter.\n- Parameters:\n  - apiKey: The project's Web API key.\n  - configuration: Transport, emulator, timeout and logging settings.",
                 access: access, kind: .initializer(failable: false),
                 parameters: [.init(label: "apiKey", name: "apiKey", type: "String"), configurationParameter],
-                body: [.line("self.executor = APIRequestExecutor(productionBaseURL: Self.productionBaseURL, credential: .apiKeyQuery(name: \(literal: name), value: apiKey), configuration: configuration)")]
+                body: [.line("self.executor = APIRequestExecutor(productionBaseURL: Self.productionBaseURL, credential: .apiKeyQuery(name: \(literal: name), value: apiKey), configuration: configuration\(root))")]
             )))
         case .bearer:
             members.append(.function(FunctionDeclaration(
                 doc: "Creates a client that authorises every call with a bearer token.\n- Parameters:\n  - accessToken: Returns a current OAuth2 access token; called before each request.\n  - configuration: Transport, emulator, timeout and logging settings.",
                 access: access, kind: .initializer(failable: false),
                 parameters: [.init(label: "accessToken", name: "accessToken", type: "@escaping @Sendable () async throws -> String"), configurationParameter],
-                body: [.line("self.executor = APIRequestExecutor(productionBaseURL: Self.productionBaseURL, credential: .bearer(accessToken), configuration: configuration)")]
+                body: [.line("self.executor = APIRequestExecutor(productionBaseURL: Self.productionBaseURL, credential: .bearer(accessToken), configuration: configuration\(root))")]
             )))
         case .none:
             members.append(.function(FunctionDeclaration(
                 doc: "Creates a client.\n- Parameter configuration: Transport, emulator, timeout and logging settings.",
                 access: access, kind: .initializer(failable: false), parameters: [configurationParameter],
-                body: [.line("self.executor = APIRequestExecutor(productionBaseURL: Self.productionBaseURL, credential: .none, configuration: configuration)")]
+                body: [.line("self.executor = APIRequestExecutor(productionBaseURL: Self.productionBaseURL, credential: .none, configuration: configuration\(root))")]
             )))
         }
         for operation in document.operations {

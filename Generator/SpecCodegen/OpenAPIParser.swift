@@ -30,9 +30,11 @@ struct OpenAPIParser {
         var title = ""
         var description: String?
         var clientName = SwiftName.placeholder
+        var emulatorOnly = false
         if let info = reader.mapping("info", required: true) {
             title = info.string("title", required: true) ?? ""
             description = info.string("description")
+            emulatorOnly = info.bool("x-emulator-only") ?? false
             if let name = info.string("x-swift-client", required: true),
                 let checked = Naming.identifier(name, "'x-swift-client'", role: .type, at: info.raw("x-swift-client")?.location ?? info.location, diagnostics: diagnostics) {
                 clientName = checked
@@ -74,7 +76,7 @@ struct OpenAPIParser {
             }
         }
         return APIDocument(
-            file: file, title: title, description: description, clientName: clientName, serverURL: serverURL,
+            file: file, title: title, description: description, clientName: clientName, serverURL: serverURL, emulatorOnly: emulatorOnly,
             security: security, operations: operations, schemas: schemas
         )
     }
@@ -317,10 +319,12 @@ struct OpenAPIParser {
             var errorBody: ErrorBodyPaths?
             if let paths = reader.mapping("x-error-body") {
                 let message = paths.string("message", required: true) ?? ""
+                let detail = paths.string("detail")
                 let reasons = paths.string("reasons", required: true) ?? ""
                 paths.rejectUnknownKeys()
                 errorBody = ErrorBodyPaths(
                     message: message.split(separator: ".").map(String.init),
+                    detail: detail.map { $0.split(separator: ".").map(String.init) },
                     reasons: reasons.split(separator: ".").map(String.init), location: paths.location
                 )
             }
@@ -334,8 +338,16 @@ struct OpenAPIParser {
             var seen: Set<SwiftName> = []
             var enumValues: [EnumValue] = []
             let location = reader.keyLocation("enum") ?? reader.location
-            for value in values {
-                guard let swiftName = Naming.identifier(Naming.camelCase(value), "the Swift form of enum value '\(value)' of '\(name)'", at: location, diagnostics: diagnostics) else { continue }
+            // `x-enum-varnames` (as other OpenAPI generators read it) names
+            // values whose wire form makes no Swift name, such as URLs.
+            let explicitNames = reader.stringList("x-enum-varnames")
+            if let explicitNames, explicitNames.count != values.count {
+                diagnostics.error("'x-enum-varnames' of '\(name)' lists \(explicitNames.count) names for \(values.count) values", at: reader.keyLocation("x-enum-varnames") ?? location)
+            }
+            for (index, value) in values.enumerated() {
+                let explicit = explicitNames.flatMap { index < $0.count ? $0[index] : nil }
+                let what = explicit == nil ? "the Swift form of enum value '\(value)' of '\(name)'" : "the x-enum-varnames entry for '\(value)' of '\(name)'"
+                guard let swiftName = Naming.identifier(explicit ?? Naming.camelCase(value), what, at: location, diagnostics: diagnostics) else { continue }
                 if !seen.insert(swiftName).inserted || swiftName.bare == "allKnownValues" || swiftName.bare == "rawValue" || swiftName.bare == "description" {
                     diagnostics.error("enum values of '\(name)' clash on the Swift name '\(swiftName)'", at: location)
                 }
@@ -400,7 +412,9 @@ struct OpenAPIParser {
         // proto3 JSON writes int64 as a string; Google's API descriptions say so.
         case ("string", "int64"): return .int64
         case ("integer", "int32"): return .int32
-        case ("integer", "int64"), ("integer", nil): return .int64
+        case ("integer", "int64"): return .int64
+        // Without a format, an integer is a plain JSON number (JWT times, RFC 6749 `expires_in`).
+        case ("integer", nil): return .integer
         case ("number", _): return .double
         case ("boolean", nil): return .bool
         case ("array", nil):

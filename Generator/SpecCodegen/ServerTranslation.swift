@@ -9,7 +9,8 @@ extension Translator {
             let service: Code = "\(document.clientName.serviceName)"
             var requirements: [Declaration] = []
             var routes: [Statement] = []
-            let (prefix, basePath) = Self.hostPrefix(document.serverURL)
+            let (hostPrefix, basePath) = Self.hostPrefix(document.serverURL)
+            let prefix = document.emulatorOnly ? "" : hostPrefix
             for operation in document.operations {
                 let response: Code = operation.response.map { "\($0.name)" } ?? "EmptyResponse"
                 var parameters = operationParameters(operation).map { parameter in
@@ -41,10 +42,11 @@ extension Translator {
                 case .apiKeyQuery: authorization = ".apiKey"
                 }
                 let form: Code = operation.bodyEncoding == .json ? "" : ", acceptsFormBody: true"
+                let errorBody: Code = operation.errorResponse.map { ", errorBody: ObjectIdentifier(\($0.name).self)" } ?? ""
                 let method = methodCase(operation.method)
                 let call = Code.call(Code.member("self", operation.id), arguments)
                 routes.append(.bracketed(
-                    open: "APIServerRoute(operationID: \(literal: operation.id.bare), method: \(method), prefix: \(literal: prefix), path: \(literal: basePath + operation.path), authorization: \(authorization)\(form)) { request in",
+                    open: "APIServerRoute(operationID: \(literal: operation.id.bare), method: \(method), prefix: \(literal: prefix), path: \(literal: basePath + operation.path), authorization: \(authorization)\(form)\(errorBody)) { request in",
                     [.line("try await APIServerResponse.json(\(call))")],
                     close: "},"
                 ))
@@ -55,7 +57,7 @@ extension Translator {
             )))
             declarations.append(.extension(ExtensionDeclaration(extendedType: service, members: [
                 .variable(VariableDeclaration(
-                    doc: "The routes of this API, matched below the emulator prefix `\(prefix)`.", access: access, isLet: false,
+                    doc: prefix.isEmpty ? "The routes of this API, matched at the emulator's root." : "The routes of this API, matched below the emulator prefix `\(prefix)`.", access: access, isLet: false,
                     name: "routes", type: "[APIServerRoute]", getter: [.bracketed(open: "[", routes, close: "]")]
                 )),
             ])))

@@ -7,6 +7,10 @@ struct APIDocument {
     var clientName: SwiftName
     /// The production base URL, from `servers[0].url`.
     var serverURL: String
+    /// `info.x-emulator-only`: the API exists only in the emulator, which
+    /// serves it at its root (not below `/<production host>`); the client
+    /// goes to the configured emulator, else to `serverURL`.
+    var emulatorOnly = false
     var security: SecurityKind
     var operations: [Operation]
     var schemas: [Schema]
@@ -83,13 +87,16 @@ struct Schema {
 struct ErrorBodyPaths: Equatable {
     /// Dotted path to the message string, e.g. `error.message`.
     var message: [String]
+    /// Dotted path to a detail string kept apart from the message (RFC 6749's
+    /// `error_description`); the message becomes `message : detail`.
+    var detail: [String]?
     /// Dotted path to each reason; `[]` after a segment marks an array,
     /// e.g. `error.errors[].reason`.
     var reasons: [String]
     var location: SourceLocation
 
     static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.message == rhs.message && lhs.reasons == rhs.reasons
+        lhs.message == rhs.message && lhs.detail == rhs.detail && lhs.reasons == rhs.reasons
     }
 }
 
@@ -113,6 +120,9 @@ indirect enum TypeRef: Equatable {
     case string
     case int32
     case int64
+    /// A 64-bit integer written as a JSON number (no format), unlike
+    /// proto3's `int64`, which is written as a string.
+    case integer
     case double
     case bool
     case dateTime
@@ -121,7 +131,7 @@ indirect enum TypeRef: Equatable {
 
     static func == (lhs: TypeRef, rhs: TypeRef) -> Bool {
         switch (lhs, rhs) {
-        case (.string, .string), (.int32, .int32), (.int64, .int64), (.double, .double), (.bool, .bool),
+        case (.string, .string), (.int32, .int32), (.int64, .int64), (.integer, .integer), (.double, .double), (.bool, .bool),
             (.dateTime, .dateTime):
             return true
         case let (.reference(a, _), .reference(b, _)): return a == b

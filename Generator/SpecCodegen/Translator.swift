@@ -30,7 +30,7 @@ struct Translator {
         switch type {
         case .string: return "String"
         case .int32: return "Int32"
-        case .int64: return "Int64"
+        case .int64, .integer: return "Int64"
         case .double: return "Double"
         case .bool: return "Bool"
         case .dateTime: return "Date"

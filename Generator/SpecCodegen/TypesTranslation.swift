@@ -169,11 +169,20 @@ extension Translator {
     private func errorBodyExtension(_ schema: Schema, _ paths: ErrorBodyPaths, in schemas: [Schema]) -> ExtensionDeclaration {
         let message = accessExpression(paths.message, from: schema, in: schemas)
         let reasons = accessExpression(paths.reasons, from: schema, in: schemas)
+        var messageGetter: [Statement] = [.line(message.optional ? message.code : "Optional(\(message.code))")]
+        if let detailPath = paths.detail {
+            let detail = accessExpression(detailPath, from: schema, in: schemas)
+            messageGetter = [
+                .block("guard let message = \(message.optional ? message.code : "Optional(\(message.code))") else", [.line("return nil")]),
+                .block("if let detail = \(detail.optional ? detail.code : "Optional(\(detail.code))")", [.line("return message + \" : \" + detail")]),
+                .line("return message"),
+            ]
+        }
         return ExtensionDeclaration(
             extendedType: "\(schema.name)", conformances: ["ServerErrorBody"],
             members: [
                 .variable(VariableDeclaration(doc: "The server's message, `SHORT_CODE` or `SHORT_CODE : detail`.", access: access,
-                    isLet: false, name: "serverMessage", type: "String?", getter: [.line(message.optional ? message.code : "Optional(\(message.code))")])),
+                    isLet: false, name: "serverMessage", type: "String?", getter: messageGetter)),
                 .variable(VariableDeclaration(doc: "The machine-readable reasons.", access: access, isLet: false,
                     name: "serverReasons", type: "[String]", getter: [.line(reasons.isArray ? reasons.code : "[\(reasons.code)].compactMap { $0 }")])),
             ]

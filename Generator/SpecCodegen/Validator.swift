@@ -75,13 +75,13 @@ struct Validator {
             if inArray {
                 diagnostics.error("unsupported schema construct: arrays of int32, int64 or date-time in property '\(property.wireName)'", at: property.location)
             }
-        case .string, .double, .bool:
+        case .string, .integer, .double, .bool:
             break
         }
     }
 
     private func checkErrorBody(_ paths: ErrorBodyPaths, of schema: Schema, in schemas: [SwiftName: Schema]) {
-        for (role, path) in [("message", paths.message), ("reasons", paths.reasons)] {
+        for (role, path) in [("message", paths.message), ("detail", paths.detail ?? []), ("reasons", paths.reasons)] where !path.isEmpty {
             var current: Schema? = schema
             var arrays = 0
             var endsAtString = false
@@ -107,8 +107,8 @@ struct Validator {
             if !endsAtString {
                 diagnostics.error("x-error-body \(role) path '\(path.joined(separator: "."))' must end at a string property", at: paths.location)
             }
-            if role == "message" && arrays > 0 || role == "reasons" && arrays > 1 {
-                diagnostics.error("x-error-body \(role) path may cross \(role == "message" ? "no" : "at most one") array", at: paths.location)
+            if role != "reasons" && arrays > 0 || role == "reasons" && arrays > 1 {
+                diagnostics.error("x-error-body \(role) path may cross \(role == "reasons" ? "at most one" : "no") array", at: paths.location)
             }
         }
     }
@@ -124,7 +124,7 @@ extension TypeRef {
         case .reference(let name, _):
             if case .stringEnum? = schemas[name]?.kind { return true }
             return false
-        case .double, .bool, .dateTime, .array: return false
+        case .integer, .double, .bool, .dateTime, .array: return false
         }
     }
 }

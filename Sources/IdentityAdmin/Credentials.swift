@@ -55,35 +55,28 @@ public enum AdminCredentialError: Error, Sendable, Hashable, CustomStringConvert
 
 /// A Google service account key file (`"type": "service_account"`): signs
 /// an RS256 JWT assertion and exchanges it at the token endpoint
-/// (RFC 7523). The token is cached until five minutes before it expires;
-/// concurrent callers share one fetch.
+/// (RFC 7523) through the generated `OAuth2TokenClient`; the key file, the
+/// assertion and the exchange are the shapes `Spec/oauth2.yaml` gives them.
+/// The token is cached until five minutes before it expires; concurrent
+/// callers share one fetch.
 public final class ServiceAccountCredential: AdminCredential, CustomStringConvertible, CustomReflectable {
-    /// The key file's fields that matter here.
-    public struct Key: Decodable, Sendable {
-        public var type: String
-        public var projectID: String?
-        public var privateKeyID: String?
-        public var clientEmail: String
-        public var tokenURI: String?
-
-        enum CodingKeys: String, CodingKey {
-            case type
-            case projectID = "project_id"
-            case privateKeyID = "private_key_id"
-            case clientEmail = "client_email"
-            case tokenURI = "token_uri"
-        }
-    }
+    /// The key file's fields that matter here (`private_key` never shown).
+    public typealias Key = ServiceAccountKey
 
     /// The scope of the Identity Toolkit admin API.
-    public static let scope = "https://www.googleapis.com/auth/cloud-platform"
-    public static let defaultTokenEndpoint = "https://oauth2.googleapis.com/token"
+    public static let scope = OAuthScope.cloudPlatform.rawValue
+    /// Google's token endpoint.
+    public static let defaultTokenEndpoint = OAuth2TokenClient.productionBaseURL + tokenPath
+    /// The `type` of a service account key file.
+    private static let keyFileType = "service_account"
+    /// The token operation's path below the endpoint's base URL.
+    private static let tokenPath = "/token"
 
     public let key: Key
     /// Where the assertion is exchanged (the key file's `token_uri` by default).
     public let tokenEndpoint: String
     private let privateKey: _RSA.Signing.PrivateKey
-    private let transport: any HTTPTransport
+    private let client: OAuth2TokenClient
     private let now: @Sendable () -> Date
     private let cache = TokenCache()
 
@@ -111,31 +104,33 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
     /// Reads a key from its JSON.
     public init(json: Data, tokenEndpoint: String? = nil, transport: any HTTPTransport = URLSessionTransport.shared,
                 now: @escaping @Sendable () -> Date = Date.init) throws {
-        struct PrivatePart: Decodable {
-            var privateKey: String
-            enum CodingKeys: String, CodingKey { case privateKey = "private_key" }
-        }
+        let kind: CredentialFileKind
         do {
+            kind = try JSONDecoder().decode(CredentialFileKind.self, from: json)
+            guard kind.type == Self.keyFileType else {
+                throw AdminCredentialError.malformedKeyFile(reason: "type is \"\(kind.type)\", not \"\(Self.keyFileType)\"")
+            }
             key = try JSONDecoder().decode(Key.self, from: json)
+        } catch let error as AdminCredentialError {
+            throw error
         } catch {
             throw AdminCredentialError.malformedKeyFile(reason: "expected JSON with type, client_email and private_key")
         }
-        guard key.type == "service_account" else {
-            throw AdminCredentialError.malformedKeyFile(reason: "type is \"\(key.type)\", not \"service_account\"")
-        }
-        let pem: String
         do {
-            pem = try JSONDecoder().decode(PrivatePart.self, from: json).privateKey
-        } catch {
-            throw AdminCredentialError.malformedKeyFile(reason: "private_key is missing")
-        }
-        do {
-            privateKey = try _RSA.Signing.PrivateKey(pemRepresentation: pem)
+            privateKey = try _RSA.Signing.PrivateKey(pemRepresentation: key.privateKey)
         } catch {
             throw AdminCredentialError.malformedKeyFile(reason: "private_key is not an RSA private key in PEM form")
         }
-        self.tokenEndpoint = tokenEndpoint ?? key.tokenURI ?? Self.defaultTokenEndpoint
-        self.transport = transport
+        let endpoint = tokenEndpoint ?? key.tokenURI ?? Self.defaultTokenEndpoint
+        guard endpoint.hasSuffix(Self.tokenPath), URL(string: endpoint)?.host != nil else {
+            throw AdminCredentialError.malformedKeyFile(reason: "the token endpoint must be an absolute URL ending in \(Self.tokenPath)")
+        }
+        self.tokenEndpoint = endpoint
+        // The endpoint may be anywhere (an emulator, a proxy): its base URL
+        // replaces the production one, and no emulator host applies.
+        client = OAuth2TokenClient(configuration: ClientConfiguration(
+            transport: transport, emulatorHost: nil, baseURL: String(endpoint.dropLast(Self.tokenPath.count)),
+            requestTimeout: .seconds(30), maxResponseBytes: 1 << 20))
         self.now = now
     }
 
@@ -157,12 +152,8 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
     /// The signed JWT assertion (RFC 7523 §2.1); package-visible for tests.
     package func assertion() throws -> String {
         let issuedAt = Int64(now().timeIntervalSince1970)
-        var header = ["alg": "RS256", "typ": "JWT"]
-        if let id = key.privateKeyID { header["kid"] = id }
-        let claims: [String: JSONScalar] = [
-            "iss": .string(key.clientEmail), "scope": .string(Self.scope), "aud": .string(tokenEndpoint),
-            "iat": .integer(issuedAt), "exp": .integer(issuedAt + 3600),
-        ]
+        let header = JOSEHeader(alg: "RS256", typ: "JWT", kid: key.privateKeyID)
+        let claims = JWTBearerClaims(iss: key.clientEmail, scope: Self.scope, aud: tokenEndpoint, iat: issuedAt, exp: issuedAt + 3600)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let input = try encoder.encode(header).base64URLEncoded + "." + encoder.encode(claims).base64URLEncoded
@@ -170,39 +161,18 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
         return input + "." + signature.rawRepresentation.base64URLEncoded
     }
 
-    private struct TokenResponse: Decodable {
-        var accessToken: String?
-        var expiresIn: Int?
-        var error: String?
-        var errorDescription: String?
-
-        enum CodingKeys: String, CodingKey {
-            case accessToken = "access_token"
-            case expiresIn = "expires_in"
-            case error
-            case errorDescription = "error_description"
-        }
-    }
-
     private func fetch() async throws -> (String, Date) {
-        guard let url = URL(string: tokenEndpoint) else { throw AdminCredentialError.tokenEndpointUnreachable(reason: "the endpoint is not a URL") }
-        var request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: nil)
-        request.url = url
-        request.headerFields[.contentType] = "application/x-www-form-urlencoded"
-        request.headerFields[.accept] = "application/json"
-        let body = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(try assertion())"
-        let (response, data): (HTTPResponse, Data)
+        let response: AccessTokenResponse
         do {
-            (response, data) = try await transport.send(request, body: Data(body.utf8), options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
-        } catch {
+            response = try await client.requestAccessToken(AccessTokenRequest(grantType: OAuthGrantType.jwtBearer.rawValue, assertion: try assertion()))
+        } catch IdentityToolkitError.server(let error) {
+            throw AdminCredentialError.tokenEndpoint(status: error.status, error: error.shortCode, description: error.detail)
+        } catch IdentityToolkitError.undecodableResponse {
+            throw AdminCredentialError.malformedTokenResponse
+        } catch let error as IdentityToolkitError {
             throw AdminCredentialError.tokenEndpointUnreachable(reason: "\(error)")
         }
-        let decoded = try? JSONDecoder().decode(TokenResponse.self, from: data)
-        guard response.status.kind == .successful else {
-            throw AdminCredentialError.tokenEndpoint(status: response.status.code, error: decoded?.error, description: decoded?.errorDescription)
-        }
-        guard let token = decoded?.accessToken else { throw AdminCredentialError.malformedTokenResponse }
-        return (token, now().addingTimeInterval(TimeInterval(decoded?.expiresIn ?? 3600)))
+        return (response.accessToken, now().addingTimeInterval(TimeInterval(response.expiresIn ?? 3600)))
     }
 }
 
@@ -223,20 +193,6 @@ final class TokenCache: Sendable {
             let (value, expires) = try await fetch()
             token.withLock { $0 = Token(value: value, expires: expires) }
             return value
-        }
-    }
-}
-
-/// A JSON scalar for the JWT claims.
-enum JSONScalar: Encodable {
-    case string(String)
-    case integer(Int64)
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let value): try container.encode(value)
-        case .integer(let value): try container.encode(value)
         }
     }
 }

@@ -53,15 +53,12 @@ public struct EmulatorConfiguration: Sendable {
 /// speaking the REST API as `Spec/` describes it, in Firebase's emulator URL
 /// form (`/identitytoolkit.googleapis.com/...`, `/securetoken.googleapis.com/v1/token`).
 ///
-/// Besides the API it serves helpers below `/emulator/v1/`:
-/// - `GET projects/{project}[/tenants/{tenant}]/oobCodes`: `{"oobCodes": [{"email", "oobCode", "oobLink", "requestType"}]}`
-/// - `GET projects/{project}[/tenants/{tenant}]/verificationCodes`: SMS codes, `{"verificationCodes": [{"phoneNumber", "sessionInfo", "code"}]}`
-/// - `DELETE projects/{project}[/tenants/{tenant}]/accounts`: removes every user
-/// - `GET clock` → `{"nowMillis"}`; `POST clock` with `{"setMillis": N}`, `{"advanceSeconds": N}` or `{"release": true}`
-/// - `GET jwks`: the public key of the ID tokens, as a JSON Web Key Set
-/// - `POST serviceAccounts` with `{"clientEmail", "publicKeyPem"}`: trusts a
-///   service account at the token endpoint `POST /oauth2.googleapis.com/token`,
-///   whose access tokens the admin calls then accept besides `owner`
+/// Besides the API it serves the helpers of `Spec/emulator.yaml` below
+/// `/emulator/v1/` (the codes it "sent", a store reset, its clock, its
+/// signing keys, trusted service accounts; `EmulatorHelpersClient` calls
+/// them) and the OAuth2 token endpoint of `Spec/oauth2.yaml` at
+/// `/oauth2.googleapis.com/token`, whose access tokens the admin calls accept
+/// besides `owner`.
 public final class IdentityToolkitEmulator: Sendable {
     public let configuration: EmulatorConfiguration
     /// The emulator's clock; tests move it instead of sleeping.
@@ -81,6 +78,8 @@ public final class IdentityToolkitEmulator: Sendable {
             routes: AccountsEmulation(store: store, tokens: tokens, links: links).routes
                 + SecureTokenEmulation(store: store, tokens: tokens).routes
                 + AdminEmulation(store: store).routes
+                + oauth.routes
+                + HelperEmulation(store: store, clock: clock, oauth: oauth, issuer: tokens.issuer, links: links).routes
         )
     }
 
@@ -160,13 +159,6 @@ public final class IdentityToolkitEmulator: Sendable {
         case .success(let data): body = data
         case .failure(let error): return Self.error(error)
         }
-        if path.hasPrefix("/emulator/") {
-            return await helper(method: request.method, path: path, body: body)
-        }
-        if path == OAuthTokenEndpoint.path && request.method == .post {
-            let (status, json) = oauth.respond(body: body)
-            return Self.json(status: status, json)
-        }
         switch router.match(method: request.method, path: path) {
         case .notFound:
             return Self.error(APIServerError(status: 404, "NOT_FOUND", detail: "no such operation: \(request.method.rawValue) \(path)", reason: "notFound"))
@@ -182,10 +174,10 @@ public final class IdentityToolkitEmulator: Sendable {
                 let response = try await route.handler(apiRequest)
                 return Self.json(status: response.status, response.body)
             } catch let error as APIServerError {
-                return Self.error(error)
+                return Self.error(error, for: route)
             } catch {
                 configuration.logger.error("unexpected failure in \(route.operationID): \(type(of: error))")
-                return Self.error(APIServerError(status: 500, "INTERNAL_ERROR", reason: "backendError"))
+                return Self.error(APIServerError(status: 500, "INTERNAL_ERROR", reason: "backendError"), for: route)
             }
         }
     }
@@ -217,6 +209,16 @@ public final class IdentityToolkitEmulator: Sendable {
     static func json(status: Int, _ body: Data) -> Response {
         Response(status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json; charset=utf-8"],
                  body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// An error in the shape the route's spec gives it: RFC 6749 §5.2 for
+    /// the OAuth2 token endpoint (a request it cannot read is
+    /// `invalid_request`), Google's API error otherwise.
+    static func error(_ error: APIServerError, for route: APIServerRoute) -> Response {
+        guard route.errorBody == ObjectIdentifier(OAuthErrorResponse.self) else { return Self.error(error) }
+        let code = error.shortCode == APIServerError.invalidArgument("").shortCode ? "invalid_request" : error.shortCode
+        let body = OAuthErrorResponse(error: code, errorDescription: error.detail)
+        return json(status: error.status, (try? JSONEncoder().encode(body)) ?? Data())
     }
 
     /// The API's error shape, built from the spec's generated error types.

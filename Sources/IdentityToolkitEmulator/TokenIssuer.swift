@@ -92,10 +92,10 @@ struct TokenIssuer: Sendable {
         keyID = Data(SHA256.hash(data: privateKey.publicKey.derRepresentation).prefix(8)).base64URLEncoded
         encodedHeader = Data(#"{"alg":"RS256","kid":"\#(keyID)","typ":"JWT"}"#.utf8).base64URLEncoded
         let primitives = try privateKey.publicKey.getKeyPrimitives()
-        jwks = ["keys": [[
-            "kty": "RSA", "alg": "RS256", "use": "sig", "kid": keyID,
-            "n": primitives.modulus.base64URLEncoded, "e": primitives.publicExponent.base64URLEncoded,
-        ]]]
+        jwks = JSONWebKeySet(keys: [JSONWebKey(
+            kty: "RSA", alg: "RS256", use: "sig", kid: keyID,
+            n: primitives.modulus.base64URLEncoded, e: primitives.publicExponent.base64URLEncoded
+        )])
     }
 
     func sign(_ claims: Claims) throws -> String {
@@ -122,7 +122,7 @@ struct TokenIssuer: Sendable {
     /// The public key as a JSON Web Key Set, made once at start-up: a key
     /// whose primitives cannot be read fails the emulator's start, never
     /// publishes an empty modulus.
-    let jwks: [String: [[String: String]]]
+    let jwks: JSONWebKeySet
 }
 
 extension Data {

@@ -331,4 +331,77 @@ import Testing
         #expect(outputs[.clients]?.contains("formBody: body, response: EmptyResponse.self") == true)
         #expect(outputs[.server]?.contains("acceptsFormBody: true") == true)
     }
+
+    /// `x-enum-varnames` names values that make no Swift name (URLs); a
+    /// format-less integer is a JSON number, `format: int64` a proto3 string.
+    @Test func enumVarnamesAndPlainIntegers() throws {
+        let text = try types("""
+                Scope:
+                  type: string
+                  description: S.
+                  enum: ['https://example.com/auth/a', 'https://example.com/auth/b']
+                  x-enum-varnames: [first, second]
+                Times:
+                  type: object
+                  description: T.
+                  required: [iat]
+                  properties:
+                    iat: {type: integer, description: Seconds.}
+                    big: {type: integer, format: int64, description: B.}
+            """)
+        #expect(text.contains(#"public static let first = Scope(rawValue: "https://example.com/auth/a")"#))
+        #expect(text.contains("public static let allKnownValues: [Scope] = [.first, .second]"))
+        #expect(text.contains("self.iat = try container.decode(Int64.self, forKey: .iat)"))
+        #expect(text.contains("try container.encode(self.iat, forKey: .iat)"))
+        #expect(text.contains("self.big = try container.decodeIfPresent(ProtoInt64.self, forKey: .big)?.value"))
+        let mismatch = InMemorySpec(["api.yaml": document(schemas: """
+                Scope:
+                  type: string
+                  description: S.
+                  enum: [a, b]
+                  x-enum-varnames: [first]
+            """)]).failures()
+        #expect(mismatch.contains { $0.contains("'x-enum-varnames' of 'Scope' lists 1 names for 2 values") }, "\(mismatch)")
+    }
+
+    /// `x-error-body.detail` joins a separate description to the short code
+    /// (RFC 6749's `error` and `error_description`).
+    @Test func errorBodyDetail() throws {
+        let text = try types("""
+                OAuthError:
+                  type: object
+                  description: E.
+                  x-error-body: {message: error, detail: error_description, reasons: error}
+                  required: [error]
+                  properties:
+                    error: {type: string, description: E.}
+                    error_description: {type: string, description: D.}
+            """)
+        #expect(text.contains("guard let message = Optional(self.error) else {"))
+        #expect(text.contains("if let detail = self.errorDescription {"))
+        #expect(text.contains(#"return message + " : " + detail"#))
+    }
+
+    /// An `x-emulator-only` API is served at the emulator's root, and its
+    /// client goes to the emulator host (else the spec's URL) without a host prefix.
+    @Test func emulatorOnlyDocuments() throws {
+        let spec = """
+            openapi: 3.1.0
+            info:
+              title: Helpers
+              version: "1"
+              x-swift-client: HelpersClient
+              x-emulator-only: true
+            servers:
+              - url: http://127.0.0.1:9099
+            paths:
+              /emulator/v1/ping:
+                get:
+                  operationId: ping
+                  responses: {'200': {description: ok}}
+            """
+        let outputs = try InMemorySpec(["api.yaml": spec]).generate([.clients, .server])
+        #expect(outputs[.clients]?.contains("configuration: configuration, servedAtEmulatorRoot: true)") == true)
+        #expect(outputs[.server]?.contains(#"prefix: "", path: "/emulator/v1/ping""#) == true)
+    }
 }

@@ -19,13 +19,22 @@ public struct APIRequestExecutor: Sendable {
     private let production: (scheme: String, host: String, authority: String, path: String)?
     /// Whether debug lines are wanted (checked once, so that hot paths build no metadata otherwise).
     private let logsRequests: Bool
+    /// Whether the API exists only in the emulator, at its root (the spec's
+    /// `x-emulator-only`), rather than below `/<production host>`.
+    private let servedAtEmulatorRoot: Bool
 
     /// Creates an executor.
-    public init(productionBaseURL: String, credential: RequestCredential, configuration: ClientConfiguration) {
+    /// - Parameters:
+    ///   - productionBaseURL: The spec's server URL; ``ClientConfiguration/baseURL`` overrides it.
+    ///   - credential: How requests are authorised.
+    ///   - configuration: Transport, emulator, limits and logging.
+    ///   - servedAtEmulatorRoot: Whether an emulator serves this API at its root.
+    public init(productionBaseURL: String, credential: RequestCredential, configuration: ClientConfiguration, servedAtEmulatorRoot: Bool = false) {
         self.productionBaseURL = productionBaseURL
         self.credential = credential
         self.configuration = configuration
-        if let components = URLComponents(string: productionBaseURL), let host = components.host, let scheme = components.scheme {
+        self.servedAtEmulatorRoot = servedAtEmulatorRoot
+        if let components = URLComponents(string: configuration.baseURL ?? productionBaseURL), let host = components.host, let scheme = components.scheme {
             production = (scheme, host, host + (components.port.map { ":\($0)" } ?? ""), components.percentEncodedPath)
         } else {
             production = nil
@@ -87,7 +96,7 @@ public struct APIRequestExecutor: Sendable {
         let authority: String
         let prefix: String
         guard let production else {
-            throw IdentityToolkitError.invalidRequest("the production base URL is not a URL")
+            throw IdentityToolkitError.invalidRequest("the base URL is not a URL")
         }
         if let emulator = configuration.emulatorHost {
             guard HostAndPort(emulator) != nil else {
@@ -95,7 +104,7 @@ public struct APIRequestExecutor: Sendable {
             }
             scheme = "http"
             authority = emulator
-            prefix = "/" + production.host + production.path
+            prefix = servedAtEmulatorRoot ? production.path : "/" + production.host + production.path
         } else {
             scheme = production.scheme
             authority = production.authority

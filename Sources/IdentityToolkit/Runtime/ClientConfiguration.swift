@@ -17,6 +17,11 @@ public struct ClientConfiguration: Sendable {
     /// `http://host:port/<production host>/<path>` instead of production.
     public var emulatorHost: String?
 
+    /// Where requests go instead of the API's production base URL (such as
+    /// a service account key file's `token_uri`, or a proxy); nil for production.
+    /// An ``emulatorHost`` still takes precedence.
+    public var baseURL: String?
+
     /// How long one request may take, from sending to the last response byte.
     public var requestTimeout: Duration
 
@@ -35,6 +40,7 @@ public struct ClientConfiguration: Sendable {
     /// - Parameters:
     ///   - transport: Sends the requests.
     ///   - emulatorHost: `host:port` of an emulator; defaults to `FIREBASE_AUTH_EMULATOR_HOST`.
+    ///   - baseURL: Where requests go instead of production, such as `https://proxy.example.com`.
     ///   - requestTimeout: How long one request may take.
     ///   - maxResponseBytes: The largest response body accepted.
     ///   - headers: Extra headers for every request.
@@ -42,6 +48,7 @@ public struct ClientConfiguration: Sendable {
     public init(
         transport: any HTTPTransport = URLSessionTransport.shared,
         emulatorHost: String? = ClientConfiguration.environmentEmulatorHost(),
+        baseURL: String? = nil,
         requestTimeout: Duration = .seconds(30),
         maxResponseBytes: Int = 4 << 20,
         headers: HTTPFields = [:],
@@ -49,6 +56,7 @@ public struct ClientConfiguration: Sendable {
     ) {
         self.transport = transport
         self.emulatorHost = emulatorHost
+        self.baseURL = baseURL
         self.requestTimeout = requestTimeout
         self.maxResponseBytes = maxResponseBytes
         self.headers = headers

@@ -71,5 +71,8 @@ public protocol ServerErrorBody: Decodable, Sendable {
 public struct EmptyResponse: Codable, Hashable, Sendable {
     public init() {}
     public init(from decoder: any Decoder) throws {}
-    public func encode(to encoder: any Encoder) throws {}
+    /// Encodes `{}`, the body Google's APIs send for an empty response.
+    public func encode(to encoder: any Encoder) throws {
+        _ = encoder.container(keyedBy: AnyCodingKey.self)
+    }
 }

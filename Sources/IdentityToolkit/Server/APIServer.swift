@@ -22,6 +22,9 @@ package struct APIServerRoute: Sendable {
     package let authorization: APIServerAuthorization
     /// Whether the spec also allows a form-encoded body.
     package let acceptsFormBody: Bool
+    /// The spec's error schema for this operation (its `default` response),
+    /// so that a server renders errors in the shape the spec gives them.
+    package let errorBody: ObjectIdentifier?
     package let handler: @Sendable (APIServerRequest) async throws -> APIServerResponse
 
     /// Template segments of `prefix + path`.
@@ -29,10 +32,11 @@ package struct APIServerRoute: Sendable {
 
     package init(
         operationID: String, method: HTTPRequest.Method, prefix: String, path: String,
-        authorization: APIServerAuthorization, acceptsFormBody: Bool = false,
+        authorization: APIServerAuthorization, acceptsFormBody: Bool = false, errorBody: ObjectIdentifier? = nil,
         handler: @escaping @Sendable (APIServerRequest) async throws -> APIServerResponse
     ) {
         self.acceptsFormBody = acceptsFormBody
+        self.errorBody = errorBody
         self.operationID = operationID
         self.method = method
         self.prefix = prefix

@@ -46,13 +46,13 @@ extension WidgetsService {
     /// The routes of this API, matched below the emulator prefix `/widgets.example.com`.
     package var routes: [APIServerRoute] {
         [
-            APIServerRoute(operationID: "createWidget", method: .post, prefix: "/widgets.example.com", path: "/v1/widgets:create", authorization: .apiKey) { request in
+            APIServerRoute(operationID: "createWidget", method: .post, prefix: "/widgets.example.com", path: "/v1/widgets:create", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
                 try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: true).checkedKnownValues(), request: request))
             },
-            APIServerRoute(operationID: "getWidget", method: .get, prefix: "/widgets.example.com", path: "/v1/shelves/{shelf}/widgets/{widget}", authorization: .apiKey) { request in
+            APIServerRoute(operationID: "getWidget", method: .get, prefix: "/widgets.example.com", path: "/v1/shelves/{shelf}/widgets/{widget}", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
                 try await APIServerResponse.json(self.getWidget(shelf: request.pathParameter("shelf"), widget: request.pathParameter("widget"), viewMode: request.queryParameter("view_mode"), request: request))
             },
-            APIServerRoute(operationID: "runOdd", method: .post, prefix: "/widgets.example.com", path: "/v1/odd/{default}/say\"hi\\(x)\":run", authorization: .apiKey, acceptsFormBody: true) { request in
+            APIServerRoute(operationID: "runOdd", method: .post, prefix: "/widgets.example.com", path: "/v1/odd/{default}/say\"hi\\(x)\":run", authorization: .apiKey, acceptsFormBody: true, errorBody: ObjectIdentifier(Failure.self)) { request in
                 try await APIServerResponse.json(self.runOdd(default: request.pathParameter("default"), xgafv: request.queryParameter("$.xgafv"), in: request.queryParameter("in"), body: request.decodeBody(OddRequest.self).checkedKnownValues(), request: request))
             },
             APIServerRoute(operationID: "exchangeForm", method: .post, prefix: "/widgets.example.com", path: "/v1/forms:exchange", authorization: .apiKey, acceptsFormBody: true) { request in
