@@ -14,6 +14,8 @@ let package = Package(
         // never build AsyncHTTPClient and SwiftNIO.
         .library(name: "IdentityToolkitAsyncHTTPClient", targets: ["IdentityToolkitAsyncHTTPClient"]),
         .library(name: "OTP", targets: ["OTP"]),
+        // Base32, otpauth:// URIs, QR codes: no swift-crypto (OTP re-exports it).
+        .library(name: "OTPFormats", targets: ["OTPFormats"]),
         .library(name: "IdentityToolkitEmulator", targets: ["IdentityToolkitEmulator"]),
         .library(name: "MultiFactorAuth", targets: ["MultiFactorAuth"]),
         .library(name: "IdentityAdmin", targets: ["IdentityAdmin"]),
@@ -51,10 +53,17 @@ let package = Package(
             ],
             path: "Generator/spec-codegen"
         ),
+        // What the plugins run: `generate` only, without swift-argument-parser,
+        // because every app that uses the SDK builds it.
+        .executableTarget(
+            name: "spec-codegen-plugin-tool",
+            dependencies: ["SpecCodegen"],
+            path: "Generator/spec-codegen-plugin-tool"
+        ),
         .plugin(
             name: "SpecCodegenPlugin",
             capability: .buildTool(),
-            dependencies: ["spec-codegen"],
+            dependencies: ["spec-codegen-plugin-tool"],
             path: "Plugins/SpecCodegenPlugin"
         ),
         .plugin(
@@ -66,7 +75,7 @@ let package = Package(
                 ),
                 permissions: [.writeToPackageDirectory(reason: "Writes the generated Swift files into the chosen folder.")]
             ),
-            dependencies: ["spec-codegen"],
+            dependencies: ["spec-codegen-plugin-tool"],
             path: "Plugins/GenerateCodeFromSpec"
         ),
 
@@ -91,9 +100,10 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        .target(name: "OTPFormats"),
         .target(
             name: "OTP",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["OTPFormats", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
             name: "IdentityToolkitEmulator",
@@ -116,7 +126,9 @@ let package = Package(
             name: "MultiFactorAuth",
             dependencies: [
                 "IdentityToolkit",
-                "OTP",
+                // Only the formats (Base32, otpauth:// URIs): apps of the
+                // client SDK do not build BoringSSL for it.
+                "OTPFormats",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             exclude: ["spec-codegen-config.json"],
@@ -181,7 +193,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SpecCodegenTests",
-            dependencies: ["SpecCodegen", "GeneratorGoldenReference", "IdentityToolkit", "IdentityToolkitTestSupport"],
+            // The plugin tool is a dependency so that `swift test` builds it; tests run it as the plugin does.
+            dependencies: ["SpecCodegen", "spec-codegen-plugin-tool", "GeneratorGoldenReference", "IdentityToolkit", "IdentityToolkitTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
@@ -242,7 +255,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OTPTests",
-            dependencies: ["OTP"],
+            dependencies: ["OTP", "OTPFormats"],
             exclude: ["Fixtures"]
         ),
     ],

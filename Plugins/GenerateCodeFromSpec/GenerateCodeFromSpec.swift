@@ -16,7 +16,7 @@ struct GenerateCodeFromSpec: CommandPlugin {
         if let unknown = extractor.remainingArguments.first {
             throw CommandError("unknown argument '\(unknown)'; use --target NAME and --output-directory DIR")
         }
-        let tool = try context.tool(named: "spec-codegen")
+        let tool = try context.tool(named: "spec-codegen-plugin-tool")
         var generated = 0
         for target in context.package.targets {
             guard let target = target as? SourceModuleTarget else { continue }

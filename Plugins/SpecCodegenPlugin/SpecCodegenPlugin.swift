@@ -1,7 +1,7 @@
 import Foundation
 import PackagePlugin
 
-/// Runs `spec-codegen generate` for every target that carries a
+/// Runs the generator (`spec-codegen-plugin-tool generate`) for every target that carries a
 /// `spec-codegen-config.json`, writing a fixed set of Swift files into the
 /// plugin's work directory.
 ///
@@ -16,7 +16,7 @@ struct SpecCodegenPlugin: BuildToolPlugin {
             throw SpecCodegenPluginError.missingConfig(target: target.name, path: config.path)
         }
         let inputs = try GeneratorConfigFile.inputFiles(of: config)
-        let tool = try context.tool(named: "spec-codegen")
+        let tool = try context.tool(named: "spec-codegen-plugin-tool")
         let outputDirectory = context.pluginWorkDirectoryURL.appending(path: "GeneratedSources")
         return [
             .buildCommand(

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityToolkit
-import OTP
+import OTPFormats
 
 /// Makes TOTP secrets and assertions.
 public enum TOTPMultiFactorGenerator {

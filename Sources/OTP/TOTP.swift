@@ -94,3 +94,10 @@ public enum OTPSecret {
         return (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 }
+
+extension OTPAuthURI {
+    /// A TOTP generator for this URI's parameters.
+    public func totp() throws -> TOTP {
+        try TOTP(key: secret, algorithm: algorithm, digits: digits, period: period)
+    }
+}

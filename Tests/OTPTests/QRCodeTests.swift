@@ -1,4 +1,5 @@
 @testable import OTP
+@testable import OTPFormats
 import Testing
 
 @Suite struct QRCodeTests {

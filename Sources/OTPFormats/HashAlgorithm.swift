@@ -18,5 +18,5 @@ public enum HashAlgorithm: String, Sendable, Hashable, CaseIterable, CustomStrin
     public var description: String { rawValue }
 
     /// The hash's block size in bytes, which HMAC pads the key to.
-    var blockSize: Int { self == .sha512 ? 128 : 64 }
+    package var blockSize: Int { self == .sha512 ? 128 : 64 }
 }

@@ -69,11 +69,6 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         return "otpauth://\(kind.rawValue)/\(label)?\(parameters.joined(separator: "&"))"
     }
 
-    /// A TOTP generator for this URI's parameters.
-    public func totp() throws -> TOTP {
-        try TOTP(key: secret, algorithm: algorithm, digits: digits, period: period)
-    }
-
     /// Parses a Key URI.
     public init(parsing text: String) throws(OTPAuthURIError) {
         let prefix = "otpauth://"

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// The plugins' generator binary (`spec-codegen-plugin-tool`), run as the
+/// build-tool plugin runs it: its one command, its exit codes, its output.
+@Suite struct PluginToolTests {
+    static let binary: URL? = {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<5 {
+            let candidate = folder.appendingPathComponent("spec-codegen-plugin-tool")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder.deleteLastPathComponent()
+        }
+        return nil
+    }()
+
+    func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        struct NotBuilt: Error {}
+        guard let binary = Self.binary else { throw NotBuilt() }
+        process.executableURL = binary
+        process.arguments = arguments
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let data = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func generatesTheGoldenReference() throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-tool-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try run(["generate", "--config", Repository.path("Tests/SpecCodegenTests/Fixtures/golden/spec-codegen-config.json"),
+                              "--output-directory", output.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        for name in try FileManager.default.contentsOfDirectory(atPath: Repository.path("Tests/GeneratorGoldenReference/Generated")) {
+            let expected = try String(contentsOfFile: Repository.path("Tests/GeneratorGoldenReference/Generated/\(name)"), encoding: .utf8)
+            #expect(try String(contentsOf: output.appendingPathComponent(name), encoding: .utf8) == expected, "\(name)")
+        }
+    }
+
+    @Test func badArgumentsExit2AndBadSpecsExit1WithDiagnostics() throws {
+        for arguments in [[], ["validate"], ["generate", "--config"], ["generate", "--config", "a", "--verbose", "b"], ["generate", "--config", "a"]] {
+            let result = try run(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains("usage: spec-codegen-plugin-tool generate --config FILE --output-directory DIR"))
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-tool-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(#"{"specs": ["api.yaml"], "generate": ["types"]}"#.utf8).write(to: folder.appendingPathComponent("config.json"))
+        try Data("openapi: 3.1.0\ninfo: [title\n".utf8).write(to: folder.appendingPathComponent("api.yaml"))
+        let result = try run(["generate", "--config", folder.appendingPathComponent("config.json").path, "--output-directory", folder.path + "/out"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("api.yaml:3:1: error: malformed YAML"), "\(result.stderr)")
+    }
+}
