@@ -27,11 +27,19 @@ let package = Package(
         .plugin(name: "SpecCodegenPlugin", targets: ["SpecCodegenPlugin"]),
         .plugin(name: "GenerateCodeFromSpec", targets: ["GenerateCodeFromSpec"]),
     ],
+    // Floors are the lowest releases the code needs, so that apps are not
+    // forced to upgrade: Yams 6.0 (its Swift 6 release: Node.alias and the
+    // Sendable duplicate-key error, which a build against 5.0.1 lacks),
+    // swift-http-types 1.0 (every type used is in 1.0), swift-log 1.6
+    // (Sendable loggers for Swift 6), swift-argument-parser 1.5 (Sendable
+    // command configurations; the CLI only). The server-side floors stay at
+    // the releases verified here: the emulator uses HTTP1Channel's idle
+    // timeout and ServiceGroup's shutdown limits, which came late.
     dependencies: [
-        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -179,6 +187,8 @@ let package = Package(
             dependencies: ["IdentityToolkit", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Tests/GeneratorGoldenReference"
         ),
+        // Seeded randomness for the tests that draw inputs (one generator, no dependencies).
+        .target(name: "SeededRandom", path: "Tests/SeededRandom"),
         // Shared by the test targets: an in-memory transport and a loopback HTTP server.
         .target(
             name: "IdentityToolkitTestSupport",
@@ -211,6 +221,7 @@ let package = Package(
         .testTarget(
             name: "IdentityToolkitEmulatorTests",
             dependencies: [
+                "SeededRandom",
                 "IdentityToolkitEmulator",
                 "IdentityToolkit",
                 "IdentityToolkitAsyncHTTPClient",
@@ -255,9 +266,16 @@ let package = Package(
         ),
         .testTarget(
             name: "OTPTests",
-            dependencies: ["OTP", "OTPFormats"],
+            dependencies: ["OTP", "OTPFormats", "SeededRandom"],
             exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every Swift target of ours spells existential types `any P`, as Swift 6
+// code should (Hummingbird does the same). The verbatim doc samples are left
+// as the docs write them.
+for target in package.targets where target.type != .plugin && !["FuzzDriver", "DocSampleTests"].contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("ExistentialAny")]
+}

@@ -209,7 +209,7 @@ public enum SpecCodegen {
         return parts.joined(separator: "/")
     }
 
-    private static func describe(decodingError error: Error) -> String {
+    private static func describe(decodingError error: any Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, _): return "missing key '\(key.stringValue)'"
         case DecodingError.typeMismatch(_, let context), DecodingError.dataCorrupted(let context),

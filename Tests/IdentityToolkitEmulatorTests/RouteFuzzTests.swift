@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import IdentityToolkit
 @testable import IdentityToolkitEmulator
+import SeededRandom
 import Testing
 
 /// Random JSON with extreme values (Int64 and Double limits, huge strings,
@@ -10,18 +11,6 @@ import Testing
 /// 2xx or a 4xx, never a 5xx, and the process lives on. Seeded, so a
 /// failure names an input that reproduces.
 @Suite struct RouteFuzzTests {
-    /// SplitMix64: small, fast and deterministic for a given seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let keys = ["email", "password", "idToken", "refreshToken", "grantType", "grant_type", "refresh_token", "tenantId", "displayName",
                        "mfaPendingCredential", "mfaEnrollmentId", "totpVerificationInfo", "verificationCode", "sessionInfo", "requestType",
                        "oobCode", "mfa", "mfaConfig", "state", "providerConfigs", "totpProviderConfig", "adjacentIntervals", "enabledProviders",
@@ -60,7 +49,7 @@ import Testing
     @Test(arguments: [1, 2, 3, 4])
     func everyRouteAnswersRandomJSONWithoutAServerError(seed: UInt64) async throws {
         try await withEmulator { h in
-            var rng = SeededGenerator(state: seed)
+            var rng = SeededGenerator(seed: seed)
             var paths = h.running.emulator.router.routes.map { ($0.method, $0.prefix + $0.path) }
             paths += [(.post, "/emulator/v1/clock"), (.post, "/emulator/v1/serviceAccounts"), (.post, "/oauth2.googleapis.com/token"),
                       (.get, "/emulator/v1/projects/demo-mfa/oobCodes"), (.delete, "/emulator/v1/projects/demo-mfa/tenants/t/accounts")]
