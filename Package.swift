@@ -279,3 +279,10 @@ let package = Package(
 for target in package.targets where target.type != .plugin && !["FuzzDriver", "DocSampleTests"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("ExistentialAny")]
 }
+// The libraries import internally unless a file says `public import` (as
+// Hummingbird's do), so a module re-exports only what its public API uses;
+// the generator writes `public import Foundation` where generated public
+// declarations use its types.
+for target in package.targets where ["IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "OTP", "OTPFormats", "MultiFactorAuth", "IdentityAdmin", "IdentityToolkitEmulator", "SpecCodegen"].contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("InternalImportsByDefault")]
+}

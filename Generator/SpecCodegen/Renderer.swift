@@ -20,7 +20,7 @@ struct Renderer {
         }
         if !file.imports.isEmpty {
             emit("")
-            for module in file.imports { emit("import \(module)") }
+            for module in file.imports { emit(module.text.contains(" import ") ? module.text : "import \(module)") }
         }
         for declaration in file.declarations {
             emit("")

@@ -22,7 +22,11 @@ extension Translator {
                 }
             }
         }
-        return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports), declarations: declarations)
+        let usesDate = schemas.contains { schema in
+            guard case .object(let properties) = schema.kind else { return false }
+            return properties.contains { $0.type == .dateTime || $0.type == .array(.dateTime) }
+        }
+        return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports, publicFoundation: usesDate), declarations: declarations)
     }
 
     /// `Type.FieldPath`: the update-mask path of each field, as the wire

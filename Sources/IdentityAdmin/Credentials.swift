@@ -1,7 +1,7 @@
 import Crypto
-import Foundation
+public import Foundation
 import HTTPTypes
-import IdentityToolkit
+public import IdentityToolkit
 import _CryptoExtras
 
 /// Supplies OAuth2 access tokens for the admin API.

@@ -1,5 +1,5 @@
 import Foundation
-import IdentityToolkit
+public import IdentityToolkit
 
 /// Admin access to a project's (and its tenants') multi-factor settings,
 /// the Swift counterpart of firebase-admin-node's `projectConfigManager()`

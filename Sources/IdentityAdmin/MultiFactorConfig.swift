@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import IdentityToolkit
 
 /// Whether multi-factor authentication (or one provider) is on. Only

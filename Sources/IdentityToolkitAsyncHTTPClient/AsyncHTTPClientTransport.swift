@@ -1,7 +1,7 @@
-import AsyncHTTPClient
-import Foundation
-import HTTPTypes
-import IdentityToolkit
+public import AsyncHTTPClient
+public import Foundation
+public import HTTPTypes
+public import IdentityToolkit
 import NIOCore
 import NIOHTTP1
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import IdentityToolkit
 
 /// The emulator's notion of now: the system clock plus an offset that tests

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import IdentityToolkit
-import Logging
+public import Logging
 import NIOCore
 import ServiceLifecycle
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import IdentityToolkit
 
 /// The entry point: signs users in and holds the current user.

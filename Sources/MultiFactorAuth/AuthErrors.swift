@@ -1,5 +1,5 @@
-import Foundation
-import IdentityToolkit
+public import Foundation
+public import IdentityToolkit
 
 /// The factor id of TOTP second factors.
 public let TOTPMultiFactorID = "totp"

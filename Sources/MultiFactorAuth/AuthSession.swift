@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import IdentityToolkit
 
 /// A signed-in user's state, to keep users across requests in a server:

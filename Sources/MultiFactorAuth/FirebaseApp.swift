@@ -1,5 +1,5 @@
 import Foundation
-import IdentityToolkit
+public import IdentityToolkit
 
 /// The settings of a Firebase app. A class, as in Firebase, so that
 /// `let options = FirebaseOptions(…); options.apiKey = "…"` works.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import IdentityToolkit
 
 /// A user's second factors: list, enroll, unenroll.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// TOTP (RFC 6238): an HOTP code for the current time step.
 public struct TOTP: Sendable {

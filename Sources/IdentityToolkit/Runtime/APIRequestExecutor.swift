@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTypes
+public import HTTPTypes
 import Logging
 
 /// Builds, sends and decodes the requests of a generated client.

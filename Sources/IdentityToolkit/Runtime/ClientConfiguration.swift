@@ -1,6 +1,6 @@
-import Foundation
-import HTTPTypes
-import Logging
+public import Foundation
+public import HTTPTypes
+public import Logging
 
 /// Settings shared by the generated clients: where requests go, how they are
 /// sent, and how long they may take.

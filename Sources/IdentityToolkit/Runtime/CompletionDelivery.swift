@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 import Foundation
 
 /// How the generated completion-handler facades (`Spec/facades.yaml`,

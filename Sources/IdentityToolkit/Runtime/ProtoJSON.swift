@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An int64 in proto3 JSON: written as a string, read from a string or a number.
 public struct ProtoInt64: Codable, Hashable, Sendable {

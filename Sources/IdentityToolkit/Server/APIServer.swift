@@ -1,5 +1,5 @@
-import Foundation
-import HTTPTypes
+public import Foundation
+public import HTTPTypes
 
 // The framework-agnostic server runtime of the generated routes: package
 // access, because only the in-package emulator (and the generator's golden

@@ -1,9 +1,9 @@
-import Foundation
-import HTTPTypes
+public import Foundation
+public import HTTPTypes
 import HTTPTypesFoundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+public import FoundationNetworking
 #endif
 
 /// A transport over `URLSession` (FoundationNetworking on Linux).
