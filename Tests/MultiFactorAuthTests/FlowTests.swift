@@ -47,39 +47,40 @@ import Testing
 
     @Test func completionStoryDeliversOnTheConfiguredQueue() async throws {
         try await withSDK { h in
-            // The queue is process-wide: restore the very queue that was set,
-            // so that suites running in parallel keep theirs.
+            // Scoped to this test's task: suites running in parallel keep the
+            // process-wide queue, which this test never changes.
             let queue = DispatchQueue(label: "test.completions")
-            let original = AuthCompletionDelivery.queue
-            AuthCompletionDelivery.queue = queue
-            defer { AuthCompletionDelivery.queue = original }
-            let auth = h.auth()
-            let email = "c-\(UUID().uuidString.prefix(8))@example.com"
-            let created: User? = await withCheckedContinuation { continuation in
-                auth.createUserWithEmail(email, password: "secret-password") { result, error in
-                    dispatchPrecondition(condition: .onQueue(queue))
-                    continuation.resume(returning: result?.user)
+            try await AuthCompletionDelivery.withQueue(queue) {
+                let auth = h.auth()
+                let email = "c-\(UUID().uuidString.prefix(8))@example.com"
+                let created: User? = await withCheckedContinuation { continuation in
+                    auth.createUserWithEmail(email, password: "secret-password") { result, error in
+                        dispatchPrecondition(condition: .onQueue(queue))
+                        continuation.resume(returning: result?.user)
+                    }
                 }
-            }
-            let user = try #require(created)
-            let tokenError: (any Error)? = await withCheckedContinuation { continuation in
-                auth.signInWithEmail(email, password: "wrong-password") { result, error in
-                    continuation.resume(returning: error)
+                let user = try #require(created)
+                let tokenError: (any Error)? = await withCheckedContinuation { continuation in
+                    auth.signInWithEmail(email, password: "wrong-password") { result, error in
+                        continuation.resume(returning: error)
+                    }
                 }
-            }
-            #expect(tokenError.code == AuthErrorCode.invalidCredential.rawValue)
-            let token: String? = await withCheckedContinuation { continuation in
-                user.getIDTokenWithCompletion { token, _ in continuation.resume(returning: token) }
-            }
-            #expect(token != nil)
-            let sessionError: (any Error)? = await withCheckedContinuation { continuation in
-                user.multiFactor.getSessionWithCompletion { session, _ in
-                    guard let session else { return continuation.resume(returning: AuthErrorCode(.internalError)) }
-                    TOTPMultiFactorGenerator.generateSecretWithMultiFactorSession(session) { _, error in continuation.resume(returning: error) }
+                #expect(tokenError.code == AuthErrorCode.invalidCredential.rawValue)
+                let token: String? = await withCheckedContinuation { continuation in
+                    user.getIDTokenWithCompletion { token, _ in continuation.resume(returning: token) }
                 }
+                #expect(token != nil)
+                let sessionError: (any Error)? = await withCheckedContinuation { continuation in
+                    user.multiFactor.getSessionWithCompletion { session, _ in
+                        guard let session else { return continuation.resume(returning: AuthErrorCode(.internalError)) }
+                        TOTPMultiFactorGenerator.generateSecretWithMultiFactorSession(session) { _, error in continuation.resume(returning: error) }
+                    }
+                }
+                // The email is not verified yet.
+                #expect((sessionError as? AuthErrorCode)?.code == .unverifiedEmail)
             }
-            // The email is not verified yet.
-            #expect((sessionError as? AuthErrorCode)?.code == .unverifiedEmail)
+            // Outside the scope the process-wide queue is back.
+            #expect(AuthCompletionDelivery.queue !== queue)
         }
     }
 

@@ -404,4 +404,27 @@ import Testing
         #expect(outputs[.clients]?.contains("configuration: configuration, servedAtEmulatorRoot: true)") == true)
         #expect(outputs[.server]?.contains(#"prefix: "", path: "/emulator/v1/ping""#) == true)
     }
+
+    /// Foundation is a public import only where public declarations use its
+    /// `Date`: a module built with `InternalImportsByDefault` then needs it,
+    /// and an unused public import would be a warning.
+    @Test func foundationIsAPublicImportOnlyWhereDatesAre() throws {
+        let dated = try types("""
+                Stamp:
+                  type: object
+                  description: S.
+                  properties:
+                    at: {type: string, format: date-time, description: A.}
+            """)
+        #expect(dated.contains("\npublic import Foundation\n"))
+        let plain = try types("""
+                Name:
+                  type: object
+                  description: N.
+                  properties:
+                    name: {type: string, description: N.}
+            """)
+        #expect(plain.contains("\nimport Foundation\n"))
+        #expect(!plain.contains("public import"))
+    }
 }

@@ -7,15 +7,28 @@ import Foundation
 /// Each runs its async twin in a task and calls the completion exactly once,
 /// on ``queue``: by default a private serial queue, never the main queue,
 /// so completions are delivered in a server process that never runs the
-/// main queue too. Apps with a UI can set it to `.main`.
+/// main queue too. Apps with a UI can set it to `.main`; code that wants
+/// another queue for some calls only (a test, a request handler) scopes it
+/// with ``withQueue(_:isolation:_:)`` instead of changing it for the process.
 public enum CompletionDelivery {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var configuredQueue = DispatchQueue(label: "swift-identity-mfa.completions")
+    private static let configuredQueue = Locked(DispatchQueue(label: "swift-identity-mfa.completions"))
 
-    /// The queue completions run on.
+    /// The queue chosen for the current task by ``withQueue(_:isolation:_:)``, if any.
+    @TaskLocal private static var scopedQueue: DispatchQueue?
+
+    /// The queue completions run on: the current task's scoped queue, else
+    /// the process-wide one (which setting changes).
     public static var queue: DispatchQueue {
-        get { lock.withLock { configuredQueue } }
-        set { lock.withLock { configuredQueue = newValue } }
+        get { scopedQueue ?? configuredQueue.current }
+        set { configuredQueue.withLock { $0 = newValue } }
+    }
+
+    /// Runs `body` with completions of the calls it starts delivered on
+    /// `queue`, leaving every other task's queue as it is.
+    public static func withQueue<Result>(
+        _ queue: DispatchQueue, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        try await $scopedQueue.withValue(queue, operation: body)
     }
 
     /// Runs `operation` and calls `completion` once with its value or error.
