@@ -102,12 +102,12 @@ struct HelperEmulation: EmulatorHelpersService {
     }
 
     /// The `mode` of an action link (the Firebase action-URL parameter).
-    private static func mode(_ requestType: OobRequestType) -> String {
+    private static func mode(_ requestType: OobRequestType) -> EmailActionMode {
         switch requestType {
-        case .verifyEmail: return "verifyEmail"
-        case .passwordReset: return "resetPassword"
-        case .emailSignin: return "signIn"
-        default: return "verifyAndChangeEmail"
+        case .verifyEmail: return .verifyEmail
+        case .passwordReset: return .resetPassword
+        case .emailSignin: return .signIn
+        default: return .verifyAndChangeEmail
         }
     }
 }

@@ -216,7 +216,7 @@ public final class IdentityToolkitEmulator: Sendable {
     /// `invalid_request`), Google's API error otherwise.
     static func error(_ error: APIServerError, for route: APIServerRoute) -> Response {
         guard route.errorBody == ObjectIdentifier(OAuthErrorResponse.self) else { return Self.error(error) }
-        let code = error.shortCode == APIServerError.invalidArgument("").shortCode ? "invalid_request" : error.shortCode
+        let code = error.shortCode == APIServerError.invalidArgument("").shortCode ? OAuthErrorCode.invalidRequest.rawValue : error.shortCode
         let body = OAuthErrorResponse(error: code, errorDescription: error.detail)
         return json(status: error.status, (try? JSONEncoder().encode(body)) ?? Data())
     }

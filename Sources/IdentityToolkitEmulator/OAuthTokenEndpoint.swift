@@ -42,39 +42,39 @@ final class OAuthTokenEndpoint: OAuth2TokenService {
     }
 
     /// An RFC 6749 error: `error` is the short code, the description the detail.
-    private static func failure(_ error: String, _ description: String) -> APIServerError {
-        APIServerError(status: 400, error, detail: description)
+    private static func failure(_ error: OAuthErrorCode, _ description: String) -> APIServerError {
+        APIServerError(status: 400, error.rawValue, detail: description)
     }
 
     func requestAccessToken(_ body: AccessTokenRequest, request: APIServerRequest) async throws -> AccessTokenResponse {
         guard body.grantType == OAuthGrantType.jwtBearer.rawValue else {
-            throw Self.failure("unsupported_grant_type", "expected \(OAuthGrantType.jwtBearer.rawValue)")
+            throw Self.failure(.unsupportedGrantType, "expected \(OAuthGrantType.jwtBearer.rawValue)")
         }
         let decoder = JSONDecoder()
         guard let jwt = JWTCompactForm(body.assertion),
             let header = try? decoder.decode(JOSEHeader.self, from: jwt.header),
             let claims = try? decoder.decode(JWTBearerClaims.self, from: jwt.payload)
         else {
-            throw Self.failure("invalid_grant", "the assertion is not a JWT")
+            throw Self.failure(.invalidGrant, "the assertion is not a JWT")
         }
-        guard header.alg == "RS256" else { throw Self.failure("invalid_grant", "the assertion must be signed with RS256") }
-        guard let key = keys.current[claims.iss] else { throw Self.failure("invalid_grant", "unknown issuer \(claims.iss)") }
+        guard header.alg == "RS256" else { throw Self.failure(.invalidGrant, "the assertion must be signed with RS256") }
+        guard let key = keys.current[claims.iss] else { throw Self.failure(.invalidGrant, "unknown issuer \(claims.iss)") }
         guard key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: jwt.signature), for: jwt.signingInput, padding: .insecurePKCS1v1_5) else {
-            throw Self.failure("invalid_grant", "Invalid JWT Signature.")
+            throw Self.failure(.invalidGrant, "Invalid JWT Signature.")
         }
         let scopes = claims.scope?.split(separator: " ").map(String.init) ?? []
         guard scopes.contains(where: { OAuthScope.allKnownValues.contains(OAuthScope(rawValue: $0)) }) else {
             let known = OAuthScope.allKnownValues.map(\.rawValue).joined(separator: " or ")
-            throw Self.failure("invalid_scope", "the assertion must ask for \(known)")
+            throw Self.failure(.invalidScope, "the assertion must ask for \(known)")
         }
         guard claims.aud.hasSuffix(Self.audienceSuffix) else {
-            throw Self.failure("invalid_grant", "the audience must be the token endpoint")
+            throw Self.failure(.invalidGrant, "the audience must be the token endpoint")
         }
         let now = Int64(clock.now.timeIntervalSince1970)
         // Times from outside: compared, and subtracted only with overflow reported.
         let lifetime = claims.exp.subtractingReportingOverflow(claims.iat)
         guard claims.iat <= now + 60, claims.exp > now, !lifetime.overflow, (1...3600).contains(lifetime.partialValue) else {
-            throw Self.failure("invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
+            throw Self.failure(.invalidGrant, "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
         }
         let token = "emulator-" + Data.randomToken(bytes: 24)
         tokens.withLock { $0[token] = clock.now.addingTimeInterval(TimeInterval(Self.lifetime)) }

@@ -7,7 +7,7 @@ struct SecureTokenEmulation: SecureTokenService {
     let tokens: SessionTokens
 
     func grantToken(_ body: GrantTokenRequest, request: APIServerRequest) async throws -> GrantTokenResponse {
-        guard body.grantType == "refresh_token" else { throw APIServerError("INVALID_GRANT_TYPE") }
+        guard body.grantType == SecureTokenGrantType.refreshToken.rawValue else { throw APIServerError("INVALID_GRANT_TYPE") }
         guard let refreshToken = body.refreshToken, !refreshToken.isEmpty else { throw APIServerError("MISSING_REFRESH_TOKEN") }
         let grant = try await store.refresh(refreshToken)
         let idToken = try tokens.idToken(for: grant)

@@ -56,7 +56,7 @@ public final class User: Sendable, CustomStringConvertible {
         let backend = try context.backend()
         let refreshToken = state.current.refreshToken
         let response = try await AuthErrorMapping.perform {
-            try await backend.secureToken.grantToken(GrantTokenRequest(grantType: "refresh_token", refreshToken: refreshToken))
+            try await backend.secureToken.grantToken(GrantTokenRequest(grantType: SecureTokenGrantType.refreshToken.rawValue, refreshToken: refreshToken))
         }
         guard let idToken = response.idToken ?? response.accessToken else {
             throw AuthErrorCode(.internalError, message: "The token response has no ID token.")

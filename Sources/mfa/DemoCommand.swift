@@ -178,25 +178,14 @@ struct Demo {
         }
     }
 
-    private func helper(_ hostAndPort: String, _ path: String) async throws -> [String: Any] {
-        var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
-        request.url = URL(string: "http://\(hostAndPort)\(path)")
-        let transport = self.transport
-        let sent = request
-        let options = TransportOptions(timeout: requestTimeout, maxResponseBytes: 16 << 20)
-        let (response, data) = try await Deadline.run(within: options.timeout) {
-            try await transport.send(sent, body: nil, options: options)
-        }
-        guard response.status.kind == .successful, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw HelperFailure(path: path, status: response.status.code)
-        }
-        return object
+    /// The emulator's own helpers (`Spec/emulator.yaml`), through their generated client.
+    private func helpers(_ hostAndPort: String) -> EmulatorHelpersClient {
+        EmulatorHelpersClient(configuration: ClientConfiguration(transport: transport, emulatorHost: hostAndPort, requestTimeout: requestTimeout))
     }
 
     private func oobCode(for email: String, hostAndPort: String) async throws -> String {
-        let listing = try await helper(hostAndPort, "/emulator/v1/projects/\(project)/oobCodes")
-        let codes = listing["oobCodes"] as? [[String: String]] ?? []
-        guard let code = codes.last(where: { $0["email"] == email })?["oobCode"] else {
+        let listing = try await helpers(hostAndPort).listOobCodes(project: project)
+        guard let code = listing.oobCodes.last(where: { $0.email == email })?.oobCode else {
             throw AuthErrorCode(.invalidActionCode, message: "The emulator lists no verification code for \(email).")
         }
         return code
@@ -205,20 +194,14 @@ struct Demo {
     /// The emulator's clock (its codes are judged by it); refused when it
     /// is not a time a TOTP code can be made for.
     private func emulatorTime(hostAndPort: String) async throws -> Int64 {
-        let clock = try await helper(hostAndPort, "/emulator/v1/clock")
-        guard let millis = clock["nowMillis"] as? Int64 ?? (clock["nowMillis"] as? Int).map(Int64.init) else {
-            return Int64(Date().timeIntervalSince1970)
-        }
-        guard millis >= 0 else { throw HelperFailure(path: "/emulator/v1/clock", status: 200, reason: "a negative time (\(millis) ms)") }
+        let millis = try await helpers(hostAndPort).getClock().nowMillis
+        guard millis >= 0 else { throw NegativeEmulatorTime(millis: millis) }
         return millis / 1000
     }
 
-    /// An emulator helper answered with something other than its JSON.
-    struct HelperFailure: Error, CustomStringConvertible {
-        var path: String
-        var status: Int
-        var reason = "not the expected JSON"
-
-        var description: String { "the emulator's \(path) answered HTTP \(status): \(reason)" }
+    /// The emulator's clock stood before 1970, where no TOTP step exists.
+    struct NegativeEmulatorTime: Error, CustomStringConvertible {
+        var millis: Int64
+        var description: String { "the emulator's clock answered a negative time (\(millis) ms)" }
     }
 }
