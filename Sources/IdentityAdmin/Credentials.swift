@@ -27,7 +27,7 @@ public struct StaticAccessTokenCredential: AdminCredential, CustomStringConverti
 /// The emulator's admin credential: `Authorization: Bearer owner`.
 public struct EmulatorOwnerCredential: AdminCredential {
     public init() {}
-    public func accessToken() async throws -> String { "owner" }
+    public func accessToken() async throws -> String { EmulatorAdminToken.owner.rawValue }
 }
 
 /// Why a credential gave no token. Messages never include the private key

@@ -166,7 +166,7 @@ public final class IdentityToolkitEmulator: Sendable {
             return Self.error(APIServerError(status: 405, "METHOD_NOT_ALLOWED", detail: "\(request.method.rawValue) is not allowed on \(path)"))
         case .found(let route, let parameters):
             if route.authorization == .bearer && !isAuthorizedAdmin(request.headers[.authorization]) {
-                return Self.error(APIServerError(status: 401, "UNAUTHENTICATED", detail: "admin calls need 'Authorization: Bearer owner' or a token from the token endpoint", reason: "unauthorized"))
+                return Self.error(APIServerError(status: 401, "UNAUTHENTICATED", detail: "admin calls need 'Authorization: Bearer \(EmulatorAdminToken.owner)' or a token from the token endpoint", reason: "unauthorized"))
             }
             let apiRequest = APIServerRequest(method: request.method, headerFields: request.headers, query: query, body: body,
                                               pathParameters: parameters, operationID: route.operationID, acceptsFormBody: route.acceptsFormBody)
@@ -203,7 +203,7 @@ public final class IdentityToolkitEmulator: Sendable {
     private func isAuthorizedAdmin(_ header: String?) -> Bool {
         guard let header, header.hasPrefix("Bearer ") else { return false }
         let token = String(header.dropFirst("Bearer ".count))
-        return token == "owner" || oauth.isValid(token)
+        return token == EmulatorAdminToken.owner.rawValue || oauth.isValid(token)
     }
 
     static func json(status: Int, _ body: Data) -> Response {

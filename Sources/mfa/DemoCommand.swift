@@ -107,7 +107,7 @@ struct Demo {
             }
             let configuration = ClientConfiguration(transport: transport, emulatorHost: hostAndPort, requestTimeout: requestTimeout)
             try await step("enable TOTP for project \(project) (adjacentIntervals 5)") {
-                let admin = AdminClient(accessToken: { "owner" }, configuration: configuration)
+                let admin = AdminClient(accessToken: { EmulatorAdminToken.owner.rawValue }, configuration: configuration)
                 _ = try await admin.updateProjectConfig(project: project, updateMask: "mfa", body: ProjectConfig(mfa: MultiFactorAuthConfig(
                     providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 5))])))
             }
