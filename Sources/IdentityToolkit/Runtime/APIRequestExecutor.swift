@@ -72,14 +72,8 @@ public struct APIRequestExecutor: Sendable {
         _ method: HTTPRequest.Method, path: String, query: [(String, String?)], formBody: Body,
         response: Response.Type, errorBody: (any ServerErrorBody.Type)?
     ) async throws -> Response {
-        let data: Data
-        do {
-            data = try FormBody.encode(formBody)
-        } catch let error as IdentityToolkitError {
-            throw error
-        } catch {
-            throw IdentityToolkitError.invalidRequest("cannot encode \(Body.self) as a form")
-        }
+        // FormBody reports a body it cannot encode as IdentityToolkitError.invalidRequest.
+        let data = try FormBody.encode(formBody)
         return try await perform(method, path: path, query: query, body: data, contentType: Self.formContentType, response: response, errorBody: errorBody)
     }
 
