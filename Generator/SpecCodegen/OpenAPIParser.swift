@@ -364,11 +364,13 @@ struct OpenAPIParser {
 
     /// Reports keywords outside the supported subset; true when it found any.
     @discardableResult
-    private func rejectUnsupportedKeywords(_ reader: MappingReader, owner: String) -> Bool {
+    private func rejectUnsupportedKeywords(_ reader: MappingReader, owner: String, allowsMap: Bool = false) -> Bool {
         var found = false
         for keyword in reader.keys {
             if Self.unsupportedSchemaKeywords.contains(keyword) {
                 if keyword == "additionalProperties", reader.raw(keyword)?.scalar == "false" { continue }
+                // A property `type: object` with an `additionalProperties` schema is a map.
+                if allowsMap, keyword == "additionalProperties", reader.raw(keyword)?.mappingEntries != nil, reader.string("type") == "object", !reader.has("properties") { continue }
                 diagnostics.error("unsupported schema construct '\(keyword)' in \(owner)", at: reader.keyLocation(keyword) ?? reader.location)
                 found = true
             } else if !keyword.hasPrefix("x-") && !Self.knownSchemaKeywords.contains(keyword) {
@@ -395,7 +397,7 @@ struct OpenAPIParser {
     }
 
     private func parseType(_ reader: MappingReader, owner: String) -> TypeRef? {
-        if rejectUnsupportedKeywords(reader, owner: owner) { return nil }
+        if rejectUnsupportedKeywords(reader, owner: owner, allowsMap: true) { return nil }
         if let ref = reader.raw("$ref") {
             guard let text = ref.scalar, let name = schemaName(fromReference: text, at: ref.location) else { return nil }
             return .reference(name, ref.location)
@@ -421,6 +423,10 @@ struct OpenAPIParser {
             guard let items = reader.mapping("items", required: true) else { return nil }
             guard let element = parseType(items, owner: "items of \(owner)") else { return nil }
             return .array(element)
+        case ("object", nil) where reader.mapping("additionalProperties") != nil:
+            guard let values = reader.mapping("additionalProperties"),
+                let value = parseType(values, owner: "values of \(owner)") else { return nil }
+            return .map(value)
         case ("object", _):
             diagnostics.error("unsupported schema construct: inline object in \(owner); define it under components/schemas and use $ref", at: typeNode?.location ?? reader.location)
             return nil

@@ -90,7 +90,7 @@ extension Translator {
         func target(_ type: TypeRef) -> SwiftName? {
             switch type {
             case .reference(let name, _): return name
-            case .array(let element): return target(element)
+            case .array(let element), .map(let element): return target(element)
             default: return nil
             }
         }

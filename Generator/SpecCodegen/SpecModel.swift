@@ -128,6 +128,9 @@ indirect enum TypeRef: Equatable {
     case dateTime
     case reference(SwiftName, SourceLocation)
     case array(TypeRef)
+    /// A JSON object with arbitrary keys (`type: object` with an
+    /// `additionalProperties` schema): `[String: Value]`.
+    case map(TypeRef)
 
     static func == (lhs: TypeRef, rhs: TypeRef) -> Bool {
         switch (lhs, rhs) {
@@ -136,6 +139,7 @@ indirect enum TypeRef: Equatable {
             return true
         case let (.reference(a, _), .reference(b, _)): return a == b
         case let (.array(a), .array(b)): return a == b
+        case let (.map(a), .map(b)): return a == b
         default: return false
         }
     }

@@ -43,6 +43,7 @@ struct Translator {
         case .dateTime: return "Date"
         case .reference(let name, _): return "\(name)"
         case .array(let element): return "[\(swiftType(element))]"
+        case .map(let value): return "[String: \(swiftType(value))]"
         }
     }
 
@@ -91,7 +92,7 @@ struct Translator {
     func referencedDescription(_ type: TypeRef, _ descriptions: [SwiftName: String?]) -> String? {
         switch type {
         case .reference(let name, _): return descriptions[name] ?? nil
-        case .array(let element): return referencedDescription(element, descriptions)
+        case .array(let element), .map(let element): return referencedDescription(element, descriptions)
         default: return nil
         }
     }

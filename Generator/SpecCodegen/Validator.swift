@@ -77,6 +77,14 @@ struct Validator {
             }
         case .string, .integer, .double, .bool:
             break
+        case .map(let value):
+            // A map holds plain JSON values (identities, claims): no proto3
+            // helper or enum check reaches inside it.
+            switch value {
+            case .string, .integer, .double, .bool, .array(.string): break
+            default:
+                diagnostics.error("unsupported schema construct: a map in property '\(property.wireName)' may hold strings, numbers, booleans or arrays of strings only", at: property.location)
+            }
         }
     }
 
@@ -124,7 +132,7 @@ extension TypeRef {
         case .reference(let name, _):
             if case .stringEnum? = schemas[name]?.kind { return true }
             return false
-        case .integer, .double, .bool, .dateTime, .array: return false
+        case .integer, .double, .bool, .dateTime, .array, .map: return false
         }
     }
 }

@@ -17,8 +17,8 @@ struct SessionTokens: Sendable {
             iss: "https://securetoken.google.com/\(project)", aud: project,
             authTime: Int64(grant.facts.authTime.timeIntervalSince1970), userID: grant.uid, sub: grant.uid,
             iat: now, exp: now + TokenIssuer.lifetime, email: grant.email, emailVerified: grant.email == nil ? nil : grant.emailVerified,
-            firebase: .init(identities: identities, signInProvider: grant.facts.provider, signInSecondFactor: grant.facts.secondFactor,
-                            secondFactorIdentifier: grant.facts.secondFactorID, tenant: grant.realm.tenant)
+            firebase: FirebaseSignInClaims(identities: identities, signInProvider: grant.facts.provider, signInSecondFactor: grant.facts.secondFactor,
+                                           secondFactorIdentifier: grant.facts.secondFactorID, tenant: grant.realm.tenant)
         )
         return try issuer.sign(claims)
     }

@@ -427,4 +427,38 @@ import Testing
         #expect(plain.contains("\nimport Foundation\n"))
         #expect(!plain.contains("public import"))
     }
+
+    /// `type: object` with an `additionalProperties` schema on a field is a
+    /// map of plain JSON values (an ID token's `identities`); anything a map
+    /// cannot hold, or a map at the top level, is an error.
+    @Test func mapsOfPlainValues() throws {
+        let text = try types("""
+                Claims:
+                  type: object
+                  description: C.
+                  required: [identities]
+                  properties:
+                    identities:
+                      type: object
+                      description: By provider.
+                      additionalProperties: {type: array, items: {type: string}}
+                    flags: {type: object, description: F., additionalProperties: {type: boolean}}
+            """)
+        #expect(text.contains("public var identities: [String: [String]]"))
+        #expect(text.contains("public var flags: [String: Bool]?"))
+        #expect(text.contains("self.identities = try container.decode([String: [String]].self, forKey: .identities)"))
+        let bad = InMemorySpec(["api.yaml": document(schemas: """
+                Counts:
+                  type: object
+                  description: C.
+                  properties:
+                    big: {type: object, description: B., additionalProperties: {type: integer, format: int64}}
+                TopLevelMap:
+                  type: object
+                  description: T.
+                  additionalProperties: {type: string}
+            """)]).failures()
+        #expect(bad.contains { $0.contains("a map in property 'big' may hold strings, numbers, booleans or arrays of strings only") }, "\(bad)")
+        #expect(bad.contains { $0.contains("unsupported schema construct 'additionalProperties' in schema 'TopLevelMap'") }, "\(bad)")
+    }
 }
