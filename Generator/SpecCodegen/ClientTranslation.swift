@@ -2,7 +2,9 @@
 /// operation, and their completion-handler twins.
 extension Translator {
     func clientsFile(_ documents: [APIDocument], imports: [SwiftName]) -> SwiftFile {
-        SwiftFile(header: Self.header, imports: self.imports(["Foundation", "HTTPTypes"], imports), declarations: documents.map { .type(client($0)) })
+        let returnsHeaders = documents.contains { $0.operations.contains { !$0.responseHeaders.isEmpty } }
+        return SwiftFile(header: Self.header, imports: self.imports(["Foundation", "HTTPTypes"], imports, exposed: returnsHeaders ? ["HTTPTypes"] : []),
+                         declarations: documents.map { .type(client($0)) })
     }
 
     private func client(_ document: APIDocument) -> TypeDeclaration {
@@ -38,6 +40,9 @@ extension Translator {
         }
         for operation in document.operations {
             members.append(.function(operationMethod(operation)))
+            if !operation.responseHeaders.isEmpty {
+                members.append(.function(operationMethod(operation, returningHeaders: true)))
+            }
         }
         return TypeDeclaration(
             doc: docText(document.description ?? document.title) + "\n\nOne `async throws` method per operation; each throws ``IdentityToolkitError``.",
@@ -65,7 +70,7 @@ extension Translator {
 
     /// The method's one statement: `try await executor.send(…)` with the
     /// path template as an interpolated literal and the query as wire names.
-    private func operationMethod(_ operation: Operation) -> FunctionDeclaration {
+    private func operationMethod(_ operation: Operation, returningHeaders: Bool = false) -> FunctionDeclaration {
         let pathNames = Dictionary(operation.pathParameters.map { ($0.name, $0.swiftName) }, uniquingKeysWith: { first, _ in first })
         let path = Code.interpolatedPath(operation.path) { pathNames[$0] }
         let query: [Code] = operation.queryParameters.map { "(\(literal: $0.name), \($0.swiftName))" }
@@ -77,6 +82,15 @@ extension Translator {
             arguments.append((operation.bodyEncoding == .form ? "formBody" : "body", "body"))
         }
         arguments += [("response", "\(response).self"), ("errorBody", errorBody)]
+        if returningHeaders {
+            let headers = operation.responseHeaders.map { "`\($0)`" }.joined(separator: ", ")
+            return FunctionDeclaration(
+                doc: operationDoc(operation, returns: "The decoded `\(operation.response.map { $0.name.bare } ?? "EmptyResponse")` and the response's header fields (the spec declares \(headers))."),
+                access: access, kind: .function("\(operation.id)WithHeaders"), parameters: operationParameters(operation),
+                isAsync: true, isThrowing: true, returnType: "(\(response), HTTPFields)",
+                body: [.line("try await \(Code.call("executor.sendReturningHeaders", arguments))")]
+            )
+        }
         return FunctionDeclaration(
             doc: operationDoc(operation, returns: operation.response.map { "The decoded `\($0.name)`." } ?? "Nothing."),
             access: access, kind: .function("\(operation.id)"), parameters: operationParameters(operation),

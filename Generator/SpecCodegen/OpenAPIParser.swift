@@ -148,6 +148,7 @@ struct OpenAPIParser {
                 (requestBody, bodyEncoding) = requestBodyReference(body, what: "request body of '\(id)'")
             }
             var response: SchemaReference?
+            var responseHeaders: [String] = []
             var errorResponse: SchemaReference?
             if let responses = operation.mapping("responses", required: true) {
                 for code in responses.keys {
@@ -163,6 +164,10 @@ struct OpenAPIParser {
                             diagnostics.error("'\(id)' has more than one success response", at: responses.keyLocation(code) ?? reader.location)
                         }
                         response = reader.has("content") ? jsonSchemaReference(reader, what: "response '\(code)' of '\(id)'") : nil
+                        responseHeaders = reader.mapping("headers")?.keys ?? []
+                        if !responseHeaders.isEmpty, operation.has("requestBody") {
+                            diagnostics.error("'\(id)' declares response headers; they are supported on operations without a request body only", at: reader.keyLocation("headers") ?? reader.location)
+                        }
                     } else if code == "default" {
                         errorResponse = reader.has("content") ? jsonSchemaReference(reader, what: "error response of '\(id)'") : nil
                     }
@@ -174,7 +179,7 @@ struct OpenAPIParser {
                     summary: operation.string("summary") ?? operation.string("description"),
                     pathParameters: parameters.filter { $0.0 == "path" }.map(\.1),
                     queryParameters: parameters.filter { $0.0 == "query" }.map(\.1),
-                    requestBody: requestBody, bodyEncoding: bodyEncoding, response: response, errorResponse: errorResponse,
+                    requestBody: requestBody, bodyEncoding: bodyEncoding, response: response, responseHeaders: responseHeaders, errorResponse: errorResponse,
                     location: item.keyLocation(method) ?? operation.location
                 )
             )

@@ -37,6 +37,9 @@ struct Operation {
     /// How the request body is encoded on the wire.
     var bodyEncoding: BodyEncoding = .json
     var response: SchemaReference?
+    /// Headers the success response declares (`Cache-Control` of a key
+    /// endpoint): the client gets a `…WithHeaders` method that returns them.
+    var responseHeaders: [String] = []
     var errorResponse: SchemaReference?
     var location: SourceLocation
 }

@@ -11,14 +11,15 @@ struct Translator {
 
     /// `import` lines: the ones every file of this kind needs, then the config's.
     /// Imports are internal (a module built with `InternalImportsByDefault`
-    /// re-exports nothing it does not mean to); `publicFoundation` makes
-    /// Foundation an import of the file's access level, for files whose
-    /// public declarations use its types (`Date`).
-    func imports(_ fixed: [Code], _ configured: [SwiftName], publicFoundation: Bool = false) -> [Code] {
+    /// re-exports nothing it does not mean to); the fixed modules in
+    /// `exposed` become imports of the file's access level, for files whose
+    /// public declarations use their types (Foundation's `Date`, HTTPTypes'
+    /// `HTTPFields`). An exposed import that is not used would be a warning.
+    func imports(_ fixed: [Code], _ configured: [SwiftName], exposed: Set<Code> = []) -> [Code] {
         let modules = fixed + configured.map { "\($0)" }
-        guard publicFoundation, access != .internal, access != .private else { return modules }
+        guard access != .internal, access != .private else { return modules }
         let keyword: Code = access == .public ? "public" : "package"
-        return modules.map { $0 == "Foundation" ? "\(keyword) import Foundation" : $0 }
+        return modules.map { exposed.contains($0) ? "\(keyword) import \($0)" : $0 }
     }
 
     /// `HTTPRequest.Method`'s case for one of the parser's methods.

@@ -26,7 +26,7 @@ extension Translator {
             guard case .object(let properties) = schema.kind else { return false }
             return properties.contains { $0.type == .dateTime || $0.type == .array(.dateTime) }
         }
-        return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports, publicFoundation: usesDate), declarations: declarations)
+        return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports, exposed: usesDate ? ["Foundation"] : []), declarations: declarations)
     }
 
     /// `Type.FieldPath`: the update-mask path of each field, as the wire

@@ -3,7 +3,7 @@ import IdentityToolkit
 
 /// The `/emulator/v1/…` helpers (`EmulatorHelpersService`, generated from
 /// `Spec/emulator.yaml`): the codes the emulator "sent", a store reset, the
-/// clock, its signing keys and the service accounts it trusts.
+/// clock and the service accounts it trusts.
 struct HelperEmulation: EmulatorHelpersService {
     let store: EmulatorStore
     let clock: EmulatorClock
@@ -72,10 +72,6 @@ struct HelperEmulation: EmulatorHelpersService {
             throw APIServerError.invalidArgument("publicKeyPem is not an RSA public key in PEM form")
         }
         return EmptyResponse()
-    }
-
-    func getSigningKeys(request: APIServerRequest) async throws -> JSONWebKeySet {
-        issuer.jwks
     }
 
     private func currentTime() -> ClockState {

@@ -79,6 +79,7 @@ public final class IdentityToolkitEmulator: Sendable {
                 + SecureTokenEmulation(store: store, tokens: tokens).routes
                 + AdminEmulation(store: store).routes
                 + oauth.routes
+                + PublicKeysEmulation(issuer: tokens.issuer).routes
                 + HelperEmulation(store: store, clock: clock, oauth: oauth, issuer: tokens.issuer, links: links).routes
         )
     }

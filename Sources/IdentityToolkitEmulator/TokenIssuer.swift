@@ -5,7 +5,7 @@ import _CryptoExtras
 
 /// Signs and verifies the emulator's ID tokens: RS256 JWTs with the claims
 /// Firebase puts in its ID tokens, under a key published at
-/// `/emulator/v1/jwks`.
+/// Google's key route (`/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com`).
 struct TokenIssuer: Sendable {
     /// The claims of an ID token, as `Spec/securetoken.yaml` gives them.
     typealias Claims = IDTokenClaims

@@ -131,7 +131,7 @@ import Testing
             #expect(firebase["sign_in_second_factor"] as? String == "totp")
             #expect(firebase["second_factor_identifier"] as? String == enrolled.enrollmentID)
             #expect(firebase["tenant"] == nil)
-            try JWKSCheck.verify(enrolled.session.idToken, jwks: try await h.raw(.get, "/emulator/v1/jwks").body)
+            try JWKSCheck.verify(enrolled.session.idToken, jwks: try await h.raw(.get, "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com").body)
         }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import _CryptoExtras
 
-/// Verifies a JWT's RS256 signature with the key published at /emulator/v1/jwks,
+/// Verifies a JWT's RS256 signature with the key the emulator publishes at Google's key route,
 /// as a relying party would.
 enum JWKSCheck {
     static func base64URL(_ text: String) throws -> Data {

@@ -35,7 +35,8 @@ import _CryptoExtras
             _ = try await helpers.changeClock(ClockChange(release: true))
 
             // The published key is the one that signs the ID tokens.
-            let keys = try await helpers.getSigningKeys()
+            let keys = try await GooglePublicKeysClient(configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.running.hostAndPort))
+                .getIDTokenSigningKeys()
             let header = try #require(JWTCompactForm(user.idToken)?.header)
             let kid = try JSONDecoder().decode(JOSEHeader.self, from: header).kid
             #expect(keys.keys.map(\.kid) == [kid])

@@ -47,6 +47,16 @@ public struct APIRequestExecutor: Sendable {
         _ method: HTTPRequest.Method, path: String, query: [(String, String?)],
         response: Response.Type, errorBody: (any ServerErrorBody.Type)?
     ) async throws -> Response {
+        try await perform(method, path: path, query: query, body: nil, response: response, errorBody: errorBody).0
+    }
+
+    /// Sends a request without a body; returns the decoded response and its
+    /// header fields (for operations whose spec declares response headers,
+    /// such as a key endpoint's `Cache-Control`).
+    public func sendReturningHeaders<Response: Decodable & Sendable>(
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)],
+        response: Response.Type, errorBody: (any ServerErrorBody.Type)?
+    ) async throws -> (Response, HTTPFields) {
         try await perform(method, path: path, query: query, body: nil, response: response, errorBody: errorBody)
     }
 
@@ -63,7 +73,7 @@ public struct APIRequestExecutor: Sendable {
         } catch {
             throw IdentityToolkitError.invalidRequest("cannot encode \(Body.self) as JSON")
         }
-        return try await perform(method, path: path, query: query, body: data, response: response, errorBody: errorBody)
+        return try await perform(method, path: path, query: query, body: data, response: response, errorBody: errorBody).0
     }
 
     /// Sends a request with a form-encoded body (`application/x-www-form-urlencoded`,
@@ -74,7 +84,7 @@ public struct APIRequestExecutor: Sendable {
     ) async throws -> Response {
         // FormBody reports a body it cannot encode as IdentityToolkitError.invalidRequest.
         let data = try FormBody.encode(formBody)
-        return try await perform(method, path: path, query: query, body: data, contentType: Self.formContentType, response: response, errorBody: errorBody)
+        return try await perform(method, path: path, query: query, body: data, contentType: Self.formContentType, response: response, errorBody: errorBody).0
     }
 
     static let jsonContentType = "application/json"
@@ -134,7 +144,7 @@ public struct APIRequestExecutor: Sendable {
     private func perform<Response: Decodable & Sendable>(
         _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Data?, contentType: String = jsonContentType,
         response: Response.Type, errorBody: (any ServerErrorBody.Type)?
-    ) async throws -> Response {
+    ) async throws -> (Response, HTTPFields) {
         let request = try await makeRequest(method, path: path, query: query, hasBody: body != nil, contentType: contentType)
         let logger = configuration.logger
         // The path alone: the query may hold the API key.
@@ -176,7 +186,7 @@ public struct APIRequestExecutor: Sendable {
         let decoder = JSONDecoder()
         if (200..<300).contains(status) {
             do {
-                return try decoder.decode(Response.self, from: data.isEmpty ? Data("{}".utf8) : data)
+                return (try decoder.decode(Response.self, from: data.isEmpty ? Data("{}".utf8) : data), httpResponse.headerFields)
             } catch {
                 throw IdentityToolkitError.undecodableResponse(status: status, underlying: error)
             }
