@@ -8,6 +8,9 @@ public final class IdentityAdmin: Sendable {
     /// The project this instance manages.
     public let projectID: String
     let client: AdminClient
+    /// Verifies the project's ID tokens; its key cache is shared by the
+    /// tenant-scoped verifiers.
+    public let idTokenVerifier: IDTokenVerifier
 
     /// - Parameters:
     ///   - credential: Supplies access tokens (`cloud-platform` scope).
@@ -15,6 +18,19 @@ public final class IdentityAdmin: Sendable {
     public init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration = ClientConfiguration()) {
         self.projectID = projectID
         self.client = AdminClient(accessToken: { try await credential.accessToken() }, configuration: configuration)
+        // The key route's emulator form when the configuration names an emulator.
+        self.idTokenVerifier = IDTokenVerifier(projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration))
+    }
+
+    /// Verifies an ID token a client sent (every check Google documents; see
+    /// ``IDTokenVerifier``) and returns its claims, the second factor included.
+    ///
+    /// ```swift
+    /// let token = try await admin.verifyIDToken(idToken)
+    /// try token.requireSecondFactor()   // "totp" when the sign-in used TOTP
+    /// ```
+    public func verifyIDToken(_ idToken: String) async throws(TokenVerificationError) -> DecodedIDToken {
+        try await idTokenVerifier.verify(idToken)
     }
 
     /// An instance for the emulator at `host:port`, authorised as its owner.

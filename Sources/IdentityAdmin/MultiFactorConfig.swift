@@ -166,34 +166,6 @@ public struct AdminValidationError: Error, Sendable, Hashable, CustomStringConve
     public var description: String { "\"\(field)\" \(message)" }
 }
 
-/// A JSON value in which booleans, numbers and strings stay distinct
-/// (JSONDecoder keeps them apart; JSONSerialization on Linux does not).
-enum JSONValue: Decodable, Sendable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-}
-
 /// Typed reads from a JSON object, with field-naming errors.
 struct JSONFields {
     let fields: [String: JSONValue]

@@ -1,0 +1,70 @@
+public import Foundation
+public import IdentityToolkit
+
+/// A verified Firebase ID token: who signed in, how, and when. Made only by
+/// ``IDTokenVerifier`` (``IdentityAdmin/verifyIDToken(_:)``) after every
+/// check passed; holds no copy of the token.
+public struct DecodedIDToken: Sendable, Hashable {
+    /// The user's uid (`sub`).
+    public let uid: String
+    /// The first factor of the sign-in (`firebase.sign_in_provider`): `password`, `custom`, …
+    public let signInProvider: String
+    /// The second factor of the sign-in (`firebase.sign_in_second_factor`):
+    /// `"totp"` or `"phone"`; nil when the sign-in used none.
+    public let signInSecondFactor: String?
+    /// The enrollment id of that second factor (`firebase.second_factor_identifier`).
+    public let secondFactorIdentifier: String?
+    /// The user's tenant (`firebase.tenant`); nil for the project's own users.
+    public let tenant: String?
+    /// When the user signed in (`auth_time`); refreshed tokens keep it.
+    public let authTime: Date
+    /// When this token was issued (`iat`).
+    public let issuedAt: Date
+    /// When it expires (`exp`).
+    public let expiresAt: Date
+    /// The user's email address, if the token carries one.
+    public let email: String?
+    /// Whether that address is verified.
+    public let emailVerified: Bool?
+    /// The project the token is for (`aud`).
+    public let audience: String
+    /// Who issued it (`iss`).
+    public let issuer: String
+    /// Every claim of the token, custom claims included.
+    public let claims: [String: JSONValue]
+
+    init(_ wire: IDTokenClaims, claims: [String: JSONValue]) {
+        uid = wire.sub
+        signInProvider = wire.firebase.signInProvider
+        signInSecondFactor = wire.firebase.signInSecondFactor
+        secondFactorIdentifier = wire.firebase.secondFactorIdentifier
+        tenant = wire.firebase.tenant
+        authTime = Date(timeIntervalSince1970: TimeInterval(wire.authTime))
+        issuedAt = Date(timeIntervalSince1970: TimeInterval(wire.iat))
+        expiresAt = Date(timeIntervalSince1970: TimeInterval(wire.exp))
+        email = wire.email
+        emailVerified = wire.emailVerified
+        audience = wire.aud
+        issuer = wire.iss
+        self.claims = claims
+    }
+
+    /// The policy most MFA apps enforce: the sign-in used a second factor
+    /// and, for a step-up check, happened at most `maximumAuthenticationAge` ago.
+    /// - Parameters:
+    ///   - maximumAuthenticationAge: The oldest `auth_time` accepted; nil for any.
+    ///   - now: The current time (for tests).
+    /// - Returns: The second factor used (`"totp"` or `"phone"`).
+    /// - Throws: ``TokenVerificationError/secondFactorRequired`` or
+    ///   ``TokenVerificationError/authenticationTooOld(authTime:maximumAge:)``.
+    @discardableResult
+    public func requireSecondFactor(maximumAuthenticationAge: Duration? = nil, now: Date = Date()) throws(TokenVerificationError) -> String {
+        guard let factor = signInSecondFactor, !factor.isEmpty else { throw .secondFactorRequired }
+        if let maximumAuthenticationAge {
+            let age = now.timeIntervalSince(authTime)
+            let limit = TimeInterval(maximumAuthenticationAge.components.seconds) + TimeInterval(maximumAuthenticationAge.components.attoseconds) / 1e18
+            guard age <= limit else { throw .authenticationTooOld(authTime: authTime, maximumAge: maximumAuthenticationAge) }
+        }
+        return factor
+    }
+}

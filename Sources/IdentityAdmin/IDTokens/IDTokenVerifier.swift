@@ -1,0 +1,102 @@
+import Foundation
+public import IdentityToolkit
+import _CryptoExtras
+
+/// Verifies Firebase ID tokens as Google documents it, for one project (and
+/// optionally one tenant): RS256 only, `kid` among the published keys, the
+/// signature, `aud` = the project, `iss` = `https://securetoken.google.com/<project>`,
+/// `exp` in the future, `iat` and `auth_time` not in the future (within
+/// ``clockSkew``), `sub` a uid of 1 to 128 characters, and `firebase.tenant`
+/// equal to the verifier's tenant when it has one.
+///
+/// Unlike a verifier that checks the issuer against the token's own audience,
+/// the project is this verifier's, so a token for another project is refused.
+public struct IDTokenVerifier: Sendable {
+    /// The project tokens must be for.
+    public let projectID: String
+    /// The tenant tokens must belong to; nil accepts the project's users and every tenant's.
+    public let tenantID: String?
+    /// How far `iat` and `auth_time` may lie in the future (clocks differ a
+    /// little); `exp` gets no allowance.
+    public let clockSkew: Duration
+
+    let keys: SigningKeyCache
+    let now: @Sendable () -> Date
+
+    /// The issuer of a project's ID tokens.
+    public static func issuer(projectID: String) -> String { "https://securetoken.google.com/" + projectID }
+
+    /// A verifier that fetches the keys with `keys` (Google's key route, or
+    /// the emulator's form of it, through `GooglePublicKeysClient`).
+    /// - Parameters:
+    ///   - projectID: The project tokens must be for.
+    ///   - tenantID: The tenant they must belong to, if any.
+    ///   - clockSkew: How far `iat` and `auth_time` may lie in the future; one minute by default.
+    ///   - keys: Where the public keys come from.
+    public init(projectID: String, tenantID: String? = nil, clockSkew: Duration = .seconds(60), keys: GooglePublicKeysClient) {
+        self.init(projectID: projectID, tenantID: tenantID, clockSkew: clockSkew,
+                  keys: SigningKeyCache { try await keys.getIDTokenSigningKeysWithHeaders() }, now: Date.init)
+    }
+
+    init(projectID: String, tenantID: String?, clockSkew: Duration, keys: SigningKeyCache, now: @escaping @Sendable () -> Date) {
+        self.projectID = projectID
+        self.tenantID = tenantID
+        self.clockSkew = clockSkew
+        self.keys = keys
+        self.now = now
+    }
+
+    /// The same checks for tokens of `tenantID`, sharing this verifier's key cache.
+    public func forTenant(_ tenantID: String) -> IDTokenVerifier {
+        IDTokenVerifier(projectID: projectID, tenantID: tenantID, clockSkew: clockSkew, keys: keys, now: now)
+    }
+
+    /// The token's claims, once every check passed.
+    public func verify(_ idToken: String) async throws(TokenVerificationError) -> DecodedIDToken {
+        guard let jwt = JWTCompactForm(idToken) else { throw .malformed("not a JWT (three base64url parts, at most 16 KB)") }
+        let decoder = JSONDecoder()
+        guard let header = try? decoder.decode(JOSEHeader.self, from: jwt.header) else { throw .malformed("the header is not a JOSE header") }
+        guard header.alg == "RS256" else { throw .unsupportedAlgorithm(header.alg) }
+        guard let kid = header.kid, !kid.isEmpty else { throw .malformed("the header has no kid") }
+        let key = try await keys.key(for: kid)
+        guard key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: jwt.signature), for: jwt.signingInput, padding: .insecurePKCS1v1_5) else {
+            throw .badSignature
+        }
+        let claims: IDTokenClaims
+        let all: [String: JSONValue]
+        do {
+            claims = try decoder.decode(IDTokenClaims.self, from: jwt.payload)
+            all = try decoder.decode([String: JSONValue].self, from: jwt.payload)
+        } catch let error as DecodingError {
+            throw .malformed("the claims do not decode (\(Self.describe(error)))")
+        } catch {
+            throw .malformed("the claims do not decode")
+        }
+        guard claims.aud == projectID else { throw .wrongAudience(expected: projectID, found: claims.aud) }
+        let issuer = Self.issuer(projectID: projectID)
+        guard claims.iss == issuer else { throw .wrongIssuer(expected: issuer, found: claims.iss) }
+        guard !claims.sub.isEmpty, claims.sub.count <= 128 else { throw .invalidSubject }
+        let time = now().timeIntervalSince1970
+        let skew = TimeInterval(clockSkew.components.seconds)
+        guard time < TimeInterval(claims.exp) else { throw .expired(at: Date(timeIntervalSince1970: TimeInterval(claims.exp))) }
+        guard TimeInterval(claims.iat) <= time + skew else { throw .issuedInTheFuture(at: Date(timeIntervalSince1970: TimeInterval(claims.iat))) }
+        guard TimeInterval(claims.authTime) <= time + skew else {
+            throw .authenticatedInTheFuture(at: Date(timeIntervalSince1970: TimeInterval(claims.authTime)))
+        }
+        if let tenantID, claims.firebase.tenant != tenantID { throw .tenantMismatch(expected: tenantID, found: claims.firebase.tenant) }
+        return DecodedIDToken(claims, claims: all)
+    }
+
+    /// Which claim failed to decode, without its value.
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "missing \((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? "not a JSON object" : "wrong type at \(path)"
+        @unknown default:
+            return "undecodable"
+        }
+    }
+}
