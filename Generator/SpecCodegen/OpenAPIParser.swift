@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads the subset of OpenAPI 3.1 the generator supports into `APIDocument`.
 ///
 /// Anything outside that subset (composition keywords, inline object schemas,
@@ -5,6 +7,17 @@
 /// than silently skipped, so a spec change can never drop a field unnoticed.
 struct OpenAPIParser {
     let diagnostics: DiagnosticCollector
+    /// The `$ref`s into other documents met while parsing, collected for the validator.
+    private let externals = ExternalReferenceCollector()
+
+    private final class ExternalReferenceCollector {
+        var file = ""
+        var references: [ExternalReference] = []
+    }
+
+    init(diagnostics: DiagnosticCollector) {
+        self.diagnostics = diagnostics
+    }
 
     static let httpMethods = ["get", "put", "post", "delete", "patch"]
     static let unsupportedSchemaKeywords = [
@@ -24,6 +37,8 @@ struct OpenAPIParser {
     func parse(_ root: YAMLValue) -> APIDocument? {
         guard let reader = MappingReader(root, context: "the OpenAPI document", diagnostics: diagnostics) else { return nil }
         let file = root.file
+        externals.file = file
+        externals.references = []
         if let version = reader.string("openapi", required: true), !version.hasPrefix("3.") {
             diagnostics.error("unsupported OpenAPI version '\(version)'; expected 3.x", at: reader.raw("openapi")?.location ?? reader.location)
         }
@@ -77,7 +92,7 @@ struct OpenAPIParser {
         }
         return APIDocument(
             file: file, title: title, description: description, clientName: clientName, serverURL: serverURL, emulatorOnly: emulatorOnly,
-            security: security, operations: operations, schemas: schemas
+            security: security, operations: operations, schemas: schemas, externalReferences: externals.references
         )
     }
 
@@ -288,14 +303,28 @@ struct OpenAPIParser {
         return SchemaReference(name: name, location: ref.value.location)
     }
 
-    /// The schema a `$ref` names, checked as a Swift type name at the reference.
+    /// The schema a `$ref` names, checked as a Swift type name at the
+    /// reference: `#/components/schemas/NAME` in this document, or
+    /// `FILE.yaml#/components/schemas/NAME` in another document of the config.
     private func schemaName(fromReference ref: String, at location: SourceLocation) -> SwiftName? {
         let prefix = "#/components/schemas/"
-        guard ref.hasPrefix(prefix) else {
-            diagnostics.error("unsupported reference '\(ref)'; only local references '\(prefix)NAME' are supported", at: location)
+        guard let hash = ref.firstIndex(of: "#"), ref[hash...].hasPrefix(prefix) else {
+            diagnostics.error("unsupported reference '\(ref)'; expected '\(prefix)NAME' or 'FILE.yaml\(prefix)NAME'", at: location)
             return nil
         }
-        return Naming.identifier(String(ref.dropFirst(prefix.count)), "referenced schema name", role: .type, at: location, diagnostics: diagnostics)
+        let file = String(ref[..<hash])
+        guard let name = Naming.identifier(String(ref[hash...].dropFirst(prefix.count)), "referenced schema name", role: .type, at: location, diagnostics: diagnostics) else {
+            return nil
+        }
+        if !file.isEmpty {
+            guard file.hasSuffix(".yaml") || file.hasSuffix(".yml"), !file.contains("://") else {
+                diagnostics.error("unsupported reference '\(ref)'; another document is named by a relative path to a .yaml file", at: location)
+                return nil
+            }
+            let folder = (externals.file as NSString).deletingLastPathComponent
+            externals.references.append(ExternalReference(file: SpecCodegen.normalize(folder.isEmpty ? file : folder + "/" + file), name: name, location: location))
+        }
+        return name
     }
 
     private func parseSchema(_ name: SwiftName, _ node: YAMLValue) -> Schema? {

@@ -14,6 +14,17 @@ struct APIDocument {
     var security: SecurityKind
     var operations: [Operation]
     var schemas: [Schema]
+    /// `$ref`s to schemas of other documents of the same config
+    /// (`other.yaml#/components/schemas/NAME`), checked by the validator.
+    var externalReferences: [ExternalReference] = []
+}
+
+/// A `$ref` into another document: the document's path (resolved against
+/// the referring document's folder) and the schema's name.
+struct ExternalReference {
+    var file: String
+    var name: SwiftName
+    var location: SourceLocation
 }
 
 /// How every call of a document is authorised.

@@ -15,7 +15,19 @@ struct Validator {
                 diagnostics.error("client name '\(document.clientName)' is also used by \(other)", at: SourceLocation(file: document.file, line: 1, column: 1))
             }
             clientNames[document.clientName] = document.file
-            let local = Dictionary(document.schemas.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            var local = Dictionary(document.schemas.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            // Schemas of other documents that this one references by file.
+            for reference in document.externalReferences {
+                guard let target = documents.first(where: { $0.file == reference.file }) else {
+                    diagnostics.error("reference to '\(reference.file)', which is not among the config's specs", at: reference.location)
+                    continue
+                }
+                guard let schema = target.schemas.first(where: { $0.name == reference.name }) else {
+                    diagnostics.error("unknown reference '\(reference.name)' in '\(reference.file)'", at: reference.location)
+                    continue
+                }
+                if local[reference.name] == nil { local[reference.name] = schema }
+            }
             for operation in document.operations {
                 if let first = operationIDs[operation.id] {
                     diagnostics.error("duplicate operation id '\(operation.id)' (first defined at \(first))", at: operation.location)
@@ -26,6 +38,8 @@ struct Validator {
                     guard let reference else { continue }
                     let name = reference.name
                     guard let schema = local[name] else {
+                        // An unresolved reference into another document was reported already.
+                        if document.externalReferences.contains(where: { $0.name == name }) { continue }
                         diagnostics.error("unknown reference '#/components/schemas/\(name)' in the \(role) of '\(operation.id)'", at: reference.location)
                         continue
                     }
@@ -44,7 +58,8 @@ struct Validator {
             }
             for schema in document.schemas {
                 if case .object(let properties) = schema.kind {
-                    for property in properties { checkType(property.type, of: property, in: local) }
+                    let externalNames = Set(document.externalReferences.map(\.name))
+                    for property in properties { checkType(property.type, of: property, in: local, externalNames: externalNames) }
                     if let paths = schema.errorBody { checkErrorBody(paths, of: schema, in: local) }
                 }
                 if let existing = merged[schema.name] {
@@ -60,17 +75,18 @@ struct Validator {
         return order.compactMap { merged[$0] }
     }
 
-    private func checkType(_ type: TypeRef, of property: Property, in schemas: [SwiftName: Schema], inArray: Bool = false) {
+    private func checkType(_ type: TypeRef, of property: Property, in schemas: [SwiftName: Schema], externalNames: Set<SwiftName> = [], inArray: Bool = false) {
         switch type {
         case .reference(let name, let location):
-            if schemas[name] == nil {
+            // An unresolved reference into another document was reported already.
+            if schemas[name] == nil, !externalNames.contains(name) {
                 diagnostics.error("unknown reference '#/components/schemas/\(name)'", at: location)
             }
         case .array(let element):
             if inArray {
                 diagnostics.error("unsupported schema construct: nested arrays in property '\(property.wireName)'", at: property.location)
             }
-            checkType(element, of: property, in: schemas, inArray: true)
+            checkType(element, of: property, in: schemas, externalNames: externalNames, inArray: true)
         case .int32, .int64, .dateTime:
             if inArray {
                 diagnostics.error("unsupported schema construct: arrays of int32, int64 or date-time in property '\(property.wireName)'", at: property.location)

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import IdentityToolkit
 
 /// Admin access to a project's (and its tenants') multi-factor settings,
@@ -26,11 +26,44 @@ public final class IdentityAdmin: Sendable {
     /// ``IDTokenVerifier``) and returns its claims, the second factor included.
     ///
     /// ```swift
-    /// let token = try await admin.verifyIDToken(idToken)
+    /// let token = try await admin.verifyIDToken(idToken, checkRevoked: true)
     /// try token.requireSecondFactor()   // "totp" when the sign-in used TOTP
     /// ```
-    public func verifyIDToken(_ idToken: String) async throws(TokenVerificationError) -> DecodedIDToken {
-        try await idTokenVerifier.verify(idToken)
+    /// - Parameters:
+    ///   - idToken: The token, as the client sent it.
+    ///   - checkRevoked: Also look the account up: refuse a disabled or
+    ///     deleted user, and a sign-in older than the account's `validSince`
+    ///     (``revokeRefreshTokens(uid:tenantID:)``). Compares `auth_time`, as
+    ///     firebase-admin does, so a token refreshed after the revocation is refused too.
+    public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) async throws(TokenVerificationError) -> DecodedIDToken {
+        let token = try await idTokenVerifier.verify(idToken)
+        if checkRevoked { try await checkNotRevoked(token) }
+        return token
+    }
+
+    /// The account behind `token` is enabled, exists, and was not revoked after its sign-in.
+    func checkNotRevoked(_ token: DecodedIDToken) async throws(TokenVerificationError) {
+        let users: [UserInfo]
+        do {
+            users = try await client.lookupAccounts(targetProjectId: projectID, body: GetAccountInfoRequest(localId: [token.uid], tenantId: token.tenant)).users ?? []
+        } catch {
+            throw .revocationCheckFailed(reason: "\(error)")
+        }
+        guard let user = users.first(where: { $0.localId == token.uid }) else { throw .userNotFound }
+        if user.disabled == true { throw .userDisabled }
+        if let validSince = user.validSince, token.authTime < Date(timeIntervalSince1970: TimeInterval(validSince)) { throw .revoked }
+    }
+
+    /// Ends every session of a user: refresh tokens stop working, and ID
+    /// tokens of earlier sign-ins fail `verifyIDToken(_:checkRevoked: true)`.
+    /// As firebase-admin, it sets the account's `validSince` to now, in whole seconds rounded down.
+    /// - Parameters:
+    ///   - uid: The user.
+    ///   - tenantID: The user's tenant, for a tenant's user.
+    ///   - now: The current time (for tests).
+    public func revokeRefreshTokens(uid: String, tenantID: String? = nil, now: Date = Date()) async throws {
+        _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
+            tenantId: tenantID, localId: uid, validSince: Int64(now.timeIntervalSince1970.rounded(.down))))
     }
 
     /// An instance for the emulator at `host:port`, authorised as its owner.

@@ -6,6 +6,29 @@ import IdentityToolkit
 struct AdminEmulation: AdminService {
     let store: EmulatorStore
 
+    /// The realm of an admin account call: the project in the path, and the
+    /// body's tenant when it names one.
+    private static func realm(_ project: String, _ tenant: String?) -> Realm {
+        Realm(project: project, tenant: tenant.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    func lookupAccounts(targetProjectId: String, body: GetAccountInfoRequest, request: APIServerRequest) async throws -> GetAccountInfoResponse {
+        let found = await store.adminLookup(realm: Self.realm(targetProjectId, body.tenantId), localIds: body.localId ?? [], emails: body.email ?? [])
+        // No match is the absence of `users`, not an error.
+        return GetAccountInfoResponse(users: found.isEmpty ? nil : found.map(AccountsEmulation.userInfo), kind: "identitytoolkit#GetAccountInfoResponse")
+    }
+
+    func updateAccount(targetProjectId: String, body: SetAccountInfoRequest, request: APIServerRequest) async throws -> SetAccountInfoResponse {
+        guard let localId = body.localId, !localId.isEmpty else { throw APIServerError("MISSING_LOCAL_ID") }
+        let realm = Self.realm(targetProjectId, body.tenantId)
+        var user = try await store.adminUpdate(realm: realm, localId: localId, disable: body.disableUser, validSince: body.validSince)
+        if body.email != nil || body.password != nil || body.displayName != nil {
+            user = try await store.updateProfile(localId, realm: realm, email: body.email, password: body.password, displayName: body.displayName)
+        }
+        return SetAccountInfoResponse(localId: user.localId, email: user.email, emailVerified: user.emailVerified, displayName: user.displayName,
+                                      kind: "identitytoolkit#SetAccountInfoResponse")
+    }
+
     func getProjectConfig(project: String, request: APIServerRequest) async throws -> ProjectConfig {
         ProjectConfig(name: "projects/\(project)/config", mfa: await store.projectConfig(project).mfa)
     }

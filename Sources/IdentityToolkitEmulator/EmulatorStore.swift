@@ -455,6 +455,33 @@ actor EmulatorStore {
 
     // MARK: Admin
 
+    /// Accounts by uid and by email (an admin lookup): unknown ones are
+    /// simply absent, as production answers.
+    func adminLookup(realm: Realm, localIds: [String], emails: [String]) -> [EmulatedUser] {
+        var found: [EmulatedUser] = []
+        var seen: Set<String> = []
+        let uids = localIds + emails.compactMap { emailIndex[realm]?[InputRules.emailKey($0)] }
+        for uid in uids {
+            if let user = users[realm]?[uid], seen.insert(uid).inserted { found.append(user) }
+        }
+        return found
+    }
+
+    /// An admin update by uid: disable or enable the account, and revoke
+    /// its sessions by moving `validSince` (its refresh tokens stop working).
+    func adminUpdate(realm: Realm, localId: String, disable: Bool?, validSince: Int64?) throws -> EmulatedUser {
+        guard var user = users[realm]?[localId] else { throw APIServerError("USER_NOT_FOUND") }
+        if let disable { user.disabled = disable }
+        if let validSince {
+            let date = Date(timeIntervalSince1970: TimeInterval(validSince))
+            guard EmulatorClock.validRange.contains(date) else { throw APIServerError.invalidArgument("validSince is out of range") }
+            user.validSince = date
+            user.tokenGeneration += 1
+        }
+        store(user)
+        return user
+    }
+
     func projectConfig(_ project: String) -> ProjectState {
         if projects[project] == nil { projects[project] = ProjectState() }
         return projects[project] ?? ProjectState()

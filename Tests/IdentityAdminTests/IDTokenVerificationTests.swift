@@ -63,6 +63,33 @@ import _CryptoExtras
             try decoded.requireSecondFactor(maximumAuthenticationAge: .seconds(60), now: decoded.authTime.addingTimeInterval(61))
         }
 
+        // Revocation: the admin ends the user's sessions ("lost the phone").
+        let signedInToken = try #require(signedIn.idToken)
+        _ = try await admin.verifyIDToken(signedInToken, checkRevoked: true)
+        try await admin.revokeRefreshTokens(uid: decoded.uid, now: decoded.authTime.addingTimeInterval(1))
+        await #expect(throws: TokenVerificationError.revoked) { _ = try await admin.verifyIDToken(signedInToken, checkRevoked: true) }
+        // Without the check the signature and claims still hold, as in firebase-admin.
+        _ = try await admin.verifyIDToken(signedInToken)
+        // The refresh token is dead too.
+        let secureToken = SecureTokenClient(apiKey: "k", configuration: configuration)
+        await #expect(throws: IdentityToolkitError.self) {
+            _ = try await secureToken.grantToken(GrantTokenRequest(grantType: SecureTokenGrantType.refreshToken.rawValue, refreshToken: signedIn.refreshToken))
+        }
+        // An admin lookup of an unknown uid is the absence of users, not an error.
+        #expect(try await admin.client.lookupAccounts(targetProjectId: Self.project, body: GetAccountInfoRequest(localId: ["nobody"])).users == nil)
+        // A disabled account, then a deleted one.
+        running.emulator.clock.advance(by: 30)
+        let again = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password))
+        let fresh = try await accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
+            mfaPendingCredential: try #require(again.mfaPendingCredential), mfaEnrollmentId: enrollmentID,
+            totpVerificationInfo: .init(verificationCode: try totp.code(at: now()))))
+        let freshToken = try #require(fresh.idToken)
+        _ = try await admin.verifyIDToken(freshToken, checkRevoked: true)
+        _ = try await admin.client.updateAccount(targetProjectId: Self.project, body: SetAccountInfoRequest(localId: decoded.uid, disableUser: true))
+        await #expect(throws: TokenVerificationError.userDisabled) { _ = try await admin.verifyIDToken(freshToken, checkRevoked: true) }
+        _ = try await helpers.deleteAllAccounts(project: Self.project)
+        await #expect(throws: TokenVerificationError.userNotFound) { _ = try await admin.verifyIDToken(freshToken, checkRevoked: true) }
+
         // A tenant-scoped verifier refuses the project's users.
         await #expect(throws: TokenVerificationError.tenantMismatch(expected: "t-1", found: nil)) {
             _ = try await admin.idTokenVerifier.forTenant("t-1").verify(try #require(signedIn.idToken))

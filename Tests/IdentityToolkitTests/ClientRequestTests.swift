@@ -99,6 +99,14 @@ import Testing
         }, expected: Expected(method: .patch, host: identity,
             pathAndQuery: "/v2/projects/demo-mfa/tenants/t%2F..%2Fx?updateMask=mfaConfig.state%2CmfaConfig.enabledProviders",
             body: #"{"mfaConfig":{"enabledProviders":["PHONE_SMS"],"state":"ENABLED"}}"#)),
+        Case(name: "lookupAccounts", call: { _, _, admin in
+            _ = try await admin.lookupAccounts(targetProjectId: "demo-mfa", body: GetAccountInfoRequest(localId: ["u1"], email: ["a@b.c"], tenantId: "t1"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/accounts:lookup",
+            body: #"{"email":["a@b.c"],"localId":["u1"],"tenantId":"t1"}"#)),
+        Case(name: "updateAccount", call: { _, _, admin in
+            _ = try await admin.updateAccount(targetProjectId: "demo-mfa", body: SetAccountInfoRequest(localId: "u1", disableUser: true, validSince: 1_800_000_000))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/accounts:update",
+            body: #"{"disableUser":true,"localId":"u1","validSince":"1800000000"}"#)),
     ]
 
     func clients(_ transport: RecordingTransport, emulator: String?) -> (AccountsClient, SecureTokenClient, AdminClient) {
@@ -137,7 +145,7 @@ import Testing
         #expect(request.method == expected.method)
         #expect(request.scheme == scheme)
         #expect(request.authority == authority)
-        let isAdmin = expected.pathAndQuery.hasPrefix("/v2/projects/")
+        let isAdmin = expected.pathAndQuery.hasPrefix("/v2/projects/") || expected.pathAndQuery.hasPrefix("/v1/projects/")
         if isAdmin {
             #expect(request.path == prefix + expected.pathAndQuery)
             #expect(request.headerFields[.authorization] == "Bearer admin-token")

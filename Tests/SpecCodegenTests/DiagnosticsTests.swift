@@ -37,7 +37,16 @@ import Testing
                   properties:
                     other: {$ref: 'other.yaml#/components/schemas/X'}
             """)
-        #expect(failures(spec) == ["api.yaml:20:23: error: unsupported reference 'other.yaml#/components/schemas/X'; only local references '#/components/schemas/NAME' are supported"])
+        // Another document of the config may be referenced; one that is not in the config is an error at the reference.
+        #expect(failures(spec) == ["api.yaml:20:23: error: reference to 'other.yaml', which is not among the config's specs"])
+        let remote = document(schemas: """
+                Thing:
+                  type: object
+                  description: T.
+                  properties:
+                    other: {$ref: 'https://example.com/x.yaml#/components/schemas/X'}
+            """)
+        #expect(failures(remote) == ["api.yaml:20:23: error: unsupported reference 'https://example.com/x.yaml#/components/schemas/X'; another document is named by a relative path to a .yaml file"])
     }
 
     @Test func duplicateOperationID() {

@@ -461,4 +461,40 @@ import Testing
         #expect(bad.contains { $0.contains("a map in property 'big' may hold strings, numbers, booleans or arrays of strings only") }, "\(bad)")
         #expect(bad.contains { $0.contains("unsupported schema construct 'additionalProperties' in schema 'TopLevelMap'") }, "\(bad)")
     }
+
+    /// A document may use another document's schemas (`FILE.yaml#/components/schemas/NAME`),
+    /// as the admin API reuses the accounts API's `UserInfo`; they are generated once.
+    @Test func referencesIntoAnotherDocumentOfTheConfig() throws {
+        let first = document(schemas: """
+                Shared:
+                  type: object
+                  description: S.
+                  properties:
+                    name: {type: string, description: N.}
+            """, client: "FirstClient")
+        let paths = """
+
+              /v1/things:
+                post:
+                  operationId: postThing
+                  requestBody:
+                    content:
+                      application/json:
+                        schema: {$ref: 'a-api.yaml#/components/schemas/Shared'}
+                  responses: {'200': {description: ok}}
+            """
+        let second = document(schemas: """
+                Holder:
+                  type: object
+                  description: H.
+                  properties:
+                    shared: {$ref: 'a-api.yaml#/components/schemas/Shared'}
+            """, paths: paths, client: "SecondClient")
+        let outputs = try InMemorySpec(["a-api.yaml": first, "b-api.yaml": second]).generate([.types, .clients])
+        #expect(outputs[.types]?.components(separatedBy: "public struct Shared:").count == 2)
+        #expect(outputs[.types]?.contains("public var shared: Shared?") == true)
+        #expect(outputs[.clients]?.contains("public func postThing(_ body: Shared) async throws -> EmptyResponse {") == true)
+        let missing = InMemorySpec(["a-api.yaml": first, "b-api.yaml": second.replacingOccurrences(of: "schemas/Shared'", with: "schemas/Missing'")]).failures()
+        #expect(missing.contains { $0.contains("error: unknown reference 'Missing' in 'a-api.yaml'") }, "\(missing)")
+    }
 }

@@ -27,6 +27,15 @@ public enum TokenVerificationError: Error, Sendable, Hashable, CustomStringConve
     case tenantMismatch(expected: String, found: String?)
     /// The public keys could not be fetched and no usable copy is cached.
     case keysUnavailable(reason: String)
+    /// The user's sessions were revoked after this sign-in (`auth_time`
+    /// before the account's `validSince`); asked for with `checkRevoked`.
+    case revoked
+    /// The account is disabled (`checkRevoked`).
+    case userDisabled
+    /// The account no longer exists (`checkRevoked`).
+    case userNotFound
+    /// The account could not be looked up for `checkRevoked`.
+    case revocationCheckFailed(reason: String)
     /// The sign-in used no second factor, and the policy requires one.
     case secondFactorRequired
     /// The sign-in (`auth_time`) is older than the policy allows.
@@ -47,6 +56,10 @@ public enum TokenVerificationError: Error, Sendable, Hashable, CustomStringConve
         case .tenantMismatch(let expected, let found):
             return "the token's firebase.tenant is \(found.map { "\"\($0.prefix(128))\"" } ?? "absent"), not the tenant \"\(expected)\""
         case .keysUnavailable(let reason): return "the public keys are unavailable: \(reason)"
+        case .revoked: return "the user's sessions were revoked after this sign-in (auth_time is before the account's validSince)"
+        case .userDisabled: return "the user's account is disabled"
+        case .userNotFound: return "the token's user (sub) no longer exists"
+        case .revocationCheckFailed(let reason): return "the account could not be looked up to check revocation: \(reason)"
         case .secondFactorRequired: return "the sign-in used no second factor (firebase.sign_in_second_factor is absent)"
         case .authenticationTooOld(let authTime, let maximumAge):
             return "the sign-in (auth_time \(authTime)) is older than \(maximumAge.components.seconds) seconds"
