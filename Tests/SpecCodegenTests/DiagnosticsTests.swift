@@ -175,17 +175,7 @@ import Testing
     /// A dangling `$ref` in a request body or a response is reported at the
     /// reference itself, not at the operation.
     @Test func danglingBodyReferenceIsReportedAtTheReference() {
-        let paths = """
-
-              /a:
-                post:
-                  operationId: doIt
-                  requestBody:
-                    content:
-                      application/json:
-                        schema: {$ref: '#/components/schemas/Missing'}
-                  responses: {'200': {description: ok}}
-            """
+        let paths = postOperation("/a", id: "doIt", ref: "#/components/schemas/Missing")
         #expect(failures(document(schemas: "    {}", paths: paths)) == [
             "api.yaml:17:28: error: unknown reference '#/components/schemas/Missing' in the request body of 'doIt'",
         ])
@@ -242,25 +232,8 @@ import Testing
 
     /// A form body can only carry scalars; the spec says which content it takes.
     @Test func formBodiesMustBeFlat() {
-        let paths = """
-
-              /token:
-                post:
-                  operationId: token
-                  requestBody:
-                    content:
-                      application/x-www-form-urlencoded:
-                        schema: {$ref: '#/components/schemas/Nested'}
-                  responses: {'200': {description: ok}}
-              /xml:
-                post:
-                  operationId: xml
-                  requestBody:
-                    content:
-                      application/xml:
-                        schema: {$ref: '#/components/schemas/Inner'}
-                  responses: {'200': {description: ok}}
-            """
+        let paths = postOperation("/token", id: "token", mediaType: "application/x-www-form-urlencoded", ref: "#/components/schemas/Nested")
+            + postOperation("/xml", id: "xml", mediaType: "application/xml", ref: "#/components/schemas/Inner")
         let spec = document(schemas: """
                 Nested:
                   type: object

@@ -309,17 +309,7 @@ import Testing
     }
 
     @Test func formOnlyBodiesAreSentAsForms() throws {
-        let paths = """
-
-              /token:
-                post:
-                  operationId: token
-                  requestBody:
-                    content:
-                      application/x-www-form-urlencoded:
-                        schema: {$ref: '#/components/schemas/Grant'}
-                  responses: {'200': {description: ok}}
-            """
+        let paths = postOperation("/token", id: "token", mediaType: "application/x-www-form-urlencoded", ref: "#/components/schemas/Grant")
         let spec = document(schemas: """
                 Grant:
                   type: object
@@ -472,17 +462,7 @@ import Testing
                   properties:
                     name: {type: string, description: N.}
             """, client: "FirstClient")
-        let paths = """
-
-              /v1/things:
-                post:
-                  operationId: postThing
-                  requestBody:
-                    content:
-                      application/json:
-                        schema: {$ref: 'a-api.yaml#/components/schemas/Shared'}
-                  responses: {'200': {description: ok}}
-            """
+        let paths = postOperation("/v1/things", id: "postThing", ref: "a-api.yaml#/components/schemas/Shared")
         let second = document(schemas: """
                 Holder:
                   type: object

@@ -71,3 +71,19 @@ func document(schemas: String, paths: String = "{}", security: String = "key", c
     \(schemas)
     """
 }
+
+/// One POST operation with a request body, as a `paths:` entry for ``document(schemas:paths:security:client:)``
+/// (starting with a line break, indented as under `paths:`).
+func postOperation(_ path: String, id: String, mediaType: String = "application/json", ref: String) -> String {
+    """
+
+      \(path):
+        post:
+          operationId: \(id)
+          requestBody:
+            content:
+              \(mediaType):
+                schema: {$ref: '\(ref)'}
+          responses: {'200': {description: ok}}
+    """
+}
