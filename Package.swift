@@ -258,7 +258,7 @@ let package = Package(
             name: "MFACommandTests",
             // Depends on the executable so that `swift test` builds it; the
             // tests run the binary as a user would.
-            dependencies: ["mfa", "OTP", "IdentityToolkitTestSupport"]
+            dependencies: ["mfa", "OTP", "IdentityToolkit", "IdentityToolkitTestSupport"]
         ),
         .testTarget(
             name: "FuzzRegressionTests",

@@ -8,8 +8,8 @@ import IdentityToolkitAsyncHTTPClient
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
-        abstract: "Manage a project's or tenant's TOTP multi-factor settings.",
-        subcommands: [EnableTOTP.self, DisableTOTP.self, ShowConfig.self]
+        abstract: "Manage a project's or tenant's TOTP settings, verify ID tokens, end users' sessions.",
+        subcommands: [EnableTOTP.self, DisableTOTP.self, ShowConfig.self, VerifyToken.self, Users.self]
     )
 }
 
@@ -142,6 +142,74 @@ extension AdminCommand {
                 print(AdminJSON.render(try await admin.tenantManager().getTenant(tenant).multiFactorConfig))
             } else {
                 print(AdminJSON.render(try await admin.projectConfigManager().getProjectConfig().multiFactorConfig))
+            }
+        }
+    }
+}
+
+extension AdminCommand {
+    /// `mfa admin verify-token`: the checks a server makes on a client's ID token.
+    struct VerifyToken: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify-token",
+            abstract: "Verify an ID token; print its claims as JSON, or exit 1 with the reason it is refused.",
+            discussion: "Read the token from standard input (the default, or '-') to keep it out of the process list.")
+
+        @OptionGroup var target: AdminTarget
+
+        @Argument(help: "The ID token, or '-' (the default) to read it from standard input.")
+        var token: String = "-"
+
+        @Flag(help: "Also look the user up: refuse a revoked, disabled or deleted account.")
+        var checkRevoked = false
+
+        @Flag(help: "Refuse a sign-in that used no second factor.")
+        var requireSecondFactor = false
+
+        func run() async throws {
+            let text: String
+            if token == "-" {
+                let input = FileHandle.standardInput.readDataToEndOfFile().prefix(64 * 1024)
+                text = String(decoding: input, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            } else {
+                text = token
+            }
+            guard !text.isEmpty else { throw ValidationError("no token given (pass it as the argument or on standard input)") }
+            let admin = try target.admin()
+            let verifier = target.tenant.map { admin.idTokenVerifier.forTenant($0) } ?? admin.idTokenVerifier
+            var decoded = try await verifier.verify(text)
+            if checkRevoked {
+                decoded = try await admin.verifyIDToken(text, checkRevoked: true)
+            }
+            if requireSecondFactor { try decoded.requireSecondFactor() }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(decoded.claims), as: UTF8.self))
+        }
+    }
+
+    /// `mfa admin users …`: help a user who lost an authenticator.
+    struct Users: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "users", abstract: "Manage users' sessions.", subcommands: [Revoke.self])
+
+        struct Revoke: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "revoke",
+                abstract: "End every session of a user: refresh tokens stop working, earlier ID tokens fail --check-revoked.")
+
+            @OptionGroup var target: AdminTarget
+
+            @Option(help: "The user's uid.")
+            var uid: String
+
+            func validate() throws {
+                guard !uid.isEmpty else { throw ValidationError("--uid must not be empty") }
+            }
+
+            func run() async throws {
+                try await target.admin().revokeRefreshTokens(uid: uid, tenantID: target.tenant)
+                print(#"{"revoked": true}"#)
             }
         }
     }

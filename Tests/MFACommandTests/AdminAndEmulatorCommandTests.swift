@@ -1,4 +1,5 @@
 import Foundation
+import IdentityToolkit
 import Testing
 
 /// `mfa emulator` and `mfa admin` as separate processes, as users run them.
@@ -78,5 +79,46 @@ import Testing
         #expect(demo.status == 1)
         #expect(demo.stdout.contains("✘ enable TOTP for project demo-mfa"), "\(demo.stdout)")
         #expect(demo.stdout.contains("Connection refused"), "\(demo.stdout)")
+    }
+
+    /// A support desk's story: verify a user's token (from standard input,
+    /// never the command line), refuse it without a second factor, revoke the
+    /// user's sessions, and see the token refused with --check-revoked.
+    @Test func verifyTokenAndRevokeAgainstARunningEmulator() async throws {
+        let (emulator, address) = try startEmulator()
+        defer {
+            emulator.terminate()
+            emulator.waitUntilExit()
+        }
+        let configuration = ClientConfiguration(transport: URLSessionTransport.shared, emulatorHost: address)
+        // The sign-in happens ten seconds "ago", so a revocation now is after it.
+        let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
+        _ = try await EmulatorHelpersClient(configuration: configuration).changeClock(ClockChange(setMillis: nowMillis - 10_000))
+        let created = try await AccountsClient(apiKey: "k", configuration: configuration)
+            .signUp(SignUpRequest(email: "desk@example.com", password: "secret-pw", returnSecureToken: true))
+        let token = try #require(created.idToken)
+        let target = ["--project", "demo-mfa", "--emulator", address]
+
+        let verified = try MFABinary.run(["admin", "verify-token"] + target, input: Data(token.utf8))
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdout.contains(#""user_id" : "\#(created.localId)""#), "\(verified.stdout)")
+        let noFactor = try MFABinary.run(["admin", "verify-token", "--require-second-factor"] + target, input: Data(token.utf8))
+        #expect(noFactor.status == 1)
+        #expect(noFactor.stderr.contains("no second factor"), "\(noFactor.stderr)")
+        let otherProject = try MFABinary.run(["admin", "verify-token", "--project", "another", "--emulator", address], input: Data(token.utf8))
+        #expect(otherProject.status == 1)
+        #expect(otherProject.stderr.contains(#"not the project "another""#), "\(otherProject.stderr)")
+        for result in [noFactor, otherProject] { #expect(!result.stderr.contains(token)) }
+
+        let revoked = try MFABinary.run(["admin", "users", "revoke", "--uid", created.localId] + target)
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        let refused = try MFABinary.run(["admin", "verify-token", "--check-revoked"] + target, input: Data(token.utf8))
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("revoked"), "\(refused.stderr)")
+        // Without the check the token itself still verifies.
+        #expect(try MFABinary.run(["admin", "verify-token"] + target, input: Data(token.utf8)).status == 0)
+        let empty = try MFABinary.run(["admin", "verify-token"] + target, input: Data())
+        #expect(empty.status == 2)
+        #expect(empty.stderr.contains("no token given"))
     }
 }

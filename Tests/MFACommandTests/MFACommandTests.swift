@@ -22,7 +22,8 @@ enum MFABinary {
         var stdoutData: Data
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
+    /// Runs `mfa` with `arguments`; `input` is written to its standard input.
+    static func run(_ arguments: [String], input: Data? = nil) throws -> Result {
         struct NotBuilt: Error {}
         guard let url else { throw NotBuilt() }
         let process = Process()
@@ -31,7 +32,13 @@ enum MFABinary {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(input)
+            try stdin.fileHandleForWriting.close()
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
