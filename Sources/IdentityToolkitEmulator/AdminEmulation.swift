@@ -21,7 +21,9 @@ struct AdminEmulation: AdminService {
     func updateAccount(targetProjectId: String, body: SetAccountInfoRequest, request: APIServerRequest) async throws -> SetAccountInfoResponse {
         guard let localId = body.localId, !localId.isEmpty else { throw APIServerError("MISSING_LOCAL_ID") }
         let realm = Self.realm(targetProjectId, body.tenantId)
-        var user = try await store.adminUpdate(realm: realm, localId: localId, disable: body.disableUser, validSince: body.validSince)
+        let keep = body.mfa.map { mfa in (mfa.enrollments ?? []).map { (id: $0.mfaEnrollmentId, isTOTP: $0.totpInfo != nil) } }
+        var user = try await store.adminUpdate(realm: realm, localId: localId, disable: body.disableUser, validSince: body.validSince,
+                                               emailVerified: body.emailVerified, keepFactors: keep)
         if body.email != nil || body.password != nil || body.displayName != nil {
             user = try await store.updateProfile(localId, realm: realm, email: body.email, password: body.password, displayName: body.displayName)
         }

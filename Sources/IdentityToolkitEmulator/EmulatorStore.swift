@@ -469,8 +469,24 @@ actor EmulatorStore {
 
     /// An admin update by uid: disable or enable the account, and revoke
     /// its sessions by moving `validSince` (its refresh tokens stop working).
-    func adminUpdate(realm: Realm, localId: String, disable: Bool?, validSince: Int64?) throws -> EmulatedUser {
+    /// `keepFactors`, when given, is the subset of enrollment ids that stays
+    /// enrolled (the recovery of a lost authenticator); a factor the user does
+    /// not have cannot be added this way.
+    func adminUpdate(realm: Realm, localId: String, disable: Bool?, validSince: Int64?, emailVerified: Bool? = nil,
+                     keepFactors: [(id: String?, isTOTP: Bool)]? = nil) throws -> EmulatedUser {
         guard var user = users[realm]?[localId] else { throw APIServerError("USER_NOT_FOUND") }
+        if let keepFactors {
+            var kept: [SecondFactor] = []
+            for factor in keepFactors {
+                guard let id = factor.id, let enrolled = user.enrollments.first(where: { $0.id == id }) else {
+                    if factor.isTOTP { throw APIServerError("UNSUPPORTED_SECOND_FACTOR", detail: "TOTP factors cannot be added by an admin update") }
+                    throw APIServerError.invalidArgument("mfa.enrollments may only keep factors the user has (adding one is not emulated)")
+                }
+                if !kept.contains(where: { $0.id == id }) { kept.append(enrolled) }
+            }
+            user.enrollments = kept
+        }
+        if let emailVerified { user.emailVerified = emailVerified }
         if let disable { user.disabled = disable }
         if let validSince {
             let date = Date(timeIntervalSince1970: TimeInterval(validSince))

@@ -1,0 +1,80 @@
+import Foundation
+@testable import IdentityAdmin
+import IdentityToolkit
+import IdentityToolkitAsyncHTTPClient
+import IdentityToolkitEmulator
+import OTP
+import Testing
+
+/// The support desk's story, end to end against the emulator: a user enrolls
+/// TOTP and loses the phone; the admin finds the user, removes the factor and
+/// ends the sessions; the old token fails `checkRevoked`; the user signs in
+/// with the password alone and enrolls again.
+@Suite struct RecoveryStoryTests {
+    static let project = "demo-recovery"
+
+    @Test func aLostAuthenticatorIsRemovedAndTheUserEnrollsAgain() async throws {
+        let running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: Self.project)).start()
+        defer { Task { await running.stop() } }
+        let transport = AsyncHTTPClientTransport()
+        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort)
+        let admin = IdentityAdmin.emulator(projectID: Self.project, hostAndPort: running.hostAndPort, transport: transport)
+        _ = try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 1)))
+        let accounts = AccountsClient(apiKey: "k", configuration: configuration)
+        let clock = running.emulator.clock
+        // The story moves the emulator's clock forward about a minute and a
+        // half; it starts two minutes back, so tokens are never from the
+        // verifier's future.
+        clock.set(Date().addingTimeInterval(-120))
+        func code(_ totp: TOTP) throws -> String { try totp.code(at: Int64(clock.now.timeIntervalSince1970)) }
+
+        // Sign up, verify the email, enroll TOTP.
+        let email = "lost-phone@example.com", password = "correct horse"
+        let created = try await accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true))
+        let idToken = try #require(created.idToken)
+        _ = try await admin.updateUser(uid: created.localId, UpdateUserRequest(emailVerified: true))
+        func enroll(_ idToken: String, name: String) async throws -> TOTP {
+            let started = try await accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: idToken, totpEnrollmentInfo: .init()))
+            let totp = try TOTP(key: try Base32.decode(try #require(started.totpSessionInfo?.sharedSecretKey)))
+            _ = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(idToken: idToken, displayName: name,
+                totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(sessionInfo: try #require(started.totpSessionInfo?.sessionInfo), verificationCode: try code(totp))))
+            return totp
+        }
+        let lostPhone = try await enroll(idToken, name: "Old phone")
+        clock.advance(by: 30)
+        let pending = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password))
+        let oldSession = try await accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
+            mfaPendingCredential: try #require(pending.mfaPendingCredential), mfaEnrollmentId: pending.mfaInfo?.first?.mfaEnrollmentId,
+            totpVerificationInfo: .init(verificationCode: try code(lostPhone))))
+        let oldToken = try #require(oldSession.idToken)
+
+        // The desk finds the user by email and sees the factor.
+        let found = try await admin.getUser(email: email)
+        #expect(found.uid == created.localId && found.emailVerified && !found.disabled)
+        #expect(found.multiFactor.enrolledFactors.map(\.factorID) == ["totp"])
+        #expect(found.multiFactor.enrolledFactors.first?.displayName == "Old phone")
+        #expect(try await admin.getUser(uid: created.localId) == found)
+        await #expect(throws: UserManagementError.userNotFound("nobody")) { _ = try await admin.getUser(uid: "nobody") }
+        // A TOTP factor cannot be added by an admin (as production answers).
+        var invented = try #require(found.multiFactor.enrolledFactors.first)
+        invented.uid = "invented"
+        await #expect(throws: IdentityToolkitError.self) { _ = try await admin.updateUser(uid: found.uid, UpdateUserRequest(enrolledFactors: [invented])) }
+
+        // The desk removes the factor and ends the sessions.
+        let cleared = try await admin.updateUser(uid: found.uid, UpdateUserRequest(enrolledFactors: []))
+        #expect(cleared.multiFactor.enrolledFactors.isEmpty)
+        clock.advance(by: 2)
+        try await admin.revokeRefreshTokens(uid: found.uid, now: clock.now)
+        #expect(try await admin.getUser(uid: found.uid).tokensValidAfterTime != nil)
+        await #expect(throws: TokenVerificationError.revoked) { _ = try await admin.verifyIDToken(oldToken, checkRevoked: true) }
+
+        // The user signs in with the password alone and enrolls a new phone.
+        clock.advance(by: 30)
+        let again = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password))
+        #expect(again.mfaPendingCredential == nil)
+        let newToken = try #require(again.idToken)
+        _ = try await admin.verifyIDToken(newToken, checkRevoked: true)
+        _ = try await enroll(newToken, name: "New phone")
+        #expect(try await admin.getUser(uid: found.uid).multiFactor.enrolledFactors.map(\.displayName) == ["New phone"])
+    }
+}
