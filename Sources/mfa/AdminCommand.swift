@@ -191,7 +191,79 @@ extension AdminCommand {
     /// `mfa admin users …`: help a user who lost an authenticator.
     struct Users: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "users", abstract: "Manage users' sessions.", subcommands: [Revoke.self])
+            commandName: "users", abstract: "See a user's factors, remove them, end the user's sessions.", subcommands: [Get.self, Unenroll.self, Revoke.self])
+
+        /// A user as JSON: uid, email, flags, and the enrolled factors.
+        static func render(_ user: UserRecord) -> String {
+            var object: [String: Any] = ["uid": user.uid, "emailVerified": user.emailVerified, "disabled": user.disabled]
+            if let email = user.email { object["email"] = email }
+            if let tenant = user.tenantID { object["tenantId"] = tenant }
+            if let time = user.tokensValidAfterTime { object["tokensValidAfterTime"] = ISO8601DateFormatter().string(from: time) }
+            object["enrolledFactors"] = user.multiFactor.enrolledFactors.map { factor -> [String: Any] in
+                var entry: [String: Any] = ["uid": factor.uid, "factorId": factor.factorID]
+                if let name = factor.displayName { entry["displayName"] = name }
+                if let time = factor.enrollmentTime { entry["enrollmentTime"] = ISO8601DateFormatter().string(from: time) }
+                return entry
+            }
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
+            return String(decoding: data, as: UTF8.self)
+        }
+
+        struct Get: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a user and the enrolled factors as JSON.")
+
+            @OptionGroup var target: AdminTarget
+
+            @Option(help: "The user's uid.")
+            var uid: String?
+
+            @Option(help: "The user's email address.")
+            var email: String?
+
+            func validate() throws {
+                guard (uid == nil) != (email == nil) else { throw ValidationError("give exactly one of --uid and --email") }
+            }
+
+            func run() async throws {
+                let admin = try target.admin()
+                let user = if let uid { try await admin.getUser(uid: uid, tenantID: target.tenant) } else { try await admin.getUser(email: email ?? "", tenantID: target.tenant) }
+                print(Users.render(user))
+            }
+        }
+
+        struct Unenroll: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "unenroll", abstract: "Remove one factor (--factor) or all (--all) of a user; prints the user.")
+
+            @OptionGroup var target: AdminTarget
+
+            @Option(help: "The user's uid.")
+            var uid: String
+
+            @Option(help: "The uid of the factor to remove.")
+            var factor: String?
+
+            @Flag(help: "Remove every factor.")
+            var all = false
+
+            func validate() throws {
+                guard !uid.isEmpty else { throw ValidationError("--uid must not be empty") }
+                guard (factor == nil) != !all else { throw ValidationError("give exactly one of --factor and --all") }
+            }
+
+            func run() async throws {
+                let admin = try target.admin()
+                var keep: [EnrolledFactor] = []
+                if let factor {
+                    let user = try await admin.getUser(uid: uid, tenantID: target.tenant)
+                    guard user.multiFactor.enrolledFactors.contains(where: { $0.uid == factor }) else {
+                        throw ValidationError("the user has no factor '\(factor)'")
+                    }
+                    keep = user.multiFactor.enrolledFactors.filter { $0.uid != factor }
+                }
+                print(Users.render(try await admin.updateUser(uid: uid, tenantID: target.tenant, UpdateUserRequest(enrolledFactors: keep))))
+            }
+        }
 
         struct Revoke: AsyncParsableCommand {
             static let configuration = CommandConfiguration(

@@ -110,6 +110,18 @@ import Testing
         #expect(otherProject.stderr.contains(#"not the project "another""#), "\(otherProject.stderr)")
         for result in [noFactor, otherProject] { #expect(!result.stderr.contains(token)) }
 
+        let shown = try MFABinary.run(["admin", "users", "get", "--email", "desk@example.com"] + target)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains(#""uid" : "\#(created.localId)""#) && shown.stdout.contains(#""enrolledFactors" : ["#), "\(shown.stdout)")
+        let unknown = try MFABinary.run(["admin", "users", "get", "--uid", "nobody"] + target)
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("no user with uid or email \"nobody\""))
+        let noFactor2 = try MFABinary.run(["admin", "users", "unenroll", "--uid", created.localId, "--factor", "nope"] + target)
+        #expect(noFactor2.status == 2)
+        #expect(noFactor2.stderr.contains("the user has no factor 'nope'"))
+        let cleared = try MFABinary.run(["admin", "users", "unenroll", "--uid", created.localId, "--all"] + target)
+        #expect(cleared.status == 0, "\(cleared.stderr)")
+        #expect(try MFABinary.run(["admin", "users", "unenroll", "--uid", created.localId] + target).status == 2)
         let revoked = try MFABinary.run(["admin", "users", "revoke", "--uid", created.localId] + target)
         #expect(revoked.status == 0, "\(revoked.stderr)")
         let refused = try MFABinary.run(["admin", "verify-token", "--check-revoked"] + target, input: Data(token.utf8))
