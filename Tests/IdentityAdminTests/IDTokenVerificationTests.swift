@@ -15,13 +15,9 @@ import _CryptoExtras
     static let project = "demo-verify"
 
     @Test func aTOTPSignInIsVerifiedWithItsSecondFactor() async throws {
-        let running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: Self.project)).start()
+        let setup = try await EmulatorSetup.start(project: Self.project)
+        let (running, configuration, admin, accounts) = (setup.running, setup.configuration, setup.admin, setup.accounts)
         defer { Task { await running.stop() } }
-        let transport = AsyncHTTPClientTransport()
-        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort)
-        let admin = IdentityAdmin.emulator(projectID: Self.project, hostAndPort: running.hostAndPort, transport: transport)
-        _ = try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 1)))
-        let accounts = AccountsClient(apiKey: "k", configuration: configuration)
         let helpers = EmulatorHelpersClient(configuration: configuration)
 
         // A verified user: the password sign-in has no second factor.
@@ -95,7 +91,7 @@ import _CryptoExtras
             _ = try await admin.idTokenVerifier.forTenant("t-1").verify(try #require(signedIn.idToken))
         }
         // Another project's verifier refuses the token, whatever the token says about itself.
-        let other = IdentityAdmin.emulator(projectID: "another-project", hostAndPort: running.hostAndPort, transport: transport)
+        let other = IdentityAdmin.emulator(projectID: "another-project", hostAndPort: running.hostAndPort, transport: configuration.transport)
         await #expect(throws: TokenVerificationError.wrongAudience(expected: "another-project", found: Self.project)) {
             _ = try await other.verifyIDToken(try #require(signedIn.idToken))
         }

@@ -14,13 +14,9 @@ import Testing
     static let project = "demo-recovery"
 
     @Test func aLostAuthenticatorIsRemovedAndTheUserEnrollsAgain() async throws {
-        let running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: Self.project)).start()
+        let setup = try await EmulatorSetup.start(project: Self.project)
+        let (running, admin, accounts) = (setup.running, setup.admin, setup.accounts)
         defer { Task { await running.stop() } }
-        let transport = AsyncHTTPClientTransport()
-        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort)
-        let admin = IdentityAdmin.emulator(projectID: Self.project, hostAndPort: running.hostAndPort, transport: transport)
-        _ = try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 1)))
-        let accounts = AccountsClient(apiKey: "k", configuration: configuration)
         let clock = running.emulator.clock
         // The story moves the emulator's clock forward about a minute and a
         // half; it starts two minutes back, so tokens are never from the
