@@ -14,7 +14,7 @@ struct SessionTokens: Sendable {
         var identities: [String: [String]] = [:]
         if let email = grant.email { identities["email"] = [email] }
         let claims = TokenIssuer.Claims(
-            iss: "https://securetoken.google.com/\(project)", aud: project,
+            iss: TokenIssuerPrefix.idToken.rawValue + project, aud: project,
             authTime: Int64(grant.facts.authTime.timeIntervalSince1970), userID: grant.uid, sub: grant.uid,
             iat: now, exp: now + TokenIssuer.lifetime, email: grant.email, emailVerified: grant.email == nil ? nil : grant.emailVerified,
             firebase: FirebaseSignInClaims(identities: identities, signInProvider: grant.facts.provider, signInSecondFactor: grant.facts.secondFactor,

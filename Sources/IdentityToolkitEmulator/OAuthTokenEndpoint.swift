@@ -12,9 +12,10 @@ import _CryptoExtras
 /// (`IdentityToolkitEmulator.error(_:for:)` renders them).
 final class OAuthTokenEndpoint: OAuth2TokenService {
     static let lifetime: Int64 = 3600
-    /// The audience an assertion must name: the production endpoint, or the
-    /// emulator's form of it (which ends with the same host and path).
-    static let audienceSuffix = "/oauth2.googleapis.com/token"
+    /// The end of the audience an assertion must name: the production
+    /// endpoint and the emulator's form of it both end with the route's
+    /// emulator path (`/oauth2.googleapis.com/token`, from the spec).
+    private var audienceSuffix: String { routes.first.map { $0.prefix + $0.path } ?? "/" }
 
     private let keys: Locked<[String: _RSA.Signing.PublicKey]>
     private let tokens = Locked<[String: Date]>([:])
@@ -67,7 +68,7 @@ final class OAuthTokenEndpoint: OAuth2TokenService {
             let known = OAuthScope.allKnownValues.map(\.rawValue).joined(separator: " or ")
             throw Self.failure(.invalidScope, "the assertion must ask for \(known)")
         }
-        guard claims.aud.hasSuffix(Self.audienceSuffix) else {
+        guard claims.aud.hasSuffix(audienceSuffix) else {
             throw Self.failure(.invalidGrant, "the audience must be the token endpoint")
         }
         let now = Int64(clock.now.timeIntervalSince1970)

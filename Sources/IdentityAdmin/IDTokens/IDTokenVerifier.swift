@@ -24,7 +24,7 @@ public struct IDTokenVerifier: Sendable {
     let now: @Sendable () -> Date
 
     /// The issuer of a project's ID tokens.
-    public static func issuer(projectID: String) -> String { "https://securetoken.google.com/" + projectID }
+    public static func issuer(projectID: String) -> String { TokenIssuerPrefix.idToken.rawValue + projectID }
 
     /// A verifier that fetches the keys with `keys` (Google's key route, or
     /// the emulator's form of it, through `GooglePublicKeysClient`).
