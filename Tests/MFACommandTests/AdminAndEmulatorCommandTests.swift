@@ -1,5 +1,6 @@
 import Foundation
 import IdentityToolkit
+import IdentityToolkitTestSupport
 import Testing
 
 /// `mfa emulator` and `mfa admin` as separate processes, as users run them.
@@ -70,12 +71,12 @@ import Testing
     }
 
     /// A stopped emulator is reported at once, naming the step, not after the
-    /// request deadline (the time limit would stop a 30-second wait).
+    /// request deadline (the time limit would stop a 30-second wait). The
+    /// port refuses connections for the whole test: a stopped emulator's
+    /// freed port could be handed to another test's server in the meantime.
     @Test(.timeLimit(.minutes(1))) func demoAgainstAStoppedEmulatorFailsAtOnce() throws {
-        let (emulator, address) = try startEmulator()
-        emulator.terminate()
-        emulator.waitUntilExit()
-        let demo = try MFABinary.run(["demo", "--emulator", address, "--no-qr"])
+        let stopped = try RefusingPort()
+        let demo = try withExtendedLifetime(stopped) { try MFABinary.run(["demo", "--emulator", stopped.hostAndPort, "--no-qr"]) }
         #expect(demo.status == 1)
         #expect(demo.stdout.contains("✘ enable TOTP for project demo-mfa"), "\(demo.stdout)")
         #expect(demo.stdout.contains("Connection refused"), "\(demo.stdout)")
