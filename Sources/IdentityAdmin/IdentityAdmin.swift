@@ -41,8 +41,11 @@ public final class IdentityAdmin: Sendable {
         return token
     }
 
-    /// The account behind `token` is enabled, exists, and was not revoked after its sign-in.
-    func checkNotRevoked(_ token: DecodedIDToken) async throws(TokenVerificationError) {
+    /// The account behind a verified `token` is enabled, exists, and was not
+    /// revoked after its sign-in: the `checkRevoked` half of
+    /// ``verifyIDToken(_:checkRevoked:)``, for a token a tenant-scoped
+    /// verifier (``IDTokenVerifier/forTenant(_:)``) accepted.
+    public func checkNotRevoked(_ token: DecodedIDToken) async throws(TokenVerificationError) {
         let users: [UserInfo]
         do {
             users = try await client.lookupAccounts(targetProjectId: projectID, body: GetAccountInfoRequest(localId: [token.uid], tenantId: token.tenant)).users ?? []

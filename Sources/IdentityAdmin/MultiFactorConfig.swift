@@ -59,7 +59,7 @@ public struct MultiFactorConfig: Sendable, Hashable {
     /// Checks the rules firebase-admin-node checks before any request.
     /// - Parameter field: How the config is named in messages (`multiFactorConfig`).
     public func validate(field: String = "multiFactorConfig") throws(AdminValidationError) {
-        for (index, id) in (factorIds ?? []).enumerated() where id != "phone" {
+        for (index, id) in (factorIds ?? []).enumerated() where id != SecondFactorID.phone.rawValue {
             throw AdminValidationError(field: "\(field).factorIds[\(index)]", message: "must be \"phone\", not \"\(id)\"")
         }
         for (index, provider) in (providerConfigs ?? []).enumerated() {
@@ -140,7 +140,7 @@ public struct MultiFactorConfig: Sendable, Hashable {
         }
         self.init(
             state: state(wire.state),
-            factorIds: wire.enabledProviders?.filter { $0 == .phoneSms }.map { _ in "phone" },
+            factorIds: wire.enabledProviders?.filter { $0 == .phoneSms }.map { _ in SecondFactorID.phone.rawValue },
             providerConfigs: wire.providerConfigs?.map { provider in
                 MultiFactorProviderConfig(state: state(provider.state),
                                           totpProviderConfig: provider.totpProviderConfig.map { TOTPMultiFactorProviderConfig(adjacentIntervals: $0.adjacentIntervals.map(Int.init)) })

@@ -59,7 +59,7 @@ public struct EnrolledFactor: Sendable, Hashable {
 
     init(_ wire: MfaEnrollment) {
         uid = wire.mfaEnrollmentId ?? ""
-        factorID = wire.totpInfo != nil ? "totp" : "phone"
+        factorID = (wire.totpInfo != nil ? SecondFactorID.totp : SecondFactorID.phone).rawValue
         displayName = wire.displayName
         enrollmentTime = wire.enrolledAt
         phoneNumber = wire.phoneInfo
@@ -67,7 +67,7 @@ public struct EnrolledFactor: Sendable, Hashable {
 
     var wire: MfaEnrollment {
         MfaEnrollment(mfaEnrollmentId: uid, displayName: displayName, enrolledAt: enrollmentTime, phoneInfo: phoneNumber,
-                      totpInfo: factorID == "totp" ? TotpInfo() : nil)
+                      totpInfo: factorID == SecondFactorID.totp.rawValue ? TotpInfo() : nil)
     }
 }
 

@@ -311,7 +311,7 @@ actor EmulatorStore {
         user.enrollments.append(SecondFactor(id: session.enrollmentID, displayName: displayName, enrolledAt: clock.now,
                                              kind: .totp(secret: session.secret, lastAcceptedStep: step)))
         store(user)
-        return grant(for: user, facts: SessionFacts(provider: "password", secondFactor: "totp", secondFactorID: session.enrollmentID, authTime: authTime))
+        return grant(for: user, facts: SessionFacts(provider: "password", secondFactor: SecondFactorID.totp.rawValue, secondFactorID: session.enrollmentID, authTime: authTime))
     }
 
     func withdraw(uid: String, realm: Realm, enrollmentID: String, facts: SessionFacts) throws -> SessionGrant {
@@ -359,7 +359,7 @@ actor EmulatorStore {
         let now = clock.now
         user.lastLoginAt = now
         store(user)
-        return grant(for: user, facts: SessionFacts(provider: pending.provider, secondFactor: "totp", secondFactorID: enrollmentID, authTime: now))
+        return grant(for: user, facts: SessionFacts(provider: pending.provider, secondFactor: SecondFactorID.totp.rawValue, secondFactorID: enrollmentID, authTime: now))
     }
 
     // MARK: Phone factors (SMS codes are listed, not sent)
@@ -408,7 +408,7 @@ actor EmulatorStore {
         let id = Data.randomToken(bytes: 12)
         user.enrollments.append(SecondFactor(id: id, displayName: displayName, enrolledAt: clock.now, kind: .phone(number: verification.phoneNumber)))
         store(user)
-        return grant(for: user, facts: SessionFacts(provider: facts.provider, secondFactor: "phone", secondFactorID: id, authTime: facts.authTime))
+        return grant(for: user, facts: SessionFacts(provider: facts.provider, secondFactor: SecondFactorID.phone.rawValue, secondFactorID: id, authTime: facts.authTime))
     }
 
     func startPhoneSignIn(pendingCredential: String, enrollmentID: String) throws -> String {
@@ -434,7 +434,7 @@ actor EmulatorStore {
         let now = clock.now
         user.lastLoginAt = now
         store(user)
-        return grant(for: user, facts: SessionFacts(provider: pending.provider, secondFactor: "phone", secondFactorID: enrollmentID, authTime: now))
+        return grant(for: user, facts: SessionFacts(provider: pending.provider, secondFactor: SecondFactorID.phone.rawValue, secondFactorID: enrollmentID, authTime: now))
     }
 
     func listVerificationCodes(project: String, tenant: String?) -> [PhoneVerification] {

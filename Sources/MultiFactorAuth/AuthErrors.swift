@@ -2,9 +2,9 @@ public import Foundation
 public import IdentityToolkit
 
 /// The factor id of TOTP second factors.
-public let TOTPMultiFactorID = "totp"
+public let TOTPMultiFactorID = SecondFactorID.totp.rawValue
 /// The factor id of SMS second factors.
-public let PhoneMultiFactorID = "phone"
+public let PhoneMultiFactorID = SecondFactorID.phone.rawValue
 /// The domain of every error this SDK reports.
 public let AuthErrorDomain = "FIRAuthErrorDomain"
 /// Under this user-info key, a *second factor required* error carries its ``MultiFactorResolver``.

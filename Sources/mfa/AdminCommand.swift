@@ -177,10 +177,8 @@ extension AdminCommand {
             guard !text.isEmpty else { throw ValidationError("no token given (pass it as the argument or on standard input)") }
             let admin = try target.admin()
             let verifier = target.tenant.map { admin.idTokenVerifier.forTenant($0) } ?? admin.idTokenVerifier
-            var decoded = try await verifier.verify(text)
-            if checkRevoked {
-                decoded = try await admin.verifyIDToken(text, checkRevoked: true)
-            }
+            let decoded = try await verifier.verify(text)
+            if checkRevoked { try await admin.checkNotRevoked(decoded) }
             if requireSecondFactor { try decoded.requireSecondFactor() }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
