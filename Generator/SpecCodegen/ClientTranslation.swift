@@ -73,7 +73,13 @@ extension Translator {
     private func operationMethod(_ operation: Operation, returningHeaders: Bool = false) -> FunctionDeclaration {
         let pathNames = Dictionary(operation.pathParameters.map { ($0.name, $0.swiftName) }, uniquingKeysWith: { first, _ in first })
         let path = Code.interpolatedPath(operation.path) { pathNames[$0] }
-        let query: [Code] = operation.queryParameters.map { "(\(literal: $0.name), \($0.swiftName))" }
+        let query: [Code] = operation.queryParameters.map { parameter in
+            switch (parameter.valueType, parameter.required) {
+            case (.string, _): return "(\(literal: parameter.name), \(parameter.swiftName))"
+            case (_, true): return "(\(literal: parameter.name), String(\(parameter.swiftName)))"
+            case (_, false): return "(\(literal: parameter.name), \(parameter.swiftName).map(String.init))"
+            }
+        }
         let response: Code = operation.response.map { "\($0.name)" } ?? "EmptyResponse"
         let errorBody: Code = operation.errorResponse.map { "\($0.name).self" } ?? "nil"
         let method = methodCase(operation.method)

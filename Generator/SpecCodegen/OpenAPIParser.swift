@@ -242,10 +242,19 @@ struct OpenAPIParser {
             diagnostics.error("parameter '\(name)' is in '\(place)'; only path and query parameters are supported", at: reader.location)
             return nil
         }
+        var valueType = Parameter.ValueType.string
         if let schema = reader.mapping("schema"), let type = schema.string("type"), type != "string" {
-            diagnostics.error("parameter '\(name)' has type '\(type)'; only string parameters are supported", at: schema.location)
+            switch (type, schema.string("format")) {
+            case ("integer", "int32"): valueType = .int32
+            case ("integer", "int64"), ("integer", nil): valueType = .int64
+            default:
+                diagnostics.error("parameter '\(name)' has type '\(type)'\(schema.string("format").map { " (format '\($0)')" } ?? ""); only string and integer (int32, int64) parameters are supported", at: schema.location)
+            }
         }
         let required = reader.bool("required") ?? false
+        if place == "path" && valueType != .string {
+            diagnostics.error("path parameter '\(name)' must be a string", at: reader.location)
+        }
         if place == "path" && !required {
             diagnostics.error("path parameter '\(name)' must be required", at: reader.location)
         }
@@ -253,7 +262,7 @@ struct OpenAPIParser {
         guard let swiftName = Naming.identifier(explicit ?? Naming.camelCase(name), explicit == nil ? "the Swift form of parameter '\(name)'" : "x-swift-name of parameter '\(name)'",
                                                 role: .member, at: reader.raw("x-swift-name")?.location ?? reader.keyLocation("name") ?? reader.location, diagnostics: diagnostics)
         else { return nil }
-        return (place, Parameter(name: name, swiftName: swiftName, required: required, description: reader.string("description")))
+        return (place, Parameter(name: name, swiftName: swiftName, required: required, description: reader.string("description"), valueType: valueType))
     }
 
     static let jsonMediaType = "application/json"

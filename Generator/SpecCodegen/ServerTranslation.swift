@@ -27,7 +27,10 @@ extension Translator {
                 }
                 for parameter in operation.queryParameters {
                     let accessor: Code = parameter.required ? "requiredQueryParameter" : "queryParameter"
-                    arguments.append(("\(parameter.swiftName)", "request.\(accessor)(\(literal: parameter.name))"))
+                    let value: Code = parameter.valueType == .string
+                        ? "request.\(accessor)(\(literal: parameter.name))"
+                        : "request.\(accessor)(\(literal: parameter.name), as: \(parameter.valueType.swiftType).self)"
+                    arguments.append(("\(parameter.swiftName)", value))
                 }
                 if let body = operation.requestBody {
                     let check: Code = checked.contains(body.name) ? ".checkedKnownValues()" : ""

@@ -73,12 +73,27 @@ struct SchemaReference {
 }
 
 struct Parameter {
+    /// What a parameter's value is: text, or an integer written in decimal.
+    enum ValueType {
+        case string, int32, int64
+
+        /// The Swift type of the value.
+        var swiftType: Code {
+            switch self {
+            case .string: return "String"
+            case .int32: return "Int32"
+            case .int64: return "Int64"
+            }
+        }
+    }
+
     /// The wire name (`$.xgafv`).
     var name: String
     /// The Swift name (`xgafv`): `x-swift-name`, or the wire name in camelCase.
     var swiftName: SwiftName
     var required: Bool
     var description: String?
+    var valueType: ValueType = .string
 }
 
 struct Schema {

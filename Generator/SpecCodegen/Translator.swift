@@ -66,8 +66,9 @@ struct Translator {
             parameters.append(.init(label: "\(parameter.swiftName)", name: "\(parameter.swiftName)", type: "String"))
         }
         for parameter in operation.queryParameters {
+            let type = parameter.valueType.swiftType
             parameters.append(.init(label: "\(parameter.swiftName)", name: "\(parameter.swiftName)",
-                type: parameter.required ? "String" : "String?", defaultValue: parameter.required ? nil : "nil"))
+                type: parameter.required ? type : "\(type)?", defaultValue: parameter.required ? nil : "nil"))
         }
         if let body = operation.requestBody {
             parameters.append(.init(label: parameters.isEmpty ? nil : "body", name: "body", type: "\(body.name)"))

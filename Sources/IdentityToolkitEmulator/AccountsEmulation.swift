@@ -20,7 +20,7 @@ struct SessionTokens: Sendable {
             firebase: FirebaseSignInClaims(identities: identities, signInProvider: grant.facts.provider, signInSecondFactor: grant.facts.secondFactor,
                                            secondFactorIdentifier: grant.facts.secondFactorID, tenant: grant.realm.tenant)
         )
-        return try issuer.sign(claims)
+        return try issuer.sign(claims, customAttributes: grant.customAttributes)
     }
 
     /// The claims of a valid, unexpired ID token.
@@ -105,7 +105,7 @@ struct AccountsEmulation: AccountsService {
             disabled: user.disabled, createdAt: Int64(user.createdAt.timeIntervalSince1970 * 1000),
             lastLoginAt: user.lastLoginAt.map { Int64($0.timeIntervalSince1970 * 1000) },
             passwordUpdatedAt: user.passwordUpdatedAt.map { ($0.timeIntervalSince1970 * 1000).rounded() },
-            validSince: Int64(user.validSince.timeIntervalSince1970), tenantId: user.realm.tenant,
+            validSince: Int64(user.validSince.timeIntervalSince1970), tenantId: user.realm.tenant, customAttributes: user.customAttributes,
             providerUserInfo: user.email.map { [ProviderUserInfo(providerId: "password", rawId: $0, federatedId: $0, email: $0, displayName: user.displayName)] } ?? [],
             mfaInfo: user.enrollments.isEmpty ? nil : enrollments(user.enrollments, maskPhones: false)
         )

@@ -1,10 +1,12 @@
 import Foundation
 import IdentityToolkit
 
-/// The admin configuration API (`AdminService`, generated from the spec).
+/// The admin API (`AdminService`, generated from the spec): accounts,
+/// session cookies, the project's and tenants' configuration.
 /// Authorisation (`Bearer owner`) is checked before a route runs.
 struct AdminEmulation: AdminService {
     let store: EmulatorStore
+    let tokens: SessionTokens
 
     /// The realm of an admin account call: the project in the path, and the
     /// body's tenant when it names one.
@@ -18,12 +20,71 @@ struct AdminEmulation: AdminService {
         return GetAccountInfoResponse(users: found.isEmpty ? nil : found.map(AccountsEmulation.userInfo), kind: "identitytoolkit#GetAccountInfoResponse")
     }
 
+    func createAccount(targetProjectId: String, body: SignUpRequest, request: APIServerRequest) async throws -> SignUpResponse {
+        let user = try await store.adminCreate(
+            realm: Self.realm(targetProjectId, body.tenantId), localId: body.localId, email: body.email, password: body.password,
+            displayName: body.displayName, emailVerified: body.emailVerified, disabled: body.disabled)
+        return SignUpResponse(localId: user.localId, email: user.email, displayName: user.displayName, kind: "identitytoolkit#SignupNewUserResponse")
+    }
+
+    func batchGetAccounts(targetProjectId: String, maxResults: Int32?, nextPageToken: String?, tenantId: String?,
+                          request: APIServerRequest) async throws -> DownloadAccountResponse {
+        let pageSize = try Self.pageSize(maxResults, field: "maxResults")
+        let after = try nextPageToken.map { try Self.cursor(fromPageToken: $0) }
+        let page = await store.adminList(realm: Self.realm(targetProjectId, tenantId), pageSize: pageSize, after: after)
+        return DownloadAccountResponse(users: page.users.isEmpty ? nil : page.users.map(AccountsEmulation.userInfo),
+                                       nextPageToken: page.lastUID.map(Self.pageToken), kind: "identitytoolkit#DownloadAccountResponse")
+    }
+
+    func deleteAccount(targetProjectId: String, body: DeleteAccountRequest, request: APIServerRequest) async throws -> DeleteAccountResponse {
+        guard let localId = body.localId, !localId.isEmpty else { throw APIServerError("MISSING_LOCAL_ID") }
+        try await store.adminDelete(realm: Self.realm(targetProjectId, body.tenantId), localId: localId)
+        return DeleteAccountResponse(kind: "identitytoolkit#DeleteAccountResponse")
+    }
+
+    /// A session cookie for a valid ID token of a user who still may sign
+    /// in: the token's claims under the session issuer, for `validDuration`.
+    func createSessionCookie(targetProjectId: String, body: CreateSessionCookieRequest,
+                             request: APIServerRequest) async throws -> CreateSessionCookieResponse {
+        let duration = body.validDuration ?? EmulatorRules.sessionCookieDurations.upperBound
+        guard EmulatorRules.sessionCookieDurations.contains(duration) else {
+            throw APIServerError("INVALID_DURATION", detail: "validDuration must be 300 to 1209600 seconds")
+        }
+        let claims = try tokens.claims(of: body.idToken)
+        guard claims.aud == targetProjectId else { throw APIServerError("INVALID_ID_TOKEN", detail: "the token is for another project") }
+        let user = try await store.user(for: claims, requestTenant: body.tenantId)
+        // A token issued before the account's sessions were revoked.
+        guard claims.iat >= Int64(user.validSince.timeIntervalSince1970.rounded(.down)) else { throw APIServerError("TOKEN_EXPIRED") }
+        let now = Int64(tokens.clock.now.timeIntervalSince1970)
+        let cookie = try tokens.issuer.sessionCookie(from: body.idToken, project: targetProjectId, issuedAt: now, expiresAt: now + duration)
+        return CreateSessionCookieResponse(sessionCookie: cookie)
+    }
+
+    /// A page size: the default when absent, 1 to the maximum otherwise.
+    private static func pageSize(_ requested: Int32?, field: String) throws -> Int {
+        guard let requested else { return EmulatorRules.defaultPageSize }
+        guard (1...Int32(EmulatorRules.maximumPageSize)).contains(requested) else {
+            throw APIServerError.invalidArgument("\(field) must be 1 to \(EmulatorRules.maximumPageSize)")
+        }
+        return Int(requested)
+    }
+
+    /// Page tokens are opaque to clients: the base64url form of the last id of the previous page.
+    private static func pageToken(after lastID: String) -> String { Data(lastID.utf8).base64URLEncoded }
+
+    private static func cursor(fromPageToken token: String) throws -> String {
+        guard !token.isEmpty, let data = Data(base64URLEncoded: token), let id = String(data: data, encoding: .utf8) else {
+            throw APIServerError("INVALID_PAGE_SELECTION")
+        }
+        return id
+    }
+
     func updateAccount(targetProjectId: String, body: SetAccountInfoRequest, request: APIServerRequest) async throws -> SetAccountInfoResponse {
         guard let localId = body.localId, !localId.isEmpty else { throw APIServerError("MISSING_LOCAL_ID") }
         let realm = Self.realm(targetProjectId, body.tenantId)
         let keep = body.mfa.map { mfa in (mfa.enrollments ?? []).map { (id: $0.mfaEnrollmentId, isTOTP: $0.totpInfo != nil) } }
         var user = try await store.adminUpdate(realm: realm, localId: localId, disable: body.disableUser, validSince: body.validSince,
-                                               emailVerified: body.emailVerified, keepFactors: keep)
+                                               emailVerified: body.emailVerified, keepFactors: keep, customAttributes: body.customAttributes)
         if body.email != nil || body.password != nil || body.displayName != nil {
             user = try await store.updateProfile(localId, realm: realm, email: body.email, password: body.password, displayName: body.displayName)
         }
@@ -52,6 +113,18 @@ struct AdminEmulation: AdminService {
 
     func getTenant(project: String, tenant: String, request: APIServerRequest) async throws -> Tenant {
         try await store.tenant(project: project, id: tenant)
+    }
+
+    func listTenants(project: String, pageSize: Int32?, pageToken: String?, request: APIServerRequest) async throws -> ListTenantsResponse {
+        let size = try Self.pageSize(pageSize, field: "pageSize")
+        let after = try pageToken.map { try Self.cursor(fromPageToken: $0) }
+        let page = await store.listTenants(project: project, pageSize: size, after: after)
+        return ListTenantsResponse(tenants: page.tenants.isEmpty ? nil : page.tenants, nextPageToken: page.lastID.map(Self.pageToken))
+    }
+
+    func deleteTenant(project: String, tenant: String, request: APIServerRequest) async throws -> Empty {
+        try await store.deleteTenant(project: project, id: tenant)
+        return Empty()
     }
 
     func updateTenant(project: String, tenant: String, updateMask: String?, body: Tenant, request: APIServerRequest) async throws -> Tenant {

@@ -31,6 +31,8 @@ struct EmulatedUser: Sendable {
     /// Bumped when earlier sessions are revoked (a factor withdrawn).
     var tokenGeneration = 0
     var validSince: Date
+    /// The custom claims an admin set, a JSON object as text (nil: none).
+    var customAttributes: String?
 }
 
 /// An enrolled second factor.
@@ -124,6 +126,8 @@ struct SessionGrant: Sendable {
     var displayName: String?
     var facts: SessionFacts
     var refreshToken: String
+    /// The user's custom claims, a JSON object as text, copied into ID tokens.
+    var customAttributes: String?
 }
 
 /// A project's configuration and tenants.
@@ -156,4 +160,14 @@ enum EmulatorRules {
     /// again past it ends the oldest. Production documents no such limit;
     /// this bound keeps a long-running emulator's memory flat.
     static let maximumRefreshTokensPerUser = 50
+    /// Custom claims: at most 1000 characters of JSON, as production.
+    static let maximumCustomAttributesLength = 1000
+    /// Session cookies live 5 minutes to 2 weeks; two weeks when the request
+    /// names no duration (as Google's emulator).
+    static let sessionCookieDurations: ClosedRange<Int64> = 300...1_209_600
+    /// `accounts:batchGet` and tenant lists: the default and largest page.
+    static let defaultPageSize = 20
+    static let maximumPageSize = 1000
+    /// A uid an admin chooses: 1 to 128 characters, as production.
+    static let maximumUIDLength = 128
 }

@@ -85,7 +85,7 @@ actor EmulatorStore {
             refreshTokens[old] = nil
         }
         return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
-                            displayName: user.displayName, facts: facts, refreshToken: token)
+                            displayName: user.displayName, facts: facts, refreshToken: token, customAttributes: user.customAttributes)
     }
 
     /// Trims an oldest-first list of keys to its newest `limit`; returns the
@@ -450,7 +450,7 @@ actor EmulatorStore {
             throw APIServerError("TOKEN_EXPIRED", detail: "the session was revoked")
         }
         return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
-                            displayName: user.displayName, facts: record.session, refreshToken: token)
+                            displayName: user.displayName, facts: record.session, refreshToken: token, customAttributes: user.customAttributes)
     }
 
     // MARK: Admin
@@ -473,8 +473,14 @@ actor EmulatorStore {
     /// enrolled (the recovery of a lost authenticator); a factor the user does
     /// not have cannot be added this way.
     func adminUpdate(realm: Realm, localId: String, disable: Bool?, validSince: Int64?, emailVerified: Bool? = nil,
-                     keepFactors: [(id: String?, isTOTP: Bool)]? = nil) throws -> EmulatedUser {
+                     keepFactors: [(id: String?, isTOTP: Bool)]? = nil, customAttributes: String? = nil) throws -> EmulatedUser {
         guard var user = users[realm]?[localId] else { throw APIServerError("USER_NOT_FOUND") }
+        if let customAttributes {
+            try InputRules.checkCustomAttributes(customAttributes)
+            // `{}` (or only whitespace around it) clears the claims.
+            let isEmpty = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(customAttributes.utf8)))?.isEmpty ?? false
+            user.customAttributes = isEmpty ? nil : customAttributes
+        }
         if let keepFactors {
             var kept: [SecondFactor] = []
             for factor in keepFactors {
@@ -496,6 +502,64 @@ actor EmulatorStore {
         }
         store(user)
         return user
+    }
+
+    /// An account an admin creates: any uid of 1 to 128 characters not in
+    /// use (a random one when nil), optionally an email and password; the
+    /// tenant's sign-up switches do not apply to admins.
+    func adminCreate(realm: Realm, localId: String?, email: String?, password: String?, displayName: String?,
+                     emailVerified: Bool?, disabled: Bool?) throws -> EmulatedUser {
+        if let tenant = realm.tenant, projects[realm.project]?.tenants[tenant] == nil {
+            throw APIServerError("TENANT_NOT_FOUND", detail: "no tenant '\(tenant)' in project \(realm.project)")
+        }
+        try InputRules.checkDisplayName(displayName)
+        try InputRules.checkPasswordLength(password)
+        let uid = localId ?? newUID()
+        guard (1...EmulatorRules.maximumUIDLength).contains(uid.count) else {
+            throw APIServerError.invalidArgument("localId must be 1 to \(EmulatorRules.maximumUIDLength) characters")
+        }
+        guard users[realm]?[uid] == nil else { throw APIServerError("DUPLICATE_LOCAL_ID") }
+        let now = clock.now
+        var user = EmulatedUser(localId: uid, realm: realm, salt: Data(Data.randomToken(bytes: 12).utf8), createdAt: now,
+                                isAnonymous: email == nil && password == nil, validSince: now)
+        user.displayName = displayName
+        if let email {
+            guard InputRules.isValidEmail(email) else { throw APIServerError("INVALID_EMAIL") }
+            guard emailIndex[realm]?[InputRules.emailKey(email)] == nil else { throw APIServerError("EMAIL_EXISTS") }
+            user.email = email
+        }
+        if let password {
+            guard password.count >= EmulatorRules.minimumPasswordLength else {
+                throw APIServerError("WEAK_PASSWORD", detail: "Password should be at least \(EmulatorRules.minimumPasswordLength) characters")
+            }
+            user.passwordHash = Self.hash(password, salt: user.salt)
+            user.passwordUpdatedAt = now
+        }
+        user.emailVerified = emailVerified ?? false
+        user.disabled = disabled ?? false
+        store(user)
+        return user
+    }
+
+    /// Deletes an account and everything that could still act for it.
+    func adminDelete(realm: Realm, localId: String) throws {
+        guard let user = users[realm]?[localId] else { throw APIServerError("USER_NOT_FOUND") }
+        users[realm]?[localId] = nil
+        if let email = user.email { emailIndex[realm]?[InputRules.emailKey(email)] = nil }
+        let owner = UserKey(realm: realm, uid: localId)
+        for token in refreshTokensByUser[owner] ?? [] { refreshTokens[token] = nil }
+        refreshTokensByUser[owner] = nil
+        enrollmentSessions = enrollmentSessions.filter { !($0.value.realm == realm && $0.value.uid == localId) }
+        pendingCredentials = pendingCredentials.filter { !($0.value.realm == realm && $0.value.uid == localId) }
+    }
+
+    /// One page of a realm's accounts in uid order, after the uid `after`;
+    /// the page's last uid when more follow.
+    func adminList(realm: Realm, pageSize: Int, after: String?) -> (users: [EmulatedUser], lastUID: String?) {
+        let all = (users[realm] ?? [:]).values.sorted { $0.localId < $1.localId }
+        let rest = after.map { cursor in all.drop(while: { $0.localId <= cursor }) } ?? all[...]
+        let page = Array(rest.prefix(pageSize))
+        return (page, rest.count > page.count ? page.last?.localId : nil)
     }
 
     func projectConfig(_ project: String) -> ProjectState {
@@ -525,6 +589,24 @@ actor EmulatorStore {
             throw APIServerError(status: 404, "TENANT_NOT_FOUND", detail: "no tenant '\(id)' in project \(project)", reason: "notFound")
         }
         return tenant
+    }
+
+    /// One page of a project's tenants in creation order, after the tenant
+    /// `after`; the page's last id when more follow.
+    func listTenants(project: String, pageSize: Int, after: String?) -> (tenants: [Tenant], lastID: String?) {
+        let order = projects[project]?.tenantOrder ?? []
+        let start = after.flatMap { order.firstIndex(of: $0).map { $0 + 1 } } ?? 0
+        let ids = order[min(start, order.count)...].prefix(pageSize)
+        let tenants = ids.compactMap { projects[project]?.tenants[$0] }
+        return (tenants, start + ids.count < order.count ? ids.last : nil)
+    }
+
+    /// Deletes a tenant with its accounts and codes.
+    func deleteTenant(project: String, id: String) throws {
+        _ = try tenant(project: project, id: id)
+        deleteAccounts(project: project, tenant: id)
+        projects[project]?.tenants[id] = nil
+        projects[project]?.tenantOrder.removeAll { $0 == id }
     }
 
     func replaceTenant(project: String, id: String, _ tenant: Tenant) throws -> Tenant {

@@ -77,9 +77,10 @@ public final class IdentityToolkitEmulator: Sendable {
         router = APIServerRouter(
             routes: AccountsEmulation(store: store, tokens: tokens, links: links).routes
                 + SecureTokenEmulation(store: store, tokens: tokens).routes
-                + AdminEmulation(store: store).routes
+                + AdminEmulation(store: store, tokens: tokens).routes
                 + oauth.routes
-                + PublicKeysEmulation(issuer: tokens.issuer).routes
+                + (PublicKeysEmulation(issuer: tokens.issuer) as any GooglePublicKeysService).routes
+                + (PublicKeysEmulation(issuer: tokens.issuer) as any SessionCookieKeysService).routes
                 + HelperEmulation(store: store, clock: clock, oauth: oauth, issuer: tokens.issuer, links: links).routes
         )
     }

@@ -71,6 +71,19 @@ enum InputRules {
         throw APIServerError.invalidArgument("password must be at most \(maximumPasswordLength) bytes")
     }
 
+    /// Custom claims as production checks them: at most 1000 characters
+    /// (`CLAIMS_TOO_LARGE`), a JSON object (`INVALID_CLAIMS`), and none of
+    /// the token's own claims (`FORBIDDEN_CLAIM : <name>`).
+    static func checkCustomAttributes(_ text: String) throws {
+        guard text.count <= EmulatorRules.maximumCustomAttributesLength else { throw APIServerError("CLAIMS_TOO_LARGE") }
+        guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else {
+            throw APIServerError("INVALID_CLAIMS")
+        }
+        for reserved in ReservedClaimName.allKnownValues where claims[reserved.rawValue] != nil {
+            throw APIServerError("FORBIDDEN_CLAIM", detail: reserved.rawValue)
+        }
+    }
+
     private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)

@@ -31,10 +31,37 @@ struct TokenIssuer: Sendable {
         )])
     }
 
-    func sign(_ claims: Claims) throws -> String {
+    /// An ID token with `claims`, and the user's custom claims beside them
+    /// (`customAttributes`, a JSON object as text; never overriding a standard claim).
+    func sign(_ claims: Claims, customAttributes: String? = nil) throws -> String {
+        let encoder = Self.encoder
+        var payload = try encoder.encode(claims)
+        if let customAttributes, let custom = try? JSONDecoder().decode([String: JSONValue].self, from: Data(customAttributes.utf8)), !custom.isEmpty {
+            let standard = try JSONDecoder().decode([String: JSONValue].self, from: payload)
+            payload = try encoder.encode(standard.merging(custom) { standard, _ in standard })
+        }
+        return try sign(payload: payload)
+    }
+
+    /// A session cookie made from a verified ID token: its claims, custom
+    /// ones included, with the session issuer and the cookie's own `iat` and `exp`.
+    func sessionCookie(from idToken: String, project: String, issuedAt: Int64, expiresAt: Int64) throws -> String {
+        guard let jwt = JWTCompactForm(idToken) else { throw VerificationError.malformed }
+        var claims = try JSONDecoder().decode([String: JSONValue].self, from: jwt.payload)
+        claims["iss"] = .string(TokenIssuerPrefix.sessionCookie.rawValue + project)
+        claims["iat"] = .number(Double(issuedAt))
+        claims["exp"] = .number(Double(expiresAt))
+        return try sign(payload: Self.encoder.encode(claims))
+    }
+
+    private static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let signingInput = encodedHeader + "." + (try encoder.encode(claims)).base64URLEncoded
+        return encoder
+    }
+
+    private func sign(payload: Data) throws -> String {
+        let signingInput = encodedHeader + "." + payload.base64URLEncoded
         let signature = try privateKey.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
         return signingInput + "." + signature.rawRepresentation.base64URLEncoded
     }
@@ -51,6 +78,8 @@ struct TokenIssuer: Sendable {
             throw .badSignature
         }
         guard let claims = try? JSONDecoder().decode(Claims.self, from: jwt.payload) else { throw .malformed }
+        // A session cookie has the same claims under another issuer: it is no ID token.
+        guard claims.iss.hasPrefix(TokenIssuerPrefix.idToken.rawValue) else { throw .malformed }
         return claims
     }
 

@@ -92,10 +92,11 @@ import Testing
     @Test func clientsBuildRequestsFromTheSpec() async throws {
         let transport = RecordingTransport(status: 200, body: #"{"name":"w","created_at":"2024-05-01T12:00:00Z"}"#)
         let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
-        _ = try await client.getWidget(shelf: "a/b", widget: "w 1", viewMode: "full")
+        _ = try await client.getWidget(shelf: "a/b", widget: "w 1", viewMode: "full", maxParts: 3)
         let request = try #require(await transport.requests.first)
         #expect(request.method == .get)
-        #expect(request.url?.absoluteString == "https://widgets.example.com/v1/shelves/a%2Fb/widgets/w%201?view_mode=full&key=k")
+        // An integer parameter travels in decimal.
+        #expect(request.url?.absoluteString == "https://widgets.example.com/v1/shelves/a%2Fb/widgets/w%201?view_mode=full&max_parts=3&key=k")
 
         let tokens = TokensClient(accessToken: { "tok" }, configuration: ClientConfiguration(transport: transport, emulatorHost: "127.0.0.1:9099"))
         _ = try await tokens.revokeToken(token: "t", reason: "r")
@@ -118,6 +119,25 @@ import Testing
         }
     }
 
+    /// `{name}:verb` segments (Google's custom methods) match the verb and
+    /// give the value before it; a plain `{name}` never takes a value with a colon.
+    @Test func routesMatchCustomMethodSegments() throws {
+        func route(_ id: String, _ path: String) -> APIServerRoute {
+            APIServerRoute(operationID: id, method: .post, prefix: "/host", path: path, authorization: .none) { _ in try APIServerResponse.json(EmptyResponse()) }
+        }
+        let router = APIServerRouter(routes: [route("verb", "/v1/projects/{project}:createThing"), route("plain", "/v1/projects/{project}")])
+        func matched(_ path: String) -> (String, [String: String])? {
+            guard case .found(let route, let parameters) = router.match(method: .post, path: path) else { return nil }
+            return (route.operationID, parameters)
+        }
+        #expect(matched("/host/v1/projects/p-1:createThing")?.0 == "verb")
+        #expect(matched("/host/v1/projects/p-1:createThing")?.1 == ["project": "p-1"])
+        #expect(matched("/host/v1/projects/p%201")?.1 == ["project": "p 1"])
+        #expect(matched("/host/v1/projects/p:otherThing") == nil)
+        #expect(matched("/host/v1/projects/:createThing") == nil)
+        #expect(matched("/host/v1/projects/a:b:createThing") == nil)
+    }
+
     @Test func generatedRoutesDecodeDispatchAndEncode() async throws {
         let router = APIServerRouter(routes: GoldenWidgetsServer().routes + GoldenTokensServer().routes)
         guard case .found(let route, let parameters) = router.match(method: .get, path: "/widgets.example.com/v1/shelves/s%201/widgets/w") else {
@@ -129,6 +149,14 @@ import Testing
         #expect(parameters == ["shelf": "s 1", "widget": "w"])
         let response = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: ["view_mode": "full"], body: Data(), pathParameters: parameters))
         #expect(try JSONDecoder().decode(Widget.self, from: response.body).name == "s 1/w/full")
+        // An integer parameter is decoded, and refused when it is no integer of its size.
+        let counted = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: ["max_parts": "7"], body: Data(), pathParameters: parameters))
+        #expect(try JSONDecoder().decode(Widget.self, from: counted.body).name == "s 1/w/-/7")
+        for bad in ["x", "2147483648", "", "1.5"] {
+            await #expect(throws: APIServerError.invalidArgument("query parameter max_parts must be an integer of 32 bits")) {
+                _ = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: ["max_parts": bad], body: Data(), pathParameters: parameters))
+            }
+        }
 
         guard case .found(let create, _) = router.match(method: .post, path: "/widgets.example.com/v1/widgets:create") else {
             Issue.record("no route")

@@ -26,8 +26,10 @@ import Testing
                     let nameRange = Range(match.range(at: 1), in: line), let bodyRange = Range(match.range(at: 2), in: line)
                 else { continue }
                 let name = String(line[nameRange]), body = String(line[bodyRange])
-                // `*_type` and `*_uri` fields name a kind or an address, not a secret.
+                // `*_type` and `*_uri` fields name a kind or an address, and a
+                // page token a position in a list: not secrets.
                 guard body.contains("type: string"), !name.lowercased().hasSuffix("type"), !name.lowercased().hasSuffix("uri"), !name.hasPrefix("return"),
+                    !name.lowercased().hasSuffix("pagetoken"),
                     Self.secretName.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil
                 else { continue }
                 checked += 1

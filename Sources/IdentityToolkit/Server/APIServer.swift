@@ -1,5 +1,5 @@
-public import Foundation
-public import HTTPTypes
+package import Foundation
+package import HTTPTypes
 
 // The framework-agnostic server runtime of the generated routes: package
 // access, because only the in-package emulator (and the generator's golden
@@ -51,12 +51,19 @@ package struct APIServerRoute: Sendable {
         guard pathSegments.count == segments.count else { return nil }
         var parameters: [String: String] = [:]
         for (template, actual) in zip(segments, pathSegments) {
-            if template.hasPrefix("{") && template.hasSuffix("}") {
-                guard !actual.isEmpty, let decoded = String(actual).removingPercentEncoding else { return nil }
-                parameters[String(template.dropFirst().dropLast())] = decoded
-            } else if template != actual {
-                return nil
+            guard let open = template.firstIndex(of: "{"), let close = template[open...].firstIndex(of: "}") else {
+                guard template == actual else { return nil }
+                continue
             }
+            // `{name}` or `{name}:verb` (a custom method on a resource):
+            // the literal suffix must match, and the value is what precedes
+            // it. A value never holds a raw colon, so `{tenant}` does not
+            // swallow `t:verb` meant for another route.
+            let suffix = template[template.index(after: close)...]
+            guard template[..<open].isEmpty, actual.hasSuffix(suffix) else { return nil }
+            let value = actual.dropLast(suffix.count)
+            guard !value.isEmpty, !value.contains(":"), let decoded = String(value).removingPercentEncoding else { return nil }
+            parameters[String(template[template.index(after: open)..<close])] = decoded
         }
         return parameters
     }
@@ -122,6 +129,22 @@ package struct APIServerRequest: Sendable {
 
     package func requiredQueryParameter(_ name: String) throws -> String {
         guard let value = query[name] else { throw APIServerError.invalidArgument("missing query parameter \(name)") }
+        return value
+    }
+
+    /// An integer query parameter, nil when absent; `INVALID_ARGUMENT` when
+    /// it is not a decimal number of that size.
+    package func queryParameter<Value: FixedWidthInteger & Sendable>(_ name: String, as type: Value.Type) throws -> Value? {
+        guard let text = query[name] else { return nil }
+        guard let value = Value(text, radix: 10) else {
+            throw APIServerError.invalidArgument("query parameter \(name) must be an integer of \(Value.bitWidth) bits")
+        }
+        return value
+    }
+
+    /// A required integer query parameter.
+    package func requiredQueryParameter<Value: FixedWidthInteger & Sendable>(_ name: String, as type: Value.Type) throws -> Value {
+        guard let value = try queryParameter(name, as: type) else { throw APIServerError.invalidArgument("missing query parameter \(name)") }
         return value
     }
 

@@ -27,6 +27,7 @@ extension WidgetsClient {
     ///   - shelf: The shelf id.
     ///   - widget: The widget id.
     ///   - viewMode: How much to return.
+    ///   - maxParts: At most this many parts (an integer parameter).
     ///   - completion: Called exactly once, from a task (never the main queue), with the response or the error; a cancelled task completes with `CancellationError`.
     /// - Returns: The task running the call; cancel it to abandon the call.
     @discardableResult
@@ -34,9 +35,10 @@ extension WidgetsClient {
         shelf: String,
         widget: String,
         viewMode: String? = nil,
+        maxParts: Int32? = nil,
         completion: @escaping @Sendable (Result<Widget, any Error>) -> Void
     ) -> Task<Void, Never> {
-        CompletionBridge.run({ try await self.getWidget(shelf: shelf, widget: widget, viewMode: viewMode) }, completion: completion)
+        CompletionBridge.run({ try await self.getWidget(shelf: shelf, widget: widget, viewMode: viewMode, maxParts: maxParts) }, completion: completion)
     }
 
     /// Ends the comment?

@@ -39,9 +39,15 @@ public struct WidgetsClient: Sendable {
     ///   - shelf: The shelf id.
     ///   - widget: The widget id.
     ///   - viewMode: How much to return.
+    ///   - maxParts: At most this many parts (an integer parameter).
     /// - Returns: The decoded `Widget`.
-    public func getWidget(shelf: String, widget: String, viewMode: String? = nil) async throws -> Widget {
-        try await executor.send(.get, path: "/v1/shelves/\(APIPath.escape(shelf))/widgets/\(APIPath.escape(widget))", query: [("view_mode", viewMode)], response: Widget.self, errorBody: Failure.self)
+    public func getWidget(
+        shelf: String,
+        widget: String,
+        viewMode: String? = nil,
+        maxParts: Int32? = nil
+    ) async throws -> Widget {
+        try await executor.send(.get, path: "/v1/shelves/\(APIPath.escape(shelf))/widgets/\(APIPath.escape(widget))", query: [("view_mode", viewMode), ("max_parts", maxParts.map(String.init))], response: Widget.self, errorBody: Failure.self)
     }
 
     /// Ends the comment?

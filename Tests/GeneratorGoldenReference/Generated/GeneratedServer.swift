@@ -21,6 +21,7 @@ package protocol WidgetsService: Sendable {
         shelf: String,
         widget: String,
         viewMode: String?,
+        maxParts: Int32?,
         request: APIServerRequest
     ) async throws -> Widget
 
@@ -50,7 +51,7 @@ extension WidgetsService {
                 try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: true).checkedKnownValues(), request: request))
             },
             APIServerRoute(operationID: "getWidget", method: .get, prefix: "/widgets.example.com", path: "/v1/shelves/{shelf}/widgets/{widget}", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
-                try await APIServerResponse.json(self.getWidget(shelf: request.pathParameter("shelf"), widget: request.pathParameter("widget"), viewMode: request.queryParameter("view_mode"), request: request))
+                try await APIServerResponse.json(self.getWidget(shelf: request.pathParameter("shelf"), widget: request.pathParameter("widget"), viewMode: request.queryParameter("view_mode"), maxParts: request.queryParameter("max_parts", as: Int32.self), request: request))
             },
             APIServerRoute(operationID: "runOdd", method: .post, prefix: "/widgets.example.com", path: "/v1/odd/{default}/say\"hi\\(x)\":run", authorization: .apiKey, acceptsFormBody: true, errorBody: ObjectIdentifier(Failure.self)) { request in
                 try await APIServerResponse.json(self.runOdd(default: request.pathParameter("default"), xgafv: request.queryParameter("$.xgafv"), in: request.queryParameter("in"), body: request.decodeBody(OddRequest.self).checkedKnownValues(), request: request))
