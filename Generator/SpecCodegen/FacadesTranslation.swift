@@ -1,7 +1,7 @@
 /// `facades.yaml`: completion-handler twins of hand-written async methods and
 /// their Objective-C-style names, each a one-line call of the Swift method.
 extension Translator {
-    func facadesFile(_ spec: FacadesSpec, imports: [SwiftName]) -> SwiftFile {
+    func facadesFile(_ spec: FacadesSpec, imports: [SwiftName], publicImports: [SwiftName] = []) -> SwiftFile {
         var declarations: [Declaration] = []
         for type in spec.types {
             var members: [Declaration] = []
@@ -48,7 +48,8 @@ extension Translator {
             }
             declarations.append(.extension(ExtensionDeclaration(extendedType: "\(type.name)", members: members)))
         }
-        return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports), declarations: declarations)
+        return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports, exposed: Set(publicImports.map { "\($0)" })),
+                         declarations: declarations)
     }
 
     /// The same parameters under another function name's labels.

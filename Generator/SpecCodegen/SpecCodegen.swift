@@ -23,17 +23,22 @@ public struct GeneratorConfig: Decodable, Sendable {
     public var generate: [Part]
     public var accessModifier: String?
     public var imports: [String]?
+    /// Those of `imports` whose types the generated facades' public
+    /// signatures use (such as a parameter of type `JSONValue`): they are
+    /// imported `public` when the access modifier is public.
+    public var publicImports: [String]?
     /// The hand-written type that the generated error codes extend.
     public var errorType: String?
 
     public init(specs: [String], errors: String? = nil, facades: String? = nil, generate: [Part],
-                accessModifier: String? = nil, imports: [String]? = nil, errorType: String? = nil) {
+                accessModifier: String? = nil, imports: [String]? = nil, publicImports: [String]? = nil, errorType: String? = nil) {
         self.specs = specs
         self.errors = errors
         self.facades = facades
         self.generate = generate
         self.accessModifier = accessModifier
         self.imports = imports
+        self.publicImports = publicImports
         self.errorType = errorType
     }
 }
@@ -120,6 +125,12 @@ public enum SpecCodegen {
         let imports = (config.imports ?? []).compactMap {
             Naming.identifier($0, "module name in 'imports'", at: configLocation, diagnostics: diagnostics)
         }
+        let publicImports = (config.publicImports ?? []).compactMap {
+            Naming.identifier($0, "module name in 'publicImports'", at: configLocation, diagnostics: diagnostics)
+        }
+        for module in publicImports where !imports.contains(module) {
+            diagnostics.error("'publicImports' names '\(module)', which 'imports' does not list", at: configLocation)
+        }
         let errorType = config.errorType.flatMap {
             Naming.qualifiedName($0, "'errorType'", at: configLocation, diagnostics: diagnostics)
         }
@@ -133,7 +144,7 @@ public enum SpecCodegen {
             files[.clientCompletions] = translator.completionsFile(documents, imports: imports)
         }
         if let errors, let type = errorType { files[.errorCodes] = translator.errorCodesFile(errors, typeName: type, imports: imports) }
-        if let facades { files[.facades] = translator.facadesFile(facades, imports: imports) }
+        if let facades { files[.facades] = translator.facadesFile(facades, imports: imports, publicImports: publicImports) }
         if parts.contains(.server) {
             // Server routes are never public API: at most `package`, like the
             // runtime they build on (IdentityToolkit's APIServer).

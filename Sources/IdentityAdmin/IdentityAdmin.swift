@@ -1,72 +1,27 @@
-public import Foundation
+import Foundation
 public import IdentityToolkit
 
-/// Admin access to a project's (and its tenants') multi-factor settings,
-/// the Swift counterpart of firebase-admin-node's `projectConfigManager()`
-/// and `tenantManager()`.
-public final class IdentityAdmin: Sendable {
-    /// The project this instance manages.
-    public let projectID: String
-    let client: AdminClient
-    /// Verifies the project's ID tokens; its key cache is shared by the
-    /// tenant-scoped verifiers.
-    public let idTokenVerifier: IDTokenVerifier
+/// Admin access to a project: its users (``BaseAuth``: token and session
+/// cookie verification, user management), its configuration
+/// (``projectConfigManager()``) and its tenants (``tenantManager()``), as
+/// firebase-admin-node's `Auth`.
+public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
+    /// What a tenant-scoped instance needs to share: the transport
+    /// configuration and the key caches.
+    let configuration: ClientConfiguration
 
     /// - Parameters:
+    ///   - projectID: The project to manage.
     ///   - credential: Supplies access tokens (`cloud-platform` scope).
     ///   - configuration: Transport, emulator host (`FIREBASE_AUTH_EMULATOR_HOST` by default), timeouts, logging.
     public init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration = ClientConfiguration()) {
-        self.projectID = projectID
-        self.client = AdminClient(accessToken: { try await credential.accessToken() }, configuration: configuration)
-        // The key route's emulator form when the configuration names an emulator.
-        self.idTokenVerifier = IDTokenVerifier(projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration))
-    }
-
-    /// Verifies an ID token a client sent (every check Google documents; see
-    /// ``IDTokenVerifier``) and returns its claims, the second factor included.
-    ///
-    /// ```swift
-    /// let token = try await admin.verifyIDToken(idToken, checkRevoked: true)
-    /// try token.requireSecondFactor()   // "totp" when the sign-in used TOTP
-    /// ```
-    /// - Parameters:
-    ///   - idToken: The token, as the client sent it.
-    ///   - checkRevoked: Also look the account up: refuse a disabled or
-    ///     deleted user, and a sign-in older than the account's `validSince`
-    ///     (``revokeRefreshTokens(uid:tenantID:)``). Compares `auth_time`, as
-    ///     firebase-admin does, so a token refreshed after the revocation is refused too.
-    public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) async throws(TokenVerificationError) -> DecodedIDToken {
-        let token = try await idTokenVerifier.verify(idToken)
-        if checkRevoked { try await checkNotRevoked(token) }
-        return token
-    }
-
-    /// The account behind a verified `token` is enabled, exists, and was not
-    /// revoked after its sign-in: the `checkRevoked` half of
-    /// ``verifyIDToken(_:checkRevoked:)``, for a token a tenant-scoped
-    /// verifier (``IDTokenVerifier/forTenant(_:)``) accepted.
-    public func checkNotRevoked(_ token: DecodedIDToken) async throws(TokenVerificationError) {
-        let users: [UserInfo]
-        do {
-            users = try await client.lookupAccounts(targetProjectId: projectID, body: GetAccountInfoRequest(localId: [token.uid], tenantId: token.tenant)).users ?? []
-        } catch {
-            throw .revocationCheckFailed(reason: "\(error)")
-        }
-        guard let user = users.first(where: { $0.localId == token.uid }) else { throw .userNotFound }
-        if user.disabled == true { throw .userDisabled }
-        if let validSince = user.validSince, token.authTime < Date(timeIntervalSince1970: TimeInterval(validSince)) { throw .revoked }
-    }
-
-    /// Ends every session of a user: refresh tokens stop working, and ID
-    /// tokens of earlier sign-ins fail `verifyIDToken(_:checkRevoked: true)`.
-    /// As firebase-admin, it sets the account's `validSince` to now, in whole seconds rounded down.
-    /// - Parameters:
-    ///   - uid: The user.
-    ///   - tenantID: The user's tenant, for a tenant's user.
-    ///   - now: The current time (for tests).
-    public func revokeRefreshTokens(uid: String, tenantID: String? = nil, now: Date = Date()) async throws {
-        _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
-            tenantId: tenantID, localId: uid, validSince: Int64(now.timeIntervalSince1970.rounded(.down))))
+        self.configuration = configuration
+        // The key routes' emulator forms when the configuration names an emulator.
+        super.init(
+            projectID: projectID, tenantID: nil,
+            client: AdminClient(accessToken: { try await credential.accessToken() }, configuration: configuration),
+            idTokenVerifier: IDTokenVerifier(projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration)),
+            sessionCookieVerifier: IDTokenVerifier(projectID: projectID, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration)))
     }
 
     /// An instance for the emulator at `host:port`, authorised as its owner.
@@ -78,8 +33,20 @@ public final class IdentityAdmin: Sendable {
     /// The project's configuration.
     public func projectConfigManager() -> ProjectConfigManager { ProjectConfigManager(admin: self) }
 
-    /// The project's tenants.
+    /// The project's tenants, and the user API of each (``TenantManager/authForTenant(_:)``).
     public func tenantManager() -> TenantManager { TenantManager(admin: self) }
+}
+
+/// The user API of one tenant (firebase-admin-node's `TenantAwareAuth`):
+/// every ``BaseAuth`` call, scoped to ``BaseAuth/tenantID``. Tokens and
+/// cookies of other tenants, or of the project's own users, are refused
+/// with ``TokenVerificationError/tenantMismatch(expected:found:)``.
+public final class TenantAwareAuth: BaseAuth, @unchecked Sendable {
+    init(admin: IdentityAdmin, tenantID: String) {
+        super.init(projectID: admin.projectID, tenantID: tenantID, client: admin.client,
+                   idTokenVerifier: admin.idTokenVerifier.forTenant(tenantID),
+                   sessionCookieVerifier: admin.sessionCookieVerifier.forTenant(tenantID))
+    }
 }
 
 /// A project's configuration, as firebase-admin-node shows it.
@@ -155,7 +122,16 @@ public struct TenantRequest: Sendable, Hashable {
     }
 }
 
-/// Creates, reads and updates tenants.
+/// One page of tenants.
+public struct ListTenantsResult: Sendable, Hashable {
+    /// The tenants of this page.
+    public var tenants: [TenantInfo]
+    /// The token of the next page; nil on the last page.
+    public var pageToken: String?
+}
+
+/// Creates, lists, reads, updates and deletes tenants, and gives each one's
+/// user API (``authForTenant(_:)``).
 public final class TenantManager: Sendable {
     let admin: IdentityAdmin
 
@@ -163,10 +139,33 @@ public final class TenantManager: Sendable {
         self.admin = admin
     }
 
+    /// The user API of tenant `tenantID`: token and cookie verification
+    /// and user management scoped to it, sharing this admin's key caches.
+    public func authForTenant(_ tenantID: String) -> TenantAwareAuth {
+        TenantAwareAuth(admin: admin, tenantID: tenantID)
+    }
+
+    /// One page of the project's tenants, in creation order.
+    /// - Parameters:
+    ///   - pageSize: At most this many, 1 to 1000.
+    ///   - pageToken: The previous page's ``ListTenantsResult/pageToken``; nil for the first page.
+    public func listTenants(pageSize: Int = 1000, pageToken: String? = nil) async throws -> ListTenantsResult {
+        guard (1...1000).contains(pageSize) else { throw AdminValidationError(field: "pageSize", message: "must be 1 to 1000") }
+        let page = try await admin.client.listTenants(project: admin.projectID, pageSize: Int32(pageSize), pageToken: pageToken)
+        return ListTenantsResult(tenants: (page.tenants ?? []).map(TenantInfo.init), pageToken: page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// Deletes tenant `tenantID` and its users.
+    public func deleteTenant(_ tenantID: String) async throws {
+        _ = try await admin.client.deleteTenant(project: admin.projectID, tenant: tenantID)
+    }
+
+    /// The tenant `tenantID`.
     public func getTenant(_ tenantID: String) async throws -> TenantInfo {
         TenantInfo(try await admin.client.getTenant(project: admin.projectID, tenant: tenantID))
     }
 
+    /// Creates a tenant (the server picks its id).
     public func createTenant(_ request: TenantRequest) async throws -> TenantInfo {
         try request.multiFactorConfig?.validate()
         return TenantInfo(try await admin.client.createTenant(project: admin.projectID, body: request.wire))

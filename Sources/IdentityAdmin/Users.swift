@@ -1,5 +1,5 @@
 public import Foundation
-import IdentityToolkit
+public import IdentityToolkit
 
 /// An account, as firebase-admin-node's `UserRecord` shows it: what a
 /// support desk needs to help a user who lost an authenticator.
@@ -15,6 +15,9 @@ public struct UserRecord: Sendable, Hashable {
     public var tokensValidAfterTime: Date?
     public var metadata: UserMetadata
     public var multiFactor: MultiFactorSettings
+    /// The custom claims an admin set (``BaseAuth/setCustomUserClaims(_:_:)``),
+    /// which the user's ID tokens carry; nil when none.
+    public var customClaims: [String: JSONValue]?
 
     init(_ wire: UserInfo) {
         uid = wire.localId
@@ -28,6 +31,7 @@ public struct UserRecord: Sendable, Hashable {
             creationTime: wire.createdAt.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) },
             lastSignInTime: wire.lastLoginAt.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) })
         multiFactor = MultiFactorSettings(enrolledFactors: (wire.mfaInfo ?? []).map(EnrolledFactor.init))
+        customClaims = wire.customAttributes.flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8)) }
     }
 }
 
@@ -71,24 +75,82 @@ public struct EnrolledFactor: Sendable, Hashable {
     }
 }
 
-/// The fields of an account update; nil leaves a field as it is.
-public struct UpdateUserRequest: Sendable, Hashable {
+/// The fields of a new account; nil leaves a field unset.
+public struct CreateUserRequest: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The uid, 1 to 128 characters; the server picks one when nil.
+    public var uid: String?
     public var email: String?
     public var emailVerified: Bool?
+    /// At least 6 characters. Never shown in `description` or `dump`.
+    public var password: String?
+    public var displayName: String?
+    public var disabled: Bool?
+
+    public init(uid: String? = nil, email: String? = nil, emailVerified: Bool? = nil, password: String? = nil,
+                displayName: String? = nil, disabled: Bool? = nil) {
+        self.uid = uid
+        self.email = email
+        self.emailVerified = emailVerified
+        self.password = password
+        self.displayName = displayName
+        self.disabled = disabled
+    }
+
+    public var description: String {
+        "CreateUserRequest(uid: \(uid.map { "\"\($0)\"" } ?? "nil"), email: \(email.map { "\"\($0)\"" } ?? "nil"), password: \(password == nil ? "nil" : "<redacted>"))"
+    }
+
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: ["uid": uid as Any, "email": email as Any, "emailVerified": emailVerified as Any,
+                                "password": (password == nil ? "nil" : "<redacted>") as Any, "displayName": displayName as Any,
+                                "disabled": disabled as Any])
+    }
+}
+
+/// The fields of an account update; nil leaves a field as it is.
+public struct UpdateUserRequest: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var email: String?
+    public var emailVerified: Bool?
+    /// A new password, at least 6 characters. Never shown in `description` or `dump`.
+    public var password: String?
     public var displayName: String?
     public var disabled: Bool?
     /// The factors that stay enrolled: a subset of the user's (by uid), or
     /// `[]` to remove them all (a lost authenticator). nil leaves them.
     public var enrolledFactors: [EnrolledFactor]?
 
-    public init(email: String? = nil, emailVerified: Bool? = nil, displayName: String? = nil, disabled: Bool? = nil,
-                enrolledFactors: [EnrolledFactor]? = nil) {
+    public init(email: String? = nil, emailVerified: Bool? = nil, password: String? = nil, displayName: String? = nil,
+                disabled: Bool? = nil, enrolledFactors: [EnrolledFactor]? = nil) {
         self.email = email
         self.emailVerified = emailVerified
+        self.password = password
         self.displayName = displayName
         self.disabled = disabled
         self.enrolledFactors = enrolledFactors
     }
+
+    public var description: String {
+        "UpdateUserRequest(email: \(email.map { "\"\($0)\"" } ?? "nil"), password: \(password == nil ? "nil" : "<redacted>"), "
+            + "disabled: \(disabled.map(String.init) ?? "nil"), enrolledFactors: \(enrolledFactors.map { "\($0.count)" } ?? "nil"))"
+    }
+
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: ["email": email as Any, "emailVerified": emailVerified as Any,
+                                "password": (password == nil ? "nil" : "<redacted>") as Any, "displayName": displayName as Any,
+                                "disabled": disabled as Any, "enrolledFactors": enrolledFactors as Any])
+    }
+}
+
+/// One page of users.
+public struct ListUsersResult: Sendable, Hashable {
+    /// The users of this page, in uid order.
+    public var users: [UserRecord]
+    /// The token of the next page; nil on the last page.
+    public var pageToken: String?
 }
 
 /// A user the admin API does not find.
@@ -103,16 +165,46 @@ public enum UserManagementError: Error, Sendable, Hashable, CustomStringConverti
     }
 }
 
-extension IdentityAdmin {
-    /// The account with `uid`, in the project or `tenantID`.
+/// Every user of a project or tenant, fetched a page at a time as the
+/// sequence is iterated (``BaseAuth/allUsers(pageSize:)``).
+public struct AllUsers: AsyncSequence, Sendable {
+    public typealias Element = UserRecord
+
+    let auth: BaseAuth
+    let pageSize: Int
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let auth: BaseAuth
+        let pageSize: Int
+        var buffer: [UserRecord] = []
+        var pageToken: String?
+        var finished = false
+
+        public mutating func next() async throws -> UserRecord? {
+            while buffer.isEmpty {
+                guard !finished else { return nil }
+                let page = try await auth.listUsers(pageSize: pageSize, pageToken: pageToken)
+                buffer = page.users.reversed()
+                pageToken = page.pageToken
+                finished = page.pageToken == nil
+            }
+            return buffer.popLast()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(auth: auth, pageSize: pageSize) }
+}
+
+extension BaseAuth {
+    /// The account with `uid`.
     /// - Throws: ``UserManagementError/userNotFound(_:)``, or the API's error.
-    public func getUser(uid: String, tenantID: String? = nil) async throws -> UserRecord {
+    public func getUser(uid: String) async throws -> UserRecord {
         try await lookUp(GetAccountInfoRequest(localId: [uid], tenantId: tenantID), identifier: uid)
     }
 
-    /// The account with `email`, in the project or `tenantID`.
+    /// The account with `email`.
     /// - Throws: ``UserManagementError/userNotFound(_:)``, or the API's error.
-    public func getUser(email: String, tenantID: String? = nil) async throws -> UserRecord {
+    public func getUser(email: String) async throws -> UserRecord {
         try await lookUp(GetAccountInfoRequest(email: [email], tenantId: tenantID), identifier: email)
     }
 
@@ -124,14 +216,75 @@ extension IdentityAdmin {
         return UserRecord(user)
     }
 
+    /// The most users one page holds.
+    public static var maximumUsersPageSize: Int { 1000 }
+
+    /// One page of users, in uid order.
+    /// - Parameters:
+    ///   - pageSize: At most this many, 1 to 1000.
+    ///   - pageToken: The previous page's ``ListUsersResult/pageToken``; nil for the first page.
+    public func listUsers(pageSize: Int = maximumUsersPageSize, pageToken: String? = nil) async throws -> ListUsersResult {
+        guard (1...Self.maximumUsersPageSize).contains(pageSize) else {
+            throw AdminValidationError(field: "pageSize", message: "must be 1 to \(Self.maximumUsersPageSize)")
+        }
+        if let pageToken, pageToken.isEmpty { throw AdminValidationError(field: "pageToken", message: "must not be empty") }
+        let page = try await client.batchGetAccounts(targetProjectId: projectID, maxResults: Int32(pageSize), nextPageToken: pageToken, tenantId: tenantID)
+        return ListUsersResult(users: (page.users ?? []).map(UserRecord.init), pageToken: page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// Every user, fetched `pageSize` at a time as the sequence is iterated.
+    ///
+    /// ```swift
+    /// for try await user in admin.allUsers() where !user.multiFactor.enrolledFactors.isEmpty { … }
+    /// ```
+    public func allUsers(pageSize: Int = maximumUsersPageSize) -> AllUsers { AllUsers(auth: self, pageSize: pageSize) }
+
+    /// Creates an account and returns it.
+    /// - Throws: The server's error (`EMAIL_EXISTS`, `DUPLICATE_LOCAL_ID`,
+    ///   `INVALID_EMAIL`, `WEAK_PASSWORD`, …) as ``IdentityToolkitError``.
+    public func createUser(_ request: CreateUserRequest) async throws -> UserRecord {
+        let created = try await client.createAccount(targetProjectId: projectID, body: SignUpRequest(
+            email: request.email, password: request.password, displayName: request.displayName, tenantId: tenantID,
+            localId: request.uid, emailVerified: request.emailVerified, disabled: request.disabled))
+        return try await getUser(uid: created.localId)
+    }
+
     /// Updates the account `uid` and returns it as it now is. To help a user
     /// who lost an authenticator, remove the factor (`enrolledFactors` without
-    /// it, or `[]`) and end the user's sessions with ``revokeRefreshTokens(uid:tenantID:now:)``.
-    public func updateUser(uid: String, tenantID: String? = nil, _ request: UpdateUserRequest) async throws -> UserRecord {
+    /// it, or `[]`) and end the user's sessions with ``revokeRefreshTokens(uid:now:)``.
+    public func updateUser(_ uid: String, _ request: UpdateUserRequest) async throws -> UserRecord {
         _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
-            email: request.email, displayName: request.displayName, tenantId: tenantID, localId: uid,
+            email: request.email, password: request.password, displayName: request.displayName, tenantId: tenantID, localId: uid,
             emailVerified: request.emailVerified, disableUser: request.disabled,
             mfa: request.enrolledFactors.map { MfaInfo(enrollments: $0.map(\.wire)) }))
-        return try await getUser(uid: uid, tenantID: tenantID)
+        return try await getUser(uid: uid)
     }
+
+    /// Deletes the account `uid`.
+    /// - Throws: The server's `USER_NOT_FOUND` as ``IdentityToolkitError`` when there is none.
+    public func deleteUser(uid: String) async throws {
+        _ = try await client.deleteAccount(targetProjectId: projectID, body: DeleteAccountRequest(localId: uid, tenantId: tenantID))
+    }
+
+    /// Sets the custom claims that the user's next ID tokens carry (roles,
+    /// plans); nil or an empty object removes them. Checked before sending as
+    /// the server checks them: at most 1000 characters of JSON, none of the
+    /// token's own claims (``ReservedClaimName``).
+    public func setCustomUserClaims(_ uid: String, _ claims: [String: JSONValue]?) async throws {
+        let claims = claims ?? [:]
+        for reserved in ReservedClaimName.allKnownValues where claims[reserved.rawValue] != nil {
+            throw AdminValidationError(field: "customClaims", message: "must not set the reserved claim \"\(reserved.rawValue)\"")
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let text = String(decoding: try encoder.encode(claims), as: UTF8.self)
+        guard text.count <= Self.maximumCustomClaimsLength else {
+            throw AdminValidationError(field: "customClaims", message: "must be at most \(Self.maximumCustomClaimsLength) characters of JSON, not \(text.count)")
+        }
+        _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
+            tenantId: tenantID, localId: uid, customAttributes: text))
+    }
+
+    /// The longest custom claims, as JSON text.
+    public static var maximumCustomClaimsLength: Int { 1000 }
 }

@@ -9,20 +9,20 @@ struct AdminEmulation: AdminService {
     let tokens: SessionTokens
 
     /// The realm of an admin account call: the project in the path, and the
-    /// body's tenant when it names one.
-    private static func realm(_ project: String, _ tenant: String?) -> Realm {
-        Realm(project: project, tenant: tenant.flatMap { $0.isEmpty ? nil : $0 })
+    /// body's tenant when it names one (which must exist).
+    private func realm(_ project: String, _ tenant: String?) async throws -> Realm {
+        try await store.adminRealm(project: project, tenant: tenant)
     }
 
     func lookupAccounts(targetProjectId: String, body: GetAccountInfoRequest, request: APIServerRequest) async throws -> GetAccountInfoResponse {
-        let found = await store.adminLookup(realm: Self.realm(targetProjectId, body.tenantId), localIds: body.localId ?? [], emails: body.email ?? [])
+        let found = try await store.adminLookup(realm: realm(targetProjectId, body.tenantId), localIds: body.localId ?? [], emails: body.email ?? [])
         // No match is the absence of `users`, not an error.
         return GetAccountInfoResponse(users: found.isEmpty ? nil : found.map(AccountsEmulation.userInfo), kind: "identitytoolkit#GetAccountInfoResponse")
     }
 
     func createAccount(targetProjectId: String, body: SignUpRequest, request: APIServerRequest) async throws -> SignUpResponse {
         let user = try await store.adminCreate(
-            realm: Self.realm(targetProjectId, body.tenantId), localId: body.localId, email: body.email, password: body.password,
+            realm: realm(targetProjectId, body.tenantId), localId: body.localId, email: body.email, password: body.password,
             displayName: body.displayName, emailVerified: body.emailVerified, disabled: body.disabled)
         return SignUpResponse(localId: user.localId, email: user.email, displayName: user.displayName, kind: "identitytoolkit#SignupNewUserResponse")
     }
@@ -31,14 +31,14 @@ struct AdminEmulation: AdminService {
                           request: APIServerRequest) async throws -> DownloadAccountResponse {
         let pageSize = try Self.pageSize(maxResults, field: "maxResults")
         let after = try nextPageToken.map { try Self.cursor(fromPageToken: $0) }
-        let page = await store.adminList(realm: Self.realm(targetProjectId, tenantId), pageSize: pageSize, after: after)
+        let page = try await store.adminList(realm: realm(targetProjectId, tenantId), pageSize: pageSize, after: after)
         return DownloadAccountResponse(users: page.users.isEmpty ? nil : page.users.map(AccountsEmulation.userInfo),
                                        nextPageToken: page.lastUID.map(Self.pageToken), kind: "identitytoolkit#DownloadAccountResponse")
     }
 
     func deleteAccount(targetProjectId: String, body: DeleteAccountRequest, request: APIServerRequest) async throws -> DeleteAccountResponse {
         guard let localId = body.localId, !localId.isEmpty else { throw APIServerError("MISSING_LOCAL_ID") }
-        try await store.adminDelete(realm: Self.realm(targetProjectId, body.tenantId), localId: localId)
+        try await store.adminDelete(realm: realm(targetProjectId, body.tenantId), localId: localId)
         return DeleteAccountResponse(kind: "identitytoolkit#DeleteAccountResponse")
     }
 
@@ -81,12 +81,12 @@ struct AdminEmulation: AdminService {
 
     func updateAccount(targetProjectId: String, body: SetAccountInfoRequest, request: APIServerRequest) async throws -> SetAccountInfoResponse {
         guard let localId = body.localId, !localId.isEmpty else { throw APIServerError("MISSING_LOCAL_ID") }
-        let realm = Self.realm(targetProjectId, body.tenantId)
+        let accountRealm = try await realm(targetProjectId, body.tenantId)
         let keep = body.mfa.map { mfa in (mfa.enrollments ?? []).map { (id: $0.mfaEnrollmentId, isTOTP: $0.totpInfo != nil) } }
-        var user = try await store.adminUpdate(realm: realm, localId: localId, disable: body.disableUser, validSince: body.validSince,
+        var user = try await store.adminUpdate(realm: accountRealm, localId: localId, disable: body.disableUser, validSince: body.validSince,
                                                emailVerified: body.emailVerified, keepFactors: keep, customAttributes: body.customAttributes)
         if body.email != nil || body.password != nil || body.displayName != nil {
-            user = try await store.updateProfile(localId, realm: realm, email: body.email, password: body.password, displayName: body.displayName)
+            user = try await store.updateProfile(localId, realm: accountRealm, email: body.email, password: body.password, displayName: body.displayName)
         }
         return SetAccountInfoResponse(localId: user.localId, email: user.email, emailVerified: user.emailVerified, displayName: user.displayName,
                                       kind: "identitytoolkit#SetAccountInfoResponse")

@@ -455,6 +455,15 @@ actor EmulatorStore {
 
     // MARK: Admin
 
+    /// The realm of an admin call: a project, or one of its tenants (which must exist).
+    func adminRealm(project: String, tenant: String?) throws -> Realm {
+        guard let tenant, !tenant.isEmpty else { return Realm(project: project, tenant: nil) }
+        guard projects[project]?.tenants[tenant] != nil else {
+            throw APIServerError("TENANT_NOT_FOUND", detail: "no tenant '\(tenant)' in project \(project)")
+        }
+        return Realm(project: project, tenant: tenant)
+    }
+
     /// Accounts by uid and by email (an admin lookup): unknown ones are
     /// simply absent, as production answers.
     func adminLookup(realm: Realm, localIds: [String], emails: [String]) -> [EmulatedUser] {
@@ -509,9 +518,6 @@ actor EmulatorStore {
     /// tenant's sign-up switches do not apply to admins.
     func adminCreate(realm: Realm, localId: String?, email: String?, password: String?, displayName: String?,
                      emailVerified: Bool?, disabled: Bool?) throws -> EmulatedUser {
-        if let tenant = realm.tenant, projects[realm.project]?.tenants[tenant] == nil {
-            throw APIServerError("TENANT_NOT_FOUND", detail: "no tenant '\(tenant)' in project \(realm.project)")
-        }
         try InputRules.checkDisplayName(displayName)
         try InputRules.checkPasswordLength(password)
         let uid = localId ?? newUID()

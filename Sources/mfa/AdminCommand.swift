@@ -67,6 +67,12 @@ struct AdminTarget: ParsableArguments {
         return IdentityAdmin(projectID: project, credential: try credential(), configuration: ClientConfiguration(transport: transport))
     }
 
+    /// The user API of the target: the tenant's with `--tenant`, else the project's.
+    func auth() throws -> BaseAuth {
+        let admin = try admin()
+        return tenant.map { admin.tenantManager().authForTenant($0) } ?? admin
+    }
+
     /// Applies `config` and prints the resulting multi-factor config.
     func apply(_ config: MultiFactorConfig) async throws {
         let admin = try admin()
@@ -175,10 +181,7 @@ extension AdminCommand {
                 text = token
             }
             guard !text.isEmpty else { throw ValidationError("no token given (pass it as the argument or on standard input)") }
-            let admin = try target.admin()
-            let verifier = target.tenant.map { admin.idTokenVerifier.forTenant($0) } ?? admin.idTokenVerifier
-            let decoded = try await verifier.verify(text)
-            if checkRevoked { try await admin.checkNotRevoked(decoded) }
+            let decoded = try await target.auth().verifyIDToken(text, checkRevoked: checkRevoked)
             if requireSecondFactor { try decoded.requireSecondFactor() }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -189,10 +192,20 @@ extension AdminCommand {
     /// `mfa admin users …`: help a user who lost an authenticator.
     struct Users: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "users", abstract: "See a user's factors, remove them, end the user's sessions.", subcommands: [Get.self, Unenroll.self, Revoke.self])
+            commandName: "users", abstract: "List users, see a user's factors, remove them, end the user's sessions.",
+            subcommands: [Get.self, List.self, Unenroll.self, Revoke.self])
 
         /// A user as JSON: uid, email, flags, and the enrolled factors.
         static func render(_ user: UserRecord) -> String {
+            json(object(user))
+        }
+
+        static func json(_ value: Any) -> String {
+            let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+            return String(decoding: data, as: UTF8.self)
+        }
+
+        static func object(_ user: UserRecord) -> [String: Any] {
             var object: [String: Any] = ["uid": user.uid, "emailVerified": user.emailVerified, "disabled": user.disabled]
             if let email = user.email { object["email"] = email }
             if let tenant = user.tenantID { object["tenantId"] = tenant }
@@ -203,8 +216,39 @@ extension AdminCommand {
                 if let time = factor.enrollmentTime { entry["enrollmentTime"] = ISO8601DateFormatter().string(from: time) }
                 return entry
             }
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
-            return String(decoding: data, as: UTF8.self)
+            if let claims = user.customClaims, let data = try? JSONEncoder().encode(claims), let value = try? JSONSerialization.jsonObject(with: data) {
+                object["customClaims"] = value
+            }
+            return object
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "list", abstract: "Print every user (uid order) as a JSON array; progress goes to standard error.")
+
+            @OptionGroup var target: AdminTarget
+
+            @Option(help: "Users fetched per request, 1 to 1000.")
+            var pageSize = 1000
+
+            @Flag(help: "Only users with at least one second factor.")
+            var withFactors = false
+
+            func validate() throws {
+                guard (1...1000).contains(pageSize) else { throw ValidationError("--page-size must be 1 to 1000") }
+            }
+
+            func run() async throws {
+                var users: [[String: Any]] = []
+                var seen = 0
+                for try await user in try target.auth().allUsers(pageSize: pageSize) {
+                    seen += 1
+                    if seen % pageSize == 0 { FileHandle.standardError.write(Data("listed \(seen) users…\n".utf8)) }
+                    if withFactors && user.multiFactor.enrolledFactors.isEmpty { continue }
+                    users.append(Users.object(user))
+                }
+                print(Users.json(users))
+            }
         }
 
         struct Get: AsyncParsableCommand {
@@ -223,8 +267,8 @@ extension AdminCommand {
             }
 
             func run() async throws {
-                let admin = try target.admin()
-                let user = if let uid { try await admin.getUser(uid: uid, tenantID: target.tenant) } else { try await admin.getUser(email: email ?? "", tenantID: target.tenant) }
+                let auth = try target.auth()
+                let user = if let uid { try await auth.getUser(uid: uid) } else { try await auth.getUser(email: email ?? "") }
                 print(Users.render(user))
             }
         }
@@ -250,16 +294,16 @@ extension AdminCommand {
             }
 
             func run() async throws {
-                let admin = try target.admin()
+                let auth = try target.auth()
                 var keep: [EnrolledFactor] = []
                 if let factor {
-                    let user = try await admin.getUser(uid: uid, tenantID: target.tenant)
+                    let user = try await auth.getUser(uid: uid)
                     guard user.multiFactor.enrolledFactors.contains(where: { $0.uid == factor }) else {
                         throw ValidationError("the user has no factor '\(factor)'")
                     }
                     keep = user.multiFactor.enrolledFactors.filter { $0.uid != factor }
                 }
-                print(Users.render(try await admin.updateUser(uid: uid, tenantID: target.tenant, UpdateUserRequest(enrolledFactors: keep))))
+                print(Users.render(try await auth.updateUser(uid, UpdateUserRequest(enrolledFactors: keep))))
             }
         }
 
@@ -278,7 +322,7 @@ extension AdminCommand {
             }
 
             func run() async throws {
-                try await target.admin().revokeRefreshTokens(uid: uid, tenantID: target.tenant)
+                try await target.auth().revokeRefreshTokens(uid: uid)
                 print(#"{"revoked": true}"#)
             }
         }

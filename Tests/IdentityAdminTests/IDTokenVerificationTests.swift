@@ -36,19 +36,9 @@ import _CryptoExtras
         #expect(throws: TokenVerificationError.secondFactorRequired) { try passwordOnly.requireSecondFactor() }
 
         // Enroll TOTP, sign in again with the password and a code.
-        let started = try await accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: firstToken, totpEnrollmentInfo: .init()))
-        let secret = try Base32.decode(try #require(started.totpSessionInfo?.sharedSecretKey))
-        let totp = try TOTP(key: secret)
-        let now = { Int64(running.emulator.clock.now.timeIntervalSince1970) }
-        _ = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(
-            idToken: firstToken, displayName: "Phone app",
-            totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(sessionInfo: try #require(started.totpSessionInfo?.sessionInfo), verificationCode: try totp.code(at: now()))))
-        let pending = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password))
-        let enrollmentID = try #require(pending.mfaInfo?.first?.mfaEnrollmentId)
-        running.emulator.clock.advance(by: 30)
-        let signedIn = try await accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
-            mfaPendingCredential: try #require(pending.mfaPendingCredential), mfaEnrollmentId: enrollmentID,
-            totpVerificationInfo: .init(verificationCode: try totp.code(at: now()))))
+        let totp = try await setup.enrollTOTP(idToken: firstToken, displayName: "Phone app")
+        let signedIn = try await setup.signInWithTOTP(email: email, password: password, totp: totp)
+        let enrollmentID = try #require(try await admin.getUser(uid: created.localId).multiFactor.enrolledFactors.first?.uid)
         let decoded = try await admin.verifyIDToken(try #require(signedIn.idToken))
         #expect(decoded.signInSecondFactor == "totp")
         #expect(decoded.secondFactorIdentifier == enrollmentID)
@@ -74,11 +64,7 @@ import _CryptoExtras
         // An admin lookup of an unknown uid is the absence of users, not an error.
         #expect(try await admin.client.lookupAccounts(targetProjectId: Self.project, body: GetAccountInfoRequest(localId: ["nobody"])).users == nil)
         // A disabled account, then a deleted one.
-        running.emulator.clock.advance(by: 30)
-        let again = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password))
-        let fresh = try await accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
-            mfaPendingCredential: try #require(again.mfaPendingCredential), mfaEnrollmentId: enrollmentID,
-            totpVerificationInfo: .init(verificationCode: try totp.code(at: now()))))
+        let fresh = try await setup.signInWithTOTP(email: email, password: password, totp: totp)
         let freshToken = try #require(fresh.idToken)
         _ = try await admin.verifyIDToken(freshToken, checkRevoked: true)
         _ = try await admin.client.updateAccount(targetProjectId: Self.project, body: SetAccountInfoRequest(localId: decoded.uid, disableUser: true))
@@ -147,7 +133,7 @@ import _CryptoExtras
     }
 
     static func verifier(_ route: KeyRoute, at time: Locked<Date> = Locked(now), tenant: String? = nil) -> IDTokenVerifier {
-        IDTokenVerifier(projectID: project, tenantID: tenant, clockSkew: .seconds(60),
+        IDTokenVerifier(projectID: project, kind: .idToken, tenantID: tenant, clockSkew: .seconds(60),
                         keys: SigningKeyCache(now: { time.current }, fetch: { try await route.fetch() }), now: { time.current })
     }
 

@@ -17,31 +17,19 @@ import Testing
         let setup = try await EmulatorSetup.start(project: Self.project)
         let (running, admin, accounts) = (setup.running, setup.admin, setup.accounts)
         defer { Task { await running.stop() } }
-        let clock = running.emulator.clock
+        let clock = setup.clock
         // The story moves the emulator's clock forward about a minute and a
         // half; it starts two minutes back, so tokens are never from the
         // verifier's future.
         clock.set(Date().addingTimeInterval(-120))
-        func code(_ totp: TOTP) throws -> String { try totp.code(at: Int64(clock.now.timeIntervalSince1970)) }
 
         // Sign up, verify the email, enroll TOTP.
         let email = "lost-phone@example.com", password = "correct horse"
         let created = try await accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true))
         let idToken = try #require(created.idToken)
-        _ = try await admin.updateUser(uid: created.localId, UpdateUserRequest(emailVerified: true))
-        func enroll(_ idToken: String, name: String) async throws -> TOTP {
-            let started = try await accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: idToken, totpEnrollmentInfo: .init()))
-            let totp = try TOTP(key: try Base32.decode(try #require(started.totpSessionInfo?.sharedSecretKey)))
-            _ = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(idToken: idToken, displayName: name,
-                totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(sessionInfo: try #require(started.totpSessionInfo?.sessionInfo), verificationCode: try code(totp))))
-            return totp
-        }
-        let lostPhone = try await enroll(idToken, name: "Old phone")
-        clock.advance(by: 30)
-        let pending = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password))
-        let oldSession = try await accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
-            mfaPendingCredential: try #require(pending.mfaPendingCredential), mfaEnrollmentId: pending.mfaInfo?.first?.mfaEnrollmentId,
-            totpVerificationInfo: .init(verificationCode: try code(lostPhone))))
+        _ = try await admin.updateUser(created.localId, UpdateUserRequest(emailVerified: true))
+        let lostPhone = try await setup.enrollTOTP(idToken: idToken, displayName: "Old phone")
+        let oldSession = try await setup.signInWithTOTP(email: email, password: password, totp: lostPhone)
         let oldToken = try #require(oldSession.idToken)
 
         // The desk finds the user by email and sees the factor.
@@ -54,10 +42,10 @@ import Testing
         // A TOTP factor cannot be added by an admin (as production answers).
         var invented = try #require(found.multiFactor.enrolledFactors.first)
         invented.uid = "invented"
-        await #expect(throws: IdentityToolkitError.self) { _ = try await admin.updateUser(uid: found.uid, UpdateUserRequest(enrolledFactors: [invented])) }
+        await #expect(throws: IdentityToolkitError.self) { _ = try await admin.updateUser(found.uid, UpdateUserRequest(enrolledFactors: [invented])) }
 
         // The desk removes the factor and ends the sessions.
-        let cleared = try await admin.updateUser(uid: found.uid, UpdateUserRequest(enrolledFactors: []))
+        let cleared = try await admin.updateUser(found.uid, UpdateUserRequest(enrolledFactors: []))
         #expect(cleared.multiFactor.enrolledFactors.isEmpty)
         clock.advance(by: 2)
         try await admin.revokeRefreshTokens(uid: found.uid, now: clock.now)
@@ -70,7 +58,7 @@ import Testing
         #expect(again.mfaPendingCredential == nil)
         let newToken = try #require(again.idToken)
         _ = try await admin.verifyIDToken(newToken, checkRevoked: true)
-        _ = try await enroll(newToken, name: "New phone")
+        _ = try await setup.enrollTOTP(idToken: newToken, displayName: "New phone")
         #expect(try await admin.getUser(uid: found.uid).multiFactor.enrolledFactors.map(\.displayName) == ["New phone"])
     }
 }

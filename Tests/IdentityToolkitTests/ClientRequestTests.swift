@@ -107,6 +107,26 @@ import Testing
             _ = try await admin.updateAccount(targetProjectId: "demo-mfa", body: SetAccountInfoRequest(localId: "u1", disableUser: true, validSince: 1_800_000_000))
         }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/accounts:update",
             body: #"{"disableUser":true,"localId":"u1","validSince":"1800000000"}"#)),
+        Case(name: "createAccount", call: { _, _, admin in
+            _ = try await admin.createAccount(targetProjectId: "demo-mfa", body: SignUpRequest(email: "a@b.c", password: "pw", tenantId: "t1", localId: "u1", emailVerified: true))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/accounts",
+            body: #"{"email":"a@b.c","emailVerified":true,"localId":"u1","password":"pw","tenantId":"t1"}"#)),
+        Case(name: "batchGetAccounts", call: { _, _, admin in
+            _ = try await admin.batchGetAccounts(targetProjectId: "demo-mfa", maxResults: 500, nextPageToken: "p+2", tenantId: "t1")
+        }, expected: Expected(method: .get, host: identity, pathAndQuery: "/v1/projects/demo-mfa/accounts:batchGet?maxResults=500&nextPageToken=p%2B2&tenantId=t1", body: nil)),
+        Case(name: "deleteAccount", call: { _, _, admin in
+            _ = try await admin.deleteAccount(targetProjectId: "demo-mfa", body: DeleteAccountRequest(localId: "u1"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/accounts:delete", body: #"{"localId":"u1"}"#)),
+        Case(name: "createSessionCookie", call: { _, _, admin in
+            _ = try await admin.createSessionCookie(targetProjectId: "demo-mfa", body: CreateSessionCookieRequest(idToken: "id-token", validDuration: 3600))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa:createSessionCookie",
+            body: #"{"idToken":"id-token","validDuration":"3600"}"#)),
+        Case(name: "listTenants", call: { _, _, admin in
+            _ = try await admin.listTenants(project: "demo-mfa", pageSize: 2)
+        }, expected: Expected(method: .get, host: identity, pathAndQuery: "/v2/projects/demo-mfa/tenants?pageSize=2", body: nil)),
+        Case(name: "deleteTenant", call: { _, _, admin in
+            _ = try await admin.deleteTenant(project: "demo-mfa", tenant: "team-a-1x2y")
+        }, expected: Expected(method: .delete, host: identity, pathAndQuery: "/v2/projects/demo-mfa/tenants/team-a-1x2y", body: nil)),
     ]
 
     func clients(_ transport: RecordingTransport, emulator: String?) -> (AccountsClient, SecureTokenClient, AdminClient) {

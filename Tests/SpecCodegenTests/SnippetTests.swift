@@ -234,6 +234,28 @@ import Testing
         #expect(text.contains("try self.code(for: key)"))
     }
 
+    /// A module whose types the twins' signatures use is imported `public`;
+    /// the others stay internal imports (no "public import not used" warning).
+    @Test func facadesImportPublicOnlyTheModulesTheirSignaturesUse() throws {
+        let facades = """
+            delivery: Deliver.run
+            types:
+              - name: Box
+                methods:
+                  - swift: put(_:)
+                    parameters: [{label: _, name: value, type: JSONValue}]
+                    completion: put(_:completion:)
+            """
+        let files = InMemorySpec(["f.yaml": facades])
+        let config = GeneratorConfig(specs: [], facades: "f.yaml", generate: [.facades], accessModifier: "public",
+                                     imports: ["IdentityToolkit", "Logging"], publicImports: ["IdentityToolkit"])
+        let text = try SpecCodegen.generate(config: config, baseDirectory: "", readFile: files.reader())[.facades] ?? ""
+        #expect(text.contains("public import IdentityToolkit\n") && text.contains("\nimport Logging\n"), "\(text)")
+        let wrong = GeneratorConfig(specs: [], facades: "f.yaml", generate: [.facades], accessModifier: "public",
+                                    imports: ["Logging"], publicImports: ["IdentityToolkit"])
+        #expect(throws: SpecCodegenFailure.self) { _ = try SpecCodegen.generate(config: wrong, baseDirectory: "", readFile: files.reader()) }
+    }
+
     @Test func accessModifierAndUnusedOutputs() throws {
         let config = GeneratorConfig(specs: ["api.yaml"], generate: [.types], accessModifier: "package")
         let outputs = try SpecCodegen.generate(config: config, baseDirectory: "", readFile: InMemorySpec(["api.yaml": document(schemas: """

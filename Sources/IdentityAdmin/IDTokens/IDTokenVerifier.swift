@@ -2,18 +2,38 @@ import Foundation
 public import IdentityToolkit
 import _CryptoExtras
 
-/// Verifies Firebase ID tokens as Google documents it, for one project (and
-/// optionally one tenant): RS256 only, `kid` among the published keys, the
-/// signature, `aud` = the project, `iss` = `https://securetoken.google.com/<project>`,
-/// `exp` in the future, `iat` and `auth_time` not in the future (within
-/// ``clockSkew``), `sub` a uid of 1 to 128 characters, and `firebase.tenant`
-/// equal to the verifier's tenant when it has one.
+/// Verifies Firebase ID tokens, or session cookies, as Google documents it,
+/// for one project (and optionally one tenant): RS256 only, `kid` among the
+/// published keys, the signature, `aud` = the project, `iss` =
+/// `https://securetoken.google.com/<project>` (cookies:
+/// `https://session.firebase.google.com/<project>`), `exp` in the future,
+/// `iat` and `auth_time` not in the future (within ``clockSkew``), `sub` a
+/// uid of 1 to 128 characters, and `firebase.tenant` equal to the verifier's
+/// tenant when it has one.
 ///
 /// Unlike a verifier that checks the issuer against the token's own audience,
 /// the project is this verifier's, so a token for another project is refused.
 public struct IDTokenVerifier: Sendable {
+    /// What a verifier accepts: ID tokens and session cookies carry the same
+    /// claims, under different issuers and keys.
+    public enum TokenKind: Sendable, Hashable {
+        /// ID tokens (`iss` `https://securetoken.google.com/<project>`).
+        case idToken
+        /// Session cookies (`iss` `https://session.firebase.google.com/<project>`).
+        case sessionCookie
+
+        var issuerPrefix: TokenIssuerPrefix {
+            switch self {
+            case .idToken: return .idToken
+            case .sessionCookie: return .sessionCookie
+            }
+        }
+    }
+
     /// The project tokens must be for.
     public let projectID: String
+    /// Whether this verifier takes ID tokens or session cookies.
+    public let kind: TokenKind
     /// The tenant tokens must belong to; nil accepts the project's users and every tenant's.
     public let tenantID: String?
     /// How far `iat` and `auth_time` may lie in the future (clocks differ a
@@ -23,23 +43,36 @@ public struct IDTokenVerifier: Sendable {
     let keys: SigningKeyCache
     let now: @Sendable () -> Date
 
-    /// The issuer of a project's ID tokens.
-    public static func issuer(projectID: String) -> String { TokenIssuerPrefix.idToken.rawValue + projectID }
+    /// The `iss` this verifier requires.
+    public var issuer: String { kind.issuerPrefix.rawValue + projectID }
 
-    /// A verifier that fetches the keys with `keys` (Google's key route, or
-    /// the emulator's form of it, through `GooglePublicKeysClient`).
+    /// A verifier of ID tokens that fetches the keys with `keys` (Google's
+    /// key route, or the emulator's form of it, through `GooglePublicKeysClient`).
     /// - Parameters:
     ///   - projectID: The project tokens must be for.
     ///   - tenantID: The tenant they must belong to, if any.
     ///   - clockSkew: How far `iat` and `auth_time` may lie in the future; one minute by default.
     ///   - keys: Where the public keys come from.
     public init(projectID: String, tenantID: String? = nil, clockSkew: Duration = .seconds(60), keys: GooglePublicKeysClient) {
-        self.init(projectID: projectID, tenantID: tenantID, clockSkew: clockSkew,
+        self.init(projectID: projectID, kind: .idToken, tenantID: tenantID, clockSkew: clockSkew,
                   keys: SigningKeyCache { try await keys.getIDTokenSigningKeysWithHeaders() }, now: Date.init)
     }
 
-    init(projectID: String, tenantID: String?, clockSkew: Duration, keys: SigningKeyCache, now: @escaping @Sendable () -> Date) {
+    /// A verifier of session cookies that fetches the session-cookie keys
+    /// with `keys` (the Identity Toolkit's route, or the emulator's form of it).
+    /// - Parameters:
+    ///   - projectID: The project cookies must be for.
+    ///   - tenantID: The tenant they must belong to, if any.
+    ///   - clockSkew: How far `iat` and `auth_time` may lie in the future; one minute by default.
+    ///   - keys: Where the public keys come from.
+    public init(projectID: String, tenantID: String? = nil, clockSkew: Duration = .seconds(60), sessionCookieKeys keys: SessionCookieKeysClient) {
+        self.init(projectID: projectID, kind: .sessionCookie, tenantID: tenantID, clockSkew: clockSkew,
+                  keys: SigningKeyCache { try await keys.getSessionCookieSigningKeysWithHeaders() }, now: Date.init)
+    }
+
+    init(projectID: String, kind: TokenKind, tenantID: String?, clockSkew: Duration, keys: SigningKeyCache, now: @escaping @Sendable () -> Date) {
         self.projectID = projectID
+        self.kind = kind
         self.tenantID = tenantID
         self.clockSkew = clockSkew
         self.keys = keys
@@ -48,10 +81,11 @@ public struct IDTokenVerifier: Sendable {
 
     /// The same checks for tokens of `tenantID`, sharing this verifier's key cache.
     public func forTenant(_ tenantID: String) -> IDTokenVerifier {
-        IDTokenVerifier(projectID: projectID, tenantID: tenantID, clockSkew: clockSkew, keys: keys, now: now)
+        IDTokenVerifier(projectID: projectID, kind: kind, tenantID: tenantID, clockSkew: clockSkew, keys: keys, now: now)
     }
 
-    /// The token's claims, once every check passed.
+    /// The token's claims, once every check passed (a session cookie's too:
+    /// they are an ID token's under the session issuer).
     public func verify(_ idToken: String) async throws(TokenVerificationError) -> DecodedIDToken {
         guard let jwt = JWTCompactForm(idToken) else { throw .malformed("not a JWT (three base64url parts, at most 16 KB)") }
         let decoder = JSONDecoder()
@@ -73,7 +107,6 @@ public struct IDTokenVerifier: Sendable {
             throw .malformed("the claims do not decode")
         }
         guard claims.aud == projectID else { throw .wrongAudience(expected: projectID, found: claims.aud) }
-        let issuer = Self.issuer(projectID: projectID)
         guard claims.iss == issuer else { throw .wrongIssuer(expected: issuer, found: claims.iss) }
         guard !claims.sub.isEmpty, claims.sub.count <= 128 else { throw .invalidSubject }
         let time = now().timeIntervalSince1970

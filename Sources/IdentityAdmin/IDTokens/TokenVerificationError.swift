@@ -13,7 +13,8 @@ public enum TokenVerificationError: Error, Sendable, Hashable, CustomStringConve
     case badSignature
     /// `aud` is not this project.
     case wrongAudience(expected: String, found: String)
-    /// `iss` is not `https://securetoken.google.com/<project>`.
+    /// `iss` is not `https://securetoken.google.com/<project>` (for a session
+    /// cookie, `https://session.firebase.google.com/<project>`).
     case wrongIssuer(expected: String, found: String)
     /// `exp` has passed.
     case expired(at: Date)

@@ -1,0 +1,118 @@
+public import Foundation
+import IdentityToolkit
+
+/// What the project's admin (``IdentityAdmin``) and a tenant's
+/// (``TenantAwareAuth``, from ``TenantManager/authForTenant(_:)``) share, as
+/// firebase-admin-node's `BaseAuth`: verifying ID tokens and session cookies,
+/// creating session cookies, ending sessions, and managing users. Every call
+/// of a tenant's instance is scoped to that tenant.
+///
+/// A class (not a protocol) so that the behaviour has one home; its state is
+/// immutable, which makes the unchecked `Sendable` conformance safe.
+public class BaseAuth: @unchecked Sendable {
+    /// The project.
+    public let projectID: String
+    /// The tenant every call is scoped to; nil for the project's own users.
+    public let tenantID: String?
+    /// Verifies ID tokens (every check Google documents; see ``IDTokenVerifier``).
+    public let idTokenVerifier: IDTokenVerifier
+    /// Verifies session cookies (the same checks under the session issuer and keys).
+    public let sessionCookieVerifier: IDTokenVerifier
+
+    let client: AdminClient
+
+    init(projectID: String, tenantID: String?, client: AdminClient, idTokenVerifier: IDTokenVerifier, sessionCookieVerifier: IDTokenVerifier) {
+        self.projectID = projectID
+        self.tenantID = tenantID
+        self.client = client
+        self.idTokenVerifier = idTokenVerifier
+        self.sessionCookieVerifier = sessionCookieVerifier
+    }
+
+    // MARK: ID tokens and session cookies
+
+    /// Verifies an ID token a client sent (every check Google documents; see
+    /// ``IDTokenVerifier``) and returns its claims, the second factor included.
+    ///
+    /// ```swift
+    /// let token = try await admin.verifyIDToken(idToken, checkRevoked: true)
+    /// try token.requireSecondFactor()   // "totp" when the sign-in used TOTP
+    /// ```
+    /// - Parameters:
+    ///   - idToken: The token, as the client sent it.
+    ///   - checkRevoked: Also look the account up: refuse a disabled or
+    ///     deleted user, and a sign-in older than the account's `validSince`
+    ///     (``revokeRefreshTokens(uid:now:)``). Compares `auth_time`, as
+    ///     firebase-admin does, so a token refreshed after the revocation is refused too.
+    public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) async throws(TokenVerificationError) -> DecodedIDToken {
+        let token = try await idTokenVerifier.verify(idToken)
+        if checkRevoked { try await checkNotRevoked(token) }
+        return token
+    }
+
+    /// The shortest and longest session a cookie may hold: 5 minutes and 2 weeks.
+    public static let sessionCookieDurations: ClosedRange<Duration> = .seconds(5 * 60) ... .seconds(14 * 24 * 3600)
+
+    /// Exchanges a fresh ID token for a session cookie that lasts `expiresIn`:
+    /// the web-server form of a sign-in (set it as an `HttpOnly` cookie, and
+    /// check it with ``verifySessionCookie(_:checkRevoked:)`` on each request).
+    /// Google recommends doing this only for a sign-in of the last few minutes
+    /// (`token.authTime`).
+    /// - Parameters:
+    ///   - idToken: The user's ID token.
+    ///   - expiresIn: The cookie's lifetime, 5 minutes to 2 weeks (``sessionCookieDurations``).
+    /// - Throws: ``AdminValidationError`` for a lifetime out of range (nothing
+    ///   is sent), or the server's error (`INVALID_ID_TOKEN`, `TOKEN_EXPIRED`,
+    ///   `USER_DISABLED`, …) as ``IdentityToolkitError``.
+    public func createSessionCookie(_ idToken: String, expiresIn: Duration) async throws -> String {
+        guard Self.sessionCookieDurations.contains(expiresIn), expiresIn.components.attoseconds == 0 else {
+            throw AdminValidationError(field: "expiresIn", message: "must be whole seconds from 5 minutes to 2 weeks")
+        }
+        let response = try await client.createSessionCookie(targetProjectId: projectID, body: CreateSessionCookieRequest(
+            idToken: idToken, validDuration: expiresIn.components.seconds, tenantId: tenantID))
+        guard let cookie = response.sessionCookie, !cookie.isEmpty else {
+            throw IdentityToolkitError.undecodableResponse(status: 200, underlying: AdminValidationError(field: "sessionCookie", message: "is missing from the response"))
+        }
+        return cookie
+    }
+
+    /// Verifies a session cookie from ``createSessionCookie(_:expiresIn:)``
+    /// (the ID-token checks, under the session issuer and the session-cookie
+    /// keys) and returns its claims: the same ``DecodedIDToken``, second
+    /// factor included.
+    /// - Parameters:
+    ///   - sessionCookie: The cookie's value.
+    ///   - checkRevoked: As for ``verifyIDToken(_:checkRevoked:)``.
+    public func verifySessionCookie(_ sessionCookie: String, checkRevoked: Bool = false) async throws(TokenVerificationError) -> DecodedIDToken {
+        let token = try await sessionCookieVerifier.verify(sessionCookie)
+        if checkRevoked { try await checkNotRevoked(token) }
+        return token
+    }
+
+    /// The account behind a verified `token` is enabled, exists, and was not
+    /// revoked after its sign-in: the `checkRevoked` half of
+    /// ``verifyIDToken(_:checkRevoked:)``.
+    public func checkNotRevoked(_ token: DecodedIDToken) async throws(TokenVerificationError) {
+        let users: [UserInfo]
+        do {
+            users = try await client.lookupAccounts(targetProjectId: projectID, body: GetAccountInfoRequest(localId: [token.uid], tenantId: token.tenant)).users ?? []
+        } catch {
+            throw .revocationCheckFailed(reason: "\(error)")
+        }
+        guard let user = users.first(where: { $0.localId == token.uid }) else { throw .userNotFound }
+        if user.disabled == true { throw .userDisabled }
+        if let validSince = user.validSince, token.authTime < Date(timeIntervalSince1970: TimeInterval(validSince)) { throw .revoked }
+    }
+
+    /// Ends every session of a user: refresh tokens stop working, and ID
+    /// tokens and session cookies of earlier sign-ins fail the
+    /// `checkRevoked: true` checks. As firebase-admin, it sets the account's
+    /// `validSince` to now, in whole seconds rounded down.
+    /// - Parameters:
+    ///   - uid: The user.
+    ///   - now: The current time (for tests).
+    public func revokeRefreshTokens(uid: String, now: Date = Date()) async throws {
+        _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
+            tenantId: tenantID, localId: uid, validSince: Int64(now.timeIntervalSince1970.rounded(.down))))
+    }
+}
