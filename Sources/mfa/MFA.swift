@@ -24,7 +24,9 @@ struct MFA: AsyncParsableCommand {
                 } else {
                     try command.run()
                 }
-            } catch where !(error is ExitCode || error is ValidationError || error is CleanExit) {
+            } catch where !(error is ExitCode || error is ValidationError || error is CleanExit) && exitCode(for: error) != .success {
+                // (`--help` arrives here as a command that throws its help
+                // request: it goes to the outer handler, which prints it.)
                 let message = "\(error)".split(separator: "\n").first.map(String.init) ?? "failed"
                 FileHandle.standardError.write(Data("mfa: \(message)\n".utf8))
                 Foundation.exit(1)

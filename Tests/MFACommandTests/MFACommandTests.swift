@@ -47,6 +47,17 @@ enum MFABinary {
     }
 }
 
+/// `--help` at every level prints the usage on stdout and exits 0.
+@Suite struct MFAHelpTests {
+    @Test(arguments: [[], ["demo"], ["emulator"], ["totp", "code"], ["admin"], ["admin", "users"], ["admin", "users", "list"], ["admin", "verify-token"]])
+    func helpPrintsUsage(_ command: [String]) throws {
+        let result = try MFABinary.run(command + ["--help"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("USAGE: mfa"), "\(result.stdout)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+}
+
 @Suite struct MFATOTPCommandTests {
     static let rfcSecret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
 
