@@ -27,6 +27,13 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "How long each request may take, in seconds (1 to 300).")
     var timeout: Int = 30
 
+    @Option(help: ArgumentHelp("After the TOTP sign-in, write the user's ID token to this file (created with mode 0600).",
+                               discussion: "For a server-side check of the token, such as `mfa admin verify-token < FILE`.", valueName: "file"))
+    var idTokenFile: String?
+
+    @Flag(help: "Leave the TOTP factor enrolled (skip the last step).")
+    var keepFactor = false
+
     func validate() throws {
         guard (1...300).contains(timeout) else { throw ValidationError("--timeout must be 1 to 300 seconds, not \(timeout)") }
         if let emulator {
@@ -37,7 +44,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let demo = Demo(project: project, drawQR: !noQR, requestTimeout: .seconds(timeout))
+        let demo = Demo(project: project, drawQR: !noQR, requestTimeout: .seconds(timeout), idTokenFile: idTokenFile, keepFactor: keepFactor)
         let ok = await demo.run(externalEmulator: emulator)
         if !ok { throw ExitCode(1) }
     }
@@ -48,6 +55,8 @@ struct Demo {
     let project: String
     let drawQR: Bool
     let requestTimeout: Duration
+    var idTokenFile: String? = nil
+    var keepFactor = false
     let transport = AsyncHTTPClientTransport.failingFast
 
     struct StepFailure: Error {}
@@ -158,14 +167,28 @@ struct Demo {
                 let assertion = TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: totp.code(step: enrollmentStep + 1))
                 return try await resolver.resolveSignIn(with: assertion).user
             }
+            if let idTokenFile {
+                try await step("write the ID token to \(idTokenFile)") {
+                    let token = try await signedIn.getIDToken()
+                    // Created owner-only before the token is written: never readable by others.
+                    guard FileManager.default.createFile(atPath: idTokenFile, contents: nil, attributes: [.posixPermissions: 0o600]),
+                        let handle = FileHandle(forWritingAtPath: idTokenFile) else {
+                        throw AuthErrorCode(.internalError, message: "Cannot create \(idTokenFile).")
+                    }
+                    defer { try? handle.close() }
+                    try handle.write(contentsOf: Data(token.utf8))
+                }
+            }
             let factors = try await step("list factors") { signedIn.multiFactor.enrolledFactors }
             for factor in factors {
                 print("  \(factor.factorID) \(factor.displayName ?? "") enrolled \(factor.enrollmentDate)")
             }
-            try await step("unenroll TOTP") {
-                guard let factor = factors.first else { throw AuthErrorCode(.multiFactorInfoNotFound) }
-                try await signedIn.multiFactor.unenroll(with: factor)
-                guard signedIn.multiFactor.enrolledFactors.isEmpty else { throw AuthErrorCode(.internalError, message: "The factor is still listed.") }
+            if !keepFactor {
+                try await step("unenroll TOTP") {
+                    guard let factor = factors.first else { throw AuthErrorCode(.multiFactorInfoNotFound) }
+                    try await signedIn.multiFactor.unenroll(with: factor)
+                    guard signedIn.multiFactor.enrolledFactors.isEmpty else { throw AuthErrorCode(.internalError, message: "The factor is still listed.") }
+                }
             }
             print("demo complete")
             if let running { await running.stop() }

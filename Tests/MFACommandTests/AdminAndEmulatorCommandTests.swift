@@ -82,6 +82,28 @@ import Testing
         #expect(demo.stdout.contains("Connection refused"), "\(demo.stdout)")
     }
 
+    /// The demo against a running emulator hands its TOTP sign-in's ID token
+    /// to a server-side check through an owner-only file.
+    @Test func demoWritesItsTOTPTokenForAServerSideCheck() throws {
+        let (emulator, address) = try startEmulator()
+        defer {
+            emulator.terminate()
+            emulator.waitUntilExit()
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mfa-demo-token-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let demo = try MFABinary.run(["demo", "--no-qr", "--emulator", address, "--id-token-file", file, "--keep-factor"])
+        #expect(demo.status == 0, "\(demo.stdout)\(demo.stderr)")
+        #expect(!demo.stdout.contains("unenroll TOTP"))
+        let permissions = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+        let token = try Data(contentsOf: URL(fileURLWithPath: file))
+        let verified = try MFABinary.run(["admin", "verify-token", "--require-second-factor", "--check-revoked", "--project", "demo-mfa", "--emulator", address], input: token)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdout.contains(#""sign_in_second_factor" : "totp""#), "\(verified.stdout)")
+        #expect(!demo.stdout.contains(String(decoding: token, as: UTF8.self)))
+    }
+
     /// A support desk's story: verify a user's token (from standard input,
     /// never the command line), refuse it without a second factor, revoke the
     /// user's sessions, and see the token refused with --check-revoked.
