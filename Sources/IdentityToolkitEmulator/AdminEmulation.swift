@@ -86,7 +86,8 @@ struct AdminEmulation: AdminService {
         var user = try await store.adminUpdate(realm: accountRealm, localId: localId, disable: body.disableUser, validSince: body.validSince,
                                                emailVerified: body.emailVerified, keepFactors: keep, customAttributes: body.customAttributes)
         if body.email != nil || body.password != nil || body.displayName != nil {
-            user = try await store.updateProfile(localId, realm: accountRealm, email: body.email, password: body.password, displayName: body.displayName)
+            user = try await store.updateProfile(localId, realm: accountRealm, email: body.email, password: body.password,
+                                                 displayName: body.displayName, byAdmin: true)
         }
         return SetAccountInfoResponse(localId: user.localId, email: user.email, emailVerified: user.emailVerified, displayName: user.displayName,
                                       kind: "identitytoolkit#SetAccountInfoResponse")

@@ -180,10 +180,13 @@ actor EmulatorStore {
         return try user(claims.sub, in: Realm(project: defaultProject, tenant: claims.firebase.tenant))
     }
 
-    func updateProfile(_ uid: String, realm: Realm, email: String?, password: String?, displayName: String?) throws -> EmulatedUser {
+    /// Changes email, password or display name; `byAdmin` also reaches a
+    /// disabled account (a user's own token cannot).
+    func updateProfile(_ uid: String, realm: Realm, email: String?, password: String?, displayName: String?, byAdmin: Bool = false) throws -> EmulatedUser {
         try InputRules.checkDisplayName(displayName)
         try InputRules.checkPasswordLength(password)
-        var user = try user(uid, in: realm)
+        guard let found = users[realm]?[uid] else { throw APIServerError("USER_NOT_FOUND") }
+        var user = byAdmin ? found : try user(uid, in: realm)
         if let email {
             guard InputRules.isValidEmail(email) else { throw APIServerError("INVALID_EMAIL") }
             if let existing = emailIndex[realm]?[InputRules.emailKey(email)], existing != uid { throw APIServerError("EMAIL_EXISTS") }

@@ -1,0 +1,116 @@
+"""firebase-admin (Python, from PyPI) in emulator mode against `mfa emulator`.
+
+Creates, reads, lists, updates and deletes users; sets custom claims; and
+checks that `verify_id_token(check_revoked=True)` and the session-cookie
+calls accept an ID token our SDK obtained with TOTP (`mfa demo`), then
+refuse it after our `revokeRefreshTokens` (`mfa admin users revoke`).
+
+Usage: python3 firebase_admin_check.py PATH_TO_MFA
+"""
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+MFA = sys.argv[1]
+PROJECT = "demo-firebase-admin"
+
+
+def start_emulator():
+    process = subprocess.Popen([MFA, "emulator", "--port", "0", "--project", PROJECT], stdout=subprocess.PIPE, text=True)
+    line = process.stdout.readline().strip()
+    assert line.startswith("listening on http://"), line
+    return process, line[len("listening on http://"):]
+
+
+def mfa(*arguments):
+    result = subprocess.run([MFA, *arguments], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, f"mfa {arguments[0]} failed ({result.returncode}): {result.stdout}{result.stderr}"
+    return result.stdout
+
+
+def expect_error(kind, call):
+    try:
+        call()
+    except kind:
+        return
+    raise AssertionError(f"expected {kind.__name__}")
+
+
+def main():
+    emulator, address = start_emulator()
+    try:
+        os.environ["FIREBASE_AUTH_EMULATOR_HOST"] = address
+        import firebase_admin
+        from firebase_admin import auth
+
+        firebase_admin.initialize_app(options={"projectId": PROJECT})
+        checks = 0
+
+        # Create, read, update.
+        user = auth.create_user(uid="fa-1", email="fa1@example.com", password="secret-pw", display_name="FA One", email_verified=True)
+        assert (user.uid, user.email, user.display_name, user.email_verified) == ("fa-1", "fa1@example.com", "FA One", True), user
+        assert auth.get_user("fa-1").email == "fa1@example.com"
+        assert auth.get_user_by_email("fa1@example.com").uid == "fa-1"
+        expect_error(auth.UidAlreadyExistsError, lambda: auth.create_user(uid="fa-1"))
+        expect_error(auth.EmailAlreadyExistsError, lambda: auth.create_user(email="fa1@example.com"))
+        expect_error(auth.UserNotFoundError, lambda: auth.get_user("nobody"))
+        expect_error(auth.UserNotFoundError, lambda: auth.get_user_by_email("nobody@example.com"))
+        updated = auth.update_user("fa-1", display_name="FA Uno", disabled=True)
+        assert updated.display_name == "FA Uno" and updated.disabled, updated
+        assert not auth.update_user("fa-1", disabled=False).disabled
+        auth.set_custom_user_claims("fa-1", {"role": "desk", "level": 2})
+        assert auth.get_user("fa-1").custom_claims == {"role": "desk", "level": 2}, auth.get_user("fa-1").custom_claims
+        checks += 10
+
+        # List a page at a time, then delete.
+        for index in range(2, 6):
+            auth.create_user(uid=f"fa-{index}")
+        page = auth.list_users(max_results=2)
+        assert len(page.users) == 2 and page.has_next_page, page.users
+        uids = [listed.uid for listed in auth.list_users(max_results=2).iterate_all()]
+        assert uids == sorted(uids) and set(uids) == {f"fa-{index}" for index in range(1, 6)}, uids
+        auth.delete_user("fa-5")
+        expect_error(auth.UserNotFoundError, lambda: auth.get_user("fa-5"))
+        expect_error(auth.UserNotFoundError, lambda: auth.delete_user("fa-5"))
+        assert len(list(auth.list_users().iterate_all())) == 4
+        checks += 5
+
+        # A TOTP sign-in made by our SDK (mfa demo), checked by firebase-admin.
+        with tempfile.TemporaryDirectory() as folder:
+            token_file = os.path.join(folder, "id-token")
+            mfa("demo", "--no-qr", "--emulator", address, "--project", PROJECT, "--id-token-file", token_file, "--keep-factor")
+            assert oct(os.stat(token_file).st_mode & 0o777) == "0o600"
+            with open(token_file) as handle:
+                id_token = handle.read()
+        claims = auth.verify_id_token(id_token, check_revoked=True)
+        assert claims["firebase"]["sign_in_second_factor"] == "totp", claims
+        uid = claims["uid"]
+        # (firebase-admin's Python UserRecord shows no factors: our CLI does.)
+        shown = json.loads(mfa("admin", "users", "get", "--uid", uid, "--project", PROJECT, "--emulator", address))
+        assert [factor["factorId"] for factor in shown["enrolledFactors"]] == ["totp"], shown
+        cookie = auth.create_session_cookie(id_token, expires_in=datetime.timedelta(hours=1))
+        session = auth.verify_session_cookie(cookie, check_revoked=True)
+        assert session["uid"] == uid and session["firebase"]["sign_in_second_factor"] == "totp", session
+        checks += 4
+
+        # Our revokeRefreshTokens (through the CLI); firebase-admin compares
+        # `iat` in whole seconds, so revoke in a later second than the sign-in.
+        time.sleep(1.1)
+        mfa("admin", "users", "revoke", "--uid", uid, "--project", PROJECT, "--emulator", address)
+        assert auth.get_user(uid).tokens_valid_after_timestamp > 0
+        expect_error(auth.RevokedIdTokenError, lambda: auth.verify_id_token(id_token, check_revoked=True))
+        expect_error(auth.RevokedSessionCookieError, lambda: auth.verify_session_cookie(cookie, check_revoked=True))
+        auth.verify_id_token(id_token)  # without the check, the token itself still verifies
+        checks += 4
+        print(f"firebase-admin {firebase_admin.__version__}: {checks} checks passed against mfa emulator at {address}")
+    finally:
+        emulator.terminate()
+        emulator.wait()
+
+
+if __name__ == "__main__":
+    main()
