@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        // The comparison of TokenBenchmarks only (5.8 added the audience check).
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
         .executableTarget(
@@ -56,6 +58,20 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Benchmarks/SDKBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // verifyIDToken beside jwt-kit's verification of the same token.
+        .executableTarget(
+            name: "TokenBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "IdentityAdmin", package: "swift-identity-mfa"),
+                .product(name: "IdentityToolkit", package: "swift-identity-mfa"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Benchmarks/TokenBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         // Bytes of an idle signed-in Auth + User (glibc's mallinfo2).

@@ -151,6 +151,12 @@ import _CryptoExtras
         let t = Int(Self.now.timeIntervalSince1970)
         let cases: [(String, TokenVerificationError)] = [
             ("not a token", .malformed("not a JWT (three base64url parts, at most 16 KB)")),
+            ("e30.e30", .malformed("not a JWT (three base64url parts, at most 16 KB)")),
+            ("e30.e30.c2ln.c2ln", .malformed("not a JWT (three base64url parts, at most 16 KB)")),
+            (".e30.c2ln", .malformed("not a JWT (three base64url parts, at most 16 KB)")),
+            ("e30..c2ln", .malformed("not a JWT (three base64url parts, at most 16 KB)")),
+            ("e3!.e30.c2ln", .malformed("not a JWT (three base64url parts, at most 16 KB)")),
+            ("e30.e30.c2ln" + String(repeating: "A", count: 16 * 1024), .malformed("not a JWT (three base64url parts, at most 16 KB)")),
             (try Self.token(header: ["alg": "none", "kid": "k1"]), .unsupportedAlgorithm("none")),
             (try Self.token(header: ["alg": "HS256", "kid": "k1"]), .unsupportedAlgorithm("HS256")),
             (try Self.token(header: ["alg": "RS256"]), .malformed("the header has no kid")),

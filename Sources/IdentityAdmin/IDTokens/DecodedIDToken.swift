@@ -30,10 +30,18 @@ public struct DecodedIDToken: Sendable, Hashable {
     public let audience: String
     /// Who issued it (`iss`).
     public let issuer: String
-    /// Every claim of the token, custom claims included.
-    public let claims: [String: JSONValue]
+    /// Every claim of the token, custom claims included. Decoded from the
+    /// verified payload on each access (most servers read only the typed
+    /// properties, and this decoding was a third of a verification): keep
+    /// the result when reading several claims.
+    public var claims: [String: JSONValue] {
+        (try? JSONDecoder().decode([String: JSONValue].self, from: payload)) ?? [:]
+    }
 
-    init(_ wire: IDTokenClaims, claims: [String: JSONValue]) {
+    /// The verified payload (JSON), without the header and signature.
+    private let payload: Data
+
+    init(_ wire: IDTokenClaims, payload: Data) {
         uid = wire.sub
         signInProvider = wire.firebase.signInProvider
         signInSecondFactor = wire.firebase.signInSecondFactor
@@ -46,7 +54,7 @@ public struct DecodedIDToken: Sendable, Hashable {
         emailVerified = wire.emailVerified
         audience = wire.aud
         issuer = wire.iss
-        self.claims = claims
+        self.payload = payload
     }
 
     /// The policy most MFA apps enforce: the sign-in used a second factor

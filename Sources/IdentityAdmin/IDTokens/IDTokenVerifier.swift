@@ -88,7 +88,7 @@ public struct IDTokenVerifier: Sendable {
     /// they are an ID token's under the session issuer).
     public func verify(_ idToken: String) async throws(TokenVerificationError) -> DecodedIDToken {
         guard let jwt = JWTCompactForm(idToken) else { throw .malformed("not a JWT (three base64url parts, at most 16 KB)") }
-        let decoder = JSONDecoder()
+        let decoder = Self.decoder
         guard let header = try? decoder.decode(JOSEHeader.self, from: jwt.header) else { throw .malformed("the header is not a JOSE header") }
         guard header.alg == "RS256" else { throw .unsupportedAlgorithm(header.alg) }
         guard let kid = header.kid, !kid.isEmpty else { throw .malformed("the header has no kid") }
@@ -97,10 +97,8 @@ public struct IDTokenVerifier: Sendable {
             throw .badSignature
         }
         let claims: IDTokenClaims
-        let all: [String: JSONValue]
         do {
             claims = try decoder.decode(IDTokenClaims.self, from: jwt.payload)
-            all = try decoder.decode([String: JSONValue].self, from: jwt.payload)
         } catch let error as DecodingError {
             throw .malformed("the claims do not decode (\(Self.describe(error)))")
         } catch {
@@ -117,8 +115,11 @@ public struct IDTokenVerifier: Sendable {
             throw .authenticatedInTheFuture(at: Date(timeIntervalSince1970: TimeInterval(claims.authTime)))
         }
         if let tenantID, claims.firebase.tenant != tenantID { throw .tenantMismatch(expected: tenantID, found: claims.firebase.tenant) }
-        return DecodedIDToken(claims, claims: all)
+        return DecodedIDToken(claims, payload: jwt.payload)
     }
+
+    /// One decoder for every verification (it holds no per-call state).
+    private static let decoder = JSONDecoder()
 
     /// Which claim failed to decode, without its value.
     private static func describe(_ error: DecodingError) -> String {

@@ -66,20 +66,26 @@ extension Data {
     /// The standard alphabet's `+` and `/` are accepted as well, as
     /// Foundation's decoder after character replacement used to accept them.
     package init?(base64URLEncoded text: some StringProtocol) {
-        var utf8 = Array(text.utf8)
+        self.init(base64URLEncodedUTF8: Array(text.utf8)[...])
+    }
+
+    /// Decodes base64url text given as its UTF-8 bytes (a part of a JWT,
+    /// without copying it into a `String` first).
+    package init?(base64URLEncodedUTF8 input: ArraySlice<UInt8>) {
+        var symbols = input
         // Padding is optional, but when present it must complete the last quantum.
-        if let firstPad = utf8.firstIndex(of: UInt8(ascii: "=")) {
-            guard utf8.count % 4 == 0, utf8.count - firstPad <= 2,
-                  utf8[firstPad...].allSatisfy({ $0 == UInt8(ascii: "=") }) else { return nil }
-            utf8.removeSubrange(firstPad...)
+        if let firstPad = symbols.firstIndex(of: UInt8(ascii: "=")) {
+            guard symbols.count % 4 == 0, symbols.endIndex - firstPad <= 2,
+                  symbols[firstPad...].allSatisfy({ $0 == UInt8(ascii: "=") }) else { return nil }
+            symbols = symbols[..<firstPad]
         }
         // A lone trailing symbol cannot carry a whole byte.
-        guard utf8.count % 4 != 1 else { return nil }
+        guard symbols.count % 4 != 1 else { return nil }
         var bytes = [UInt8]()
-        bytes.reserveCapacity(utf8.count * 3 / 4)
+        bytes.reserveCapacity(symbols.count * 3 / 4)
         var accumulator: UInt32 = 0
         var bits = 0
-        for symbol in utf8 {
+        for symbol in symbols {
             let value = Base64URLAlphabet.values[Int(symbol)]
             guard value != 0xFF else { return nil }
             accumulator = accumulator << 6 | UInt32(value)
