@@ -13,7 +13,9 @@ public protocol AdminCredential: Sendable {
 /// A fixed access token (from `gcloud auth print-access-token`, say).
 public struct StaticAccessTokenCredential: AdminCredential, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     private let token: String
+    /// A credential that always answers `token`.
     public init(token: String) { self.token = token }
+    /// The token given at creation.
     public func accessToken() async throws -> String { token }
 
     /// Never shows the token.
@@ -26,20 +28,29 @@ public struct StaticAccessTokenCredential: AdminCredential, CustomStringConverti
 
 /// The emulator's admin credential: `Authorization: Bearer owner`.
 public struct EmulatorOwnerCredential: AdminCredential {
+    /// The emulator's owner credential.
     public init() {}
+    /// `owner`, which the emulator accepts for every admin call.
     public func accessToken() async throws -> String { EmulatorAdminToken.owner.rawValue }
 }
 
 /// Why a credential gave no token. Messages never include the private key
 /// or a token.
 public enum AdminCredentialError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The key file cannot be read.
     case unreadableKeyFile(path: String, reason: String)
+    /// The key file is not a service account key (the reason names the field).
     case malformedKeyFile(reason: String)
+    /// The environment variable that names the key file is not set.
     case missingEnvironmentVariable(String)
+    /// The token endpoint refused the assertion (RFC 6749 `error` and `error_description`).
     case tokenEndpoint(status: Int, error: String?, description: String?)
+    /// The token endpoint could not be reached.
     case tokenEndpointUnreachable(reason: String)
+    /// The token endpoint answered without a usable access token.
     case malformedTokenResponse
 
+    /// Names the problem; never includes a key or a token.
     public var description: String {
         switch self {
         case .unreadableKeyFile(let path, let reason): return "cannot read the service account key file \(path): \(reason)"
@@ -72,6 +83,7 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
     /// The token operation's path below the endpoint's base URL.
     private static let tokenPath = "/token"
 
+    /// The key file's fields (its private key is never shown in descriptions).
     public let key: Key
     /// Where the assertion is exchanged (the key file's `token_uri` by default).
     public let tokenEndpoint: String
@@ -145,6 +157,7 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
         return try ServiceAccountCredential(keyFile: path, tokenEndpoint: tokenEndpoint, transport: transport)
     }
 
+    /// A cached access token, exchanged again shortly before it expires; concurrent callers share one exchange.
     public func accessToken() async throws -> String {
         try await cache.token(now: now) { try await self.fetch() }
     }

@@ -51,13 +51,16 @@ public final class TenantAwareAuth: BaseAuth, @unchecked Sendable {
 
 /// A project's configuration, as firebase-admin-node shows it.
 public struct ProjectConfigInfo: Sendable, Hashable {
+    /// The multi-factor settings (TOTP among them); nil when never set.
     public var multiFactorConfig: MultiFactorConfig?
 }
 
 /// The fields of a project configuration update.
 public struct UpdateProjectConfigRequest: Sendable, Hashable {
+    /// The multi-factor settings to apply; nil leaves them.
     public var multiFactorConfig: MultiFactorConfig?
 
+    /// An update of the fields that are set.
     public init(multiFactorConfig: MultiFactorConfig? = nil) {
         self.multiFactorConfig = multiFactorConfig
     }
@@ -71,6 +74,7 @@ public final class ProjectConfigManager: Sendable {
         self.admin = admin
     }
 
+    /// The project's configuration.
     public func getProjectConfig() async throws -> ProjectConfigInfo {
         let config = try await admin.client.getProjectConfig(project: admin.projectID)
         return ProjectConfigInfo(multiFactorConfig: config.mfa.map(MultiFactorConfig.init(wire:)))
@@ -95,7 +99,9 @@ public final class ProjectConfigManager: Sendable {
 public struct TenantInfo: Sendable, Hashable {
     /// The tenant id.
     public var tenantID: String
+    /// The tenant's display name.
     public var displayName: String?
+    /// The tenant's multi-factor settings; nil when never set.
     public var multiFactorConfig: MultiFactorConfig?
 
     init(_ tenant: Tenant) {
@@ -107,9 +113,12 @@ public struct TenantInfo: Sendable, Hashable {
 
 /// The fields of a tenant creation or update.
 public struct TenantRequest: Sendable, Hashable {
+    /// The display name to set: 4 to 20 characters, a letter first, letters, digits and hyphens (production's rule).
     public var displayName: String?
+    /// The multi-factor settings to set.
     public var multiFactorConfig: MultiFactorConfig?
 
+    /// A request setting the fields that are not nil.
     public init(displayName: String? = nil, multiFactorConfig: MultiFactorConfig? = nil) {
         self.displayName = displayName
         self.multiFactorConfig = multiFactorConfig

@@ -13,6 +13,7 @@ public struct TOTPMultiFactorProviderConfig: Sendable, Hashable {
     /// 0 to 10; nil leaves the server's default (5).
     public var adjacentIntervals: Int?
 
+    /// TOTP settings; nil keeps the server's default window.
     public init(adjacentIntervals: Int? = nil) {
         self.adjacentIntervals = adjacentIntervals
     }
@@ -20,10 +21,12 @@ public struct TOTPMultiFactorProviderConfig: Sendable, Hashable {
 
 /// Settings of one second-factor provider (TOTP).
 public struct MultiFactorProviderConfig: Sendable, Hashable {
+    /// Whether the provider is on.
     public var state: MultiFactorConfigState
     /// Required: today the only provider with settings.
     public var totpProviderConfig: TOTPMultiFactorProviderConfig?
 
+    /// A provider's settings.
     public init(state: MultiFactorConfigState, totpProviderConfig: TOTPMultiFactorProviderConfig?) {
         self.state = state
         self.totpProviderConfig = totpProviderConfig
@@ -40,6 +43,7 @@ public struct MultiFactorConfig: Sendable, Hashable {
     /// Other providers: TOTP.
     public var providerConfigs: [MultiFactorProviderConfig]?
 
+    /// Settings with the fields that are not nil.
     public init(state: MultiFactorConfigState? = nil, factorIds: [String]? = nil, providerConfigs: [MultiFactorProviderConfig]? = nil) {
         self.state = state
         self.factorIds = factorIds
@@ -161,8 +165,10 @@ public struct MultiFactorConfig: Sendable, Hashable {
 public struct AdminValidationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The field's path, such as `multiFactorConfig.providerConfigs[0].state`.
     public var field: String
+    /// What is wrong with it.
     public var message: String
 
+    /// The field's path and the problem.
     public var description: String { "\"\(field)\" \(message)" }
 }
 

@@ -4,16 +4,23 @@ public import IdentityToolkit
 /// An account, as firebase-admin-node's `UserRecord` shows it: what a
 /// support desk needs to help a user who lost an authenticator.
 public struct UserRecord: Sendable, Hashable {
+    /// The user's id (`localId` on the wire).
     public var uid: String
+    /// The user's email address, if any.
     public var email: String?
+    /// Whether the email address is verified.
     public var emailVerified: Bool
+    /// The user's display name.
     public var displayName: String?
+    /// Whether the account is disabled (it cannot sign in or refresh tokens).
     public var disabled: Bool
     /// The user's tenant, if any.
     public var tenantID: String?
     /// Tokens of sign-ins before this time are revoked (`validSince`).
     public var tokensValidAfterTime: Date?
+    /// When the account was created and last signed in.
     public var metadata: UserMetadata
+    /// The enrolled second factors.
     public var multiFactor: MultiFactorSettings
     /// The custom claims an admin set (``BaseAuth/setCustomUserClaims(_:_:)``),
     /// which the user's ID tokens carry; nil when none.
@@ -37,14 +44,18 @@ public struct UserRecord: Sendable, Hashable {
 
 /// When an account was created and last signed in.
 public struct UserMetadata: Sendable, Hashable {
+    /// When the account was created.
     public var creationTime: Date?
+    /// When the user last signed in.
     public var lastSignInTime: Date?
 }
 
 /// A user's second factors.
 public struct MultiFactorSettings: Sendable, Hashable {
+    /// The factors, in enrollment order.
     public var enrolledFactors: [EnrolledFactor]
 
+    /// Settings with these factors.
     public init(enrolledFactors: [EnrolledFactor]) {
         self.enrolledFactors = enrolledFactors
     }
@@ -56,7 +67,9 @@ public struct EnrolledFactor: Sendable, Hashable {
     public var uid: String
     /// `totp` or `phone`.
     public var factorID: String
+    /// The name the user gave the factor.
     public var displayName: String?
+    /// When the factor was enrolled.
     public var enrollmentTime: Date?
     /// The phone number of a phone factor.
     public var phoneNumber: String?
@@ -79,13 +92,18 @@ public struct EnrolledFactor: Sendable, Hashable {
 public struct CreateUserRequest: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The uid, 1 to 128 characters; the server picks one when nil.
     public var uid: String?
+    /// The email address; nil lets the server create the account without one.
     public var email: String?
+    /// Whether the email address is verified (false when nil).
     public var emailVerified: Bool?
     /// At least 6 characters. Never shown in `description` or `dump`.
     public var password: String?
+    /// The display name.
     public var displayName: String?
+    /// Whether the account starts disabled (false when nil).
     public var disabled: Bool?
 
+    /// A request; every field is optional.
     public init(uid: String? = nil, email: String? = nil, emailVerified: Bool? = nil, password: String? = nil,
                 displayName: String? = nil, disabled: Bool? = nil) {
         self.uid = uid
@@ -96,12 +114,15 @@ public struct CreateUserRequest: Sendable, Hashable, CustomStringConvertible, Cu
         self.disabled = disabled
     }
 
+    /// The fields, with the password redacted.
     public var description: String {
         "CreateUserRequest(uid: \(uid.map { "\"\($0)\"" } ?? "nil"), email: \(email.map { "\"\($0)\"" } ?? "nil"), password: \(password == nil ? "nil" : "<redacted>"))"
     }
 
+    /// The same as `description`: the password redacted.
     public var debugDescription: String { description }
 
+    /// The fields for `dump`, with the password redacted.
     public var customMirror: Mirror {
         Mirror(self, children: ["uid": uid as Any, "email": email as Any, "emailVerified": emailVerified as Any,
                                 "password": (password == nil ? "nil" : "<redacted>") as Any, "displayName": displayName as Any,
@@ -111,16 +132,21 @@ public struct CreateUserRequest: Sendable, Hashable, CustomStringConvertible, Cu
 
 /// The fields of an account update; nil leaves a field as it is.
 public struct UpdateUserRequest: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// A new email address (it becomes unverified unless `emailVerified` says otherwise).
     public var email: String?
+    /// Marks the email address verified or not.
     public var emailVerified: Bool?
     /// A new password, at least 6 characters. Never shown in `description` or `dump`.
     public var password: String?
+    /// A new display name.
     public var displayName: String?
+    /// Disables (true) or enables (false) the account.
     public var disabled: Bool?
     /// The factors that stay enrolled: a subset of the user's (by uid), or
     /// `[]` to remove them all (a lost authenticator). nil leaves them.
     public var enrolledFactors: [EnrolledFactor]?
 
+    /// An update; nil fields are left as they are.
     public init(email: String? = nil, emailVerified: Bool? = nil, password: String? = nil, displayName: String? = nil,
                 disabled: Bool? = nil, enrolledFactors: [EnrolledFactor]? = nil) {
         self.email = email
@@ -131,13 +157,16 @@ public struct UpdateUserRequest: Sendable, Hashable, CustomStringConvertible, Cu
         self.enrolledFactors = enrolledFactors
     }
 
+    /// The fields, with the password redacted.
     public var description: String {
         "UpdateUserRequest(email: \(email.map { "\"\($0)\"" } ?? "nil"), password: \(password == nil ? "nil" : "<redacted>"), "
             + "disabled: \(disabled.map(String.init) ?? "nil"), enrolledFactors: \(enrolledFactors.map { "\($0.count)" } ?? "nil"))"
     }
 
+    /// The same as `description`: the password redacted.
     public var debugDescription: String { description }
 
+    /// The fields for `dump`, with the password redacted.
     public var customMirror: Mirror {
         Mirror(self, children: ["email": email as Any, "emailVerified": emailVerified as Any,
                                 "password": (password == nil ? "nil" : "<redacted>") as Any, "displayName": displayName as Any,
@@ -158,6 +187,7 @@ public enum UserManagementError: Error, Sendable, Hashable, CustomStringConverti
     /// No account has this uid or email (firebase-admin's `auth/user-not-found`).
     case userNotFound(String)
 
+    /// Names the uid or email (at most 256 characters of it).
     public var description: String {
         switch self {
         case .userNotFound(let identifier): return "no user with uid or email \"\(identifier.prefix(256))\""
@@ -168,11 +198,13 @@ public enum UserManagementError: Error, Sendable, Hashable, CustomStringConverti
 /// Every user of a project or tenant, fetched a page at a time as the
 /// sequence is iterated (``BaseAuth/allUsers(pageSize:)``).
 public struct AllUsers: AsyncSequence, Sendable {
+    /// Each user, in uid order.
     public typealias Element = UserRecord
 
     let auth: BaseAuth
     let pageSize: Int
 
+    /// Fetches the next page when the current one is used up.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let auth: BaseAuth
         let pageSize: Int
@@ -180,6 +212,7 @@ public struct AllUsers: AsyncSequence, Sendable {
         var pageToken: String?
         var finished = false
 
+        /// The next user, or nil after the last; throws the API's error for a page that fails.
         public mutating func next() async throws -> UserRecord? {
             while buffer.isEmpty {
                 guard !finished else { return nil }
@@ -192,6 +225,7 @@ public struct AllUsers: AsyncSequence, Sendable {
         }
     }
 
+    /// An iterator that starts at the first page.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(auth: auth, pageSize: pageSize) }
 }
 

@@ -42,6 +42,7 @@ public enum TokenVerificationError: Error, Sendable, Hashable, CustomStringConve
     /// The sign-in (`auth_time`) is older than the policy allows.
     case authenticationTooOld(authTime: Date, maximumAge: Duration)
 
+    /// Names the failed claim or step; never includes the token.
     public var description: String {
         switch self {
         case .malformed(let reason): return "the token is malformed: \(reason)"
