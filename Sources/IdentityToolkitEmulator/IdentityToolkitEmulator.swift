@@ -132,7 +132,10 @@ public final class IdentityToolkitEmulator: Sendable {
         let links = self.links
         return Application(
             responder: CallbackResponder { [self] (request: Request, _: BasicRequestContext) in
-                await self.respond(to: request)
+                if CORS.isPreflight(request) { return CORS.preflightResponse(to: request) }
+                var response = await self.respond(to: request)
+                CORS.decorate(&response, for: request)
+                return response
             },
             server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: TimeAmount(configuration.idleTimeout))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: nil),

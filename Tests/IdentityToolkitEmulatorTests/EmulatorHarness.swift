@@ -39,6 +39,7 @@ struct Harness {
     struct RawResponse {
         var status: Int
         var body: Data
+        var headers: HTTPFields = [:]
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
         var errorMessage: String? { (json["error"] as? [String: Any])?["message"] as? String }
     }
@@ -47,7 +48,7 @@ struct Harness {
         var request = HTTPRequest(method: method, scheme: nil, authority: nil, path: nil, headerFields: headers)
         request.url = URL(string: running.baseURL + path)
         let (response, data) = try await transport.send(request, body: body, options: TransportOptions(timeout: .seconds(10), maxResponseBytes: 4 << 20))
-        return RawResponse(status: response.status.code, body: data)
+        return RawResponse(status: response.status.code, body: data, headers: response.headerFields)
     }
 
     func oobCodes(tenant: String? = nil) async throws -> [[String: String]] {
