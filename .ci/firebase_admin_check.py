@@ -47,7 +47,19 @@ def main():
         import firebase_admin
         from firebase_admin import auth
 
-        firebase_admin.initialize_app(options={"projectId": PROJECT})
+        from firebase_admin import _utils, credentials, tenant_mgt
+
+        class EmulatorOwner(credentials.Base):
+            """firebase-admin's user calls switch to `Bearer owner` under
+            FIREBASE_AUTH_EMULATOR_HOST, but its tenant management (Python)
+            ignores the variable: it is pointed at the emulator here, with
+            the same credential."""
+
+            def get_credential(self):
+                return _utils.EmulatorAdminCredentials()
+
+        tenant_mgt._TenantManagementService.TENANT_MGT_URL = f"http://{address}/identitytoolkit.googleapis.com/v2"
+        firebase_admin.initialize_app(EmulatorOwner(), options={"projectId": PROJECT})
         checks = 0
 
         # Create, read, update.
@@ -78,6 +90,30 @@ def main():
         expect_error(auth.UserNotFoundError, lambda: auth.delete_user("fa-5"))
         assert len(list(auth.list_users().iterate_all())) == 4
         checks += 5
+
+        # Email action links, returned instead of sent.
+        link = auth.generate_email_verification_link("fa1@example.com")
+        assert "/emulator/action?mode=verifyEmail" in link and "oobCode=" in link, link
+        assert "mode=resetPassword" in auth.generate_password_reset_link("fa1@example.com")
+        checks += 2
+
+        # Tenants: create, list, scoped user calls (the tenant path forms), delete.
+        tenant = tenant_mgt.create_tenant(display_name="Shop-One", allow_password_sign_up=True)
+        assert any(listed.tenant_id == tenant.tenant_id for listed in tenant_mgt.list_tenants().iterate_all())
+        shop = tenant_mgt.auth_for_tenant(tenant.tenant_id)
+        buyer = shop.create_user(uid="buyer", email="buyer@example.com", password="secret-pw")
+        assert buyer.tenant_id == tenant.tenant_id, buyer.tenant_id
+        assert shop.get_user_by_email("buyer@example.com").uid == "buyer"
+        expect_error(auth.UserNotFoundError, lambda: auth.get_user("buyer"))
+        assert [listed.uid for listed in shop.list_users().iterate_all()] == ["buyer"]
+        shop.update_user("buyer", email_verified=True)
+        assert shop.get_user("buyer").email_verified
+        assert "tenantId=" + tenant.tenant_id in shop.generate_email_verification_link("buyer@example.com")
+        shop.delete_user("buyer")
+        expect_error(auth.UserNotFoundError, lambda: shop.get_user("buyer"))
+        tenant_mgt.delete_tenant(tenant.tenant_id)
+        expect_error(tenant_mgt.TenantNotFoundError, lambda: tenant_mgt.get_tenant(tenant.tenant_id))
+        checks += 9
 
         # A TOTP sign-in made by our SDK (mfa demo), checked by firebase-admin.
         with tempfile.TemporaryDirectory() as folder:

@@ -42,12 +42,30 @@ struct SessionTokens: Sendable {
     }
 }
 
-/// Where out-of-band links point (the emulator's own address, known once it listens).
+/// Where out-of-band links point (the emulator's own address, known once
+/// it listens), and the one place that builds them.
 final class LinkBase: Sendable {
     private let base = Locked("http://127.0.0.1:9099")
     var value: String {
         get { base.current }
         set { base.withLock { $0 = newValue } }
+    }
+
+    /// The action link of a code, in Google's emulator's form:
+    /// `/emulator/action?mode=…&lang=en&oobCode=…&apiKey=…[&tenantId=…]`.
+    func actionLink(for code: OutOfBandCode) -> String {
+        "\(value)/emulator/action?mode=\(Self.mode(code.requestType))&lang=en&oobCode=\(code.code)&apiKey=fake-api-key"
+            + (code.realm.tenant.map { "&tenantId=\($0)" } ?? "")
+    }
+
+    /// The `mode` of an action link (the Firebase action-URL parameter).
+    static func mode(_ requestType: OobRequestType) -> EmailActionMode {
+        switch requestType {
+        case .verifyEmail: return .verifyEmail
+        case .passwordReset: return .resetPassword
+        case .emailSignin: return .signIn
+        default: return .verifyAndChangeEmail
+        }
     }
 }
 

@@ -79,13 +79,8 @@ struct HelperEmulation: EmulatorHelpersService {
     }
 
     private func oobCodes(project: String, tenant: String?) async -> OobCodeListing {
-        let base = links.value
         let entries = await store.listOobCodes(project: project, tenant: tenant).map { code in
-            OobCodeEntry(
-                email: code.email, oobCode: code.code,
-                oobLink: "\(base)/emulator/action?mode=\(Self.mode(code.requestType))&lang=en&oobCode=\(code.code)&apiKey=fake-api-key"
-                    + (tenant.map { "&tenantId=\($0)" } ?? ""),
-                requestType: code.requestType)
+            OobCodeEntry(email: code.email, oobCode: code.code, oobLink: links.actionLink(for: code), requestType: code.requestType)
         }
         return OobCodeListing(oobCodes: entries)
     }
@@ -95,15 +90,5 @@ struct HelperEmulation: EmulatorHelpersService {
             VerificationCodeEntry(phoneNumber: $0.phoneNumber, sessionInfo: $0.sessionInfo, code: $0.code)
         }
         return VerificationCodeListing(verificationCodes: entries)
-    }
-
-    /// The `mode` of an action link (the Firebase action-URL parameter).
-    private static func mode(_ requestType: OobRequestType) -> EmailActionMode {
-        switch requestType {
-        case .verifyEmail: return .verifyEmail
-        case .passwordReset: return .resetPassword
-        case .emailSignin: return .signIn
-        default: return .verifyAndChangeEmail
-        }
     }
 }

@@ -77,7 +77,7 @@ public final class IdentityToolkitEmulator: Sendable {
         router = APIServerRouter(
             routes: AccountsEmulation(store: store, tokens: tokens, links: links).routes
                 + SecureTokenEmulation(store: store, tokens: tokens).routes
-                + AdminEmulation(store: store, tokens: tokens).routes
+                + AdminEmulation(store: store, tokens: tokens, links: links).routes
                 + oauth.routes
                 + (PublicKeysEmulation(issuer: tokens.issuer) as any GooglePublicKeysService).routes
                 + (PublicKeysEmulation(issuer: tokens.issuer) as any SessionCookieKeysService).routes

@@ -121,6 +121,33 @@ import Testing
             _ = try await admin.createSessionCookie(targetProjectId: "demo-mfa", body: CreateSessionCookieRequest(idToken: "id-token", validDuration: 3600))
         }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa:createSessionCookie",
             body: #"{"idToken":"id-token","validDuration":"3600"}"#)),
+        Case(name: "sendAccountOobCode", call: { _, _, admin in
+            _ = try await admin.sendAccountOobCode(targetProjectId: "demo-mfa", body: GetOobCodeRequest(requestType: .verifyEmail, email: "a@b.c", returnOobLink: true))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/accounts:sendOobCode",
+            body: #"{"email":"a@b.c","requestType":"VERIFY_EMAIL","returnOobLink":true}"#)),
+        Case(name: "createTenantAccount", call: { _, _, admin in
+            _ = try await admin.createTenantAccount(targetProjectId: "demo-mfa", tenantId: "t1", body: SignUpRequest(localId: "u1"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/tenants/t1/accounts", body: #"{"localId":"u1"}"#)),
+        Case(name: "batchGetTenantAccounts", call: { _, _, admin in
+            _ = try await admin.batchGetTenantAccounts(targetProjectId: "demo-mfa", tenantId: "t1", maxResults: 2)
+        }, expected: Expected(method: .get, host: identity, pathAndQuery: "/v1/projects/demo-mfa/tenants/t1/accounts:batchGet?maxResults=2", body: nil)),
+        Case(name: "deleteTenantAccount", call: { _, _, admin in
+            _ = try await admin.deleteTenantAccount(targetProjectId: "demo-mfa", tenantId: "t1", body: DeleteAccountRequest(localId: "u1"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/tenants/t1/accounts:delete", body: #"{"localId":"u1"}"#)),
+        Case(name: "lookupTenantAccounts", call: { _, _, admin in
+            _ = try await admin.lookupTenantAccounts(targetProjectId: "demo-mfa", tenantId: "t1", body: GetAccountInfoRequest(localId: ["u1"]))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/tenants/t1/accounts:lookup", body: #"{"localId":["u1"]}"#)),
+        Case(name: "updateTenantAccount", call: { _, _, admin in
+            _ = try await admin.updateTenantAccount(targetProjectId: "demo-mfa", tenantId: "t1", body: SetAccountInfoRequest(localId: "u1", disableUser: false))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/tenants/t1/accounts:update", body: #"{"disableUser":false,"localId":"u1"}"#)),
+        Case(name: "sendTenantAccountOobCode", call: { _, _, admin in
+            _ = try await admin.sendTenantAccountOobCode(targetProjectId: "demo-mfa", tenantId: "t1", body: GetOobCodeRequest(requestType: .passwordReset, email: "a@b.c"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/tenants/t1/accounts:sendOobCode",
+            body: #"{"email":"a@b.c","requestType":"PASSWORD_RESET"}"#)),
+        Case(name: "createTenantSessionCookie", call: { _, _, admin in
+            _ = try await admin.createTenantSessionCookie(targetProjectId: "demo-mfa", tenantId: "t1", body: CreateSessionCookieRequest(idToken: "id-token", validDuration: 600))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/tenants/t1:createSessionCookie",
+            body: #"{"idToken":"id-token","validDuration":"600"}"#)),
         Case(name: "listTenants", call: { _, _, admin in
             _ = try await admin.listTenants(project: "demo-mfa", pageSize: 2)
         }, expected: Expected(method: .get, host: identity, pathAndQuery: "/v2/projects/demo-mfa/tenants?pageSize=2", body: nil)),
