@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 MFA = sys.argv[1]
 PROJECT = "demo-firebase-admin"
@@ -90,6 +91,19 @@ def main():
         expect_error(auth.UserNotFoundError, lambda: auth.delete_user("fa-5"))
         assert len(list(auth.list_users().iterate_all())) == 4
         checks += 5
+
+        # A custom token (unsigned in emulator mode) exchanged for tokens, as a client would.
+        custom = auth.create_custom_token("custom-fa", {"plan": "gold"}).decode()
+        request = urllib.request.Request(
+            f"http://{address}/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken?key=any",
+            data=json.dumps({"token": custom, "returnSecureToken": True}).encode(), headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request) as response:
+            exchanged = json.load(response)
+        assert exchanged["isNewUser"] is True, exchanged
+        custom_claims = auth.verify_id_token(exchanged["idToken"])
+        assert custom_claims["uid"] == "custom-fa" and custom_claims["plan"] == "gold", custom_claims
+        assert custom_claims["firebase"]["sign_in_provider"] == "custom", custom_claims
+        checks += 3
 
         # Email action links, returned instead of sent.
         link = auth.generate_email_verification_link("fa1@example.com")

@@ -20,7 +20,7 @@ struct SessionTokens: Sendable {
             firebase: FirebaseSignInClaims(identities: identities, signInProvider: grant.facts.provider, signInSecondFactor: grant.facts.secondFactor,
                                            secondFactorIdentifier: grant.facts.secondFactorID, tenant: grant.realm.tenant)
         )
-        return try issuer.sign(claims, customAttributes: grant.customAttributes)
+        return try issuer.sign(claims, extraClaims: [grant.customAttributes, grant.facts.developerClaims].compactMap { $0 })
     }
 
     /// The claims of a valid, unexpired ID token.
@@ -74,6 +74,7 @@ struct AccountsEmulation: AccountsService {
     let store: EmulatorStore
     let tokens: SessionTokens
     let links: LinkBase
+    let customTokens: CustomTokenVerifier
 
     /// `+15555550100` → `+*******0100`, as sign-in hints show it.
     private static func mask(_ phoneNumber: String) -> String {
@@ -109,6 +110,17 @@ struct AccountsEmulation: AccountsService {
                 localId: uid, email: email, displayName: displayName ?? "", registered: true, mfaPendingCredential: credential,
                 mfaInfo: Self.enrollments(factors, maskPhones: true), kind: "identitytoolkit#VerifyPasswordResponse")
         }
+    }
+
+    func signInWithCustomToken(_ body: SignInWithCustomTokenRequest, request: APIServerRequest) async throws -> SignInWithCustomTokenResponse {
+        let signIn = try customTokens.verify(body.token)
+        if let requested = body.tenantId, !requested.isEmpty, let named = signIn.tenantID, requested != named {
+            throw APIServerError("TENANT_ID_MISMATCH")
+        }
+        let realm = try await store.realm(tenant: body.tenantId ?? signIn.tenantID)
+        let (grant, isNewUser) = try await store.signInWithCustomToken(realm: realm, uid: signIn.uid, developerClaims: signIn.developerClaims)
+        return SignInWithCustomTokenResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken, expiresIn: TokenIssuer.lifetime,
+                                             isNewUser: isNewUser, kind: "identitytoolkit#VerifyCustomTokenResponse")
     }
 
     func lookup(_ body: GetAccountInfoRequest, request: APIServerRequest) async throws -> GetAccountInfoResponse {

@@ -115,6 +115,9 @@ struct SessionFacts: Sendable {
     var secondFactor: String?
     var secondFactorID: String?
     var authTime: Date
+    /// A custom token's developer claims (a JSON object as text), which the
+    /// session's ID tokens carry, refreshed ones included.
+    var developerClaims: String? = nil
 }
 
 /// What a successful sign-in step yields; the service signs the ID token.

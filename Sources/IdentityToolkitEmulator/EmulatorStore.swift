@@ -171,6 +171,27 @@ actor EmulatorStore {
         return .signedIn(grant(for: user, facts: SessionFacts(provider: "password", authTime: now)))
     }
 
+    /// A custom-token sign-in: the user `uid`, created on first use (with no
+    /// email or password); a disabled one is refused.
+    func signInWithCustomToken(realm: Realm, uid: String, developerClaims: String?) throws -> (grant: SessionGrant, isNewUser: Bool) {
+        try checkAuthEnabled(realm)
+        sweepExpiredState()
+        let now = clock.now
+        var isNewUser = false
+        var user: EmulatedUser
+        if let existing = users[realm]?[uid] {
+            guard !existing.disabled else { throw APIServerError("USER_DISABLED") }
+            user = existing
+        } else {
+            isNewUser = true
+            user = EmulatedUser(localId: uid, realm: realm, salt: Data(Data.randomToken(bytes: 12).utf8), createdAt: now,
+                                isAnonymous: false, validSince: now)
+        }
+        user.lastLoginAt = now
+        store(user)
+        return (grant(for: user, facts: SessionFacts(provider: "custom", authTime: now, developerClaims: developerClaims)), isNewUser)
+    }
+
     /// The user an ID token names, checked against the request's tenant.
     func user(for claims: TokenIssuer.Claims, requestTenant: String?) throws -> EmulatedUser {
         if let requestTenant, !requestTenant.isEmpty, requestTenant != claims.firebase.tenant {

@@ -75,7 +75,8 @@ public final class IdentityToolkitEmulator: Sendable {
         oauth = try OAuthTokenEndpoint(serviceAccounts: configuration.serviceAccounts, clock: clock)
         tokens = SessionTokens(issuer: try TokenIssuer(), clock: clock, project: configuration.projectID)
         router = APIServerRouter(
-            routes: AccountsEmulation(store: store, tokens: tokens, links: links).routes
+            routes: AccountsEmulation(store: store, tokens: tokens, links: links,
+                                      customTokens: CustomTokenVerifier(trustedKey: { [oauth] in oauth.publicKey(of: $0) }, clock: clock)).routes
                 + SecureTokenEmulation(store: store, tokens: tokens).routes
                 + AdminEmulation(store: store, tokens: tokens, links: links).routes
                 + oauth.routes

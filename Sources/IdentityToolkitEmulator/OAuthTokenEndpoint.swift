@@ -36,6 +36,9 @@ final class OAuthTokenEndpoint: OAuth2TokenService {
         keys.withLock { $0[email] = key }
     }
 
+    /// The public key trusted for `email`'s assertions (and custom tokens).
+    func publicKey(of email: String) -> _RSA.Signing.PublicKey? { keys.current[email] }
+
     /// Whether `token` is an unexpired access token this endpoint issued.
     func isValid(_ token: String) -> Bool {
         guard let expiry = tokens.current[token] else { return false }

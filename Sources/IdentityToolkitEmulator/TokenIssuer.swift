@@ -31,14 +31,19 @@ struct TokenIssuer: Sendable {
         )])
     }
 
-    /// An ID token with `claims`, and the user's custom claims beside them
-    /// (`customAttributes`, a JSON object as text; never overriding a standard claim).
-    func sign(_ claims: Claims, customAttributes: String? = nil) throws -> String {
+    /// An ID token with `claims`, and extra claims beside them: JSON objects
+    /// as text (an admin's custom claims, a custom token's developer
+    /// claims), a later one winning over an earlier one, none ever
+    /// overriding a standard claim.
+    func sign(_ claims: Claims, extraClaims: [String] = []) throws -> String {
         let encoder = Self.encoder
         var payload = try encoder.encode(claims)
-        if let customAttributes, let custom = try? JSONDecoder().decode([String: JSONValue].self, from: Data(customAttributes.utf8)), !custom.isEmpty {
+        let extras = extraClaims.compactMap { try? JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8)) }.filter { !$0.isEmpty }
+        if !extras.isEmpty {
             let standard = try JSONDecoder().decode([String: JSONValue].self, from: payload)
-            payload = try encoder.encode(standard.merging(custom) { standard, _ in standard })
+            var merged: [String: JSONValue] = [:]
+            for extra in extras { merged.merge(extra) { _, later in later } }
+            payload = try encoder.encode(standard.merging(merged) { standard, _ in standard })
         }
         return try sign(payload: payload)
     }

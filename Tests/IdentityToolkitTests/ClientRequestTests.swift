@@ -37,6 +37,10 @@ import Testing
             _ = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: "ada@example.com", password: "pw", returnSecureToken: true))
         }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:signInWithPassword",
             body: #"{"email":"ada@example.com","password":"pw","returnSecureToken":true}"#)),
+        Case(name: "signInWithCustomToken", call: { accounts, _, _ in
+            _ = try await accounts.signInWithCustomToken(SignInWithCustomTokenRequest(token: "custom", returnSecureToken: true))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:signInWithCustomToken",
+            body: #"{"returnSecureToken":true,"token":"custom"}"#)),
         Case(name: "lookup", call: { accounts, _, _ in
             _ = try await accounts.lookup(GetAccountInfoRequest(idToken: "id-token"))
         }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:lookup", body: #"{"idToken":"id-token"}"#)),
