@@ -147,6 +147,24 @@ def main():
         assert session["uid"] == uid and session["firebase"]["sign_in_second_factor"] == "totp", session
         checks += 4
 
+        # firebase-admin in production mode (signatures checked), pointed at
+        # the emulator's x509 key routes by URL alone.
+        from firebase_admin import _token_gen
+        _token_gen.ID_TOKEN_CERT_URI = f"http://{address}/www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com"
+        _token_gen.COOKIE_CERT_URI = f"http://{address}/www.googleapis.com/identitytoolkit/v3/relyingparty/publicKeys"
+        del os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
+        try:
+            production = firebase_admin.initialize_app(EmulatorOwner(), options={"projectId": PROJECT}, name="production-mode")
+            verified = auth.verify_id_token(id_token, app=production)
+            assert verified["firebase"]["sign_in_second_factor"] == "totp", verified
+            assert auth.verify_session_cookie(cookie, app=production)["uid"] == uid
+            tampered = id_token[:-8] + ("AAAAAAAA" if not id_token.endswith("AAAAAAAA") else "BBBBBBBB")
+            expect_error(auth.InvalidIdTokenError, lambda: auth.verify_id_token(tampered, app=production))
+            expect_error(auth.InvalidIdTokenError, lambda: auth.verify_id_token(cookie, app=production))
+        finally:
+            os.environ["FIREBASE_AUTH_EMULATOR_HOST"] = address
+        checks += 4
+
         # Our revokeRefreshTokens (through the CLI); firebase-admin compares
         # `iat` in whole seconds, so revoke in a later second than the sign-in.
         time.sleep(1.1)

@@ -338,9 +338,14 @@ struct OpenAPIParser {
 
     private func parseSchema(_ name: SwiftName, _ node: YAMLValue) -> Schema? {
         guard let reader = MappingReader(node, context: "schema '\(name)'", diagnostics: diagnostics) else { return nil }
-        rejectUnsupportedKeywords(reader, owner: "schema '\(name)'")
+        rejectUnsupportedKeywords(reader, owner: "schema '\(name)'", allowsMap: true)
         let description = reader.string("description")
         let type = reader.string("type", required: true)
+        // An object without properties whose values share one schema: a map.
+        if type == "object", !reader.has("properties"), let values = reader.mapping("additionalProperties") {
+            guard let value = parseType(values, owner: "values of schema '\(name)'") else { return nil }
+            return Schema(name: name, description: description, kind: .map(value: value), errorBody: nil, location: node.location)
+        }
         switch type {
         case "object":
             var properties: [Property] = []

@@ -55,6 +55,9 @@ struct Renderer {
 
     private mutating func emitDeclaration(_ declaration: Declaration) {
         switch declaration {
+        case .typeAlias(let decl):
+            emitDoc(decl.doc)
+            emit("\(Self.prefix(decl.access))typealias \(decl.name) = \(decl.type)")
         case .enumCase(let decl):
             emitDoc(decl.doc)
             emit("case \(decl.name)" + (decl.rawValue.map { " = \($0)" } ?? ""))

@@ -100,6 +100,9 @@ struct Schema {
     enum Kind {
         case object(properties: [Property])
         case stringEnum(values: [EnumValue])
+        /// An object of any keys with values of one type (`additionalProperties`
+        /// only), such as a `{kid: certificate}` key set: `[String: Value]`.
+        case map(value: TypeRef)
     }
 
     var name: SwiftName
@@ -181,6 +184,7 @@ extension Schema {
         guard name == other.name, description == other.description, errorBody == other.errorBody, fieldMask == other.fieldMask else { return false }
         switch (kind, other.kind) {
         case let (.stringEnum(a), .stringEnum(b)): return a == b
+        case let (.map(a), .map(b)): return a == b
         case let (.object(a), .object(b)):
             return a.count == b.count && zip(a, b).allSatisfy {
                 $0.wireName == $1.wireName && $0.swiftName == $1.swiftName && $0.type == $1.type

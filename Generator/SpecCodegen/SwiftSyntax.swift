@@ -15,6 +15,15 @@ indirect enum Declaration {
     case function(FunctionDeclaration)
     case variable(VariableDeclaration)
     case enumCase(EnumCaseDeclaration)
+    case typeAlias(TypeAliasDeclaration)
+}
+
+/// `typealias Name = Type`.
+struct TypeAliasDeclaration {
+    var doc: String?
+    var access: AccessModifier?
+    var name: Code
+    var type: Code
 }
 
 enum AccessModifier: String {

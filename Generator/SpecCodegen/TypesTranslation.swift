@@ -9,6 +9,9 @@ extension Translator {
             switch schema.kind {
             case .stringEnum(let values):
                 declarations.append(.type(enumType(schema, values)))
+            case .map(let value):
+                declarations.append(.typeAlias(TypeAliasDeclaration(
+                    doc: docText(schema.description), access: access, name: "\(schema.name)", type: "[String: \(swiftType(value))]")))
             case .object(let properties):
                 declarations.append(.type(objectType(schema, properties, descriptions: descriptions)))
                 if properties.contains(where: \.sensitive) {

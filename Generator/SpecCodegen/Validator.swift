@@ -46,6 +46,9 @@ struct Validator {
                     if case .stringEnum = schema.kind {
                         diagnostics.error("the \(role) of '\(operation.id)' must be an object schema, '\(name)' is an enum", at: reference.location)
                     }
+                    if case .map = schema.kind, role != "response" {
+                        diagnostics.error("the \(role) of '\(operation.id)' must be an object schema with properties, '\(name)' is a map", at: reference.location)
+                    }
                     if role == "request body", operation.bodyEncoding != .json, case .object(let properties) = schema.kind {
                         for property in properties where !property.type.isFormScalar(enums: local) {
                             diagnostics.error("'\(name)' is sent as a form in '\(operation.id)', so its field '\(property.wireName)' must be a string, an integer or a string enum", at: property.location)
@@ -57,6 +60,13 @@ struct Validator {
                 }
             }
             for schema in document.schemas {
+                if case .map(let value) = schema.kind {
+                    switch value {
+                    case .string, .integer, .double, .bool, .array(.string): break
+                    default:
+                        diagnostics.error("unsupported schema construct: the map '\(schema.name)' may hold strings, numbers, booleans or arrays of strings only", at: schema.location)
+                    }
+                }
                 if case .object(let properties) = schema.kind {
                     let externalNames = Set(document.externalReferences.map(\.name))
                     for property in properties { checkType(property.type, of: property, in: local, externalNames: externalNames) }

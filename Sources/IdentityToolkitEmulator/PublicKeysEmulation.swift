@@ -1,6 +1,6 @@
 import IdentityToolkit
 
-/// Google's key routes (`GooglePublicKeysService` and
+/// Google's key routes, JWKS and X.509 forms (`GooglePublicKeysService` and
 /// `SessionCookieKeysService`, generated from `Spec/google-public-keys.yaml`
 /// and `Spec/session-cookie-keys.yaml`) with the emulator's own signing key,
 /// so that a verifier pointed at the emulator host finds the key where it
@@ -11,6 +11,14 @@ struct PublicKeysEmulation: GooglePublicKeysService, SessionCookieKeysService {
 
     func getIDTokenSigningKeys(request: APIServerRequest) async throws -> JSONWebKeySet {
         issuer.jwks
+    }
+
+    func getIDTokenSigningCertificates(request: APIServerRequest) async throws -> X509CertificateMap {
+        issuer.certificates
+    }
+
+    func getSessionCookieSigningCertificates(request: APIServerRequest) async throws -> X509CertificateMap {
+        issuer.certificates
     }
 
     func getSessionCookieSigningKeys(request: APIServerRequest) async throws -> JSONWebKeySet {

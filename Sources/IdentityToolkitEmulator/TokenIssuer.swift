@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import IdentityToolkit
+import X509
 import _CryptoExtras
 
 /// Signs and verifies the emulator's ID tokens: RS256 JWTs with the claims
@@ -29,6 +30,22 @@ struct TokenIssuer: Sendable {
             kty: "RSA", alg: "RS256", use: "sig", kid: keyID,
             n: primitives.modulus.base64URLEncoded, e: primitives.publicExponent.base64URLEncoded
         )])
+        certificates = [keyID: try Self.selfSignedCertificate(for: privateKey)]
+    }
+
+    /// A self-signed certificate of the key, as Google publishes its keys
+    /// (`CN=securetoken.system.gserviceaccount.com`); verifiers only read
+    /// the public key from it. Valid from a day ago for ten years.
+    private static func selfSignedCertificate(for key: _RSA.Signing.PrivateKey) throws -> String {
+        let signer = Certificate.PrivateKey(key)
+        let name = try DistinguishedName { CommonName("securetoken.system.gserviceaccount.com") }
+        let now = Date()
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: signer.publicKey,
+            notValidBefore: now.addingTimeInterval(-86_400), notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
+            issuer: name, subject: name, signatureAlgorithm: .sha256WithRSAEncryption, extensions: Certificate.Extensions(),
+            issuerPrivateKey: signer)
+        return try certificate.serializeAsPEM().pemString + "\n"
     }
 
     /// An ID token with `claims`, and extra claims beside them: JSON objects
@@ -92,6 +109,8 @@ struct TokenIssuer: Sendable {
     /// whose primitives cannot be read fails the emulator's start, never
     /// publishes an empty modulus.
     let jwks: JSONWebKeySet
+    /// The same key as Google's x509 form: the key id and a certificate in PEM.
+    let certificates: X509CertificateMap
 }
 
 extension Data {

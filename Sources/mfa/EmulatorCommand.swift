@@ -12,7 +12,7 @@ struct EmulatorCommand: AsyncParsableCommand {
             Prints 'listening on http://HOST:PORT' when ready. Point clients at it with \
             FIREBASE_AUTH_EMULATOR_HOST=HOST:PORT. Admin calls take 'Authorization: Bearer owner'. \
             Helpers: GET /emulator/v1/projects/ID/oobCodes, GET .../verificationCodes, DELETE .../accounts, \
-            GET|POST /emulator/v1/clock ({"setMillis": N} | {"advanceSeconds": N} | {"release": true}); the ID-token keys at Google's route, GET /www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com.
+            GET|POST /emulator/v1/clock ({"setMillis": N} | {"advanceSeconds": N} | {"release": true}); the signing keys at Google's routes (JWKS and x509), such as GET /www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com. CORS allows any origin.
             """
     )
 

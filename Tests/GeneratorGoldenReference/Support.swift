@@ -48,6 +48,10 @@ public final class Shelf: Sendable {
 package struct GoldenWidgetsServer: WidgetsService {
     package init() {}
 
+    package func getLabels(request: APIServerRequest) async throws -> Labels {
+        ["w1": "first", "w2": "second"]
+    }
+
     package func createWidget(_ body: Widget, request: APIServerRequest) async throws -> Widget {
         if body.name.isEmpty { throw APIServerError("NAME_MISSING") }
         var created = body

@@ -132,6 +132,12 @@ import Testing
             #expect(firebase["second_factor_identifier"] as? String == enrolled.enrollmentID)
             #expect(firebase["tenant"] == nil)
             try JWKSCheck.verify(enrolled.session.idToken, jwks: try await h.raw(.get, "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com").body)
+            try JWKSCheck.verify(enrolled.session.idToken, certificates: try await h.raw(.get, "/www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com").body)
+            // Session cookies: both forms at their own routes.
+            let cookie = try await h.admin.createSessionCookie(targetProjectId: Harness.project, body: CreateSessionCookieRequest(idToken: enrolled.session.idToken, validDuration: 600))
+            let cookieValue = try #require(cookie.sessionCookie)
+            try JWKSCheck.verify(cookieValue, jwks: try await h.raw(.get, "/identitytoolkit.googleapis.com/v1/sessionCookiePublicKeys").body)
+            try JWKSCheck.verify(cookieValue, certificates: try await h.raw(.get, "/www.googleapis.com/identitytoolkit/v3/relyingparty/publicKeys").body)
         }
     }
 }

@@ -251,6 +251,28 @@ import Testing
         #expect(found.contains { $0.contains("request body of 'xml' has content 'application/xml'; only 'application/json' and 'application/x-www-form-urlencoded' are supported") }, "\(found)")
     }
 
+    /// Map schemas hold plain values and are responses only.
+    @Test func mapSchemasAreChecked() {
+        let spec = document(schemas: """
+                Holder:
+                  type: object
+                  description: H.
+                  properties:
+                    x: {type: string}
+                Nested:
+                  type: object
+                  description: A map of objects.
+                  additionalProperties: {$ref: '#/components/schemas/Holder'}
+                Plain:
+                  type: object
+                  description: A map of strings.
+                  additionalProperties: {type: string}
+            """, paths: postOperation("/v1/things:put", id: "putThing", ref: "#/components/schemas/Plain"))
+        let found = InMemorySpec(["api.yaml": spec]).failures()
+        #expect(found.contains { $0.contains("the map 'Nested' may hold strings, numbers, booleans or arrays of strings only") }, "\(found)")
+        #expect(found.contains { $0.contains("the request body of 'putThing' must be an object schema with properties, 'Plain' is a map") }, "\(found)")
+    }
+
     /// Facade names and types are checked too: no literal, comment or
     /// statement can ride in on a type.
     @Test func facadeNamesAndTypesAreChecked() {

@@ -106,6 +106,21 @@ import Testing
         #expect(revoke.url?.absoluteString == "http://127.0.0.1:9099/tokens.example.com/base/v2/tokens/t?reason=r")
     }
 
+    /// A map schema is a `[String: Value]` typealias, decoded and served as a JSON object.
+    @Test func mapResponsesRoundTrip() async throws {
+        let transport = RecordingTransport(status: 200, body: #"{"w1":"first","w9":"ninth"}"#)
+        let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let labels: [String: String] = try await client.getLabels()
+        #expect(labels == ["w1": "first", "w9": "ninth"])
+        let router = APIServerRouter(routes: GoldenWidgetsServer().routes)
+        guard case .found(let route, _) = router.match(method: .get, path: "/widgets.example.com/v1/widgets:labels") else {
+            Issue.record("no route")
+            return
+        }
+        let response = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: [:], body: Data()))
+        #expect(try JSONDecoder().decode(Labels.self, from: response.body) == ["w1": "first", "w2": "second"])
+    }
+
     @Test func errorBodiesAreReadAlongTheSpecsPaths() async throws {
         let transport = RecordingTransport(status: 400, body: #"{"error":{"message":"INVALID_KEY : no such key","details":[{"reason":"keyInvalid"},{}]}}"#)
         let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))

@@ -5,6 +5,16 @@ import IdentityToolkit
 import HTTPTypes
 
 extension WidgetsClient {
+    /// Every widget's label by widget name (a map response).
+    ///
+    /// `GET /v1/widgets:labels`
+    /// - Parameter completion: Called exactly once, from a task (never the main queue), with the response or the error; a cancelled task completes with `CancellationError`.
+    /// - Returns: The task running the call; cancel it to abandon the call.
+    @discardableResult
+    public func getLabels(completion: @escaping @Sendable (Result<Labels, any Error>) -> Void) -> Task<Void, Never> {
+        CompletionBridge.run({ try await self.getLabels() }, completion: completion)
+    }
+
     /// Creates a widget.
     ///
     /// `POST /v1/widgets:create`

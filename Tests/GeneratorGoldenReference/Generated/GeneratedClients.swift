@@ -23,6 +23,14 @@ public struct WidgetsClient: Sendable {
         self.executor = APIRequestExecutor(productionBaseURL: Self.productionBaseURL, credential: .apiKeyQuery(name: "key", value: apiKey), configuration: configuration)
     }
 
+    /// Every widget's label by widget name (a map response).
+    ///
+    /// `GET /v1/widgets:labels`
+    /// - Returns: The decoded `Labels`.
+    public func getLabels() async throws -> Labels {
+        try await executor.send(.get, path: "/v1/widgets:labels", query: [], response: Labels.self, errorBody: Failure.self)
+    }
+
     /// Creates a widget.
     ///
     /// `POST /v1/widgets:create`

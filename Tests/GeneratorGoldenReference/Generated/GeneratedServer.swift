@@ -9,6 +9,11 @@ import HTTPTypes
 /// A server (such as the emulator) implements it and serves ``routes``, which
 /// decode each request and encode each response as the spec says.
 package protocol WidgetsService: Sendable {
+    /// Every widget's label by widget name (a map response).
+    ///
+    /// `GET /v1/widgets:labels`
+    func getLabels(request: APIServerRequest) async throws -> Labels
+
     /// Creates a widget.
     ///
     /// `POST /v1/widgets:create`
@@ -47,6 +52,9 @@ extension WidgetsService {
     /// The routes of this API, matched below the emulator prefix `/widgets.example.com`.
     package var routes: [APIServerRoute] {
         [
+            APIServerRoute(operationID: "getLabels", method: .get, prefix: "/widgets.example.com", path: "/v1/widgets:labels", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
+                try await APIServerResponse.json(self.getLabels(request: request))
+            },
             APIServerRoute(operationID: "createWidget", method: .post, prefix: "/widgets.example.com", path: "/v1/widgets:create", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
                 try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: true).checkedKnownValues(), request: request))
             },

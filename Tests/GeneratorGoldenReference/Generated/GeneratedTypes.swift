@@ -127,6 +127,9 @@ public struct FailureStatus: Codable, Hashable, Sendable {
     }
 }
 
+/// Labels by widget name.
+public typealias Labels = [String: String]
+
 /// An empty object.
 public struct Marker: Codable, Hashable, Sendable {
     /// Creates a value; optional fields default to absent.
