@@ -177,13 +177,14 @@ struct AccountsEmulation: AccountsService {
         let user = try await store.user(for: claims, requestTenant: body.tenantId)
         if let phone = body.phoneEnrollmentInfo {
             guard let number = phone.phoneNumber else { throw APIServerError("MISSING_PHONE_NUMBER") }
-            let sessionInfo = try await store.startPhoneEnrollment(uid: user.localId, realm: user.realm, phoneNumber: number)
+            let sessionInfo = try await store.startPhoneEnrollment(uid: user.localId, realm: user.realm, phoneNumber: number,
+                                                                   authTime: SessionTokens.facts(of: claims).authTime)
             return StartMfaEnrollmentResponse(phoneSessionInfo: StartMfaPhoneResponseInfo(sessionInfo: sessionInfo))
         }
         guard body.totpEnrollmentInfo != nil else {
             throw APIServerError.invalidArgument("set totpEnrollmentInfo (or phoneEnrollmentInfo)")
         }
-        let session = try await store.startTotpEnrollment(uid: user.localId, realm: user.realm)
+        let session = try await store.startTotpEnrollment(uid: user.localId, realm: user.realm, authTime: SessionTokens.facts(of: claims).authTime)
         return StartMfaEnrollmentResponse(totpSessionInfo: StartTotpMfaEnrollmentResponseInfo(
             sharedSecretKey: Base32.encode(session.secret), verificationCodeLength: Int32(EmulatorRules.totpDigits),
             hashingAlgorithm: "SHA1", periodSec: Int32(EmulatorRules.totpPeriod), sessionInfo: session.sessionInfo,
@@ -211,8 +212,9 @@ struct AccountsEmulation: AccountsService {
     func withdrawMfa(_ body: WithdrawMfaRequest, request: APIServerRequest) async throws -> WithdrawMfaResponse {
         let claims = try tokens.claims(of: body.idToken)
         let user = try await store.user(for: claims, requestTenant: body.tenantId)
-        let grant = try await store.withdraw(uid: user.localId, realm: user.realm, enrollmentID: body.mfaEnrollmentId,
-                                             facts: SessionTokens.facts(of: claims))
+        // No grant: every session ended, the caller's too; the response has no tokens.
+        guard let grant = try await store.withdraw(uid: user.localId, realm: user.realm, enrollmentID: body.mfaEnrollmentId,
+                                                   facts: SessionTokens.facts(of: claims)) else { return WithdrawMfaResponse() }
         return WithdrawMfaResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken)
     }
 

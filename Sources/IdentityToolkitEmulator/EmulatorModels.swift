@@ -82,6 +82,8 @@ struct EnrollmentSession: Sendable {
     var enrollmentID: String
     var secret: [UInt8]
     var expiresAt: Date
+    /// Wrong codes so far (``SecondFactorRules/maximumCodeAttempts``).
+    var failedAttempts = 0
 }
 
 /// Proof of a first factor awaiting the second (`mfaPendingCredential`).
@@ -90,6 +92,8 @@ struct PendingCredential: Sendable {
     var realm: Realm
     var provider: String
     var expiresAt: Date
+    /// Wrong codes so far (``SecondFactorRules/maximumCodeAttempts``).
+    var failedAttempts = 0
 }
 
 /// What the emulator remembers of a refresh token.
@@ -144,8 +148,6 @@ struct ProjectState: Sendable {
 enum EmulatorRules {
     /// How long `mfaEnrollment:finalize` may follow `start`.
     static let enrollmentDeadline: TimeInterval = 10 * 60
-    /// How long a pending MFA credential is valid.
-    static let pendingCredentialLifetime: TimeInterval = 10 * 60
     /// The most second factors a user may have.
     static let maximumFactors = 5
     /// The TOTP parameters the emulator issues (Identity Platform's).

@@ -22,9 +22,15 @@ actor EmulatorStore {
     private var phoneVerifications: [String: PhoneVerification] = [:]
     private var phoneOrder: [String] = []
 
-    init(defaultProject: String, clock: EmulatorClock) {
+    let rules: SecondFactorRules
+    private let attemptLimit: TOTPAttemptLimit
+
+    init(defaultProject: String, clock: EmulatorClock, rules: SecondFactorRules = SecondFactorRules()) {
         self.defaultProject = defaultProject
         self.clock = clock
+        self.rules = rules
+        // The configuration was checked (1…1000) before the store is made.
+        self.attemptLimit = (try? TOTPAttemptLimit(maximumFailures: rules.maximumCodeAttempts)) ?? .default
         projects[defaultProject] = ProjectState()
     }
 
@@ -162,7 +168,7 @@ actor EmulatorStore {
         if !user.enrollments.isEmpty {
             let credential = Data.randomToken(bytes: 32)
             pendingCredentials[credential] = PendingCredential(uid: uid, realm: realm, provider: "password",
-                                                              expiresAt: now.addingTimeInterval(EmulatorRules.pendingCredentialLifetime))
+                                                              expiresAt: now.addingTimeInterval(Self.seconds(rules.challengeLifetime)))
             return .secondFactorRequired(pendingCredential: credential, uid: uid, email: user.email, displayName: user.displayName,
                                          factors: user.enrollments)
         }
@@ -291,8 +297,9 @@ actor EmulatorStore {
         }
     }
 
-    func startTotpEnrollment(uid: String, realm: Realm) throws -> (sessionInfo: String, secret: [UInt8], deadline: Date) {
+    func startTotpEnrollment(uid: String, realm: Realm, authTime: Date) throws -> (sessionInfo: String, secret: [UInt8], deadline: Date) {
         sweepExpiredState()
+        try checkRecentSignIn(authTime)
         let user = try user(uid, in: realm)
         try checkCanEnroll(user)
         let secret = try OTPSecret.generate(byteCount: EmulatorRules.totpSecretBytes)
@@ -304,12 +311,33 @@ actor EmulatorStore {
     }
 
     /// The step `code` matches within the realm's window, refusing replays.
-    private func acceptedStep(code: String, secret: [UInt8], lastAccepted: UInt64?, realm: Realm) throws -> UInt64 {
+    /// Seconds of a rule's duration.
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
+    }
+
+    /// Refuses an ID token whose sign-in is older than ``SecondFactorRules/recentSignIn``.
+    private func checkRecentSignIn(_ authTime: Date) throws {
+        guard clock.now.timeIntervalSince(authTime) <= Self.seconds(rules.recentSignIn) else {
+            throw APIServerError("CREDENTIAL_TOO_OLD_LOGIN_AGAIN", detail: "sign in again before changing second factors")
+        }
+    }
+
+    /// The step a TOTP code is accepted for, counting a wrong or replayed
+    /// code in `failures`; past the attempt limit no code is checked.
+    private func acceptedStep(code: String, secret: [UInt8], lastAccepted: UInt64?, realm: Realm, failures: inout Int) throws -> UInt64 {
         guard let window = totpWindow(of: realm) else { throw APIServerError("OPERATION_NOT_ALLOWED", detail: "TOTP is not enabled") }
         let totp = try TOTP(key: secret, digits: EmulatorRules.totpDigits, period: EmulatorRules.totpPeriod)
         let now = Int64(clock.now.timeIntervalSince1970.rounded(.down))
-        // The OTP module's verifier decides; the actor records the step atomically.
-        switch try TOTPVerifier.check(code, totp: totp, window: window, at: max(0, now), lastAcceptedStep: lastAccepted) {
+        // The OTP module's verifier decides (and limits attempts); the actor records the step atomically.
+        let result: TOTPVerifier.Result
+        do {
+            result = try TOTPVerifier.check(code, totp: totp, window: window, at: max(0, now), lastAcceptedStep: lastAccepted,
+                                            failures: &failures, limit: attemptLimit)
+        } catch OTPError.tooManyAttempts {
+            throw APIServerError("TOO_MANY_ATTEMPTS_TRY_LATER", detail: "too many wrong codes: start again")
+        }
+        switch result {
         case .accepted(let step):
             return step
         case .replayed:
@@ -328,9 +356,18 @@ actor EmulatorStore {
             enrollmentSessions[sessionInfo] = nil
             throw APIServerError("SESSION_EXPIRED", detail: "the TOTP enrollment session is past its finalizeEnrollmentTime")
         }
+        try checkRecentSignIn(authTime)
         var user = try user(uid, in: realm)
         try checkCanEnroll(user)
-        let step = try acceptedStep(code: code, secret: session.secret, lastAccepted: nil, realm: realm)
+        var failures = session.failedAttempts
+        let step: UInt64
+        do {
+            step = try acceptedStep(code: code, secret: session.secret, lastAccepted: nil, realm: realm, failures: &failures)
+        } catch let error as APIServerError {
+            // A failure counts; at the limit the session is over.
+            if error.shortCode == "TOO_MANY_ATTEMPTS_TRY_LATER" { enrollmentSessions[sessionInfo] = nil } else { enrollmentSessions[sessionInfo]?.failedAttempts = failures }
+            throw error
+        }
         enrollmentSessions[sessionInfo] = nil
         user.enrollments.append(SecondFactor(id: session.enrollmentID, displayName: displayName, enrolledAt: clock.now,
                                              kind: .totp(secret: session.secret, lastAcceptedStep: step)))
@@ -338,16 +375,24 @@ actor EmulatorStore {
         return grant(for: user, facts: SessionFacts(provider: "password", secondFactor: SecondFactorID.totp.rawValue, secondFactorID: session.enrollmentID, authTime: authTime))
     }
 
-    func withdraw(uid: String, realm: Realm, enrollmentID: String, facts: SessionFacts) throws -> SessionGrant {
+    /// Withdraws a factor. Earlier sessions end; the caller gets a new
+    /// session, except when the user had several factors and withdrew the
+    /// most recently enrolled one: then every session ends, the caller's
+    /// included (nil: the response carries no tokens, and the client's user
+    /// is signed out, as the docs describe).
+    func withdraw(uid: String, realm: Realm, enrollmentID: String, facts: SessionFacts) throws -> SessionGrant? {
+        try checkRecentSignIn(facts.authTime)
         var user = try user(uid, in: realm)
         guard let index = user.enrollments.firstIndex(where: { $0.id == enrollmentID }) else {
             throw APIServerError("MFA_ENROLLMENT_NOT_FOUND")
         }
+        let endsEverySession = user.enrollments.count >= 2 && index == user.enrollments.count - 1
         user.enrollments.remove(at: index)
         // Earlier sessions end: their refresh tokens now get TOKEN_EXPIRED.
         user.tokenGeneration += 1
         user.validSince = clock.now
         store(user)
+        if endsEverySession { return nil }
         var facts = facts
         if facts.secondFactorID == enrollmentID {
             facts.secondFactor = nil
@@ -356,19 +401,22 @@ actor EmulatorStore {
         return grant(for: user, facts: facts)
     }
 
-    func checkPendingCredential(_ credential: String) throws -> PendingCredential {
+    /// A live pending credential; an expired one is forgotten and refused
+    /// (`TOTP_CHALLENGE_TIMEOUT` on the TOTP path, as production answers).
+    func checkPendingCredential(_ credential: String, totp: Bool = false) throws -> PendingCredential {
         guard let pending = pendingCredentials[credential] else {
             throw APIServerError("INVALID_MFA_PENDING_CREDENTIAL", detail: "unknown or already used")
         }
         guard clock.now < pending.expiresAt else {
             pendingCredentials[credential] = nil
+            if totp { throw APIServerError("TOTP_CHALLENGE_TIMEOUT", detail: "TOTP challenge timeout, provide first factor again.") }
             throw APIServerError("INVALID_MFA_PENDING_CREDENTIAL", detail: "expired")
         }
         return pending
     }
 
     func finalizeTotpSignIn(pendingCredential: String, enrollmentID: String, code: String, requestTenant: String?) throws -> SessionGrant {
-        let pending = try checkPendingCredential(pendingCredential)
+        let pending = try checkPendingCredential(pendingCredential, totp: true)
         if let requestTenant, !requestTenant.isEmpty, requestTenant != pending.realm.tenant { throw APIServerError("TENANT_ID_MISMATCH") }
         var user = try user(pending.uid, in: pending.realm)
         guard let index = user.enrollments.firstIndex(where: { $0.id == enrollmentID }) else {
@@ -377,7 +425,15 @@ actor EmulatorStore {
         guard case .totp(let secret, let lastAccepted) = user.enrollments[index].kind else {
             throw APIServerError.invalidArgument("the factor is a phone factor: send phoneVerificationInfo")
         }
-        let step = try acceptedStep(code: code, secret: secret, lastAccepted: lastAccepted, realm: pending.realm)
+        var failures = pending.failedAttempts
+        let step: UInt64
+        do {
+            step = try acceptedStep(code: code, secret: secret, lastAccepted: lastAccepted, realm: pending.realm, failures: &failures)
+        } catch let error as APIServerError {
+            // A failure counts; at the limit the challenge is over (the password is needed again).
+            if error.shortCode == "TOO_MANY_ATTEMPTS_TRY_LATER" { pendingCredentials[pendingCredential] = nil } else { pendingCredentials[pendingCredential]?.failedAttempts = failures }
+            throw error
+        }
         user.enrollments[index].kind = .totp(secret: secret, lastAcceptedStep: step)
         pendingCredentials[pendingCredential] = nil
         let now = clock.now
@@ -403,7 +459,8 @@ actor EmulatorStore {
         return sessionInfo
     }
 
-    func startPhoneEnrollment(uid: String, realm: Realm, phoneNumber: String) throws -> String {
+    func startPhoneEnrollment(uid: String, realm: Realm, phoneNumber: String, authTime: Date) throws -> String {
+        try checkRecentSignIn(authTime)
         guard Self.isPhoneNumber(phoneNumber) else { throw APIServerError("INVALID_PHONE_NUMBER", detail: "expected E.164, such as +15555550100") }
         try checkCanEnroll(try user(uid, in: realm), phoneNumber: phoneNumber)
         return sendCode(to: phoneNumber, realm: realm, purpose: .enroll(uid: uid))
@@ -422,6 +479,7 @@ actor EmulatorStore {
     }
 
     func finalizePhoneEnrollment(uid: String, realm: Realm, sessionInfo: String, code: String, displayName: String?, facts: SessionFacts) throws -> SessionGrant {
+        try checkRecentSignIn(facts.authTime)
         try InputRules.checkDisplayName(displayName)
         guard let pending = phoneVerifications[sessionInfo], case .enroll(let owner) = pending.purpose, owner == uid, pending.realm == realm else {
             throw APIServerError("INVALID_SESSION_INFO")

@@ -31,6 +31,8 @@ public struct EmulatorConfiguration: Sendable {
     public var shutdownGracePeriod: Duration
     /// Where the emulator logs (warnings and errors; never a body or a token).
     public var logger: Logger
+    /// Production's second-factor rules, with their values.
+    public var secondFactorRules = SecondFactorRules()
 
     /// Creates a configuration; every limit has a default fit for a shared,
     /// long-running emulator.
@@ -47,6 +49,37 @@ public struct EmulatorConfiguration: Sendable {
         self.shutdownGracePeriod = shutdownGracePeriod
         self.logger = logger
     }
+}
+
+/// A configuration the emulator cannot run with; the message names the setting.
+public struct EmulatorConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong.
+    public let description: String
+
+    init(_ description: String) { self.description = description }
+}
+
+/// The rules production applies to second factors, with settable values
+/// (`mfa emulator` has a flag for each). Production documents the errors
+/// but not every value; the defaults say where each comes from.
+public struct SecondFactorRules: Sendable, Hashable {
+    /// Enrolling or withdrawing a factor needs a sign-in at most this old
+    /// (`CREDENTIAL_TOO_OLD_LOGIN_AGAIN`); five minutes, as Firebase
+    /// documents for sensitive operations.
+    public var recentSignIn: Duration = .seconds(5 * 60)
+    /// How long a TOTP sign-in challenge (the pending credential after the
+    /// password) stays open (`TOTP_CHALLENGE_TIMEOUT`); five minutes, as
+    /// recorded against production (refused at about 300 s; not documented).
+    public var challengeLifetime: Duration = .seconds(5 * 60)
+    /// Wrong codes allowed on one sign-in challenge or enrollment session;
+    /// the next attempt, right or wrong, ends it
+    /// (`TOO_MANY_ATTEMPTS_TRY_LATER`), so a code cannot be guessed by trying
+    /// (NIST SP 800-63B §5.2.2). Five here; production throttles but does
+    /// not document its threshold.
+    public var maximumCodeAttempts: Int = 5
+
+    /// The defaults above.
+    public init() {}
 }
 
 /// A local Identity Toolkit server with TOTP multi-factor authentication,
@@ -71,7 +104,10 @@ public final class IdentityToolkitEmulator: Sendable {
 
     public init(configuration: EmulatorConfiguration = EmulatorConfiguration()) throws {
         self.configuration = configuration
-        store = EmulatorStore(defaultProject: configuration.projectID, clock: clock)
+        guard (1...1000).contains(configuration.secondFactorRules.maximumCodeAttempts) else {
+            throw EmulatorConfigurationError("secondFactorRules.maximumCodeAttempts must be 1 to 1000")
+        }
+        store = EmulatorStore(defaultProject: configuration.projectID, clock: clock, rules: configuration.secondFactorRules)
         oauth = try OAuthTokenEndpoint(serviceAccounts: configuration.serviceAccounts, clock: clock)
         tokens = SessionTokens(issuer: try TokenIssuer(), clock: clock, project: configuration.projectID)
         router = APIServerRouter(

@@ -10,6 +10,11 @@ public enum OTPError: Error, Sendable, Hashable, CustomStringConvertible {
     case secretTooShort(byteCount: Int, minimum: Int)
     /// The time is before the generator's T0.
     case timeBeforeEpoch
+    /// Too many wrong codes for one key or challenge: no code is checked
+    /// until the limit resets (``TOTPAttemptLimit``).
+    case tooManyAttempts(limit: Int)
+    /// An attempt limit must allow at least one failure.
+    case invalidAttemptLimit(Int)
 
     public var description: String {
         switch self {
@@ -18,6 +23,8 @@ public enum OTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidWindow(let window): return "window must be 0 to 10 steps, not \(window)"
         case .secretTooShort(let count, let minimum): return "the secret has \(count) bytes; at least \(minimum) are required"
         case .timeBeforeEpoch: return "the time is before the generator's T0"
+        case .tooManyAttempts(let limit): return "\(limit) wrong codes were entered; no more codes are checked"
+        case .invalidAttemptLimit(let limit): return "the attempt limit must be at least 1, not \(limit)"
         }
     }
 }

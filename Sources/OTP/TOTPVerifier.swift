@@ -24,6 +24,43 @@ public actor InMemoryTOTPReplayStore: TOTPReplayStore {
     public func lastAcceptedStep(for keyID: String) -> UInt64? { lastAccepted[keyID] }
 }
 
+/// How many wrong codes one key (or one sign-in challenge) may receive
+/// before verification stops, so that a 6-digit code cannot be guessed by
+/// trying: NIST SP 800-63B §5.2.2 asks verifiers to limit failed attempts.
+/// With a window of 5 (11 accepted codes in 10⁶) and a limit of 5, a guesser
+/// succeeds with a probability of about 5.5 × 10⁻⁵ per challenge.
+public struct TOTPAttemptLimit: Sendable, Hashable {
+    /// The failures allowed; the next attempt is refused, right code or not.
+    public let maximumFailures: Int
+
+    /// - Throws: ``OTPError/invalidAttemptLimit(_:)`` below 1.
+    public init(maximumFailures: Int = 5) throws {
+        guard maximumFailures >= 1 else { throw OTPError.invalidAttemptLimit(maximumFailures) }
+        self.maximumFailures = maximumFailures
+    }
+
+    /// Five failures, then no more checks.
+    public static let `default` = try! TOTPAttemptLimit(maximumFailures: 5)
+}
+
+/// Counts the failed attempts of each key for ``TOTPVerifier``; an actor,
+/// so safe under concurrency. A success clears the key's count.
+public actor TOTPAttemptCounter {
+    private var failures: [String: Int] = [:]
+
+    public init() {}
+
+    /// The failed attempts recorded for `keyID`.
+    public func failures(for keyID: String) -> Int { failures[keyID] ?? 0 }
+
+    func record(_ result: TOTPVerifier.Result, for keyID: String) {
+        if case .accepted = result { failures[keyID] = nil } else { failures[keyID, default: 0] += 1 }
+    }
+
+    /// Forgets `keyID`'s failures (after the user proved themselves another way).
+    public func reset(_ keyID: String) { failures[keyID] = nil }
+}
+
 /// Verifies TOTP codes with a window and replay protection (RFC 6238 §5.2):
 /// once a code is accepted, no code of that step or an earlier one is
 /// accepted again for the same key.
@@ -43,19 +80,41 @@ public struct TOTPVerifier: Sendable {
     public let window: Int
     /// Where accepted steps are remembered.
     public let store: any TOTPReplayStore
+    /// The failures allowed per key, when limited; nil checks every code.
+    public let attemptLimit: TOTPAttemptLimit?
+    /// Where failures are counted when ``attemptLimit`` is set.
+    public let attempts: TOTPAttemptCounter
 
+    /// - Parameters:
+    ///   - attemptLimit: Refuse every code of a key after this many failures
+    ///     (``OTPError/tooManyAttempts(limit:)``) until a success or
+    ///     ``TOTPAttemptCounter/reset(_:)``; nil (the default) does not limit.
     /// - Throws: ``OTPError/invalidWindow(_:)`` outside 0…10.
-    public init(totp: TOTP, window: Int = 5, store: any TOTPReplayStore = InMemoryTOTPReplayStore()) throws {
+    public init(totp: TOTP, window: Int = 5, store: any TOTPReplayStore = InMemoryTOTPReplayStore(),
+                attemptLimit: TOTPAttemptLimit? = nil, attempts: TOTPAttemptCounter = TOTPAttemptCounter()) throws {
         guard (0...10).contains(window) else { throw OTPError.invalidWindow(window) }
         self.totp = totp
         self.window = window
         self.store = store
+        self.attemptLimit = attemptLimit
+        self.attempts = attempts
     }
 
     /// Verifies `code` for the key named `keyID` at `unixTime`.
+    /// - Throws: ``OTPError/tooManyAttempts(limit:)`` once the key has had
+    ///   ``attemptLimit`` failures (the code is not checked).
     public func verify(_ code: String, keyID: String, at unixTime: Int64) async throws -> Result {
-        guard let step = try totp.matchingStep(for: code, at: unixTime, window: window) else { return .invalid }
-        return try await store.recordAcceptedStep(step, for: keyID) ? .accepted(step: step) : .replayed(step: step)
+        if let attemptLimit, await attempts.failures(for: keyID) >= attemptLimit.maximumFailures {
+            throw OTPError.tooManyAttempts(limit: attemptLimit.maximumFailures)
+        }
+        let result: Result
+        if let step = try totp.matchingStep(for: code, at: unixTime, window: window) {
+            result = try await store.recordAcceptedStep(step, for: keyID) ? .accepted(step: step) : .replayed(step: step)
+        } else {
+            result = .invalid
+        }
+        if attemptLimit != nil { await attempts.record(result, for: keyID) }
+        return result
     }
 
     /// The same verification for a caller that keeps each key's last
@@ -67,6 +126,21 @@ public struct TOTPVerifier: Sendable {
     public static func check(_ code: String, totp: TOTP, window: Int, at unixTime: Int64, lastAcceptedStep: UInt64?) throws -> Result {
         guard let step = try totp.matchingStep(for: code, at: unixTime, window: window) else { return .invalid }
         return isReplay(step, lastAcceptedStep: lastAcceptedStep) ? .replayed(step: step) : .accepted(step: step)
+    }
+
+    /// ``check(_:totp:window:at:lastAcceptedStep:)`` with an attempt limit,
+    /// for a caller that keeps the failure count with its own state (a
+    /// pending sign-in, an enrollment session): a wrong or replayed code adds
+    /// one to `failures`; once `failures` reaches the limit no code is
+    /// checked.
+    /// - Throws: ``OTPError/tooManyAttempts(limit:)`` at the limit.
+    public static func check(_ code: String, totp: TOTP, window: Int, at unixTime: Int64, lastAcceptedStep: UInt64?,
+                             failures: inout Int, limit: TOTPAttemptLimit) throws -> Result {
+        guard failures < limit.maximumFailures else { throw OTPError.tooManyAttempts(limit: limit.maximumFailures) }
+        let result = try check(code, totp: totp, window: window, at: unixTime, lastAcceptedStep: lastAcceptedStep)
+        if case .accepted = result { return result }
+        failures += 1
+        return result
     }
 
     /// RFC 6238 §5.2: a step at or before the last accepted one is a replay.

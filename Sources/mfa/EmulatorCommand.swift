@@ -25,8 +25,22 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "The project that API-key calls act on.")
     var project = "demo-mfa"
 
+    @Option(help: "Seconds a sign-in stays recent enough to enroll or withdraw a factor (CREDENTIAL_TOO_OLD_LOGIN_AGAIN after).")
+    var recentSignIn = 300
+
+    @Option(help: "Seconds a TOTP sign-in challenge stays open (TOTP_CHALLENGE_TIMEOUT after).")
+    var challengeLifetime = 300
+
+    @Option(help: "Wrong codes allowed per sign-in challenge or enrollment session (TOO_MANY_ATTEMPTS_TRY_LATER after).")
+    var maxCodeAttempts = 5
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
+        guard (1...86_400).contains(recentSignIn) else { throw ValidationError("--recent-sign-in must be 1 to 86400 seconds, not \(recentSignIn)") }
+        guard (1...86_400).contains(challengeLifetime) else {
+            throw ValidationError("--challenge-lifetime must be 1 to 86400 seconds, not \(challengeLifetime)")
+        }
+        guard (1...1000).contains(maxCodeAttempts) else { throw ValidationError("--max-code-attempts must be 1 to 1000, not \(maxCodeAttempts)") }
         guard !project.isEmpty, project.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
             throw ValidationError("--project must be letters, digits and hyphens, not '\(project)'")
         }
@@ -35,7 +49,11 @@ struct EmulatorCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "mfa.emulator")
         logger.logLevel = .warning
-        let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(host: host, port: port, projectID: project, logger: logger))
+        var configuration = EmulatorConfiguration(host: host, port: port, projectID: project, logger: logger)
+        configuration.secondFactorRules.recentSignIn = .seconds(recentSignIn)
+        configuration.secondFactorRules.challengeLifetime = .seconds(challengeLifetime)
+        configuration.secondFactorRules.maximumCodeAttempts = maxCodeAttempts
+        let emulator = try IdentityToolkitEmulator(configuration: configuration)
         do {
             try await emulator.runUntilSignalled { host, port in
                 // Unbuffered, so that a parent process sees the line at once.

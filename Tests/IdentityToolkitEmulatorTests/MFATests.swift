@@ -203,7 +203,7 @@ import Testing
                 try await h.accounts.startMfaSignIn(StartMfaSignInRequest(mfaPendingCredential: credential, mfaEnrollmentId: enrolled.enrollmentID))
             }
             h.clock.advance(by: 601)
-            await expectServerError("INVALID_MFA_PENDING_CREDENTIAL") { try await finalize(credential, enrolled.enrollmentID) }
+            await expectServerError("TOTP_CHALLENGE_TIMEOUT") { try await finalize(credential, enrolled.enrollmentID) }
         }
     }
 

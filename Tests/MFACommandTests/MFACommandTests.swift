@@ -120,6 +120,9 @@ enum MFABinary {
         (["totp", "qr", "--uri", "x", "--ecc", "Z"], "'--ecc <ecc>'"),
         (["totp", "qr", "--uri", "x", "--format", "svg", "--output", "/nonexistent/dir/q.svg"], "--output: cannot write"),
         (["totp", "nope"], "Unexpected argument 'nope'"),
+        (["emulator", "--recent-sign-in", "0"], "--recent-sign-in must be 1 to 86400 seconds, not 0"),
+        (["emulator", "--challenge-lifetime", "99999"], "--challenge-lifetime must be 1 to 86400 seconds, not 99999"),
+        (["emulator", "--max-code-attempts", "0"], "--max-code-attempts must be 1 to 1000, not 0"),
     ] as [([String], String)])
     func badInputIsOneLineOnStderrAndExitTwo(arguments: [String], message: String) throws {
         let result = try MFABinary.run(arguments)

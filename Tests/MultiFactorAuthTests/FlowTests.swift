@@ -130,9 +130,10 @@ import Testing
             await expectAuthError(.multiFactorInfoNotFound) {
                 try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "nope", oneTimePassword: code))
             }
-            // A pending credential expires.
+            // A TOTP challenge expires: production's TOTP_CHALLENGE_TIMEOUT,
+            // which Firebase's SDK maps to no code of its own (internalError).
             h.clock.advance(by: 11 * 60)
-            await expectAuthError(.invalidMultiFactorSession) {
+            await expectAuthError(.internalError) {
                 try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: factor.uid, oneTimePassword: try h.code(secret)))
             }
         }
@@ -264,8 +265,10 @@ import Testing
         let session = try await user.multiFactor.session()
         #expect(counter.count(path: "/v1/token") == 2)
         h.clock.advance(by: 3 * 60)
-        // The old token would now be expired at the server; the session's is not.
-        _ = try await TOTPMultiFactorGenerator.generateSecret(with: session)
+        // The old token would now be expired at the server (userTokenExpired);
+        // the session's is not, so the server reaches its next rule: the
+        // sign-in is an hour old, too old to change factors.
+        await expectAuthError(.requiresRecentLogin) { _ = try await TOTPMultiFactorGenerator.generateSecret(with: session) }
     }
 }
 

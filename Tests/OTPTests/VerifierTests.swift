@@ -18,6 +18,49 @@ import Testing
         #expect(try await verifier.verify("000000", keyID: "u3", at: now) == .invalid)
     }
 
+    /// With an attempt limit, a key that got `maximumFailures` wrong (or
+    /// replayed) codes is refused every code, the right one included, until a
+    /// reset; a success clears the count. Without one, nothing is limited.
+    @Test func anAttemptLimitStopsGuessing() async throws {
+        let totp = try TOTP(key: Self.key)
+        let limited = try TOTPVerifier(totp: totp, window: 1, attemptLimit: try TOTPAttemptLimit(maximumFailures: 3))
+        let now: Int64 = 1_700_000_000
+        let right = try totp.code(at: now)
+        let wrong = right == "000000" ? "111111" : "000000"
+        #expect(try await limited.verify(wrong, keyID: "u", at: now) == .invalid)
+        #expect(try await limited.verify(right, keyID: "u", at: now) == .accepted(step: try totp.step(at: now)))
+        #expect(await limited.attempts.failures(for: "u") == 0)
+        for _ in 0..<2 { #expect(try await limited.verify(wrong, keyID: "u", at: now) == .invalid) }
+        #expect(try await limited.verify(right, keyID: "u", at: now) == .replayed(step: try totp.step(at: now)))
+        await #expect(throws: OTPError.tooManyAttempts(limit: 3)) { _ = try await limited.verify(try totp.code(at: now + 30), keyID: "u", at: now + 30) }
+        // Other keys are not affected; a reset lets the key try again.
+        #expect(try await limited.verify(right, keyID: "v", at: now) == .accepted(step: try totp.step(at: now)))
+        await limited.attempts.reset("u")
+        #expect(try await limited.verify(try totp.code(at: now + 30), keyID: "u", at: now + 30) == .accepted(step: try totp.step(at: now + 30)))
+
+        let unlimited = try TOTPVerifier(totp: totp, window: 1)
+        for _ in 0..<50 { #expect(try await unlimited.verify(wrong, keyID: "u", at: now) == .invalid) }
+        #expect(throws: OTPError.invalidAttemptLimit(0)) { _ = try TOTPAttemptLimit(maximumFailures: 0) }
+    }
+
+    /// The static form counts failures in the caller's state.
+    @Test func theStaticCheckCountsFailuresInTheCallersState() throws {
+        let totp = try TOTP(key: Self.key)
+        let now: Int64 = 1_700_000_000
+        let right = try totp.code(at: now)
+        let wrong = right == "000000" ? "111111" : "000000"
+        var failures = 0
+        let limit = try TOTPAttemptLimit(maximumFailures: 2)
+        #expect(try TOTPVerifier.check(wrong, totp: totp, window: 1, at: now, lastAcceptedStep: nil, failures: &failures, limit: limit) == .invalid)
+        #expect(failures == 1)
+        #expect(try TOTPVerifier.check(right, totp: totp, window: 1, at: now, lastAcceptedStep: nil, failures: &failures, limit: limit) == .accepted(step: try totp.step(at: now)))
+        #expect(failures == 1)
+        #expect(try TOTPVerifier.check(wrong, totp: totp, window: 1, at: now, lastAcceptedStep: nil, failures: &failures, limit: limit) == .invalid)
+        #expect(throws: OTPError.tooManyAttempts(limit: 2)) {
+            _ = try TOTPVerifier.check(right, totp: totp, window: 1, at: now, lastAcceptedStep: nil, failures: &failures, limit: limit)
+        }
+    }
+
     @Test func concurrentVerificationsOfOneCodeAcceptExactlyOne() async throws {
         let totp = try TOTP(key: Self.key)
         let verifier = try TOTPVerifier(totp: totp, window: 1)
