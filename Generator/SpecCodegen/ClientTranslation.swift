@@ -97,6 +97,15 @@ extension Translator {
                 body: [.line("try await \(Code.call("executor.sendReturningHeaders", arguments))")]
             )
         }
+        if operation.respondsWithHTML {
+            let textArguments: [(label: Code?, value: Code)] = [(nil, method), ("path", path), ("query", "[\(query, separator: ", ")]"), ("errorBody", errorBody)]
+            return FunctionDeclaration(
+                doc: operationDoc(operation, returns: "The page's HTML text."),
+                access: access, kind: .function("\(operation.id)"), parameters: operationParameters(operation),
+                isAsync: true, isThrowing: true, returnType: "String",
+                body: [.line("try await \(Code.call("executor.sendReturningText", textArguments))")]
+            )
+        }
         return FunctionDeclaration(
             doc: operationDoc(operation, returns: operation.response.map { "The decoded `\($0.name)`." } ?? "Nothing."),
             access: access, kind: .function("\(operation.id)"), parameters: operationParameters(operation),
@@ -109,7 +118,7 @@ extension Translator {
         var declarations: [Declaration] = []
         for document in documents {
             let members: [Declaration] = document.operations.map { operation in
-                let response: Code = operation.response.map { "\($0.name)" } ?? "EmptyResponse"
+                let response: Code = operation.respondsWithHTML ? "String" : operation.response.map { "\($0.name)" } ?? "EmptyResponse"
                 var parameters = operationParameters(operation)
                 let call = Code.call(Code.member("self", operation.id), forwardedArguments(parameters))
                 parameters.append(.init(label: "completion", name: "completion", type: "@escaping @Sendable (Result<\(response), any Error>) -> Void"))

@@ -165,6 +165,7 @@ struct OpenAPIParser {
             var response: SchemaReference?
             var responseHeaders: [String] = []
             var errorResponse: SchemaReference?
+            var respondsWithHTML = false
             if let responses = operation.mapping("responses", required: true) {
                 for code in responses.keys {
                     guard var responseNode = responses.raw(code) else { continue }
@@ -178,7 +179,18 @@ struct OpenAPIParser {
                         if response != nil {
                             diagnostics.error("'\(id)' has more than one success response", at: responses.keyLocation(code) ?? reader.location)
                         }
-                        response = reader.has("content") ? jsonSchemaReference(reader, what: "response '\(code)' of '\(id)'") : nil
+                        if let html = reader.mapping("content")?.mapping(Self.htmlMediaType) {
+                            // A page for a browser (the emulator's action links): text, not a model.
+                            respondsWithHTML = true
+                            if operation.has("requestBody") {
+                                diagnostics.error("'\(id)' answers with a page; such an operation takes no request body", at: html.location)
+                            }
+                            if html.mapping("schema")?.string("type") != "string" || reader.mapping("content")?.keys.count != 1 {
+                                diagnostics.error("response '\(code)' of '\(id)' with '\(Self.htmlMediaType)' content must have that content only, with a `type: string` schema", at: html.location)
+                            }
+                        } else {
+                            response = reader.has("content") ? jsonSchemaReference(reader, what: "response '\(code)' of '\(id)'") : nil
+                        }
                         responseHeaders = reader.mapping("headers")?.keys ?? []
                         if !responseHeaders.isEmpty, operation.has("requestBody") {
                             diagnostics.error("'\(id)' declares response headers; they are supported on operations without a request body only", at: reader.keyLocation("headers") ?? reader.location)
@@ -195,7 +207,7 @@ struct OpenAPIParser {
                     pathParameters: parameters.filter { $0.0 == "path" }.map(\.1),
                     queryParameters: parameters.filter { $0.0 == "query" }.map(\.1),
                     requestBody: requestBody, bodyEncoding: bodyEncoding, response: response, responseHeaders: responseHeaders, errorResponse: errorResponse,
-                    location: item.keyLocation(method) ?? operation.location
+                    respondsWithHTML: respondsWithHTML, location: item.keyLocation(method) ?? operation.location
                 )
             )
         }
@@ -266,6 +278,7 @@ struct OpenAPIParser {
     }
 
     static let jsonMediaType = "application/json"
+    static let htmlMediaType = "text/html"
     static let formMediaType = "application/x-www-form-urlencoded"
 
     /// A request body: its schema, and whether it is JSON, a form or either.

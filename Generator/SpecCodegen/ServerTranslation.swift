@@ -12,7 +12,7 @@ extension Translator {
             let (hostPrefix, basePath) = Self.hostPrefix(document.serverURL)
             let prefix = document.emulatorOnly ? "" : hostPrefix
             for operation in document.operations {
-                let response: Code = operation.response.map { "\($0.name)" } ?? "EmptyResponse"
+                let response: Code = operation.respondsWithHTML ? "String" : operation.response.map { "\($0.name)" } ?? "EmptyResponse"
                 var parameters = operationParameters(operation).map { parameter in
                     FunctionDeclaration.Parameter(label: parameter.label, name: parameter.name, type: parameter.type)
                 }
@@ -50,7 +50,7 @@ extension Translator {
                 let call = Code.call(Code.member("self", operation.id), arguments)
                 routes.append(.bracketed(
                     open: "APIServerRoute(operationID: \(literal: operation.id.bare), method: \(method), prefix: \(literal: prefix), path: \(literal: basePath + operation.path), authorization: \(authorization)\(form)\(errorBody)) { request in",
-                    [.line("try await APIServerResponse.json(\(call))")],
+                    [.line(operation.respondsWithHTML ? "try await APIServerResponse.html(\(call))" : "try await APIServerResponse.json(\(call))")],
                     close: "},"
                 ))
             }

@@ -52,6 +52,9 @@ struct Operation {
     /// endpoint): the client gets a `…WithHeaders` method that returns them.
     var responseHeaders: [String] = []
     var errorResponse: SchemaReference?
+    /// The success response is an HTML page (`text/html`, a string schema):
+    /// clients get its text, servers return a `String`.
+    var respondsWithHTML = false
     var location: SourceLocation
 }
 

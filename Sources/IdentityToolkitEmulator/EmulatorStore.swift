@@ -257,6 +257,36 @@ actor EmulatorStore {
         return code
     }
 
+    /// What an action link's page does with its code: checks that the code
+    /// is for `requestType`, then applies it once (a verification marks the
+    /// address verified; a reset sets `newPassword` and ends the user's sessions).
+    /// - Returns: the address the code was for.
+    func applyActionLink(code: String, requestType: OobRequestType, newPassword: String?) throws -> String {
+        guard let entry = oobCodes[code], entry.requestType == requestType else { throw APIServerError("INVALID_OOB_CODE") }
+        var user = try user(entry.uid, in: entry.realm)
+        switch requestType {
+        case .passwordReset:
+            guard let newPassword else { throw APIServerError("MISSING_NEW_PASSWORD") }
+            try InputRules.checkPasswordLength(newPassword)
+            guard newPassword.count >= EmulatorRules.minimumPasswordLength else {
+                throw APIServerError("WEAK_PASSWORD", detail: "Password should be at least \(EmulatorRules.minimumPasswordLength) characters")
+            }
+            user.passwordHash = Self.hash(newPassword, salt: user.salt)
+            user.passwordUpdatedAt = clock.now
+            user.validSince = clock.now
+            user.tokenGeneration += 1
+            user.emailVerified = true
+        case .verifyEmail, .verifyAndChangeEmail:
+            user.emailVerified = true
+        default:
+            break
+        }
+        oobCodes[code] = nil
+        oobOrder.removeAll { $0 == code }
+        store(user)
+        return entry.email
+    }
+
     func applyOobCode(_ code: String) throws -> EmulatedUser {
         guard let entry = oobCodes.removeValue(forKey: code) else { throw APIServerError("INVALID_OOB_CODE") }
         oobOrder.removeAll { $0 == code }

@@ -214,7 +214,8 @@ public final class IdentityToolkitEmulator: Sendable {
                                               pathParameters: parameters, operationID: route.operationID, acceptsFormBody: route.acceptsFormBody)
             do {
                 let response = try await route.handler(apiRequest)
-                return Self.json(status: response.status, response.body)
+                return Response(status: HTTPResponse.Status(code: response.status), headers: [.contentType: response.contentType],
+                                body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
             } catch let error as APIServerError {
                 return Self.error(error, for: route)
             } catch {

@@ -48,6 +48,10 @@ public final class Shelf: Sendable {
 package struct GoldenWidgetsServer: WidgetsService {
     package init() {}
 
+    package func getPage(title: String, request: APIServerRequest) async throws -> String {
+        "<h1>\(title)</h1>"
+    }
+
     package func getLabels(request: APIServerRequest) async throws -> Labels {
         ["w1": "first", "w2": "second"]
     }

@@ -106,6 +106,21 @@ import Testing
         #expect(revoke.url?.absoluteString == "http://127.0.0.1:9099/tokens.example.com/base/v2/tokens/t?reason=r")
     }
 
+    /// A `text/html` response is a page: clients get its text, servers return a String served as HTML.
+    @Test func htmlResponsesAreText() async throws {
+        let transport = RecordingTransport(status: 200, body: "<p>hi</p>")
+        let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        #expect(try await client.getPage(title: "x") == "<p>hi</p>")
+        #expect(await transport.requests.first?.headerFields[.accept] == "text/html")
+        let router = APIServerRouter(routes: GoldenWidgetsServer().routes)
+        guard case .found(let route, _) = router.match(method: .get, path: "/widgets.example.com/v1/widgets:page") else {
+            Issue.record("no route")
+            return
+        }
+        let response = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: ["title": "T"], body: Data()))
+        #expect(response.contentType == "text/html; charset=utf-8" && String(decoding: response.body, as: UTF8.self) == "<h1>T</h1>")
+    }
+
     /// A map schema is a `[String: Value]` typealias, decoded and served as a JSON object.
     @Test func mapResponsesRoundTrip() async throws {
         let transport = RecordingTransport(status: 200, body: #"{"w1":"first","w9":"ninth"}"#)

@@ -60,6 +60,17 @@ public struct APIRequestExecutor: Sendable {
         try await perform(method, path: path, query: query, body: nil, response: response, errorBody: errorBody)
     }
 
+    /// Sends a request without a body and returns the response's text (an
+    /// operation whose success response is an HTML page); errors are read
+    /// as for every other operation.
+    public func sendReturningText(
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], errorBody: (any ServerErrorBody.Type)?
+    ) async throws -> String {
+        try await perform(method, path: path, query: query, body: nil, accept: "text/html", errorBody: errorBody) { data in
+            String(decoding: data, as: UTF8.self)
+        }.0
+    }
+
     /// Sends a request with a JSON body and decodes the response.
     public func send<Body: Encodable & Sendable, Response: Decodable & Sendable>(
         _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Body,
@@ -145,7 +156,20 @@ public struct APIRequestExecutor: Sendable {
         _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Data?, contentType: String = jsonContentType,
         response: Response.Type, errorBody: (any ServerErrorBody.Type)?
     ) async throws -> (Response, HTTPFields) {
-        let request = try await makeRequest(method, path: path, query: query, hasBody: body != nil, contentType: contentType)
+        try await perform(method, path: path, query: query, body: body, contentType: contentType, errorBody: errorBody) { data in
+            try JSONDecoder().decode(Response.self, from: data.isEmpty ? Data("{}".utf8) : data)
+        }
+    }
+
+    /// The exchange: the request, the deadline, the status, then `decode`
+    /// for a success or the spec's error body for a failure.
+    private func perform<Response: Sendable>(
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Data?, contentType: String = jsonContentType,
+        accept: String = jsonContentType, errorBody: (any ServerErrorBody.Type)?, decode: (Data) throws -> Response
+    ) async throws -> (Response, HTTPFields) {
+        var prepared = try await makeRequest(method, path: path, query: query, hasBody: body != nil, contentType: contentType)
+        prepared.headerFields[.accept] = accept
+        let request = prepared
         let logger = configuration.logger
         // The path alone: the query may hold the API key.
         let metadata: Logger.Metadata = logsRequests ? ["http.method": "\(method.rawValue)", "http.path": "\(path)"] : [:]
@@ -186,7 +210,7 @@ public struct APIRequestExecutor: Sendable {
         let decoder = JSONDecoder()
         if (200..<300).contains(status) {
             do {
-                return (try decoder.decode(Response.self, from: data.isEmpty ? Data("{}".utf8) : data), httpResponse.headerFields)
+                return (try decode(data), httpResponse.headerFields)
             } catch {
                 throw IdentityToolkitError.undecodableResponse(status: status, underlying: error)
             }

@@ -372,15 +372,23 @@ package struct APIServerRequest: Sendable {
 package struct APIServerResponse: Sendable {
     package var status: Int
     package var body: Data
+    /// The body's media type.
+    package var contentType: String
 
-    package init(status: Int = 200, body: Data) {
+    package init(status: Int = 200, body: Data, contentType: String = "application/json; charset=utf-8") {
         self.status = status
         self.body = body
+        self.contentType = contentType
     }
 
     /// `value` encoded as JSON (nil optionals omitted, as the generated coders do).
     package static func json(_ value: some Encodable) throws -> APIServerResponse {
         APIServerResponse(body: try JSONEncoder().encode(value))
+    }
+
+    /// An HTML page (a `text/html` response of the spec).
+    package static func html(_ page: String) -> APIServerResponse {
+        APIServerResponse(body: Data(page.utf8), contentType: "text/html; charset=utf-8")
     }
 }
 

@@ -5,6 +5,21 @@ import IdentityToolkit
 import HTTPTypes
 
 extension WidgetsClient {
+    /// A page for a browser (an HTML response).
+    ///
+    /// `GET /v1/widgets:page`
+    /// - Parameters:
+    ///   - title: The page title.
+    ///   - completion: Called exactly once, from a task (never the main queue), with the response or the error; a cancelled task completes with `CancellationError`.
+    /// - Returns: The task running the call; cancel it to abandon the call.
+    @discardableResult
+    public func getPage(
+        title: String,
+        completion: @escaping @Sendable (Result<String, any Error>) -> Void
+    ) -> Task<Void, Never> {
+        CompletionBridge.run({ try await self.getPage(title: title) }, completion: completion)
+    }
+
     /// Every widget's label by widget name (a map response).
     ///
     /// `GET /v1/widgets:labels`

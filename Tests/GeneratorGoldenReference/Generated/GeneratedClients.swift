@@ -23,6 +23,15 @@ public struct WidgetsClient: Sendable {
         self.executor = APIRequestExecutor(productionBaseURL: Self.productionBaseURL, credential: .apiKeyQuery(name: "key", value: apiKey), configuration: configuration)
     }
 
+    /// A page for a browser (an HTML response).
+    ///
+    /// `GET /v1/widgets:page`
+    /// - Parameter title: The page title.
+    /// - Returns: The page's HTML text.
+    public func getPage(title: String) async throws -> String {
+        try await executor.sendReturningText(.get, path: "/v1/widgets:page", query: [("title", title)], errorBody: Failure.self)
+    }
+
     /// Every widget's label by widget name (a map response).
     ///
     /// `GET /v1/widgets:labels`

@@ -9,6 +9,11 @@ import HTTPTypes
 /// A server (such as the emulator) implements it and serves ``routes``, which
 /// decode each request and encode each response as the spec says.
 package protocol WidgetsService: Sendable {
+    /// A page for a browser (an HTML response).
+    ///
+    /// `GET /v1/widgets:page`
+    func getPage(title: String, request: APIServerRequest) async throws -> String
+
     /// Every widget's label by widget name (a map response).
     ///
     /// `GET /v1/widgets:labels`
@@ -52,6 +57,9 @@ extension WidgetsService {
     /// The routes of this API, matched below the emulator prefix `/widgets.example.com`.
     package var routes: [APIServerRoute] {
         [
+            APIServerRoute(operationID: "getPage", method: .get, prefix: "/widgets.example.com", path: "/v1/widgets:page", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
+                try await APIServerResponse.html(self.getPage(title: request.requiredQueryParameter("title"), request: request))
+            },
             APIServerRoute(operationID: "getLabels", method: .get, prefix: "/widgets.example.com", path: "/v1/widgets:labels", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
                 try await APIServerResponse.json(self.getLabels(request: request))
             },

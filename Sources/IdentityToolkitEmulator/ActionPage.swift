@@ -1,0 +1,72 @@
+import Foundation
+import IdentityToolkit
+
+/// `GET /emulator/action`: the page an out-of-band link opens, as Firebase's
+/// hosted action handler (and Google's emulator) show one. Plain HTML, no
+/// script; every value from the request is escaped.
+extension HelperEmulation {
+    func openActionLink(mode: String, oobCode: String, apiKey: String?, lang: String?, tenantId: String?, continueUrl: String?,
+                        newPassword: String?, request: APIServerRequest) async throws -> String {
+        let action = EmailActionMode(rawValue: mode)
+        let requestType: OobRequestType
+        switch action {
+        case .verifyEmail: requestType = .verifyEmail
+        case .verifyAndChangeEmail: requestType = .verifyAndChangeEmail
+        case .resetPassword: requestType = .passwordReset
+        case .signIn: requestType = .emailSignin
+        default: throw APIServerError.invalidArgument("unknown mode '\(mode.prefix(40))'")
+        }
+        let continueLink = continueUrl.flatMap(Self.safeLink).map { #"<p><a href="\#(Self.escape($0))">Continue</a></p>"# } ?? ""
+        if requestType == .passwordReset, newPassword == nil {
+            // The form sends the same link back with the new password.
+            var fields = [("mode", mode), ("oobCode", oobCode)]
+            for (name, value) in [("apiKey", apiKey), ("lang", lang), ("tenantId", tenantId), ("continueUrl", continueUrl)] {
+                if let value { fields.append((name, value)) }
+            }
+            let hidden = fields.map { #"<input type="hidden" name="\#(Self.escape($0.0))" value="\#(Self.escape($0.1))">"# }.joined()
+            return Self.page(title: "Reset your password", body: """
+                <form method="get" action="/emulator/action">\(hidden)
+                <label>New password <input type="password" name="newPassword" minlength="\(EmulatorRules.minimumPasswordLength)" required></label>
+                <button type="submit">Save</button></form>
+                """)
+        }
+        let email = try await store.applyActionLink(code: oobCode, requestType: requestType, newPassword: newPassword)
+        let message: String
+        switch requestType {
+        case .passwordReset: message = "The password of \(Self.escape(email)) has been changed. Sign in with the new password."
+        case .emailSignin: message = "This sign-in link for \(Self.escape(email)) is valid. Return to the app to finish signing in."
+        default: message = "The email address \(Self.escape(email)) has been verified."
+        }
+        return Self.page(title: "Done", body: "<p>\(message)</p>\(continueLink)")
+    }
+
+    private static func page(title: String, body: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title></head>
+        <body><h1>\(escape(title))</h1>\(body)</body></html>
+        """
+    }
+
+    /// HTML text and attribute escaping.
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// An http(s) URL, else nil (no `javascript:` link on the page).
+    private static func safeLink(_ text: String) -> String? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else { return nil }
+        return text
+    }
+}
