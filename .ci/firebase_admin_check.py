@@ -16,15 +16,10 @@ import tempfile
 import time
 import urllib.request
 
+from emulator_process import start_emulator
+
 MFA = sys.argv[1]
 PROJECT = "demo-firebase-admin"
-
-
-def start_emulator():
-    process = subprocess.Popen([MFA, "emulator", "--port", "0", "--project", PROJECT], stdout=subprocess.PIPE, text=True)
-    line = process.stdout.readline().strip()
-    assert line.startswith("listening on http://"), line
-    return process, line[len("listening on http://"):]
 
 
 def mfa(*arguments):
@@ -42,7 +37,7 @@ def expect_error(kind, call):
 
 
 def main():
-    emulator, address = start_emulator()
+    emulator, address = start_emulator(MFA, PROJECT)
     try:
         os.environ["FIREBASE_AUTH_EMULATOR_HOST"] = address
         import firebase_admin

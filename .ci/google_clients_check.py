@@ -24,17 +24,12 @@ from google.oauth2 import service_account
 from googleapiclient.discovery import build
 from googleapiclient.errors import HttpError
 
+from emulator_process import start_emulator
+
 MFA = sys.argv[1]
 PROJECT = "demo-google-clients"
 CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
 FIREBASE = "https://www.googleapis.com/auth/firebase"
-
-
-def start_emulator():
-    process = subprocess.Popen([MFA, "emulator", "--port", "0", "--project", PROJECT], stdout=subprocess.PIPE, text=True)
-    line = process.stdout.readline().strip()
-    assert line.startswith("listening on http://"), line
-    return process, line[len("listening on http://"):]
 
 
 def call(url, body=None, method=None, headers=None):
@@ -55,7 +50,7 @@ def expect_http_error(status, short_code, request):
 
 
 def main():
-    emulator, address = start_emulator()
+    emulator, address = start_emulator(MFA, PROJECT)
     base = f"http://{address}"
     checks = 0
     try:

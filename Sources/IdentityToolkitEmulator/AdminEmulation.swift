@@ -124,16 +124,16 @@ struct AdminEmulation: AdminService {
 
     // MARK: Tenant path forms: the same operations, the tenant from the path.
 
-    /// The body's tenant must agree with the path's.
-    private static func tenant(_ pathTenant: String, body bodyTenant: String?) throws -> String {
-        if let bodyTenant, !bodyTenant.isEmpty, bodyTenant != pathTenant { throw APIServerError("TENANT_ID_MISMATCH") }
-        return pathTenant
+    /// `body` with the path's tenant; a body naming another tenant is refused.
+    private static func scoped<Body: TenantScopedBody>(_ body: Body, to pathTenant: String) throws -> Body {
+        if let named = body.tenantId, !named.isEmpty, named != pathTenant { throw APIServerError("TENANT_ID_MISMATCH") }
+        var scoped = body
+        scoped.tenantId = pathTenant
+        return scoped
     }
 
     func createTenantAccount(targetProjectId: String, tenantId: String, body: SignUpRequest, request: APIServerRequest) async throws -> SignUpResponse {
-        var body = body
-        body.tenantId = try Self.tenant(tenantId, body: body.tenantId)
-        return try await createAccount(targetProjectId: targetProjectId, body: body, request: request)
+        try await createAccount(targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
     }
 
     func batchGetTenantAccounts(targetProjectId: String, tenantId: String, maxResults: Int32?, nextPageToken: String?,
@@ -142,34 +142,24 @@ struct AdminEmulation: AdminService {
     }
 
     func deleteTenantAccount(targetProjectId: String, tenantId: String, body: DeleteAccountRequest, request: APIServerRequest) async throws -> DeleteAccountResponse {
-        var body = body
-        body.tenantId = try Self.tenant(tenantId, body: body.tenantId)
-        return try await deleteAccount(targetProjectId: targetProjectId, body: body, request: request)
+        try await deleteAccount(targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
     }
 
     func lookupTenantAccounts(targetProjectId: String, tenantId: String, body: GetAccountInfoRequest, request: APIServerRequest) async throws -> GetAccountInfoResponse {
-        var body = body
-        body.tenantId = try Self.tenant(tenantId, body: body.tenantId)
-        return try await lookupAccounts(targetProjectId: targetProjectId, body: body, request: request)
+        try await lookupAccounts(targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
     }
 
     func updateTenantAccount(targetProjectId: String, tenantId: String, body: SetAccountInfoRequest, request: APIServerRequest) async throws -> SetAccountInfoResponse {
-        var body = body
-        body.tenantId = try Self.tenant(tenantId, body: body.tenantId)
-        return try await updateAccount(targetProjectId: targetProjectId, body: body, request: request)
+        try await updateAccount(targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
     }
 
     func sendTenantAccountOobCode(targetProjectId: String, tenantId: String, body: GetOobCodeRequest, request: APIServerRequest) async throws -> GetOobCodeResponse {
-        var body = body
-        body.tenantId = try Self.tenant(tenantId, body: body.tenantId)
-        return try await sendAccountOobCode(targetProjectId: targetProjectId, body: body, request: request)
+        try await sendAccountOobCode(targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
     }
 
     func createTenantSessionCookie(targetProjectId: String, tenantId: String, body: CreateSessionCookieRequest,
                                    request: APIServerRequest) async throws -> CreateSessionCookieResponse {
-        var body = body
-        body.tenantId = try Self.tenant(tenantId, body: body.tenantId)
-        return try await createSessionCookie(targetProjectId: targetProjectId, body: body, request: request)
+        try await createSessionCookie(targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
     }
 
     func getProjectConfig(project: String, request: APIServerRequest) async throws -> ProjectConfig {
@@ -277,3 +267,16 @@ struct AdminEmulation: AdminService {
         }
     }
 }
+
+/// A request body that names its tenant (`tenantId`), so that a tenant's
+/// path form can set it from the path.
+protocol TenantScopedBody {
+    var tenantId: String? { get set }
+}
+
+extension SignUpRequest: TenantScopedBody {}
+extension DeleteAccountRequest: TenantScopedBody {}
+extension GetAccountInfoRequest: TenantScopedBody {}
+extension SetAccountInfoRequest: TenantScopedBody {}
+extension GetOobCodeRequest: TenantScopedBody {}
+extension CreateSessionCookieRequest: TenantScopedBody {}
