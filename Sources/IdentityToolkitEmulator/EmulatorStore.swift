@@ -190,6 +190,7 @@ actor EmulatorStore {
             user = existing
         } else {
             isNewUser = true
+            forgetSessions(of: UserKey(realm: realm, uid: uid))
             user = EmulatedUser(localId: uid, realm: realm, salt: Data(Data.randomToken(bytes: 12).utf8), createdAt: now,
                                 isAnonymous: false, validSince: now)
         }
@@ -637,6 +638,7 @@ actor EmulatorStore {
             throw APIServerError.invalidArgument("localId must be 1 to \(EmulatorRules.maximumUIDLength) characters")
         }
         guard users[realm]?[uid] == nil else { throw APIServerError("DUPLICATE_LOCAL_ID") }
+        forgetSessions(of: UserKey(realm: realm, uid: uid))
         let now = clock.now
         var user = EmulatedUser(localId: uid, realm: realm, salt: Data(Data.randomToken(bytes: 12).utf8), createdAt: now,
                                 isAnonymous: email == nil && password == nil, validSince: now)
@@ -659,14 +661,21 @@ actor EmulatorStore {
         return user
     }
 
+    /// Forgets every session of a uid: a new account that takes a deleted
+    /// one's uid must not inherit its refresh tokens.
+    private func forgetSessions(of owner: UserKey) {
+        for token in refreshTokensByUser[owner] ?? [] { refreshTokens[token] = nil }
+        refreshTokensByUser[owner] = nil
+    }
+
     /// Deletes an account and everything that could still act for it.
     func adminDelete(realm: Realm, localId: String) throws {
         guard let user = users[realm]?[localId] else { throw APIServerError("USER_NOT_FOUND") }
         users[realm]?[localId] = nil
         if let email = user.email { emailIndex[realm]?[InputRules.emailKey(email)] = nil }
-        let owner = UserKey(realm: realm, uid: localId)
-        for token in refreshTokensByUser[owner] ?? [] { refreshTokens[token] = nil }
-        refreshTokensByUser[owner] = nil
+        // The user's refresh tokens stay until the next sweep, so that a
+        // refresh meanwhile answers USER_NOT_FOUND, as production documents
+        // for a deleted user (not INVALID_REFRESH_TOKEN).
         enrollmentSessions = enrollmentSessions.filter { !($0.value.realm == realm && $0.value.uid == localId) }
         pendingCredentials = pendingCredentials.filter { !($0.value.realm == realm && $0.value.uid == localId) }
     }

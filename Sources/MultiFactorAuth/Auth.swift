@@ -16,6 +16,12 @@ public final class Auth: Sendable {
 
     init(context: AuthContext) {
         self.context = context
+        context.sessionEndedHandler.withLock { handler in
+            handler = { [weak self] uid in
+                guard let self, self.currentUser?.uid == uid else { return }
+                try? self.signOut()
+            }
+        }
     }
 
     /// An independent instance for `app`.

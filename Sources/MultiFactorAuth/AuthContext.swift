@@ -21,6 +21,9 @@ final class AuthContext: Sendable {
 
     let app: FirebaseApp?
     let now: @Sendable () -> Date
+    /// Set by the owning `Auth`: signs the user with this uid out if it is
+    /// the current one (the server ended its session).
+    let sessionEndedHandler = Locked<(@Sendable (String) -> Void)?>(nil)
     let sessionStore: any AuthSessionStore
     /// Every save and removal, in the order they were asked for.
     let storeQueue: SessionStoreQueue
@@ -32,6 +35,13 @@ final class AuthContext: Sendable {
         self.sessionStore = sessionStore
         self.storeQueue = SessionStoreQueue(store: sessionStore)
         self.settings = Locked(Settings(emulatorHost: ClientConfiguration.environmentEmulatorHost()))
+    }
+
+    /// The server ended the session of user `uid` (a refresh refused, a
+    /// withdrawal that ended every session): as Firebase does, that user is
+    /// signed out if it is still the current one.
+    func sessionEnded(for uid: String) {
+        sessionEndedHandler.current?(uid)
     }
 
     var tenantID: String? {

@@ -73,7 +73,13 @@ public final class MultiFactor: Sendable {
         let response = try await AuthErrorMapping.perform {
             try await backend.accounts.withdrawMfa(WithdrawMfaRequest(idToken: idToken, mfaEnrollmentId: factorUID, tenantId: tenant))
         }
-        guard let newToken = response.idToken else { throw AuthErrorCode(.internalError, message: "The withdrawal response has no ID token.") }
+        // No tokens: the server ended every session, this one included (the
+        // most recently enrolled of several factors was withdrawn). As
+        // Firebase does, the user is signed out and the call fails.
+        guard let newToken = response.idToken else {
+            context.sessionEnded(for: user.uid)
+            throw AuthErrorCode(.invalidUserToken)
+        }
         try await user.updateTokens(idToken: newToken, refreshToken: response.refreshToken, expiresIn: nil)
         try await user.reload()
     }

@@ -52,11 +52,21 @@ public final class User: Sendable, CustomStringConvertible {
         return try await refreshing.value { try await self.refreshTokens() }
     }
 
+    /// The refresh failures after which the session cannot continue: the
+    /// user is signed out, as Firebase does.
+    static let sessionEndingCodes: Set<AuthErrorCode.Code> = [.userNotFound, .userDisabled, .invalidUserToken, .userTokenExpired]
+
     private func refreshTokens() async throws -> String {
         let backend = try context.backend()
         let refreshToken = state.current.refreshToken
-        let response = try await AuthErrorMapping.perform {
-            try await backend.secureToken.grantToken(GrantTokenRequest(grantType: SecureTokenGrantType.refreshToken.rawValue, refreshToken: refreshToken))
+        let response: GrantTokenResponse
+        do {
+            response = try await AuthErrorMapping.perform {
+                try await backend.secureToken.grantToken(GrantTokenRequest(grantType: SecureTokenGrantType.refreshToken.rawValue, refreshToken: refreshToken))
+            }
+        } catch let error as AuthErrorCode where Self.sessionEndingCodes.contains(error.code) {
+            context.sessionEnded(for: uid)
+            throw error
         }
         guard let idToken = response.idToken ?? response.accessToken else {
             throw AuthErrorCode(.internalError, message: "The token response has no ID token.")

@@ -62,6 +62,21 @@ import Testing
         await #expect(throws: AdminValidationError.self) { _ = try await admin.listUsers(pageSize: 1001) }
         await #expect(throws: IdentityToolkitError.self) { _ = try await admin.listUsers(pageToken: "%%%") }
 
+        // A deleted user's refresh token answers USER_NOT_FOUND (as production
+        // documents), and a new account with the same uid does not inherit it.
+        let zero = try await setup.accounts.signInWithPassword(SignInWithPasswordRequest(email: "zero@example.com", password: "secret-0"))
+        try await admin.deleteUser(uid: "user-00")
+        let tokens = SecureTokenClient(apiKey: "k", configuration: setup.configuration)
+        let refresh = GrantTokenRequest(grantType: SecureTokenGrantType.refreshToken.rawValue, refreshToken: zero.refreshToken)
+        do {
+            _ = try await tokens.grantToken(refresh)
+            Issue.record("expected USER_NOT_FOUND")
+        } catch IdentityToolkitError.server(let error) {
+            #expect(error.shortCode == "USER_NOT_FOUND")
+        }
+        _ = try await admin.createUser(CreateUserRequest(uid: "user-00"))
+        await #expect(throws: IdentityToolkitError.self) { _ = try await tokens.grantToken(refresh) }
+
         // Deleted users are gone from lookups and lists; a second delete is USER_NOT_FOUND.
         try await admin.deleteUser(uid: "user-05")
         await #expect(throws: UserManagementError.userNotFound("user-05")) { _ = try await admin.getUser(uid: "user-05") }
