@@ -52,39 +52,50 @@ public enum TOTPMultiFactorGenerator {
     }
 }
 
-/// Opens otpauth:// URLs in an authenticator app; replace it with
-/// ``TOTPSecret/urlOpener``. The default runs `xdg-open` (Linux) or `open`
-/// (macOS) when present and otherwise does nothing.
+/// Opens otpauth:// URLs in an authenticator app: install one as
+/// ``TOTPSecret/urlOpener``. The URI holds the TOTP secret, so an opener must
+/// never pass it on a command line (any local user can read another
+/// process's arguments).
 public protocol OTPAppURLOpener: Sendable {
+    /// Opens `url` in an authenticator app.
     func open(_ url: String)
 }
 
-/// The default ``OTPAppURLOpener``.
+#if canImport(AppKit)
+import AppKit
+
+/// The default opener where AppKit exists: Launch Services, in process
+/// (no command line holds the URI).
 public struct SystemURLOpener: OTPAppURLOpener {
+    /// The system opener.
     public init() {}
 
+    /// Opens `url` with the app registered for `otpauth:`.
     public func open(_ url: String) {
-        #if os(macOS)
-        let tool = "/usr/bin/open"
-        #else
-        let tool = "/usr/bin/xdg-open"
-        #endif
-        guard FileManager.default.isExecutableFile(atPath: tool) else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = [url]
-        try? process.run()
+        guard let url = URL(string: url) else { return }
+        NSWorkspace.shared.open(url)
     }
 }
+#endif
 
 /// A TOTP shared secret from the server, with its parameters.
 ///
 /// Its `description` never shows the key.
 public final class TOTPSecret: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    private static let opener = Locked<any OTPAppURLOpener>(SystemURLOpener())
+    private static let opener = Locked<(any OTPAppURLOpener)?>(defaultOpener)
 
-    /// What ``openInOTPApp(withQRCodeURL:)`` uses.
-    public static var urlOpener: any OTPAppURLOpener {
+    /// Launch Services where AppKit exists; elsewhere (a server) none: no
+    /// program is started unless the app installs an opener.
+    static var defaultOpener: (any OTPAppURLOpener)? {
+        #if canImport(AppKit)
+        return SystemURLOpener()
+        #else
+        return nil
+        #endif
+    }
+
+    /// What ``openInOTPApp(withQRCodeURL:)`` uses; nil opens nothing.
+    public static var urlOpener: (any OTPAppURLOpener)? {
         get { opener.current }
         set { opener.withLock { $0 = newValue } }
     }
@@ -144,7 +155,16 @@ public final class TOTPSecret: Sendable, CustomStringConvertible, CustomDebugStr
     }
 
     /// Hands the URI to ``urlOpener`` (an authenticator app, where there is one).
-    public func openInOTPApp(withQRCodeURL qrCodeURL: String) {
-        TOTPSecret.urlOpener.open(qrCodeURL)
+    /// - Returns: false when no opener is installed (the default on Linux):
+    ///   nothing was opened, and no program was started.
+    @discardableResult
+    public func openInOTPApp(withQRCodeURL qrCodeURL: String) -> Bool {
+        Self.open(qrCodeURL, with: TOTPSecret.urlOpener)
+    }
+
+    static func open(_ url: String, with opener: (any OTPAppURLOpener)?) -> Bool {
+        guard let opener else { return false }
+        opener.open(url)
+        return true
     }
 }
