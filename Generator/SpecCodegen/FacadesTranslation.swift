@@ -12,17 +12,20 @@ extension Translator {
                 switch method.kind {
                 case .async:
                     guard let completion = method.completion else { continue }
+                    // Optional with a nil default, as Firebase's twins: a caller
+                    // may pass nil or leave the completion out (fire and forget).
                     let completionType: Code
                     let adapter: Code
                     if let returns = method.returns {
-                        completionType = "@escaping @Sendable (\(returns)?, (any Error)?) -> Void"
-                        adapter = "completion"
+                        completionType = "(@Sendable (\(returns)?, (any Error)?) -> Void)?"
+                        adapter = "{ value, error in completion?(value, error) }"
                     } else {
-                        completionType = "@escaping @Sendable ((any Error)?) -> Void"
-                        adapter = "{ (_: Void?, error: (any Error)?) in completion(error) }"
+                        completionType = "(@Sendable ((any Error)?) -> Void)?"
+                        adapter = "{ (_: Void?, error: (any Error)?) in completion?(error) }"
                     }
                     let twinParameters = relabel(parameters, completion.labels)
-                        + [FunctionDeclaration.Parameter(label: completion.labels.last.flatMap { $0.map { "\($0)" } }, name: "completion", type: completionType)]
+                        + [FunctionDeclaration.Parameter(label: completion.labels.last.flatMap { $0.map { "\($0)" } }, name: "completion", type: completionType,
+                                                         defaultValue: "nil")]
                     let tryKeyword: Code = method.throwing ? "try " : ""
                     members.append(.function(FunctionDeclaration(
                         doc: (method.doc.map { "\($0)\n\n" } ?? "") + "Completion-handler form of ``\(method.swift)``.\n- Parameter completion: Called exactly once, as `\(spec.delivery)` documents.",
@@ -31,9 +34,11 @@ extension Translator {
                     )))
                     if let objc = method.objc {
                         let twinCall = Code.call(Code.member(receiver, completion.base), forwardedArguments(twinParameters))
+                        var aliasParameters = relabel(twinParameters, objc.labels)
+                        aliasParameters[aliasParameters.count - 1].defaultValue = "nil"
                         members.append(.function(FunctionDeclaration(
                             doc: "Objective-C-style name of ``\(completion)``.", access: access, isStatic: method.isStatic,
-                            kind: .function("\(objc.base)"), parameters: relabel(twinParameters, objc.labels), body: [.line(twinCall)]
+                            kind: .function("\(objc.base)"), parameters: aliasParameters, body: [.line(twinCall)]
                         )))
                     }
                 case .sync:

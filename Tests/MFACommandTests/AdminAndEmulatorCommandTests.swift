@@ -24,18 +24,18 @@ import Testing
         return (process, String(text.dropFirst("listening on http://".count)))
     }
 
-    @Test func enableShowAndDisableAgainstARunningEmulator() throws {
+    @Test func enableShowAndDisableAgainstARunningEmulator() async throws {
         let (emulator, address) = try startEmulator()
         defer {
             emulator.terminate()
             emulator.waitUntilExit()
         }
-        let enabled = try MFABinary.run(["admin", "enable-totp", "--project", "demo-mfa", "--emulator", address, "--adjacent-intervals", "3"])
+        let enabled = try await MFABinary.run(["admin", "enable-totp", "--project", "demo-mfa", "--emulator", address, "--adjacent-intervals", "3"])
         #expect(enabled.status == 0, "\(enabled.stderr)")
         #expect(enabled.stdout.contains(#""adjacentIntervals" : 3"#))
-        let shown = try MFABinary.run(["admin", "show-config", "--project", "demo-mfa", "--emulator", address])
+        let shown = try await MFABinary.run(["admin", "show-config", "--project", "demo-mfa", "--emulator", address])
         #expect(shown.stdout == enabled.stdout)
-        let disabled = try MFABinary.run(["admin", "disable-totp", "--project", "demo-mfa", "--emulator", address])
+        let disabled = try await MFABinary.run(["admin", "disable-totp", "--project", "demo-mfa", "--emulator", address])
         #expect(disabled.stdout.contains(#""state" : "DISABLED""#))
         emulator.terminate()
         emulator.waitUntilExit()
@@ -50,21 +50,21 @@ import Testing
         (["emulator", "--port", "70000"], "--port must be 0 to 65535"),
         (["demo", "--emulator", "localhost"], "--emulator must be HOST:PORT"),
     ] as [([String], String)])
-    func badInputSendsNothing(arguments: [String], message: String) throws {
-        let result = try MFABinary.run(arguments)
+    func badInputSendsNothing(arguments: [String], message: String) async throws {
+        let result = try await MFABinary.run(arguments)
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test func demoAgainstARunningEmulator() throws {
+    @Test func demoAgainstARunningEmulator() async throws {
         let (emulator, address) = try startEmulator()
         defer {
             emulator.terminate()
             emulator.waitUntilExit()
         }
-        let demo = try MFABinary.run(["demo", "--emulator", address, "--no-qr"])
+        let demo = try await MFABinary.run(["demo", "--emulator", address, "--no-qr"])
         #expect(demo.status == 0, "\(demo.stdout)")
         #expect(demo.stdout.contains("✔ resolve with a fresh TOTP code"))
         #expect(demo.stdout.hasSuffix("demo complete\n"))
@@ -74,9 +74,10 @@ import Testing
     /// request deadline (the time limit would stop a 30-second wait). The
     /// port refuses connections for the whole test: a stopped emulator's
     /// freed port could be handed to another test's server in the meantime.
-    @Test(.timeLimit(.minutes(1))) func demoAgainstAStoppedEmulatorFailsAtOnce() throws {
+    @Test(.timeLimit(.minutes(1))) func demoAgainstAStoppedEmulatorFailsAtOnce() async throws {
         let stopped = try RefusingPort()
-        let demo = try withExtendedLifetime(stopped) { try MFABinary.run(["demo", "--emulator", stopped.hostAndPort, "--no-qr"]) }
+        let demo = try await MFABinary.run(["demo", "--emulator", stopped.hostAndPort, "--no-qr"])
+        withExtendedLifetime(stopped) {}
         #expect(demo.status == 1)
         #expect(demo.stdout.contains("✘ enable TOTP for project demo-mfa"), "\(demo.stdout)")
         #expect(demo.stdout.contains("Connection refused"), "\(demo.stdout)")
@@ -84,7 +85,7 @@ import Testing
 
     /// The demo against a running emulator hands its TOTP sign-in's ID token
     /// to a server-side check through an owner-only file.
-    @Test func demoWritesItsTOTPTokenForAServerSideCheck() throws {
+    @Test func demoWritesItsTOTPTokenForAServerSideCheck() async throws {
         let (emulator, address) = try startEmulator()
         defer {
             emulator.terminate()
@@ -92,13 +93,13 @@ import Testing
         }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("mfa-demo-token-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let demo = try MFABinary.run(["demo", "--no-qr", "--emulator", address, "--id-token-file", file, "--keep-factor"])
+        let demo = try await MFABinary.run(["demo", "--no-qr", "--emulator", address, "--id-token-file", file, "--keep-factor"])
         #expect(demo.status == 0, "\(demo.stdout)\(demo.stderr)")
         #expect(!demo.stdout.contains("unenroll TOTP"))
         let permissions = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
         #expect(permissions == 0o600)
         let token = try Data(contentsOf: URL(fileURLWithPath: file))
-        let verified = try MFABinary.run(["admin", "verify-token", "--require-second-factor", "--check-revoked", "--project", "demo-mfa", "--emulator", address], input: token)
+        let verified = try await MFABinary.run(["admin", "verify-token", "--require-second-factor", "--check-revoked", "--project", "demo-mfa", "--emulator", address], input: token)
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(verified.stdout.contains(#""sign_in_second_factor" : "totp""#), "\(verified.stdout)")
         #expect(!demo.stdout.contains(String(decoding: token, as: UTF8.self)))
@@ -122,48 +123,48 @@ import Testing
         let token = try #require(created.idToken)
         let target = ["--project", "demo-mfa", "--emulator", address]
 
-        let verified = try MFABinary.run(["admin", "verify-token"] + target, input: Data(token.utf8))
+        let verified = try await MFABinary.run(["admin", "verify-token"] + target, input: Data(token.utf8))
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(verified.stdout.contains(#""user_id" : "\#(created.localId)""#), "\(verified.stdout)")
-        let noFactor = try MFABinary.run(["admin", "verify-token", "--require-second-factor"] + target, input: Data(token.utf8))
+        let noFactor = try await MFABinary.run(["admin", "verify-token", "--require-second-factor"] + target, input: Data(token.utf8))
         #expect(noFactor.status == 1)
         #expect(noFactor.stderr.contains("no second factor"), "\(noFactor.stderr)")
-        let otherProject = try MFABinary.run(["admin", "verify-token", "--project", "another", "--emulator", address], input: Data(token.utf8))
+        let otherProject = try await MFABinary.run(["admin", "verify-token", "--project", "another", "--emulator", address], input: Data(token.utf8))
         #expect(otherProject.status == 1)
         #expect(otherProject.stderr.contains(#"not the project "another""#), "\(otherProject.stderr)")
         for result in [noFactor, otherProject] { #expect(!result.stderr.contains(token)) }
 
-        let shown = try MFABinary.run(["admin", "users", "get", "--email", "desk@example.com"] + target)
+        let shown = try await MFABinary.run(["admin", "users", "get", "--email", "desk@example.com"] + target)
         #expect(shown.status == 0, "\(shown.stderr)")
         #expect(shown.stdout.contains(#""uid" : "\#(created.localId)""#) && shown.stdout.contains(#""enrolledFactors" : ["#), "\(shown.stdout)")
         // `users list`: every user as a JSON array; --with-factors keeps those with a factor.
         _ = try await AccountsClient(apiKey: "k", configuration: configuration).signUp(SignUpRequest(email: "other@example.com", password: "secret-pw"))
-        let listed = try MFABinary.run(["admin", "users", "list", "--page-size", "1"] + target)
+        let listed = try await MFABinary.run(["admin", "users", "list", "--page-size", "1"] + target)
         #expect(listed.status == 0, "\(listed.stderr)")
         let users = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
         #expect(Set(users.compactMap { $0["email"] as? String }) == ["desk@example.com", "other@example.com"])
         #expect(listed.stderr.contains("listed 2 users"), "\(listed.stderr)")
-        let withFactors = try MFABinary.run(["admin", "users", "list", "--with-factors"] + target)
+        let withFactors = try await MFABinary.run(["admin", "users", "list", "--with-factors"] + target)
         #expect(withFactors.status == 0, "\(withFactors.stderr)")
         #expect((try JSONSerialization.jsonObject(with: Data(withFactors.stdout.utf8)) as? [Any])?.isEmpty == true, "\(withFactors.stdout)")
-        #expect(try MFABinary.run(["admin", "users", "list", "--page-size", "0"] + target).status == 2)
-        let unknown = try MFABinary.run(["admin", "users", "get", "--uid", "nobody"] + target)
+        #expect(try await MFABinary.run(["admin", "users", "list", "--page-size", "0"] + target).status == 2)
+        let unknown = try await MFABinary.run(["admin", "users", "get", "--uid", "nobody"] + target)
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("no user with uid or email \"nobody\""))
-        let noFactor2 = try MFABinary.run(["admin", "users", "unenroll", "--uid", created.localId, "--factor", "nope"] + target)
+        let noFactor2 = try await MFABinary.run(["admin", "users", "unenroll", "--uid", created.localId, "--factor", "nope"] + target)
         #expect(noFactor2.status == 2)
         #expect(noFactor2.stderr.contains("the user has no factor 'nope'"))
-        let cleared = try MFABinary.run(["admin", "users", "unenroll", "--uid", created.localId, "--all"] + target)
+        let cleared = try await MFABinary.run(["admin", "users", "unenroll", "--uid", created.localId, "--all"] + target)
         #expect(cleared.status == 0, "\(cleared.stderr)")
-        #expect(try MFABinary.run(["admin", "users", "unenroll", "--uid", created.localId] + target).status == 2)
-        let revoked = try MFABinary.run(["admin", "users", "revoke", "--uid", created.localId] + target)
+        #expect(try await MFABinary.run(["admin", "users", "unenroll", "--uid", created.localId] + target).status == 2)
+        let revoked = try await MFABinary.run(["admin", "users", "revoke", "--uid", created.localId] + target)
         #expect(revoked.status == 0, "\(revoked.stderr)")
-        let refused = try MFABinary.run(["admin", "verify-token", "--check-revoked"] + target, input: Data(token.utf8))
+        let refused = try await MFABinary.run(["admin", "verify-token", "--check-revoked"] + target, input: Data(token.utf8))
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("revoked"), "\(refused.stderr)")
         // Without the check the token itself still verifies.
-        #expect(try MFABinary.run(["admin", "verify-token"] + target, input: Data(token.utf8)).status == 0)
-        let empty = try MFABinary.run(["admin", "verify-token"] + target, input: Data())
+        #expect(try await MFABinary.run(["admin", "verify-token"] + target, input: Data(token.utf8)).status == 0)
+        let empty = try await MFABinary.run(["admin", "verify-token"] + target, input: Data())
         #expect(empty.status == 2)
         #expect(empty.stderr.contains("no token given"))
     }

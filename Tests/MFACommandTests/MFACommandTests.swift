@@ -23,7 +23,18 @@ enum MFABinary {
     }
 
     /// Runs `mfa` with `arguments`; `input` is written to its standard input.
-    static func run(_ arguments: [String], input: Data? = nil) throws -> Result {
+    /// The blocking reads and the wait happen on a thread of their own, so
+    /// that other tests' tasks keep the cooperative pool (two threads on a
+    /// two-core machine; blocking them stalled timing tests elsewhere).
+    static func run(_ arguments: [String], input: Data? = nil) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Swift.Result<MFABinary.Result, any Error> { try runBlocking(arguments, input: input) })
+            }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], input: Data?) throws -> Result {
         struct NotBuilt: Error {}
         guard let url else { throw NotBuilt() }
         let process = Process()
@@ -50,8 +61,8 @@ enum MFABinary {
 /// `--help` at every level prints the usage on stdout and exits 0.
 @Suite struct MFAHelpTests {
     @Test(arguments: [[], ["demo"], ["emulator"], ["totp", "code"], ["admin"], ["admin", "users"], ["admin", "users", "list"], ["admin", "verify-token"]])
-    func helpPrintsUsage(_ command: [String]) throws {
-        let result = try MFABinary.run(command + ["--help"])
+    func helpPrintsUsage(_ command: [String]) async throws {
+        let result = try await MFABinary.run(command + ["--help"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("USAGE: mfa"), "\(result.stdout)")
         #expect(result.stderr.isEmpty, "\(result.stderr)")
@@ -61,46 +72,46 @@ enum MFABinary {
 @Suite struct MFATOTPCommandTests {
     static let rfcSecret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
 
-    @Test func codePrintsTheRFCValue() throws {
-        let result = try MFABinary.run(["totp", "code", "--secret", Self.rfcSecret, "--digits", "8", "--time", "20000000000"])
+    @Test func codePrintsTheRFCValue() async throws {
+        let result = try await MFABinary.run(["totp", "code", "--secret", Self.rfcSecret, "--digits", "8", "--time", "20000000000"])
         #expect(result.status == 0)
         #expect(result.stdout == "65353130\n")
-        let sha256 = try MFABinary.run(["totp", "code", "--secret", Base32.encode(Array("12345678901234567890123456789012".utf8)),
+        let sha256 = try await MFABinary.run(["totp", "code", "--secret", Base32.encode(Array("12345678901234567890123456789012".utf8)),
                                         "--algorithm", "SHA256", "--digits", "8", "--time", "59"])
         #expect(sha256.stdout == "46119246\n")
-        let lenient = try MFABinary.run(["totp", "code", "--secret", "gezd gnbv-gy3t qojq gezd gnbv gy3t qojq", "--digits", "8", "--time", "59"])
+        let lenient = try await MFABinary.run(["totp", "code", "--secret", "gezd gnbv-gy3t qojq gezd gnbv gy3t qojq", "--digits", "8", "--time", "59"])
         #expect(lenient.stdout == "94287082\n")
     }
 
-    @Test func verifyExitsZeroOrOne() throws {
-        let valid = try MFABinary.run(["totp", "verify", "--secret", Self.rfcSecret, "--digits", "8", "--time", "89", "--code", "94287082"])
+    @Test func verifyExitsZeroOrOne() async throws {
+        let valid = try await MFABinary.run(["totp", "verify", "--secret", Self.rfcSecret, "--digits", "8", "--time", "89", "--code", "94287082"])
         #expect(valid.status == 0)
         #expect(valid.stdout == "valid (step -1)\n")
-        let outside = try MFABinary.run(["totp", "verify", "--secret", Self.rfcSecret, "--digits", "8", "--time", "89", "--code", "94287082", "--window", "0"])
+        let outside = try await MFABinary.run(["totp", "verify", "--secret", Self.rfcSecret, "--digits", "8", "--time", "89", "--code", "94287082", "--window", "0"])
         #expect(outside.status == 1)
         #expect(outside.stdout == "invalid\n")
     }
 
-    @Test func secretAndURI() throws {
-        let secret = try MFABinary.run(["totp", "secret", "--bytes", "32"])
+    @Test func secretAndURI() async throws {
+        let secret = try await MFABinary.run(["totp", "secret", "--bytes", "32"])
         #expect(secret.status == 0)
         #expect(try Base32.decode(secret.stdout.trimmingCharacters(in: .newlines)).count == 32)
-        let uri = try MFABinary.run(["totp", "uri", "--secret", "JBSWY3DPEHPK3PXP", "--account", "ada@example.com", "--issuer", "ACME Co", "--digits", "8"])
+        let uri = try await MFABinary.run(["totp", "uri", "--secret", "JBSWY3DPEHPK3PXP", "--account", "ada@example.com", "--issuer", "ACME Co", "--digits", "8"])
         #expect(uri.stdout == "otpauth://totp/ACME%20Co:ada%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=ACME%20Co&digits=8\n")
     }
 
-    @Test func qrFormats() throws {
+    @Test func qrFormats() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mfa-qr-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let uri = "otpauth://totp/ACME:ada?secret=JBSWY3DPEHPK3PXP&issuer=ACME"
         let png = folder.appendingPathComponent("q.png").path
-        #expect(try MFABinary.run(["totp", "qr", "--uri", uri, "--format", "png", "--output", png, "--ecc", "H"]).status == 0)
+        #expect(try await MFABinary.run(["totp", "qr", "--uri", uri, "--format", "png", "--output", png, "--ecc", "H"]).status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: png)).prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
-        let svg = try MFABinary.run(["totp", "qr", "--uri", uri, "--format", "svg"])
+        let svg = try await MFABinary.run(["totp", "qr", "--uri", uri, "--format", "svg"])
         #expect(svg.stdout.hasPrefix("<?xml"))
         #expect(svg.stdout.contains("<path"))
-        let text = try MFABinary.run(["totp", "qr", "--uri", uri, "--format", "text"])
+        let text = try await MFABinary.run(["totp", "qr", "--uri", uri, "--format", "text"])
         // Not a terminal: no colour codes; the expected module rows are there.
         #expect(!text.stdout.contains("\u{1B}["))
         let expected = try QRCode(text: uri).terminalText(ansiColors: false)
@@ -124,8 +135,8 @@ enum MFABinary {
         (["emulator", "--challenge-lifetime", "99999"], "--challenge-lifetime must be 1 to 86400 seconds, not 99999"),
         (["emulator", "--max-code-attempts", "0"], "--max-code-attempts must be 1 to 1000, not 0"),
     ] as [([String], String)])
-    func badInputIsOneLineOnStderrAndExitTwo(arguments: [String], message: String) throws {
-        let result = try MFABinary.run(arguments)
+    func badInputIsOneLineOnStderrAndExitTwo(arguments: [String], message: String) async throws {
+        let result = try await MFABinary.run(arguments)
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.hasPrefix("mfa: "))
@@ -133,8 +144,8 @@ enum MFABinary {
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test func secretsNeverAppearInErrors() throws {
-        let result = try MFABinary.run(["totp", "code", "--secret", "SECRETKEY8"])
+    @Test func secretsNeverAppearInErrors() async throws {
+        let result = try await MFABinary.run(["totp", "code", "--secret", "SECRETKEY8"])
         #expect(result.status == 2)
         #expect(!result.stderr.contains("SECRETKEY"))
     }
@@ -151,7 +162,7 @@ enum MFABinary {
     func demoNamesTheFailingStep(behaviour: HostileHTTPServer.Behaviour) async throws {
         let server = try await HostileHTTPServer(behaviour)
         let started = ContinuousClock.now
-        let result = try MFABinary.run(["demo", "--emulator", server.hostAndPort, "--timeout", "2", "--no-qr"])
+        let result = try await MFABinary.run(["demo", "--emulator", server.hostAndPort, "--timeout", "2", "--no-qr"])
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         let failures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("✘ ") }
         #expect(failures.count == 1, "\(result.stdout)")
@@ -161,7 +172,7 @@ enum MFABinary {
 
     @Test func adminReportsServerErrorsWithExitOne() async throws {
         let server = try await HostileHTTPServer(.respond(status: 503, headers: [("content-type", "text/html")], body: Array("<html>down</html>".utf8)))
-        let result = try MFABinary.run(["admin", "show-config", "--project", "p", "--emulator", server.hostAndPort])
+        let result = try await MFABinary.run(["admin", "show-config", "--project", "p", "--emulator", server.hostAndPort])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(result.stderr.contains("503"), "\(result.stderr)")

@@ -225,11 +225,12 @@ import Testing
                     objc: codeForKey(_:)
             """
         let text = try InMemorySpec(["f.yaml": facades]).generate([.facades], specs: [], facades: "f.yaml")[.facades] ?? ""
-        #expect(text.contains("public func open(completion: @escaping @Sendable ((any Error)?) -> Void) {"))
-        #expect(text.contains("Deliver.run({ try await self.open() }, completion: { (_: Void?, error: (any Error)?) in completion(error) })"))
-        #expect(text.contains("public func openWithCompletion(_ completion: @escaping @Sendable ((any Error)?) -> Void) {"))
-        #expect(text.contains("public static func item(at index: Int, completion: @escaping @Sendable (String?, (any Error)?) -> Void) {"))
-        #expect(text.contains("Deliver.run({ await Self.item(at: index) }, completion: completion)"))
+        // Completions are optional with a nil default, as Firebase's.
+        #expect(text.contains("public func open(completion: (@Sendable ((any Error)?) -> Void)? = nil) {"), "\(text)")
+        #expect(text.contains("Deliver.run({ try await self.open() }, completion: { (_: Void?, error: (any Error)?) in completion?(error) })"))
+        #expect(text.contains("public func openWithCompletion(_ completion: (@Sendable ((any Error)?) -> Void)? = nil) {"))
+        #expect(text.contains("public static func item(at index: Int, completion: (@Sendable (String?, (any Error)?) -> Void)? = nil) {"))
+        #expect(text.contains("Deliver.run({ await Self.item(at: index) }, completion: { value, error in completion?(value, error) })"))
         #expect(text.contains("public func codeForKey(_ key: String) throws -> String {"))
         #expect(text.contains("try self.code(for: key)"))
     }

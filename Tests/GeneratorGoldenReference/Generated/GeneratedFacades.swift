@@ -9,33 +9,30 @@ extension Shelf {
     ///
     /// Completion-handler form of ``widget(named:)``.
     /// - Parameter completion: Called exactly once, as `GoldenDelivery.deliver` documents.
-    public func widget(named name: String, completion: @escaping @Sendable (String?, (any Error)?) -> Void) {
-        GoldenDelivery.deliver({ try await self.widget(named: name) }, completion: completion)
+    public func widget(named name: String, completion: (@Sendable (String?, (any Error)?) -> Void)? = nil) {
+        GoldenDelivery.deliver({ try await self.widget(named: name) }, completion: { value, error in completion?(value, error) })
     }
 
     /// Objective-C-style name of ``widget(named:completion:)``.
-    public func widgetWithName(
-        _ name: String,
-        completion: @escaping @Sendable (String?, (any Error)?) -> Void
-    ) {
+    public func widgetWithName(_ name: String, completion: (@Sendable (String?, (any Error)?) -> Void)? = nil) {
         self.widget(named: name, completion: completion)
     }
 
     /// Completion-handler form of ``clear()``.
     /// - Parameter completion: Called exactly once, as `GoldenDelivery.deliver` documents.
-    public func clear(completion: @escaping @Sendable ((any Error)?) -> Void) {
-        GoldenDelivery.deliver({ try await self.clear() }, completion: { (_: Void?, error: (any Error)?) in completion(error) })
+    public func clear(completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+        GoldenDelivery.deliver({ try await self.clear() }, completion: { (_: Void?, error: (any Error)?) in completion?(error) })
     }
 
     /// Objective-C-style name of ``clear(completion:)``.
-    public func clearWithCompletion(_ completion: @escaping @Sendable ((any Error)?) -> Void) {
+    public func clearWithCompletion(_ completion: (@Sendable ((any Error)?) -> Void)? = nil) {
         self.clear(completion: completion)
     }
 
     /// Completion-handler form of ``make(kind:)``.
     /// - Parameter completion: Called exactly once, as `GoldenDelivery.deliver` documents.
-    public static func make(kind: Int, completion: @escaping @Sendable (Shelf?, (any Error)?) -> Void) {
-        GoldenDelivery.deliver({ try await Self.make(kind: kind) }, completion: completion)
+    public static func make(kind: Int, completion: (@Sendable (Shelf?, (any Error)?) -> Void)? = nil) {
+        GoldenDelivery.deliver({ try await Self.make(kind: kind) }, completion: { value, error in completion?(value, error) })
     }
 
     /// Objective-C-style name of ``label(for:uppercased:)``.
