@@ -109,7 +109,7 @@ public final class IdentityToolkitEmulator: Sendable {
         }
         store = EmulatorStore(defaultProject: configuration.projectID, clock: clock, rules: configuration.secondFactorRules)
         oauth = try OAuthTokenEndpoint(serviceAccounts: configuration.serviceAccounts, clock: clock)
-        tokens = SessionTokens(issuer: try TokenIssuer(), clock: clock, project: configuration.projectID)
+        tokens = SessionTokens(issuer: try TokenIssuer.processWide.get(), clock: clock, project: configuration.projectID)
         router = APIServerRouter(
             routes: AccountsEmulation(store: store, tokens: tokens, links: links,
                                       customTokens: CustomTokenVerifier(trustedKey: { [oauth] in oauth.publicKey(of: $0) }, clock: clock)).routes

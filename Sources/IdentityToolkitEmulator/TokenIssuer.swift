@@ -19,6 +19,13 @@ struct TokenIssuer: Sendable {
     /// The JOSE header, base64url-encoded: the same for every token of this key.
     private let encodedHeader: String
 
+    /// The issuer of every emulator in this process: an RSA key takes 0.1 to
+    /// 0.3 s of CPU to make, and a test suite starts dozens of emulators on
+    /// two cores. Each emulator still refuses another's users (their tokens
+    /// name other projects or unknown uids); a new process makes a new key.
+    static let processWide = Result<TokenIssuer, any Error> { try TokenIssuer() }
+
+    /// A new key (tests that need their own; emulators use ``processWide``).
     init() throws {
         privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         keyID = Data(SHA256.hash(data: privateKey.publicKey.derRepresentation).prefix(8)).base64URLEncoded

@@ -72,7 +72,7 @@ final class AuthContext: Sendable {
     /// The clients for this app; throws when the app or its API key is missing.
     func backend() throws -> Backend {
         guard let app else {
-            throw AuthErrorCode(.internalError, message: "No Firebase app is configured: call FirebaseApp.configure(options:) first.")
+            throw AuthErrorCode(.internalError, message: "No Firebase app is configured: call FirebaseApp.configure() (with a GoogleService-Info.plist) or FirebaseApp.configure(options:) first.")
         }
         guard let apiKey = app.options.apiKey, !apiKey.isEmpty else {
             throw AuthErrorCode(.invalidAPIKey, message: "The Firebase app '\(app.name)' has no API key: set FirebaseOptions.apiKey.")

@@ -20,6 +20,33 @@ public final class FirebaseOptions: @unchecked Sendable {
         values = Locked(Values(googleAppID: googleAppID, gcmSenderID: gcmSenderID))
     }
 
+    /// Options read from a `GoogleService-Info.plist` (its keys are
+    /// `GoogleServiceInfo` of the spec); nil when the file cannot be read or
+    /// lacks `GOOGLE_APP_ID` or `GCM_SENDER_ID`.
+    public convenience init?(contentsOfFile plistPath: String) {
+        guard let data = FileManager.default.contents(atPath: plistPath), data.count <= 1 << 20,
+            let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+            // Only the string values, re-read through the generated model.
+            let json = try? JSONSerialization.data(withJSONObject: plist.compactMapValues { $0 as? String }),
+            let info = try? JSONDecoder().decode(GoogleServiceInfo.self, from: json)
+        else { return nil }
+        self.init(googleAppID: info.googleAppID, gcmSenderID: info.gcmSenderID)
+        apiKey = info.apiKey
+        projectID = info.projectID
+    }
+
+    /// The options of `GoogleService-Info.plist` in the main bundle, else in
+    /// the working directory (where a server keeps it); nil without one.
+    public static func defaultOptions() -> FirebaseOptions? {
+        defaultOptions(bundlePath: Bundle.main.path(forResource: "GoogleService-Info", ofType: "plist"),
+                       workingDirectory: FileManager.default.currentDirectoryPath)
+    }
+
+    static func defaultOptions(bundlePath: String?, workingDirectory: String) -> FirebaseOptions? {
+        if let bundlePath, let options = FirebaseOptions(contentsOfFile: bundlePath) { return options }
+        return FirebaseOptions(contentsOfFile: workingDirectory + "/GoogleService-Info.plist")
+    }
+
     /// The app id, sent as `X-Firebase-GMPID`.
     public var googleAppID: String {
         get { values.current.googleAppID }
@@ -74,6 +101,20 @@ public final class FirebaseApp: Sendable {
     private init(name: String, options: FirebaseOptions) {
         self.name = name
         self.options = options
+    }
+
+    /// Configures the default app from `GoogleService-Info.plist`
+    /// (``FirebaseOptions/defaultOptions()``), as the first line of most
+    /// Firebase apps does. Without a readable file Firebase stops the
+    /// process; here it says so on standard error, the default app stays
+    /// unconfigured, and Auth calls fail with an `AuthErrorCode` that says
+    /// no app is configured.
+    public static func configure() {
+        guard let options = FirebaseOptions.defaultOptions() else {
+            FileHandle.standardError.write(Data("FirebaseApp.configure(): no readable GoogleService-Info.plist in the main bundle or the working directory\n".utf8))
+            return
+        }
+        configure(options: options)
     }
 
     /// Configures the default app. Configuring it again replaces it (Firebase

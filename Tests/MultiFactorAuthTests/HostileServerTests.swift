@@ -79,8 +79,11 @@ import Testing
         for transport in [AsyncHTTPClientTransport() as any HTTPTransport, URLSessionTransport.shared] {
             let (error, elapsed, server) = try await signIn(against: behaviour, transport: transport)
             #expect(error?.code == .networkError, "\(name) over \(type(of: transport)): \(String(describing: error))")
-            // The deadline is 2 s; allow scheduling slack on a loaded machine.
-            #expect(elapsed < .seconds(10), "\(name) over \(type(of: transport)) took \(elapsed)")
+            // The deadline is 2 s (a silent server would otherwise hold the
+            // call forever). The bound allows for the rest of the suite: on
+            // two cores its parallel tests (dozens of emulators, each making
+            // an RSA key) have delayed this wall-clock measure to 17 s.
+            #expect(elapsed < .seconds(30), "\(name) over \(type(of: transport)) took \(elapsed)")
             try await server.shutdown()
         }
     }
