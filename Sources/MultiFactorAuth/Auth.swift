@@ -7,6 +7,14 @@ import IdentityToolkit
 /// create as many independent instances as they need with
 /// ``init(app:sessionStore:now:)`` (one per request or per user), and keep
 /// users across requests with ``currentSession()`` and ``restore(_:)``.
+/// The handle of a state listener (``Auth/addStateDidChangeListener(_:)``), as Firebase's.
+public typealias AuthStateDidChangeListenerHandle = any NSObjectProtocol
+/// The handle of an ID token listener (``Auth/addIDTokenDidChangeListener(_:)``), as Firebase's.
+public typealias IDTokenDidChangeListenerHandle = any NSObjectProtocol
+
+/// A listener's identity.
+final class ListenerHandle: NSObject, @unchecked Sendable {}
+
 public final class Auth: Sendable {
     private static let instances = Locked<[String: Auth]>([:])
     private static let unconfigured = Auth(context: AuthContext(app: nil, now: Date.init, sessionStore: InMemoryAuthSessionStore()))
@@ -21,6 +29,90 @@ public final class Auth: Sendable {
                 guard let self, self.currentUser?.uid == uid else { return }
                 try? self.signOut()
             }
+        }
+        context.idTokenChangedHandler.withLock { handler in
+            handler = { [weak self] uid in
+                guard let self, let user = self.currentUser, user.uid == uid else { return }
+                self.notify(.idToken, user)
+            }
+        }
+    }
+
+    // MARK: Listeners
+
+    /// What a listener hears about.
+    enum ListenerKind: Sendable { case state, idToken }
+
+    private struct Listener: Sendable {
+        let kind: ListenerKind
+        let queue: DispatchQueue
+        let callback: @Sendable (Auth, User?) -> Void
+    }
+
+    private let listeners = Locked<[ObjectIdentifier: (handle: ListenerHandle, listener: Listener)]>([:])
+
+    /// Calls `listener` now with the current user, then each time a user
+    /// signs in or out, on ``CompletionDelivery/queue`` (as registered): Firebase's state listener.
+    /// - Returns: The handle for ``removeStateDidChangeListener(_:)``.
+    @discardableResult
+    public func addStateDidChangeListener(_ listener: @escaping @Sendable (Auth, User?) -> Void) -> AuthStateDidChangeListenerHandle {
+        add(.state, listener)
+    }
+
+    /// Stops the listener of `listenerHandle`.
+    public func removeStateDidChangeListener(_ listenerHandle: AuthStateDidChangeListenerHandle) {
+        remove(listenerHandle)
+    }
+
+    /// Calls `listener` now with the current user, then on each sign-in,
+    /// sign-out and ID token change (a refresh), on ``CompletionDelivery/queue`` (as registered).
+    /// - Returns: The handle for ``removeIDTokenDidChangeListener(_:)``.
+    @discardableResult
+    public func addIDTokenDidChangeListener(_ listener: @escaping @Sendable (Auth, User?) -> Void) -> IDTokenDidChangeListenerHandle {
+        add(.idToken, listener)
+    }
+
+    /// Stops the listener of `listenerHandle`.
+    public func removeIDTokenDidChangeListener(_ listenerHandle: IDTokenDidChangeListenerHandle) {
+        remove(listenerHandle)
+    }
+
+    private func add(_ kind: ListenerKind, _ callback: @escaping @Sendable (Auth, User?) -> Void) -> ListenerHandle {
+        let handle = ListenerHandle()
+        let listener = Listener(kind: kind, queue: CompletionDelivery.queue, callback: callback)
+        let current = user.withLock { current -> User? in
+            listeners.withLock { $0[ObjectIdentifier(handle)] = (handle, listener) }
+            return current
+        }
+        listener.queue.async { callback(self, current) }
+        return handle
+    }
+
+    private func remove(_ handle: any NSObjectProtocol) {
+        guard let handle = handle as? ListenerHandle else { return }
+        listeners.withLock { $0[ObjectIdentifier(handle)] = nil }
+    }
+
+    /// Tells the listeners of `kind` (and, for a user change, the token
+    /// listeners too) about `user`.
+    private func notify(_ kind: ListenerKind, _ user: User?) {
+        let targets = listeners.current.values.map(\.listener).filter { kind == .state || $0.kind == .idToken }
+        for listener in targets {
+            listener.queue.async { listener.callback(self, user) }
+        }
+    }
+
+    /// Makes `new` the current user and tells the listeners: state listeners
+    /// when the signed-in user changed, token listeners always.
+    private func setCurrentUser(_ new: User?) {
+        let old = user.withLock { current -> User? in
+            defer { current = new }
+            return current
+        }
+        if old?.uid != new?.uid || (old == nil) != (new == nil) {
+            notify(.state, new)
+        } else {
+            notify(.idToken, new)
         }
     }
 
@@ -144,7 +236,7 @@ public final class Auth: Sendable {
     /// ``flushSessionStore()``.
     public func signOut() throws {
         let key = context.sessionKey
-        user.withLock { $0 = nil }
+        setCurrentUser(nil)
         context.storeQueue.enqueue { try await $0.remove(key: key) }
     }
 
@@ -163,7 +255,7 @@ public final class Auth: Sendable {
     @discardableResult
     public func restore(_ session: AuthSession) -> User {
         let restored = User(session: session, context: context)
-        user.withLock { $0 = restored }
+        setCurrentUser(restored)
         return restored
     }
 

@@ -24,6 +24,9 @@ final class AuthContext: Sendable {
     /// Set by the owning `Auth`: signs the user with this uid out if it is
     /// the current one (the server ended its session).
     let sessionEndedHandler = Locked<(@Sendable (String) -> Void)?>(nil)
+    /// Set by the owning `Auth`: tells its ID token listeners about a new
+    /// token of the user with this uid.
+    let idTokenChangedHandler = Locked<(@Sendable (String) -> Void)?>(nil)
     let sessionStore: any AuthSessionStore
     /// Every save and removal, in the order they were asked for.
     let storeQueue: SessionStoreQueue
@@ -42,6 +45,11 @@ final class AuthContext: Sendable {
     /// signed out if it is still the current one.
     func sessionEnded(for uid: String) {
         sessionEndedHandler.current?(uid)
+    }
+
+    /// The user `uid` has a new ID token (a refresh, an enrollment).
+    func idTokenChanged(for uid: String) {
+        idTokenChangedHandler.current?(uid)
     }
 
     var tenantID: String? {

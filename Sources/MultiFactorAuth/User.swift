@@ -83,6 +83,7 @@ public final class User: Sendable, CustomStringConvertible {
             if let refreshToken { session.refreshToken = refreshToken }
             session.idTokenExpiration = expiration
         }
+        context.idTokenChanged(for: uid)
         try await save()
     }
 
