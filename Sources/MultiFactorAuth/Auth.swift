@@ -30,6 +30,7 @@ public final class Auth: Sendable {
                 try? self.signOut()
             }
         }
+        context.owner.withLock { $0 = WeakAuth(self) }
         context.idTokenChangedHandler.withLock { handler in
             handler = { [weak self] uid in
                 guard let self, let user = self.currentUser, user.uid == uid else { return }
@@ -172,6 +173,14 @@ public final class Auth: Sendable {
     /// - Throws: ``AuthErrorCode``; `secondFactorRequired` carries a
     ///   ``MultiFactorResolver`` under ``AuthErrorUserInfoMultiFactorResolverKey``.
     public func signIn(withEmail email: String, password: String) async throws -> AuthDataResult {
+        let (response, idToken, refreshToken) = try await passwordStep(email: email, password: password)
+        let user = try await completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: context.tenantID)
+        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: "password", isNewUser: false))
+    }
+
+    /// The password step of a sign-in (or a re-authentication): its tokens,
+    /// or `secondFactorRequired` with a resolver when the user has a second factor.
+    func passwordStep(email: String, password: String) async throws -> (SignInWithPasswordResponse, idToken: String, refreshToken: String) {
         let backend = try context.backend()
         let tenant = context.tenantID
         let response = try await AuthErrorMapping.perform {
@@ -186,8 +195,7 @@ public final class Auth: Sendable {
         guard let idToken = response.idToken, let refreshToken = response.refreshToken else {
             throw AuthErrorCode(.internalError, message: "The sign-in response has neither tokens nor a second-factor challenge.")
         }
-        let user = try await completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: tenant)
-        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: "password", isNewUser: false))
+        return (response, idToken, refreshToken)
     }
 
     /// Creates a user with an email and a password and signs it in.

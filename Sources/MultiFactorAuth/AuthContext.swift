@@ -2,6 +2,12 @@ import Foundation
 import HTTPTypes
 import IdentityToolkit
 
+/// A weak reference to an `Auth`.
+final class WeakAuth: @unchecked Sendable {
+    weak var auth: Auth?
+    init(_ auth: Auth) { self.auth = auth }
+}
+
 /// What every call of one `Auth` needs: the app, the backend clients, the
 /// tenant and language, the clock and the session store. Users and sessions
 /// hold the context, never the `Auth`, so nothing forms a reference cycle.
@@ -24,6 +30,8 @@ final class AuthContext: Sendable {
     /// Set by the owning `Auth`: signs the user with this uid out if it is
     /// the current one (the server ended its session).
     let sessionEndedHandler = Locked<(@Sendable (String) -> Void)?>(nil)
+    /// The `Auth` this context belongs to, held weakly (it holds the context).
+    let owner = Locked<WeakAuth?>(nil)
     /// Set by the owning `Auth`: tells its ID token listeners about a new
     /// token of the user with this uid.
     let idTokenChangedHandler = Locked<(@Sendable (String) -> Void)?>(nil)
