@@ -5,6 +5,7 @@ import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import MultiFactorAuth
 import OTP
+import Testing
 
 /// Plays the user's authenticator app: `openInOTPApp(withQRCodeURL:)` hands
 /// it the otpauth URI (as the samples do before asking for a code), and it
@@ -14,7 +15,11 @@ final class FakeAuthenticatorApp: OTPAppURLOpener, @unchecked Sendable {
     private let lock = NSLock()
     private var uri: OTPAuthURI?
     private var lastStep: UInt64 = 0
+    private var typo = false
     var clock: EmulatorClock?
+
+    /// The user mistypes the next code (the samples' "wrong OTP" branches).
+    func mistypeNextCode() { lock.withLock { typo = true } }
 
     func open(_ url: String) {
         lock.withLock {
@@ -32,7 +37,12 @@ final class FakeAuthenticatorApp: OTPAppURLOpener, @unchecked Sendable {
             let now = Int64((clock?.now ?? Date()).timeIntervalSince1970)
             let step = max((try? totp.step(at: now)) ?? 0, lastStep + 1)
             lastStep = step
-            return totp.code(step: step)
+            let code = totp.code(step: step)
+            if typo {
+                typo = false
+                return String(code.reversed()) == code ? (code == "000000" ? "111111" : "000000") : String(code.reversed())
+            }
+            return code
         }
     }
 }
@@ -74,6 +84,24 @@ struct DocSampleEnvironment {
         try await Auth.auth().applyActionCode(listing?["oobCodes"]?.last?["oobCode"] ?? "")
         try await user.reload()
         return environment
+    }
+
+    /// Enrolls a phone factor for the current user through the REST client
+    /// (the samples enroll TOTP only): a second, newer factor.
+    func enrollPhoneFactor() async throws {
+        let user = try #require(Auth.auth().currentUser)
+        let configuration = ClientConfiguration(transport: Auth.auth().app?.options.httpTransport ?? URLSessionTransport.shared,
+                                                emulatorHost: running.hostAndPort)
+        let accounts = AccountsClient(apiKey: "doc-samples", configuration: configuration)
+        _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
+            project: "demo-docs", updateMask: "mfa.enabledProviders", body: ProjectConfig(mfa: MultiFactorAuthConfig(enabledProviders: [.phoneSms])))
+        let idToken = try await user.getIDToken()
+        let started = try await accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: idToken, phoneEnrollmentInfo: .init(phoneNumber: "+15555550199")))
+        let sessionInfo = try #require(started.phoneSessionInfo?.sessionInfo)
+        let codes = try await EmulatorHelpersClient(configuration: configuration).listVerificationCodes(project: "demo-docs").verificationCodes
+        _ = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(idToken: idToken, displayName: "Phone",
+            phoneVerificationInfo: .init(sessionInfo: sessionInfo, code: codes.first { $0.sessionInfo == sessionInfo }?.code)))
+        try await user.reload()
     }
 
     func stop() async {

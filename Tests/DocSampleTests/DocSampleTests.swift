@@ -26,6 +26,33 @@ import Testing
         #expect(Auth.auth().currentUser?.multiFactor.enrolledFactors.isEmpty == true)
     }
 
+    /// The branches beside the success path: a mistyped code at enrollment
+    /// and at sign-in ("Wrong or expired OTP"), and the unenroll of the newest
+    /// of two factors, which signs the user out (`.invalidUserToken`).
+    @Test func asyncSamplesOtherBranches() async throws {
+        let environment = try await DocSampleEnvironment.start()
+        defer { Task { await environment.stop() } }
+        let currentUser = try #require(Auth.auth().currentUser)
+        FakeAuthenticatorApp.shared.mistypeNextCode()
+        try await asyncEnrollmentSample(currentUser: currentUser)
+        #expect(currentUser.multiFactor.enrolledFactors.isEmpty)
+        try await asyncEnrollmentSample(currentUser: currentUser)
+        #expect(currentUser.multiFactor.enrolledFactors.count == 1)
+
+        try Auth.auth().signOut()
+        FakeAuthenticatorApp.shared.mistypeNextCode()
+        try await asyncSignInSample(email: environment.email, password: environment.password, selectedIndex: 0)
+        #expect(Auth.auth().currentUser == nil)
+        try await asyncSignInSample(email: environment.email, password: environment.password, selectedIndex: 0)
+        #expect(Auth.auth().currentUser?.uid == currentUser.uid)
+
+        try await environment.enrollPhoneFactor()
+        let signedIn = try #require(Auth.auth().currentUser)
+        #expect(signedIn.multiFactor.enrolledFactors.count == 2)
+        try await asyncUnenrollSample(selectedIndex: 1)
+        #expect(Auth.auth().currentUser == nil)
+    }
+
     @Test func completionSamplesEnrollSignInAndUnenroll() async throws {
         let environment = try await DocSampleEnvironment.start()
         defer { Task { await environment.stop() } }
@@ -43,6 +70,20 @@ import Testing
         let signedIn = Auth.auth().currentUser
         completionUnenrollSample(user: signedIn, selectedIndex: 0)
         #expect(try await environment.eventually { signedIn?.multiFactor.enrolledFactors.isEmpty == true })
+    }
+
+    /// The completion unenroll sample's reauthentication branch: unenrolling
+    /// the newest of two factors ends the session and signs the user out.
+    @Test func completionUnenrollOfTheNewestFactorSignsOut() async throws {
+        let environment = try await DocSampleEnvironment.start()
+        defer { Task { await environment.stop() } }
+        let user = try #require(Auth.auth().currentUser)
+        completionEnrollmentSample()
+        #expect(try await environment.eventually { user.multiFactor.enrolledFactors.count == 1 })
+        try await environment.enrollPhoneFactor()
+        #expect(user.multiFactor.enrolledFactors.count == 2)
+        completionUnenrollSample(user: user, selectedIndex: 1)
+        #expect(try await environment.eventually { Auth.auth().currentUser == nil })
     }
 
     @Test func objectiveCStyleSamplesEnrollSignInAndUnenroll() async throws {
