@@ -148,6 +148,16 @@ struct AccountsEmulation: AccountsService {
             let claims = try tokens.claims(of: body.idToken)
             let user = try await store.user(for: claims, requestTenant: body.tenantId)
             code = try await store.createOobCode(requestType: body.requestType, uid: user.localId, email: nil, realm: user.realm)
+        case .verifyAndChangeEmail:
+            // The code goes to the new address; the account keeps the old one until it is applied.
+            guard let newEmail = body.newEmail else { throw APIServerError("MISSING_NEW_EMAIL") }
+            guard InputRules.isValidEmail(newEmail) else { throw APIServerError("INVALID_EMAIL") }
+            let claims = try tokens.claims(of: body.idToken)
+            let user = try await store.user(for: claims, requestTenant: body.tenantId)
+            guard !(await store.adminLookup(realm: user.realm, localIds: [], emails: [newEmail])).contains(where: { $0.localId != user.localId }) else {
+                throw APIServerError("EMAIL_EXISTS")
+            }
+            code = try await store.createOobCode(requestType: body.requestType, uid: user.localId, email: newEmail, realm: user.realm)
         case .passwordReset, .emailSignin:
             guard let email = body.email else { throw APIServerError("MISSING_EMAIL") }
             let realm = try await store.realm(tenant: body.tenantId)

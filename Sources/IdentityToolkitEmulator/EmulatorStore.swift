@@ -277,7 +277,10 @@ actor EmulatorStore {
             user.validSince = clock.now
             user.tokenGeneration += 1
             user.emailVerified = true
-        case .verifyEmail, .verifyAndChangeEmail:
+        case .verifyAndChangeEmail:
+            try changeEmail(of: &user, to: entry.email)
+            user.emailVerified = true
+        case .verifyEmail:
             user.emailVerified = true
         default:
             break
@@ -289,14 +292,24 @@ actor EmulatorStore {
     }
 
     func applyOobCode(_ code: String) throws -> EmulatedUser {
-        guard let entry = oobCodes.removeValue(forKey: code) else { throw APIServerError("INVALID_OOB_CODE") }
-        oobOrder.removeAll { $0 == code }
+        guard let entry = oobCodes[code] else { throw APIServerError("INVALID_OOB_CODE") }
         var user = try user(entry.uid, in: entry.realm)
-        if entry.requestType == .verifyEmail || entry.requestType == .emailSignin {
+        if entry.requestType == .verifyAndChangeEmail { try changeEmail(of: &user, to: entry.email) }
+        oobCodes[code] = nil
+        oobOrder.removeAll { $0 == code }
+        if entry.requestType == .verifyEmail || entry.requestType == .emailSignin || entry.requestType == .verifyAndChangeEmail {
             user.emailVerified = true
         }
         store(user)
         return user
+    }
+
+    /// Makes `email` the user's (a `VERIFY_AND_CHANGE_EMAIL` code applied):
+    /// refused when another account took the address meanwhile.
+    private func changeEmail(of user: inout EmulatedUser, to email: String) throws {
+        if let owner = emailIndex[user.realm]?[InputRules.emailKey(email)], owner != user.localId { throw APIServerError("EMAIL_EXISTS") }
+        if let old = user.email { emailIndex[user.realm]?[InputRules.emailKey(old)] = nil }
+        user.email = email
     }
 
     func listOobCodes(project: String, tenant: String?) -> [OutOfBandCode] {

@@ -116,6 +116,19 @@ public final class User: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Sends a verification email to `newEmail`; following it makes that the
+    /// user's (verified) address. The way a user with a second factor
+    /// changes email, as Firebase's `sendEmailVerification(beforeUpdatingEmail:)`.
+    public func sendEmailVerification(beforeUpdatingEmail newEmail: String) async throws {
+        let idToken = try await getIDToken()
+        let backend = try context.backend()
+        let tenant = tenantID
+        _ = try await AuthErrorMapping.perform {
+            try await backend.accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyAndChangeEmail, idToken: idToken, newEmail: newEmail,
+                                                                     tenantId: tenant))
+        }
+    }
+
     /// Saves the session, after any earlier save or removal (see ``SessionStoreQueue``).
     func save() async throws {
         let session = state.current
