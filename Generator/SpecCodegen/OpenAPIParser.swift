@@ -381,12 +381,15 @@ struct OpenAPIParser {
             if let paths = reader.mapping("x-error-body") {
                 let message = paths.string("message", required: true) ?? ""
                 let detail = paths.string("detail")
-                let reasons = paths.string("reasons", required: true) ?? ""
+                // One path, or a list of them.
+                let reasons = paths.raw("reasons")?.scalar != nil
+                    ? paths.string("reasons", required: true).map { [$0] } ?? []
+                    : paths.stringList("reasons") ?? paths.string("reasons", required: true).map { [$0] } ?? []
                 paths.rejectUnknownKeys()
                 errorBody = ErrorBodyPaths(
                     message: message.split(separator: ".").map(String.init),
                     detail: detail.map { $0.split(separator: ".").map(String.init) },
-                    reasons: reasons.split(separator: ".").map(String.init), location: paths.location
+                    reasons: reasons.map { $0.split(separator: ".").map(String.init) }, location: paths.location
                 )
             }
             return Schema(name: name, description: description, kind: .object(properties: properties), errorBody: errorBody,

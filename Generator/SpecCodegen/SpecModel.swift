@@ -125,9 +125,10 @@ struct ErrorBodyPaths: Equatable {
     /// Dotted path to a detail string kept apart from the message (RFC 6749's
     /// `error_description`); the message becomes `message : detail`.
     var detail: [String]?
-    /// Dotted path to each reason; `[]` after a segment marks an array,
-    /// e.g. `error.errors[].reason`.
-    var reasons: [String]
+    /// Dotted paths to the reasons, read in order; `[]` after a segment
+    /// marks an array, e.g. `error.errors[].reason` (several paths: a
+    /// server that reports reasons in two places, as Google's APIs do).
+    var reasons: [[String]]
     var location: SourceLocation
 
     static func == (lhs: Self, rhs: Self) -> Bool {

@@ -175,7 +175,10 @@ extension Translator {
     /// `serverMessage` and `serverReasons` read along the `x-error-body` paths.
     private func errorBodyExtension(_ schema: Schema, _ paths: ErrorBodyPaths, in schemas: [Schema]) -> ExtensionDeclaration {
         let message = accessExpression(paths.message, from: schema, in: schemas)
-        let reasons = accessExpression(paths.reasons, from: schema, in: schemas)
+        let reasons: [Code] = paths.reasons.map { path in
+            let access = accessExpression(path, from: schema, in: schemas)
+            return access.isArray ? access.code : "[\(access.code)].compactMap { $0 }"
+        }
         var messageGetter: [Statement] = [.line(message.optional ? message.code : "Optional(\(message.code))")]
         if let detailPath = paths.detail {
             let detail = accessExpression(detailPath, from: schema, in: schemas)
@@ -191,7 +194,7 @@ extension Translator {
                 .variable(VariableDeclaration(doc: "The server's message, `SHORT_CODE` or `SHORT_CODE : detail`.", access: access,
                     isLet: false, name: "serverMessage", type: "String?", getter: messageGetter)),
                 .variable(VariableDeclaration(doc: "The machine-readable reasons.", access: access, isLet: false,
-                    name: "serverReasons", type: "[String]", getter: [.line(reasons.isArray ? reasons.code : "[\(reasons.code)].compactMap { $0 }")])),
+                    name: "serverReasons", type: "[String]", getter: [.line(reasons.isEmpty ? "[]" : "\(reasons, separator: " + ")")])),
             ]
         )
     }

@@ -115,7 +115,7 @@ struct Validator {
     }
 
     private func checkErrorBody(_ paths: ErrorBodyPaths, of schema: Schema, in schemas: [SwiftName: Schema]) {
-        for (role, path) in [("message", paths.message), ("detail", paths.detail ?? []), ("reasons", paths.reasons)] where !path.isEmpty {
+        for (role, path) in [("message", paths.message), ("detail", paths.detail ?? [])] + paths.reasons.map({ ("reasons", $0) }) where !path.isEmpty {
             var current: Schema? = schema
             var arrays = 0
             var endsAtString = false

@@ -104,7 +104,8 @@ import Testing
             Issue.record("expected a server error")
         } catch IdentityToolkitError.server(let error) {
             #expect(error.shortCode == "API key not valid. Please pass a valid API key.")
-            #expect(error.reasons == ["keyInvalid"])
+            // Both places Google's APIs put reasons, in the spec's order.
+            #expect(error.reasons == ["keyInvalid", "API_KEY_INVALID"])
         }
     }
 

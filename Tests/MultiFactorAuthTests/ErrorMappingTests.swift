@@ -1,6 +1,7 @@
 import Foundation
 import IdentityToolkit
 @testable import MultiFactorAuth
+import IdentityToolkitTestSupport
 import Testing
 
 /// The server short-code table and the three ways the docs catch errors.
@@ -36,6 +37,22 @@ import Testing
         #expect((detailed as NSError).localizedDescription == "Password should be at least 6 characters")
         let key = try #require(AuthErrorMapping.map(IdentityToolkitError.server(ServerError(status: 400, message: "API key not valid.", reasons: ["keyInvalid"]))) as? AuthErrorCode)
         #expect(key.code == .invalidAPIKey)
+    }
+
+    /// Production reports an invalid API key in `error.details[].reason`
+    /// (`API_KEY_INVALID`), with a message that is no short code: it is
+    /// read from there through the spec's error-body paths.
+    @Test func anInvalidAPIKeyIsReadFromTheDetails() async throws {
+        let body = #"{"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com"}]}}"#
+        let transport = RecordingTransport(status: 400, body: body)
+        let accounts = AccountsClient(apiKey: "bad", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        do {
+            _ = try await accounts.signUp(SignUpRequest(returnSecureToken: true))
+            Issue.record("expected an error")
+        } catch {
+            let mapped = try #require(AuthErrorMapping.map(error) as? AuthErrorCode)
+            #expect(mapped.code == .invalidAPIKey)
+        }
     }
 
     @Test func transportAndDecodingFailures() throws {

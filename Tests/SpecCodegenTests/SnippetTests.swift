@@ -7,6 +7,40 @@ import Testing
         try InMemorySpec(["api.yaml": document(schemas: schemas)]).generate([.types])[.types] ?? ""
     }
 
+    /// `x-error-body` reasons may be read from several paths, in order.
+    @Test func errorReasonsFromSeveralPaths() throws {
+        let text = try types("""
+                Failure:
+                  type: object
+                  description: F.
+                  x-error-body:
+                    message: message
+                    reasons: ['errors[].reason', 'details[].reason', 'code']
+                  properties:
+                    message: {type: string}
+                    code: {type: string}
+                    errors: {type: array, items: {$ref: '#/components/schemas/Reason'}}
+                    details: {type: array, items: {$ref: '#/components/schemas/Reason'}}
+                Reason:
+                  type: object
+                  description: R.
+                  properties:
+                    reason: {type: string}
+            """)
+        #expect(text.contains("(self.errors ?? []).compactMap { $0.reason } + (self.details ?? []).compactMap { $0.reason } + [self.code].compactMap { $0 }"), "\(text)")
+        let bad = InMemorySpec(["api.yaml": document(schemas: """
+                Failure:
+                  type: object
+                  description: F.
+                  x-error-body:
+                    message: message
+                    reasons: ['message', 'nowhere[].reason']
+                  properties:
+                    message: {type: string}
+            """)]).failures()
+        #expect(bad.contains { $0.contains("x-error-body reasons path 'nowhere[].reason' has no property 'nowhere'") }, "\(bad)")
+    }
+
     @Test func stringEnumBecomesAnOpenStruct() throws {
         let text = try types("""
                 State:
