@@ -36,11 +36,15 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
     /// - Throws: ``OTPError/invalidAttemptLimit(_:)`` below 1.
     public init(maximumFailures: Int = 5) throws {
         guard maximumFailures >= 1 else { throw OTPError.invalidAttemptLimit(maximumFailures) }
+        self.init(checked: maximumFailures)
+    }
+
+    private init(checked maximumFailures: Int) {
         self.maximumFailures = maximumFailures
     }
 
     /// Five failures, then no more checks.
-    public static let `default` = try! TOTPAttemptLimit(maximumFailures: 5)
+    public static let `default` = TOTPAttemptLimit(checked: 5)
 }
 
 /// Counts the failed attempts of each key for ``TOTPVerifier``; an actor,
