@@ -51,7 +51,8 @@ public class BaseAuth: @unchecked Sendable {
     }
 
     /// The shortest and longest session a cookie may hold: 5 minutes and 2 weeks.
-    public static let sessionCookieDurations: ClosedRange<Duration> = .seconds(5 * 60) ... .seconds(14 * 24 * 3600)
+    public static let sessionCookieDurations: ClosedRange<Duration> =
+        .seconds(IdentityPlatformLimits.sessionCookieSeconds.lowerBound) ... .seconds(IdentityPlatformLimits.sessionCookieSeconds.upperBound)
 
     /// Exchanges a fresh ID token for a session cookie that lasts `expiresIn`:
     /// the web-server form of a sign-in (set it as an `HttpOnly` cookie, and

@@ -159,7 +159,8 @@ public final class TenantManager: Sendable {
     ///   - pageSize: At most this many, 1 to 1000.
     ///   - pageToken: The previous page's ``ListTenantsResult/pageToken``; nil for the first page.
     public func listTenants(pageSize: Int = 1000, pageToken: String? = nil) async throws -> ListTenantsResult {
-        guard (1...1000).contains(pageSize) else { throw AdminValidationError(field: "pageSize", message: "must be 1 to 1000") }
+        let maximum = IdentityPlatformLimits.maximumPageSize
+        guard (1...maximum).contains(pageSize) else { throw AdminValidationError(field: "pageSize", message: "must be 1 to \(maximum)") }
         let page = try await admin.client.listTenants(project: admin.projectID, pageSize: Int32(pageSize), pageToken: pageToken)
         return ListTenantsResult(tenants: (page.tenants ?? []).map(TenantInfo.init), pageToken: page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 })
     }

@@ -251,7 +251,7 @@ extension BaseAuth {
     }
 
     /// The most users one page holds.
-    public static var maximumUsersPageSize: Int { 1000 }
+    public static var maximumUsersPageSize: Int { IdentityPlatformLimits.maximumPageSize }
 
     /// One page of users, in uid order.
     /// - Parameters:
@@ -320,5 +320,5 @@ extension BaseAuth {
     }
 
     /// The longest custom claims, as JSON text.
-    public static var maximumCustomClaimsLength: Int { 1000 }
+    public static var maximumCustomClaimsLength: Int { IdentityPlatformLimits.maximumCustomClaimsLength }
 }

@@ -58,14 +58,20 @@ final class LinkBase: Sendable {
             + (code.realm.tenant.map { "&tenantId=\($0)" } ?? "")
     }
 
-    /// The `mode` of an action link (the Firebase action-URL parameter).
+    /// Each kind of code and the `mode` of its action link (the Firebase
+    /// action-URL parameter), read both ways.
+    static let modes: [(requestType: OobRequestType, mode: EmailActionMode)] = [
+        (.verifyEmail, .verifyEmail), (.passwordReset, .resetPassword), (.emailSignin, .signIn), (.verifyAndChangeEmail, .verifyAndChangeEmail),
+    ]
+
+    /// The `mode` of a code's action link.
     static func mode(_ requestType: OobRequestType) -> EmailActionMode {
-        switch requestType {
-        case .verifyEmail: return .verifyEmail
-        case .passwordReset: return .resetPassword
-        case .emailSignin: return .signIn
-        default: return .verifyAndChangeEmail
-        }
+        modes.first { $0.requestType == requestType }?.mode ?? .verifyAndChangeEmail
+    }
+
+    /// The kind of code an action link's `mode` is for; nil for an unknown mode.
+    static func requestType(_ mode: EmailActionMode) -> OobRequestType? {
+        modes.first { $0.mode == mode }?.requestType
     }
 }
 

@@ -7,14 +7,8 @@ import IdentityToolkit
 extension HelperEmulation {
     func openActionLink(mode: String, oobCode: String, apiKey: String?, lang: String?, tenantId: String?, continueUrl: String?,
                         newPassword: String?, request: APIServerRequest) async throws -> String {
-        let action = EmailActionMode(rawValue: mode)
-        let requestType: OobRequestType
-        switch action {
-        case .verifyEmail: requestType = .verifyEmail
-        case .verifyAndChangeEmail: requestType = .verifyAndChangeEmail
-        case .resetPassword: requestType = .passwordReset
-        case .signIn: requestType = .emailSignin
-        default: throw APIServerError.invalidArgument("unknown mode '\(mode.prefix(40))'")
+        guard let requestType = LinkBase.requestType(EmailActionMode(rawValue: mode)) else {
+            throw APIServerError.invalidArgument("unknown mode '\(mode.prefix(40))'")
         }
         let continueLink = continueUrl.flatMap(Self.safeLink).map { #"<p><a href="\#(Self.escape($0))">Continue</a></p>"# } ?? ""
         if requestType == .passwordReset, newPassword == nil {

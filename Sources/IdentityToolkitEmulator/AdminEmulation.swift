@@ -47,8 +47,9 @@ struct AdminEmulation: AdminService {
     /// in: the token's claims under the session issuer, for `validDuration`.
     func createSessionCookie(targetProjectId: String, body: CreateSessionCookieRequest,
                              request: APIServerRequest) async throws -> CreateSessionCookieResponse {
-        let duration = body.validDuration ?? EmulatorRules.sessionCookieDurations.upperBound
-        guard EmulatorRules.sessionCookieDurations.contains(duration) else {
+        // Two weeks when the request names no duration, as Google's emulator.
+        let duration = body.validDuration ?? IdentityPlatformLimits.sessionCookieSeconds.upperBound
+        guard IdentityPlatformLimits.sessionCookieSeconds.contains(duration) else {
             throw APIServerError("INVALID_DURATION", detail: "validDuration must be 300 to 1209600 seconds")
         }
         let claims = try tokens.claims(of: body.idToken)
@@ -64,8 +65,8 @@ struct AdminEmulation: AdminService {
     /// A page size: the default when absent, 1 to the maximum otherwise.
     private static func pageSize(_ requested: Int32?, field: String) throws -> Int {
         guard let requested else { return EmulatorRules.defaultPageSize }
-        guard (1...Int32(EmulatorRules.maximumPageSize)).contains(requested) else {
-            throw APIServerError.invalidArgument("\(field) must be 1 to \(EmulatorRules.maximumPageSize)")
+        guard (1...Int32(IdentityPlatformLimits.maximumPageSize)).contains(requested) else {
+            throw APIServerError.invalidArgument("\(field) must be 1 to \(IdentityPlatformLimits.maximumPageSize)")
         }
         return Int(requested)
     }

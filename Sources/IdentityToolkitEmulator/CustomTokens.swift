@@ -63,8 +63,8 @@ struct CustomTokenVerifier: Sendable {
         default:
             throw Self.invalid("alg \(header.alg.prefix(20)) is not RS256")
         }
-        guard (1...EmulatorRules.maximumUIDLength).contains(claims.uid.count) else {
-            throw Self.invalid("uid must be 1 to \(EmulatorRules.maximumUIDLength) characters")
+        guard (1...IdentityPlatformLimits.maximumUIDLength).contains(claims.uid.count) else {
+            throw Self.invalid("uid must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
         }
         var developerClaims: String?
         if let extra = payload["claims"] {

@@ -165,14 +165,7 @@ enum EmulatorRules {
     /// again past it ends the oldest. Production documents no such limit;
     /// this bound keeps a long-running emulator's memory flat.
     static let maximumRefreshTokensPerUser = 50
-    /// Custom claims: at most 1000 characters of JSON, as production.
-    static let maximumCustomAttributesLength = 1000
-    /// Session cookies live 5 minutes to 2 weeks; two weeks when the request
-    /// names no duration (as Google's emulator).
-    static let sessionCookieDurations: ClosedRange<Int64> = 300...1_209_600
-    /// `accounts:batchGet` and tenant lists: the default and largest page.
+    /// `accounts:batchGet` and tenant lists: the default page (the largest
+    /// is `IdentityPlatformLimits.maximumPageSize`).
     static let defaultPageSize = 20
-    static let maximumPageSize = 1000
-    /// A uid an admin chooses: 1 to 128 characters, as production.
-    static let maximumUIDLength = 128
 }

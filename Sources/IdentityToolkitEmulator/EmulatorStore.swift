@@ -647,8 +647,8 @@ actor EmulatorStore {
         try InputRules.checkDisplayName(displayName)
         try InputRules.checkPasswordLength(password)
         let uid = localId ?? newUID()
-        guard (1...EmulatorRules.maximumUIDLength).contains(uid.count) else {
-            throw APIServerError.invalidArgument("localId must be 1 to \(EmulatorRules.maximumUIDLength) characters")
+        guard (1...IdentityPlatformLimits.maximumUIDLength).contains(uid.count) else {
+            throw APIServerError.invalidArgument("localId must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
         }
         guard users[realm]?[uid] == nil else { throw APIServerError("DUPLICATE_LOCAL_ID") }
         forgetSessions(of: UserKey(realm: realm, uid: uid))

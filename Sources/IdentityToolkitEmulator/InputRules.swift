@@ -75,7 +75,7 @@ enum InputRules {
     /// (`CLAIMS_TOO_LARGE`), a JSON object (`INVALID_CLAIMS`), and none of
     /// the token's own claims (`FORBIDDEN_CLAIM : <name>`).
     static func checkCustomAttributes(_ text: String) throws {
-        guard text.count <= EmulatorRules.maximumCustomAttributesLength else { throw APIServerError("CLAIMS_TOO_LARGE") }
+        guard text.count <= IdentityPlatformLimits.maximumCustomClaimsLength else { throw APIServerError("CLAIMS_TOO_LARGE") }
         guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else {
             throw APIServerError("INVALID_CLAIMS")
         }

@@ -235,7 +235,9 @@ extension AdminCommand {
             var withFactors = false
 
             func validate() throws {
-                guard (1...1000).contains(pageSize) else { throw ValidationError("--page-size must be 1 to 1000") }
+                guard (1...BaseAuth.maximumUsersPageSize).contains(pageSize) else {
+                    throw ValidationError("--page-size must be 1 to \(BaseAuth.maximumUsersPageSize)")
+                }
             }
 
             func run() async throws {

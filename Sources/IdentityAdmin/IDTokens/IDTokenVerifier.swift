@@ -106,7 +106,7 @@ public struct IDTokenVerifier: Sendable {
         }
         guard claims.aud == projectID else { throw .wrongAudience(expected: projectID, found: claims.aud) }
         guard claims.iss == issuer else { throw .wrongIssuer(expected: issuer, found: claims.iss) }
-        guard !claims.sub.isEmpty, claims.sub.count <= 128 else { throw .invalidSubject }
+        guard (1...IdentityPlatformLimits.maximumUIDLength).contains(claims.sub.count) else { throw .invalidSubject }
         let time = now().timeIntervalSince1970
         let skew = TimeInterval(clockSkew.components.seconds)
         guard time < TimeInterval(claims.exp) else { throw .expired(at: Date(timeIntervalSince1970: TimeInterval(claims.exp))) }
