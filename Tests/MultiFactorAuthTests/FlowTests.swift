@@ -123,6 +123,8 @@ import Testing
             let code = try h.code(secret)
             try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: code), displayName: nil)
             let factor = try #require(user.multiFactor.enrolledFactors.first)
+            // Production refuses a nameless TOTP factor: the SDK names it.
+            #expect(factor.displayName == TOTPMultiFactorGenerator.defaultDisplayName)
             let resolver = try await h.resolver(auth, email: try #require(user.email))
             await expectAuthError(.invalidVerificationCode) {
                 try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: factor.uid, oneTimePassword: code))
@@ -130,10 +132,10 @@ import Testing
             await expectAuthError(.multiFactorInfoNotFound) {
                 try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "nope", oneTimePassword: code))
             }
-            // A TOTP challenge expires: production's TOTP_CHALLENGE_TIMEOUT,
-            // which Firebase's SDK maps to no code of its own (internalError).
+            // A TOTP challenge expires: production's TOTP_CHALLENGE_TIMEOUT, which
+            // FirebaseAuth leaves as internalError; here it says the first factor is due again.
             h.clock.advance(by: 11 * 60)
-            await expectAuthError(.internalError) {
+            await expectAuthError(.invalidMultiFactorSession) {
                 try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: factor.uid, oneTimePassword: try h.code(secret)))
             }
         }
