@@ -392,6 +392,7 @@ actor EmulatorStore {
     }
 
     func finalizeTotpEnrollment(uid: String, realm: Realm, sessionInfo: String, code: String, displayName: String?, authTime: Date) throws -> SessionGrant {
+        try InputRules.requireFactorDisplayName(displayName)
         try InputRules.checkDisplayName(displayName)
         guard let session = enrollmentSessions[sessionInfo], session.uid == uid, session.realm == realm else {
             throw APIServerError("INVALID_SESSION_INFO", detail: "unknown TOTP enrollment session")

@@ -65,6 +65,11 @@ enum InputRules {
         }
     }
 
+    /// Production refuses a TOTP factor without a name (`MISSING_DISPLAY_NAME`).
+    static func requireFactorDisplayName(_ name: String?) throws {
+        guard let name, !name.isEmpty else { throw APIServerError("MISSING_DISPLAY_NAME") }
+    }
+
     /// Refuses a password longer than the bound (before it is hashed).
     static func checkPasswordLength(_ password: String?) throws {
         guard let password, password.utf8.count > maximumPasswordLength else { return }

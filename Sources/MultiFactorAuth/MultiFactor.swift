@@ -35,6 +35,8 @@ public final class MultiFactor: Sendable {
 
     /// Completes an enrollment with an assertion from
     /// ``TOTPMultiFactorGenerator/assertionForEnrollment(with:oneTimePassword:)``.
+    /// Production refuses a TOTP factor without a name, so a nil or empty
+    /// `displayName` is sent as ``TOTPMultiFactorGenerator/defaultDisplayName``.
     /// - Throws: ``AuthErrorCode`` — `invalidVerificationCode` for a wrong or
     ///   reused code, `missingMultiFactorInfo` for an assertion that is not for enrollment, …
     public func enroll(with assertion: MultiFactorAssertion, displayName: String?) async throws {
@@ -50,7 +52,7 @@ public final class MultiFactor: Sendable {
         let tenant = user.tenantID
         let response = try await AuthErrorMapping.perform {
             try await backend.accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(
-                idToken: idToken, displayName: displayName, tenantId: tenant,
+                idToken: idToken, displayName: displayName.flatMap { $0.isEmpty ? nil : $0 } ?? TOTPMultiFactorGenerator.defaultDisplayName, tenantId: tenant,
                 totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(sessionInfo: secret.sessionInfo, verificationCode: totp.oneTimePassword)))
         }
         guard let newToken = response.idToken else { throw AuthErrorCode(.internalError, message: "The enrollment response has no ID token.") }

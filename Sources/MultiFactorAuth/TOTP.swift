@@ -4,6 +4,11 @@ import OTPFormats
 
 /// Makes TOTP secrets and assertions.
 public enum TOTPMultiFactorGenerator {
+    /// The factor name ``MultiFactor/enroll(with:displayName:)`` sends when
+    /// it is given none: production refuses a TOTP factor without a name
+    /// (`MISSING_DISPLAY_NAME`), and users see it when they pick a factor.
+    public static let defaultDisplayName = "Authenticator app"
+
     /// Starts a TOTP enrollment: the server makes a secret for the user.
     /// - Parameter session: From ``MultiFactor/session()``.
     public static func generateSecret(with session: MultiFactorSession) async throws -> TOTPSecret {

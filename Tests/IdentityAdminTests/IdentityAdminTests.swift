@@ -111,7 +111,7 @@ import _CryptoExtras
         let totp = try TOTP(key: try Base32.decode(try #require(started.totpSessionInfo?.sharedSecretKey)))
         let step = try totp.step(at: 2_000_000_010)
         do {
-            _ = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(idToken: idToken,
+            _ = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(idToken: idToken, displayName: "app",
                 totpVerificationInfo: .init(sessionInfo: try #require(started.totpSessionInfo?.sessionInfo), verificationCode: totp.code(step: step - 1))))
             Issue.record("a code outside a window of 0 was accepted")
         } catch IdentityToolkitError.server(let error) {

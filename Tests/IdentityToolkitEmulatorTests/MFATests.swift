@@ -51,7 +51,14 @@ import Testing
             let sessionInfo = try #require(info.sessionInfo)
             let finalize = { (code: String, sessionInfo: String) in
                 try await h.accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(
-                    idToken: session.idToken, totpVerificationInfo: .init(sessionInfo: sessionInfo, verificationCode: code)))
+                    idToken: session.idToken, displayName: "app", totpVerificationInfo: .init(sessionInfo: sessionInfo, verificationCode: code)))
+            }
+            // Production refuses a TOTP factor without a name, even with the right code.
+            for name in [nil, ""] as [String?] {
+                await expectServerError("MISSING_DISPLAY_NAME") {
+                    try await h.accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(
+                        idToken: session.idToken, displayName: name, totpVerificationInfo: .init(sessionInfo: sessionInfo, verificationCode: try h.code(secret))))
+                }
             }
             await expectServerError("INVALID_CODE") { try await finalize(try h.code(secret, offset: 5), sessionInfo) }
             await expectServerError("INVALID_CODE") { try await finalize("12345", sessionInfo) }
