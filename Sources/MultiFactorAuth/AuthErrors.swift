@@ -6,26 +6,47 @@ public let TOTPMultiFactorID = SecondFactorID.totp.rawValue
 /// The factor id of SMS second factors.
 public let PhoneMultiFactorID = SecondFactorID.phone.rawValue
 /// The domain of every error this SDK reports.
-public let AuthErrorDomain = "FIRAuthErrorDomain"
+public let AuthErrorDomain = AuthErrors.domain
 /// Under this user-info key, a *second factor required* error carries its ``MultiFactorResolver``.
-public let AuthErrorUserInfoMultiFactorResolverKey = "FIRAuthErrorUserInfoMultiFactorResolverKey"
+public let AuthErrorUserInfoMultiFactorResolverKey = AuthErrors.userInfoMultiFactorResolverKey
 /// Under this user-info key, every error carries its `ERROR_*` name.
-public let AuthErrorUserInfoNameKey = "FIRAuthErrorUserInfoNameKey"
+public let AuthErrorUserInfoNameKey = AuthErrors.userInfoNameKey
 /// Under this user-info key, some errors carry the email address concerned.
-public let AuthErrorUserInfoEmailKey = "FIRAuthErrorUserInfoEmailKey"
+public let AuthErrorUserInfoEmailKey = AuthErrors.userInfoEmailKey
 /// Under this user-info key, some errors carry an updated credential.
-public let AuthErrorUserInfoUpdatedCredentialKey = "FIRAuthErrorUserInfoUpdatedCredentialKey"
+public let AuthErrorUserInfoUpdatedCredentialKey = AuthErrors.userInfoUpdatedCredentialKey
+
+/// The error domain and user-info keys under the names FirebaseAuth 11 and
+/// later gives them (`AuthErrors.domain`); the global constants above are
+/// the 10.x names of the same strings.
+public enum AuthErrors {
+    /// The domain of every error this SDK reports: `FIRAuthErrorDomain`.
+    public static let domain = AuthErrorCode.errorDomain
+    /// Under this key, every error carries its `ERROR_*` name.
+    public static let userInfoNameKey = "FIRAuthErrorUserInfoNameKey"
+    /// Under this key, some errors carry the email address concerned.
+    public static let userInfoEmailKey = "FIRAuthErrorUserInfoEmailKey"
+    /// Under this key, some errors carry an updated credential.
+    public static let userInfoUpdatedCredentialKey = "FIRAuthErrorUserInfoUpdatedCredentialKey"
+    /// Under this key, a *second factor required* error carries its ``MultiFactorResolver``.
+    public static let userInfoMultiFactorResolverKey = "FIRAuthErrorUserInfoMultiFactorResolverKey"
+}
 
 /// An error of domain `FIRAuthErrorDomain`: a ``Code`` (generated from
 /// `Spec/errors.yaml`) and a user-info dictionary with the localized
 /// description, the `ERROR_*` name and, for
 /// ``Code-swift.enum/secondFactorRequired``, the ``MultiFactorResolver``.
 ///
-/// It can be caught the three ways the Firebase docs do:
-/// `catch let error as AuthErrorCode where error.code == .secondFactorRequired`,
-/// `(error as NSError).code == AuthErrorCode.secondFactorRequired.rawValue`,
-/// and `error.code == AuthErrorCode.userTokenExpired.rawValue` on a completion's `Error?`.
-public struct AuthErrorCode: Error, CustomNSError, @unchecked Sendable, CustomStringConvertible {
+/// It is caught the ways Firebase code catches it, on Linux as on Apple platforms:
+/// - `catch let error as AuthErrorCode where error.code == .secondFactorRequired`;
+/// - `catch let error as NSError where error.code == AuthErrorCode.secondFactorRequired.rawValue`
+///   and `(error as NSError).code == …` (on Linux it bridges to an `NSError`
+///   of domain `FIRAuthErrorDomain`, and such an `NSError` back to it);
+/// - `catch AuthErrorCode.wrongPassword` (10.x pattern matching);
+/// - `AuthErrorCode(rawValue: (error as NSError).code)`, `AuthErrors.domain`
+///   and `if let e = error as? AuthErrorCode, e == .networkError` (the 11+ spellings);
+/// - `error.code == AuthErrorCode.userTokenExpired.rawValue` on a completion's `Error?`.
+public struct AuthErrorCode: Error, CustomNSError, @unchecked Sendable, CustomStringConvertible, Equatable {
     /// What went wrong.
     public let code: Code
     /// Localized description, `ERROR_*` name, and per-code extras.
@@ -41,6 +62,34 @@ public struct AuthErrorCode: Error, CustomNSError, @unchecked Sendable, CustomSt
         self.userInfo = info
     }
 
+    /// The error with the code of raw value `rawValue` (an `NSError` code in
+    /// domain `FIRAuthErrorDomain`) and its default description; nil for a
+    /// raw value that is no code. FirebaseAuth 11's spelling.
+    public init?(rawValue: Int) {
+        guard let code = Code(rawValue: rawValue) else { return nil }
+        self.init(code)
+    }
+
+    /// This error as an `AuthErrorCode`, when `error` is one or an `NSError`
+    /// of domain `FIRAuthErrorDomain` with a known code.
+    init?(bridging error: NSError) {
+        guard error.domain == Self.errorDomain, let code = Code(rawValue: error.code) else { return nil }
+        var info = error.userInfo
+        info[NSLocalizedDescriptionKey] = info[NSLocalizedDescriptionKey] ?? code.defaultDescription
+        info[AuthErrors.userInfoNameKey] = info[AuthErrors.userInfoNameKey] ?? code.userInfoName
+        self.code = code
+        self.userInfo = info
+    }
+
+    /// The numeric code, as `NSError.code` reports it.
+    public var rawValue: Int { code.rawValue }
+
+    /// Errors are equal when their codes are: `error == .networkError`.
+    public static func == (lhs: AuthErrorCode, rhs: AuthErrorCode) -> Bool { lhs.code == rhs.code }
+    /// `error == .networkError`, where `.networkError` is a ``Code-swift.enum``.
+    public static func == (lhs: AuthErrorCode, rhs: Code) -> Bool { lhs.code == rhs }
+
+    /// The `NSError` code, in domain ``errorDomain``.
     public var errorCode: Int { code.rawValue }
     public var errorUserInfo: [String: Any] { userInfo }
 
@@ -49,6 +98,65 @@ public struct AuthErrorCode: Error, CustomNSError, @unchecked Sendable, CustomSt
 
     public var description: String { "\(code.userInfoName) (\(code.rawValue)): \(message)" }
 }
+
+/// `catch AuthErrorCode.wrongPassword` and `case AuthErrorCode.wrongPassword:`
+/// on any error: true when `value` is an ``AuthErrorCode`` (or its `NSError`)
+/// with code `pattern`.
+public func ~= (pattern: AuthErrorCode.Code, value: any Error) -> Bool {
+    AuthErrorCode.from(value)?.code == pattern
+}
+
+/// `AuthErrorCode(rawValue: n) == .networkError`.
+public func == (lhs: AuthErrorCode?, rhs: AuthErrorCode.Code) -> Bool { lhs?.code == rhs }
+
+/// `switch AuthErrorCode(rawValue: n) { case .secondFactorRequired: … }`.
+public func ~= (pattern: AuthErrorCode.Code, value: AuthErrorCode?) -> Bool {
+    value?.code == pattern
+}
+
+extension AuthErrorCode {
+    /// `error` as an `AuthErrorCode`, whether it was thrown as one or
+    /// arrives as its `NSError` (from Objective-C-style code or a bridge).
+    static func from(_ error: any Error) -> AuthErrorCode? {
+        if let auth = error as? AuthErrorCode { return auth }
+        #if canImport(ObjectiveC)
+        return AuthErrorCode(bridging: error as NSError)
+        #else
+        return nil // On Linux the cast above bridges an NSError of the domain too.
+        #endif
+    }
+}
+
+#if !canImport(ObjectiveC)
+/// On Apple platforms every Swift error bridges to `NSError`; on Linux only a
+/// type that says how does. This is how `catch let error as NSError` and
+/// `(error as NSError).code` see an ``AuthErrorCode`` (domain, code and
+/// user info) there, and how an `NSError` of domain `FIRAuthErrorDomain`
+/// casts back with `as? AuthErrorCode`.
+extension AuthErrorCode: _ObjectiveCBridgeable {
+    public typealias _ObjectiveCType = NSError
+
+    public func _bridgeToObjectiveC() -> NSError {
+        NSError(domain: Self.errorDomain, code: code.rawValue, userInfo: userInfo)
+    }
+
+    public static func _forceBridgeFromObjectiveC(_ source: NSError, result: inout AuthErrorCode?) {
+        result = _unconditionallyBridgeFromObjectiveC(source)
+    }
+
+    public static func _conditionallyBridgeFromObjectiveC(_ source: NSError, result: inout AuthErrorCode?) -> Bool {
+        result = AuthErrorCode(bridging: source)
+        return result != nil
+    }
+
+    /// An `NSError` of another domain (or none) becomes an `internalError`
+    /// that keeps it as the underlying error, rather than a crash.
+    public static func _unconditionallyBridgeFromObjectiveC(_ source: NSError?) -> AuthErrorCode {
+        guard let source else { return AuthErrorCode(.internalError) }
+        return AuthErrorCode(bridging: source) ?? AuthErrorCode(.internalError, underlying: source)
+    }
+}
+#endif
 
 extension Optional where Wrapped == any Error {
     /// The error's `NSError` code; 0 for nil, as a message to nil gives in
@@ -72,11 +180,8 @@ enum AuthErrorMapping {
             let code = AuthErrorCode.Code(serverCode: server.shortCode)
                 ?? server.reasons.lazy.compactMap(AuthErrorCode.Code.forServerReason).first
                 ?? (server.status == 429 ? .tooManyRequests : .unknownServerCode)
-            // An unknown code keeps the server's short code (such as HTTP_503) in the message.
-            let message = code == .unknownServerCode
-                ? "\(code.defaultDescription) (\(server.shortCode)\(server.detail.map { ": \($0)" } ?? ""))"
-                : server.detail ?? code.defaultDescription
-            return AuthErrorCode(code, message: message, underlying: failure)
+            let (message, extra) = placeDetail(of: server, for: code)
+            return AuthErrorCode(code, message: message, underlying: failure, userInfo: extra)
         case .transport(let underlying):
             return AuthErrorCode(.transportFailure, underlying: underlying)
         case .undecodableResponse(_, let underlying):
@@ -86,6 +191,38 @@ enum AuthErrorMapping {
         case .accessTokenUnavailable(let underlying):
             return AuthErrorCode(.internalError, underlying: underlying)
         }
+    }
+
+    /// Where the server's detail (the text after `SHORT_CODE : `) goes, as
+    /// FirebaseAuth puts it: the description for most codes; the failure
+    /// reason for `weakPassword` (the description stays the default); nowhere
+    /// for `emailAlreadyInUse`; the blocking function's own message for
+    /// `blockingCloudFunctionError`. An empty detail is no detail.
+    static func placeDetail(of server: ServerError, for code: AuthErrorCode.Code) -> (message: String?, userInfo: [String: Any]) {
+        let detail = server.detail.flatMap { $0.isEmpty ? nil : $0 }
+        switch code {
+        case .weakPassword:
+            return (nil, detail.map { [NSLocalizedFailureReasonErrorKey: $0] } ?? [:])
+        case .emailAlreadyInUse:
+            return (nil, [:])
+        case .blockingCloudFunctionError:
+            return (detail.flatMap(blockingFunctionMessage), [:])
+        case .unknownServerCode where AuthErrorCode.Code(serverCode: server.shortCode) == nil:
+            // An unknown code keeps the server's short code (such as HTTP_503) in the message.
+            return ("\(code.defaultDescription) (\(server.shortCode)\(detail.map { ": \($0)" } ?? ""))", [:])
+        default:
+            return (detail, [:])
+        }
+    }
+
+    /// The message of the JSON a blocking function answered, which the
+    /// server embeds in its detail (``BlockingFunctionErrorBody``); the
+    /// whole detail when it holds no such JSON, nil when the JSON has no message.
+    static func blockingFunctionMessage(_ detail: String) -> String? {
+        guard let open = detail.firstIndex(of: "{"), let close = detail.lastIndex(of: "}"), open < close,
+              let body = try? JSONDecoder().decode(BlockingFunctionErrorBody.self, from: Data(detail[open...close].utf8))
+        else { return detail }
+        return body.error?.message
     }
 
     /// Runs a backend call, mapping its failures.
