@@ -30,18 +30,22 @@ final class FakeAuthenticatorApp: OTPAppURLOpener, @unchecked Sendable {
 
     var openedURIs: OTPAuthURI? { lock.withLock { uri } }
 
+    /// True until the mistyped code has been read.
+    var typoPending: Bool { lock.withLock { typo } }
+
     /// The code the app shows now; a later call shows the next step's code.
     func currentCode() -> String {
         lock.withLock {
             guard let uri, let totp = try? uri.totp() else { return "000000" }
             let now = Int64((clock?.now ?? Date()).timeIntervalSince1970)
             let step = max((try? totp.step(at: now)) ?? 0, lastStep + 1)
-            lastStep = step
             let code = totp.code(step: step)
             if typo {
+                // A mistyped code uses up no step: the next code is still this one.
                 typo = false
                 return String(code.reversed()) == code ? (code == "000000" ? "111111" : "000000") : String(code.reversed())
             }
+            lastStep = step
             return code
         }
     }
@@ -107,6 +111,12 @@ struct DocSampleEnvironment {
     func stop() async {
         try? Auth.auth().signOut()
         await running.stop()
+    }
+
+    /// Lets completions already under way land, for branches whose only
+    /// effect is that nothing changes.
+    func settle() async throws {
+        try await Task.sleep(for: .milliseconds(300))
     }
 
     /// Waits (bounded) until `condition` holds: completion samples report nothing.

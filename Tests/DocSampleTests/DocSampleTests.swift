@@ -51,6 +51,69 @@ import Testing
         #expect(signedIn.multiFactor.enrolledFactors.count == 2)
         try await asyncUnenrollSample(selectedIndex: 1)
         #expect(Auth.auth().currentUser == nil)
+
+        // "Re-authenticate them": the password step answers that the TOTP
+        // factor left is required, and its resolver completes the sign-in.
+        do {
+            _ = try await signedIn.reauthenticate(with: EmailAuthProvider.credential(withEmail: environment.email, password: environment.password))
+            Issue.record("expected secondFactorRequired")
+        } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
+            let resolver = try #require(error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
+            let hint = try #require(resolver.hints.first)
+            #expect(hint.factorID == TOTPMultiFactorID && resolver.hints.count == 1)
+            let result = try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: oneTimePassword))
+            #expect(result.user.uid == signedIn.uid)
+            #expect(try await result.user.getIDTokenResult().signInSecondFactor == "totp")
+        }
+    }
+
+    /// The sign-in samples' other branches, in all three forms: a user
+    /// without a second factor signs straight in; a wrong password is the
+    /// async sample's "other auth error"; a phone factor chosen takes the
+    /// `default`/`PhoneMultiFactorID` branch (nothing signs in); a mistyped
+    /// code is the resolver's error branch.
+    @Test func signInSamplesRemainingBranches() async throws {
+        let environment = try await DocSampleEnvironment.start()
+        defer { Task { await environment.stop() } }
+        let uid = try #require(Auth.auth().currentUser?.uid)
+        let signIns: [(String, (Int) async throws -> Void)] = [
+            ("async", { try await asyncSignInSample(email: environment.email, password: environment.password, selectedIndex: $0) }),
+            ("completion", { completionSignInSample(email: environment.email, password: environment.password, selectedIndex: $0) }),
+            ("Objective-C style", { objectiveCStyleSignInSample(email: environment.email, password: environment.password, selectedIndex: $0) }),
+        ]
+        for (form, signIn) in signIns {
+            try Auth.auth().signOut()
+            try await signIn(0)
+            #expect(try await environment.eventually { Auth.auth().currentUser?.uid == uid }, "\(form): no second factor")
+        }
+        do {
+            try Auth.auth().signOut()
+            try await asyncSignInSample(email: environment.email, password: "not the password", selectedIndex: 0)
+            Issue.record("the async sample swallowed a wrong password")
+        } catch AuthErrorCode.invalidCredential {
+            #expect(Auth.auth().currentUser == nil)
+        }
+
+        try await asyncSignInSample(email: environment.email, password: environment.password, selectedIndex: 0)
+        let user = try #require(Auth.auth().currentUser)
+        try await asyncEnrollmentSample(currentUser: user)
+        try await environment.enrollPhoneFactor()
+        #expect(user.multiFactor.enrolledFactors.map(\.factorID) == [TOTPMultiFactorID, PhoneMultiFactorID])
+        for (form, signIn) in signIns {
+            try Auth.auth().signOut()
+            try await signIn(1)
+            try await environment.settle()
+            #expect(Auth.auth().currentUser == nil, "\(form): the phone branch signed in")
+
+            FakeAuthenticatorApp.shared.mistypeNextCode()
+            try await signIn(0)
+            #expect(try await environment.eventually { !FakeAuthenticatorApp.shared.typoPending }, "\(form): no code was asked for")
+            try await environment.settle()
+            #expect(Auth.auth().currentUser == nil, "\(form): a mistyped code signed in")
+
+            try await signIn(0)
+            #expect(try await environment.eventually { Auth.auth().currentUser?.uid == uid }, "\(form): the right code")
+        }
     }
 
     @Test func completionSamplesEnrollSignInAndUnenroll() async throws {
@@ -83,6 +146,18 @@ import Testing
         try await environment.enrollPhoneFactor()
         #expect(user.multiFactor.enrolledFactors.count == 2)
         completionUnenrollSample(user: user, selectedIndex: 1)
+        #expect(try await environment.eventually { Auth.auth().currentUser == nil })
+    }
+
+    /// The Objective-C unenroll sample's `userTokenExpired` branch.
+    @Test func objectiveCStyleUnenrollOfTheNewestFactorSignsOut() async throws {
+        let environment = try await DocSampleEnvironment.start()
+        defer { Task { await environment.stop() } }
+        let user = try #require(Auth.auth().currentUser)
+        objectiveCStyleEnrollmentSample(displayName: "Objective-C style")
+        #expect(try await environment.eventually { user.multiFactor.enrolledFactors.count == 1 })
+        try await environment.enrollPhoneFactor()
+        objectiveCStyleUnenrollSample(selectedIndex: 1)
         #expect(try await environment.eventually { Auth.auth().currentUser == nil })
     }
 
