@@ -453,10 +453,16 @@ struct OpenAPIParser {
             role: .member, at: reader.raw("x-swift-name")?.location ?? node.location, diagnostics: diagnostics)
         else { return nil }
         guard let type = parseType(reader, owner: "property '\(wireName)' of '\(owner)'") else { return nil }
+        let since = reader.string("x-since")
+        if since != nil && required {
+            // A new required field breaks every caller of the initializer: no overload can keep the old one working.
+            diagnostics.error("x-since on required property '\(wireName)' of '\(owner)': only an optional field can be added compatibly",
+                              at: reader.keyLocation("x-since") ?? node.location)
+        }
         return Property(
             wireName: wireName, swiftName: swiftName, type: type, required: required,
             sensitive: reader.bool("x-sensitive") ?? false, description: reader.string("description"),
-            location: node.location
+            since: since, location: node.location
         )
     }
 

@@ -149,7 +149,24 @@ struct Property {
     var required: Bool
     var sensitive: Bool
     var description: String?
+    /// `x-since`: the release that added this optional field to an existing
+    /// type. The generator keeps the memberwise initializer of each earlier
+    /// release (without the fields added since), so callers still compile.
+    var since: String? = nil
     var location: SourceLocation
+}
+
+extension Property {
+    /// Orders `x-since` releases: dotted numbers compared part by part
+    /// (`1.10` after `1.9`), other text in string order.
+    static func releaseOrder(_ a: String, _ b: String) -> Bool {
+        let left = a.split(separator: "."), right = b.split(separator: ".")
+        for (x, y) in zip(left, right) where x != y {
+            if let i = Int(x), let j = Int(y) { return i < j }
+            return x < y
+        }
+        return left.count < right.count
+    }
 }
 
 indirect enum TypeRef: Equatable {
@@ -193,6 +210,7 @@ extension Schema {
             return a.count == b.count && zip(a, b).allSatisfy {
                 $0.wireName == $1.wireName && $0.swiftName == $1.swiftName && $0.type == $1.type
                     && $0.required == $1.required && $0.sensitive == $1.sensitive && $0.description == $1.description
+                    && $0.since == $1.since
             }
         default: return false
         }

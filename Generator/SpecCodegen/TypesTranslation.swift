@@ -99,6 +99,20 @@ extension Translator {
             kind: .initializer(failable: false), parameters: initParameters,
             body: properties.map { .line("\(Code.member("self", $0.swiftName)) = \($0.swiftName)") }
         )))
+        // The initializer of each earlier release, so that a field added
+        // with `x-since` breaks no caller (see "API stability of the
+        // generated code"); disfavored, so that new calls pick the full one.
+        let releases = Set(properties.compactMap(\.since)).sorted(by: Property.releaseOrder)
+        for release in releases {
+            let kept = properties.filter { $0.since.map { Property.releaseOrder($0, release) } ?? true }
+            members.append(.function(FunctionDeclaration(
+                doc: "The initializer as it was before \(release): fields added since then stay absent.",
+                attributes: ["@_disfavoredOverload"], access: access,
+                kind: .initializer(failable: false),
+                parameters: initParameters.filter { parameter in kept.contains { "\($0.swiftName)" == "\(parameter.name)" } },
+                body: [.line("self.init(\(kept.map { "\($0.swiftName): \($0.swiftName)" }, separator: ", "))")]
+            )))
+        }
         if properties.isEmpty {
             members.append(.function(FunctionDeclaration(
                 access: access, kind: .initializer(failable: false), parameters: [.init(label: "from", name: "decoder", type: "any Decoder")],

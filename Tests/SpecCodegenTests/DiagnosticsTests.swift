@@ -29,6 +29,18 @@ import Testing
         #expect(failures(spec) == ["api.yaml:20:23: error: unknown reference '#/components/schemas/Missing'"])
     }
 
+    @Test func sinceOnARequiredField() {
+        let spec = document(schemas: """
+                Thing:
+                  type: object
+                  description: T.
+                  required: [added]
+                  properties:
+                    added: {type: string, x-since: '1.1', description: A.}
+            """)
+        #expect(failures(spec) == ["api.yaml:21:31: error: x-since on required property 'added' of 'Thing': only an optional field can be added compatibly"])
+    }
+
     @Test func externalReference() {
         let spec = document(schemas: """
                 Thing:

@@ -39,6 +39,24 @@ import Testing
         #expect(Color.allKnownValues == [.colorUnspecified, .deepRed, .blue])
     }
 
+    /// Fields added with `x-since` keep each earlier release's initializer:
+    /// code written against 1.0 or 1.2 still compiles (by its full name, as a
+    /// function reference, too), and a call that names only old fields picks
+    /// the full initializer without ambiguity.
+    @Test func fieldsAddedSinceKeepTheOldInitializers() {
+        let created = Date(timeIntervalSince1970: 0)
+        let before12: (String, Date, Int32?, Int64?, Double?, Bool?, Color?, [String]?, [Part]?, String?, String?, Marker?) -> Widget
+            = Widget.init(name:createdAt:size:serial:weight:active:color:tags:parts:secretCode:defaultValue:marker:)
+        let old = before12("w", created, 1, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+        #expect(old.size == 1 && old.origin == nil && old.batch == nil)
+        let before110: (String, Date, Int32?, Int64?, Double?, Bool?, Color?, [String]?, [Part]?, String?, String?, Marker?, String?) -> Widget
+            = Widget.init(name:createdAt:size:serial:weight:active:color:tags:parts:secretCode:defaultValue:marker:origin:)
+        #expect(before110("w", created, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "here").origin == "here")
+        let full = Widget(name: "w", createdAt: created, origin: "here", batch: "b7")
+        #expect(full.origin == "here" && full.batch == "b7")
+        #expect(Widget(name: "w", createdAt: created, size: 2) == Widget(name: "w", createdAt: created, size: 2, origin: nil, batch: nil))
+    }
+
     @Test func sensitiveFieldsAreRedactedEverywhere() {
         let widget = Widget(name: "w", createdAt: Date(timeIntervalSince1970: 0), secretCode: "hunter2")
         #expect(!widget.description.contains("hunter2"))

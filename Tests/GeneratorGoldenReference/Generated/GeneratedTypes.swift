@@ -305,7 +305,47 @@ public struct Widget: Codable, Hashable, Sendable {
     /// An empty object.
     public var marker: Marker?
 
+    /// Where it was made (added in 1.2).
+    public var origin: String?
+
+    /// Its batch (added in 1.10, after 1.2).
+    public var batch: String?
+
     /// Creates a value; optional fields default to absent.
+    public init(
+        name: String,
+        createdAt: Date,
+        size: Int32? = nil,
+        serial: Int64? = nil,
+        weight: Double? = nil,
+        active: Bool? = nil,
+        color: Color? = nil,
+        tags: [String]? = nil,
+        parts: [Part]? = nil,
+        secretCode: String? = nil,
+        defaultValue: String? = nil,
+        marker: Marker? = nil,
+        origin: String? = nil,
+        batch: String? = nil
+    ) {
+        self.name = name
+        self.createdAt = createdAt
+        self.size = size
+        self.serial = serial
+        self.weight = weight
+        self.active = active
+        self.color = color
+        self.tags = tags
+        self.parts = parts
+        self.secretCode = secretCode
+        self.defaultValue = defaultValue
+        self.marker = marker
+        self.origin = origin
+        self.batch = batch
+    }
+
+    /// The initializer as it was before 1.2: fields added since then stay absent.
+    @_disfavoredOverload
     public init(
         name: String,
         createdAt: Date,
@@ -320,18 +360,27 @@ public struct Widget: Codable, Hashable, Sendable {
         defaultValue: String? = nil,
         marker: Marker? = nil
     ) {
-        self.name = name
-        self.createdAt = createdAt
-        self.size = size
-        self.serial = serial
-        self.weight = weight
-        self.active = active
-        self.color = color
-        self.tags = tags
-        self.parts = parts
-        self.secretCode = secretCode
-        self.defaultValue = defaultValue
-        self.marker = marker
+        self.init(name: name, createdAt: createdAt, size: size, serial: serial, weight: weight, active: active, color: color, tags: tags, parts: parts, secretCode: secretCode, defaultValue: defaultValue, marker: marker)
+    }
+
+    /// The initializer as it was before 1.10: fields added since then stay absent.
+    @_disfavoredOverload
+    public init(
+        name: String,
+        createdAt: Date,
+        size: Int32? = nil,
+        serial: Int64? = nil,
+        weight: Double? = nil,
+        active: Bool? = nil,
+        color: Color? = nil,
+        tags: [String]? = nil,
+        parts: [Part]? = nil,
+        secretCode: String? = nil,
+        defaultValue: String? = nil,
+        marker: Marker? = nil,
+        origin: String? = nil
+    ) {
+        self.init(name: name, createdAt: createdAt, size: size, serial: serial, weight: weight, active: active, color: color, tags: tags, parts: parts, secretCode: secretCode, defaultValue: defaultValue, marker: marker, origin: origin)
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -347,6 +396,8 @@ public struct Widget: Codable, Hashable, Sendable {
         case secretCode = "secret_code"
         case defaultValue = "default"
         case marker
+        case origin
+        case batch
     }
 
     public init(from decoder: any Decoder) throws {
@@ -363,6 +414,8 @@ public struct Widget: Codable, Hashable, Sendable {
         self.secretCode = try container.decodeIfPresent(String.self, forKey: .secretCode)
         self.defaultValue = try container.decodeIfPresent(String.self, forKey: .defaultValue)
         self.marker = try container.decodeIfPresent(Marker.self, forKey: .marker)
+        self.origin = try container.decodeIfPresent(String.self, forKey: .origin)
+        self.batch = try container.decodeIfPresent(String.self, forKey: .batch)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -379,6 +432,8 @@ public struct Widget: Codable, Hashable, Sendable {
         try container.encodeIfPresent(self.secretCode, forKey: .secretCode)
         try container.encodeIfPresent(self.defaultValue, forKey: .defaultValue)
         try container.encodeIfPresent(self.marker, forKey: .marker)
+        try container.encodeIfPresent(self.origin, forKey: .origin)
+        try container.encodeIfPresent(self.batch, forKey: .batch)
     }
 }
 
@@ -398,6 +453,8 @@ extension Widget: CustomStringConvertible, CustomDebugStringConvertible, CustomR
             "secretCode": RedactedValue(self.secretCode),
             "defaultValue": self.defaultValue as Any,
             "marker": self.marker as Any,
+            "origin": self.origin as Any,
+            "batch": self.batch as Any,
         ]
     }
 
