@@ -87,6 +87,19 @@ public enum SpecCodegen {
     public static func generate(
         config: GeneratorConfig, baseDirectory: String, configPath: String = "config", readFile: FileReader = defaultReader
     ) throws -> [OutputFile: String] {
+        let files = try translate(config: config, baseDirectory: baseDirectory, configPath: configPath, readFile: readFile)
+        var output: [OutputFile: String] = [:]
+        for file in OutputFile.allCases {
+            output[file] = files[file].map(Renderer.render) ?? "// \(Translator.header)\n// Nothing to generate here for this config.\n"
+        }
+        return output
+    }
+
+    /// The syntax model of every file `config` generates (what `generate`
+    /// renders, and what `api-diff` reads the public declarations from).
+    static func translate(
+        config: GeneratorConfig, baseDirectory: String, configPath: String = "config", readFile: FileReader = defaultReader
+    ) throws -> [OutputFile: SwiftFile] {
         let diagnostics = DiagnosticCollector()
         let configLocation = SourceLocation(file: configPath, line: 1, column: 1)
         func resolve(_ path: String) -> String {
@@ -151,11 +164,7 @@ public enum SpecCodegen {
             let serverAccess: AccessModifier = access == .public ? .package : access
             files[.server] = Translator(access: serverAccess).serverFile(documents, schemas: schemas, imports: imports)
         }
-        var output: [OutputFile: String] = [:]
-        for file in OutputFile.allCases {
-            output[file] = files[file].map(Renderer.render) ?? "// \(Translator.header)\n// Nothing to generate here for this config.\n"
-        }
-        return output
+        return files
     }
 
     /// Validates spec files of any kind (OpenAPI, errors, facades); OpenAPI
@@ -196,7 +205,7 @@ public enum SpecCodegen {
         return written
     }
 
-    private static func load(_ path: String, readFile: FileReader, diagnostics: DiagnosticCollector) -> YAMLValue? {
+    static func load(_ path: String, readFile: FileReader, diagnostics: DiagnosticCollector) -> YAMLValue? {
         let text: String
         do {
             text = try readFile(path)

@@ -7,7 +7,7 @@ struct SpecCodegenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "spec-codegen",
         abstract: "Generates typed Swift clients from the project's YAML spec.",
-        subcommands: [Generate.self, Validate.self, Diff.self]
+        subcommands: [Generate.self, Validate.self, Diff.self, APIDiffCommand.self]
     )
 }
 
@@ -99,5 +99,60 @@ struct Diff: ParsableCommand {
             case .insert(let offset, let line, _): print("+\(offset + 1): \(line)")
             }
         }
+    }
+}
+
+struct APIDiffCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "api-diff",
+        abstract: "Report what a spec change does to the generated Swift API; exit 1 when something breaks.",
+        discussion: """
+            OLD and NEW are two versions of one spec file (an OpenAPI document, errors.yaml or facades.yaml) \
+            or two Spec/ folders (files matched by name). One line per change on stdout: \
+            `breaking: …` (code written against OLD may not compile), `additive: …` or `cosmetic: …` \
+            (no public declaration changes). Exit 0 when nothing is breaking, 1 when something is, \
+            2 for an unreadable or invalid spec (diagnostics on stderr).
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    @Argument(help: "The old version: a spec file or a Spec/ folder.")
+    var old: String
+
+    @Argument(help: "The new version: a spec file or a Spec/ folder.")
+    var new: String
+
+    @Option(help: "text (one line per change) or json.")
+    var format: Format = .text
+
+    @Option(help: "The package whose Sources/*/spec-codegen-config.json name the modules (default: the one holding NEW).")
+    var package: String?
+
+    func run() throws {
+        let changes: [APIChange]
+        do {
+            changes = try APIDiff.compare(old: old, new: new, package: package)
+        } catch let failure as SpecCodegenFailure {
+            for diagnostic in failure.diagnostics {
+                FileHandle.standardError.write(Data((diagnostic.description + "\n").utf8))
+            }
+            throw ExitCode(2)
+        }
+        let breaking = changes.contains { $0.kind == .breaking }
+        switch format {
+        case .text:
+            for change in changes { print(change) }
+        case .json:
+            struct Report: Encodable {
+                var verdict: String
+                var changes: [APIChange]
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(Report(verdict: breaking ? "breaking" : "compatible", changes: changes))
+            print(String(decoding: data, as: UTF8.self))
+        }
+        if breaking { throw ExitCode(1) }
     }
 }
