@@ -208,8 +208,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SpecCodegenTests",
-            // The plugin tool is a dependency so that `swift test` builds it; tests run it as the plugin does.
-            dependencies: ["SpecCodegen", "spec-codegen-plugin-tool", "GeneratorGoldenReference", "IdentityToolkit", "IdentityToolkitTestSupport"],
+            // The plugin tool and the CLI are dependencies so that `swift test` builds them; tests run them.
+            dependencies: ["SpecCodegen", "spec-codegen-plugin-tool", "spec-codegen", "GeneratorGoldenReference", "IdentityToolkit", "IdentityToolkitTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
