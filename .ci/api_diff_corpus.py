@@ -29,6 +29,9 @@ PROBES = {
     "auth": ["IdentityToolkit", "OTPFormats", "MultiFactorAuth"],
 }
 
+# The targets below mirror their definitions in the root Package.swift (same
+# dependencies, floors and settings); a drift shows as a baseline that does
+# not build or does not compare clean, which stops the run.
 MANIFEST = """// swift-tools-version: 6.1
 // A probe made by .ci/api_diff_corpus.py: the root package's generated
 // libraries and the generator, without the modules a mutation may not build.

@@ -40,6 +40,9 @@ public enum APIDiff {
     /// feeds; by default the one holding `new` (or `old`).
     /// - Throws: ``SpecCodegenFailure`` for an unreadable or invalid spec.
     public static func compare(old: String, new: String, package: String? = nil) throws -> [APIChange] {
+        if isDirectory(old) != isDirectory(new) {
+            throw SpecCodegenFailure(diagnostics: [Diagnostic(.error, "compare a file with a file or a folder with a folder", at: SourceLocation(file: new, line: 1, column: 1))])
+        }
         let oldSet = try specFiles(old), newSet = try specFiles(new, renamingTo: isDirectory(old) ? nil : oldSet.keys.first)
         let root = package ?? packageRoot(containing: new) ?? packageRoot(containing: old)
         let targets = try generatingTargets(in: root, for: Set(oldSet.keys).union(newSet.keys))

@@ -141,19 +141,19 @@ import Testing
         let broken = try Versions(old: spec(), new: "openapi: 3.1.0\ninfo: [title\n")
         #expect(throws: SpecCodegenFailure.self) { try broken.compare() }
         #expect(throws: SpecCodegenFailure.self) { try APIDiff.compare(old: "/nonexistent/a.yaml", new: "/nonexistent/b.yaml") }
+        #expect(throws: SpecCodegenFailure.self) { try APIDiff.compare(old: Repository.path("Spec"), new: Repository.path("Spec/errors.yaml")) }
+        // Two folders: files matched by name; one that only NEW has is reported.
+        let folders = try Versions(old: spec(), new: spec())
+        try Data(document(schemas: "", paths: "\n" + Self.getThing.replacingOccurrences(of: "Thing'", with: "Note'").replacingOccurrences(of: "getThing", with: "getNote"), client: "NotesClient")
+            .replacingOccurrences(of: "schemas:\n", with: "schemas:\n    Note:\n      type: object\n      description: A note.\n      properties:\n        text: {type: string, description: Its text.}\n").utf8)
+            .write(to: URL(fileURLWithPath: "\(folders.folder)/new/notes.yaml"))
+        let added = try folders.compare().map(\.description)
+        #expect(added.contains { $0.hasPrefix("additive: client NotesClient added") }, "\(added)")
     }
 
     // MARK: The command line
 
-    static let binary: URL? = {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<5 {
-            let candidate = folder.appendingPathComponent("spec-codegen")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            folder.deleteLastPathComponent()
-        }
-        return nil
-    }()
+    static let binary = Repository.builtExecutable("spec-codegen")
 
     func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         struct NotBuilt: Error {}

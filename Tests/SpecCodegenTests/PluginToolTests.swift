@@ -4,15 +4,7 @@ import Testing
 /// The plugins' generator binary (`spec-codegen-plugin-tool`), run as the
 /// build-tool plugin runs it: its one command, its exit codes, its output.
 @Suite struct PluginToolTests {
-    static let binary: URL? = {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<5 {
-            let candidate = folder.appendingPathComponent("spec-codegen-plugin-tool")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            folder.deleteLastPathComponent()
-        }
-        return nil
-    }()
+    static let binary = Repository.builtExecutable("spec-codegen-plugin-tool")
 
     func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
         let process = Process()
