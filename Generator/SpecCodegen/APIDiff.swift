@@ -10,10 +10,16 @@ public struct APIChange: Codable, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: String, Codable, Sendable, Comparable {
         case breaking, additive, cosmetic
 
-        public static func < (lhs: Self, rhs: Self) -> Bool {
-            let order: [Kind] = [.breaking, .additive, .cosmetic]
-            return order.firstIndex(of: lhs)! < order.firstIndex(of: rhs)!
+        /// Breaking first, then additive, then cosmetic.
+        private var rank: Int {
+            switch self {
+            case .breaking: 0
+            case .additive: 1
+            case .cosmetic: 2
+            }
         }
+
+        public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank < rhs.rank }
     }
 
     public var kind: Kind
@@ -286,11 +292,12 @@ public enum APIDiff {
         func cosmetic(_ subject: String, _ change: String, _ note: String? = nil) {
             changes.append(APIChange(kind: .cosmetic, subject: subject, change: change, declarations: note.map { [$0] } ?? []))
         }
-        for name in Set(oldSet.keys).intersection(newSet.keys).sorted() {
+        for (name, oldPath) in oldSet.sorted(by: { $0.key < $1.key }) {
+            guard let newPath = newSet[name] else { continue }
             let diagnostics = DiagnosticCollector()
             let read: SpecCodegen.FileReader = SpecCodegen.defaultReader
-            guard let oldRoot = SpecCodegen.load(oldSet[name]!, readFile: read, diagnostics: diagnostics),
-                  let newRoot = SpecCodegen.load(newSet[name]!, readFile: read, diagnostics: diagnostics)
+            guard let oldRoot = SpecCodegen.load(oldPath, readFile: read, diagnostics: diagnostics),
+                  let newRoot = SpecCodegen.load(newPath, readFile: read, diagnostics: diagnostics)
             else { throw SpecCodegenFailure(diagnostics: diagnostics.sorted) }
             let keys = Set(oldRoot.mappingEntries?.map(\.key) ?? [])
             if keys.contains("openapi") {
