@@ -162,7 +162,8 @@ public enum APIDiff {
         if let facades = config.facades, !present(facades) { config.facades = nil; config.generate.removeAll { $0 == .facades } }
         if target.module.isEmpty, let name = config.specs.first, let path = files[name] {
             // A stand-in target: the file's kind decides what it generates.
-            let kind = (try? String(contentsOfFile: path, encoding: .utf8)).map(SpecKind.init(text:)) ?? .openAPI
+            // An unreadable or unknown file is left to the OpenAPI parser, which reports it.
+            let kind = SpecCodegen.load(path, readFile: SpecCodegen.defaultReader, diagnostics: DiagnosticCollector()).flatMap(SpecFileKind.init) ?? .openAPI
             switch kind {
             case .openAPI: break
             case .errors: config = GeneratorConfig(specs: [], errors: name, generate: [.errorCodes], errorType: "ErrorCode")
@@ -183,18 +184,6 @@ public enum APIDiff {
                 if let path = files[(diagnostic.location.file as NSString).lastPathComponent] { located.location.file = path }
                 return located
             })
-        }
-    }
-
-    enum SpecKind {
-        case openAPI, errors, facades
-
-        init(text: String) {
-            let keys = text.split(separator: "\n").compactMap { line -> Substring? in
-                guard let first = line.first, first != " ", first != "#", let colon = line.firstIndex(of: ":") else { return nil }
-                return line[..<colon]
-            }
-            if keys.contains("openapi") { self = .openAPI } else if keys.contains("codes") || keys.contains("serverCodes") { self = .errors } else { self = .facades }
         }
     }
 
@@ -299,8 +288,10 @@ public enum APIDiff {
             guard let oldRoot = SpecCodegen.load(oldPath, readFile: read, diagnostics: diagnostics),
                   let newRoot = SpecCodegen.load(newPath, readFile: read, diagnostics: diagnostics)
             else { throw SpecCodegenFailure(diagnostics: diagnostics.sorted) }
-            let keys = Set(oldRoot.mappingEntries?.map(\.key) ?? [])
-            if keys.contains("openapi") {
+            switch SpecFileKind(oldRoot) {
+            case nil:
+                throw SpecCodegenFailure(diagnostics: [Diagnostic(.error, SpecFileKind.unknownMessage, at: oldRoot.location)])
+            case .openAPI:
                 guard let before = OpenAPIParser(diagnostics: diagnostics).parse(oldRoot),
                       let after = OpenAPIParser(diagnostics: diagnostics).parse(newRoot)
                 else { throw SpecCodegenFailure(diagnostics: diagnostics.sorted) }
@@ -345,7 +336,7 @@ public enum APIDiff {
                     default: break
                     }
                 }
-            } else if keys.contains("codes") || keys.contains("serverCodes") {
+            case .errors:
                 guard let before = ErrorsSpec.parse(oldRoot, diagnostics: diagnostics), let after = ErrorsSpec.parse(newRoot, diagnostics: diagnostics)
                 else { throw SpecCodegenFailure(diagnostics: diagnostics.sorted) }
                 if before.domain != after.domain { cosmetic("error domain", "\(before.domain) → \(after.domain)", "NSError domains compared by value change") }
@@ -373,7 +364,7 @@ public enum APIDiff {
                 if "\(before.unknownServerCode)\(before.transportFailure)\(before.undecodableResponse)" != "\(after.unknownServerCode)\(after.transportFailure)\(after.undecodableResponse)" {
                     cosmetic("error fallbacks", "changed", "behaviour: which error callers see")
                 }
-            } else {
+            case .facades:
                 guard let before = FacadesSpec.parse(oldRoot, diagnostics: diagnostics), let after = FacadesSpec.parse(newRoot, diagnostics: diagnostics)
                 else { throw SpecCodegenFailure(diagnostics: diagnostics.sorted) }
                 for type in after.types {

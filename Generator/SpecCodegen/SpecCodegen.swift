@@ -174,15 +174,15 @@ public enum SpecCodegen {
         var documents: [APIDocument] = []
         for path in files {
             guard let root = load(path, readFile: readFile, diagnostics: diagnostics) else { continue }
-            let keys = Set(root.mappingEntries?.map(\.key) ?? [])
-            if keys.contains("openapi") {
+            switch SpecFileKind(root) {
+            case .openAPI:
                 if let document = OpenAPIParser(diagnostics: diagnostics).parse(root) { documents.append(document) }
-            } else if keys.contains("codes") || keys.contains("serverCodes") {
+            case .errors:
                 _ = ErrorsSpec.parse(root, diagnostics: diagnostics)
-            } else if keys.contains("types") || keys.contains("delivery") {
+            case .facades:
                 _ = FacadesSpec.parse(root, diagnostics: diagnostics)
-            } else {
-                diagnostics.error("not a spec file: expected an OpenAPI document ('openapi'), an errors file ('codes') or a facades file ('types')", at: root.location)
+            case nil:
+                diagnostics.error(SpecFileKind.unknownMessage, at: root.location)
             }
         }
         _ = Validator(diagnostics: diagnostics).validate(documents)
@@ -237,6 +237,27 @@ public enum SpecCodegen {
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             return (path.isEmpty ? "" : "at '\(path)': ") + context.debugDescription
         default: return "\(error)"
+        }
+    }
+}
+
+/// What a spec file is, told by its top-level keys: the one rule that
+/// `validate` and `api-diff` share.
+enum SpecFileKind {
+    case openAPI, errors, facades
+
+    static let unknownMessage = "not a spec file: expected an OpenAPI document ('openapi'), an errors file ('codes') or a facades file ('types')"
+
+    init?(_ root: YAMLValue) {
+        let keys = Set(root.mappingEntries?.map(\.key) ?? [])
+        if keys.contains("openapi") {
+            self = .openAPI
+        } else if keys.contains("codes") || keys.contains("serverCodes") {
+            self = .errors
+        } else if keys.contains("types") || keys.contains("delivery") {
+            self = .facades
+        } else {
+            return nil
         }
     }
 }

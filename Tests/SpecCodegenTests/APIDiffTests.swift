@@ -106,11 +106,7 @@ import Testing
     /// Every mutation of the corpus gets the verdict the digester gives
     /// (checked against it by .ci/api_diff_corpus.py).
     @Test func theCorpusVerdicts() throws {
-        struct Corpus: Decodable {
-            struct Mutation: Decodable { var name, file, find, replace, expect: String }
-            var mutations: [Mutation]
-        }
-        let corpus = try JSONDecoder().decode(Corpus.self, from: Data(contentsOf: URL(fileURLWithPath: Repository.path("Tests/APIDiffCorpus/mutations.json"))))
+        let corpus = try Corpus.load()
         #expect(corpus.mutations.count >= 25)
         for mutation in corpus.mutations {
             let original = try String(contentsOfFile: Repository.path("Spec/\(mutation.file)"), encoding: .utf8)
@@ -126,15 +122,21 @@ import Testing
     /// The article's table of verdicts is the corpus, row for row, so that
     /// the docs say only what the digester has confirmed.
     @Test func theArticleIsTheCorpus() throws {
-        struct Corpus: Decodable {
-            struct Mutation: Decodable { var name, file, expect, why: String }
-            var mutations: [Mutation]
-        }
-        let corpus = try JSONDecoder().decode(Corpus.self, from: Data(contentsOf: URL(fileURLWithPath: Repository.path("Tests/APIDiffCorpus/mutations.json"))))
+        let corpus = try Corpus.load()
         let rows = ["| Change (corpus mutation) | Spec file | Verdict | Why |", "|---|---|---|---|"]
             + corpus.mutations.map { "| `\($0.name)` | `\($0.file)` | \($0.expect) | \($0.why.isEmpty ? "—" : $0.why) |" }
         let article = try String(contentsOfFile: Repository.path("Sources/IdentityToolkit/IdentityToolkit.docc/APIStabilityOfTheGeneratedCode.md"), encoding: .utf8)
         #expect(article.contains("<!-- corpus:begin -->\n" + rows.joined(separator: "\n") + "\n<!-- corpus:end -->"))
+    }
+
+    /// `Tests/APIDiffCorpus/mutations.json`.
+    struct Corpus: Decodable {
+        struct Mutation: Decodable { var name, file, find, replace, expect, why: String }
+        var mutations: [Mutation]
+
+        static func load() throws -> Corpus {
+            try JSONDecoder().decode(Corpus.self, from: Data(contentsOf: URL(fileURLWithPath: Repository.path("Tests/APIDiffCorpus/mutations.json"))))
+        }
     }
 
     @Test func badInputIsADiagnostic() throws {
