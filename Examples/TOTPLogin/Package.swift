@@ -1,0 +1,55 @@
+// swift-tools-version: 6.1
+//
+// A web app that signs users in with a password and a TOTP second factor,
+// using the SDK from the repository root. A package of its own, so that apps
+// depending on the SDK never build it.
+import PackageDescription
+
+let package = Package(
+    name: "TOTPLogin",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "swift-identity-mfa", path: "../.."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+    ],
+    targets: [
+        // The pages, the browser sessions and the sign-in flow: a library so
+        // that the tests drive the same router the executable serves.
+        .target(
+            name: "TOTPLoginApp",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "MultiFactorAuth", package: "swift-identity-mfa"),
+                .product(name: "IdentityAdmin", package: "swift-identity-mfa"),
+                .product(name: "IdentityToolkitAsyncHTTPClient", package: "swift-identity-mfa"),
+                .product(name: "OTPFormats", package: "swift-identity-mfa"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "TOTPLogin",
+            dependencies: [
+                "TOTPLoginApp",
+                .product(name: "IdentityToolkitEmulator", package: "swift-identity-mfa"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "TOTPLoginAppTests",
+            dependencies: [
+                "TOTPLoginApp",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "IdentityToolkitEmulator", package: "swift-identity-mfa"),
+                .product(name: "OTP", package: "swift-identity-mfa"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,67 @@
+import Foundation
+import IdentityAdmin
+import IdentityToolkit
+import IdentityToolkitAsyncHTTPClient
+import MultiFactorAuth
+
+/// The two sides of Identity Platform the app talks to: the client API
+/// (``MultiFactorAuth``: sign-up, sign-in, enrollment, on behalf of the
+/// person at the browser) and the admin API (``IdentityAdmin``: session
+/// cookies, the user's factors, with the server's own credentials).
+public struct IdentityBackend: Sendable {
+    /// The project the app signs users into.
+    public let projectID: String
+    /// The emulator's `host:port`.
+    public let emulatorHostAndPort: String
+    /// The admin side, authorised as the emulator's owner.
+    public let admin: IdentityAdmin
+    /// The app whose options every browser's ``Auth`` shares.
+    let app: FirebaseApp
+    let transport: AsyncHTTPClientTransport
+
+    /// - Parameters:
+    ///   - emulatorHostAndPort: `host:port` of a running emulator.
+    ///   - projectID: Its project.
+    /// - Throws: ``AppError/configuration(_:)`` when the app cannot be configured.
+    public init(emulatorHostAndPort: String, projectID: String) throws {
+        let transport = AsyncHTTPClientTransport()
+        let options = FirebaseOptions(googleAppID: "1:000000000000:web:0000000000000000", gcmSenderID: "000000000000")
+        // The emulator accepts any API key; production needs the project's.
+        options.apiKey = "totp-login-example"
+        options.projectID = projectID
+        options.httpTransport = transport
+        // A name of its own, so that tests may run several apps in one process.
+        let name = "TOTPLogin-\(projectID)-\(emulatorHostAndPort)"
+        FirebaseApp.configure(name: name, options: options)
+        guard let app = FirebaseApp.app(name: name) else { throw AppError.configuration("FirebaseApp \(name) was not configured") }
+        self.app = app
+        self.projectID = projectID
+        self.emulatorHostAndPort = emulatorHostAndPort
+        self.transport = transport
+        self.admin = IdentityAdmin.emulator(projectID: projectID, hostAndPort: emulatorHostAndPort, transport: transport)
+    }
+
+    /// A client of its own for one browser: ``Auth`` keeps one current user,
+    /// and each person signing in is a different one.
+    func newAuth() -> Auth {
+        let auth = Auth(app: app)
+        let address = emulatorHostAndPort.split(separator: ":", omittingEmptySubsequences: false)
+        auth.useEmulator(withHost: address.dropLast().joined(separator: ":"), port: Int(address.last ?? "") ?? 9099)
+        return auth
+    }
+
+    /// Switches TOTP on for the project, as an administrator would once
+    /// (`mfa admin` or the console in production). Five adjacent intervals
+    /// accept a code up to 2.5 minutes early or late, as Firebase allows.
+    public func enableTOTP() async throws {
+        _ = try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 5)))
+    }
+
+    /// The verification link the emulator "sent" to `email`; production
+    /// emails it instead, so the app shows it only because it runs locally.
+    func verificationLink(for email: String) async throws -> String? {
+        let helpers = EmulatorHelpersClient(configuration: ClientConfiguration(transport: transport, emulatorHost: emulatorHostAndPort))
+        let listing = try await helpers.listOobCodes(project: projectID)
+        return listing.oobCodes.last(where: { $0.email == email && $0.requestType == .verifyEmail })?.oobLink
+    }
+}
