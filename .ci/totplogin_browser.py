@@ -8,7 +8,7 @@ up, opens the verification link, signs in, reads the QR code off a screenshot
 of the enrollment page with zbarimg, computes codes with oathtool (the key on
 its standard input, never on a command line), enrolls, signs out, signs in
 with TOTP (a mistyped code first), checks the session cookie's attributes,
-and removes the factor. Screenshots of each page go to SCREENSHOT_DIR.
+ends a challenge with too many wrong codes, and removes the factor. Screenshots of each page go to SCREENSHOT_DIR.
 """
 import os
 import re
@@ -164,6 +164,25 @@ def main():
         expect(path() == "/account", "the TOTP sign-in reaches the account page")
         expect(driver.find_element(By.ID, "second-factor").text == "totp", "with the second factor recorded")
         shot("account-after-totp")
+
+        # Too many wrong codes end the sign-in challenge (the error page names the code).
+        click(driver.find_element(By.ID, "logout"))
+        fill(email=email, password=password)
+        submit()
+        expect(path() == "/login/totp", "signed in again with the password")
+        for _ in range(10):
+            fill(code=wrong(oathtool(secret, 60)))
+            submit()
+            if "ERROR_TOO_MANY_REQUESTS" in driver.page_source:
+                break
+        expect(driver.find_element(By.ID, "error-code").text.startswith("ERROR_TOO_MANY_REQUESTS"), "too many wrong codes: the error page names the code")
+        shot("too-many-attempts")
+        click(driver.find_element(By.ID, "next"))
+        fill(email=email, password=password)
+        submit()
+        fill(code=oathtool(secret, 60))
+        submit()
+        expect(path() == "/account", "a new challenge accepts a right code")
 
         click(driver.find_element(By.CLASS_NAME, "unenroll"))
         expect(path() == "/account" and driver.find_elements(By.ID, "no-factors"), "the factor was removed")
