@@ -49,6 +49,9 @@ let package = Package(
         // verifiers fetch). The emulator only: about 12 s of a clean debug
         // build; 1.21.1 is the release verified here.
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        // `swift package generate-documentation`: a command plugin, built
+        // only when documentation is generated, never in an app's build.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         // MARK: Generator (imports no target of Sources/)

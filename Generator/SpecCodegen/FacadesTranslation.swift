@@ -28,7 +28,8 @@ extension Translator {
                                                          defaultValue: "nil")]
                     let tryKeyword: Code = method.throwing ? "try " : ""
                     members.append(.function(FunctionDeclaration(
-                        doc: (method.doc.map { "\($0)\n\n" } ?? "") + "Completion-handler form of ``\(method.swift)``.\n- Parameter completion: Called exactly once, as `\(spec.delivery)` documents.",
+                        doc: (method.doc.map { "\($0)\n\n" } ?? "") + "Completion-handler form of ``\(method.swift)``.\n"
+                            + Self.parameterList(parameters.map { "\($0.name)" }, asIn: "\(method.swift)", completion: "Called exactly once, as `\(spec.delivery)` documents."),
                         access: access, isStatic: method.isStatic, kind: .function("\(completion.base)"), parameters: twinParameters,
                         body: [.line("\(spec.delivery)({ \(tryKeyword)await \(swiftCall) }, completion: \(adapter))")]
                     )))
@@ -58,6 +59,13 @@ extension Translator {
     }
 
     /// The same parameters under another function name's labels.
+    /// DocC wants every parameter listed once a doc comment lists one: the
+    /// method's own parameters point at the async form's documentation.
+    static func parameterList(_ names: [String], asIn method: String, completion: String) -> String {
+        guard !names.isEmpty else { return "- Parameter completion: \(completion)" }
+        return (["- Parameters:"] + names.map { "  - \($0): As for ``\(method)``." } + ["  - completion: \(completion)"]).joined(separator: "\n")
+    }
+
     private func relabel(_ parameters: [FunctionDeclaration.Parameter], _ labels: [SwiftName?]) -> [FunctionDeclaration.Parameter] {
         zip(parameters, labels).map { parameter, label in
             FunctionDeclaration.Parameter(label: label.map { "\($0)" }, name: parameter.name, type: parameter.type)

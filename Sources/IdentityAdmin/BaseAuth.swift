@@ -64,7 +64,7 @@ public class BaseAuth: @unchecked Sendable {
     ///   - expiresIn: The cookie's lifetime, 5 minutes to 2 weeks (``sessionCookieDurations``).
     /// - Throws: ``AdminValidationError`` for a lifetime out of range (nothing
     ///   is sent), or the server's error (`INVALID_ID_TOKEN`, `TOKEN_EXPIRED`,
-    ///   `USER_DISABLED`, …) as ``IdentityToolkitError``.
+    ///   `USER_DISABLED`, …) as `IdentityToolkitError`.
     public func createSessionCookie(_ idToken: String, expiresIn: Duration) async throws -> String {
         guard Self.sessionCookieDurations.contains(expiresIn), expiresIn.components.attoseconds == 0 else {
             throw AdminValidationError(field: "expiresIn", message: "must be whole seconds from 5 minutes to 2 weeks")
@@ -115,5 +115,12 @@ public class BaseAuth: @unchecked Sendable {
     public func revokeRefreshTokens(uid: String, now: Date = Date()) async throws {
         _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
             tenantId: tenantID, localId: uid, validSince: Int64(now.timeIntervalSince1970.rounded(.down))))
+    }
+
+    /// Ends every session of `uid` as of now: firebase-admin's call, and the
+    /// one whose completion-handler form `Spec/admin-facades.yaml` declares.
+    /// - Parameter uid: The user.
+    public func revokeRefreshTokens(uid: String) async throws {
+        try await revokeRefreshTokens(uid: uid, now: Date())
     }
 }

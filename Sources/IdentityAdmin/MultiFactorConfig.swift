@@ -4,7 +4,9 @@ import IdentityToolkit
 /// Whether multi-factor authentication (or one provider) is on. Only
 /// `ENABLED` and `DISABLED` are accepted, as firebase-admin-node accepts.
 public enum MultiFactorConfigState: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Switched on: users may enroll and must use their factors.
     case enabled = "ENABLED"
+    /// Switched off.
     case disabled = "DISABLED"
 }
 

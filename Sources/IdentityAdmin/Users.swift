@@ -275,7 +275,7 @@ extension BaseAuth {
 
     /// Creates an account and returns it.
     /// - Throws: The server's error (`EMAIL_EXISTS`, `DUPLICATE_LOCAL_ID`,
-    ///   `INVALID_EMAIL`, `WEAK_PASSWORD`, …) as ``IdentityToolkitError``.
+    ///   `INVALID_EMAIL`, `WEAK_PASSWORD`, …) as `IdentityToolkitError`.
     public func createUser(_ request: CreateUserRequest) async throws -> UserRecord {
         let created = try await client.createAccount(targetProjectId: projectID, body: SignUpRequest(
             email: request.email, password: request.password, displayName: request.displayName, tenantId: tenantID,
@@ -295,7 +295,7 @@ extension BaseAuth {
     }
 
     /// Deletes the account `uid`.
-    /// - Throws: The server's `USER_NOT_FOUND` as ``IdentityToolkitError`` when there is none.
+    /// - Throws: The server's `USER_NOT_FOUND` as `IdentityToolkitError` when there is none.
     public func deleteUser(uid: String) async throws {
         _ = try await client.deleteAccount(targetProjectId: projectID, body: DeleteAccountRequest(localId: uid, tenantId: tenantID))
     }
@@ -303,7 +303,7 @@ extension BaseAuth {
     /// Sets the custom claims that the user's next ID tokens carry (roles,
     /// plans); nil or an empty object removes them. Checked before sending as
     /// the server checks them: at most 1000 characters of JSON, none of the
-    /// token's own claims (``ReservedClaimName``).
+    /// token's own claims (`ReservedClaimName` of IdentityToolkit).
     public func setCustomUserClaims(_ uid: String, _ claims: [String: JSONValue]?) async throws {
         let claims = claims ?? [:]
         for reserved in ReservedClaimName.allKnownValues where claims[reserved.rawValue] != nil {

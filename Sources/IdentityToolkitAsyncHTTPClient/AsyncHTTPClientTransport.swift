@@ -49,6 +49,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }()
     ))
 
+    /// Sends `request` through the client, within `options`' timeout and size limit.
     public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
         guard let url = request.url else {
             throw TransportError.invalidRequest("the request has no valid URL")

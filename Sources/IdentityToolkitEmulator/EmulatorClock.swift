@@ -12,6 +12,7 @@ public final class EmulatorClock: Sendable {
 
     private let state = Locked(State())
 
+    /// A clock that runs with the system clock.
     public init() {}
 
     /// The emulator's current time.

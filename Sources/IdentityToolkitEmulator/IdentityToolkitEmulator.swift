@@ -93,6 +93,7 @@ public struct SecondFactorRules: Sendable, Hashable {
 /// `/oauth2.googleapis.com/token`, whose access tokens the admin calls accept
 /// besides `owner`.
 public final class IdentityToolkitEmulator: Sendable {
+    /// What the emulator was made with.
     public let configuration: EmulatorConfiguration
     /// The emulator's clock; tests move it instead of sleeping.
     public let clock = EmulatorClock()
@@ -102,6 +103,8 @@ public final class IdentityToolkitEmulator: Sendable {
     let links = LinkBase()
     let oauth: OAuthTokenEndpoint
 
+    /// An emulator with an empty store; ``start()`` serves it.
+    /// - Throws: ``EmulatorConfigurationError`` for a rule out of range.
     public init(configuration: EmulatorConfiguration = EmulatorConfiguration()) throws {
         self.configuration = configuration
         guard (1...1000).contains(configuration.secondFactorRules.maximumCodeAttempts) else {

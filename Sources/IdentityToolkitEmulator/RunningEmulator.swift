@@ -2,8 +2,11 @@ import Foundation
 
 /// An emulator serving in the background of this process.
 public final class RunningEmulator: Sendable {
+    /// The emulator being served (its clock, its configuration).
     public let emulator: IdentityToolkitEmulator
+    /// The address it listens on.
     public let host: String
+    /// The port it listens on (the one picked, when configured with 0).
     public let port: Int
     private let task: Task<Void, any Error>
 

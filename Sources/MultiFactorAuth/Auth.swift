@@ -1,12 +1,6 @@
 public import Foundation
 import IdentityToolkit
 
-/// The entry point: signs users in and holds the current user.
-///
-/// `Auth.auth()` is the default app's instance, as in Firebase. Servers
-/// create as many independent instances as they need with
-/// ``init(app:sessionStore:now:)`` (one per request or per user), and keep
-/// users across requests with ``currentSession()`` and ``restore(_:)``.
 /// The handle of a state listener (``Auth/addStateDidChangeListener(_:)``), as Firebase's.
 public typealias AuthStateDidChangeListenerHandle = any NSObjectProtocol
 /// The handle of an ID token listener (``Auth/addIDTokenDidChangeListener(_:)``), as Firebase's.
@@ -15,6 +9,12 @@ public typealias IDTokenDidChangeListenerHandle = any NSObjectProtocol
 /// A listener's identity.
 final class ListenerHandle: NSObject, @unchecked Sendable {}
 
+/// The entry point: signs users in and holds the current user, as Firebase's `Auth`.
+///
+/// `Auth.auth()` is the default app's instance, as in Firebase. Servers
+/// create as many independent instances as they need with
+/// ``init(app:sessionStore:now:)`` (one per request or per user), and keep
+/// users across requests with ``currentSession()`` and ``restore(_:)``.
 public final class Auth: Sendable {
     private static let instances = Locked<[String: Auth]>([:])
     private static let unconfigured = Auth(context: AuthContext(app: nil, now: Date.init, sessionStore: InMemoryAuthSessionStore()))
@@ -53,7 +53,7 @@ public final class Auth: Sendable {
     private let listeners = Locked<[ObjectIdentifier: (handle: ListenerHandle, listener: Listener)]>([:])
 
     /// Calls `listener` now with the current user, then each time a user
-    /// signs in or out, on ``CompletionDelivery/queue`` (as registered): Firebase's state listener.
+    /// signs in or out, on the queue of `CompletionDelivery` (as registered): Firebase's state listener.
     /// - Returns: The handle for ``removeStateDidChangeListener(_:)``.
     @discardableResult
     public func addStateDidChangeListener(_ listener: @escaping @Sendable (Auth, User?) -> Void) -> AuthStateDidChangeListenerHandle {
@@ -66,7 +66,7 @@ public final class Auth: Sendable {
     }
 
     /// Calls `listener` now with the current user, then on each sign-in,
-    /// sign-out and ID token change (a refresh), on ``CompletionDelivery/queue`` (as registered).
+    /// sign-out and ID token change (a refresh), on the queue of `CompletionDelivery` (as registered).
     /// - Returns: The handle for ``removeIDTokenDidChangeListener(_:)``.
     @discardableResult
     public func addIDTokenDidChangeListener(_ listener: @escaping @Sendable (Auth, User?) -> Void) -> IDTokenDidChangeListenerHandle {
@@ -119,6 +119,7 @@ public final class Auth: Sendable {
 
     /// An independent instance for `app`.
     /// - Parameters:
+    ///   - app: The app whose options (API key, project, transport) the instance uses.
     ///   - sessionStore: Where the current session is saved (in memory by default).
     ///   - now: The clock used to judge token expiry (tests align it with an emulator's).
     public convenience init(app: FirebaseApp, sessionStore: any AuthSessionStore = InMemoryAuthSessionStore(), now: @escaping @Sendable () -> Date = Date.init) {

@@ -91,11 +91,14 @@ public struct AuthErrorCode: Error, CustomNSError, @unchecked Sendable, CustomSt
 
     /// The `NSError` code, in domain ``errorDomain``.
     public var errorCode: Int { code.rawValue }
+    /// The `NSError` user info: the description, the name key, and the
+    /// resolver, email or underlying error where they apply.
     public var errorUserInfo: [String: Any] { userInfo }
 
     /// The localized description.
     public var message: String { userInfo[NSLocalizedDescriptionKey] as? String ?? code.defaultDescription }
 
+    /// The name, number and message, such as `ERROR_WRONG_PASSWORD (17009): …`.
     public var description: String { "\(code.userInfoName) (\(code.rawValue)): \(message)" }
 }
 
@@ -235,5 +238,5 @@ enum AuthErrorMapping {
     }
 }
 
-/// Where MultiFactorAuth's completion handlers run: see ``IdentityToolkit/CompletionDelivery``.
+/// Where MultiFactorAuth's completion handlers run: see `CompletionDelivery` in IdentityToolkit.
 public typealias AuthCompletionDelivery = CompletionDelivery

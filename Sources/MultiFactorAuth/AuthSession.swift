@@ -9,12 +9,18 @@ import IdentityToolkit
 public struct AuthSession: Codable, Sendable, Hashable, CustomStringConvertible {
     /// An enrolled second factor.
     public struct Factor: Codable, Sendable, Hashable {
+        /// The factor's enrollment ID.
         public var uid: String
+        /// The name the user gave it.
         public var displayName: String?
+        /// When it was enrolled.
         public var enrollmentDate: Date
+        /// `"totp"` or `"phone"`.
         public var factorID: String
+        /// The phone number of a phone factor, masked as the server sends it.
         public var phoneNumber: String?
 
+        /// A factor with every property given.
         public init(uid: String, displayName: String?, enrollmentDate: Date, factorID: String, phoneNumber: String?) {
             self.uid = uid
             self.displayName = displayName
@@ -24,18 +30,28 @@ public struct AuthSession: Codable, Sendable, Hashable, CustomStringConvertible 
         }
     }
 
+    /// The user's ID.
     public var uid: String
+    /// The user's email address, if any.
     public var email: String?
+    /// The user's display name, if any.
     public var displayName: String?
+    /// Whether the email address is verified.
     public var isEmailVerified: Bool
+    /// Whether the user signed in anonymously.
     public var isAnonymous: Bool
+    /// The tenant the user belongs to, if any.
     public var tenantID: String?
+    /// The ID token (a secret).
     public var idToken: String
+    /// The refresh token (a secret).
     public var refreshToken: String
     /// When the ID token expires.
     public var idTokenExpiration: Date
+    /// The user's enrolled second factors.
     public var factors: [Factor]
 
+    /// A session with every property given.
     public init(uid: String, email: String?, displayName: String?, isEmailVerified: Bool, isAnonymous: Bool, tenantID: String?,
                 idToken: String, refreshToken: String, idTokenExpiration: Date, factors: [Factor]) {
         self.uid = uid
@@ -50,6 +66,7 @@ public struct AuthSession: Codable, Sendable, Hashable, CustomStringConvertible 
         self.factors = factors
     }
 
+    /// The user and the number of factors; never a token.
     public var description: String {
         "AuthSession(uid: \(uid), email: \(email ?? "nil"), tenantID: \(tenantID ?? "nil"), factors: \(factors.count), tokens: <redacted>)"
     }
@@ -59,8 +76,11 @@ public struct AuthSession: Codable, Sendable, Hashable, CustomStringConvertible 
 /// across requests or processes. Saved after every sign-in, token refresh
 /// and change; removed on sign-out.
 public protocol AuthSessionStore: Sendable {
+    /// Saves `session` under `key` (one key per app and tenant), replacing any earlier one.
     func save(_ session: AuthSession, key: String) async throws
+    /// The session saved under `key`, or nil.
     func load(key: String) async throws -> AuthSession?
+    /// Forgets the session saved under `key`.
     func remove(key: String) async throws
 }
 
@@ -68,10 +88,14 @@ public protocol AuthSessionStore: Sendable {
 public actor InMemoryAuthSessionStore: AuthSessionStore {
     private var sessions: [String: AuthSession] = [:]
 
+    /// An empty store.
     public init() {}
 
+    /// Keeps `session` under `key`.
     public func save(_ session: AuthSession, key: String) { sessions[key] = session }
+    /// The session kept under `key`, or nil.
     public func load(key: String) -> AuthSession? { sessions[key] }
+    /// Forgets the session kept under `key`.
     public func remove(key: String) { sessions[key] = nil }
 }
 

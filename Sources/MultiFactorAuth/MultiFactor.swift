@@ -105,6 +105,7 @@ public class MultiFactorInfo: @unchecked Sendable, CustomStringConvertible {
         self.factorID = factorID
     }
 
+    /// The factor's kind, ID, name and factor ID.
     public var description: String { "\(type(of: self))(uid: \(uid), displayName: \(displayName ?? "nil"), factorID: \(factorID))" }
 
     var stored: AuthSession.Factor {

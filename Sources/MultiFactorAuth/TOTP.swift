@@ -130,6 +130,7 @@ public final class TOTPSecret: Sendable, CustomStringConvertible, CustomDebugStr
         self.enrollmentCompletionDeadline = enrollmentCompletionDeadline
     }
 
+    /// The parameters; never the key.
     public var description: String {
         "TOTPSecret(\(hashingAlgorithm), \(codeLength) digits, \(codeIntervalSeconds) s, key: <redacted>)"
     }

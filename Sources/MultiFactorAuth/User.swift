@@ -25,9 +25,13 @@ public final class User: Sendable, CustomStringConvertible {
 
     /// The user's id.
     public var uid: String { state.current.uid }
+    /// The user's email address, if any.
     public var email: String? { state.current.email }
+    /// The user's display name, if any.
     public var displayName: String? { state.current.displayName }
+    /// Whether the email address is verified (as of the last sign-in or ``reload()``).
     public var isEmailVerified: Bool { state.current.isEmailVerified }
+    /// Whether the user signed in anonymously.
     public var isAnonymous: Bool { state.current.isAnonymous }
     /// The tenant the user belongs to.
     public var tenantID: String? { state.current.tenantID }

@@ -16,6 +16,7 @@ public enum OTPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An attempt limit must allow at least one failure.
     case invalidAttemptLimit(Int)
 
+    /// What is wrong, with the value that is wrong (never a secret).
     public var description: String {
         switch self {
         case .invalidDigits(let digits): return "digits must be 6, 7 or 8, not \(digits)"

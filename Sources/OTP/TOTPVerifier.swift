@@ -12,8 +12,10 @@ public protocol TOTPReplayStore: Sendable {
 public actor InMemoryTOTPReplayStore: TOTPReplayStore {
     private var lastAccepted: [String: UInt64] = [:]
 
+    /// An empty store.
     public init() {}
 
+    /// Records `step` for `keyID` unless it is not after the last one recorded.
     public func recordAcceptedStep(_ step: UInt64, for keyID: String) -> Bool {
         if TOTPVerifier.isReplay(step, lastAcceptedStep: lastAccepted[keyID]) { return false }
         lastAccepted[keyID] = step
@@ -52,6 +54,7 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
 public actor TOTPAttemptCounter {
     private var failures: [String: Int] = [:]
 
+    /// A counter with no failures recorded.
     public init() {}
 
     /// The failed attempts recorded for `keyID`.
@@ -79,6 +82,7 @@ public struct TOTPVerifier: Sendable {
         case invalid
     }
 
+    /// The generator whose codes are accepted.
     public let totp: TOTP
     /// Steps accepted on either side of now (Identity Platform's `adjacentIntervals`).
     public let window: Int
@@ -89,7 +93,12 @@ public struct TOTPVerifier: Sendable {
     /// Where failures are counted when ``attemptLimit`` is set.
     public let attempts: TOTPAttemptCounter
 
+    /// A verifier of `totp`'s codes.
     /// - Parameters:
+    ///   - totp: The generator whose codes are accepted.
+    ///   - window: Steps accepted on either side of now, 0 to 10.
+    ///   - store: Where accepted steps are remembered, so that a code is accepted once.
+    ///   - attempts: Where failures are counted.
     ///   - attemptLimit: Refuse every code of a key after this many failures
     ///     (``OTPError/tooManyAttempts(limit:)``) until a success or
     ///     ``TOTPAttemptCounter/reset(_:)``; nil (the default) does not limit.

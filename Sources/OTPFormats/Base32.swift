@@ -92,6 +92,7 @@ public enum Base32Error: Error, Sendable, Hashable, CustomStringConvertible {
     /// The last symbol carries bits beyond the data.
     case nonZeroTrailingBits
 
+    /// What is wrong and where (never the input).
     public var description: String {
         switch self {
         case .invalidCharacter(let position):

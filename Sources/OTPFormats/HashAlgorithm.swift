@@ -1,7 +1,10 @@
 /// The HMAC hash of an OTP generator (RFC 6238 allows SHA-1, SHA-256, SHA-512).
 public enum HashAlgorithm: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// HMAC-SHA-1, the default of RFC 4226 and of every authenticator app.
     case sha1 = "SHA1"
+    /// HMAC-SHA-256.
     case sha256 = "SHA256"
+    /// HMAC-SHA-512.
     case sha512 = "SHA512"
 
     /// Parses `SHA1`, `SHA256`, `SHA512` (any case, with or without a hyphen).

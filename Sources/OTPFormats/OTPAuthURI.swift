@@ -9,9 +9,13 @@
 public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `totp` or `hotp`.
     public enum Kind: String, Sendable, Hashable {
-        case totp, hotp
+        /// Time-based (RFC 6238).
+        case totp
+        /// Counter-based (RFC 4226).
+        case hotp
     }
 
+    /// `totp` or `hotp`.
     public var kind: Kind
     /// Who provides the account, such as `ACME Co`.
     public var issuer: String?
@@ -19,6 +23,7 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
     public var account: String
     /// The shared secret.
     public var secret: [UInt8]
+    /// The HMAC hash (SHA-1 unless the URI says otherwise).
     public var algorithm: HashAlgorithm
     /// 6, 7 or 8.
     public var digits: Int
@@ -206,21 +211,36 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
 /// Why a Key URI was refused. Messages never include the secret.
 public enum OTPAuthURIError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The scheme is not `otpauth`.
     case notOTPAuth
+    /// The type is neither `totp` nor `hotp`.
     case unknownType(String)
+    /// The label (`issuer:account`) cannot be read.
     case malformedLabel
+    /// The label names no account.
     case missingAccount
+    /// A percent-encoding is invalid.
     case malformedEncoding
+    /// A parameter appears twice.
     case duplicateParameter(String)
+    /// There is no `secret` parameter.
     case missingSecret
+    /// The secret is not valid Base32.
     case invalidSecret(Base32Error)
+    /// The label's issuer and the `issuer` parameter differ.
     case issuerMismatch
+    /// The `algorithm` is not SHA1, SHA256 or SHA512.
     case unknownAlgorithm(String)
+    /// `digits` is not 6, 7 or 8.
     case invalidDigits(String)
+    /// `period` is not a positive number of seconds.
     case invalidPeriod(String)
+    /// `counter` is not a non-negative integer.
     case invalidCounter(String)
+    /// An `hotp` URI has no `counter`.
     case missingCounter
 
+    /// What is wrong with the URI (never its secret).
     public var description: String {
         switch self {
         case .notOTPAuth: return "not an otpauth:// URI"

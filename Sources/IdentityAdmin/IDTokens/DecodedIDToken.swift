@@ -2,7 +2,7 @@ public import Foundation
 public import IdentityToolkit
 
 /// A verified Firebase ID token: who signed in, how, and when. Made only by
-/// ``IDTokenVerifier`` (``IdentityAdmin/verifyIDToken(_:)``) after every
+/// ``IDTokenVerifier`` (``BaseAuth/verifyIDToken(_:checkRevoked:)``) after every
 /// check passed; holds no copy of the token.
 public struct DecodedIDToken: Sendable, Hashable {
     /// The user's uid (`sub`).

@@ -103,7 +103,12 @@ public struct APIRequestExecutor: Sendable {
 
     /// The request for `path` and `query`: production or emulator URL form,
     /// credential and configured headers applied.
-    /// - Parameter contentType: The body's media type, when `hasBody`.
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The operation's path below the API's base URL.
+    ///   - query: The query items; a nil value leaves its name out.
+    ///   - hasBody: Whether a body follows (it sets `Content-Type`).
+    ///   - contentType: The body's media type, when `hasBody`.
     public func makeRequest(
         _ method: HTTPRequest.Method, path: String, query: [(String, String?)], hasBody: Bool, contentType: String = "application/json"
     ) async throws -> HTTPRequest {

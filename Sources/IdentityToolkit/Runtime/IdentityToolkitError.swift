@@ -15,6 +15,7 @@ public enum IdentityToolkitError: Error, Sendable, CustomStringConvertible {
     /// The bearer token provider failed.
     case accessTokenUnavailable(any Error)
 
+    /// What failed: the status and server code, or the transport's reason; never a body or a token.
     public var description: String {
         switch self {
         case .server(let error): return "server error: \(error)"
@@ -52,6 +53,7 @@ public struct ServerError: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `HTTP 400 SHORT_CODE : detail (reasons: …)`.
     public var description: String {
         "HTTP \(status) \(shortCode)" + (detail.map { " : \($0)" } ?? "")
             + (reasons.isEmpty ? "" : " (reasons: \(reasons.joined(separator: ", ")))")
@@ -69,7 +71,9 @@ public protocol ServerErrorBody: Decodable, Sendable {
 
 /// The response of an operation whose spec declares no body.
 public struct EmptyResponse: Codable, Hashable, Sendable {
+    /// The empty response.
     public init() {}
+    /// Accepts any body: the operation's answer carries nothing to read.
     public init(from decoder: any Decoder) throws {}
     /// Encodes `{}`, the body Google's APIs send for an empty response.
     public func encode(to encoder: any Encoder) throws {

@@ -5,13 +5,20 @@ import Foundation
 /// Booleans, numbers and strings stay distinct (JSONDecoder keeps them
 /// apart; JSONSerialization on Linux does not).
 public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// `null`
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// Any JSON number.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object.
     case object([String: JSONValue])
 
+    /// Reads any JSON value.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -29,6 +36,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Writes the value as the JSON it stands for.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

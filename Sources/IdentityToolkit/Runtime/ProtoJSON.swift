@@ -2,10 +2,13 @@ public import Foundation
 
 /// An int64 in proto3 JSON: written as a string, read from a string or a number.
 public struct ProtoInt64: Codable, Hashable, Sendable {
+    /// The value.
     public var value: Int64
 
+    /// Wraps `value`.
     public init(_ value: Int64) { self.value = value }
 
+    /// Reads the value in any form proto3 JSON allows.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let number = try? container.decode(Int64.self) {
@@ -17,6 +20,7 @@ public struct ProtoInt64: Codable, Hashable, Sendable {
         }
     }
 
+    /// Writes the value as a string of digits, proto3's canonical form.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(String(value))
@@ -25,10 +29,13 @@ public struct ProtoInt64: Codable, Hashable, Sendable {
 
 /// An int32 in proto3 JSON: written as a number, read from a number or a string.
 public struct ProtoInt32: Codable, Hashable, Sendable {
+    /// The value.
     public var value: Int32
 
+    /// Wraps `value`.
     public init(_ value: Int32) { self.value = value }
 
+    /// Reads the value in any form proto3 JSON allows.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let number = try? container.decode(Int32.self) {
@@ -40,6 +47,7 @@ public struct ProtoInt32: Codable, Hashable, Sendable {
         }
     }
 
+    /// Writes the value as a JSON number.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(value)
@@ -49,10 +57,13 @@ public struct ProtoInt32: Codable, Hashable, Sendable {
 /// An RFC 3339 timestamp (`2024-05-01T12:00:00.123456Z`, any number of
 /// fraction digits or none, `Z` or a numeric offset).
 public struct RFC3339Date: Codable, Hashable, Sendable {
+    /// The value.
     public var value: Date
 
+    /// Wraps `value`.
     public init(_ value: Date) { self.value = value }
 
+    /// Reads the value in any form proto3 JSON allows.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
@@ -62,6 +73,7 @@ public struct RFC3339Date: Codable, Hashable, Sendable {
         value = date
     }
 
+    /// Writes the value in UTC with microseconds.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(RFC3339Date.format(value))
@@ -180,9 +192,13 @@ public struct RFC3339Date: Codable, Hashable, Sendable {
 
 /// A coding key for any string; used to read and write empty JSON objects.
 public struct AnyCodingKey: CodingKey, Sendable {
+    /// The key's text.
     public var stringValue: String
+    /// The key as an array index, when it is one.
     public var intValue: Int?
+    /// A key with this text.
     public init(stringValue: String) { self.stringValue = stringValue }
+    /// A key for an array index.
     public init?(intValue: Int) {
         self.stringValue = String(intValue)
         self.intValue = intValue

@@ -7,7 +7,9 @@ public struct RedactedValue: Sendable, CustomStringConvertible, CustomDebugStrin
     /// Records only whether `value` is present.
     public init<T>(_ value: T?) { isPresent = value != nil }
 
+    /// `<redacted>`, or `nil` when there was no value.
     public var description: String { isPresent ? "<redacted>" : "nil" }
+    /// The same as ``description``.
     public var debugDescription: String { description }
 
     /// `TypeName(field: value, …)`, optionals shown without `Optional(…)`.

@@ -18,6 +18,7 @@ public struct TransportOptions: Sendable, Hashable {
     /// The largest response body accepted.
     public var maxResponseBytes: Int
 
+    /// Options with both limits given.
     public init(timeout: Duration, maxResponseBytes: Int) {
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
@@ -35,6 +36,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The connection failed; the text says how (no URL, no body).
     case connectionFailed(String)
 
+    /// What failed, without the URL or the body.
     public var description: String {
         switch self {
         case .timedOut: return "the request timed out"

@@ -28,6 +28,7 @@ public final class URLSessionTransport: HTTPTransport {
         self.session = session
     }
 
+    /// Sends `request` through the session, within `options`' timeout and size limit.
     public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
         guard var urlRequest = URLRequest(httpRequest: request) else {
             throw TransportError.invalidRequest("the request has no valid URL")

@@ -36,6 +36,7 @@ public struct QRCode: Sendable, Hashable {
 
     /// 1…40.
     public let version: Int
+    /// How much of the symbol may be damaged and still read.
     public let errorCorrection: ErrorCorrection
     /// 0…7.
     public let mask: Int
@@ -146,10 +147,14 @@ public struct QRCode: Sendable, Hashable {
 
 /// Why a QR code could not be made.
 public enum QRCodeError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The data does not fit the largest symbol at this error-correction level.
     case dataTooLong(byteCount: Int, maximum: Int)
+    /// A mask must be 0 to 7.
     case invalidMask(Int)
+    /// A version must be 1 to 40.
     case invalidVersion(Int)
 
+    /// What could not be encoded, and why.
     public var description: String {
         switch self {
         case .dataTooLong(let count, let maximum):

@@ -8,7 +8,9 @@ extension Shelf {
     /// Looks a widget up by name.
     ///
     /// Completion-handler form of ``widget(named:)``.
-    /// - Parameter completion: Called exactly once, as `GoldenDelivery.deliver` documents.
+    /// - Parameters:
+    ///   - name: As for ``widget(named:)``.
+    ///   - completion: Called exactly once, as `GoldenDelivery.deliver` documents.
     public func widget(named name: String, completion: (@Sendable (String?, (any Error)?) -> Void)? = nil) {
         GoldenDelivery.deliver({ try await self.widget(named: name) }, completion: { value, error in completion?(value, error) })
     }
@@ -30,7 +32,9 @@ extension Shelf {
     }
 
     /// Completion-handler form of ``make(kind:)``.
-    /// - Parameter completion: Called exactly once, as `GoldenDelivery.deliver` documents.
+    /// - Parameters:
+    ///   - kind: As for ``make(kind:)``.
+    ///   - completion: Called exactly once, as `GoldenDelivery.deliver` documents.
     public static func make(kind: Int, completion: (@Sendable (Shelf?, (any Error)?) -> Void)? = nil) {
         GoldenDelivery.deliver({ try await Self.make(kind: kind) }, completion: { value, error in completion?(value, error) })
     }
