@@ -58,7 +58,7 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             try await backend.enableTOTP()
         } catch {
             await running?.stop()
-            throw ValidationError("cannot switch TOTP on at the emulator \(emulatorAddress): \(error)")
+            throw StartupError(description: "cannot switch TOTP on at the emulator \(emulatorAddress): \(error)")
         }
         let app = TOTPLoginApp(backend: backend, secureCookies: secureCookies, logger: logger)
         let host = self.host
@@ -80,4 +80,9 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         }
         await running?.stop()
     }
+}
+
+/// A failure before the app serves: printed as one line, without the usage.
+struct StartupError: Error, CustomStringConvertible {
+    var description: String
 }
