@@ -78,7 +78,13 @@ actor EmulatorStore {
         Data(SHA256.hash(data: salt + Data(password.utf8)))
     }
 
-    private func newUID() -> String { Data.randomToken(bytes: 21) }
+    /// 28 letters and digits, as production's generated uids: no `-` or `_`,
+    /// so a uid never reads as an option on a command line (`--uid -x…`).
+    private func newUID() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<28).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
 
     private func grant(for user: EmulatedUser, facts: SessionFacts) -> SessionGrant {
         let token = Data.randomToken(bytes: 32)

@@ -7,6 +7,8 @@ import Testing
         try await withEmulator { h in
             let created = try await h.accounts.signUp(SignUpRequest(email: "Ada@Example.com", password: "secret1", displayName: "Ada", returnSecureToken: true))
             #expect(created.expiresIn == 3600)
+            // Production's shape: 28 letters and digits (a leading "-" would read as an option).
+            #expect(created.localId.wholeMatch(of: /[A-Za-z0-9]{28}/) != nil)
             let signedIn = try await h.accounts.signInWithPassword(SignInWithPasswordRequest(email: "ada@example.com", password: "secret1", returnSecureToken: true))
             #expect(signedIn.localId == created.localId)
             #expect(signedIn.registered == true)
