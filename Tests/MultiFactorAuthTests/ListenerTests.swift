@@ -31,7 +31,9 @@ import Testing
                     state.append(user)
                 }, auth.addIDTokenDidChangeListener { _, user in tokens.append(user) })
             }
+            // Each listener is called at registration, on the queue: wait for both.
             try await wait(for: 1, in: state)
+            try await wait(for: 1, in: tokens)
             #expect(state.all == [nil] && tokens.all == [nil])
 
             let user = try await auth.createUser(withEmail: "listen@example.com", password: "secret-password").user
