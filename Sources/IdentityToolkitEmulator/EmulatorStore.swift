@@ -445,6 +445,11 @@ actor EmulatorStore {
         store(user)
         if endsEverySession { return nil }
         var facts = facts
+        // The caller's new session starts now: with its old sign-in time its
+        // tokens would fail every `checkRevoked` (auth_time before validSince),
+        // and a session cookie made from them at once. The withdrawal needed
+        // a recent sign-in, so the caller has just proved who they are.
+        facts.authTime = max(facts.authTime, user.validSince)
         if facts.secondFactorID == enrollmentID {
             facts.secondFactor = nil
             facts.secondFactorID = nil

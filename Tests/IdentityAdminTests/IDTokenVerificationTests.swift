@@ -14,6 +14,35 @@ import _CryptoExtras
 @Suite struct EmulatorIDTokenTests {
     static let project = "demo-verify"
 
+    /// Withdrawing a factor ends the user's other sessions, and the tokens it
+    /// returns start a new one that passes `checkRevoked` (a server makes a
+    /// session cookie from them at once).
+    @Test func theTokensAWithdrawalReturnsPassTheRevocationCheck() async throws {
+        let setup = try await EmulatorSetup.start(project: Self.project)
+        let (running, configuration, admin, accounts) = (setup.running, setup.configuration, setup.admin, setup.accounts)
+        defer { Task { await running.stop() } }
+        let helpers = EmulatorHelpersClient(configuration: configuration)
+        let email = "withdraw@example.com", password = "correct horse"
+        let created = try await accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true))
+        let firstToken = try #require(created.idToken)
+        _ = try await accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: firstToken))
+        let code = try #require(try await helpers.listOobCodes(project: Self.project).oobCodes.last?.oobCode)
+        _ = try await accounts.update(SetAccountInfoRequest(oobCode: code))
+        let totp = try await setup.enrollTOTP(idToken: firstToken, displayName: "Phone app")
+        let signedIn = try await setup.signInWithTOTP(email: email, password: password, totp: totp)
+        let oldToken = try #require(signedIn.idToken)
+        let enrollmentID = try #require(try await admin.getUser(uid: created.localId).multiFactor.enrolledFactors.first?.uid)
+
+        // Revocation is judged in whole seconds: the withdrawal comes later.
+        setup.clock.advance(by: 2)
+        let withdrawn = try await accounts.withdrawMfa(WithdrawMfaRequest(idToken: oldToken, mfaEnrollmentId: enrollmentID))
+        let newToken = try #require(withdrawn.idToken)
+        await #expect(throws: TokenVerificationError.revoked) { _ = try await admin.verifyIDToken(oldToken, checkRevoked: true) }
+        _ = try await admin.verifyIDToken(newToken, checkRevoked: true)
+        let cookie = try await admin.createSessionCookie(newToken, expiresIn: .seconds(3600))
+        _ = try await admin.verifySessionCookie(cookie, checkRevoked: true)
+    }
+
     @Test func aTOTPSignInIsVerifiedWithItsSecondFactor() async throws {
         let setup = try await EmulatorSetup.start(project: Self.project)
         let (running, configuration, admin, accounts) = (setup.running, setup.configuration, setup.admin, setup.accounts)
