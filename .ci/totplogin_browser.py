@@ -21,7 +21,7 @@ import uuid
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.ui import WebDriverWait
 
 BINARY, SHOTS = sys.argv[1], sys.argv[2]
@@ -76,11 +76,22 @@ def main():
             element.clear()
             element.send_keys(value)
 
+    def replaced(page):
+        """A wait condition: `page` (an element) no longer belongs to the document.
+        Chromium reports that as a stale element or as an inspector error."""
+        def condition(_):
+            try:
+                page.is_enabled()
+                return False
+            except WebDriverException:
+                return True
+        return condition
+
     def click(element):
         """Clicks and waits until the next page has replaced this one."""
         page = driver.find_element(By.TAG_NAME, "html")
         element.click()
-        WebDriverWait(driver, 15).until(expected_conditions.staleness_of(page))
+        WebDriverWait(driver, 15).until(replaced(page))
 
     def submit():
         click(driver.find_element(By.ID, "submit"))
@@ -194,7 +205,7 @@ def main():
             const form = document.createElement('form');
             form.method = 'post'; form.action = '/logout';
             document.body.appendChild(form); form.submit();""")
-        WebDriverWait(driver, 15).until(expected_conditions.staleness_of(page))
+        WebDriverWait(driver, 15).until(replaced(page))
         expect("Form expired" in driver.page_source, "a POST without the CSRF token is refused")
         shot("csrf-refused")
         print(f"browser story passed; screenshots in {SHOTS} (enrollment: {enroll_shot})")
