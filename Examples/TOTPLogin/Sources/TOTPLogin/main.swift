@@ -33,32 +33,39 @@ struct TOTPLoginCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
         if let emulator {
-            let parts = emulator.split(separator: ":")
-            guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else {
+            guard Self.address(emulator) != nil else {
                 throw ValidationError("--emulator must be HOST:PORT, such as 127.0.0.1:9099, not '\(emulator)'")
             }
         }
+    }
+
+    /// `HOST:PORT` split, or nil when it is not that.
+    static func address(_ text: String) -> (host: String, port: Int)? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else { return nil }
+        return (String(parts[0]), port)
     }
 
     func run() async throws {
         var logger = Logger(label: "TOTPLogin")
         logger.logLevel = .info
         var running: RunningEmulator?
-        let emulatorAddress: String
-        if let emulator {
-            emulatorAddress = emulator
+        let emulatorAddress: (host: String, port: Int)
+        if let emulator, let address = Self.address(emulator) {
+            emulatorAddress = address
         } else {
             let started = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
             running = started
-            emulatorAddress = started.hostAndPort
+            emulatorAddress = (started.host, started.port)
         }
-        FileHandle.standardOutput.write(Data("emulator at http://\(emulatorAddress) (project \(project))\n".utf8))
-        let backend = try IdentityBackend(emulatorHostAndPort: emulatorAddress, projectID: project)
+        let emulatorURL = "http://\(emulatorAddress.host):\(emulatorAddress.port)"
+        FileHandle.standardOutput.write(Data("emulator at \(emulatorURL) (project \(project))\n".utf8))
+        let backend = try IdentityBackend(emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port, projectID: project)
         do {
             try await backend.enableTOTP()
         } catch {
             await running?.stop()
-            throw StartupError(description: "cannot switch TOTP on at the emulator \(emulatorAddress): \(error)")
+            throw StartupError(description: "cannot switch TOTP on at the emulator \(emulatorURL): \(error)")
         }
         let app = TOTPLoginApp(backend: backend, secureCookies: secureCookies, logger: logger)
         let host = self.host

@@ -35,7 +35,7 @@ actor BrowserSessions {
 
     /// The session with `id`, or a new one (with its new id) when there is none.
     func session(id: String?, now: Date = Date()) -> (id: String, session: BrowserSession, isNew: Bool) {
-        if let id, var session = sessions[id], now.timeIntervalSince(session.lastUsed) <= idleLifetime {
+        if let id, var session = existing(id: id, now: now) {
             session.lastUsed = now
             sessions[id] = session
             return (id, session, false)
@@ -50,7 +50,7 @@ actor BrowserSessions {
     /// An existing session, for a POST: nil when the browser has none (a
     /// form from another site, or an expired one).
     func existing(id: String?, now: Date = Date()) -> BrowserSession? {
-        guard let id, let session = sessions[id], now.timeIntervalSince(session.lastUsed) <= idleLifetime else { return nil }
+        guard let id, let session = sessions[id], isLive(session, now: now) else { return nil }
         return session
     }
 
@@ -68,10 +68,14 @@ actor BrowserSessions {
     }
 
     private func evict(now: Date) {
-        sessions = sessions.filter { now.timeIntervalSince($0.value.lastUsed) <= idleLifetime }
+        sessions = sessions.filter { isLive($0.value, now: now) }
         while sessions.count >= capacity, let oldest = sessions.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
             sessions[oldest.key] = nil
         }
+    }
+
+    private func isLive(_ session: BrowserSession, now: Date) -> Bool {
+        now.timeIntervalSince(session.lastUsed) <= idleLifetime
     }
 
     /// 32 random bytes, base64url: a valid cookie value and form field.

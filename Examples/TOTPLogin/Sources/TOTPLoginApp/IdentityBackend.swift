@@ -11,19 +11,24 @@ import MultiFactorAuth
 public struct IdentityBackend: Sendable {
     /// The project the app signs users into.
     public let projectID: String
-    /// The emulator's `host:port`.
-    public let emulatorHostAndPort: String
+    /// The emulator's address.
+    public let emulatorHost: String
+    /// The emulator's port.
+    public let emulatorPort: Int
     /// The admin side, authorised as the emulator's owner.
     public let admin: IdentityAdmin
     /// The app whose options every browser's ``Auth`` shares.
     let app: FirebaseApp
-    let transport: AsyncHTTPClientTransport
+    /// The emulator's own routes (the verification links it "sent").
+    let emulatorHelpers: EmulatorHelpersClient
 
     /// - Parameters:
-    ///   - emulatorHostAndPort: `host:port` of a running emulator.
+    ///   - emulatorHost: The address of a running emulator.
+    ///   - emulatorPort: Its port.
     ///   - projectID: Its project.
     /// - Throws: ``AppError/configuration(_:)`` when the app cannot be configured.
-    public init(emulatorHostAndPort: String, projectID: String) throws {
+    public init(emulatorHost: String, emulatorPort: Int, projectID: String) throws {
+        let emulatorHostAndPort = "\(emulatorHost):\(emulatorPort)"
         let transport = AsyncHTTPClientTransport()
         let options = FirebaseOptions(googleAppID: "1:000000000000:web:0000000000000000", gcmSenderID: "000000000000")
         // The emulator accepts any API key; production needs the project's.
@@ -36,8 +41,9 @@ public struct IdentityBackend: Sendable {
         guard let app = FirebaseApp.app(name: name) else { throw AppError.configuration("FirebaseApp \(name) was not configured") }
         self.app = app
         self.projectID = projectID
-        self.emulatorHostAndPort = emulatorHostAndPort
-        self.transport = transport
+        self.emulatorHost = emulatorHost
+        self.emulatorPort = emulatorPort
+        self.emulatorHelpers = EmulatorHelpersClient(configuration: ClientConfiguration(transport: transport, emulatorHost: emulatorHostAndPort))
         self.admin = IdentityAdmin.emulator(projectID: projectID, hostAndPort: emulatorHostAndPort, transport: transport)
     }
 
@@ -45,8 +51,7 @@ public struct IdentityBackend: Sendable {
     /// and each person signing in is a different one.
     func newAuth() -> Auth {
         let auth = Auth(app: app)
-        let address = emulatorHostAndPort.split(separator: ":", omittingEmptySubsequences: false)
-        auth.useEmulator(withHost: address.dropLast().joined(separator: ":"), port: Int(address.last ?? "") ?? 9099)
+        auth.useEmulator(withHost: emulatorHost, port: emulatorPort)
         return auth
     }
 
@@ -60,8 +65,7 @@ public struct IdentityBackend: Sendable {
     /// The verification link the emulator "sent" to `email`; production
     /// emails it instead, so the app shows it only because it runs locally.
     func verificationLink(for email: String) async throws -> String? {
-        let helpers = EmulatorHelpersClient(configuration: ClientConfiguration(transport: transport, emulatorHost: emulatorHostAndPort))
-        let listing = try await helpers.listOobCodes(project: projectID)
+        let listing = try await emulatorHelpers.listOobCodes(project: projectID)
         return listing.oobCodes.last(where: { $0.email == email && $0.requestType == .verifyEmail })?.oobLink
     }
 }

@@ -80,10 +80,7 @@ public struct TOTPLoginApp: Sendable {
     // MARK: Pages
 
     func home(_ request: Request) async -> Response {
-        guard let cookie = request.cookies[Self.sessionCookieName]?.value,
-              (try? await backend.admin.verifySessionCookie(cookie, checkRevoked: true)) != nil else {
-            return Outcome.redirect("/login").response(secureCookies: secureCookies)
-        }
+        guard case .valid = await verifiedSession(request) else { return Outcome.redirect("/login").response(secureCookies: secureCookies) }
         return Outcome.redirect("/account").response(secureCookies: secureCookies)
     }
 
@@ -180,9 +177,10 @@ public struct TOTPLoginApp: Sendable {
     }
 
     func showEnrollment(_ request: Request, browserID: String, _ browser: BrowserSession) async -> Outcome {
-        guard case .valid(let token) = await verifiedSession(request) else { return .redirect("/login") }
-        guard let user = browser.auth?.currentUser, user.uid == token.uid else {
-            return .redirect("/login?reason=\(LoginNotice.recentSignInRequired.rawValue)", clearingSession: true)
+        let user: User
+        switch await signedInClient(request, browser) {
+        case .valid(let signedIn): user = signedIn
+        case .refused(let answer): return answer
         }
         do {
             let session = try await user.multiFactor.session()
@@ -197,9 +195,10 @@ public struct TOTPLoginApp: Sendable {
     }
 
     func enroll(_ form: FormFields, request: Request, browserID: String, _ browser: BrowserSession) async -> Outcome {
-        guard case .valid(let token) = await verifiedSession(request) else { return .redirect("/login") }
-        guard let auth = browser.auth, let user = auth.currentUser, user.uid == token.uid else {
-            return .redirect("/login?reason=\(LoginNotice.recentSignInRequired.rawValue)", clearingSession: true)
+        let user: User
+        switch await signedInClient(request, browser) {
+        case .valid(let signedIn): user = signedIn
+        case .refused(let answer): return answer
         }
         guard let secret = browser.pendingSecret else { return .redirect("/enroll") }
         let displayName = form["displayName"].trimmingCharacters(in: .whitespacesAndNewlines)
@@ -225,9 +224,10 @@ public struct TOTPLoginApp: Sendable {
     }
 
     func unenroll(_ form: FormFields, request: Request, browserID: String, _ browser: BrowserSession) async -> Outcome {
-        guard case .valid(let token) = await verifiedSession(request) else { return .redirect("/login") }
-        guard let user = browser.auth?.currentUser, user.uid == token.uid else {
-            return .redirect("/login?reason=\(LoginNotice.recentSignInRequired.rawValue)", clearingSession: true)
+        let user: User
+        switch await signedInClient(request, browser) {
+        case .valid(let signedIn): user = signedIn
+        case .refused(let answer): return answer
         }
         do {
             try await user.multiFactor.unenroll(withFactorUID: form["factorUID"])
@@ -278,7 +278,7 @@ public struct TOTPLoginApp: Sendable {
 
     /// The request's session cookie, verified with revocation checked; a
     /// redirect to the sign-in page (clearing a bad cookie) when there is none.
-    func verifiedSession(_ request: Request) async -> SessionCheck {
+    func verifiedSession(_ request: Request) async -> Checked<DecodedIDToken> {
         guard let cookie = request.cookies[Self.sessionCookieName]?.value, !cookie.isEmpty else { return .refused(.redirect("/login")) }
         do throws(TokenVerificationError) {
             return .valid(try await backend.admin.verifySessionCookie(cookie, checkRevoked: true))
@@ -299,10 +299,21 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
-    /// What ``verifiedSession(_:)`` found.
-    enum SessionCheck {
-        case valid(DecodedIDToken)
-        /// No valid session: what to answer instead.
+    /// The client this browser signed in with, for the calls that need the
+    /// user's own ID token: the session cookie must be valid and the client's
+    /// user the cookie's (else the sign-in happened before a restart, or in
+    /// another browser, and is asked again).
+    func signedInClient(_ request: Request, _ browser: BrowserSession) async -> Checked<User> {
+        guard case .valid(let token) = await verifiedSession(request) else { return .refused(.redirect("/login")) }
+        guard let user = browser.auth?.currentUser, user.uid == token.uid else {
+            return .refused(.redirect("/login?reason=\(LoginNotice.recentSignInRequired.rawValue)", clearingSession: true))
+        }
+        return .valid(user)
+    }
+
+    /// What a check found: the value, or what to answer instead.
+    enum Checked<Value> {
+        case valid(Value)
         case refused(Outcome)
     }
 
@@ -459,27 +470,18 @@ struct Outcome {
     }
 }
 
-/// The fields of a URL-encoded form (at most 16 KB); a missing field reads as "".
+/// The fields of a URL-encoded form (at most 16 KB, decoded by Hummingbird's
+/// `URLEncodedFormDecoder`); a missing field reads as "".
 struct FormFields {
     static let maximumBytes = 16 * 1024
-    private var values: [String: String] = [:]
+    private let values: [String: String]
 
     init(_ request: Request) async throws {
         let body = try await request.body.collect(upTo: Self.maximumBytes)
-        let text = String(buffer: body)
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Self.decode(parts[0]) else { continue }
-            let value = parts.count > 1 ? Self.decode(parts[1]) ?? "" : ""
-            if values[name] == nil { values[name] = value }
-        }
+        values = try URLEncodedFormDecoder().decode([String: String].self, from: String(buffer: body))
     }
 
     subscript(_ name: String) -> String { values[name] ?? "" }
-
-    private static func decode(_ component: Substring) -> String? {
-        component.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-    }
 }
 
 /// The app cannot start.

@@ -197,7 +197,7 @@ import FoundationNetworking
         let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
         let emulator = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
         do {
-            let backend = try IdentityBackend(emulatorHostAndPort: emulator.hostAndPort, projectID: project)
+            let backend = try IdentityBackend(emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project)
             try await backend.enableTOTP()
             var quiet = Logger(label: "TOTPLoginTests")
             quiet.logLevel = .critical
