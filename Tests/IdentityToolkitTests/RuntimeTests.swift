@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-@testable import IdentityToolkit
+@_spi(Generated) @testable import IdentityToolkit
 import IdentityToolkitTestSupport
 import Logging
 import Testing
@@ -84,8 +84,8 @@ import Testing
         do {
             _ = try await client.getProjectConfig(project: "p")
             Issue.record("expected an error")
-        } catch IdentityToolkitError.accessTokenUnavailable(let error) {
-            #expect(error is NoToken)
+        } catch let error as IdentityToolkitError where error.code == .accessTokenUnavailable {
+            #expect(error.underlyingError is NoToken)
         } catch {
             Issue.record("unexpected \(error)")
         }
@@ -112,7 +112,7 @@ import Testing
             }
             bridge.withLock { $0 = task }
         }
-        guard case IdentityToolkitError.server(let error)? = failure else {
+        guard let error = (failure as? IdentityToolkitError)?.serverError else {
             Issue.record("expected a server error, got \(String(describing: failure))")
             return
         }
@@ -262,7 +262,8 @@ struct CapturingLogHandler: LogHandler {
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
             #expect(data.base64URLEncoded == reference)
             #expect(Data(base64URLEncoded: reference) == data)
-            #expect(Data(base64URLEncoded: data.base64EncodedString()) == data, "padded standard alphabet is accepted")
+            #expect(Data(lenientBase64URLEncoded: data.base64EncodedString()) == data, "the lenient form takes the padded standard alphabet")
+            #expect(Data(lenientBase64URLEncoded: reference) == data)
         }
         let everyByte = Data(0...255)
         #expect(Data(base64URLEncoded: everyByte.base64URLEncoded) == everyByte)
@@ -271,6 +272,35 @@ struct CapturingLogHandler: LogHandler {
     @Test(arguments: ["Z", "Zm9vY", "Zm9v!", "Zm 9v", "Zm8==", "Zg=", "Z=g=", "Zh", "Zm9", "Zm==Zm9v", "é"])
     func malformedInputIsRefused(text: String) {
         #expect(Data(base64URLEncoded: text) == nil)
+        #expect(Data(lenientBase64URLEncoded: text) == nil)
+    }
+
+    /// RFC 7515 §2: one spelling per byte string. The standard alphabet's
+    /// `+` and `/`, and `=` padding, are other spellings of the same bytes.
+    @Test(arguments: ["Zg==", "Zm8=", "-_-_", "+/+/", "ab+c", "ab/c"])
+    func strictFormHasOneSpelling(text: String) {
+        let strict = Data(base64URLEncoded: text)
+        if text.contains("=") || text.contains("+") || text.contains("/") {
+            #expect(strict == nil)
+            #expect(Data(lenientBase64URLEncoded: text) != nil)
+        } else {
+            #expect(strict != nil)
+        }
+    }
+
+    /// A JWT re-spelled with the standard alphabet or padding (the same
+    /// bytes, so the same signature) is no longer a JWT.
+    @Test func theCompactFormRefusesOtherSpellings() throws {
+        // Header and payload bytes chosen so that their encodings hold `-` and `_`.
+        let header = Data([0xFB, 0xFF, 0x7B]).base64URLEncoded, payload = Data([0xFF, 0xEF, 0x7E, 0x01]).base64URLEncoded
+        let signature = Data([0xFA, 0xFB]).base64URLEncoded
+        #expect(header.contains("-") || header.contains("_"))
+        let token = "\(header).\(payload).\(signature)"
+        #expect(JWTCompactForm(token) != nil)
+        let standard = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        #expect(JWTCompactForm(standard) == nil)
+        #expect(JWTCompactForm("\(header).\(payload).\(signature)=") == nil)
+        #expect(JWTCompactForm("\(header).\(payload)==.\(signature)") == nil)
     }
 }
 

@@ -8,12 +8,16 @@ import Foundation
 private enum Base64URLAlphabet {
     static let symbols: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    /// The 6-bit value of an ASCII byte, or 0xFF when it is not in the alphabet.
-    /// The standard alphabet's `+` and `/` are accepted too, as are `=` pads
-    /// at the end (handled by the decoder).
-    static let values: [UInt8] = {
+    /// The 6-bit value of an ASCII byte of the URL alphabet, or 0xFF.
+    static let strictValues: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)
         for (index, symbol) in symbols.enumerated() { table[Int(symbol)] = UInt8(index) }
+        return table
+    }()
+
+    /// The same, with the standard alphabet's `+` and `/` accepted too.
+    static let lenientValues: [UInt8] = {
+        var table = strictValues
         table[Int(UInt8(ascii: "+"))] = 62
         table[Int(UInt8(ascii: "/"))] = 63
         return table
@@ -62,31 +66,47 @@ extension Data {
         }
     }
 
-    /// Decodes base64url, with or without padding; nil when malformed.
-    /// The standard alphabet's `+` and `/` are accepted as well, as
-    /// Foundation's decoder after character replacement used to accept them.
+    /// Decodes strict base64url (RFC 7515 §2: the URL alphabet, no
+    /// padding, zero trailing bits); nil otherwise. Each byte string has
+    /// exactly one spelling, so a token cannot be re-spelled to slip past a
+    /// denylist or a cache keyed by its text.
     package init?(base64URLEncoded text: some StringProtocol) {
         self.init(base64URLEncodedUTF8: Array(text.utf8)[...])
     }
 
-    /// Decodes base64url text given as its UTF-8 bytes (a part of a JWT,
-    /// without copying it into a `String` first).
+    /// Strict base64url given as its UTF-8 bytes (a part of a JWT, without
+    /// copying it into a `String` first).
     package init?(base64URLEncodedUTF8 input: ArraySlice<UInt8>) {
-        var symbols = input
+        guard let bytes = Self.decodeBase64(input, values: Base64URLAlphabet.strictValues) else { return nil }
+        self.init(bytes)
+    }
+
+    /// Decodes base64url or standard base64, with or without `=` padding:
+    /// for formats whose producers are known to vary (a JSON Web Key's `n`
+    /// and `e` from a key route), never for a token whose text is its identity.
+    package init?(lenientBase64URLEncoded text: some StringProtocol) {
+        var symbols = Array(text.utf8)[...]
         // Padding is optional, but when present it must complete the last quantum.
         if let firstPad = symbols.firstIndex(of: UInt8(ascii: "=")) {
             guard symbols.count % 4 == 0, symbols.endIndex - firstPad <= 2,
                   symbols[firstPad...].allSatisfy({ $0 == UInt8(ascii: "=") }) else { return nil }
             symbols = symbols[..<firstPad]
         }
-        // A lone trailing symbol cannot carry a whole byte.
+        guard let bytes = Self.decodeBase64(symbols, values: Base64URLAlphabet.lenientValues) else { return nil }
+        self.init(bytes)
+    }
+
+    /// The bytes of unpadded base64 symbols under `values` (6-bit value or
+    /// 0xFF per ASCII byte); nil for a symbol outside it, a lone trailing
+    /// symbol, or non-zero leftover bits (a non-canonical spelling).
+    private static func decodeBase64(_ symbols: ArraySlice<UInt8>, values: [UInt8]) -> [UInt8]? {
         guard symbols.count % 4 != 1 else { return nil }
         var bytes = [UInt8]()
         bytes.reserveCapacity(symbols.count * 3 / 4)
         var accumulator: UInt32 = 0
         var bits = 0
         for symbol in symbols {
-            let value = Base64URLAlphabet.values[Int(symbol)]
+            let value = values[Int(symbol)]
             guard value != 0xFF else { return nil }
             accumulator = accumulator << 6 | UInt32(value)
             bits += 6
@@ -96,8 +116,7 @@ extension Data {
                 accumulator &= (1 << UInt32(bits)) - 1
             }
         }
-        // Leftover bits must be zero, as in a canonical encoding.
         guard accumulator == 0 else { return nil }
-        self.init(bytes)
+        return bytes
     }
 }
