@@ -67,6 +67,33 @@ import Testing
         }
     }
 
+    /// A declared `Content-Length` above the bound is refused on the header
+    /// alone: the server sends 16 bytes of its declared gigabyte and stalls,
+    /// and the call fails at once with `responseTooLarge`, not at the deadline.
+    @Test(arguments: Kind.allCases)
+    func aDeclaredLengthAboveTheBoundIsRefusedBeforeTheBody(_ kind: Kind) async throws {
+        let server = try await LoopbackHTTPServer()
+        defer { Task { try? await server.shutdown() } }
+        let started = ContinuousClock.now
+        await #expect(throws: TransportError.responseTooLarge(limit: 1 << 20)) {
+            _ = try await kind.transport.send(request(.get, "\(server.baseURL)/declared?bytes=\(1 << 30)"), body: nil, options: Self.options)
+        }
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+
+    /// A body without a length that never ends is cut off at the bound,
+    /// well before the deadline (the stream would outlast it).
+    @Test(arguments: Kind.allCases)
+    func anEndlessBodyIsCutOffAtTheBound(_ kind: Kind) async throws {
+        let server = try await LoopbackHTTPServer()
+        defer { Task { try? await server.shutdown() } }
+        let started = ContinuousClock.now
+        await #expect(throws: TransportError.responseTooLarge(limit: 1 << 20)) {
+            _ = try await kind.transport.send(request(.get, "\(server.baseURL)/endless"), body: nil, options: Self.options)
+        }
+        #expect(ContinuousClock.now - started < .seconds(3))
+    }
+
     @Test(arguments: Kind.allCases)
     func cancellation(_ kind: Kind) async throws {
         let server = try await LoopbackHTTPServer()
@@ -103,7 +130,7 @@ import Testing
         do {
             _ = try await client.signUp(SignUpRequest())
             Issue.record("expected a transport failure")
-        } catch IdentityToolkitError.transport {
+        } catch IdentityToolkitError.Code.transport {
         }
     }
 
@@ -125,7 +152,8 @@ import Testing
         do {
             _ = try await client.lookup(GetAccountInfoRequest(idToken: "t"))
             Issue.record("expected a server error")
-        } catch IdentityToolkitError.server(let error) {
+        } catch let failure as IdentityToolkitError where failure.code == .server {
+            let error = try #require(failure.serverError)
             #expect(error.status == 404)
             #expect(error.shortCode == "NOT_FOUND")
             #expect(error.reasons == ["notFound"])
