@@ -34,6 +34,13 @@ public class BaseAuth: @unchecked Sendable {
     /// Verifies an ID token a client sent (every check Google documents; see
     /// ``IDTokenVerifier``) and returns its claims, the second factor included.
     ///
+    /// Tenants: the project's instance (``IdentityAdmin``) accepts the tokens
+    /// of the project's own users **and of every tenant of the project**, as
+    /// firebase-admin does; ``DecodedIDToken/tenant`` says whose it is. A
+    /// server for one tenant verifies through that tenant's
+    /// ``TenantAwareAuth`` (``TenantManager/authForTenant(_:)``), which
+    /// refuses the others, or calls ``DecodedIDToken/requireTenant(_:)``.
+    ///
     /// ```swift
     /// let token = try await admin.verifyIDToken(idToken, checkRevoked: true)
     /// try token.requireSecondFactor()   // "totp" when the sign-in used TOTP

@@ -165,7 +165,7 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
     /// The signed JWT assertion (RFC 7523 §2.1); package-visible for tests.
     package func assertion() throws -> String {
         let issuedAt = Int64(now().timeIntervalSince1970)
-        let header = JOSEHeader(alg: "RS256", typ: "JWT", kid: key.privateKeyID)
+        let header = JOSEHeader(alg: .rs256, typ: "JWT", kid: key.privateKeyID)
         let claims = JWTBearerClaims(iss: key.clientEmail, scope: Self.scope, aud: tokenEndpoint, iat: issuedAt, exp: issuedAt + 3600)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -178,11 +178,11 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
         let response: AccessTokenResponse
         do {
             response = try await client.requestAccessToken(AccessTokenRequest(grantType: OAuthGrantType.jwtBearer.rawValue, assertion: try assertion()))
-        } catch IdentityToolkitError.server(let error) {
-            throw AdminCredentialError.tokenEndpoint(status: error.status, error: error.shortCode, description: error.detail)
-        } catch IdentityToolkitError.undecodableResponse {
-            throw AdminCredentialError.malformedTokenResponse
         } catch let error as IdentityToolkitError {
+            if let server = error.serverError {
+                throw AdminCredentialError.tokenEndpoint(status: server.status, error: server.shortCode, description: server.detail)
+            }
+            if error.code == .undecodableResponse { throw AdminCredentialError.malformedTokenResponse }
             throw AdminCredentialError.tokenEndpointUnreachable(reason: "\(error)")
         }
         return (response.accessToken, now().addingTimeInterval(TimeInterval(response.expiresIn ?? 3600)))

@@ -13,13 +13,31 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     /// - Parameters:
     ///   - projectID: The project to manage.
     ///   - credential: Supplies access tokens (`cloud-platform` scope).
+    ///     Never asked in emulator mode (an ``ClientConfiguration/emulatorHost``,
+    ///     `FIREBASE_AUTH_EMULATOR_HOST` by default): there every call carries
+    ///     `Authorization: Bearer owner`, as firebase-admin sends, so that no
+    ///     real access token travels over plain HTTP to whatever host the
+    ///     variable names. When the environment variable switched emulator
+    ///     mode on, one warning line says so (a `.env` file that reached
+    ///     production shows in the log).
     ///   - configuration: Transport, emulator host (`FIREBASE_AUTH_EMULATOR_HOST` by default), timeouts, logging.
     public init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration = ClientConfiguration()) {
         self.configuration = configuration
+        let accessToken: @Sendable () async throws -> String
+        if let emulatorHost = configuration.emulatorHost {
+            let owner = EmulatorAdminToken.owner.rawValue
+            accessToken = { owner }
+            if emulatorHost == ClientConfiguration.environmentEmulatorHost() {
+                configuration.logger.warning(
+                    "\(ClientConfiguration.emulatorEnvironmentVariable) is set: admin calls go to the emulator at \(LogSafeText.escaping(emulatorHost, limit: 64)) over plain HTTP as 'Bearer owner' (the credential is not used), and tokens are verified with that host's keys; unset it in production")
+            }
+        } else {
+            accessToken = { try await credential.accessToken() }
+        }
         // The key routes' emulator forms when the configuration names an emulator.
         super.init(
             projectID: projectID, tenantID: nil,
-            client: AdminClient(accessToken: { try await credential.accessToken() }, configuration: configuration),
+            client: AdminClient(accessToken: accessToken, configuration: configuration),
             idTokenVerifier: IDTokenVerifier(projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration)),
             sessionCookieVerifier: IDTokenVerifier(projectID: projectID, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration)))
     }

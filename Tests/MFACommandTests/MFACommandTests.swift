@@ -4,57 +4,15 @@ import OTP
 import Testing
 
 /// Runs the built `mfa` binary.
+/// The `mfa` executable `swift test` built.
 enum MFABinary {
-    static let url: URL? = {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<5 {
-            let candidate = folder.appendingPathComponent("mfa")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            folder.deleteLastPathComponent()
-        }
-        return nil
-    }()
-
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var stdoutData: Data
-    }
+    typealias Result = BuiltExecutable.Result
+    static let executable = BuiltExecutable("mfa")
+    static var url: URL? { executable.url }
 
     /// Runs `mfa` with `arguments`; `input` is written to its standard input.
-    /// The blocking reads and the wait happen on a thread of their own, so
-    /// that other tests' tasks keep the cooperative pool (two threads on a
-    /// two-core machine; blocking them stalled timing tests elsewhere).
-    static func run(_ arguments: [String], input: Data? = nil) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Swift.Result<MFABinary.Result, any Error> { try runBlocking(arguments, input: input) })
-            }
-        }
-    }
-
-    private static func runBlocking(_ arguments: [String], input: Data?) throws -> Result {
-        struct NotBuilt: Error {}
-        guard let url else { throw NotBuilt() }
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let stdin = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        try process.run()
-        if let input {
-            stdin.fileHandleForWriting.write(input)
-            try stdin.fileHandleForWriting.close()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
+    static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws -> Result {
+        try await executable.run(arguments, input: input, environment: environment)
     }
 }
 
@@ -96,7 +54,7 @@ enum MFABinary {
         let secret = try await MFABinary.run(["totp", "secret", "--bytes", "32"])
         #expect(secret.status == 0)
         #expect(try Base32.decode(secret.stdout.trimmingCharacters(in: .newlines)).count == 32)
-        let uri = try await MFABinary.run(["totp", "uri", "--secret", "JBSWY3DPEHPK3PXP", "--account", "ada@example.com", "--issuer", "ACME Co", "--digits", "8"])
+        let uri = try await MFABinary.run(["totp", "uri", "--secret", "JBSWY3DPEHPK3PXP", "--allow-short-secret", "--account", "ada@example.com", "--issuer", "ACME Co", "--digits", "8"])
         #expect(uri.stdout == "otpauth://totp/ACME%20Co:ada%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=ACME%20Co&digits=8\n")
     }
 
@@ -123,14 +81,18 @@ enum MFABinary {
         (["totp", "code", "--secret", "JBSWY3DP", "--digits", "9"], "--digits must be 6, 7 or 8, not 9"),
         (["totp", "code", "--secret", "JBSWY3DP", "--period", "0"], "--period must be at least 1 second, not 0"),
         (["totp", "code", "--secret", "JBSWY3DP", "--algorithm", "MD5"], "'--algorithm <algorithm>'"),
-        (["totp", "code", "--secret", "JBSWY3DP", "--time=-5"], "--time must not be negative"),
+        (["totp", "code", "--secret", "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", "--time=-5"], "--time must not be negative"),
         (["totp", "secret", "--bytes", "8"], "--bytes must be at least 16, not 8"),
-        (["totp", "verify", "--secret", "JBSWY3DP", "--code", "1", "--window", "11"], "--window must be 0 to 10, not 11"),
-        (["totp", "uri", "--secret", "JBSWY3DP", "--account", "", "--issuer", "i"], "--account must not be empty"),
+        (["totp", "verify", "--secret", "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", "--code", "1", "--window", "11"], "--window must be 0 to 10, not 11"),
+        (["totp", "uri", "--secret", "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", "--account", "", "--issuer", "i"], "--account must not be empty"),
         (["totp", "qr", "--uri", String(repeating: "x", count: 3000), "--format", "svg"], "does not fit a QR code"),
         (["totp", "qr", "--uri", "x", "--ecc", "Z"], "'--ecc <ecc>'"),
         (["totp", "qr", "--uri", "x", "--format", "svg", "--output", "/nonexistent/dir/q.svg"], "--output: cannot write"),
         (["totp", "nope"], "Unexpected argument 'nope'"),
+        (["totp", "qr", "--uri", "", "--format", "svg"], "--uri must not be empty"),
+        (["totp", "qr", "--uri", "x", "--format", "svg", "--output", ""], "--output must name a file"),
+        // An 80-bit secret, as many old examples have, is below RFC 4226's 128 bits.
+        (["totp", "code", "--secret", "JBSWY3DPEHPK3PXP"], "--secret has 10 bytes; at least 16 are required"),
         (["emulator", "--recent-sign-in", "0"], "--recent-sign-in must be 1 to 86400 seconds, not 0"),
         (["emulator", "--challenge-lifetime", "99999"], "--challenge-lifetime must be 1 to 86400 seconds, not 99999"),
         (["emulator", "--max-code-attempts", "0"], "--max-code-attempts must be 1 to 1000, not 0"),

@@ -75,4 +75,22 @@ public struct DecodedIDToken: Sendable, Hashable {
         }
         return factor
     }
+
+    /// Refuses a token of another tenant (or of the project's own users)
+    /// than `tenantID`. A project-level verifier (``IdentityAdmin``'s)
+    /// accepts the tokens of every tenant of the project, as firebase-admin
+    /// does; a server that serves one tenant calls this after verifying, or
+    /// verifies with that tenant's ``TenantAwareAuth`` instead.
+    ///
+    /// ```swift
+    /// let token = try await admin.verifyIDToken(idToken).requireTenant("shop-1a2b3")
+    /// ```
+    /// - Parameter tenantID: The tenant the token must belong to.
+    /// - Returns: This token, for chaining.
+    /// - Throws: ``TokenVerificationError/tenantMismatch(expected:found:)``.
+    @discardableResult
+    public func requireTenant(_ tenantID: String) throws(TokenVerificationError) -> DecodedIDToken {
+        guard tenant == tenantID else { throw .tenantMismatch(expected: tenantID, found: tenant) }
+        return self
+    }
 }

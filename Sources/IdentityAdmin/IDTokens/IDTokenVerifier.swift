@@ -13,6 +13,9 @@ import _CryptoExtras
 ///
 /// Unlike a verifier that checks the issuer against the token's own audience,
 /// the project is this verifier's, so a token for another project is refused.
+/// Without a tenant it accepts the project's own users and every tenant's,
+/// as firebase-admin does (``forTenant(_:)`` or
+/// ``DecodedIDToken/requireTenant(_:)`` narrow it).
 public struct IDTokenVerifier: Sendable {
     /// What a verifier accepts: ID tokens and session cookies carry the same
     /// claims, under different issuers and keys.
@@ -55,7 +58,7 @@ public struct IDTokenVerifier: Sendable {
     ///   - keys: Where the public keys come from.
     public init(projectID: String, tenantID: String? = nil, clockSkew: Duration = .seconds(60), keys: GooglePublicKeysClient) {
         self.init(projectID: projectID, kind: .idToken, tenantID: tenantID, clockSkew: clockSkew,
-                  keys: SigningKeyCache { try await keys.getIDTokenSigningKeysWithHeaders() }, now: Date.init)
+                  keys: SigningKeyCache(logger: keys.executor.configuration.logger) { try await keys.getIDTokenSigningKeysWithHeaders() }, now: Date.init)
     }
 
     /// A verifier of session cookies that fetches the session-cookie keys
@@ -67,7 +70,7 @@ public struct IDTokenVerifier: Sendable {
     ///   - keys: Where the public keys come from.
     public init(projectID: String, tenantID: String? = nil, clockSkew: Duration = .seconds(60), sessionCookieKeys keys: SessionCookieKeysClient) {
         self.init(projectID: projectID, kind: .sessionCookie, tenantID: tenantID, clockSkew: clockSkew,
-                  keys: SigningKeyCache { try await keys.getSessionCookieSigningKeysWithHeaders() }, now: Date.init)
+                  keys: SigningKeyCache(logger: keys.executor.configuration.logger) { try await keys.getSessionCookieSigningKeysWithHeaders() }, now: Date.init)
     }
 
     init(projectID: String, kind: TokenKind, tenantID: String?, clockSkew: Duration, keys: SigningKeyCache, now: @escaping @Sendable () -> Date) {
@@ -87,10 +90,10 @@ public struct IDTokenVerifier: Sendable {
     /// The token's claims, once every check passed (a session cookie's too:
     /// they are an ID token's under the session issuer).
     public func verify(_ idToken: String) async throws(TokenVerificationError) -> DecodedIDToken {
-        guard let jwt = JWTCompactForm(idToken) else { throw .malformed("not a JWT (three base64url parts, at most 16 KB)") }
+        guard let jwt = JWTCompactForm(idToken) else { throw .malformed("not a JWT (three strict base64url parts, at most 16 KB)") }
         let decoder = Self.decoder
         guard let header = try? decoder.decode(JOSEHeader.self, from: jwt.header) else { throw .malformed("the header is not a JOSE header") }
-        guard header.alg == "RS256" else { throw .unsupportedAlgorithm(header.alg) }
+        guard header.alg == .rs256 else { throw .unsupportedAlgorithm(header.alg.rawValue) }
         guard let kid = header.kid, !kid.isEmpty else { throw .malformed("the header has no kid") }
         let key = try await keys.key(for: kid)
         guard key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: jwt.signature), for: jwt.signingInput, padding: .insecurePKCS1v1_5) else {

@@ -1,62 +1,208 @@
 public import Foundation
+import IdentityToolkit
 
-/// Why an ID token was refused. Each case names the claim or the step that
-/// failed; no message ever includes the token.
-public enum TokenVerificationError: Error, Sendable, Hashable, CustomStringConvertible {
+/// Why an ID token or session cookie was refused. Each refusal names the
+/// claim or the step that failed; no message ever includes the token, and
+/// values read from an unverified token (`kid`, `alg`, `aud`, …) are
+/// escaped and bounded before they reach a message (``description`` is
+/// safe to log).
+///
+/// A struct over a private enum, as async-http-client's `HTTPClientError`,
+/// so that a later release can add a refusal without breaking a `switch`.
+/// Compare with `==`, match in a `catch` by value or by ``Code``:
+///
+/// ```swift
+/// catch TokenVerificationError.revoked { … }                       // one refusal
+/// catch let error as TokenVerificationError where error.code == .expired { … }
+/// catch TokenVerificationError.Code.tenantMismatch { … }           // any details
+/// ```
+public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of a refusal without its details: what a server switches on
+    /// (a 401 or a 403, the reason it names).
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        fileprivate enum Base: String, Sendable, Hashable {
+            case malformed, unsupportedAlgorithm, unknownKey, badSignature, wrongAudience, wrongIssuer, expired
+            case issuedInTheFuture, authenticatedInTheFuture, invalidSubject, tenantMismatch, keysUnavailable, revoked
+            case userDisabled, userNotFound, revocationCheckFailed, secondFactorRequired, authenticationTooOld
+        }
+
+        fileprivate let base: Base
+
+        /// Not a JWT, or a header or claims that do not decode.
+        public static let malformed = Code(base: .malformed)
+        /// The header's `alg` is not `RS256`.
+        public static let unsupportedAlgorithm = Code(base: .unsupportedAlgorithm)
+        /// The header's `kid` is not among the current public keys.
+        public static let unknownKey = Code(base: .unknownKey)
+        /// The signature does not verify.
+        public static let badSignature = Code(base: .badSignature)
+        /// `aud` is not this project.
+        public static let wrongAudience = Code(base: .wrongAudience)
+        /// `iss` is not this project's issuer.
+        public static let wrongIssuer = Code(base: .wrongIssuer)
+        /// `exp` has passed.
+        public static let expired = Code(base: .expired)
+        /// `iat` is in the future.
+        public static let issuedInTheFuture = Code(base: .issuedInTheFuture)
+        /// `auth_time` is in the future.
+        public static let authenticatedInTheFuture = Code(base: .authenticatedInTheFuture)
+        /// `sub` is not a uid.
+        public static let invalidSubject = Code(base: .invalidSubject)
+        /// `firebase.tenant` is not the required tenant.
+        public static let tenantMismatch = Code(base: .tenantMismatch)
+        /// No usable public keys.
+        public static let keysUnavailable = Code(base: .keysUnavailable)
+        /// The user's sessions were revoked after this sign-in.
+        public static let revoked = Code(base: .revoked)
+        /// The account is disabled.
+        public static let userDisabled = Code(base: .userDisabled)
+        /// The account no longer exists.
+        public static let userNotFound = Code(base: .userNotFound)
+        /// The account could not be looked up.
+        public static let revocationCheckFailed = Code(base: .revocationCheckFailed)
+        /// The sign-in used no second factor.
+        public static let secondFactorRequired = Code(base: .secondFactorRequired)
+        /// The sign-in is older than the policy allows.
+        public static let authenticationTooOld = Code(base: .authenticationTooOld)
+
+        /// The refusal's name, such as `expired` or `secondFactorRequired`:
+        /// stable, short, safe for a response body or a metric label.
+        public var description: String { base.rawValue }
+
+        /// Whether the refusal is about the credential itself (401: ask the
+        /// client to sign in again) rather than what it may do (403:
+        /// ``secondFactorRequired``, ``authenticationTooOld``,
+        /// ``tenantMismatch``) or the server's own state (503: ``keysUnavailable``,
+        /// ``revocationCheckFailed``).
+        public var httpStatus: Int {
+            switch base {
+            case .secondFactorRequired, .authenticationTooOld, .tenantMismatch: return 403
+            case .keysUnavailable, .revocationCheckFailed: return 503
+            default: return 401
+            }
+        }
+    }
+
+    private enum Storage: Sendable, Hashable {
+        case malformed(String)
+        case unsupportedAlgorithm(String)
+        case unknownKey(kid: String)
+        case badSignature
+        case wrongAudience(expected: String, found: String)
+        case wrongIssuer(expected: String, found: String)
+        case expired(at: Date)
+        case issuedInTheFuture(at: Date)
+        case authenticatedInTheFuture(at: Date)
+        case invalidSubject
+        case tenantMismatch(expected: String, found: String?)
+        case keysUnavailable(reason: String)
+        case revoked
+        case userDisabled
+        case userNotFound
+        case revocationCheckFailed(reason: String)
+        case secondFactorRequired
+        case authenticationTooOld(authTime: Date, maximumAge: Duration)
+    }
+
+    private let storage: Storage
+
+    private init(_ storage: Storage) {
+        self.storage = storage
+    }
+
+    /// The kind of refusal, without its details.
+    public var code: Code {
+        switch storage {
+        case .malformed: return .malformed
+        case .unsupportedAlgorithm: return .unsupportedAlgorithm
+        case .unknownKey: return .unknownKey
+        case .badSignature: return .badSignature
+        case .wrongAudience: return .wrongAudience
+        case .wrongIssuer: return .wrongIssuer
+        case .expired: return .expired
+        case .issuedInTheFuture: return .issuedInTheFuture
+        case .authenticatedInTheFuture: return .authenticatedInTheFuture
+        case .invalidSubject: return .invalidSubject
+        case .tenantMismatch: return .tenantMismatch
+        case .keysUnavailable: return .keysUnavailable
+        case .revoked: return .revoked
+        case .userDisabled: return .userDisabled
+        case .userNotFound: return .userNotFound
+        case .revocationCheckFailed: return .revocationCheckFailed
+        case .secondFactorRequired: return .secondFactorRequired
+        case .authenticationTooOld: return .authenticationTooOld
+        }
+    }
+
     /// Not a JWT, or a header or claims that do not decode (the reason says which).
-    case malformed(String)
+    public static func malformed(_ reason: String) -> Self { Self(.malformed(LogSafeText.escaping(reason, limit: 256))) }
     /// The header's `alg` is not `RS256`.
-    case unsupportedAlgorithm(String)
+    public static func unsupportedAlgorithm(_ algorithm: String) -> Self { Self(.unsupportedAlgorithm(LogSafeText.escaping(algorithm, limit: 20))) }
     /// The header's `kid` is not among the current public keys.
-    case unknownKey(kid: String)
+    public static func unknownKey(kid: String) -> Self { Self(.unknownKey(kid: LogSafeText.escaping(kid, limit: 64))) }
     /// The RS256 signature does not verify with the key the header names.
-    case badSignature
+    public static let badSignature = Self(.badSignature)
     /// `aud` is not this project.
-    case wrongAudience(expected: String, found: String)
+    public static func wrongAudience(expected: String, found: String) -> Self {
+        Self(.wrongAudience(expected: expected, found: LogSafeText.escaping(found)))
+    }
     /// `iss` is not `https://securetoken.google.com/<project>` (for a session
     /// cookie, `https://session.firebase.google.com/<project>`).
-    case wrongIssuer(expected: String, found: String)
+    public static func wrongIssuer(expected: String, found: String) -> Self {
+        Self(.wrongIssuer(expected: expected, found: LogSafeText.escaping(found)))
+    }
     /// `exp` has passed.
-    case expired(at: Date)
+    public static func expired(at date: Date) -> Self { Self(.expired(at: date)) }
     /// `iat` is in the future (beyond the clock-skew allowance).
-    case issuedInTheFuture(at: Date)
+    public static func issuedInTheFuture(at date: Date) -> Self { Self(.issuedInTheFuture(at: date)) }
     /// `auth_time` is in the future (beyond the clock-skew allowance).
-    case authenticatedInTheFuture(at: Date)
+    public static func authenticatedInTheFuture(at date: Date) -> Self { Self(.authenticatedInTheFuture(at: date)) }
     /// `sub` is empty or longer than 128 characters.
-    case invalidSubject
-    /// `firebase.tenant` is not the tenant of a tenant-scoped verifier.
-    case tenantMismatch(expected: String, found: String?)
+    public static let invalidSubject = Self(.invalidSubject)
+    /// `firebase.tenant` is not the tenant required (a tenant-scoped
+    /// verifier's, or ``DecodedIDToken/requireTenant(_:)``'s).
+    public static func tenantMismatch(expected: String, found: String?) -> Self {
+        Self(.tenantMismatch(expected: expected, found: found.map { LogSafeText.escaping($0) }))
+    }
     /// The public keys could not be fetched and no usable copy is cached.
-    case keysUnavailable(reason: String)
+    public static func keysUnavailable(reason: String) -> Self { Self(.keysUnavailable(reason: LogSafeText.escaping(reason, limit: 256))) }
     /// The user's sessions were revoked after this sign-in (`auth_time`
     /// before the account's `validSince`); asked for with `checkRevoked`.
-    case revoked
+    public static let revoked = Self(.revoked)
     /// The account is disabled (`checkRevoked`).
-    case userDisabled
+    public static let userDisabled = Self(.userDisabled)
     /// The account no longer exists (`checkRevoked`).
-    case userNotFound
+    public static let userNotFound = Self(.userNotFound)
     /// The account could not be looked up for `checkRevoked`.
-    case revocationCheckFailed(reason: String)
+    public static func revocationCheckFailed(reason: String) -> Self { Self(.revocationCheckFailed(reason: LogSafeText.escaping(reason, limit: 256))) }
     /// The sign-in used no second factor, and the policy requires one.
-    case secondFactorRequired
+    public static let secondFactorRequired = Self(.secondFactorRequired)
     /// The sign-in (`auth_time`) is older than the policy allows.
-    case authenticationTooOld(authTime: Date, maximumAge: Duration)
+    public static func authenticationTooOld(authTime: Date, maximumAge: Duration) -> Self {
+        Self(.authenticationTooOld(authTime: authTime, maximumAge: maximumAge))
+    }
 
-    /// Names the failed claim or step; never includes the token.
+    /// Matches an error equal to `pattern`: `catch TokenVerificationError.revoked`.
+    public static func ~= (pattern: Self, error: any Error) -> Bool {
+        (error as? Self) == pattern
+    }
+
+    /// Names the failed claim or step; never includes the token, and every
+    /// value from the token is escaped and bounded.
     public var description: String {
-        switch self {
+        switch storage {
         case .malformed(let reason): return "the token is malformed: \(reason)"
-        case .unsupportedAlgorithm(let alg): return "the token's header has alg \"\(alg.prefix(20))\"; only RS256 is accepted"
-        case .unknownKey(let kid): return "the token's header names kid \"\(kid.prefix(64))\", which is not among the current public keys"
+        case .unsupportedAlgorithm(let alg): return "the token's header has alg \"\(alg)\"; only RS256 is accepted"
+        case .unknownKey(let kid): return "the token's header names kid \"\(kid)\", which is not among the current public keys"
         case .badSignature: return "the token's signature does not verify"
-        case .wrongAudience(let expected, let found): return "the token's aud is \"\(found.prefix(128))\", not the project \"\(expected)\""
-        case .wrongIssuer(let expected, let found): return "the token's iss is \"\(found.prefix(128))\", not \"\(expected)\""
+        case .wrongAudience(let expected, let found): return "the token's aud is \"\(found)\", not the project \"\(expected)\""
+        case .wrongIssuer(let expected, let found): return "the token's iss is \"\(found)\", not \"\(expected)\""
         case .expired(let at): return "the token expired at \(at) (exp)"
         case .issuedInTheFuture(let at): return "the token's iat (\(at)) is in the future"
         case .authenticatedInTheFuture(let at): return "the token's auth_time (\(at)) is in the future"
         case .invalidSubject: return "the token's sub must be a non-empty uid of at most 128 characters"
         case .tenantMismatch(let expected, let found):
-            return "the token's firebase.tenant is \(found.map { "\"\($0.prefix(128))\"" } ?? "absent"), not the tenant \"\(expected)\""
+            return "the token's firebase.tenant is \(found.map { "\"\($0)\"" } ?? "absent"), not the tenant \"\(expected)\""
         case .keysUnavailable(let reason): return "the public keys are unavailable: \(reason)"
         case .revoked: return "the user's sessions were revoked after this sign-in (auth_time is before the account's validSince)"
         case .userDisabled: return "the user's account is disabled"
@@ -66,5 +212,13 @@ public enum TokenVerificationError: Error, Sendable, Hashable, CustomStringConve
         case .authenticationTooOld(let authTime, let maximumAge):
             return "the sign-in (auth_time \(authTime)) is older than \(maximumAge.components.seconds) seconds"
         }
+    }
+}
+
+extension TokenVerificationError.Code {
+    /// Matches any refusal of this kind, whatever its details:
+    /// `catch TokenVerificationError.Code.expired`.
+    public static func ~= (pattern: Self, error: any Error) -> Bool {
+        (error as? TokenVerificationError)?.code == pattern
     }
 }
