@@ -16,13 +16,19 @@ public struct HOTP: Sendable {
 
     /// Creates a generator.
     /// - Parameters:
-    ///   - key: The shared secret (any length; RFC 4226 recommends 20 bytes or more).
+    ///   - key: The shared secret: at least 16 bytes (RFC 4226 requires
+    ///     128 bits and recommends 160) unless `keyLengthPolicy` says otherwise.
     ///   - algorithm: The HMAC hash.
     ///   - digits: 6, 7 or 8.
-    /// - Throws: ``OTPError/invalidDigits(_:)``, or ``OTPError/secretTooShort(byteCount:minimum:)`` for an empty key.
-    public init(key: some Collection<UInt8>, algorithm: HashAlgorithm = .sha1, digits: Int = 6) throws {
+    ///   - keyLengthPolicy: The shortest key accepted;
+    ///     ``OTPKeyLengthPolicy/legacyImport`` only for secrets an older system issued.
+    /// - Throws: ``OTPError/invalidDigits(_:)``, or ``OTPError/secretTooShort(byteCount:minimum:)``.
+    public init(key: some Collection<UInt8>, algorithm: HashAlgorithm = .sha1, digits: Int = 6,
+                keyLengthPolicy: OTPKeyLengthPolicy = .rfc4226) throws {
         guard (6...8).contains(digits) else { throw OTPError.invalidDigits(digits) }
-        guard !key.isEmpty else { throw OTPError.secretTooShort(byteCount: 0, minimum: 1) }
+        guard keyLengthPolicy.allows(byteCount: key.count) else {
+            throw OTPError.secretTooShort(byteCount: key.count, minimum: keyLengthPolicy.minimumByteCount)
+        }
         self.algorithm = algorithm
         self.digits = digits
         self.mac = PrecomputedHMAC(key: Array(key), algorithm: algorithm)
@@ -78,7 +84,8 @@ public enum OTPCode {
         return count == digits ? value : nil
     }
 
-    /// Compares two values with branch-free arithmetic (see ``equalityMask(_:_:)``).
+    /// Compares two values with branch-free arithmetic: the difference's
+    /// bits decide, not a branch.
     @inlinable
     public static func constantTimeEquals(_ a: UInt32, _ b: UInt32) -> Bool {
         equalityMask(a, b) & 1 == 1
@@ -91,8 +98,10 @@ public enum OTPCode {
     /// candidate, if any, matched. Swift promises no constant-time
     /// primitive; this keeps the data out of control flow, and the work per
     /// candidate (an HMAC) is the same whatever the code.
+    /// Package-wide: the building block of the package's own comparisons,
+    /// not an API to keep.
     @inlinable
-    public static func equalityMask(_ a: UInt32, _ b: UInt32) -> UInt64 {
+    package static func equalityMask(_ a: UInt32, _ b: UInt32) -> UInt64 {
         let difference = a ^ b
         let nonZeroBit = UInt64((difference | (0 &- difference)) >> 31)
         return 0 &- (nonZeroBit ^ 1)

@@ -16,9 +16,11 @@ public struct TOTP: Sendable {
     ///   - digits: 6, 7 or 8.
     ///   - period: The time step in seconds, at least 1.
     ///   - t0: The Unix time of step 0.
-    public init(key: some Collection<UInt8>, algorithm: HashAlgorithm = .sha1, digits: Int = 6, period: Int64 = 30, t0: Int64 = 0) throws {
+    ///   - keyLengthPolicy: The shortest key accepted (16 bytes by default; see ``HOTP``).
+    public init(key: some Collection<UInt8>, algorithm: HashAlgorithm = .sha1, digits: Int = 6, period: Int64 = 30, t0: Int64 = 0,
+                keyLengthPolicy: OTPKeyLengthPolicy = .rfc4226) throws {
         guard period >= 1 else { throw OTPError.invalidPeriod(period) }
-        self.hotp = try HOTP(key: key, algorithm: algorithm, digits: digits)
+        self.hotp = try HOTP(key: key, algorithm: algorithm, digits: digits, keyLengthPolicy: keyLengthPolicy)
         self.period = period
         self.t0 = t0
     }
@@ -80,8 +82,8 @@ public struct TOTP: Sendable {
 
 /// Cryptographically random shared secrets.
 public enum OTPSecret {
-    /// The smallest secret accepted (128 bits, RFC 4226's minimum).
-    public static let minimumByteCount = 16
+    /// The smallest secret generated (128 bits, RFC 4226's minimum).
+    public static let minimumByteCount = OTPKeyLengthPolicy.rfc4226.minimumByteCount
 
     /// A new secret from the system CSPRNG.
     /// - Parameter byteCount: 20 by default (160 bits, RFC 4226's recommendation).
@@ -97,7 +99,8 @@ public enum OTPSecret {
 
 extension OTPAuthURI {
     /// A TOTP generator for this URI's parameters.
-    public func totp() throws -> TOTP {
-        try TOTP(key: secret, algorithm: algorithm, digits: digits, period: period)
+    /// - Parameter keyLengthPolicy: The shortest key accepted, as for ``TOTP``.
+    public func totp(keyLengthPolicy: OTPKeyLengthPolicy = .rfc4226) throws -> TOTP {
+        try TOTP(key: secret, algorithm: algorithm, digits: digits, period: period, keyLengthPolicy: keyLengthPolicy)
     }
 }

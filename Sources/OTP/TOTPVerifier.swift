@@ -1,30 +1,4 @@
-/// Remembers, per key, the last time step whose code was accepted.
-///
-/// Implementations must make ``recordAcceptedStep(_:for:)`` atomic, so that
-/// two concurrent verifications of one code cannot both succeed.
-public protocol TOTPReplayStore: Sendable {
-    /// Records `step` for `keyID` if it is later than the last recorded step.
-    /// - Returns: false when `step` is not later (the code is a replay).
-    func recordAcceptedStep(_ step: UInt64, for keyID: String) async throws -> Bool
-}
-
-/// An in-memory ``TOTPReplayStore``; an actor, so safe under concurrency.
-public actor InMemoryTOTPReplayStore: TOTPReplayStore {
-    private var lastAccepted: [String: UInt64] = [:]
-
-    /// An empty store.
-    public init() {}
-
-    /// Records `step` for `keyID` unless it is not after the last one recorded.
-    public func recordAcceptedStep(_ step: UInt64, for keyID: String) -> Bool {
-        if TOTPVerifier.isReplay(step, lastAcceptedStep: lastAccepted[keyID]) { return false }
-        lastAccepted[keyID] = step
-        return true
-    }
-
-    /// The last accepted step of `keyID`, if any.
-    public func lastAcceptedStep(for keyID: String) -> UInt64? { lastAccepted[keyID] }
-}
+public import Foundation
 
 /// How many wrong codes one key (or one sign-in challenge) may receive
 /// before verification stops, so that a 6-digit code cannot be guessed by
@@ -34,38 +8,27 @@ public actor InMemoryTOTPReplayStore: TOTPReplayStore {
 public struct TOTPAttemptLimit: Sendable, Hashable {
     /// The failures allowed; the next attempt is refused, right code or not.
     public let maximumFailures: Int
+    /// How long a key stays locked after its last counted attempt, unless a
+    /// success or ``TOTPAttemptStore/clearAttempts(for:)`` ends it sooner.
+    public let lockout: Duration
 
-    /// - Throws: ``OTPError/invalidAttemptLimit(_:)`` below 1.
-    public init(maximumFailures: Int = 5) throws {
+    /// - Parameters:
+    ///   - maximumFailures: The failures allowed, at least 1.
+    ///   - lockout: How long the count lasts after the last attempt, at least a second.
+    /// - Throws: ``OTPError/invalidAttemptLimit(_:)`` below 1 failure or 1 second.
+    public init(maximumFailures: Int = 5, lockout: Duration = .seconds(15 * 60)) throws {
         guard maximumFailures >= 1 else { throw OTPError.invalidAttemptLimit(maximumFailures) }
-        self.init(checked: maximumFailures)
+        guard lockout >= .seconds(1) else { throw OTPError.invalidLockout(lockout) }
+        self.init(checked: maximumFailures, lockout: lockout)
     }
 
-    private init(checked maximumFailures: Int) {
+    private init(checked maximumFailures: Int, lockout: Duration) {
         self.maximumFailures = maximumFailures
+        self.lockout = lockout
     }
 
-    /// Five failures, then no more checks.
-    public static let `default` = TOTPAttemptLimit(checked: 5)
-}
-
-/// Counts the failed attempts of each key for ``TOTPVerifier``; an actor,
-/// so safe under concurrency. A success clears the key's count.
-public actor TOTPAttemptCounter {
-    private var failures: [String: Int] = [:]
-
-    /// A counter with no failures recorded.
-    public init() {}
-
-    /// The failed attempts recorded for `keyID`.
-    public func failures(for keyID: String) -> Int { failures[keyID] ?? 0 }
-
-    func record(_ result: TOTPVerifier.Result, for keyID: String) {
-        if case .accepted = result { failures[keyID] = nil } else { failures[keyID, default: 0] += 1 }
-    }
-
-    /// Forgets `keyID`'s failures (after the user proved themselves another way).
-    public func reset(_ keyID: String) { failures[keyID] = nil }
+    /// Five failures, then no code is checked for 15 minutes.
+    public static let `default` = TOTPAttemptLimit(checked: 5, lockout: .seconds(15 * 60))
 }
 
 /// Verifies TOTP codes with a window and replay protection (RFC 6238 §5.2):
@@ -87,47 +50,69 @@ public struct TOTPVerifier: Sendable {
     /// Steps accepted on either side of now (Identity Platform's `adjacentIntervals`).
     public let window: Int
     /// Where accepted steps are remembered.
-    public let store: any TOTPReplayStore
-    /// The failures allowed per key, when limited; nil checks every code.
-    public let attemptLimit: TOTPAttemptLimit?
-    /// Where failures are counted when ``attemptLimit`` is set.
-    public let attempts: TOTPAttemptCounter
+    public let replayStore: any TOTPReplayStore
+    /// Where attempts are counted.
+    public let attemptStore: any TOTPAttemptStore
+    /// The attempts allowed per key.
+    public let attemptLimit: TOTPAttemptLimit
 
-    /// A verifier of `totp`'s codes.
+    /// A verifier of `totp`'s codes. The stores are required: a verifier is
+    /// often built per request (it holds one user's key), and one that made
+    /// its own empty stores would forget every accepted code and every
+    /// failure when the request ends. Pass the process's
+    /// ``InMemoryTOTPReplayStore/shared`` and ``InMemoryTOTPAttemptStore/shared``
+    /// for one instance, or stores every instance shares (PostgreSQL) for
+    /// several.
     /// - Parameters:
     ///   - totp: The generator whose codes are accepted.
     ///   - window: Steps accepted on either side of now, 0 to 10.
-    ///   - store: Where accepted steps are remembered, so that a code is accepted once.
-    ///   - attempts: Where failures are counted.
-    ///   - attemptLimit: Refuse every code of a key after this many failures
-    ///     (``OTPError/tooManyAttempts(limit:)``) until a success or
-    ///     ``TOTPAttemptCounter/reset(_:)``; nil (the default) does not limit.
+    ///   - replayStore: Where accepted steps are remembered, so that a code is accepted once.
+    ///   - attemptStore: Where attempts are counted, before each check.
+    ///   - attemptLimit: The attempts allowed per key (five by default,
+    ///     then a lock-out): a limit is always applied.
     /// - Throws: ``OTPError/invalidWindow(_:)`` outside 0…10.
-    public init(totp: TOTP, window: Int = 5, store: any TOTPReplayStore = InMemoryTOTPReplayStore(),
-                attemptLimit: TOTPAttemptLimit? = nil, attempts: TOTPAttemptCounter = TOTPAttemptCounter()) throws {
+    public init(totp: TOTP, window: Int = 5, replayStore: any TOTPReplayStore, attemptStore: any TOTPAttemptStore,
+                attemptLimit: TOTPAttemptLimit = .default) throws {
         guard (0...10).contains(window) else { throw OTPError.invalidWindow(window) }
         self.totp = totp
         self.window = window
-        self.store = store
+        self.replayStore = replayStore
+        self.attemptStore = attemptStore
         self.attemptLimit = attemptLimit
-        self.attempts = attempts
     }
 
-    /// Verifies `code` for the key named `keyID` at `unixTime`.
+    /// Verifies `code` for the key named `keyID` at `unixTime`: the attempt
+    /// is counted first (atomically, in ``attemptStore``), then the code is
+    /// checked, then its step recorded (atomically, in ``replayStore``); a
+    /// success clears the count.
     /// - Throws: ``OTPError/tooManyAttempts(limit:)`` once the key has had
-    ///   ``attemptLimit`` failures (the code is not checked).
+    ///   ``attemptLimit`` unsuccessful attempts (the code is not checked),
+    ///   or the stores' errors: verification fails closed when a store
+    ///   cannot be reached.
     public func verify(_ code: String, keyID: String, at unixTime: Int64) async throws -> Result {
-        if let attemptLimit, await attempts.failures(for: keyID) >= attemptLimit.maximumFailures {
+        let now = Date(timeIntervalSince1970: TimeInterval(unixTime))
+        let lockout = attemptLimit.lockout
+        let lockedUntil = now.addingTimeInterval(TimeInterval(lockout.components.seconds) + TimeInterval(lockout.components.attoseconds) / 1e18)
+        guard try await attemptStore.recordAttempt(for: keyID, limit: attemptLimit.maximumFailures, at: now, expiresAt: lockedUntil) else {
             throw OTPError.tooManyAttempts(limit: attemptLimit.maximumFailures)
         }
-        let result: Result
-        if let step = try totp.matchingStep(for: code, at: unixTime, window: window) {
-            result = try await store.recordAcceptedStep(step, for: keyID) ? .accepted(step: step) : .replayed(step: step)
-        } else {
-            result = .invalid
+        guard let step = try totp.matchingStep(for: code, at: unixTime, window: window) else { return .invalid }
+        guard try await replayStore.recordAcceptedStep(step, for: keyID, at: now, retainUntil: retentionEnd(of: step)) else {
+            return .replayed(step: step)
         }
-        if attemptLimit != nil { await attempts.record(result, for: keyID) }
-        return result
+        try await attemptStore.clearAttempts(for: keyID)
+        return .accepted(step: step)
+    }
+
+    /// ``verify(_:keyID:at:)`` at `date` (now by default).
+    public func verify(_ code: String, keyID: String, at date: Date = Date()) async throws -> Result {
+        try await verify(code, keyID: keyID, at: Int64(date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    /// When a record of `step` stops mattering: the end of the last time
+    /// step whose window still holds it.
+    private func retentionEnd(of step: UInt64) -> Date {
+        Date(timeIntervalSince1970: Double(totp.t0) + (Double(step) + Double(window) + 1) * Double(totp.period))
     }
 
     /// The same verification for a caller that keeps each key's last

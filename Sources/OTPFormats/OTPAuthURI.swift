@@ -74,8 +74,19 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         return "otpauth://\(kind.rawValue)/\(label)?\(parameters.joined(separator: "&"))"
     }
 
+    /// The longest URI parsed: above the largest QR code's payload (2,953
+    /// bytes at version 40-L), so every URI a camera can read fits, while a
+    /// hostile megabyte is refused before any work.
+    public static let maximumLength = 4096
+
     /// Parses a Key URI.
-    public init(parsing text: String) throws(OTPAuthURIError) {
+    /// - Parameters:
+    ///   - text: The URI, at most ``maximumLength`` bytes.
+    ///   - keyLengthPolicy: The shortest secret accepted: 128 bits
+    ///     (RFC 4226) unless an import of older entries says
+    ///     ``OTPKeyLengthPolicy/legacyImport``.
+    public init(parsing text: String, keyLengthPolicy: OTPKeyLengthPolicy = .rfc4226) throws(OTPAuthURIError) {
+        guard text.utf8.count <= Self.maximumLength else { throw .tooLong(limit: Self.maximumLength) }
         let prefix = "otpauth://"
         guard text.lowercased().hasPrefix(prefix) else { throw .notOTPAuth }
         let rest = text.dropFirst(prefix.count)
@@ -132,6 +143,9 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
             throw .invalidSecret(error)
         }
         guard !secret.isEmpty else { throw .missingSecret }
+        guard keyLengthPolicy.allows(byteCount: secret.count) else {
+            throw .secretTooShort(byteCount: secret.count, minimum: keyLengthPolicy.minimumByteCount)
+        }
         let issuer = parameters["issuer"]
         if let labelIssuer, let issuer, labelIssuer != issuer { throw .issuerMismatch }
         var algorithm = HashAlgorithm.sha1
@@ -239,6 +253,10 @@ public enum OTPAuthURIError: Error, Sendable, Hashable, CustomStringConvertible 
     case invalidCounter(String)
     /// An `hotp` URI has no `counter`.
     case missingCounter
+    /// The secret is shorter than the key-length policy allows.
+    case secretTooShort(byteCount: Int, minimum: Int)
+    /// The URI is longer than ``OTPAuthURI/maximumLength`` bytes.
+    case tooLong(limit: Int)
 
     /// What is wrong with the URI (never its secret).
     public var description: String {
@@ -257,6 +275,9 @@ public enum OTPAuthURIError: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidPeriod(let text): return "period must be a whole number of seconds ≥ 1, not '\(text)'"
         case .invalidCounter(let text): return "counter must be a non-negative integer, not '\(text)'"
         case .missingCounter: return "an hotp URI needs a 'counter' parameter"
+        case .secretTooShort(let count, let minimum):
+            return "the secret has \(count) bytes; at least \(minimum) are required (RFC 4226; pass keyLengthPolicy: .legacyImport to import an older entry)"
+        case .tooLong(let limit): return "the URI is longer than \(limit) bytes"
         }
     }
 }

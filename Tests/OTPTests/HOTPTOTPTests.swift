@@ -31,8 +31,9 @@ import Testing
     }
 
     @Test func pyotpInteropPoint() throws {
+        // pyotp's 80-bit example secret: an import of an older entry.
         let key = try Base32.decode("wrn3pqx5uqxqvnqr")
-        #expect(try TOTP(key: key).code(at: 1_297_553_958) == "102705")
+        #expect(try TOTP(key: key, keyLengthPolicy: .legacyImport).code(at: 1_297_553_958) == "102705")
     }
 
     @Test func pyotpFixtures() throws {
@@ -61,7 +62,13 @@ import Testing
         #expect(throws: OTPError.invalidDigits(5)) { try HOTP(key: Self.rfcSHA1, digits: 5) }
         #expect(throws: OTPError.invalidDigits(9)) { try HOTP(key: Self.rfcSHA1, digits: 9) }
         #expect(throws: OTPError.invalidPeriod(0)) { try TOTP(key: Self.rfcSHA1, period: 0) }
-        #expect(throws: OTPError.secretTooShort(byteCount: 0, minimum: 1)) { try HOTP(key: [UInt8]()) }
+        // RFC 4226 §4 (R6): 128 bits at least, unless the caller opts out for an import.
+        #expect(throws: OTPError.secretTooShort(byteCount: 0, minimum: 16)) { try HOTP(key: [UInt8]()) }
+        #expect(throws: OTPError.secretTooShort(byteCount: 1, minimum: 16)) { try HOTP(key: [0x42]) }
+        #expect(throws: OTPError.secretTooShort(byteCount: 15, minimum: 16)) { try TOTP(key: [UInt8](repeating: 1, count: 15)) }
+        #expect(throws: OTPError.secretTooShort(byteCount: 0, minimum: 1)) { try HOTP(key: [UInt8](), keyLengthPolicy: .legacyImport) }
+        #expect((try? HOTP(key: [0x42], keyLengthPolicy: .legacyImport)) != nil)
+        #expect((try? HOTP(key: [UInt8](repeating: 1, count: 16))) != nil)
     }
 
     @Test func sevenDigitsAndKeysOfEveryLength() throws {

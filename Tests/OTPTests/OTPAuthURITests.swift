@@ -33,15 +33,15 @@ import Testing
     }
 
     @Test func firebaseStyleUnencodedURIsParse() throws {
-        let uri = try OTPAuthURI(parsing: "otpauth://totp/my-app:ada@example.com?secret=JBSWY3DPEHPK3PXP&issuer=my-app&algorithm=SHA1&digits=6")
+        let uri = try OTPAuthURI(parsing: "otpauth://totp/my-app:ada@example.com?secret=HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ&issuer=my-app&algorithm=SHA1&digits=6")
         #expect(uri.issuer == "my-app")
         #expect(uri.account == "ada@example.com")
         // An encoded separator, confirmed by the issuer parameter (the wiki's form).
-        let encodedSeparator = try OTPAuthURI(parsing: "otpauth://totp/ACME%3A%20ada?secret=JBSWY3DPEHPK3PXP&issuer=ACME")
+        let encodedSeparator = try OTPAuthURI(parsing: "otpauth://totp/ACME%3A%20ada?secret=HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ&issuer=ACME")
         #expect(encodedSeparator.issuer == "ACME")
         #expect(encodedSeparator.account == "ada")
         // Without the parameter, an encoded colon belongs to the account (as pyotp reads it).
-        let accountColon = try OTPAuthURI(parsing: "otpauth://totp/co%3Alon?secret=JBSWY3DPEHPK3PXP")
+        let accountColon = try OTPAuthURI(parsing: "otpauth://totp/co%3Alon?secret=HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ")
         #expect(accountColon.issuer == nil)
         #expect(accountColon.account == "co:lon")
     }
@@ -55,7 +55,7 @@ import Testing
             let account = names[(index / 3) % names.count] + "\(index)"
             let uri = OTPAuthURI(
                 kind: index % 5 == 0 ? .hotp : .totp, issuer: issuer.isEmpty ? nil : issuer, account: account,
-                secret: (0..<Int.random(in: 10...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) },
+                secret: (0..<Int.random(in: 16...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) },
                 algorithm: HashAlgorithm.allCases[index % 3], digits: [6, 7, 8][index % 3],
                 // An hotp URI has no period.
                 period: index % 5 == 0 ? 30 : [30, 60, 1][index % 3],
@@ -79,29 +79,50 @@ import Testing
     }
 
     @Test(arguments: [
-        ("https://totp/x?secret=JBSWY3DP", OTPAuthURIError.notOTPAuth),
-        ("otpauth://motp/x?secret=JBSWY3DP", .unknownType("motp")),
+        ("https://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", OTPAuthURIError.notOTPAuth),
+        ("otpauth://motp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", .unknownType("motp")),
         ("otpauth://totp/x", .missingSecret),
         ("otpauth://totp/x?secret=", .missingSecret),
         ("otpauth://totp/x?secret=JBSWY3D1", .invalidSecret(.invalidCharacter(position: 8))),
-        ("otpauth://totp/A:x?secret=JBSWY3DP&issuer=B", .issuerMismatch),
-        ("otpauth://totp/x?secret=JBSWY3DP&algorithm=MD5", .unknownAlgorithm("MD5")),
-        ("otpauth://totp/x?secret=JBSWY3DP&digits=9", .invalidDigits("9")),
-        ("otpauth://totp/x?secret=JBSWY3DP&digits=5", .invalidDigits("5")),
-        ("otpauth://totp/x?secret=JBSWY3DP&digits=six", .invalidDigits("six")),
-        ("otpauth://totp/x?secret=JBSWY3DP&period=0", .invalidPeriod("0")),
-        ("otpauth://totp/x?secret=JBSWY3DP&secret=JBSWY3DP", .duplicateParameter("secret")),
-        ("otpauth://totp/x?secret=JBSWY3DP&Issuer=a&issuer=a", .duplicateParameter("issuer")),
-        ("otpauth://hotp/x?secret=JBSWY3DP", .missingCounter),
-        ("otpauth://hotp/x?secret=JBSWY3DP&counter=-1", .invalidCounter("-1")),
-        ("otpauth://totp/?secret=JBSWY3DP", .missingAccount),
-        ("otpauth://totp/a:b:c?secret=JBSWY3DP", .malformedLabel),
-        ("otpauth://totp/x%ZZ?secret=JBSWY3DP", .malformedEncoding),
-        ("otpauth://totp/x%FF?secret=JBSWY3DP", .malformedEncoding),
+        ("otpauth://totp/A:x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=B", .issuerMismatch),
+        ("otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&algorithm=MD5", .unknownAlgorithm("MD5")),
+        ("otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&digits=9", .invalidDigits("9")),
+        ("otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&digits=5", .invalidDigits("5")),
+        ("otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&digits=six", .invalidDigits("six")),
+        ("otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&period=0", .invalidPeriod("0")),
+        ("otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", .duplicateParameter("secret")),
+        ("otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&Issuer=a&issuer=a", .duplicateParameter("issuer")),
+        ("otpauth://hotp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", .missingCounter),
+        ("otpauth://hotp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=-1", .invalidCounter("-1")),
+        ("otpauth://totp/?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", .missingAccount),
+        ("otpauth://totp/a:b:c?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", .malformedLabel),
+        ("otpauth://totp/x%ZZ?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", .malformedEncoding),
+        ("otpauth://totp/x%FF?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", .malformedEncoding),
         ("otpauth://totp", .malformedLabel),
     ])
     func rejections(text: String, error: OTPAuthURIError) {
         #expect(throws: error) { try OTPAuthURI(parsing: text) }
+    }
+
+    /// RFC 4226's 128 bits by default; an 80-bit secret (the
+    /// `JBSWY3DPEHPK3PXP` of many examples) only with the explicit opt-out.
+    @Test func shortSecretsNeedTheLegacyPolicy() throws {
+        let legacy = "otpauth://totp/ACME:ada?secret=JBSWY3DPEHPK3PXP&issuer=ACME"
+        #expect(throws: OTPAuthURIError.secretTooShort(byteCount: 10, minimum: 16)) { try OTPAuthURI(parsing: legacy) }
+        let imported = try OTPAuthURI(parsing: legacy, keyLengthPolicy: .legacyImport)
+        #expect(imported.secret.count == 10)
+        #expect(throws: OTPError.secretTooShort(byteCount: 10, minimum: 16)) { try imported.totp() }
+        _ = try imported.totp(keyLengthPolicy: .legacyImport)
+        #expect(throws: OTPAuthURIError.secretTooShort(byteCount: 1, minimum: 16)) { try OTPAuthURI(parsing: "otpauth://totp/x?secret=AE") }
+    }
+
+    /// A URI longer than any QR code holds is refused before it is read.
+    @Test func overlongURIsAreRefused() throws {
+        let base = "otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&image="
+        let fits = base + String(repeating: "a", count: OTPAuthURI.maximumLength - base.utf8.count)
+        #expect(try OTPAuthURI(parsing: fits).account == "x")
+        #expect(throws: OTPAuthURIError.tooLong(limit: 4096)) { try OTPAuthURI(parsing: fits + "a") }
+        #expect(throws: OTPAuthURIError.tooLong(limit: 4096)) { try OTPAuthURI(parsing: base + String(repeating: "a", count: 1 << 20)) }
     }
 
     @Test func descriptionsHideTheSecret() {
@@ -115,11 +136,11 @@ import Testing
     /// Found by the otpauth fuzz harness: parameters of the other kind are
     /// dropped, so a parsed URI re-parses to the same value.
     @Test func parametersOfTheOtherKindAreDropped() throws {
-        let totp = try OTPAuthURI(parsing: "otpauth://totp/x?secret=JBSWY3DP&counter=256&period=60")
+        let totp = try OTPAuthURI(parsing: "otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=256&period=60")
         #expect(totp.counter == nil)
         #expect(totp.period == 60)
         #expect(try OTPAuthURI(parsing: totp.string) == totp)
-        let hotp = try OTPAuthURI(parsing: "otpauth://hotp/x?secret=JBSWY3DP&counter=5&period=60")
+        let hotp = try OTPAuthURI(parsing: "otpauth://hotp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=5&period=60")
         #expect(hotp.counter == 5)
         #expect(hotp.period == 30)
         #expect(try OTPAuthURI(parsing: hotp.string) == hotp)

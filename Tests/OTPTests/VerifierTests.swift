@@ -1,12 +1,20 @@
+import Foundation
 import OTP
+import StoreConformance
 import Testing
+
+/// A verifier with fresh in-memory stores (each test its own).
+func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
+                  replayStore: any TOTPReplayStore = InMemoryTOTPReplayStore()) throws -> TOTPVerifier {
+    try TOTPVerifier(totp: totp, window: window, replayStore: replayStore, attemptStore: InMemoryTOTPAttemptStore(), attemptLimit: limit)
+}
 
 @Suite struct VerifierTests {
     static let key = Array("12345678901234567890".utf8)
 
     @Test func acceptsOnceThenRefusesTheSameAndEarlierSteps() async throws {
         let totp = try TOTP(key: Self.key)
-        let verifier = try TOTPVerifier(totp: totp, window: 2)
+        let verifier = try makeVerifier(totp, window: 2)
         let now: Int64 = 1_700_000_000
         let step = try totp.step(at: now)
         #expect(try await verifier.verify(totp.code(step: step), keyID: "u1", at: now) == .accepted(step: step))
@@ -18,29 +26,68 @@ import Testing
         #expect(try await verifier.verify("000000", keyID: "u3", at: now) == .invalid)
     }
 
-    /// With an attempt limit, a key that got `maximumFailures` wrong (or
-    /// replayed) codes is refused every code, the right one included, until a
-    /// reset; a success clears the count. Without one, nothing is limited.
+    /// A key that got `maximumFailures` unsuccessful (wrong or replayed)
+    /// codes is refused every code, the right one included, until the count
+    /// lapses or is cleared; a success clears the count.
     @Test func anAttemptLimitStopsGuessing() async throws {
         let totp = try TOTP(key: Self.key)
-        let limited = try TOTPVerifier(totp: totp, window: 1, attemptLimit: try TOTPAttemptLimit(maximumFailures: 3))
+        let attempts = InMemoryTOTPAttemptStore()
+        let limited = try TOTPVerifier(totp: totp, window: 1, replayStore: InMemoryTOTPReplayStore(), attemptStore: attempts,
+                                       attemptLimit: try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(600)))
         let now: Int64 = 1_700_000_000
+        let at = Date(timeIntervalSince1970: TimeInterval(now))
         let right = try totp.code(at: now)
         let wrong = right == "000000" ? "111111" : "000000"
         #expect(try await limited.verify(wrong, keyID: "u", at: now) == .invalid)
         #expect(try await limited.verify(right, keyID: "u", at: now) == .accepted(step: try totp.step(at: now)))
-        #expect(await limited.attempts.failures(for: "u") == 0)
+        #expect(await attempts.attempts(for: "u", at: at) == 0)
         for _ in 0..<2 { #expect(try await limited.verify(wrong, keyID: "u", at: now) == .invalid) }
         #expect(try await limited.verify(right, keyID: "u", at: now) == .replayed(step: try totp.step(at: now)))
         await #expect(throws: OTPError.tooManyAttempts(limit: 3)) { _ = try await limited.verify(try totp.code(at: now + 30), keyID: "u", at: now + 30) }
-        // Other keys are not affected; a reset lets the key try again.
+        // Other keys are not affected; a clear lets the key try again.
         #expect(try await limited.verify(right, keyID: "v", at: now) == .accepted(step: try totp.step(at: now)))
-        await limited.attempts.reset("u")
+        await attempts.clearAttempts(for: "u")
         #expect(try await limited.verify(try totp.code(at: now + 30), keyID: "u", at: now + 30) == .accepted(step: try totp.step(at: now + 30)))
-
-        let unlimited = try TOTPVerifier(totp: totp, window: 1)
-        for _ in 0..<50 { #expect(try await unlimited.verify(wrong, keyID: "u", at: now) == .invalid) }
+        // The lock-out lapses by itself.
+        for _ in 0..<3 { _ = try await limited.verify(wrong, keyID: "w", at: now) }
+        await #expect(performing: { _ = try await limited.verify(wrong, keyID: "w", at: now + 599) },
+                      throws: { ($0 as? OTPError)?.code == .tooManyAttempts })
+        #expect(try await limited.verify(try totp.code(at: now + 601), keyID: "w", at: now + 601) == .accepted(step: try totp.step(at: now + 601)))
         #expect(throws: OTPError.invalidAttemptLimit(0)) { _ = try TOTPAttemptLimit(maximumFailures: 0) }
+        #expect(performing: { _ = try TOTPAttemptLimit(lockout: .milliseconds(10)) }, throws: { ($0 as? OTPError)?.code == .invalidLockout })
+    }
+
+    /// The shared store cases, on the in-memory stores (`.ci/run` runs the
+    /// same on PostgreSQL).
+    @Test func inMemoryStoresPassTheStoreCases() async throws {
+        try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(InMemoryTOTPReplayStore())
+        try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(InMemoryTOTPReplayStore())
+        try await TOTPStoreConformance.attemptStoreCountsToTheLimit(InMemoryTOTPAttemptStore())
+        try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(replayStore: InMemoryTOTPReplayStore(), attemptStore: InMemoryTOTPAttemptStore())
+        try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(replayStore: InMemoryTOTPReplayStore(), attemptStore: InMemoryTOTPAttemptStore())
+    }
+
+    /// A stream of distinct keys (caller-chosen ids) keeps the in-memory
+    /// stores flat: records lapse as time passes, and a capacity bounds them.
+    @Test func inMemoryStoresStayFlatUnderDistinctKeys() async throws {
+        let replay = InMemoryTOTPReplayStore(), attempts = InMemoryTOTPAttemptStore()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        var largest = 0
+        for index in 0..<50_000 {
+            // One key a 10 ms step; records matter for 5 minutes.
+            let now = start.addingTimeInterval(Double(index) * 0.01)
+            _ = await replay.recordAcceptedStep(UInt64(index), for: "key-\(index)", at: now, retainUntil: now.addingTimeInterval(60))
+            _ = await attempts.recordAttempt(for: "key-\(index)", limit: 5, at: now, expiresAt: now.addingTimeInterval(60))
+            if index % 1000 == 0 { largest = max(largest, await replay.count, await attempts.count) }
+        }
+        // 60 s of keys at 100 a second: about 6,000 live, never 50,000.
+        #expect(largest <= 6_100, "largest \(largest)")
+        let (replayCount, attemptCount) = (await replay.count, await attempts.count)
+        #expect(replayCount <= 6_100 && attemptCount <= 6_100)
+        // Without time passing, the capacity holds.
+        let capped = InMemoryTOTPReplayStore(capacity: 1_000)
+        for index in 0..<10_000 { _ = await capped.recordAcceptedStep(1, for: "k\(index)", at: start, retainUntil: start.addingTimeInterval(3600)) }
+        #expect(await capped.count == 1_000)
     }
 
     /// The static form counts failures in the caller's state.
@@ -63,7 +110,7 @@ import Testing
 
     @Test func concurrentVerificationsOfOneCodeAcceptExactlyOne() async throws {
         let totp = try TOTP(key: Self.key)
-        let verifier = try TOTPVerifier(totp: totp, window: 1)
+        let verifier = try makeVerifier(totp, window: 1, limit: try TOTPAttemptLimit(maximumFailures: 1000))
         let now: Int64 = 1_800_000_000
         let code = try totp.code(at: now)
         let results = await withTaskGroup(of: TOTPVerifier.Result?.self) { group in
@@ -81,14 +128,14 @@ import Testing
     @Test func aCustomStoreIsUsed() async throws {
         actor Refusing: TOTPReplayStore {
             var calls = 0
-            func recordAcceptedStep(_ step: UInt64, for keyID: String) -> Bool {
+            func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) -> Bool {
                 calls += 1
                 return false
             }
         }
         let store = Refusing()
         let totp = try TOTP(key: Self.key)
-        let verifier = try TOTPVerifier(totp: totp, window: 0, store: store)
+        let verifier = try makeVerifier(totp, window: 0, replayStore: store)
         let result = try await verifier.verify(totp.code(at: 90), keyID: "k", at: 90)
         #expect(result == .replayed(step: 3))
         #expect(await store.calls == 1)
@@ -96,7 +143,7 @@ import Testing
 
     @Test func windowIsValidated() throws {
         let totp = try TOTP(key: Self.key)
-        #expect(throws: OTPError.invalidWindow(11)) { try TOTPVerifier(totp: totp, window: 11) }
+        #expect(throws: OTPError.invalidWindow(11)) { try makeVerifier(totp, window: 11) }
     }
 
     /// With the key 0x00…0x13, steps 149,082 and 149,091 share the code
@@ -110,7 +157,7 @@ import Testing
         #expect(totp.code(step: earlier) == "483607" && totp.code(step: later) == "483607")
         let now = Int64(earlier + 4) * 30  // both steps within a window of 5
         #expect(try totp.matchingStep(for: "483607", at: now, window: 5) == later, "the latest matching step")
-        let verifier = try TOTPVerifier(totp: totp, window: 5)
+        let verifier = try makeVerifier(totp, window: 5)
         #expect(try await verifier.verify("483607", keyID: "k", at: now) == .accepted(step: later))
         // Accepting the nearer, earlier step instead would have left the
         // later one open for the same code to be used twice.
@@ -121,9 +168,10 @@ import Testing
         let totp = try TOTP(key: Self.collidingKey)
         let (earlier, later) = Self.collidingSteps
         let store = InMemoryTOTPReplayStore()
-        #expect(await store.recordAcceptedStep(earlier + 1, for: "k"))
-        let verifier = try TOTPVerifier(totp: totp, window: 5, store: store)
         let now = Int64(earlier + 4) * 30  // the earlier step is the nearer one
+        let at = Date(timeIntervalSince1970: TimeInterval(now))
+        #expect(await store.recordAcceptedStep(earlier + 1, for: "k", at: at, retainUntil: at.addingTimeInterval(600)))
+        let verifier = try makeVerifier(totp, window: 5, replayStore: store)
         #expect(try await verifier.verify(totp.code(step: later), keyID: "k", at: now) == .accepted(step: later))
     }
 }
@@ -138,7 +186,7 @@ import Testing
         #expect(try TOTPVerifier.check(code, totp: totp, window: 1, at: now, lastAcceptedStep: step) == .replayed(step: step))
         #expect(try TOTPVerifier.check(code, totp: totp, window: 1, at: now, lastAcceptedStep: step - 1) == .accepted(step: step))
         #expect(try TOTPVerifier.check("000000" == code ? "111111" : "000000", totp: totp, window: 0, at: now, lastAcceptedStep: nil) == .invalid)
-        let verifier = try TOTPVerifier(totp: totp, window: 1)
+        let verifier = try makeVerifier(totp, window: 1)
         #expect(try await verifier.verify(code, keyID: "k", at: now) == .accepted(step: step))
         #expect(try await verifier.verify(code, keyID: "k", at: now) == .replayed(step: step))
         #expect(throws: OTPError.self) { try TOTPVerifier.check(code, totp: totp, window: 11, at: now, lastAcceptedStep: nil) }
