@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import IdentityToolkit
+@_spi(Generated) import IdentityToolkit
 import OTP
 import SpecCodegen
 

@@ -11,7 +11,9 @@ extension Translator {
         var members: [Declaration] = [
             .variable(VariableDeclaration(doc: document.emulatorOnly ? "The emulator's default address, used when no emulator host is configured." : "The production base URL; the emulator form is derived from it.", access: access,
                 isStatic: true, isLet: true, name: "productionBaseURL", type: "String", initialValue: .literal(document.serverURL))),
-            .variable(VariableDeclaration(doc: "Builds, sends and decodes the requests of this client.", access: access,
+            // Package-wide at most: the executor is how the client works, not
+            // what it offers (its configuration is the caller's own).
+            .variable(VariableDeclaration(doc: "Builds, sends and decodes the requests of this client.", access: access == .public ? .package : access,
                 isLet: true, name: "executor", type: "APIRequestExecutor")),
         ]
         let root: Code = document.emulatorOnly ? ", servedAtEmulatorRoot: true" : ""
@@ -74,7 +76,7 @@ extension Translator {
         let pathNames = Dictionary(operation.pathParameters.map { ($0.name, $0.swiftName) }, uniquingKeysWith: { first, _ in first })
         let path = Code.interpolatedPath(operation.path) { pathNames[$0] }
         let query: [Code] = operation.queryParameters.map { parameter in
-            switch (parameter.valueType, parameter.required) {
+            switch (parameter.valueType, parameter.requiredByClient) {
             case (.string, _): return "(\(literal: parameter.name), \(parameter.swiftName))"
             case (_, true): return "(\(literal: parameter.name), String(\(parameter.swiftName)))"
             case (_, false): return "(\(literal: parameter.name), \(parameter.swiftName).map(String.init))"
@@ -83,6 +85,13 @@ extension Translator {
         let response: Code = operation.response.map { "\($0.name)" } ?? "EmptyResponse"
         let errorBody: Code = operation.errorResponse.map { "\($0.name).self" } ?? "nil"
         let method = methodCase(operation.method)
+        // `x-client-required`: an empty value is refused before anything is sent.
+        let returnKeyword: Code = operation.queryParameters.contains(where: \.clientRequired) ? "return " : ""
+        let checks: [Statement] = operation.queryParameters.filter(\.clientRequired).map { parameter in
+            .block("guard !\(parameter.swiftName).isEmpty else", [
+                .line("throw IdentityToolkitError.invalidRequest(\(literal: "\(parameter.name) must not be empty: \(operation.id.bare) without it means something else (see the spec)"))"),
+            ])
+        }
         var arguments: [(label: Code?, value: Code)] = [(nil, method), ("path", path), ("query", "[\(query, separator: ", ")]")]
         if operation.requestBody != nil {
             arguments.append((operation.bodyEncoding == .form ? "formBody" : "body", "body"))
@@ -94,7 +103,7 @@ extension Translator {
                 doc: operationDoc(operation, returns: "The decoded `\(operation.response.map { $0.name.bare } ?? "EmptyResponse")` and the response's header fields (the spec declares \(headers))."),
                 access: access, kind: .function("\(operation.id)WithHeaders"), parameters: operationParameters(operation),
                 isAsync: true, isThrowing: true, returnType: "(\(response), HTTPFields)",
-                body: [.line("try await \(Code.call("executor.sendReturningHeaders", arguments))")]
+                body: checks + [.line("\(returnKeyword)try await \(Code.call("executor.sendReturningHeaders", arguments))")]
             )
         }
         if operation.respondsWithHTML {
@@ -103,14 +112,14 @@ extension Translator {
                 doc: operationDoc(operation, returns: "The page's HTML text."),
                 access: access, kind: .function("\(operation.id)"), parameters: operationParameters(operation),
                 isAsync: true, isThrowing: true, returnType: "String",
-                body: [.line("try await \(Code.call("executor.sendReturningText", textArguments))")]
+                body: checks + [.line("\(returnKeyword)try await \(Code.call("executor.sendReturningText", textArguments))")]
             )
         }
         return FunctionDeclaration(
             doc: operationDoc(operation, returns: operation.response.map { "The decoded `\($0.name)`." } ?? "Nothing."),
             access: access, kind: .function("\(operation.id)"), parameters: operationParameters(operation),
             isAsync: true, isThrowing: true, returnType: response,
-            body: [.line("try await \(Code.call("executor.send", arguments))")]
+            body: checks + [.line("\(returnKeyword)try await \(Code.call("executor.send", arguments))")]
         )
     }
 
@@ -123,11 +132,11 @@ extension Translator {
                 let call = Code.call(Code.member("self", operation.id), forwardedArguments(parameters))
                 parameters.append(.init(label: "completion", name: "completion", type: "@escaping @Sendable (Result<\(response), any Error>) -> Void"))
                 return .function(FunctionDeclaration(
-                    doc: operationDoc(operation, extra: [("completion", "Called exactly once, from a task (never the main queue), with the response or the error; a cancelled task completes with `CancellationError`.")],
+                    doc: operationDoc(operation, extra: [("completion", "Called exactly once, on `CompletionDelivery.queue` (never the main queue unless set so), with the response or the error; a cancelled task completes with `CancellationError`.")],
                         returns: "The task running the call; cancel it to abandon the call."),
                     attributes: ["@discardableResult"], access: access, kind: .function("\(operation.id)"), parameters: parameters,
                     returnType: "Task<Void, Never>",
-                    body: [.line("CompletionBridge.run({ try await \(call) }, completion: completion)")]
+                    body: [.line("CompletionDelivery.deliver({ try await \(call) }, completion: completion)")]
                 ))
             }
             declarations.append(.extension(ExtensionDeclaration(extendedType: "\(document.clientName)", members: members)))

@@ -51,6 +51,12 @@ struct FacadesSpec {
     var file: String
     /// The hand-written function that runs an async call and completes once.
     var delivery: Code
+    /// Whether completions are optional with a `nil` default (Firebase's
+    /// shape, `optionalCompletions: true`, the default) or required
+    /// (`false`). An optional completion makes `let x = try await f()` in
+    /// top-level code pick the twin, which returns `()` and runs unawaited;
+    /// a server API with no Firebase shape to match requires it instead.
+    var optionalCompletions: Bool
     var types: [FacadeType]
 
     static func parse(_ root: YAMLValue, diagnostics: DiagnosticCollector) -> FacadesSpec? {
@@ -84,8 +90,9 @@ struct FacadesSpec {
             }
             types.append(FacadeType(name: name, methods: methods, location: item.location))
         }
+        let optionalCompletions = reader.bool("optionalCompletions") ?? true
         reader.rejectUnknownKeys()
-        return FacadesSpec(file: root.file, delivery: delivery, types: types)
+        return FacadesSpec(file: root.file, delivery: delivery, optionalCompletions: optionalCompletions, types: types)
     }
 
     private static func parseMethod(_ node: YAMLValue, owner: SwiftName, diagnostics: DiagnosticCollector) -> Method? {

@@ -14,18 +14,21 @@ extension Translator {
                     guard let completion = method.completion else { continue }
                     // Optional with a nil default, as Firebase's twins: a caller
                     // may pass nil or leave the completion out (fire and forget).
+                    // Required where the spec says so (no parity to keep).
+                    let optional = spec.optionalCompletions
+                    let call: Code = optional ? "completion?" : "completion"
                     let completionType: Code
                     let adapter: Code
                     if let returns = method.returns {
-                        completionType = "(@Sendable (\(returns)?, (any Error)?) -> Void)?"
-                        adapter = "{ value, error in completion?(value, error) }"
+                        completionType = optional ? "(@Sendable (\(returns)?, (any Error)?) -> Void)?" : "@escaping @Sendable (\(returns)?, (any Error)?) -> Void"
+                        adapter = "{ value, error in \(call)(value, error) }"
                     } else {
-                        completionType = "(@Sendable ((any Error)?) -> Void)?"
-                        adapter = "{ (_: Void?, error: (any Error)?) in completion?(error) }"
+                        completionType = optional ? "(@Sendable ((any Error)?) -> Void)?" : "@escaping @Sendable ((any Error)?) -> Void"
+                        adapter = "{ (_: Void?, error: (any Error)?) in \(call)(error) }"
                     }
                     let twinParameters = relabel(parameters, completion.labels)
                         + [FunctionDeclaration.Parameter(label: completion.labels.last.flatMap { $0.map { "\($0)" } }, name: "completion", type: completionType,
-                                                         defaultValue: "nil")]
+                                                         defaultValue: optional ? "nil" : nil)]
                     let tryKeyword: Code = method.throwing ? "try " : ""
                     members.append(.function(FunctionDeclaration(
                         doc: (method.doc.map { "\($0)\n\n" } ?? "") + "Completion-handler form of ``\(method.swift)``.\n"
@@ -36,7 +39,7 @@ extension Translator {
                     if let objc = method.objc {
                         let twinCall = Code.call(Code.member(receiver, completion.base), forwardedArguments(twinParameters))
                         var aliasParameters = relabel(twinParameters, objc.labels)
-                        aliasParameters[aliasParameters.count - 1].defaultValue = "nil"
+                        aliasParameters[aliasParameters.count - 1].defaultValue = spec.optionalCompletions ? "nil" : nil
                         members.append(.function(FunctionDeclaration(
                             doc: "Objective-C-style name of ``\(completion)``.", access: access, isStatic: method.isStatic,
                             kind: .function("\(objc.base)"), parameters: aliasParameters, body: [.line(twinCall)]

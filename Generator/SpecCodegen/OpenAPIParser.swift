@@ -270,11 +270,17 @@ struct OpenAPIParser {
         if place == "path" && !required {
             diagnostics.error("path parameter '\(name)' must be required", at: reader.location)
         }
+        let clientRequired = reader.bool("x-client-required") ?? false
+        if clientRequired && (place != "query" || required || valueType != .string) {
+            diagnostics.error("x-client-required on parameter '\(name)': only an optional string query parameter can be required by the client alone",
+                              at: reader.raw("x-client-required")?.location ?? reader.location)
+        }
         let explicit = reader.string("x-swift-name")
         guard let swiftName = Naming.identifier(explicit ?? Naming.camelCase(name), explicit == nil ? "the Swift form of parameter '\(name)'" : "x-swift-name of parameter '\(name)'",
                                                 role: .member, at: reader.raw("x-swift-name")?.location ?? reader.keyLocation("name") ?? reader.location, diagnostics: diagnostics)
         else { return nil }
-        return (place, Parameter(name: name, swiftName: swiftName, required: required, description: reader.string("description"), valueType: valueType))
+        return (place, Parameter(name: name, swiftName: swiftName, required: required, description: reader.string("description"), valueType: valueType,
+                                 clientRequired: clientRequired))
     }
 
     static let jsonMediaType = "application/json"

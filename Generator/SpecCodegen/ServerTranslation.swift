@@ -13,7 +13,7 @@ extension Translator {
             let prefix = document.emulatorOnly ? "" : hostPrefix
             for operation in document.operations {
                 let response: Code = operation.respondsWithHTML ? "String" : operation.response.map { "\($0.name)" } ?? "EmptyResponse"
-                var parameters = operationParameters(operation).map { parameter in
+                var parameters = operationParameters(operation, forClient: false).map { parameter in
                     FunctionDeclaration.Parameter(label: parameter.label, name: parameter.name, type: parameter.type)
                 }
                 parameters.append(.init(label: "request", name: "request", type: "APIServerRequest"))

@@ -172,8 +172,9 @@ public enum SpecCodegen {
     public static func validate(files: [String], readFile: FileReader = defaultReader) -> [Diagnostic] {
         let diagnostics = DiagnosticCollector()
         var documents: [APIDocument] = []
-        for path in files {
-            guard let root = load(path, readFile: readFile, diagnostics: diagnostics) else { continue }
+        var loaded: Set<String> = []
+        func check(_ path: String) {
+            guard loaded.insert(path).inserted, let root = load(path, readFile: readFile, diagnostics: diagnostics) else { return }
             switch SpecFileKind(root) {
             case .openAPI:
                 if let document = OpenAPIParser(diagnostics: diagnostics).parse(root) { documents.append(document) }
@@ -184,6 +185,15 @@ public enum SpecCodegen {
             case nil:
                 diagnostics.error(SpecFileKind.unknownMessage, at: root.location)
             }
+        }
+        for path in files { check(normalize(path)) }
+        // A document is valid with what it references: documents it names
+        // (resolved from its own folder, as OpenAPI tools do) are read and
+        // checked too, when they were not given.
+        var next = 0
+        while next < documents.count {
+            for reference in documents[next].externalReferences { check(reference.file) }
+            next += 1
         }
         _ = Validator(diagnostics: diagnostics).validate(documents)
         return diagnostics.sorted

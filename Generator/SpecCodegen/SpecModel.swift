@@ -97,6 +97,14 @@ struct Parameter {
     var required: Bool
     var description: String?
     var valueType: ValueType = .string
+    /// `x-client-required`: optional on the wire (the server takes its
+    /// absence), but the generated client always sends a non-empty value,
+    /// because the absence means something no caller should ask by
+    /// accident (a PATCH without `updateMask` replaces every field).
+    var clientRequired = false
+
+    /// Whether the generated client's method takes a non-optional value.
+    var requiredByClient: Bool { required || clientRequired }
 }
 
 struct Schema {

@@ -17,10 +17,19 @@ struct Translator {
     /// `HTTPFields`). An exposed import that is not used would be a warning.
     func imports(_ fixed: [Code], _ configured: [SwiftName], exposed: Set<Code> = []) -> [Code] {
         let modules = fixed + configured.map { "\($0)" }
-        guard access != .internal, access != .private else { return modules }
-        let keyword: Code = access == .public ? "public" : "package"
-        return modules.map { exposed.contains($0) ? "\(keyword) import \($0)" : $0 }
+        let keyword: Code? = access == .public ? "public" : access == .package ? "package" : nil
+        return modules.map { module in
+            // The runtime's coding wrappers and path escaping are SPI
+            // `Generated`: generated code sees them, callers do not.
+            let spi: Code = module == Self.runtimeModule ? "@_spi(Generated) " : ""
+            if let keyword, exposed.contains(module) { return "\(spi)\(keyword) import \(module)" }
+            return spi.isEmpty ? module : "\(spi)import \(module)"
+        }
     }
+
+    /// The module whose runtime (executor, coding wrappers, path escaping)
+    /// generated code calls.
+    static let runtimeModule: Code = "IdentityToolkit"
 
     /// `HTTPRequest.Method`'s case for one of the parser's methods.
     func methodCase(_ method: String) -> Code {
@@ -60,15 +69,19 @@ struct Translator {
     }
 
     /// The parameters of an operation's Swift method: path, then query, then body.
-    func operationParameters(_ operation: Operation) -> [FunctionDeclaration.Parameter] {
+    /// The parameters of an operation's method: the client's (`forClient`,
+    /// where `x-client-required` makes a parameter non-optional) or the
+    /// server's (what the wire may carry).
+    func operationParameters(_ operation: Operation, forClient: Bool = true) -> [FunctionDeclaration.Parameter] {
         var parameters: [FunctionDeclaration.Parameter] = []
         for parameter in operation.pathParameters {
             parameters.append(.init(label: "\(parameter.swiftName)", name: "\(parameter.swiftName)", type: "String"))
         }
         for parameter in operation.queryParameters {
             let type = parameter.valueType.swiftType
+            let required = forClient ? parameter.requiredByClient : parameter.required
             parameters.append(.init(label: "\(parameter.swiftName)", name: "\(parameter.swiftName)",
-                type: parameter.required ? type : "\(type)?", defaultValue: parameter.required ? nil : "nil"))
+                type: required ? type : "\(type)?", defaultValue: required ? nil : "nil"))
         }
         if let body = operation.requestBody {
             parameters.append(.init(label: parameters.isEmpty ? nil : "body", name: "body", type: "\(body.name)"))

@@ -19,7 +19,7 @@ struct Validator {
             // Schemas of other documents that this one references by file.
             for reference in document.externalReferences {
                 guard let target = documents.first(where: { $0.file == reference.file }) else {
-                    diagnostics.error("reference to '\(reference.file)', which is not among the config's specs", at: reference.location)
+                    diagnostics.error("reference to '\(reference.file)', which is not among the specs of the config: add it to the config's \"specs\" list", at: reference.location)
                     continue
                 }
                 guard let schema = target.schemas.first(where: { $0.name == reference.name }) else {

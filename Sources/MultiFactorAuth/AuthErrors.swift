@@ -178,21 +178,22 @@ enum AuthErrorMapping {
         guard let failure = error as? IdentityToolkitError else {
             return AuthErrorCode(.internalError, message: "An internal error has occurred: \(type(of: error)).", underlying: error)
         }
-        switch failure {
-        case .server(let server):
+        if let server = failure.serverError {
             let code = AuthErrorCode.Code(serverCode: server.shortCode)
                 ?? server.reasons.lazy.compactMap(AuthErrorCode.Code.forServerReason).first
                 ?? (server.status == 429 ? .tooManyRequests : .unknownServerCode)
             let (message, extra) = placeDetail(of: server, for: code)
             return AuthErrorCode(code, message: message, underlying: failure, userInfo: extra)
-        case .transport(let underlying):
-            return AuthErrorCode(.transportFailure, underlying: underlying)
-        case .undecodableResponse(_, let underlying):
-            return AuthErrorCode(.undecodableResponse, message: "The server's response could not be decoded.", underlying: underlying)
-        case .invalidRequest(let reason):
-            return AuthErrorCode(.internalError, message: "The request could not be built: \(reason).", underlying: failure)
-        case .accessTokenUnavailable(let underlying):
-            return AuthErrorCode(.internalError, underlying: underlying)
+        }
+        switch failure.code {
+        case .transport:
+            return AuthErrorCode(.transportFailure, underlying: failure.underlyingError ?? failure)
+        case .undecodableResponse:
+            return AuthErrorCode(.undecodableResponse, message: "The server's response could not be decoded.", underlying: failure.underlyingError ?? failure)
+        case .accessTokenUnavailable:
+            return AuthErrorCode(.internalError, underlying: failure.underlyingError ?? failure)
+        default:
+            return AuthErrorCode(.internalError, message: "The request could not be built (\(failure)).", underlying: failure)
         }
     }
 

@@ -50,7 +50,7 @@ import Testing
                     other: {$ref: 'other.yaml#/components/schemas/X'}
             """)
         // Another document of the config may be referenced; one that is not in the config is an error at the reference.
-        #expect(failures(spec) == ["api.yaml:20:23: error: reference to 'other.yaml', which is not among the config's specs"])
+        #expect(failures(spec) == ["api.yaml:20:23: error: reference to 'other.yaml', which is not among the specs of the config: add it to the config's \"specs\" list"])
         let remote = document(schemas: """
                 Thing:
                   type: object
@@ -59,6 +59,39 @@ import Testing
                     other: {$ref: 'https://example.com/x.yaml#/components/schemas/X'}
             """)
         #expect(failures(remote) == ["api.yaml:20:23: error: unsupported reference 'https://example.com/x.yaml#/components/schemas/X'; another document is named by a relative path to a .yaml file"])
+    }
+
+    /// `validate` of one file resolves its references from the file's own
+    /// folder and checks the documents they name, as OpenAPI tools do; a
+    /// reference to a file that is not there is an error naming it.
+    @Test func validateReadsTheDocumentsAFileReferences() {
+        let referencing = """
+            openapi: 3.1.0
+            info: {title: A, version: '1', description: A., x-swift-client: AClient}
+            servers: [{url: 'https://a.example.com'}]
+            paths: {}
+            components:
+              schemas:
+                Thing:
+                  type: object
+                  description: T.
+                  properties:
+                    other: {$ref: 'shared.yaml#/components/schemas/X'}
+            """
+        let shared = """
+            openapi: 3.1.0
+            info: {title: Shared, version: '1', description: S., x-swift-client: SharedClient}
+            servers: [{url: 'https://s.example.com'}]
+            paths: {}
+            components:
+              schemas:
+                X: {type: object, description: X., properties: {name: {type: string}}}
+            """
+        let files = InMemorySpec(["specs/a.yaml": referencing, "specs/shared.yaml": shared]).reader()
+        #expect(SpecCodegen.validate(files: ["specs/a.yaml"], readFile: files).filter { $0.severity == .error }.isEmpty)
+        #expect(SpecCodegen.validate(files: ["specs/a.yaml", "specs/shared.yaml"], readFile: files).filter { $0.severity == .error }.isEmpty)
+        let missing = SpecCodegen.validate(files: ["specs/a.yaml"], readFile: InMemorySpec(["specs/a.yaml": referencing]).reader())
+        #expect(missing.map(\.description).contains { $0.hasPrefix("specs/shared.yaml:1:1: error: cannot read the file") }, "\(missing)")
     }
 
     @Test func duplicateOperationID() {

@@ -160,7 +160,8 @@ import Testing
         do {
             _ = try await client.getWidget(shelf: "s", widget: "w")
             Issue.record("expected an error")
-        } catch IdentityToolkitError.server(let error) {
+        } catch let failure as IdentityToolkitError where failure.code == .server {
+            let error = try #require(failure.serverError)
             #expect(error == ServerError(status: 400, message: "INVALID_KEY : no such key", reasons: ["keyInvalid"]))
             #expect(error.shortCode == "INVALID_KEY")
             #expect(error.detail == "no such key")

@@ -41,6 +41,33 @@ import Testing
         #expect(bad.contains { $0.contains("x-error-body reasons path 'nowhere[].reason' has no property 'nowhere'") }, "\(bad)")
     }
 
+    /// `x-client-required`: optional on the wire (the server's method takes
+    /// an optional), but the client's parameter is required and an empty
+    /// value is refused before sending.
+    @Test func clientRequiredQueryParameter() throws {
+        let paths = """
+
+              /v1/things/{thing}:
+                patch:
+                  operationId: updateThing
+                  parameters:
+                    - {name: thing, in: path, required: true, schema: {type: string}}
+                    - {name: updateMask, in: query, x-client-required: true, schema: {type: string}}
+                  responses: {'200': {description: ok}}
+            """
+        let spec = InMemorySpec(["api.yaml": document(schemas: "    {}", paths: paths)])
+        let generated = try spec.generate([.clients, .server])
+        let client = generated[.clients] ?? ""
+        #expect(client.contains("public func updateThing(thing: String, updateMask: String) async throws -> EmptyResponse"), "\(client)")
+        #expect(client.contains("guard !updateMask.isEmpty else {"), "\(client)")
+        #expect(client.contains("throw IdentityToolkitError.invalidRequest(\"updateMask must not be empty"), "\(client)")
+        let server = generated[.server] ?? ""
+        #expect(server.contains("updateMask: String?,"), "\(server)")
+        #expect(server.contains("request.queryParameter(\"updateMask\")"), "\(server)")
+        let misuse = InMemorySpec(["api.yaml": document(schemas: "    {}", paths: paths.replacingOccurrences(of: "{name: updateMask, in: query, x-client-required: true,", with: "{name: updateMask, in: query, required: true, x-client-required: true,"))]).failures()
+        #expect(misuse.contains { $0.contains("x-client-required on parameter 'updateMask': only an optional string query parameter") }, "\(misuse)")
+    }
+
     @Test func stringEnumBecomesAnOpenStruct() throws {
         let text = try types("""
                 State:
@@ -234,7 +261,7 @@ import Testing
             """))
         let completions = outputs[.clientCompletions] ?? ""
         #expect(completions.contains("completion: @escaping @Sendable (Result<Body, any Error>) -> Void"))
-        #expect(completions.contains("CompletionBridge.run({ try await self.getThing(project: project, thingId: thingId) }, completion: completion)"))
+        #expect(completions.contains("CompletionDelivery.deliver({ try await self.getThing(project: project, thingId: thingId) }, completion: completion)"))
     }
 
     @Test func facadeKinds() throws {

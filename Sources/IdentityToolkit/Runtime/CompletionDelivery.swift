@@ -31,33 +31,39 @@ public enum CompletionDelivery {
         try await $scopedQueue.withValue(queue, operation: body)
     }
 
-    /// Runs `operation` and calls `completion` once with its value or error.
+    /// Runs `operation` in a new task and calls `completion` exactly once,
+    /// on ``queue``, with its result: the one bridge from an async call to a
+    /// callback (the generated clients' completion forms and the facades'
+    /// twins both use it). Cancelling the returned task completes with
+    /// `CancellationError`.
+    @discardableResult
     public static func deliver<Value: Sendable>(
         _ operation: @escaping @Sendable () async throws -> Value,
-        completion: @escaping @Sendable (Value?, (any Error)?) -> Void
-    ) {
+        completion: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> Task<Void, Never> {
         let queue = self.queue
-        start(operation) { result in
-            switch result {
-            case .success(let value): queue.async { completion(value, nil) }
-            case .failure(let error): queue.async { completion(nil, error) }
+        return Task {
+            let result: Result<Value, any Error>
+            do {
+                result = .success(try await operation())
+            } catch {
+                result = .failure(error)
             }
+            queue.async { completion(result) }
         }
     }
 
-    /// The one bridge from an async call to a callback: runs `operation` in
-    /// a new task and hands its result to `finish` exactly once, from that
-    /// task. ``deliver(_:completion:)`` and ``CompletionBridge`` both use it.
+    /// The same in Firebase's `(value, error)` form: exactly one of the two
+    /// is non-nil.
     @discardableResult
-    package static func start<Value: Sendable>(
+    public static func deliver<Value: Sendable>(
         _ operation: @escaping @Sendable () async throws -> Value,
-        finish: @escaping @Sendable (Result<Value, any Error>) -> Void
+        completion: @escaping @Sendable (Value?, (any Error)?) -> Void
     ) -> Task<Void, Never> {
-        Task {
-            do {
-                finish(.success(try await operation()))
-            } catch {
-                finish(.failure(error))
+        deliver(operation) { (result: Result<Value, any Error>) in
+            switch result {
+            case .success(let value): completion(value, nil)
+            case .failure(let error): completion(nil, error)
             }
         }
     }

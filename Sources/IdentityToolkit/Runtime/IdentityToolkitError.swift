@@ -3,21 +3,108 @@ import Foundation
 /// Every error a generated client throws (besides `CancellationError`).
 ///
 /// Descriptions never include request or response bodies, tokens or keys.
-public enum IdentityToolkitError: Error, Sendable, CustomStringConvertible {
+///
+/// A struct over a private enum (as async-http-client's `HTTPClientError`),
+/// so that a later release can add a kind of failure without breaking a
+/// `switch`. Read ``code`` and the matching property:
+///
+/// ```swift
+/// catch let error as IdentityToolkitError where error.code == .server {
+///     print(error.serverError?.shortCode ?? "")   // "INVALID_CODE"
+/// }
+/// ```
+public struct IdentityToolkitError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure, without its details.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        fileprivate enum Base: String, Sendable, Hashable {
+            case server, transport, undecodableResponse, invalidRequest, accessTokenUnavailable
+        }
+
+        fileprivate let base: Base
+
+        /// The server answered with an error status (``IdentityToolkitError/serverError``).
+        public static let server = Code(base: .server)
+        /// No response: connection failure, timeout, oversized response (``IdentityToolkitError/underlyingError``).
+        public static let transport = Code(base: .transport)
+        /// A response arrived but its body could not be decoded.
+        public static let undecodableResponse = Code(base: .undecodableResponse)
+        /// The request could not be built (bad emulator host, unencodable body).
+        public static let invalidRequest = Code(base: .invalidRequest)
+        /// The bearer token provider failed (``IdentityToolkitError/underlyingError``).
+        public static let accessTokenUnavailable = Code(base: .accessTokenUnavailable)
+
+        /// The kind's name, such as `server`.
+        public var description: String { base.rawValue }
+
+        /// Matches any error of this kind: `catch IdentityToolkitError.Code.transport`.
+        public static func ~= (pattern: Code, error: any Error) -> Bool {
+            (error as? IdentityToolkitError)?.code == pattern
+        }
+    }
+
+    private enum Storage: Sendable {
+        case server(ServerError)
+        case transport(any Error)
+        case undecodableResponse(status: Int, underlying: any Error)
+        case invalidRequest(String)
+        case accessTokenUnavailable(any Error)
+    }
+
+    private let storage: Storage
+
+    private init(_ storage: Storage) {
+        self.storage = storage
+    }
+
     /// The server answered with an error status and a well-formed error body.
-    case server(ServerError)
+    public static func server(_ error: ServerError) -> Self { Self(.server(error)) }
     /// No response: connection failure, timeout, oversized response.
-    case transport(any Error)
+    public static func transport(_ error: any Error) -> Self { Self(.transport(error)) }
     /// A response arrived but its body could not be decoded.
-    case undecodableResponse(status: Int, underlying: any Error)
+    public static func undecodableResponse(status: Int, underlying: any Error) -> Self { Self(.undecodableResponse(status: status, underlying: underlying)) }
     /// The request could not be built (bad emulator host, unencodable body).
-    case invalidRequest(String)
+    public static func invalidRequest(_ reason: String) -> Self { Self(.invalidRequest(reason)) }
     /// The bearer token provider failed.
-    case accessTokenUnavailable(any Error)
+    public static func accessTokenUnavailable(_ error: any Error) -> Self { Self(.accessTokenUnavailable(error)) }
+
+    /// The kind of failure.
+    public var code: Code {
+        switch storage {
+        case .server: return .server
+        case .transport: return .transport
+        case .undecodableResponse: return .undecodableResponse
+        case .invalidRequest: return .invalidRequest
+        case .accessTokenUnavailable: return .accessTokenUnavailable
+        }
+    }
+
+    /// The server's error (status, short code, detail, reasons) of a ``Code/server`` failure.
+    public var serverError: ServerError? {
+        if case .server(let error) = storage { return error }
+        return nil
+    }
+
+    /// What failed underneath a ``Code/transport``, ``Code/undecodableResponse``
+    /// or ``Code/accessTokenUnavailable`` failure.
+    public var underlyingError: (any Error)? {
+        switch storage {
+        case .transport(let error), .undecodableResponse(_, let error), .accessTokenUnavailable(let error): return error
+        case .server, .invalidRequest: return nil
+        }
+    }
+
+    /// The HTTP status of a ``Code/server`` or ``Code/undecodableResponse`` failure.
+    public var status: Int? {
+        switch storage {
+        case .server(let error): return error.status
+        case .undecodableResponse(let status, _): return status
+        case .transport, .invalidRequest, .accessTokenUnavailable: return nil
+        }
+    }
 
     /// What failed: the status and server code, or the transport's reason; never a body or a token.
     public var description: String {
-        switch self {
+        switch storage {
         case .server(let error): return "server error: \(error)"
         case .transport(let error): return "transport failure: \(error)"
         case .undecodableResponse(let status, let error): return "undecodable response (HTTP \(status)): \(error)"

@@ -1,7 +1,13 @@
 public import Foundation
 
+// The coding wrappers below are SPI `Generated`: generated models use them
+// inside their `Codable` conformances (in this package or in an app's own
+// package, whose generated files import IdentityToolkit with
+// `@_spi(Generated)`), and no public signature exposes them. They are
+// plumbing, not API: SemVer does not cover them.
+
 /// An int64 in proto3 JSON: written as a string, read from a string or a number.
-public struct ProtoInt64: Codable, Hashable, Sendable {
+@_spi(Generated) public struct ProtoInt64: Codable, Hashable, Sendable {
     /// The value.
     public var value: Int64
 
@@ -28,7 +34,7 @@ public struct ProtoInt64: Codable, Hashable, Sendable {
 }
 
 /// An int32 in proto3 JSON: written as a number, read from a number or a string.
-public struct ProtoInt32: Codable, Hashable, Sendable {
+@_spi(Generated) public struct ProtoInt32: Codable, Hashable, Sendable {
     /// The value.
     public var value: Int32
 
@@ -56,7 +62,7 @@ public struct ProtoInt32: Codable, Hashable, Sendable {
 
 /// An RFC 3339 timestamp (`2024-05-01T12:00:00.123456Z`, any number of
 /// fraction digits or none, `Z` or a numeric offset).
-public struct RFC3339Date: Codable, Hashable, Sendable {
+@_spi(Generated) public struct RFC3339Date: Codable, Hashable, Sendable {
     /// The value.
     public var value: Date
 
@@ -191,7 +197,7 @@ public struct RFC3339Date: Codable, Hashable, Sendable {
 }
 
 /// A coding key for any string; used to read and write empty JSON objects.
-public struct AnyCodingKey: CodingKey, Sendable {
+@_spi(Generated) public struct AnyCodingKey: CodingKey, Sendable {
     /// The key's text.
     public var stringValue: String
     /// The key as an array index, when it is one.

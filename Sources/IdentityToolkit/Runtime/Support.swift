@@ -28,23 +28,11 @@ public struct RedactedValue: Sendable, CustomStringConvertible, CustomDebugStrin
     }
 }
 
-/// Runs an async call for a completion-handler twin.
-public enum CompletionBridge {
-    /// Starts `operation` in a new task and calls `completion` exactly once
-    /// with its result, from that task (never the main queue, so it is
-    /// delivered in a server process too). Cancelling the returned task
-    /// completes with `CancellationError`.
-    @discardableResult
-    public static func run<Value: Sendable>(
-        _ operation: @escaping @Sendable () async throws -> Value,
-        completion: @escaping @Sendable (Result<Value, any Error>) -> Void
-    ) -> Task<Void, Never> {
-        CompletionDelivery.start(operation, finish: completion)
-    }
-}
-
 /// Percent-encoding of path segments and query parts filled from parameters.
-public enum APIPath {
+///
+/// SPI `Generated`: the generated clients' plumbing, visible to generated
+/// code in any package (`@_spi(Generated) import IdentityToolkit`), not API.
+@_spi(Generated) public enum APIPath {
     private static let allowed: CharacterSet = {
         var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
         set.insert(charactersIn: "-._~")

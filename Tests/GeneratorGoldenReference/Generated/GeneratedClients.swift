@@ -2,7 +2,7 @@
 
 import Foundation
 import HTTPTypes
-import IdentityToolkit
+@_spi(Generated) import IdentityToolkit
 import HTTPTypes
 
 /// A small API that uses every construct the generator supports.
@@ -13,7 +13,7 @@ public struct WidgetsClient: Sendable {
     public static let productionBaseURL: String = "https://widgets.example.com"
 
     /// Builds, sends and decodes the requests of this client.
-    public let executor: APIRequestExecutor
+    package let executor: APIRequestExecutor
 
     /// Creates a client that sends `apiKey` as the `key` query parameter.
     /// - Parameters:
@@ -104,7 +104,7 @@ public struct TokensClient: Sendable {
     public static let productionBaseURL: String = "https://tokens.example.com/base"
 
     /// Builds, sends and decodes the requests of this client.
-    public let executor: APIRequestExecutor
+    package let executor: APIRequestExecutor
 
     /// Creates a client that authorises every call with a bearer token.
     /// - Parameters:
