@@ -157,6 +157,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["spec-codegen-config.json"],
             plugins: ["SpecCodegenPlugin"]
@@ -254,11 +255,18 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // A top-level-code consumer of IdentityAdmin, run by IdentityAdminTests
+        // (a dependency so that `swift test` builds it).
+        .executableTarget(
+            name: "TopLevelAdminConsumer",
+            dependencies: ["IdentityAdmin", "IdentityToolkit"],
+            path: "Tests/TopLevelAdminConsumer"
+        ),
         .testTarget(
             name: "IdentityAdminTests",
             dependencies: [
                 "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "OTP",
-                "IdentityToolkitTestSupport",
+                "IdentityToolkitTestSupport", "TopLevelAdminConsumer",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -273,9 +281,16 @@ let package = Package(
             name: "FuzzRegressionTests",
             dependencies: ["FuzzHarnesses"]
         ),
+        // The cases every store implementation must pass (in-memory here,
+        // PostgreSQL in .ci/run): one suite, several stores.
+        .target(
+            name: "StoreConformance",
+            dependencies: ["OTP"],
+            path: "Tests/StoreConformance"
+        ),
         .testTarget(
             name: "OTPTests",
-            dependencies: ["OTP", "OTPFormats", "SeededRandom"],
+            dependencies: ["OTP", "OTPFormats", "SeededRandom", "StoreConformance"],
             exclude: ["Fixtures"]
         ),
     ],

@@ -45,9 +45,9 @@ struct CustomTokenVerifier: Sendable {
             throw Self.invalid("Invalid aud (audience); Firebase ID tokens and other tokens cannot be used with signInWithCustomToken")
         }
         switch header.alg {
-        case "none":
+        case .unsigned:
             break
-        case "RS256":
+        case .rs256:
             guard let issuer = claims.iss, let key = trustedKey(issuer) else {
                 throw Self.invalid("the token is signed by a service account the emulator does not trust (register it with POST /emulator/v1/serviceAccounts)")
             }
@@ -61,7 +61,7 @@ struct CustomTokenVerifier: Sendable {
                 throw Self.invalid("the token is expired or lives longer than an hour")
             }
         default:
-            throw Self.invalid("alg \(header.alg.prefix(20)) is not RS256")
+            throw Self.invalid("alg \(header.alg.rawValue.prefix(20)) is not RS256")
         }
         guard (1...IdentityPlatformLimits.maximumUIDLength).contains(claims.uid.count) else {
             throw Self.invalid("uid must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")

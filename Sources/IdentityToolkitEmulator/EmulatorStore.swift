@@ -384,7 +384,7 @@ actor EmulatorStore {
         do {
             result = try TOTPVerifier.check(code, totp: totp, window: window, at: max(0, now), lastAcceptedStep: lastAccepted,
                                             failures: &failures, limit: attemptLimit)
-        } catch OTPError.tooManyAttempts {
+        } catch OTPError.Code.tooManyAttempts {
             throw APIServerError("TOO_MANY_ATTEMPTS_TRY_LATER", detail: "too many wrong codes: start again")
         }
         switch result {

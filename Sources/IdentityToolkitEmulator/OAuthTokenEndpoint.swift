@@ -39,6 +39,9 @@ final class OAuthTokenEndpoint: OAuth2TokenService {
     /// The public key trusted for `email`'s assertions (and custom tokens).
     func publicKey(of email: String) -> _RSA.Signing.PublicKey? { keys.current[email] }
 
+    /// How many access tokens are remembered (expired ones go at the next issue).
+    var rememberedTokenCount: Int { tokens.current.count }
+
     /// Whether `token` is an unexpired access token this endpoint issued.
     func isValid(_ token: String) -> Bool {
         guard let expiry = tokens.current[token] else { return false }
@@ -61,7 +64,7 @@ final class OAuthTokenEndpoint: OAuth2TokenService {
         else {
             throw Self.failure(.invalidGrant, "the assertion is not a JWT")
         }
-        guard header.alg == "RS256" else { throw Self.failure(.invalidGrant, "the assertion must be signed with RS256") }
+        guard header.alg == .rs256 else { throw Self.failure(.invalidGrant, "the assertion must be signed with RS256") }
         guard let key = keys.current[claims.iss] else { throw Self.failure(.invalidGrant, "unknown issuer \(claims.iss)") }
         guard key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: jwt.signature), for: jwt.signingInput, padding: .insecurePKCS1v1_5) else {
             throw Self.failure(.invalidGrant, "Invalid JWT Signature.")
@@ -81,7 +84,12 @@ final class OAuthTokenEndpoint: OAuth2TokenService {
             throw Self.failure(.invalidGrant, "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
         }
         let token = "emulator-" + Data.randomToken(bytes: 24)
-        tokens.withLock { $0[token] = clock.now.addingTimeInterval(TimeInterval(Self.lifetime)) }
+        let issuedAt = clock.now
+        tokens.withLock { tokens in
+            // Expired tokens go as new ones come, so the map holds at most an hour's worth.
+            tokens = tokens.filter { issuedAt < $0.value }
+            tokens[token] = issuedAt.addingTimeInterval(TimeInterval(Self.lifetime))
+        }
         return AccessTokenResponse(accessToken: token, tokenType: "Bearer", expiresIn: Self.lifetime)
     }
 }

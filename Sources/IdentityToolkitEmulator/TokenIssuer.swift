@@ -31,10 +31,10 @@ struct TokenIssuer: Sendable {
         keyID = Data(SHA256.hash(data: privateKey.publicKey.derRepresentation).prefix(8)).base64URLEncoded
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encodedHeader = try encoder.encode(JOSEHeader(alg: "RS256", typ: "JWT", kid: keyID)).base64URLEncoded
+        encodedHeader = try encoder.encode(JOSEHeader(alg: .rs256, typ: "JWT", kid: keyID)).base64URLEncoded
         let primitives = try privateKey.publicKey.getKeyPrimitives()
         jwks = JSONWebKeySet(keys: [JSONWebKey(
-            kty: "RSA", alg: "RS256", use: "sig", kid: keyID,
+            kty: "RSA", alg: SigningAlgorithm.rs256.rawValue, use: "sig", kid: keyID,
             n: primitives.modulus.base64URLEncoded, e: primitives.publicExponent.base64URLEncoded
         )])
         certificates = [keyID: try Self.selfSignedCertificate(for: privateKey)]

@@ -31,7 +31,10 @@ struct AdminTarget: ParsableArguments {
     var tokenEndpoint: String?
 
     func validate() throws {
-        guard !project.isEmpty else { throw ValidationError("--project must not be empty") }
+        try InputCheck.project(project)
+        try InputCheck.identifier(tenant, "--tenant")
+        try InputCheck.path(credentials, "--credentials")
+        try InputCheck.identifier(tokenEndpoint, "--token-endpoint")
         if emulator != nil && credentials != nil {
             throw ValidationError("give either --emulator or --credentials, not both")
         }
@@ -266,6 +269,8 @@ extension AdminCommand {
 
             func validate() throws {
                 guard (uid == nil) != (email == nil) else { throw ValidationError("give exactly one of --uid and --email") }
+                try InputCheck.identifier(uid, "--uid")
+                try InputCheck.identifier(email, "--email")
             }
 
             func run() async throws {
@@ -291,7 +296,8 @@ extension AdminCommand {
             var all = false
 
             func validate() throws {
-                guard !uid.isEmpty else { throw ValidationError("--uid must not be empty") }
+                try InputCheck.identifier(uid, "--uid")
+                try InputCheck.identifier(factor, "--factor")
                 guard (factor == nil) != !all else { throw ValidationError("give exactly one of --factor and --all") }
             }
 
@@ -320,7 +326,7 @@ extension AdminCommand {
             var uid: String
 
             func validate() throws {
-                guard !uid.isEmpty else { throw ValidationError("--uid must not be empty") }
+                try InputCheck.identifier(uid, "--uid")
             }
 
             func run() async throws {

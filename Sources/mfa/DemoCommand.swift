@@ -36,6 +36,8 @@ struct DemoCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...300).contains(timeout) else { throw ValidationError("--timeout must be 1 to 300 seconds, not \(timeout)") }
+        try InputCheck.project(project)
+        try InputCheck.path(idTokenFile, "--id-token-file")
         if let emulator {
             guard HostAndPort(emulator) != nil else {
                 throw ValidationError("--emulator must be HOST:PORT, such as 127.0.0.1:9099, not '\(emulator)'")

@@ -41,9 +41,7 @@ struct EmulatorCommand: AsyncParsableCommand {
             throw ValidationError("--challenge-lifetime must be 1 to 86400 seconds, not \(challengeLifetime)")
         }
         guard (1...1000).contains(maxCodeAttempts) else { throw ValidationError("--max-code-attempts must be 1 to 1000, not \(maxCodeAttempts)") }
-        guard !project.isEmpty, project.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
-            throw ValidationError("--project must be letters, digits and hyphens, not '\(project)'")
-        }
+        try InputCheck.project(project)
     }
 
     func run() async throws {

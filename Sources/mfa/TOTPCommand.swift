@@ -34,24 +34,33 @@ struct TOTPOptions: ParsableArguments {
     @Option(help: "The time step in seconds.")
     var period: Int64 = 30
 
+    @Flag(help: "Accept a secret shorter than 128 bits (RFC 4226's minimum), such as an older 80-bit one being imported.")
+    var allowShortSecret = false
+
+    var keyLengthPolicy: OTPKeyLengthPolicy { allowShortSecret ? .legacyImport : .rfc4226 }
+
     func validate() throws {
         guard (6...8).contains(digits) else { throw ValidationError("--digits must be 6, 7 or 8, not \(digits)") }
         guard period >= 1 else { throw ValidationError("--period must be at least 1 second, not \(period)") }
+        let key: [UInt8]
         do {
-            _ = try key()
+            key = try Base32.decode(secret, mode: .lenient)
         } catch {
             throw ValidationError("--secret is not valid base32: \(error)")
+        }
+        guard !key.isEmpty else { throw ValidationError("--secret must not be empty") }
+        guard keyLengthPolicy.allows(byteCount: key.count) else {
+            throw ValidationError("--secret has \(key.count) bytes; at least \(keyLengthPolicy.minimumByteCount) are required (RFC 4226); "
+                                  + "--allow-short-secret accepts an older, shorter one")
         }
     }
 
     func key() throws -> [UInt8] {
-        let key = try Base32.decode(secret, mode: .lenient)
-        guard !key.isEmpty else { throw Base32Error.invalidLength(symbols: 0) }
-        return key
+        try Base32.decode(secret, mode: .lenient)
     }
 
     func totp() throws -> TOTP {
-        try TOTP(key: key(), algorithm: algorithm, digits: digits, period: period)
+        try TOTP(key: key(), algorithm: algorithm, digits: digits, period: period, keyLengthPolicy: keyLengthPolicy)
     }
 }
 
@@ -175,6 +184,8 @@ extension TOTPCommand {
 
         func validate() throws {
             guard (1...64).contains(scale) else { throw ValidationError("--scale must be 1 to 64, not \(scale)") }
+            guard !uri.isEmpty else { throw ValidationError("--uri must not be empty") }
+            try InputCheck.path(output, "--output")
             if format == .png && output == nil && isatty(STDOUT_FILENO) == 1 {
                 throw ValidationError("--format png writes binary data; give --output FILE or redirect standard output")
             }

@@ -114,7 +114,8 @@ import _CryptoExtras
             _ = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(idToken: idToken, displayName: "app",
                 totpVerificationInfo: .init(sessionInfo: try #require(started.totpSessionInfo?.sessionInfo), verificationCode: totp.code(step: step - 1))))
             Issue.record("a code outside a window of 0 was accepted")
-        } catch IdentityToolkitError.server(let error) {
+        } catch let failure as IdentityToolkitError where failure.code == .server {
+            let error = try #require(failure.serverError)
             #expect(error.shortCode == "INVALID_CODE")
         }
 

@@ -39,7 +39,8 @@ import Testing
             do {
                 _ = try await admin.createUser(request)
                 Issue.record("expected \(shortCode)")
-            } catch IdentityToolkitError.server(let error) {
+            } catch let failure as IdentityToolkitError where failure.code == .server {
+                let error = try #require(failure.serverError)
                 #expect(error.shortCode == shortCode)
             }
         }
@@ -71,7 +72,8 @@ import Testing
         do {
             _ = try await tokens.grantToken(refresh)
             Issue.record("expected USER_NOT_FOUND")
-        } catch IdentityToolkitError.server(let error) {
+        } catch let failure as IdentityToolkitError where failure.code == .server {
+            let error = try #require(failure.serverError)
             #expect(error.shortCode == "USER_NOT_FOUND")
         }
         _ = try await admin.createUser(CreateUserRequest(uid: "user-00"))
@@ -84,7 +86,8 @@ import Testing
         do {
             try await admin.deleteUser(uid: "user-05")
             Issue.record("expected USER_NOT_FOUND")
-        } catch IdentityToolkitError.server(let error) {
+        } catch let failure as IdentityToolkitError where failure.code == .server {
+            let error = try #require(failure.serverError)
             #expect(error.shortCode == "USER_NOT_FOUND")
         }
     }
@@ -115,7 +118,8 @@ import Testing
             do {
                 _ = try await admin.client.updateAccount(targetProjectId: Self.project, body: SetAccountInfoRequest(localId: user.uid, customAttributes: attributes))
                 Issue.record("expected \(shortCode)")
-            } catch IdentityToolkitError.server(let error) {
+            } catch let failure as IdentityToolkitError where failure.code == .server {
+                let error = try #require(failure.serverError)
                 #expect(error.shortCode == shortCode)
             }
         }
@@ -209,7 +213,8 @@ import Testing
         do {
             _ = try await admin.client.createSessionCookie(targetProjectId: Self.project, body: CreateSessionCookieRequest(idToken: idToken, validDuration: 60))
             Issue.record("expected INVALID_DURATION")
-        } catch IdentityToolkitError.server(let error) {
+        } catch let failure as IdentityToolkitError where failure.code == .server {
+            let error = try #require(failure.serverError)
             #expect(error.shortCode == "INVALID_DURATION")
         }
 
@@ -225,7 +230,8 @@ import Testing
         do {
             _ = try await admin.createSessionCookie(idToken, expiresIn: .seconds(3600))
             Issue.record("expected TOKEN_EXPIRED")
-        } catch IdentityToolkitError.server(let error) {
+        } catch let failure as IdentityToolkitError where failure.code == .server {
+            let error = try #require(failure.serverError)
             #expect(error.shortCode == "TOKEN_EXPIRED")
         }
     }

@@ -27,14 +27,16 @@ import Testing
         do {
             _ = try await admin.lookupTenantAccounts(targetProjectId: project, tenantId: tenant, body: GetAccountInfoRequest(localId: ["x"], tenantId: "other"))
             Issue.record("expected TENANT_ID_MISMATCH")
-        } catch IdentityToolkitError.server(let error) {
+        } catch let failure as IdentityToolkitError where failure.code == .server {
+            let error = try #require(failure.serverError)
             #expect(error.shortCode == "TENANT_ID_MISMATCH")
         }
         // An unknown tenant is TENANT_NOT_FOUND.
         do {
             _ = try await admin.batchGetTenantAccounts(targetProjectId: project, tenantId: "nope")
             Issue.record("expected TENANT_NOT_FOUND")
-        } catch IdentityToolkitError.server(let error) {
+        } catch let failure as IdentityToolkitError where failure.code == .server {
+            let error = try #require(failure.serverError)
             #expect(error.shortCode == "TENANT_NOT_FOUND")
         }
 
@@ -70,7 +72,8 @@ import Testing
             do {
                 _ = try await admin.sendAccountOobCode(targetProjectId: project, body: GetOobCodeRequest(requestType: type, email: "nobody@example.com", returnOobLink: true))
                 Issue.record("expected \(shortCode)")
-            } catch IdentityToolkitError.server(let error) {
+            } catch let failure as IdentityToolkitError where failure.code == .server {
+                let error = try #require(failure.serverError)
                 #expect(error.shortCode == shortCode)
             }
         }

@@ -30,7 +30,8 @@ import _CryptoExtras
         do {
             _ = try await signIn(harness, token, tenant: tenant)
             Issue.record("expected \(shortCode)")
-        } catch IdentityToolkitError.server(let error) {
+        } catch let failure as IdentityToolkitError where failure.code == .server {
+            guard let error = failure.serverError else { return }
             #expect(error.shortCode == shortCode, "\(error)")
         } catch {
             Issue.record("unexpected \(error)")

@@ -140,7 +140,8 @@ func expectServerError<T>(_ code: String, status: Int = 400, sourceLocation: Sou
     do {
         _ = try await call()
         Issue.record("expected \(code), but the call succeeded", sourceLocation: sourceLocation)
-    } catch IdentityToolkitError.server(let error) {
+    } catch let failure as IdentityToolkitError where failure.code == .server {
+        guard let error = failure.serverError else { return }
         #expect(error.shortCode == code, "\(error)", sourceLocation: sourceLocation)
         #expect(error.status == status, "\(error)", sourceLocation: sourceLocation)
     } catch {

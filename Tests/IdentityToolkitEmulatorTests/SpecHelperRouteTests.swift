@@ -39,8 +39,8 @@ import _CryptoExtras
                 .getIDTokenSigningKeys()
             let header = try #require(JWTCompactForm(user.idToken)?.header)
             let kid = try JSONDecoder().decode(JOSEHeader.self, from: header).kid
-            #expect(keys.keys.map(\.kid) == [kid])
-            #expect(keys.keys.first?.kty == "RSA")
+            #expect(keys.keys?.map(\.kid) == [kid])
+            #expect(keys.keys?.first?.kty == "RSA")
 
             _ = try await helpers.deleteAllAccounts(project: Harness.project)
             await #expect(throws: IdentityToolkitError.self) { _ = try await h.accounts.lookup(GetAccountInfoRequest(idToken: user.idToken)) }
@@ -59,7 +59,7 @@ import _CryptoExtras
             func assertion(scope: String) throws -> String {
                 let now = Int64(Date().timeIntervalSince1970)
                 let encoder = JSONEncoder()
-                let header = try encoder.encode(JOSEHeader(alg: "RS256", typ: "JWT")).base64URLEncoded
+                let header = try encoder.encode(JOSEHeader(alg: .rs256, typ: "JWT")).base64URLEncoded
                 let claims = try encoder.encode(JWTBearerClaims(iss: email, scope: scope, aud: OAuth2TokenClient.productionBaseURL + "/token",
                                                                 iat: now, exp: now + 600)).base64URLEncoded
                 let signature = try key.signature(for: Data("\(header).\(claims)".utf8), padding: .insecurePKCS1v1_5)
@@ -75,14 +75,16 @@ import _CryptoExtras
             do {
                 _ = try await client.requestAccessToken(AccessTokenRequest(grantType: "password", assertion: try assertion(scope: OAuthScope.firebase.rawValue)))
                 Issue.record("expected unsupported_grant_type")
-            } catch IdentityToolkitError.server(let error) {
+            } catch let failure as IdentityToolkitError where failure.code == .server {
+                let error = try #require(failure.serverError)
                 #expect(error.status == 400)
                 #expect(error.shortCode == "unsupported_grant_type")
             }
             do {
                 _ = try await client.requestAccessToken(AccessTokenRequest(grantType: OAuthGrantType.jwtBearer.rawValue, assertion: try assertion(scope: "https://www.googleapis.com/auth/drive")))
                 Issue.record("expected invalid_scope")
-            } catch IdentityToolkitError.server(let error) {
+            } catch let failure as IdentityToolkitError where failure.code == .server {
+                let error = try #require(failure.serverError)
                 #expect(error.shortCode == "invalid_scope")
             }
             // A request the route cannot read is RFC 6749's invalid_request, not Google's API error.

@@ -1,5 +1,5 @@
 import Foundation
-import IdentityToolkit
+@_spi(Generated) import IdentityToolkit
 import IdentityToolkitTestSupport
 import Testing
 
@@ -90,7 +90,8 @@ import Testing
         do {
             _ = try await accounts(answering: "error-invalidCode", status: 400).finalizeMfaSignIn(FinalizeMfaSignInRequest(mfaPendingCredential: "p"))
             Issue.record("expected a server error")
-        } catch IdentityToolkitError.server(let error) {
+        } catch let failure as IdentityToolkitError where failure.code == .server {
+            let error = try #require(failure.serverError)
             #expect(error.status == 400)
             #expect(error.shortCode == "INVALID_CODE")
             #expect(error.detail == "The verification code is not valid.")
@@ -102,7 +103,8 @@ import Testing
         do {
             _ = try await accounts(answering: "error-keyInvalid", status: 400).signUp(SignUpRequest())
             Issue.record("expected a server error")
-        } catch IdentityToolkitError.server(let error) {
+        } catch let failure as IdentityToolkitError where failure.code == .server {
+            let error = try #require(failure.serverError)
             #expect(error.shortCode == "API key not valid. Please pass a valid API key.")
             // Both places Google's APIs put reasons, in the spec's order.
             #expect(error.reasons == ["keyInvalid", "API_KEY_INVALID"])
@@ -115,9 +117,9 @@ import Testing
         do {
             _ = try await client.signUp(SignUpRequest())
             Issue.record("expected a decoding failure")
-        } catch IdentityToolkitError.undecodableResponse(let status, let underlying) {
-            #expect(status == 200)
-            #expect(underlying is DecodingError)
+        } catch let error as IdentityToolkitError where error.code == .undecodableResponse {
+            #expect(error.status == 200)
+            #expect(error.underlyingError is DecodingError)
         }
         // An error status whose body is not the API's JSON (a proxy's HTML
         // page) is still reported as the status it is, not as undecodable.
@@ -125,7 +127,8 @@ import Testing
         do {
             _ = try await client.signUp(SignUpRequest())
             Issue.record("expected a server error")
-        } catch IdentityToolkitError.server(let error) {
+        } catch let failure as IdentityToolkitError where failure.code == .server {
+            let error = try #require(failure.serverError)
             #expect(error.status == 502)
             #expect(error.shortCode == "HTTP_502")
             #expect(error.detail?.contains("Bad Gateway") == false)

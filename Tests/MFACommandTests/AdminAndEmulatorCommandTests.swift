@@ -49,6 +49,20 @@ import Testing
         (["admin", "show-config", "--project", "p", "--emulator", "127.0.0.1:9", "--credentials", "k.json"], "either --emulator or --credentials"),
         (["emulator", "--port", "70000"], "--port must be 0 to 65535"),
         (["demo", "--emulator", "localhost"], "--emulator must be HOST:PORT"),
+        // Every option that names an id or a path: empty is a usage error naming it.
+        (["admin", "users", "get", "--project", "p", "--emulator", "127.0.0.1:9", "--uid", ""], "--uid must not be empty"),
+        (["admin", "users", "get", "--project", "p", "--emulator", "127.0.0.1:9", "--email", ""], "--email must not be empty"),
+        (["admin", "users", "get", "--project", "p", "--emulator", "127.0.0.1:9", "--uid", "a\nb"], "--uid must not contain control characters"),
+        (["admin", "users", "unenroll", "--project", "p", "--emulator", "127.0.0.1:9", "--uid", "", "--all"], "--uid must not be empty"),
+        (["admin", "users", "unenroll", "--project", "p", "--emulator", "127.0.0.1:9", "--uid", "u", "--factor", ""], "--factor must not be empty"),
+        (["admin", "users", "revoke", "--project", "p", "--emulator", "127.0.0.1:9", "--uid", ""], "--uid must not be empty"),
+        (["admin", "users", "list", "--project", "p", "--emulator", "127.0.0.1:9", "--tenant", ""], "--tenant must not be empty"),
+        (["admin", "show-config", "--project", "", "--emulator", "127.0.0.1:9"], "--project must be letters, digits and hyphens"),
+        (["admin", "show-config", "--project", "p", "--credentials", ""], "--credentials must name a file"),
+        (["admin", "show-config", "--project", "p", "--credentials", "k.json", "--token-endpoint", ""], "--token-endpoint must not be empty"),
+        (["demo", "--project", ""], "--project must be letters, digits and hyphens"),
+        (["demo", "--id-token-file", ""], "--id-token-file must name a file"),
+        (["emulator", "--project", "a b"], "--project must be letters, digits and hyphens"),
     ] as [([String], String)])
     func badInputSendsNothing(arguments: [String], message: String) async throws {
         let result = try await MFABinary.run(arguments)
