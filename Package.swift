@@ -115,6 +115,13 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The one home of RS256 JWTs (sign and verify over the compact form),
+        // for IdentityAdmin and the emulator; not a product, and apart from
+        // IdentityToolkit so that client apps never build BoringSSL for it.
+        .target(
+            name: "IdentityToolkitJWT",
+            dependencies: ["IdentityToolkit", .product(name: "_CryptoExtras", package: "swift-crypto")]
+        ),
         .target(name: "OTPFormats"),
         .target(
             name: "OTP",
@@ -124,6 +131,7 @@ let package = Package(
             name: "IdentityToolkitEmulator",
             dependencies: [
                 "IdentityToolkit",
+                "IdentityToolkitJWT",
                 "OTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -154,6 +162,7 @@ let package = Package(
             name: "IdentityAdmin",
             dependencies: [
                 "IdentityToolkit",
+                "IdentityToolkitJWT",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -307,6 +316,6 @@ for target in package.targets where target.type != .plugin && !["FuzzDriver", "D
 // Hummingbird's do), so a module re-exports only what its public API uses;
 // the generator writes `public import Foundation` where generated public
 // declarations use its types.
-for target in package.targets where ["IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "OTP", "OTPFormats", "MultiFactorAuth", "IdentityAdmin", "IdentityToolkitEmulator", "SpecCodegen"].contains(target.name) {
+for target in package.targets where ["IdentityToolkit", "IdentityToolkitJWT", "IdentityToolkitAsyncHTTPClient", "OTP", "OTPFormats", "MultiFactorAuth", "IdentityAdmin", "IdentityToolkitEmulator", "SpecCodegen"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("InternalImportsByDefault")]
 }

@@ -7,13 +7,15 @@
   clients (the documents bundled with the package) do config get/update,
   tenant create/list/get/patch/delete, user create/lookup/update/batchGet/
   delete, session cookies, and the TOTP flow (with pyotp).
-- A browser's CORS preflight.
+- A browser's CORS preflight from a loopback origin, and the refusal of
+  another origin and of a rebinding Host.
 
 Usage: python3 google_clients_check.py PATH_TO_MFA
 """
 import json
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 
 import google.auth.transport.requests
@@ -30,6 +32,8 @@ MFA = sys.argv[1]
 PROJECT = "demo-google-clients"
 CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
 FIREBASE = "https://www.googleapis.com/auth/firebase"
+# The helpers that change state need the admin routes' credential.
+OWNER = {"Authorization": "Bearer owner"}
 
 
 def call(url, body=None, method=None, headers=None):
@@ -59,7 +63,7 @@ def main():
         public_pem = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
         private_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
         email = f"ci@{PROJECT}.iam.gserviceaccount.com"
-        call(f"{base}/emulator/v1/serviceAccounts", {"clientEmail": email, "publicKeyPem": public_pem})
+        call(f"{base}/emulator/v1/serviceAccounts", {"clientEmail": email, "publicKeyPem": public_pem}, headers=OWNER)
         info = {
             "type": "service_account", "project_id": PROJECT, "private_key_id": "ci-key", "private_key": private_pem,
             "client_email": email, "client_id": "1", "token_uri": f"{base}/oauth2.googleapis.com/token",
@@ -121,7 +125,7 @@ def main():
             "idToken": signed_up["idToken"], "displayName": "pyotp",
             "totpVerificationInfo": {"sessionInfo": started["totpSessionInfo"]["sessionInfo"], "verificationCode": pyotp.TOTP(secret).at(clock())},
         }).execute()
-        call(f"{base}/emulator/v1/clock", {"advanceSeconds": 30})
+        call(f"{base}/emulator/v1/clock", {"advanceSeconds": 30}, headers=OWNER)
         pending = v1_key.accounts().signInWithPassword(body={"email": user_email, "password": password}).execute()
         assert "idToken" not in pending and pending["mfaPendingCredential"], pending
         signed_in = v2_key.accounts().mfaSignIn().finalize(body={
@@ -147,7 +151,14 @@ def main():
         assert status == 204 and headers.get("Access-Control-Allow-Origin") == "http://localhost:5173", (status, headers)
         status, headers, _ = call(f"{base}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", {}, headers={"Origin": "http://localhost:5173"})
         assert status == 200 and headers.get("Access-Control-Allow-Origin") == "http://localhost:5173", (status, headers)
-        checks += 2
+        # Another origin, and a Host that is not loopback (DNS rebinding), are refused.
+        for refused in ({"Origin": "https://evil.example"}, {"Host": "evil.example"}):
+            try:
+                call(f"{base}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", {}, headers=refused)
+                raise AssertionError(f"{refused} was answered")
+            except urllib.error.HTTPError as error:
+                assert error.code == 403 and b"PERMISSION_DENIED" in error.read(), error
+        checks += 4
         print(f"google-auth and google-api-python-client: {checks} checks passed against mfa emulator at {address}")
     finally:
         emulator.terminate()

@@ -211,6 +211,8 @@ public enum APIDiff {
             return "error table"
         case .facades:
             return "facade \(path.joined(separator: "."))"
+        case .serverErrors:
+            return "server code \(path.last ?? "")"
         }
     }
 

@@ -24,6 +24,10 @@ struct SwiftName: Hashable, Comparable, CustomStringConvertible {
     var description: String { bare }
 
     static func < (lhs: Self, rhs: Self) -> Bool { lhs.bare < rhs.bare }
+
+    /// The name with an ASCII-letter suffix the generator chose (`openActionLink` +
+    /// `Path`): still an identifier, and never a keyword.
+    func suffixed(_ suffix: StaticString) -> SwiftName { SwiftName(checked: bare + suffix.description) }
 }
 
 /// Generated Swift text. Built from literal generator text and typed

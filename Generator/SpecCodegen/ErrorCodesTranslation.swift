@@ -20,7 +20,9 @@ extension Translator {
         }
         let nameSwitch: [Statement] = [.block("switch self", spec.codes.map { .switchCase("case .\(member: $0.name):", [.line("return \(literal: $0.userInfoName)")]) })]
         let descriptionSwitch: [Statement] = [.block("switch self", spec.codes.map { .switchCase("case .\(member: $0.name):", [.line("return \(literal: $0.description)")]) })]
-        var serverSwitch: [Statement] = spec.serverCodes.map { .switchCase("case \(literal: $0.server):", [.line("self = .\(member: $0.code)")]) }
+        var serverSwitch: [Statement] = spec.serverCodes.compactMap { mapping in
+            mapping.code.map { .switchCase("case \(literal: mapping.server):", [.line("self = .\(member: $0)")]) }
+        }
         serverSwitch.append(.switchCase("default:", [.line("return nil")]))
         var reasonLines: [Statement] = spec.reasons.map {
             .block("if reason.hasPrefix(\(literal: $0.prefix))", [.line("return .\(member: $0.code)")])
@@ -47,6 +49,40 @@ extension Translator {
         return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports), declarations: [
             .extension(ExtensionDeclaration(extendedType: typeName, members: statics)),
             .extension(codeExtension),
+        ])
+    }
+
+    /// The server's side of the table: one `APIServerError` per short code,
+    /// so that a server throws cases, never strings. A code with a detail
+    /// is a function of it (both forms when the detail is optional).
+    func serverErrorsFile(_ spec: ErrorsSpec, imports: [SwiftName]) -> SwiftFile {
+        var members: [Declaration] = []
+        for mapping in spec.serverCodes {
+            let meaning = mapping.code.map { "The client maps it to `\($0)`." } ?? "The client maps it to its fallback on purpose: \(mapping.internalReason ?? "")"
+            let doc = "`\(mapping.server)` (HTTP \(mapping.status)). \(meaning)"
+            let reason: Code = mapping.reason.map { ", reason: \(literal: $0)" } ?? ""
+            let make: (Code) -> Code = { detail in "APIServerError(status: \(mapping.status), code: \(literal: mapping.server)\(detail)\(reason))" }
+            if mapping.detail != .required {
+                members.append(.variable(VariableDeclaration(doc: doc, access: access, isStatic: true, isLet: true,
+                    name: "\(mapping.swiftName)", type: "APIServerError", initialValue: make(""))))
+            }
+            if mapping.detail != .none {
+                members.append(.function(FunctionDeclaration(
+                    doc: doc + "\n- Parameter detail: The text after the short code (`\(mapping.server) : detail`).",
+                    access: access, isStatic: true, kind: .function("\(mapping.swiftName)"),
+                    parameters: [.init(label: nil, name: "detail", type: "String")], returnType: "APIServerError",
+                    body: [.line(make(", detail: detail"))])))
+            }
+        }
+        members.append(.variable(VariableDeclaration(
+            doc: "Every short code of the table, as the server sends it.", access: access, isStatic: true, isLet: true,
+            name: "allKnownCodes", type: "[String]", initialValue: "[\(spec.serverCodes.map { Code.literal($0.server) }, separator: ", ")]")))
+        members.append(.variable(VariableDeclaration(
+            doc: "The short codes a client maps to its fallback on purpose (`internal` in the table).", access: access, isStatic: true, isLet: true,
+            name: "codesWithoutClientMapping", type: "Set<String>",
+            initialValue: "[\(spec.serverCodes.filter { $0.code == nil }.map { Code.literal($0.server) }, separator: ", ")]")))
+        return SwiftFile(header: Self.header, imports: self.imports([], imports), declarations: [
+            .extension(ExtensionDeclaration(extendedType: "APIServerError", members: members)),
         ])
     }
 }

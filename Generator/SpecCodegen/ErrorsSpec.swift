@@ -8,10 +8,27 @@ struct ErrorsSpec {
         var location: SourceLocation
     }
 
+    /// One short code a server sends: its HTTP status, whether a detail
+    /// follows it (`SHORT_CODE : detail`), and what a client makes of it:
+    /// an error code, or `internal` with the reason it has none on purpose.
     struct ServerMapping {
+        /// Whether the message carries a detail after the short code.
+        enum Detail: String {
+            case none, optional, required
+        }
+
         var server: String
-        var code: SwiftName
+        /// The client's error code; nil with `internal`.
+        var code: SwiftName?
+        /// Why the client maps this code to its fallback on purpose.
+        var internalReason: String?
+        var status: Int
+        var detail: Detail
+        /// The `errors[].reason` a server puts beside it, if any.
+        var reason: String?
         var location: SourceLocation
+        /// The Swift name of the server's error: `USER_NOT_FOUND` → `userNotFound`.
+        var swiftName: SwiftName
     }
 
     struct ReasonMapping {
@@ -56,9 +73,28 @@ struct ErrorsSpec {
         for item in reader.list("serverCodes", required: true) ?? [] {
             guard let entry = MappingReader(item, context: "a server code mapping", diagnostics: diagnostics) else { continue }
             let server = entry.string("server", required: true)
-            let code = codeName(entry, "code", "error code name")
+            let code = entry.raw("code") == nil ? nil : codeName(entry, "code", "error code name")
+            let internalReason = entry.string("internal")
+            let status = entry.int("status") ?? 400
+            let detailText = entry.string("detail") ?? ServerMapping.Detail.optional.rawValue
+            let detail = ServerMapping.Detail(rawValue: detailText)
+            if detail == nil {
+                diagnostics.error("'detail' must be none, optional or required, found '\(detailText)'", at: entry.raw("detail")?.location ?? entry.location)
+            }
+            if (entry.raw("code") == nil) == (internalReason == nil) {
+                diagnostics.error("server code '\(server ?? "?")' needs either 'code' (what the client makes of it) or 'internal' (why it maps to the fallback on purpose)",
+                                  at: item.location)
+            }
+            if !(400...599).contains(status) {
+                diagnostics.error("server code '\(server ?? "?")' has status \(status); an error status is 400 to 599", at: entry.raw("status")?.location ?? item.location)
+            }
+            let reason = entry.string("reason")
             entry.rejectUnknownKeys()
-            if let server, let code { serverCodes.append(ServerMapping(server: server, code: code, location: item.location)) }
+            if let server, let swiftName = Naming.identifier(Naming.camelCase(server.lowercased()), "the Swift name of server code '\(server)'",
+                                                             at: entry.raw("server")?.location ?? item.location, diagnostics: diagnostics) {
+                serverCodes.append(ServerMapping(server: server, code: code, internalReason: internalReason, status: status,
+                                                 detail: detail ?? .optional, reason: reason, location: item.location, swiftName: swiftName))
+            }
         }
         var reasons: [ReasonMapping] = []
         for item in reader.list("reasons") ?? [] {
@@ -91,12 +127,15 @@ struct ErrorsSpec {
             values[code.code] = values[code.code] ?? code
         }
         var servers: Set<String> = []
+        var swiftNames: Set<SwiftName> = []
         for mapping in serverCodes {
-            if names[mapping.code] == nil {
-                diagnostics.error("server code '\(mapping.server)' maps to unknown error code '\(mapping.code)'", at: mapping.location)
+            if let code = mapping.code, names[code] == nil {
+                diagnostics.error("server code '\(mapping.server)' maps to unknown error code '\(code)'", at: mapping.location)
             }
             if !servers.insert(mapping.server).inserted {
                 diagnostics.error("server code '\(mapping.server)' is mapped twice", at: mapping.location)
+            } else if ["allKnownCodes", "codesWithoutClientMapping"].contains(mapping.swiftName.bare) || !swiftNames.insert(mapping.swiftName).inserted {
+                diagnostics.error("server code '\(mapping.server)' gives the Swift name '\(mapping.swiftName)', which another name of the table already takes", at: mapping.location)
             }
         }
         for mapping in reasons where names[mapping.code] == nil {

@@ -200,6 +200,16 @@ struct OpenAPIParser {
                     }
                 }
             }
+            // Operation-level security: only `security: []` (open to all), an
+            // exception to the document's requirement.
+            var isOpen = false
+            if let security = operation.raw("security") {
+                if security.sequenceItems?.isEmpty == true {
+                    isOpen = true
+                } else {
+                    diagnostics.error("an operation's 'security' may only be [] (served without the document's authorization)", at: security.location)
+                }
+            }
             operations.append(
                 Operation(
                     id: id, method: method.uppercased(), path: path,
@@ -207,7 +217,7 @@ struct OpenAPIParser {
                     pathParameters: parameters.filter { $0.0 == "path" }.map(\.1),
                     queryParameters: parameters.filter { $0.0 == "query" }.map(\.1),
                     requestBody: requestBody, bodyEncoding: bodyEncoding, response: response, responseHeaders: responseHeaders, errorResponse: errorResponse,
-                    respondsWithHTML: respondsWithHTML, location: item.keyLocation(method) ?? operation.location
+                    respondsWithHTML: respondsWithHTML, isOpen: isOpen, location: item.keyLocation(method) ?? operation.location
                 )
             )
         }
@@ -440,7 +450,8 @@ struct OpenAPIParser {
             if Self.unsupportedSchemaKeywords.contains(keyword) {
                 if keyword == "additionalProperties", reader.raw(keyword)?.scalar == "false" { continue }
                 // A property `type: object` with an `additionalProperties` schema is a map.
-                if allowsMap, keyword == "additionalProperties", reader.raw(keyword)?.mappingEntries != nil, reader.string("type") == "object", !reader.has("properties") { continue }
+                if allowsMap, keyword == "additionalProperties", reader.raw(keyword)?.mappingEntries != nil || reader.raw(keyword)?.scalar == "true",
+                   reader.string("type") == "object", !reader.has("properties") { continue }
                 diagnostics.error("unsupported schema construct '\(keyword)' in \(owner)", at: reader.keyLocation(keyword) ?? reader.location)
                 found = true
             } else if !keyword.hasPrefix("x-") && !Self.knownSchemaKeywords.contains(keyword) {
@@ -499,6 +510,9 @@ struct OpenAPIParser {
             guard let items = reader.mapping("items", required: true) else { return nil }
             guard let element = parseType(items, owner: "items of \(owner)") else { return nil }
             return .array(element)
+        // `additionalProperties: true`: a free-form object of any JSON values.
+        case ("object", nil) where reader.raw("additionalProperties")?.scalar == "true":
+            return .map(.json)
         case ("object", nil) where reader.mapping("additionalProperties") != nil:
             guard let values = reader.mapping("additionalProperties"),
                 let value = parseType(values, owner: "values of \(owner)") else { return nil }

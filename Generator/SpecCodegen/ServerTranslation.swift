@@ -40,6 +40,7 @@ extension Translator {
                 arguments.append(("request", "request"))
                 let authorization: Code
                 switch document.security {
+                case _ where operation.isOpen: authorization = ".none"
                 case .bearer: authorization = ".bearer"
                 case .none: authorization = ".none"
                 case .apiKeyQuery: authorization = ".apiKey"
@@ -58,12 +59,21 @@ extension Translator {
                 doc: "The server side of \(document.clientName): one requirement per operation of the spec.\n\nA server (such as the emulator) implements it and serves ``routes``, which\ndecode each request and encode each response as the spec says.",
                 access: access, kind: .protocol, name: service, conformances: ["Sendable"], members: requirements
             )))
+            // The full path of each operation without path parameters, so
+            // that a server links to its own routes (an emulator's action
+            // link) without spelling the path a second time.
+            let paths: [Declaration] = document.operations.filter(\.pathParameters.isEmpty).map { operation in
+                .variable(VariableDeclaration(
+                    doc: "The path of `\(operation.id.bare)` (`\(operation.method) \(operation.path)`), as a server serves it.", access: access,
+                    isStatic: true, isLet: false, name: "\(operation.id.suffixed("Path"))", type: "String",
+                    getter: [.line("\(literal: prefix + basePath + operation.path)")]))
+            }
             declarations.append(.extension(ExtensionDeclaration(extendedType: service, members: [
                 .variable(VariableDeclaration(
                     doc: prefix.isEmpty ? "The routes of this API, matched at the emulator's root." : "The routes of this API, matched below the emulator prefix `\(prefix)`.", access: access, isLet: false,
                     name: "routes", type: "[APIServerRoute]", getter: [.bracketed(open: "[", routes, close: "]")]
                 )),
-            ])))
+            ] + paths)))
         }
         declarations += knownValueChecks(schemas, checked: checked)
         return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports), declarations: declarations)
@@ -165,7 +175,7 @@ extension Translator {
                     doc: "Self, or 400 `INVALID_ARGUMENT` naming a field whose value the spec does not list.",
                     kind: .function("checkedKnownValues"), parameters: [], isThrowing: true, returnType: "Self",
                     body: [
-                        .block("if let field = firstUnknownValue(at: \"\")", [.line("throw APIServerError.invalidArgument(\"invalid value for \\(field)\")")]),
+                        .block("if let field = firstUnknownValue(at: \"\")", [.line("throw APIServerError.undecodableRequest(\"invalid value for \\(field)\")")]),
                         .line("return self"),
                     ])),
             ])))

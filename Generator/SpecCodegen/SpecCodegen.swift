@@ -15,6 +15,8 @@ public struct GeneratorConfig: Decodable, Sendable {
         case facades
         /// One service protocol per document with its route table, for servers.
         case server
+        /// A server's errors from `errors`: one `APIServerError` per short code.
+        case serverErrors
     }
 
     public var specs: [String]
@@ -52,6 +54,7 @@ public enum OutputFile: String, CaseIterable, Sendable, Comparable {
     case errorCodes = "GeneratedErrorCodes.swift"
     case facades = "GeneratedFacades.swift"
     case server = "GeneratedServer.swift"
+    case serverErrors = "GeneratedServerErrors.swift"
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
@@ -119,12 +122,12 @@ public enum SpecCodegen {
         let schemas = Validator(diagnostics: diagnostics).validate(documents)
 
         var errors: ErrorsSpec?
-        if parts.contains(.errorCodes) {
-            if config.errorType == nil { diagnostics.error("'errorCodes' needs 'errorType' in the config", at: configLocation) }
+        if parts.contains(.errorCodes) || parts.contains(.serverErrors) {
+            if parts.contains(.errorCodes), config.errorType == nil { diagnostics.error("'errorCodes' needs 'errorType' in the config", at: configLocation) }
             if let path = config.errors {
                 errors = load(resolve(path), readFile: readFile, diagnostics: diagnostics).flatMap { ErrorsSpec.parse($0, diagnostics: diagnostics) }
             } else {
-                diagnostics.error("'errorCodes' needs an 'errors' file in the config", at: configLocation)
+                diagnostics.error("'\(parts.contains(.errorCodes) ? "errorCodes" : "serverErrors")' needs an 'errors' file in the config", at: configLocation)
             }
         }
         var facades: FacadesSpec?
@@ -156,13 +159,16 @@ public enum SpecCodegen {
             files[.clients] = translator.clientsFile(documents, imports: imports)
             files[.clientCompletions] = translator.completionsFile(documents, imports: imports)
         }
-        if let errors, let type = errorType { files[.errorCodes] = translator.errorCodesFile(errors, typeName: type, imports: imports) }
+        if let errors, let type = errorType, parts.contains(.errorCodes) { files[.errorCodes] = translator.errorCodesFile(errors, typeName: type, imports: imports) }
         if let facades { files[.facades] = translator.facadesFile(facades, imports: imports, publicImports: publicImports) }
         if parts.contains(.server) {
             // Server routes are never public API: at most `package`, like the
             // runtime they build on (IdentityToolkit's APIServer).
             let serverAccess: AccessModifier = access == .public ? .package : access
             files[.server] = Translator(access: serverAccess).serverFile(documents, schemas: schemas, imports: imports)
+        }
+        if let errors, parts.contains(.serverErrors) {
+            files[.serverErrors] = Translator(access: access == .public ? .package : access).serverErrorsFile(errors, imports: imports)
         }
         return files
     }

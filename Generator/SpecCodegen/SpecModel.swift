@@ -55,6 +55,9 @@ struct Operation {
     /// The success response is an HTML page (`text/html`, a string schema):
     /// clients get its text, servers return a `String`.
     var respondsWithHTML = false
+    /// `security: []` on the operation: a server serves it without the
+    /// document's authorization (clients still send their credential).
+    var isOpen = false
     var location: SourceLocation
 }
 
@@ -192,11 +195,14 @@ indirect enum TypeRef: Equatable {
     /// A JSON object with arbitrary keys (`type: object` with an
     /// `additionalProperties` schema): `[String: Value]`.
     case map(TypeRef)
+    /// Any JSON value (`additionalProperties: true`, the values of a
+    /// free-form object such as a token's custom claims): `JSONValue`.
+    case json
 
     static func == (lhs: TypeRef, rhs: TypeRef) -> Bool {
         switch (lhs, rhs) {
         case (.string, .string), (.int32, .int32), (.int64, .int64), (.integer, .integer), (.double, .double), (.bool, .bool),
-            (.dateTime, .dateTime):
+            (.dateTime, .dateTime), (.json, .json):
             return true
         case let (.reference(a, _), .reference(b, _)): return a == b
         case let (.array(a), .array(b)): return a == b

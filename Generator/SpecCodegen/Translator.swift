@@ -54,6 +54,7 @@ struct Translator {
         case .reference(let name, _): return "\(name)"
         case .array(let element): return "[\(swiftType(element))]"
         case .map(let value): return "[String: \(swiftType(value))]"
+        case .json: return "JSONValue"
         }
     }
 
@@ -68,7 +69,6 @@ struct Translator {
         }
     }
 
-    /// The parameters of an operation's Swift method: path, then query, then body.
     /// The parameters of an operation's method: the client's (`forClient`,
     /// where `x-client-required` makes a parameter non-optional) or the
     /// server's (what the wire may carry).

@@ -101,13 +101,13 @@ struct Validator {
             if inArray {
                 diagnostics.error("unsupported schema construct: arrays of int32, int64 or date-time in property '\(property.wireName)'", at: property.location)
             }
-        case .string, .integer, .double, .bool:
+        case .string, .integer, .double, .bool, .json:
             break
         case .map(let value):
             // A map holds plain JSON values (identities, claims): no proto3
             // helper or enum check reaches inside it.
             switch value {
-            case .string, .integer, .double, .bool, .array(.string): break
+            case .string, .integer, .double, .bool, .array(.string), .json: break
             default:
                 diagnostics.error("unsupported schema construct: a map in property '\(property.wireName)' may hold strings, numbers, booleans or arrays of strings only", at: property.location)
             }
@@ -158,7 +158,7 @@ extension TypeRef {
         case .reference(let name, _):
             if case .stringEnum? = schemas[name]?.kind { return true }
             return false
-        case .integer, .double, .bool, .dateTime, .array, .map: return false
+        case .integer, .double, .bool, .dateTime, .array, .map, .json: return false
         }
     }
 }

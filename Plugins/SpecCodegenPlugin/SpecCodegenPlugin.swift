@@ -43,6 +43,7 @@ enum GeneratorConfigFile {
         "GeneratedErrorCodes.swift",
         "GeneratedFacades.swift",
         "GeneratedServer.swift",
+        "GeneratedServerErrors.swift",
     ]
 
     private struct Paths: Decodable {

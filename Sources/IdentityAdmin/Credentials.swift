@@ -2,6 +2,7 @@ import Crypto
 public import Foundation
 import HTTPTypes
 public import IdentityToolkit
+import IdentityToolkitJWT
 import _CryptoExtras
 
 /// Supplies OAuth2 access tokens for the admin API.
@@ -87,7 +88,7 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
     public let key: Key
     /// Where the assertion is exchanged (the key file's `token_uri` by default).
     public let tokenEndpoint: String
-    private let privateKey: _RSA.Signing.PrivateKey
+    private let signer: RS256Signer
     private let client: OAuth2TokenClient
     private let now: @Sendable () -> Date
     private let cache = TokenCache()
@@ -129,7 +130,7 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
             throw AdminCredentialError.malformedKeyFile(reason: "expected JSON with type, client_email and private_key")
         }
         do {
-            privateKey = try _RSA.Signing.PrivateKey(pemRepresentation: key.privateKey)
+            signer = try RS256Signer(key: _RSA.Signing.PrivateKey(pemRepresentation: key.privateKey), keyID: key.privateKeyID)
         } catch {
             throw AdminCredentialError.malformedKeyFile(reason: "private_key is not an RSA private key in PEM form")
         }
@@ -165,13 +166,7 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
     /// The signed JWT assertion (RFC 7523 §2.1); package-visible for tests.
     package func assertion() throws -> String {
         let issuedAt = Int64(now().timeIntervalSince1970)
-        let header = JOSEHeader(alg: .rs256, typ: "JWT", kid: key.privateKeyID)
-        let claims = JWTBearerClaims(iss: key.clientEmail, scope: Self.scope, aud: tokenEndpoint, iat: issuedAt, exp: issuedAt + 3600)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let input = try encoder.encode(header).base64URLEncoded + "." + encoder.encode(claims).base64URLEncoded
-        let signature = try privateKey.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5)
-        return input + "." + signature.rawRepresentation.base64URLEncoded
+        return try signer.sign(JWTBearerClaims(iss: key.clientEmail, scope: Self.scope, aud: tokenEndpoint, iat: issuedAt, exp: issuedAt + 3600))
     }
 
     private func fetch() async throws -> (String, Date) {

@@ -73,7 +73,7 @@ public struct MultiFactorConfig: Sendable, Hashable {
             guard let totp = provider.totpProviderConfig else {
                 throw AdminValidationError(field: "\(path).totpProviderConfig", message: "is required")
             }
-            if let intervals = totp.adjacentIntervals, !(0...10).contains(intervals) {
+            if let intervals = totp.adjacentIntervals, !IdentityPlatformLimits.totpAdjacentIntervals.contains(Int(intervals)) {
                 throw AdminValidationError(field: "\(path).totpProviderConfig.adjacentIntervals", message: "must be an integer from 0 to 10")
             }
         }

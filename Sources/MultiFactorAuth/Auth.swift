@@ -176,7 +176,7 @@ public final class Auth: Sendable {
     public func signIn(withEmail email: String, password: String) async throws -> AuthDataResult {
         let (response, idToken, refreshToken) = try await passwordStep(email: email, password: password)
         let user = try await completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: context.tenantID)
-        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: "password", isNewUser: false))
+        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: false))
     }
 
     /// The password step of a sign-in (or a re-authentication): its tokens,
@@ -210,7 +210,7 @@ public final class Auth: Sendable {
             throw AuthErrorCode(.internalError, message: "The sign-up response has no tokens.")
         }
         let user = try await completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: tenant)
-        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: "password", isNewUser: true))
+        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: true))
     }
 
     /// Signs in as a new anonymous user (which cannot enroll second factors).
@@ -224,7 +224,7 @@ public final class Auth: Sendable {
             throw AuthErrorCode(.internalError, message: "The sign-up response has no tokens.")
         }
         let user = try await completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: tenant)
-        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: "anonymous", isNewUser: true))
+        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: ProviderID.anonymous.rawValue, isNewUser: true))
     }
 
     /// Applies an out-of-band code, such as an email verification code.

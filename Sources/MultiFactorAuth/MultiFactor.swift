@@ -239,7 +239,10 @@ public final class MultiFactorResolver: Sendable {
             throw AuthErrorCode(.internalError, message: "The sign-in response has no tokens.")
         }
         let user = try await auth.completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: nil, tenantID: tenant)
-        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: "password", isNewUser: false))
+        // The first factor of this sign-in, as the server recorded it (the
+        // resolver may finish a sign-in that did not start with a password).
+        let provider = IDToken.claims(of: idToken)?.firebase.signInProvider ?? EmailAuthProvider.id
+        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: provider, isNewUser: false))
     }
 }
 

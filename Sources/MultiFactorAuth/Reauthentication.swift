@@ -28,7 +28,7 @@ final class EmailPasswordCredential: AuthCredential, @unchecked Sendable {
 /// Email and password credentials, as Firebase's `EmailAuthProvider`.
 public enum EmailAuthProvider {
     /// The provider id, `password`.
-    public static let id = "password"
+    public static let id = ProviderID.password.rawValue
 
     /// A credential for ``User/reauthenticate(with:)``.
     public static func credential(withEmail email: String, password: String) -> AuthCredential {

@@ -148,12 +148,15 @@ struct WeakUser: @unchecked Sendable {
     init(_ user: User) { self.user = user }
 }
 
-/// Reads the expiry of an ID token (its `exp` claim), as the Firebase SDKs do.
+/// Reads an ID token's claims (the spec's `IDTokenClaims`) without
+/// verifying them, as the Firebase SDKs do on the client: a server verifies.
 enum IDToken {
+    static func claims(of token: String) -> IDTokenClaims? {
+        JWTCompactForm(token).flatMap { try? JSONDecoder().decode(IDTokenClaims.self, from: $0.payload) }
+    }
+
+    /// When the token expires (`exp`).
     static func expiration(of token: String) -> Date? {
-        guard let jwt = JWTCompactForm(token), let claims = try? JSONSerialization.jsonObject(with: jwt.payload) as? [String: Any],
-            let exp = claims["exp"] as? Double, exp.isFinite
-        else { return nil }
-        return Date(timeIntervalSince1970: exp)
+        claims(of: token).map { Date(timeIntervalSince1970: TimeInterval($0.exp)) }
     }
 }

@@ -224,43 +224,147 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
 }
 
 /// Why a Key URI was refused. Messages never include the secret.
-public enum OTPAuthURIError: Error, Sendable, Hashable, CustomStringConvertible {
+///
+/// A struct over a private enum (as async-http-client's `HTTPClientError`),
+/// so that a later release can refuse a URI for a new reason without
+/// breaking a `switch`: compare with `==`, or match by ``Code``.
+public struct OTPAuthURIError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of refusal without its values.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        fileprivate enum Base: String, Sendable, Hashable {
+            case notOTPAuth, unknownType, malformedLabel, missingAccount, malformedEncoding, duplicateParameter, missingSecret, invalidSecret, issuerMismatch, unknownAlgorithm, invalidDigits, invalidPeriod, invalidCounter, missingCounter, secretTooShort, tooLong
+        }
+
+        fileprivate let base: Base
+
+        /// The scheme is not `otpauth`.
+        public static let notOTPAuth = Code(base: .notOTPAuth)
+        /// The type is neither `totp` nor `hotp`.
+        public static let unknownType = Code(base: .unknownType)
+        /// The label (`issuer:account`) cannot be read.
+        public static let malformedLabel = Code(base: .malformedLabel)
+        /// The label names no account.
+        public static let missingAccount = Code(base: .missingAccount)
+        /// A percent-encoding is invalid.
+        public static let malformedEncoding = Code(base: .malformedEncoding)
+        /// A parameter appears twice.
+        public static let duplicateParameter = Code(base: .duplicateParameter)
+        /// There is no `secret` parameter.
+        public static let missingSecret = Code(base: .missingSecret)
+        /// The secret is not valid Base32.
+        public static let invalidSecret = Code(base: .invalidSecret)
+        /// The label's issuer and the `issuer` parameter differ.
+        public static let issuerMismatch = Code(base: .issuerMismatch)
+        /// The `algorithm` is not SHA1, SHA256 or SHA512.
+        public static let unknownAlgorithm = Code(base: .unknownAlgorithm)
+        /// `digits` is not 6, 7 or 8.
+        public static let invalidDigits = Code(base: .invalidDigits)
+        /// `period` is not a positive number of seconds.
+        public static let invalidPeriod = Code(base: .invalidPeriod)
+        /// `counter` is not a non-negative integer.
+        public static let invalidCounter = Code(base: .invalidCounter)
+        /// An `hotp` URI has no `counter`.
+        public static let missingCounter = Code(base: .missingCounter)
+        /// The secret is shorter than the key-length policy allows.
+        public static let secretTooShort = Code(base: .secretTooShort)
+        /// The URI is longer than ``OTPAuthURI/maximumLength`` bytes.
+        public static let tooLong = Code(base: .tooLong)
+
+        /// The refusal's name, such as `missingSecret`.
+        public var description: String { base.rawValue }
+
+        /// Matches any refusal of this kind: `catch OTPAuthURIError.Code.invalidDigits`.
+        public static func ~= (pattern: Code, error: any Error) -> Bool {
+            (error as? OTPAuthURIError)?.code == pattern
+        }
+    }
+
+    private enum Storage: Sendable, Hashable {
+        case notOTPAuth
+        case unknownType(String)
+        case malformedLabel
+        case missingAccount
+        case malformedEncoding
+        case duplicateParameter(String)
+        case missingSecret
+        case invalidSecret(Base32Error)
+        case issuerMismatch
+        case unknownAlgorithm(String)
+        case invalidDigits(String)
+        case invalidPeriod(String)
+        case invalidCounter(String)
+        case missingCounter
+        case secretTooShort(byteCount: Int, minimum: Int)
+        case tooLong(limit: Int)
+    }
+
+    private let storage: Storage
+
+    private init(_ storage: Storage) { self.storage = storage }
+
     /// The scheme is not `otpauth`.
-    case notOTPAuth
+    public static let notOTPAuth = Self(.notOTPAuth)
     /// The type is neither `totp` nor `hotp`.
-    case unknownType(String)
+    public static func unknownType(_ type: String) -> Self { Self(.unknownType(type)) }
     /// The label (`issuer:account`) cannot be read.
-    case malformedLabel
+    public static let malformedLabel = Self(.malformedLabel)
     /// The label names no account.
-    case missingAccount
+    public static let missingAccount = Self(.missingAccount)
     /// A percent-encoding is invalid.
-    case malformedEncoding
+    public static let malformedEncoding = Self(.malformedEncoding)
     /// A parameter appears twice.
-    case duplicateParameter(String)
+    public static func duplicateParameter(_ name: String) -> Self { Self(.duplicateParameter(name)) }
     /// There is no `secret` parameter.
-    case missingSecret
+    public static let missingSecret = Self(.missingSecret)
     /// The secret is not valid Base32.
-    case invalidSecret(Base32Error)
+    public static func invalidSecret(_ error: Base32Error) -> Self { Self(.invalidSecret(error)) }
     /// The label's issuer and the `issuer` parameter differ.
-    case issuerMismatch
+    public static let issuerMismatch = Self(.issuerMismatch)
     /// The `algorithm` is not SHA1, SHA256 or SHA512.
-    case unknownAlgorithm(String)
+    public static func unknownAlgorithm(_ name: String) -> Self { Self(.unknownAlgorithm(name)) }
     /// `digits` is not 6, 7 or 8.
-    case invalidDigits(String)
+    public static func invalidDigits(_ text: String) -> Self { Self(.invalidDigits(text)) }
     /// `period` is not a positive number of seconds.
-    case invalidPeriod(String)
+    public static func invalidPeriod(_ text: String) -> Self { Self(.invalidPeriod(text)) }
     /// `counter` is not a non-negative integer.
-    case invalidCounter(String)
+    public static func invalidCounter(_ text: String) -> Self { Self(.invalidCounter(text)) }
     /// An `hotp` URI has no `counter`.
-    case missingCounter
+    public static let missingCounter = Self(.missingCounter)
     /// The secret is shorter than the key-length policy allows.
-    case secretTooShort(byteCount: Int, minimum: Int)
+    public static func secretTooShort(byteCount: Int, minimum: Int) -> Self { Self(.secretTooShort(byteCount: byteCount, minimum: minimum)) }
     /// The URI is longer than ``OTPAuthURI/maximumLength`` bytes.
-    case tooLong(limit: Int)
+    public static func tooLong(limit: Int) -> Self { Self(.tooLong(limit: limit)) }
+
+    /// The kind of refusal.
+    public var code: Code {
+        switch storage {
+        case .notOTPAuth: return .notOTPAuth
+        case .unknownType: return .unknownType
+        case .malformedLabel: return .malformedLabel
+        case .missingAccount: return .missingAccount
+        case .malformedEncoding: return .malformedEncoding
+        case .duplicateParameter: return .duplicateParameter
+        case .missingSecret: return .missingSecret
+        case .invalidSecret: return .invalidSecret
+        case .issuerMismatch: return .issuerMismatch
+        case .unknownAlgorithm: return .unknownAlgorithm
+        case .invalidDigits: return .invalidDigits
+        case .invalidPeriod: return .invalidPeriod
+        case .invalidCounter: return .invalidCounter
+        case .missingCounter: return .missingCounter
+        case .secretTooShort: return .secretTooShort
+        case .tooLong: return .tooLong
+        }
+    }
+
+    /// Matches an error equal to `pattern`: `catch OTPAuthURIError.missingSecret`.
+    public static func ~= (pattern: Self, error: any Error) -> Bool {
+        (error as? Self) == pattern
+    }
 
     /// What is wrong with the URI (never its secret).
     public var description: String {
-        switch self {
+        switch storage {
         case .notOTPAuth: return "not an otpauth:// URI"
         case .unknownType(let type): return "unknown OTP type '\(type)'; expected totp or hotp"
         case .malformedLabel: return "malformed label; expected ISSUER:ACCOUNT or ACCOUNT, with any colon inside a part percent-encoded"

@@ -120,7 +120,7 @@ extension AdminCommand {
         var adjacentIntervals: Int?
 
         func validate() throws {
-            if let adjacentIntervals, !(0...10).contains(adjacentIntervals) {
+            if let adjacentIntervals, !IdentityPlatformLimits.totpAdjacentIntervals.contains(adjacentIntervals) {
                 throw ValidationError("--adjacent-intervals must be an integer from 0 to 10, not \(adjacentIntervals)")
             }
         }

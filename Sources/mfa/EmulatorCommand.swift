@@ -4,54 +4,96 @@ import IdentityToolkitEmulator
 import Logging
 
 /// `mfa emulator`: the Identity Toolkit emulator with TOTP, until SIGINT/SIGTERM.
+/// Every default and range comes from `EmulatorConfiguration` and
+/// `SecondFactorRules`, the one home of the emulator's rules.
 struct EmulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "emulator",
         abstract: "Run a local Identity Toolkit emulator with TOTP multi-factor authentication.",
         discussion: """
             Prints 'listening on http://HOST:PORT' when ready. Point clients at it with \
-            FIREBASE_AUTH_EMULATOR_HOST=HOST:PORT. Admin calls take 'Authorization: Bearer owner'. \
-            Helpers: GET /emulator/v1/projects/ID/oobCodes, GET .../verificationCodes, DELETE .../accounts, \
-            GET|POST /emulator/v1/clock ({"setMillis": N} | {"advanceSeconds": N} | {"release": true}); the signing keys at Google's routes (JWKS and x509), such as GET /www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com. CORS allows any origin.
+            FIREBASE_AUTH_EMULATOR_HOST=HOST:PORT. Admin calls and the helpers that change state take \
+            'Authorization: Bearer owner'. Helpers: GET /emulator/v1/projects/ID/oobCodes, GET .../verificationCodes, \
+            DELETE .../accounts, GET|POST /emulator/v1/clock ({"setMillis": N} | {"advanceSeconds": N} | {"release": true}); \
+            the signing keys at Google's routes (JWKS and x509), such as \
+            GET /www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com. \
+            Only loopback browser origins get CORS (--allow-origin adds one), and only requests naming a loopback \
+            host are answered (--allow-host adds one).
             """
     )
 
-    @Option(help: "The address to listen on.")
-    var host = "127.0.0.1"
+    static let defaultRules = SecondFactorRules()
+
+    @Option(help: "The address to listen on; a non-loopback one needs --allow-remote.")
+    var host = EmulatorConfiguration.defaultHost
 
     @Option(help: "The port; 0 picks a free one.")
-    var port = 9099
+    var port = EmulatorConfiguration.defaultPort
 
     @Option(help: "The project that API-key calls act on.")
-    var project = "demo-mfa"
+    var project = EmulatorConfiguration.defaultProjectID
 
     @Option(help: "Seconds a sign-in stays recent enough to enroll or withdraw a factor (CREDENTIAL_TOO_OLD_LOGIN_AGAIN after).")
-    var recentSignIn = 300
+    var recentSignIn = Int(defaultRules.recentSignIn.components.seconds)
 
     @Option(help: "Seconds a TOTP sign-in challenge stays open (TOTP_CHALLENGE_TIMEOUT after).")
-    var challengeLifetime = 300
+    var challengeLifetime = Int(defaultRules.challengeLifetime.components.seconds)
 
     @Option(help: "Wrong codes allowed per sign-in challenge or enrollment session (TOO_MANY_ATTEMPTS_TRY_LATER after).")
-    var maxCodeAttempts = 5
+    var maxCodeAttempts = defaultRules.maximumCodeAttempts
+
+    @Flag(help: "Serve on a non-loopback --host. The emulator has no authentication: anyone who reaches it can sign in as anyone.")
+    var allowRemote = false
+
+    @Option(help: "A browser origin allowed to call the emulator besides the loopback ones, such as https://app.test:5000 (repeatable; * for any).")
+    var allowOrigin: [String] = []
+
+    @Option(help: "A host name requests may name besides the loopback ones, such as host.docker.internal (repeatable).")
+    var allowHost: [String] = []
 
     func validate() throws {
+        let durations = SecondFactorRules.durationRange
+        let seconds = Int(durations.lowerBound.components.seconds)...Int(durations.upperBound.components.seconds)
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
-        guard (1...86_400).contains(recentSignIn) else { throw ValidationError("--recent-sign-in must be 1 to 86400 seconds, not \(recentSignIn)") }
-        guard (1...86_400).contains(challengeLifetime) else {
-            throw ValidationError("--challenge-lifetime must be 1 to 86400 seconds, not \(challengeLifetime)")
+        guard seconds.contains(recentSignIn) else {
+            throw ValidationError("--recent-sign-in must be \(seconds.lowerBound) to \(seconds.upperBound) seconds, not \(recentSignIn)")
         }
-        guard (1...1000).contains(maxCodeAttempts) else { throw ValidationError("--max-code-attempts must be 1 to 1000, not \(maxCodeAttempts)") }
+        guard seconds.contains(challengeLifetime) else {
+            throw ValidationError("--challenge-lifetime must be \(seconds.lowerBound) to \(seconds.upperBound) seconds, not \(challengeLifetime)")
+        }
+        let attempts = SecondFactorRules.codeAttemptsRange
+        guard attempts.contains(maxCodeAttempts) else {
+            throw ValidationError("--max-code-attempts must be \(attempts.lowerBound) to \(attempts.upperBound), not \(maxCodeAttempts)")
+        }
         try InputCheck.project(project)
+        try InputCheck.identifier(host, "--host")
+        for origin in allowOrigin { try InputCheck.identifier(origin, "--allow-origin") }
+        for name in allowHost { try InputCheck.identifier(name, "--allow-host") }
+        do {
+            _ = try IdentityToolkitEmulator(configuration: configuration(logger: Logger(label: "mfa.emulator")))
+        } catch let error as EmulatorConfigurationError {
+            throw ValidationError(error.description.replacingOccurrences(of: "set allowRemote", with: "give --allow-remote"))
+        }
+    }
+
+    func configuration(logger: Logger) -> EmulatorConfiguration {
+        var configuration = EmulatorConfiguration(host: host, port: port, projectID: project, logger: logger)
+        configuration.secondFactorRules.recentSignIn = .seconds(recentSignIn)
+        configuration.secondFactorRules.challengeLifetime = .seconds(challengeLifetime)
+        configuration.secondFactorRules.maximumCodeAttempts = maxCodeAttempts
+        configuration.allowRemote = allowRemote
+        configuration.allowedOrigins = allowOrigin
+        configuration.allowedHosts = allowHost
+        return configuration
     }
 
     func run() async throws {
         var logger = Logger(label: "mfa.emulator")
         logger.logLevel = .warning
-        var configuration = EmulatorConfiguration(host: host, port: port, projectID: project, logger: logger)
-        configuration.secondFactorRules.recentSignIn = .seconds(recentSignIn)
-        configuration.secondFactorRules.challengeLifetime = .seconds(challengeLifetime)
-        configuration.secondFactorRules.maximumCodeAttempts = maxCodeAttempts
-        let emulator = try IdentityToolkitEmulator(configuration: configuration)
+        let emulator = try IdentityToolkitEmulator(configuration: configuration(logger: logger))
+        if allowRemote {
+            FileHandle.standardError.write(Data("mfa: warning: serving on \(host) for other machines; the emulator has no authentication, so anyone who reaches it can sign in as anyone and read every code\n".utf8))
+        }
         do {
             try await emulator.runUntilSignalled { host, port in
                 // Unbuffered, so that a parent process sees the line at once.

@@ -57,7 +57,7 @@ package struct GoldenWidgetsServer: WidgetsService {
     }
 
     package func createWidget(_ body: Widget, request: APIServerRequest) async throws -> Widget {
-        if body.name.isEmpty { throw APIServerError("NAME_MISSING") }
+        if body.name.isEmpty { throw APIServerError.nameMissing }
         var created = body
         created.serial = 1
         return created

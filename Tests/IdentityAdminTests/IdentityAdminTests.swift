@@ -163,7 +163,7 @@ import _CryptoExtras
         defer { Task { await running.stop() } }
         let tokenURI = "\(running.baseURL)/oauth2.googleapis.com/token"
         let file = try KeyFile(tokenURI: tokenURI)
-        var register = HTTPRequest(method: .post, scheme: nil, authority: nil, path: nil)
+        var register = HTTPRequest(method: .post, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
         register.url = URL(string: "\(running.baseURL)/emulator/v1/serviceAccounts")
         let registration = try JSONSerialization.data(withJSONObject: ["clientEmail": file.email, "publicKeyPem": file.key.publicKey.pemRepresentation])
         _ = try await AsyncHTTPClientTransport().send(register, body: registration, options: TransportOptions(timeout: .seconds(5), maxResponseBytes: 1 << 20))
@@ -204,7 +204,7 @@ import _CryptoExtras
         let tokenURI = "\(running.baseURL)/oauth2.googleapis.com/token"
         let trusted = try KeyFile(tokenURI: tokenURI)
         let impostor = try KeyFile(tokenURI: tokenURI)
-        var register = HTTPRequest(method: .post, scheme: nil, authority: nil, path: nil)
+        var register = HTTPRequest(method: .post, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
         register.url = URL(string: "\(running.baseURL)/emulator/v1/serviceAccounts")
         _ = try await AsyncHTTPClientTransport().send(register, body: try JSONSerialization.data(withJSONObject: [
             "clientEmail": trusted.email, "publicKeyPem": trusted.key.publicKey.pemRepresentation]),

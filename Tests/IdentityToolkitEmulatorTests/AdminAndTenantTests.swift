@@ -121,7 +121,7 @@ import Testing
             let tenantID = String(try #require(tenant.name).split(separator: "/").last ?? "")
             let projectUser = try await h.verifiedUser()
             let tenantUser = try await h.verifiedUser(tenant: tenantID)
-            let wiped = try await h.raw(.delete, "/emulator/v1/projects/\(Harness.project)/accounts")
+            let wiped = try await h.raw(.delete, "/emulator/v1/projects/\(Harness.project)/accounts", headers: Harness.owner)
             #expect(wiped.status == 200)
             await expectServerError("USER_NOT_FOUND") { try await h.accounts.lookup(GetAccountInfoRequest(idToken: projectUser.idToken)) }
             _ = try await h.accounts.lookup(GetAccountInfoRequest(idToken: tenantUser.idToken, tenantId: tenantID))
@@ -170,13 +170,13 @@ import Testing
 
     @Test func clockEndpoint() async throws {
         try await withEmulator { h in
-            let set = try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"setMillis": 1700000000000}"#.utf8))
+            let set = try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"setMillis": 1700000000000}"#.utf8), headers: Harness.owner)
             #expect(set.json["nowMillis"] as? Int == 1_700_000_000_000)
-            let advanced = try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"advanceSeconds": 90}"#.utf8))
+            let advanced = try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"advanceSeconds": 90}"#.utf8), headers: Harness.owner)
             #expect(advanced.json["nowMillis"] as? Int == 1_700_000_090_000)
             #expect(try await h.raw(.get, "/emulator/v1/clock").json["nowMillis"] as? Int == 1_700_000_090_000)
-            #expect(try await h.raw(.post, "/emulator/v1/clock", body: Data("nope".utf8)).status == 400)
-            _ = try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"release": true}"#.utf8))
+            #expect(try await h.raw(.post, "/emulator/v1/clock", body: Data("nope".utf8), headers: Harness.owner).status == 400)
+            _ = try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"release": true}"#.utf8), headers: Harness.owner)
             #expect(abs(h.clock.now.timeIntervalSinceNow) < 5)
         }
     }

@@ -44,6 +44,9 @@ struct Harness {
         var errorMessage: String? { (json["error"] as? [String: Any])?["message"] as? String }
     }
 
+    /// `Authorization: Bearer owner`, which admin routes and the helpers that change state need.
+    static let owner: HTTPFields = [.authorization: "Bearer owner"]
+
     func raw(_ method: HTTPRequest.Method, _ path: String, body: Data? = nil, headers: HTTPFields = [:]) async throws -> RawResponse {
         var request = HTTPRequest(method: method, scheme: nil, authority: nil, path: nil, headerFields: headers)
         request.url = URL(string: running.baseURL + path)

@@ -30,7 +30,7 @@ import Darwin
     func clockNumbersOutOfRangeAreRefused(body: String) async throws {
         try await withEmulator { h in
             let before = h.clock.now
-            let response = try await h.raw(.post, "/emulator/v1/clock", body: Data(body.utf8))
+            let response = try await h.raw(.post, "/emulator/v1/clock", body: Data(body.utf8), headers: Harness.owner)
             #expect(response.status == 400, "\(body) → \(response.status)")
             #expect(abs(h.clock.now.timeIntervalSince(before)) < 5, "the clock moved for \(body)")
             try await expectAlive(h)
@@ -39,16 +39,16 @@ import Darwin
 
     @Test func clockAtTheEdgesOfItsRangeStillAnswers() async throws {
         try await withEmulator { h in
-            let end = try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"setMillis": 253402300799999}"#.utf8))
+            let end = try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"setMillis": 253402300799999}"#.utf8), headers: Harness.owner)
             #expect(end.status == 200)
             #expect(end.json["nowMillis"] as? Int64 == 253_402_300_799_999 || end.json["nowMillis"] as? Int == 253_402_300_799_999)
             // Sign-up at the end of time still signs a token (its exp is past 9999, still an Int64).
             let signUp = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
                                          body: try Self.json(["email": "late@example.com", "password": "secret-pw", "returnSecureToken": true]))
             #expect(signUp.status == 200)
-            let start = try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"setMillis": 0}"#.utf8))
+            let start = try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"setMillis": 0}"#.utf8), headers: Harness.owner)
             #expect(start.status == 200)
-            #expect(try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"advanceSeconds": -1}"#.utf8)).status == 400)
+            #expect(try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"advanceSeconds": -1}"#.utf8), headers: Harness.owner).status == 400)
         }
     }
 
@@ -208,13 +208,14 @@ import Darwin
             for _ in 0..<5 {
                 _ = try await h.accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: other.idToken, totpEnrollmentInfo: .init()))
             }
-            let store = h.running.emulator.store
-            #expect(await store.stateCounts["pendingCredentials"] == 20)
-            #expect(await store.stateCounts["enrollmentSessions"] == 5)
+            let emulator = h.running.emulator
+            #expect(await emulator.stateCounts["pendingCredentials"] == 20)
+            #expect(await emulator.stateCounts["enrollmentSessions"] == 5)
             h.clock.advance(by: 3600)
-            await store.sweepExpiredState()
-            #expect(await store.stateCounts["pendingCredentials"] == 0)
-            #expect(await store.stateCounts["enrollmentSessions"] == 0)
+            let now = h.clock.now
+            try await emulator.services.store.withState { SessionRules.sweepExpiredState(&$0, now: now) }
+            #expect(await emulator.stateCounts["pendingCredentials"] == 0)
+            #expect(await emulator.stateCounts["enrollmentSessions"] == 0)
         }
     }
 
@@ -230,65 +231,17 @@ import Darwin
                 try await h.tokens.grantToken(GrantTokenRequest(grantType: "refresh_token", refreshToken: first))
             }
             _ = try await h.tokens.grantToken(GrantTokenRequest(grantType: "refresh_token", refreshToken: last))
-            #expect(await h.running.emulator.store.stateCounts["refreshTokens"] == EmulatorRules.maximumRefreshTokensPerUser)
+            #expect(await h.running.emulator.stateCounts["refreshTokens"] == EmulatorRules.maximumRefreshTokensPerUser)
         }
     }
 
     // MARK: Slow and stalled clients
 
-    /// A raw TCP connection to the emulator.
-    private final class RawConnection: Sendable {
-        let descriptor: Int32
-
-        init(port: Int) throws {
-            #if canImport(Glibc)
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            #else
-            descriptor = socket(AF_INET, SOCK_STREAM, 0)
-            #endif
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        }
-
-        func send(_ text: String) {
-            _ = text.withCString { write(descriptor, $0, strlen($0)) }
-        }
-
-        /// Reads until the peer closes, `stop` holds for what arrived, or
-        /// `timeout` passes (then nil). Polls without blocking, sleeping
-        /// between polls, so that it never holds a thread of the
-        /// cooperative pool that the emulator in this process needs.
-        func read(timeout: Duration, stop: @Sendable (String) -> Bool = { _ in false }) async -> String? {
-            var received = [UInt8]()
-            let deadline = ContinuousClock.now + timeout
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while ContinuousClock.now < deadline {
-                var descriptorSet = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                guard poll(&descriptorSet, 1, 0) > 0 else {
-                    try? await Task.sleep(for: .milliseconds(20))
-                    continue
-                }
-                let count = readBytes(descriptor, &buffer)
-                if count <= 0 { return String(decoding: received, as: UTF8.self) }
-                received += buffer[0..<count]
-                if stop(String(decoding: received, as: UTF8.self)) { return String(decoding: received, as: UTF8.self) }
-            }
-            return nil
-        }
-
-        deinit { close(descriptor) }
-    }
 
     @Test func halfSentRequestsAreClosedAfterTheIdleTimeout() async throws {
         try await withEmulator(configure: { $0.idleTimeout = .milliseconds(500) }) { h in
             let connections = try (0..<50).map { _ in try RawConnection(port: h.running.port) }
-            for connection in connections { connection.send("POST /identitytoolkit.googleapis.com/v1/accounts:signUp HTTP/1.1\r\nHost: x\r\n") }
+            for connection in connections { connection.send("POST /identitytoolkit.googleapis.com/v1/accounts:signUp HTTP/1.1\r\nHost: 127.0.0.1\r\n") }
             var closed: [Bool] = []
             for connection in connections { closed.append(await connection.read(timeout: .seconds(5)) != nil) }
             #expect(closed.allSatisfy { $0 }, "\(closed.filter { !$0 }.count) of 50 half-sent requests were still open after 5 s")
@@ -299,7 +252,7 @@ import Darwin
     @Test func aTricklingBodyIsCutOffAtTheReadDeadline() async throws {
         try await withEmulator(configure: { $0.bodyReadTimeout = .milliseconds(700) }) { h in
             let connection = try RawConnection(port: h.running.port)
-            connection.send("POST /identitytoolkit.googleapis.com/v1/accounts:signUp?key=k HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+            connection.send("POST /identitytoolkit.googleapis.com/v1/accounts:signUp?key=k HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
             let started = ContinuousClock.now
             let trickle = Task {
                 // A byte every 100 ms, so the idle timeout never fires.
@@ -315,9 +268,4 @@ import Darwin
             try await expectAlive(h)
         }
     }
-}
-
-/// `read(2)`, under a name the connection's own `read` does not hide.
-private func readBytes(_ descriptor: Int32, _ buffer: inout [UInt8]) -> Int {
-    read(descriptor, &buffer, buffer.count)
 }

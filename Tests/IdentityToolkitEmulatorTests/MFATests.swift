@@ -245,3 +245,31 @@ import Testing
         }
     }
 }
+
+/// A custom-token user who enrolls TOTP keeps `custom` as the first factor
+/// of the session's tokens (the enrollment used to record `password`).
+@Suite struct EnrollmentProviderTests {
+    @Test func aCustomTokenUserEnrollingKeepsTheCustomProvider() async throws {
+        try await withEmulator { h in
+            try await h.enableTOTP()
+            let unsigned = Data(#"{"alg":"none","typ":"JWT"}"#.utf8).base64URLEncoded
+            let claims = try JSONSerialization.data(withJSONObject: ["aud": CustomTokenAudience.identityToolkit.rawValue, "uid": "custom-1"]).base64URLEncoded
+            let signedIn = try await h.accounts.signInWithCustomToken(SignInWithCustomTokenRequest(token: "\(unsigned).\(claims).", returnSecureToken: true))
+            let idToken = try #require(signedIn.idToken)
+            // Custom-token users have no email: an admin gives them a verified one.
+            _ = try await h.admin.updateAccount(targetProjectId: Harness.project, body: SetAccountInfoRequest(
+                email: "custom@example.com", localId: "custom-1", emailVerified: true))
+            let started = try await h.accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: idToken, totpEnrollmentInfo: .init()))
+            let totp = try TOTP(key: try Base32.decode(try #require(started.totpSessionInfo?.sharedSecretKey)))
+            let enrolled = try await h.accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(
+                idToken: idToken, displayName: "App",
+                totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(sessionInfo: try #require(started.totpSessionInfo?.sessionInfo),
+                                                                          verificationCode: try totp.code(at: h.clock.now))))
+            let enrolledToken = try #require(enrolled.idToken)
+            let payload = try #require(JWTCompactForm(enrolledToken)).payload
+            let firebase = try JSONDecoder().decode(IDTokenClaims.self, from: payload).firebase
+            #expect(firebase.signInProvider == ProviderID.custom.rawValue)
+            #expect(firebase.signInSecondFactor == SecondFactorID.totp.rawValue)
+        }
+    }
+}

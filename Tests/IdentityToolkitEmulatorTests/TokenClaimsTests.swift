@@ -18,11 +18,11 @@ import Testing
     /// numbers as JSON numbers, and awkward strings intact.
     @Test(arguments: ["ada@example.com", "quote\"back\\slash@example.com", "tab\there\nnew\rline@example.com", "ünïcødé@例え.jp", ""])
     func signedClaimsUseFirebasesWireNames(email: String) throws {
-        let issuer = try TokenIssuer()
+        let issuer = try EmulatorSigningKey()
         for tenant in [nil, "tenant-1"] {
             for secondFactor in [false, true] {
                 let claims = Self.claims(email: email, tenant: tenant, secondFactor: secondFactor, identities: ["email": [email]])
-                let token = try issuer.sign(claims)
+                let token = try issuer.signer.sign(claims)
                 let jwt = try #require(JWTCompactForm(token))
                 let object = try #require(try JSONSerialization.jsonObject(with: jwt.payload) as? [String: Any])
                 #expect(object["auth_time"] as? Int == 1_700_000_000)
@@ -34,7 +34,7 @@ import Testing
                 #expect(firebase["second_factor_identifier"] as? String == (secondFactor ? "enr-1" : nil))
                 #expect(firebase["tenant"] as? String == tenant)
                 #expect((firebase["identities"] as? [String: [String]]) == ["email": [email]])
-                #expect(try issuer.verify(token) == claims)
+                #expect(try issuer.verifiedIDTokenClaims(token) == claims)
                 let header = try #require(try JSONSerialization.jsonObject(with: jwt.header) as? [String: String])
                 #expect(header == ["alg": "RS256", "typ": "JWT", "kid": issuer.keyID])
             }
@@ -42,9 +42,9 @@ import Testing
     }
 
     @Test func anonymousClaimsRoundTrip() throws {
-        let issuer = try TokenIssuer()
+        let issuer = try EmulatorSigningKey()
         let claims = Self.claims(email: nil, tenant: nil, secondFactor: false, identities: [:])
-        let decoded = try issuer.verify(try issuer.sign(claims))
+        let decoded = try issuer.verifiedIDTokenClaims(try issuer.signer.sign(claims))
         #expect(decoded.userID == claims.userID && decoded.email == nil && decoded.firebase.identities.isEmpty)
     }
 }

@@ -94,13 +94,14 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     /// 64 KiB chunks every millisecond until the client goes away (or 1 GiB).
     private func streamForever(context: ChannelHandlerContext, sent: Int) {
         guard context.channel.isActive, sent < 1 << 30 else { return }
+        let chunkSize = 64 * 1024
         var chunk = ByteBuffer()
-        chunk.writeRepeatingByte(UInt8(ascii: "b"), count: 64 * 1024)
+        chunk.writeRepeatingByte(UInt8(ascii: "b"), count: chunkSize)
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(in: .milliseconds(1)) {
             let (handler, context) = loopBound.value
-            handler.streamForever(context: context, sent: sent + chunk.readableBytes)
+            handler.streamForever(context: context, sent: sent + chunkSize)
         }
     }
 

@@ -6,12 +6,13 @@ import Testing
 /// `mfa emulator` and `mfa admin` as separate processes, as users run them.
 @Suite struct AdminAndEmulatorCommandTests {
     /// Starts `mfa emulator --port 0` and returns the process and `HOST:PORT`.
-    func startEmulator() throws -> (Process, String) {
+    func startEmulator(_ extra: [String] = [], errors: Pipe? = nil) throws -> (Process, String) {
         let process = Process()
         process.executableURL = MFABinary.url
-        process.arguments = ["emulator", "--port", "0", "--project", "demo-mfa"]
+        process.arguments = ["emulator", "--port", "0", "--project", "demo-mfa"] + extra
         let output = Pipe()
         process.standardOutput = output
+        if let errors { process.standardError = errors }
         try process.run()
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
@@ -20,8 +21,20 @@ import Testing
             line += chunk
         }
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(text.hasPrefix("listening on http://127.0.0.1:"))
+        #expect(text.hasPrefix("listening on http://"))
         return (process, String(text.dropFirst("listening on http://".count)))
+    }
+
+    /// `--allow-remote` serves on a non-loopback address, with a warning
+    /// that the emulator has no authentication.
+    @Test func allowRemoteWarnsThatTheEmulatorHasNoAuthentication() throws {
+        let errors = Pipe()
+        let (emulator, address) = try startEmulator(["--host", "0.0.0.0", "--allow-remote"], errors: errors)
+        emulator.terminate()
+        emulator.waitUntilExit()
+        #expect(address.hasPrefix("0.0.0.0:"))
+        let warning = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(warning.contains("warning: serving on 0.0.0.0") && warning.contains("no authentication"), "\(warning)")
     }
 
     @Test func enableShowAndDisableAgainstARunningEmulator() async throws {
@@ -63,6 +76,9 @@ import Testing
         (["demo", "--project", ""], "--project must be letters, digits and hyphens"),
         (["demo", "--id-token-file", ""], "--id-token-file must name a file"),
         (["emulator", "--project", "a b"], "--project must be letters, digits and hyphens"),
+        // Serving other machines is an explicit choice.
+        (["emulator", "--host", "0.0.0.0", "--port", "0"], "host 0.0.0.0 is not a loopback address; give --allow-remote"),
+        (["emulator", "--host", "192.168.1.20", "--port", "0"], "give --allow-remote"),
     ] as [([String], String)])
     func badInputSendsNothing(arguments: [String], message: String) async throws {
         let result = try await MFABinary.run(arguments)

@@ -202,7 +202,7 @@ import Testing
         let counted = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: ["max_parts": "7"], body: Data(), pathParameters: parameters))
         #expect(try JSONDecoder().decode(Widget.self, from: counted.body).name == "s 1/w/-/7")
         for bad in ["x", "2147483648", "", "1.5"] {
-            await #expect(throws: APIServerError.invalidArgument("query parameter max_parts must be an integer of 32 bits")) {
+            await #expect(throws: APIServerError.undecodableRequest("query parameter max_parts must be an integer of 32 bits")) {
                 _ = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: ["max_parts": bad], body: Data(), pathParameters: parameters))
             }
         }
@@ -215,10 +215,10 @@ import Testing
         let created = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:],
             body: Data(#"{"name":"n","created_at":"2024-01-01T00:00:00Z","secretCode":"x"}"#.utf8)))
         #expect(try JSONDecoder().decode(Widget.self, from: created.body).serial == 1)
-        await #expect(throws: APIServerError("NAME_MISSING")) {
+        await #expect(throws: APIServerError.nameMissing) {
             _ = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(#"{"name":"","created_at":"2024-01-01T00:00:00Z"}"#.utf8)))
         }
-        await #expect(throws: APIServerError.invalidArgument("missing required field created_at")) {
+        await #expect(throws: APIServerError.undecodableRequest("missing required field created_at")) {
             _ = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(#"{"name":"n"}"#.utf8)))
         }
         if case .methodNotAllowed = router.match(method: .delete, path: "/widgets.example.com/v1/widgets:create") {} else { Issue.record("expected 405") }
@@ -228,7 +228,7 @@ import Testing
             return
         }
         #expect(revoke.authorization == .bearer)
-        await #expect(throws: APIServerError.invalidArgument("missing query parameter reason")) {
+        await #expect(throws: APIServerError.undecodableRequest("missing query parameter reason")) {
             _ = try await revoke.handler(APIServerRequest(method: .delete, headerFields: [:], query: [:], body: Data(), pathParameters: tokenParameters))
         }
     }

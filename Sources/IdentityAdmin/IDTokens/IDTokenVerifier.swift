@@ -1,6 +1,6 @@
 import Foundation
 public import IdentityToolkit
-import _CryptoExtras
+import IdentityToolkitJWT
 
 /// Verifies Firebase ID tokens, or session cookies, as Google documents it,
 /// for one project (and optionally one tenant): RS256 only, `kid` among the
@@ -90,21 +90,22 @@ public struct IDTokenVerifier: Sendable {
     /// The token's claims, once every check passed (a session cookie's too:
     /// they are an ID token's under the session issuer).
     public func verify(_ idToken: String) async throws(TokenVerificationError) -> DecodedIDToken {
-        guard let jwt = JWTCompactForm(idToken) else { throw .malformed("not a JWT (three strict base64url parts, at most 16 KB)") }
-        let decoder = Self.decoder
-        guard let header = try? decoder.decode(JOSEHeader.self, from: jwt.header) else { throw .malformed("the header is not a JOSE header") }
-        guard header.alg == .rs256 else { throw .unsupportedAlgorithm(header.alg.rawValue) }
-        guard let kid = header.kid, !kid.isEmpty else { throw .malformed("the header has no kid") }
-        let key = try await keys.key(for: kid)
-        guard key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: jwt.signature), for: jwt.signingInput, padding: .insecurePKCS1v1_5) else {
-            throw .badSignature
+        let jwt: ParsedJWT
+        do {
+            jwt = try ParsedJWT(idToken)
+        } catch .notCompactForm {
+            throw .malformed("not a JWT (three strict base64url parts, at most 16 KB)")
+        } catch {
+            throw .malformed("the header is not a JOSE header")
         }
+        guard jwt.header.alg == .rs256 else { throw .unsupportedAlgorithm(jwt.header.alg.rawValue) }
+        guard let kid = jwt.header.kid, !kid.isEmpty else { throw .malformed("the header has no kid") }
+        guard jwt.hasValidSignature(try await keys.key(for: kid)) else { throw .badSignature }
         let claims: IDTokenClaims
         do {
-            claims = try decoder.decode(IDTokenClaims.self, from: jwt.payload)
-        } catch let error as DecodingError {
-            throw .malformed("the claims do not decode (\(Self.describe(error)))")
+            claims = try jwt.claims(as: IDTokenClaims.self)
         } catch {
+            if case .undecodableClaims(let decoding) = error { throw .malformed("the claims do not decode (\(Self.describe(decoding)))") }
             throw .malformed("the claims do not decode")
         }
         guard claims.aud == projectID else { throw .wrongAudience(expected: projectID, found: claims.aud) }
@@ -118,11 +119,8 @@ public struct IDTokenVerifier: Sendable {
             throw .authenticatedInTheFuture(at: Date(timeIntervalSince1970: TimeInterval(claims.authTime)))
         }
         if let tenantID, claims.firebase.tenant != tenantID { throw .tenantMismatch(expected: tenantID, found: claims.firebase.tenant) }
-        return DecodedIDToken(claims, payload: jwt.payload)
+        return DecodedIDToken(claims, payload: jwt.form.payload)
     }
-
-    /// One decoder for every verification (it holds no per-call state).
-    private static let decoder = JSONDecoder()
 
     /// Which claim failed to decode, without its value.
     private static func describe(_ error: DecodingError) -> String {

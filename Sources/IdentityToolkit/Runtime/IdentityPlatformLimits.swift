@@ -1,6 +1,6 @@
-/// Limits the Identity Toolkit service documents, in one place for the
-/// clients that check them before sending (IdentityAdmin, `mfa`) and the
-/// emulator that enforces them.
+/// The limits and fixed values the Identity Toolkit service documents, in
+/// one place for the clients that check them before sending (IdentityAdmin,
+/// `mfa`) and the emulator that enforces them.
 package enum IdentityPlatformLimits {
     /// A session cookie's lifetime, in seconds: 5 minutes to 2 weeks.
     package static let sessionCookieSeconds: ClosedRange<Int64> = 300...1_209_600
@@ -10,4 +10,22 @@ package enum IdentityPlatformLimits {
     package static let maximumPageSize = 1000
     /// A uid: 1 to 128 characters.
     package static let maximumUIDLength = 128
+    /// Users imported in one `accounts:batchCreate`: at most 1000.
+    package static let maximumImportBatch = 1000
+    /// Passwords: at least 6 characters (`WEAK_PASSWORD : Password should be at least 6 characters`).
+    package static let minimumPasswordLength = 6
+    /// Passwords: at most 4096 bytes (the longest password policy Identity Platform documents).
+    package static let maximumPasswordLength = 4096
+    /// A user's second factors: at most 5 (`SECOND_FACTOR_LIMIT_EXCEEDED`).
+    package static let maximumSecondFactors = 5
+    /// How long an ID token lasts, in seconds.
+    package static let idTokenLifetimeSeconds: Int64 = 3600
+    /// TOTP as Identity Platform issues it: 6 digits, 30-second steps,
+    /// HMAC-SHA-1, 20-byte secrets.
+    package static let totpDigits = 6
+    package static let totpPeriodSeconds: Int64 = 30
+    package static let totpSecretBytes = 20
+    /// `totpProviderConfig.adjacentIntervals`: 0 to 10 steps on either side, 5 by default.
+    package static let totpAdjacentIntervals: ClosedRange<Int> = 0...10
+    package static let defaultTOTPAdjacentIntervals = 5
 }

@@ -121,14 +121,14 @@ package struct APIServerRequest: Sendable {
     }
 
     package func pathParameter(_ name: String) throws -> String {
-        guard let value = pathParameters[name] else { throw APIServerError.invalidArgument("missing path parameter \(name)") }
+        guard let value = pathParameters[name] else { throw APIServerError.undecodableRequest("missing path parameter \(name)") }
         return value
     }
 
     package func queryParameter(_ name: String) -> String? { query[name] }
 
     package func requiredQueryParameter(_ name: String) throws -> String {
-        guard let value = query[name] else { throw APIServerError.invalidArgument("missing query parameter \(name)") }
+        guard let value = query[name] else { throw APIServerError.undecodableRequest("missing query parameter \(name)") }
         return value
     }
 
@@ -137,14 +137,14 @@ package struct APIServerRequest: Sendable {
     package func queryParameter<Value: FixedWidthInteger & Sendable>(_ name: String, as type: Value.Type) throws -> Value? {
         guard let text = query[name] else { return nil }
         guard let value = Value(text, radix: 10) else {
-            throw APIServerError.invalidArgument("query parameter \(name) must be an integer of \(Value.bitWidth) bits")
+            throw APIServerError.undecodableRequest("query parameter \(name) must be an integer of \(Value.bitWidth) bits")
         }
         return value
     }
 
     /// A required integer query parameter.
     package func requiredQueryParameter<Value: FixedWidthInteger & Sendable>(_ name: String, as type: Value.Type) throws -> Value {
-        guard let value = try queryParameter(name, as: type) else { throw APIServerError.invalidArgument("missing query parameter \(name)") }
+        guard let value = try queryParameter(name, as: type) else { throw APIServerError.undecodableRequest("missing query parameter \(name)") }
         return value
     }
 
@@ -164,12 +164,12 @@ package struct APIServerRequest: Sendable {
                 return try JSONDecoder().decode(Body.self, from: body.isEmpty ? Data("{}".utf8) : body)
             } catch let error as DecodingError {
                 if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
-                    throw APIServerError.invalidArgument(Self.isJSONObject(body) ? Self.describe(error) : "the body is not valid JSON")
+                    throw APIServerError.undecodableRequest(Self.isJSONObject(body) ? Self.describe(error) : "the body is not valid JSON")
                 }
                 if case .typeMismatch(_, let context) = error, context.codingPath.isEmpty {
-                    throw APIServerError.invalidArgument("the body must be a JSON object")
+                    throw APIServerError.undecodableRequest("the body must be a JSON object")
                 }
-                throw APIServerError.invalidArgument(Self.describe(error))
+                throw APIServerError.undecodableRequest(Self.describe(error))
             }
         }
         let object: Any
@@ -179,15 +179,15 @@ package struct APIServerRequest: Sendable {
             do {
                 object = try JSONSerialization.jsonObject(with: body.isEmpty ? Data("{}".utf8) : body, options: [.fragmentsAllowed])
             } catch {
-                throw APIServerError.invalidArgument("the body is not valid JSON")
+                throw APIServerError.undecodableRequest("the body is not valid JSON")
             }
         }
-        guard object is [String: Any] else { throw APIServerError.invalidArgument("the body must be a JSON object") }
+        guard object is [String: Any] else { throw APIServerError.undecodableRequest("the body must be a JSON object") }
         do {
             let normalized = try JSONSerialization.data(withJSONObject: Self.withProto3NameAliases(object))
             return try JSONDecoder().decode(Body.self, from: normalized)
         } catch let error as DecodingError {
-            throw APIServerError.invalidArgument(Self.describe(error))
+            throw APIServerError.undecodableRequest(Self.describe(error))
         }
     }
 
@@ -210,10 +210,10 @@ package struct APIServerRequest: Sendable {
                 depth += 1
                 containers += 1
                 if depth > maximumNesting {
-                    throw APIServerError.invalidArgument("the body is nested deeper than \(maximumNesting) levels")
+                    throw APIServerError.undecodableRequest("the body is nested deeper than \(maximumNesting) levels")
                 }
                 if containers > maximumContainers {
-                    throw APIServerError.invalidArgument("the body holds more than \(maximumContainers) objects and arrays")
+                    throw APIServerError.undecodableRequest("the body holds more than \(maximumContainers) objects and arrays")
                 }
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1
@@ -274,7 +274,7 @@ package struct APIServerRequest: Sendable {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let decode = { (text: Substring) in text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
             guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : "") else {
-                throw APIServerError.invalidArgument("malformed form body")
+                throw APIServerError.undecodableRequest("malformed form body")
             }
             if fields[name] == nil { fields[name] = value }
         }
@@ -403,11 +403,21 @@ package struct APIServerError: Error, Sendable, Hashable, CustomStringConvertibl
     /// The `errors[].reason`, such as `invalid`.
     package var reason: String
 
-    package init(status: Int = 400, _ shortCode: String, detail: String? = nil, reason: String = "invalid") {
+    /// An error of the server's vocabulary: servers throw the cases
+    /// generated from `Spec/errors.yaml` (`serverErrors`), which call this;
+    /// hand-written server code never spells a short code.
+    package init(status: Int, code shortCode: String, detail: String? = nil, reason: String = "invalid") {
         self.status = status
         self.shortCode = shortCode
         self.detail = detail
         self.reason = reason
+    }
+
+    /// The same error answered with another status, for a code a server
+    /// sends in two places (a tenant named by a request, 400; the tenant
+    /// resource itself, 404).
+    package func with(status: Int, reason: String) -> APIServerError {
+        APIServerError(status: status, code: shortCode, detail: detail, reason: reason)
     }
 
     /// `SHORT_CODE` or `SHORT_CODE : detail`, as the API writes `error.message`.
@@ -415,8 +425,10 @@ package struct APIServerError: Error, Sendable, Hashable, CustomStringConvertibl
 
     package var description: String { "HTTP \(status) \(message)" }
 
-    /// 400 `INVALID_ARGUMENT : detail`.
-    package static func invalidArgument(_ detail: String) -> APIServerError {
-        APIServerError(status: 400, "INVALID_ARGUMENT", detail: detail)
+    /// 400 `INVALID_ARGUMENT : detail`: a request this runtime cannot decode
+    /// into the operation's types (the one error the runtime itself raises;
+    /// `Spec/errors.yaml` lists the code for the servers built on it).
+    package static func undecodableRequest(_ detail: String) -> APIServerError {
+        APIServerError(status: 400, code: "INVALID_ARGUMENT", detail: detail)
     }
 }

@@ -25,20 +25,72 @@ public struct TransportOptions: Sendable, Hashable {
     }
 }
 
-/// Failures before a complete response arrived.
-public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+/// Failures before a complete response arrived. A struct over a private
+/// enum (as async-http-client's `HTTPClientError`), so that a transport can
+/// report a new kind of failure without breaking a `switch`: compare with
+/// `==`, or match by ``Code``.
+public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure without its details.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        fileprivate enum Base: String, Sendable, Hashable { case timedOut, responseTooLarge, invalidRequest, connectionFailed }
+        fileprivate let base: Base
+
+        /// The request took longer than its timeout.
+        public static let timedOut = Code(base: .timedOut)
+        /// The response body was larger than the bound.
+        public static let responseTooLarge = Code(base: .responseTooLarge)
+        /// The request could not be expressed for this transport.
+        public static let invalidRequest = Code(base: .invalidRequest)
+        /// The connection failed.
+        public static let connectionFailed = Code(base: .connectionFailed)
+
+        /// The kind's name, such as `timedOut`.
+        public var description: String { base.rawValue }
+
+        /// Matches any failure of this kind: `catch TransportError.Code.connectionFailed`.
+        public static func ~= (pattern: Code, error: any Error) -> Bool {
+            (error as? TransportError)?.code == pattern
+        }
+    }
+
+    private enum Storage: Sendable, Hashable {
+        case timedOut
+        case responseTooLarge(limit: Int)
+        case invalidRequest(String)
+        case connectionFailed(String)
+    }
+
+    private let storage: Storage
+
+    private init(_ storage: Storage) { self.storage = storage }
+
     /// The request took longer than its timeout.
-    case timedOut
+    public static let timedOut = Self(.timedOut)
     /// The response body was larger than the bound.
-    case responseTooLarge(limit: Int)
+    public static func responseTooLarge(limit: Int) -> Self { Self(.responseTooLarge(limit: limit)) }
     /// The request could not be expressed for this transport.
-    case invalidRequest(String)
+    public static func invalidRequest(_ reason: String) -> Self { Self(.invalidRequest(reason)) }
     /// The connection failed; the text says how (no URL, no body).
-    case connectionFailed(String)
+    public static func connectionFailed(_ reason: String) -> Self { Self(.connectionFailed(reason)) }
+
+    /// The kind of failure.
+    public var code: Code {
+        switch storage {
+        case .timedOut: return .timedOut
+        case .responseTooLarge: return .responseTooLarge
+        case .invalidRequest: return .invalidRequest
+        case .connectionFailed: return .connectionFailed
+        }
+    }
+
+    /// Matches an error equal to `pattern`: `catch TransportError.timedOut`.
+    public static func ~= (pattern: Self, error: any Error) -> Bool {
+        (error as? Self) == pattern
+    }
 
     /// What failed, without the URL or the body.
     public var description: String {
-        switch self {
+        switch storage {
         case .timedOut: return "the request timed out"
         case .responseTooLarge(let limit): return "the response is larger than \(limit) bytes"
         case .invalidRequest(let reason): return "invalid request: \(reason)"

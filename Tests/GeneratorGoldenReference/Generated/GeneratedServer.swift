@@ -77,6 +77,26 @@ extension WidgetsService {
             },
         ]
     }
+
+    /// The path of `getPage` (`GET /v1/widgets:page`), as a server serves it.
+    package static var getPagePath: String {
+        "/widgets.example.com/v1/widgets:page"
+    }
+
+    /// The path of `getLabels` (`GET /v1/widgets:labels`), as a server serves it.
+    package static var getLabelsPath: String {
+        "/widgets.example.com/v1/widgets:labels"
+    }
+
+    /// The path of `createWidget` (`POST /v1/widgets:create`), as a server serves it.
+    package static var createWidgetPath: String {
+        "/widgets.example.com/v1/widgets:create"
+    }
+
+    /// The path of `exchangeForm` (`POST /v1/forms:exchange`), as a server serves it.
+    package static var exchangeFormPath: String {
+        "/widgets.example.com/v1/forms:exchange"
+    }
 }
 
 /// The server side of TokensClient: one requirement per operation of the spec.
@@ -115,7 +135,7 @@ extension OddRequest {
     /// Self, or 400 `INVALID_ARGUMENT` naming a field whose value the spec does not list.
     func checkedKnownValues() throws -> Self {
         if let field = firstUnknownValue(at: "") {
-            throw APIServerError.invalidArgument("invalid value for \(field)")
+            throw APIServerError.undecodableRequest("invalid value for \(field)")
         }
         return self
     }
@@ -135,7 +155,7 @@ extension Widget {
     /// Self, or 400 `INVALID_ARGUMENT` naming a field whose value the spec does not list.
     func checkedKnownValues() throws -> Self {
         if let field = firstUnknownValue(at: "") {
-            throw APIServerError.invalidArgument("invalid value for \(field)")
+            throw APIServerError.undecodableRequest("invalid value for \(field)")
         }
         return self
     }

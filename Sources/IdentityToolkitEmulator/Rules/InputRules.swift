@@ -10,11 +10,6 @@ enum InputRules {
     static let maximumEmailLength = 254
     static let maximumLocalPartLength = 64
     static let maximumDomainLabelLength = 63
-    /// Display names: the emulator's bound (production's is undocumented);
-    /// long enough for any real name, short enough that an ID token stays small.
-    static let maximumDisplayNameLength = 256
-    /// Passwords: Identity Platform's documented maximum password policy length is 4096.
-    static let maximumPasswordLength = 4096
 
     /// Characters RFC 5322 allows in an unquoted local part (`atext` and `.`).
     private static let localPartSymbols = Set("!#$%&'*+-/=?^_`{|}~.".utf8)
@@ -57,8 +52,8 @@ enum InputRules {
     /// Refuses a display name longer than the bound or holding control characters.
     static func checkDisplayName(_ name: String?) throws {
         guard let name else { return }
-        guard name.count <= maximumDisplayNameLength else {
-            throw APIServerError.invalidArgument("displayName must be at most \(maximumDisplayNameLength) characters")
+        guard name.count <= EmulatorRules.maximumDisplayNameLength else {
+            throw APIServerError.invalidArgument("displayName must be at most \(EmulatorRules.maximumDisplayNameLength) characters")
         }
         guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIServerError.invalidArgument("displayName must not contain control characters")
@@ -67,25 +62,34 @@ enum InputRules {
 
     /// Production refuses a TOTP factor without a name (`MISSING_DISPLAY_NAME`).
     static func requireFactorDisplayName(_ name: String?) throws {
-        guard let name, !name.isEmpty else { throw APIServerError("MISSING_DISPLAY_NAME") }
+        guard let name, !name.isEmpty else { throw APIServerError.missingDisplayName }
     }
 
     /// Refuses a password longer than the bound (before it is hashed).
     static func checkPasswordLength(_ password: String?) throws {
-        guard let password, password.utf8.count > maximumPasswordLength else { return }
-        throw APIServerError.invalidArgument("password must be at most \(maximumPasswordLength) bytes")
+        guard let password, password.utf8.count > IdentityPlatformLimits.maximumPasswordLength else { return }
+        throw APIServerError.invalidArgument("password must be at most \(IdentityPlatformLimits.maximumPasswordLength) bytes")
+    }
+
+    /// A new password as production checks it: within the length bound and
+    /// at least six characters (`WEAK_PASSWORD`); the one home of that rule.
+    static func checkNewPassword(_ password: String) throws {
+        try checkPasswordLength(password)
+        guard password.count >= IdentityPlatformLimits.minimumPasswordLength else {
+            throw APIServerError.weakPassword("Password should be at least \(IdentityPlatformLimits.minimumPasswordLength) characters")
+        }
     }
 
     /// Custom claims as production checks them: at most 1000 characters
     /// (`CLAIMS_TOO_LARGE`), a JSON object (`INVALID_CLAIMS`), and none of
     /// the token's own claims (`FORBIDDEN_CLAIM : <name>`).
     static func checkCustomAttributes(_ text: String) throws {
-        guard text.count <= IdentityPlatformLimits.maximumCustomClaimsLength else { throw APIServerError("CLAIMS_TOO_LARGE") }
+        guard text.count <= IdentityPlatformLimits.maximumCustomClaimsLength else { throw APIServerError.claimsTooLarge }
         guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else {
-            throw APIServerError("INVALID_CLAIMS")
+            throw APIServerError.invalidClaims
         }
         for reserved in ReservedClaimName.allKnownValues where claims[reserved.rawValue] != nil {
-            throw APIServerError("FORBIDDEN_CLAIM", detail: reserved.rawValue)
+            throw APIServerError.forbiddenClaim(reserved.rawValue)
         }
     }
 

@@ -3,37 +3,37 @@ import IdentityToolkit
 
 /// The `/emulator/v1/…` helpers (`EmulatorHelpersService`, generated from
 /// `Spec/emulator.yaml`): the codes the emulator "sent", a store reset, the
-/// clock and the service accounts it trusts.
-struct HelperEmulation: EmulatorHelpersService {
-    let store: EmulatorStore
-    let clock: EmulatorClock
+/// clock and the service accounts it trusts. The ones that change state
+/// need `Bearer owner` (the spec's security), as admin routes do.
+struct HelperRoutes: EmulatorHelpersService {
+    let services: EmulatorServices
     let oauth: OAuthTokenEndpoint
-    let issuer: TokenIssuer
-    let links: LinkBase
+
+    private var clock: EmulatorClock { services.clock }
 
     func listOobCodes(project: String, request: APIServerRequest) async throws -> OobCodeListing {
-        await oobCodes(project: project, tenant: nil)
+        try await oobCodes(Realm(project: project, tenant: nil))
     }
 
     func listTenantOobCodes(project: String, tenant: String, request: APIServerRequest) async throws -> OobCodeListing {
-        await oobCodes(project: project, tenant: tenant)
+        try await oobCodes(Realm(project: project, tenant: tenant))
     }
 
     func listVerificationCodes(project: String, request: APIServerRequest) async throws -> VerificationCodeListing {
-        await verificationCodes(project: project, tenant: nil)
+        try await verificationCodes(Realm(project: project, tenant: nil))
     }
 
     func listTenantVerificationCodes(project: String, tenant: String, request: APIServerRequest) async throws -> VerificationCodeListing {
-        await verificationCodes(project: project, tenant: tenant)
+        try await verificationCodes(Realm(project: project, tenant: tenant))
     }
 
     func deleteAllAccounts(project: String, request: APIServerRequest) async throws -> EmptyResponse {
-        await store.deleteAccounts(project: project, tenant: nil)
+        try await services.run { state, _ in AdminAccountRules.deleteAll(&state, realm: Realm(project: project, tenant: nil)) }
         return EmptyResponse()
     }
 
     func deleteAllTenantAccounts(project: String, tenant: String, request: APIServerRequest) async throws -> EmptyResponse {
-        await store.deleteAccounts(project: project, tenant: tenant)
+        try await services.run { state, _ in AdminAccountRules.deleteAll(&state, realm: Realm(project: project, tenant: tenant)) }
         return EmptyResponse()
     }
 
@@ -78,17 +78,17 @@ struct HelperEmulation: EmulatorHelpersService {
         ClockState(nowMillis: Int64((clock.now.timeIntervalSince1970 * 1000).rounded()))
     }
 
-    private func oobCodes(project: String, tenant: String?) async -> OobCodeListing {
-        let entries = await store.listOobCodes(project: project, tenant: tenant).map { code in
-            OobCodeEntry(email: code.email, oobCode: code.code, oobLink: links.actionLink(for: code), requestType: code.requestType)
-        }
-        return OobCodeListing(oobCodes: entries)
+    private func oobCodes(_ realm: Realm) async throws -> OobCodeListing {
+        let codes = try await services.run { state, _ in OutOfBandRules.list(state, realm: realm) }
+        return OobCodeListing(oobCodes: codes.map { code in
+            OobCodeEntry(email: code.email, oobCode: code.code, oobLink: services.links.link(for: code), requestType: code.requestType)
+        })
     }
 
-    private func verificationCodes(project: String, tenant: String?) async -> VerificationCodeListing {
-        let entries = await store.listVerificationCodes(project: project, tenant: tenant).map {
+    private func verificationCodes(_ realm: Realm) async throws -> VerificationCodeListing {
+        let codes = try await services.run { state, _ in MultiFactorRules.listVerificationCodes(state, realm: realm) }
+        return VerificationCodeListing(verificationCodes: codes.map {
             VerificationCodeEntry(phoneNumber: $0.phoneNumber, sessionInfo: $0.sessionInfo, code: $0.code)
-        }
-        return VerificationCodeListing(verificationCodes: entries)
+        })
     }
 }

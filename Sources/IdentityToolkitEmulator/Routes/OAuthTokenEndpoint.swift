@@ -1,6 +1,6 @@
-import Crypto
 import Foundation
 import IdentityToolkit
+import IdentityToolkitJWT
 import _CryptoExtras
 
 /// The emulator's stand-in for `https://oauth2.googleapis.com/token`
@@ -9,7 +9,7 @@ import _CryptoExtras
 /// assertion's RS256 signature with the public key it was given for the
 /// issuer, checks the claims, and issues access tokens that the admin routes
 /// accept besides `owner`. Its errors are RFC 6749 §5.2 bodies
-/// (`IdentityToolkitEmulator.error(_:for:)` renders them).
+/// (`ErrorResponses.render(_:for:)` renders them).
 final class OAuthTokenEndpoint: OAuth2TokenService {
     static let lifetime: Int64 = 3600
     /// The end of the audience an assertion must name: the production
@@ -48,40 +48,30 @@ final class OAuthTokenEndpoint: OAuth2TokenService {
         return clock.now < expiry
     }
 
-    /// An RFC 6749 error: `error` is the short code, the description the detail.
-    private static func failure(_ error: OAuthErrorCode, _ description: String) -> APIServerError {
-        APIServerError(status: 400, error.rawValue, detail: description)
-    }
-
     func requestAccessToken(_ body: AccessTokenRequest, request: APIServerRequest) async throws -> AccessTokenResponse {
         guard body.grantType == OAuthGrantType.jwtBearer.rawValue else {
-            throw Self.failure(.unsupportedGrantType, "expected \(OAuthGrantType.jwtBearer.rawValue)")
+            throw APIServerError.unsupportedGrantType("expected \(OAuthGrantType.jwtBearer.rawValue)")
         }
-        let decoder = JSONDecoder()
-        guard let jwt = JWTCompactForm(body.assertion),
-            let header = try? decoder.decode(JOSEHeader.self, from: jwt.header),
-            let claims = try? decoder.decode(JWTBearerClaims.self, from: jwt.payload)
-        else {
-            throw Self.failure(.invalidGrant, "the assertion is not a JWT")
+        // The issuer names the key, so the claims are read before the signature is checked.
+        guard let jwt = try? ParsedJWT(body.assertion), let claims = try? jwt.claims(as: JWTBearerClaims.self) else {
+            throw APIServerError.invalidGrant("the assertion is not a JWT")
         }
-        guard header.alg == .rs256 else { throw Self.failure(.invalidGrant, "the assertion must be signed with RS256") }
-        guard let key = keys.current[claims.iss] else { throw Self.failure(.invalidGrant, "unknown issuer \(claims.iss)") }
-        guard key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: jwt.signature), for: jwt.signingInput, padding: .insecurePKCS1v1_5) else {
-            throw Self.failure(.invalidGrant, "Invalid JWT Signature.")
-        }
+        guard jwt.header.alg == .rs256 else { throw APIServerError.invalidGrant("the assertion must be signed with RS256") }
+        guard let key = keys.current[claims.iss] else { throw APIServerError.invalidGrant("unknown issuer \(claims.iss)") }
+        guard jwt.hasValidSignature(key) else { throw APIServerError.invalidGrant("Invalid JWT Signature.") }
         let scopes = claims.scope?.split(separator: " ").map(String.init) ?? []
         guard scopes.contains(where: { OAuthScope.allKnownValues.contains(OAuthScope(rawValue: $0)) }) else {
             let known = OAuthScope.allKnownValues.map(\.rawValue).joined(separator: " or ")
-            throw Self.failure(.invalidScope, "the assertion must ask for \(known)")
+            throw APIServerError.invalidScope("the assertion must ask for \(known)")
         }
         guard claims.aud.hasSuffix(audienceSuffix) else {
-            throw Self.failure(.invalidGrant, "the audience must be the token endpoint")
+            throw APIServerError.invalidGrant("the audience must be the token endpoint")
         }
         let now = Int64(clock.now.timeIntervalSince1970)
         // Times from outside: compared, and subtracted only with overflow reported.
         let lifetime = claims.exp.subtractingReportingOverflow(claims.iat)
         guard claims.iat <= now + 60, claims.exp > now, !lifetime.overflow, (1...3600).contains(lifetime.partialValue) else {
-            throw Self.failure(.invalidGrant, "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
+            throw APIServerError.invalidGrant("Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
         }
         let token = "emulator-" + Data.randomToken(bytes: 24)
         let issuedAt = clock.now

@@ -4,10 +4,10 @@ import IdentityToolkit
 /// `GET /emulator/action`: the page an out-of-band link opens, as Firebase's
 /// hosted action handler (and Google's emulator) show one. Plain HTML, no
 /// script; every value from the request is escaped.
-extension HelperEmulation {
+extension HelperRoutes {
     func openActionLink(mode: String, oobCode: String, apiKey: String?, lang: String?, tenantId: String?, continueUrl: String?,
                         newPassword: String?, request: APIServerRequest) async throws -> String {
-        guard let requestType = LinkBase.requestType(EmailActionMode(rawValue: mode)) else {
+        guard let requestType = ActionLinks.requestType(EmailActionMode(rawValue: mode)) else {
             throw APIServerError.invalidArgument("unknown mode '\(mode.prefix(40))'")
         }
         let continueLink = continueUrl.flatMap(Self.safeLink).map { #"<p><a href="\#(Self.escape($0))">Continue</a></p>"# } ?? ""
@@ -19,12 +19,14 @@ extension HelperEmulation {
             }
             let hidden = fields.map { #"<input type="hidden" name="\#(Self.escape($0.0))" value="\#(Self.escape($0.1))">"# }.joined()
             return Self.page(title: "Reset your password", body: """
-                <form method="get" action="/emulator/action">\(hidden)
-                <label>New password <input type="password" name="newPassword" minlength="\(EmulatorRules.minimumPasswordLength)" required></label>
+                <form method="get" action="\(Self.openActionLinkPath)">\(hidden)
+                <label>New password <input type="password" name="newPassword" minlength="\(IdentityPlatformLimits.minimumPasswordLength)" required></label>
                 <button type="submit">Save</button></form>
                 """)
         }
-        let email = try await store.applyActionLink(code: oobCode, requestType: requestType, newPassword: newPassword)
+        let email = try await services.run { state, context in
+            try OutOfBandRules.applyActionLink(&state, code: oobCode, requestType: requestType, newPassword: newPassword, context)
+        }
         let message: String
         switch requestType {
         case .passwordReset: message = "The password of \(Self.escape(email)) has been changed. Sign in with the new password."

@@ -1,0 +1,17 @@
+import Foundation
+import IdentityToolkit
+
+/// The secure-token API (`SecureTokenService`, generated from `Spec/securetoken.yaml`).
+struct SecureTokenRoutes: SecureTokenService {
+    let services: EmulatorServices
+
+    func grantToken(_ body: GrantTokenRequest, request: APIServerRequest) async throws -> GrantTokenResponse {
+        guard body.grantType == SecureTokenGrantType.refreshToken.rawValue else { throw APIServerError.invalidGrantType }
+        guard let refreshToken = body.refreshToken, !refreshToken.isEmpty else { throw APIServerError.missingRefreshToken }
+        let grant = try await services.run { state, _ in try SessionRules.refresh(state, token: refreshToken) }
+        let idToken = try services.tokens.idToken(for: grant)
+        return GrantTokenResponse(accessToken: idToken, idToken: idToken, refreshToken: grant.refreshToken,
+                                  expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds, tokenType: "Bearer", userId: grant.uid,
+                                  projectId: services.defaultProject)
+    }
+}

@@ -1,0 +1,165 @@
+import Crypto
+import Foundation
+import IdentityToolkit
+
+/// Accounts and passwords as an end user meets them: signing up, signing in
+/// with a password or a custom token, changing the profile; the tenant
+/// switches that refuse them; how passwords are kept.
+enum AccountRules {
+    /// An enabled account of `realm` (`USER_NOT_FOUND`, `USER_DISABLED`).
+    static func activeUser(_ state: EmulatorState, _ uid: String, in realm: Realm) throws -> EmulatedUser {
+        guard let user = state.user(uid, in: realm) else { throw APIServerError.userNotFound }
+        if user.disabled { throw APIServerError.userDisabled }
+        return user
+    }
+
+    /// The account an ID token names, checked against the request's tenant.
+    static func user(_ state: EmulatorState, for claims: IDTokenClaims, requestTenant: String?, _ context: RuleContext) throws -> EmulatedUser {
+        if let requestTenant, !requestTenant.isEmpty, requestTenant != claims.firebase.tenant { throw APIServerError.tenantIdMismatch }
+        guard claims.aud == context.defaultProject else { throw APIServerError.invalidIdToken("the token is for another project") }
+        return try activeUser(state, claims.sub, in: Realm(project: context.defaultProject, tenant: claims.firebase.tenant))
+    }
+
+    /// The salted hash the emulator keeps of a password.
+    static func hash(_ password: String, salt: Data) -> Data {
+        Data(SHA256.hash(data: salt + Data(password.utf8)))
+    }
+
+    /// A fresh salt for a new account.
+    static func newSalt() -> Data { Data(Data.randomToken(bytes: 12).utf8) }
+
+    /// 28 letters and digits, as production's generated uids: no `-` or `_`,
+    /// so a uid never reads as an option on a command line (`--uid -x…`).
+    static func newUID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = EmulatorRules.uidAlphabet
+        return String((0..<EmulatorRules.uidLength).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
+
+    /// Signs a new user up: anonymous (no email or password) or with both,
+    /// subject to the tenant's switches (`ADMIN_ONLY_OPERATION`,
+    /// `OPERATION_NOT_ALLOWED`, `PROJECT_DISABLED`), as Google's emulator has them.
+    static func signUp(_ state: inout EmulatorState, realm: Realm, email: String?, password: String?, displayName: String?,
+                       _ context: RuleContext) throws -> SessionGrant {
+        try TenantRules.checkAuthEnabled(state, realm)
+        try InputRules.checkDisplayName(displayName)
+        try InputRules.checkPasswordLength(password)
+        if let settings = TenantRules.tenantConfig(state, of: realm) {
+            // Unset flags allow; an explicit false refuses.
+            if email == nil && password == nil, settings.enableAnonymousUser == false {
+                throw APIServerError.adminOnlyOperation("anonymous sign-up is disabled for tenant '\(realm.tenant ?? "")'")
+            }
+            if email != nil || password != nil, settings.allowPasswordSignup == false {
+                throw APIServerError.operationNotAllowed("password sign-up is disabled for tenant '\(realm.tenant ?? "")'")
+            }
+        }
+        SessionRules.sweepExpiredState(&state, now: context.now)
+        let now = context.now
+        var user = EmulatedUser(localId: newUID(), realm: realm, salt: newSalt(), createdAt: now, lastLoginAt: now,
+                                isAnonymous: email == nil && password == nil, validSince: now)
+        user.displayName = displayName
+        switch (email, password) {
+        case (nil, nil):
+            break
+        case (nil, _):
+            throw APIServerError.missingEmail
+        case (_, nil):
+            throw APIServerError.missingPassword
+        case let (email?, password?):
+            guard InputRules.isValidEmail(email) else { throw APIServerError.invalidEmail }
+            try InputRules.checkNewPassword(password)
+            guard state.accounts(in: realm).user(email: email) == nil else { throw APIServerError.emailExists }
+            user.email = email
+            user.passwordHash = hash(password, salt: user.salt)
+            user.passwordUpdatedAt = now
+        }
+        state.store(user)
+        return SessionRules.grant(&state, for: user, facts: SessionFacts(provider: user.isAnonymous ? .anonymous : .password, authTime: now))
+    }
+
+    /// The outcome of a password sign-in: a session, or the pending
+    /// credential of a sign-in that needs a second factor.
+    enum PasswordSignIn: Sendable {
+        case signedIn(SessionGrant)
+        case secondFactorRequired(pendingCredential: String, user: EmulatedUser)
+    }
+
+    /// Checks the password; a user with second factors gets a pending
+    /// credential that lasts ``SecondFactorRules/challengeLifetime``.
+    static func signInWithPassword(_ state: inout EmulatorState, realm: Realm, email: String, password: String,
+                                   _ context: RuleContext) throws -> PasswordSignIn {
+        try TenantRules.checkAuthEnabled(state, realm)
+        try InputRules.checkPasswordLength(password)
+        SessionRules.sweepExpiredState(&state, now: context.now)
+        guard var user = state.accounts(in: realm).user(email: email), let stored = user.passwordHash, hash(password, salt: user.salt) == stored else {
+            throw APIServerError.invalidLoginCredentials
+        }
+        if user.disabled { throw APIServerError.userDisabled }
+        let now = context.now
+        if !user.enrollments.isEmpty {
+            let credential = Data.randomToken(bytes: 32)
+            state.sessions.pendingCredentials[credential] = PendingCredential(
+                uid: user.localId, realm: realm, provider: .password,
+                expiresAt: now.addingTimeInterval(RuleContext.seconds(context.secondFactors.challengeLifetime)))
+            return .secondFactorRequired(pendingCredential: credential, user: user)
+        }
+        user.lastLoginAt = now
+        state.store(user)
+        return .signedIn(SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .password, authTime: now)))
+    }
+
+    /// A custom-token sign-in: the user `uid`, created on first use (with no
+    /// email or password); a disabled one is refused.
+    static func signInWithCustomToken(_ state: inout EmulatorState, realm: Realm, uid: String, developerClaims: String?,
+                                      _ context: RuleContext) throws -> (grant: SessionGrant, isNewUser: Bool) {
+        try TenantRules.checkAuthEnabled(state, realm)
+        SessionRules.sweepExpiredState(&state, now: context.now)
+        let now = context.now
+        var user: EmulatedUser
+        let isNewUser: Bool
+        if let existing = state.user(uid, in: realm) {
+            guard !existing.disabled else { throw APIServerError.userDisabled }
+            user = existing
+            isNewUser = false
+        } else {
+            SessionRules.forgetSessions(&state, of: UserKey(realm: realm, uid: uid))
+            user = EmulatedUser(localId: uid, realm: realm, salt: newSalt(), createdAt: now, isAnonymous: false, validSince: now)
+            isNewUser = true
+        }
+        user.lastLoginAt = now
+        state.store(user)
+        let facts = SessionFacts(provider: .custom, authTime: now, developerClaims: developerClaims)
+        return (SessionRules.grant(&state, for: user, facts: facts), isNewUser)
+    }
+
+    /// Changes email, password or display name; `byAdmin` also reaches a
+    /// disabled account (a user's own token cannot).
+    static func updateProfile(_ state: inout EmulatorState, _ uid: String, realm: Realm, email: String?, password: String?,
+                              displayName: String?, byAdmin: Bool = false, _ context: RuleContext) throws -> EmulatedUser {
+        try InputRules.checkDisplayName(displayName)
+        try InputRules.checkPasswordLength(password)
+        guard let found = state.user(uid, in: realm) else { throw APIServerError.userNotFound }
+        var user = byAdmin ? found : try activeUser(state, uid, in: realm)
+        if let email {
+            guard InputRules.isValidEmail(email) else { throw APIServerError.invalidEmail }
+            if let existing = state.accounts(in: realm).user(email: email), existing.localId != uid { throw APIServerError.emailExists }
+            user.email = email
+            user.emailVerified = false
+        }
+        if let password {
+            try InputRules.checkNewPassword(password)
+            user.passwordHash = hash(password, salt: user.salt)
+            user.passwordUpdatedAt = context.now
+        }
+        if let displayName { user.displayName = displayName }
+        state.store(user)
+        return user
+    }
+
+    /// Makes `email` the user's (a `VERIFY_AND_CHANGE_EMAIL` code applied):
+    /// refused when another account took the address meanwhile.
+    static func changeEmail(_ state: EmulatorState, of user: inout EmulatedUser, to email: String) throws {
+        if let owner = state.accounts(in: user.realm).user(email: email), owner.localId != user.localId { throw APIServerError.emailExists }
+        user.email = email
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import IdentityToolkit
+
+/// Sessions and tokens: refresh tokens granted, refreshed and revoked,
+/// the recent-sign-in rule, and the sweep that keeps a long-running
+/// emulator's memory flat.
+enum SessionRules {
+    /// A new refresh token for `user` (a session with `facts`). Each user
+    /// keeps at most the newest ``EmulatorRules/maximumRefreshTokensPerUser``
+    /// sessions; an older refresh token then answers `INVALID_REFRESH_TOKEN`.
+    static func grant(_ state: inout EmulatorState, for user: EmulatedUser, facts: SessionFacts) -> SessionGrant {
+        let token = Data.randomToken(bytes: 32)
+        state.sessions.refreshTokens[token] = RefreshTokenRecord(uid: user.localId, realm: user.realm, generation: user.tokenGeneration, session: facts)
+        var tokens = state.sessions.refreshTokensByUser[user.key] ?? []
+        tokens.append(token)
+        if tokens.count > EmulatorRules.maximumRefreshTokensPerUser {
+            for old in tokens.prefix(tokens.count - EmulatorRules.maximumRefreshTokensPerUser) { state.sessions.refreshTokens[old] = nil }
+            tokens.removeFirst(tokens.count - EmulatorRules.maximumRefreshTokensPerUser)
+        }
+        state.sessions.refreshTokensByUser[user.key] = tokens
+        return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
+                            displayName: user.displayName, facts: facts, refreshToken: token, customAttributes: user.customAttributes)
+    }
+
+    /// The session of a refresh token, for new tokens: the user must still
+    /// exist, be enabled, and not have had their sessions revoked since.
+    static func refresh(_ state: EmulatorState, token: String) throws -> SessionGrant {
+        guard let record = state.sessions.refreshTokens[token] else { throw APIServerError.invalidRefreshToken }
+        let user = try AccountRules.activeUser(state, record.uid, in: record.realm)
+        guard user.tokenGeneration == record.generation else { throw APIServerError.tokenExpired("the session was revoked") }
+        return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
+                            displayName: user.displayName, facts: record.session, refreshToken: token, customAttributes: user.customAttributes)
+    }
+
+    /// Ends every session of `user` from now on: refresh tokens of earlier
+    /// sessions stop working and their ID tokens fail `checkRevoked`.
+    static func revokeSessions(of user: inout EmulatedUser, at now: Date) {
+        user.tokenGeneration += 1
+        user.validSince = now
+    }
+
+    /// Forgets every session of a uid: a new account that takes a deleted
+    /// one's uid must not inherit its refresh tokens.
+    static func forgetSessions(_ state: inout EmulatorState, of owner: UserKey) {
+        for token in state.sessions.refreshTokensByUser[owner] ?? [] { state.sessions.refreshTokens[token] = nil }
+        state.sessions.refreshTokensByUser[owner] = nil
+    }
+
+    /// Refuses an ID token whose sign-in is older than ``SecondFactorRules/recentSignIn``
+    /// (`CREDENTIAL_TOO_OLD_LOGIN_AGAIN`, as production answers sensitive operations).
+    static func checkRecentSignIn(_ authTime: Date, _ context: RuleContext) throws {
+        guard context.now.timeIntervalSince(authTime) <= RuleContext.seconds(context.secondFactors.recentSignIn) else {
+            throw APIServerError.credentialTooOldLoginAgain("sign in again before changing second factors")
+        }
+    }
+
+    /// Removes expired enrollment sessions, pending credentials and SMS
+    /// codes, and refresh tokens that can never work again (revoked, or of a
+    /// deleted user). Runs at most once per ``EmulatorRules/sweepInterval``
+    /// of the emulator's clock; each rule that creates state calls it.
+    static func sweepExpiredState(_ state: inout EmulatorState, now: Date) {
+        guard abs(now.timeIntervalSince(state.lastSweep)) >= EmulatorRules.sweepInterval else { return }
+        state.lastSweep = now
+        state.sessions.enrollmentSessions = state.sessions.enrollmentSessions.filter { now < $0.value.expiresAt }
+        state.sessions.pendingCredentials = state.sessions.pendingCredentials.filter { now < $0.value.expiresAt }
+        state.outOfBand.phoneVerifications.filter { now < $0.expiresAt }
+        let live = state
+        state.sessions.refreshTokens = state.sessions.refreshTokens.filter { _, record in
+            live.user(record.uid, in: record.realm)?.tokenGeneration == record.generation
+        }
+        let tokens = state.sessions.refreshTokens
+        state.sessions.refreshTokensByUser = state.sessions.refreshTokensByUser.compactMapValues { userTokens in
+            let kept = userTokens.filter { tokens[$0] != nil }
+            return kept.isEmpty ? nil : kept
+        }
+    }
+
+    /// Forgets the sessions and codes of a realm (its accounts were deleted).
+    static func forgetRealm(_ state: inout EmulatorState, _ realm: Realm) {
+        state.sessions.enrollmentSessions = state.sessions.enrollmentSessions.filter { $0.value.realm != realm }
+        state.sessions.pendingCredentials = state.sessions.pendingCredentials.filter { $0.value.realm != realm }
+        state.sessions.refreshTokens = state.sessions.refreshTokens.filter { $0.value.realm != realm }
+        state.sessions.refreshTokensByUser = state.sessions.refreshTokensByUser.filter { $0.key.realm != realm }
+        state.outOfBand.oobCodes.filter { $0.realm != realm }
+        state.outOfBand.phoneVerifications.filter { $0.realm != realm }
+    }
+
+    /// How many of each kind of short-lived state there is (for tests and the soak).
+    static func counts(_ state: EmulatorState) -> [String: Int] {
+        ["enrollmentSessions": state.sessions.enrollmentSessions.count, "pendingCredentials": state.sessions.pendingCredentials.count,
+         "phoneVerifications": state.outOfBand.phoneVerifications.count, "refreshTokens": state.sessions.refreshTokens.count,
+         "oobCodes": state.outOfBand.oobCodes.count]
+    }
+}
+
+extension Data {
+    /// A random opaque identifier (session infos, refresh tokens, codes),
+    /// drawn 8 bytes per generator call rather than one.
+    static func randomToken(bytes: Int = 24) -> String {
+        var generator = SystemRandomNumberGenerator()
+        var data = Data(capacity: bytes + 8)
+        while data.count < bytes {
+            Swift.withUnsafeBytes(of: generator.next()) { data.append(contentsOf: $0) }
+        }
+        return data.prefix(bytes).base64URLEncoded
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import IdentityToolkit
+
+/// Everything the emulator knows, as one plain value: projects with their
+/// configuration, tenants and accounts; sessions; codes it "sent". The rule
+/// types (`AccountRules`, `MultiFactorRules`, …) read and change it; a
+/// storage seam (``EmulatorStateStore``) holds it.
+struct EmulatorState: Codable, Sendable {
+    /// Projects by id, each with its tenants and accounts.
+    var projects: [String: ProjectState] = [:]
+    /// Refresh tokens, enrollment sessions and pending sign-ins.
+    var sessions = SessionState()
+    /// Email action codes and SMS codes, oldest first.
+    var outOfBand = OutOfBandState()
+    /// When expired state was last removed.
+    var lastSweep = Date.distantPast
+}
+
+/// A set of users: a project itself, or one of its tenants.
+struct Realm: Hashable, Sendable, Codable {
+    var project: String
+    var tenant: String?
+}
+
+/// A user's identity across realms.
+struct UserKey: Hashable, Sendable, Codable {
+    var realm: Realm
+    var uid: String
+}
+
+/// A project's configuration, tenants and own accounts.
+struct ProjectState: Codable, Sendable {
+    /// The multi-factor settings of `GET/PATCH …/config` (`mfa`).
+    var mfa: MultiFactorAuthConfig?
+    /// Tenants by id, and their creation order (the order lists follow).
+    var tenants: [String: TenantState] = [:]
+    var tenantOrder: [String] = []
+    /// The project's own accounts (not any tenant's).
+    var accounts = AccountTable()
+}
+
+/// A tenant: its configuration (the admin API's `Tenant`) and its accounts.
+struct TenantState: Codable, Sendable {
+    var config: Tenant
+    var accounts = AccountTable()
+}
+
+/// The accounts of one realm, by uid, with the index of their addresses.
+struct AccountTable: Codable, Sendable {
+    private(set) var byID: [String: EmulatedUser] = [:]
+    /// Case-folded address (`InputRules.emailKey`) → uid.
+    private(set) var byEmail: [String: String] = [:]
+
+    /// The account `uid`.
+    subscript(uid: String) -> EmulatedUser? { byID[uid] }
+
+    /// The account whose address is `email`.
+    func user(email: String) -> EmulatedUser? { byEmail[InputRules.emailKey(email)].flatMap { byID[$0] } }
+
+    /// Every account, in uid order.
+    var sortedByID: [EmulatedUser] { byID.values.sorted { $0.localId < $1.localId } }
+
+    var count: Int { byID.count }
+
+    /// Stores `user`, keeping the address index in step with a changed address.
+    mutating func store(_ user: EmulatedUser) {
+        if let old = byID[user.localId]?.email, old != user.email { byEmail[InputRules.emailKey(old)] = nil }
+        byID[user.localId] = user
+        if let email = user.email { byEmail[InputRules.emailKey(email)] = user.localId }
+    }
+
+    /// Removes `uid`'s account and its address; returns it.
+    @discardableResult
+    mutating func remove(_ uid: String) -> EmulatedUser? {
+        guard let user = byID.removeValue(forKey: uid) else { return nil }
+        if let email = user.email { byEmail[InputRules.emailKey(email)] = nil }
+        return user
+    }
+}
+
+/// A user as the emulator stores it. The password is kept only as a salted hash.
+struct EmulatedUser: Codable, Sendable {
+    var localId: String
+    var realm: Realm
+    var email: String?
+    var passwordHash: Data?
+    var salt: Data
+    var emailVerified = false
+    var displayName: String?
+    var createdAt: Date
+    var lastLoginAt: Date?
+    var passwordUpdatedAt: Date?
+    var disabled = false
+    var isAnonymous: Bool
+    var enrollments: [SecondFactor] = []
+    /// Bumped when earlier sessions are revoked; refresh tokens of an
+    /// earlier generation stop working.
+    var tokenGeneration = 0
+    /// Tokens of sign-ins before this time fail `checkRevoked`.
+    var validSince: Date
+    /// The custom claims an admin set, a JSON object as text (nil: none).
+    var customAttributes: String?
+
+    var key: UserKey { UserKey(realm: realm, uid: localId) }
+}
+
+/// An enrolled second factor.
+struct SecondFactor: Codable, Sendable {
+    enum Kind: Codable, Sendable {
+        /// `lastAcceptedStep`: the last time step whose code was accepted
+        /// (RFC 6238 §5.2: a code is never accepted twice).
+        case totp(secret: [UInt8], lastAcceptedStep: UInt64?)
+        case phone(number: String)
+    }
+
+    var id: String
+    var displayName: String?
+    var enrolledAt: Date
+    var kind: Kind
+
+    var isTOTP: Bool {
+        if case .totp = kind { return true }
+        return false
+    }
+
+    var phoneNumber: String? {
+        if case .phone(let number) = kind { return number }
+        return nil
+    }
+}
+
+/// The facts an ID token states about a session.
+struct SessionFacts: Codable, Sendable {
+    /// The first factor (`firebase.sign_in_provider`).
+    var provider: ProviderID
+    var secondFactor: SecondFactorID?
+    var secondFactorID: String?
+    var authTime: Date
+    /// A custom token's developer claims (a JSON object as text), which the
+    /// session's ID tokens carry, refreshed ones included.
+    var developerClaims: String? = nil
+}
+
+/// What a successful sign-in step yields; the routes sign the ID token.
+struct SessionGrant: Sendable {
+    var uid: String
+    var realm: Realm
+    var email: String?
+    var emailVerified: Bool
+    var displayName: String?
+    var facts: SessionFacts
+    var refreshToken: String
+    /// The user's custom claims, a JSON object as text, copied into ID tokens.
+    var customAttributes: String?
+}

@@ -1,0 +1,67 @@
+import Foundation
+import IdentityToolkit
+import IdentityToolkitJWT
+
+/// ID tokens and session cookies: made from a grant (outside the state's
+/// store: RSA is the slow part), and checked when a client sends one back.
+struct SessionTokens: Sendable {
+    let key: EmulatorSigningKey
+    let clock: EmulatorClock
+    let project: String
+
+    /// The signed ID token of a grant, with the user's custom claims and a
+    /// custom token's developer claims beside the standard ones.
+    func idToken(for grant: SessionGrant) throws -> String {
+        let now = Int64(clock.now.timeIntervalSince1970)
+        var identities: [String: [String]] = [:]
+        if let email = grant.email { identities["email"] = [email] }
+        let claims = IDTokenClaims(
+            iss: TokenIssuerPrefix.idToken.rawValue + project, aud: project,
+            authTime: Int64(grant.facts.authTime.timeIntervalSince1970), userID: grant.uid, sub: grant.uid,
+            iat: now, exp: now + IdentityPlatformLimits.idTokenLifetimeSeconds, email: grant.email,
+            emailVerified: grant.email == nil ? nil : grant.emailVerified,
+            firebase: FirebaseSignInClaims(identities: identities, signInProvider: grant.facts.provider.rawValue,
+                                           signInSecondFactor: grant.facts.secondFactor?.rawValue,
+                                           secondFactorIdentifier: grant.facts.secondFactorID, tenant: grant.realm.tenant))
+        return try key.signer.sign(claims, extraClaims: [grant.customAttributes, grant.facts.developerClaims].compactMap(Self.object))
+    }
+
+    /// A session cookie made from a verified ID token: its claims, custom
+    /// ones included, under the session issuer with the cookie's own
+    /// `iat` and `exp`.
+    func sessionCookie(from idToken: String, claims: IDTokenClaims, issuedAt: Int64, expiresAt: Int64) throws -> String {
+        var cookie = claims
+        cookie.iss = TokenIssuerPrefix.sessionCookie.rawValue + project
+        cookie.iat = issuedAt
+        cookie.exp = expiresAt
+        // Every claim of the token rides along; the typed ones above win.
+        let all = try ParsedJWT(idToken).claims(as: [String: JSONValue].self)
+        return try key.signer.sign(cookie, extraClaims: [all])
+    }
+
+    /// The claims of a valid, unexpired ID token of this emulator.
+    func claims(of idToken: String?) throws -> IDTokenClaims {
+        guard let idToken, !idToken.isEmpty else { throw APIServerError.missingIdToken }
+        let claims: IDTokenClaims
+        do {
+            claims = try key.verifiedIDTokenClaims(idToken)
+        } catch {
+            throw APIServerError.invalidIdToken
+        }
+        guard Int64(clock.now.timeIntervalSince1970) < claims.exp else { throw APIServerError.tokenExpired }
+        return claims
+    }
+
+    /// The session an ID token states.
+    static func facts(of claims: IDTokenClaims) -> SessionFacts {
+        SessionFacts(provider: ProviderID(rawValue: claims.firebase.signInProvider),
+                     secondFactor: claims.firebase.signInSecondFactor.map(SecondFactorID.init(rawValue:)),
+                     secondFactorID: claims.firebase.secondFactorIdentifier,
+                     authTime: Date(timeIntervalSince1970: TimeInterval(claims.authTime)))
+    }
+
+    /// A JSON object given as text, as a claim set; nil when it is none.
+    private static func object(_ text: String?) -> [String: JSONValue]? {
+        text.flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8)) }
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import IdentityToolkit
+@testable import IdentityToolkitEmulator
+import OTP
+import Testing
+
+/// The rule types on a plain state value, without HTTP: each area's rules
+/// are functions of (state, request, context).
+@Suite struct RuleTests {
+    static let project = "rules"
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func context(at date: Date = start, _ edit: (inout SecondFactorRules) -> Void = { _ in }) -> RuleContext {
+        var rules = SecondFactorRules()
+        edit(&rules)
+        return RuleContext(now: date, defaultProject: project, secondFactors: rules)
+    }
+
+    static let realm = Realm(project: project, tenant: nil)
+
+    /// Expects `body` to throw the server error `code`.
+    static func expectError(_ code: APIServerError, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+        do {
+            try body()
+            Issue.record("expected \(code.shortCode)", sourceLocation: sourceLocation)
+        } catch let error as APIServerError {
+            #expect(error.shortCode == code.shortCode, "\(error)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// A state whose project has TOTP on and one verified user.
+    static func stateWithVerifiedUser() throws -> (EmulatorState, EmulatedUser) {
+        var state = EmulatorState()
+        try TenantRules.updateProjectMFA(&state, project: project, mask: "mfa", MultiFactorAuthConfig(
+            providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 1))]))
+        let grant = try AccountRules.signUp(&state, realm: realm, email: "ada@example.com", password: "secret-pw", displayName: nil, context())
+        var user = try #require(state.user(grant.uid, in: realm))
+        user.emailVerified = true
+        state.store(user)
+        return (state, user)
+    }
+
+    // MARK: Accounts and passwords
+
+    @Test func accountRules() throws {
+        var state = EmulatorState()
+        let grant = try AccountRules.signUp(&state, realm: Self.realm, email: "Ada@Example.com", password: "secret-pw", displayName: "Ada", Self.context())
+        #expect(grant.facts.provider == .password && grant.uid.count == 28)
+        Self.expectError(.emailExists) { _ = try AccountRules.signUp(&state, realm: Self.realm, email: "ada@example.com", password: "x-secret", displayName: nil, Self.context()) }
+        Self.expectError(.weakPassword) { _ = try AccountRules.signUp(&state, realm: Self.realm, email: "b@example.com", password: "short", displayName: nil, Self.context()) }
+        Self.expectError(.missingPassword) { _ = try AccountRules.signUp(&state, realm: Self.realm, email: "b@example.com", password: nil, displayName: nil, Self.context()) }
+        Self.expectError(.invalidLoginCredentials) {
+            _ = try AccountRules.signInWithPassword(&state, realm: Self.realm, email: "ada@example.com", password: "wrong-pw", Self.context())
+        }
+        guard case .signedIn(let signedIn) = try AccountRules.signInWithPassword(&state, realm: Self.realm, email: "ADA@example.com", password: "secret-pw", Self.context())
+        else { Issue.record("expected a session"); return }
+        #expect(signedIn.uid == grant.uid)
+        let anonymous = try AccountRules.signUp(&state, realm: Self.realm, email: nil, password: nil, displayName: nil, Self.context())
+        #expect(anonymous.facts.provider == .anonymous)
+        // Passwords are kept as salted hashes only.
+        let stored = try #require(state.user(grant.uid, in: Self.realm))
+        #expect(stored.passwordHash != nil && stored.passwordHash != Data("secret-pw".utf8))
+    }
+
+    @Test func adminAccountRules() throws {
+        var state = EmulatorState()
+        let created = try AdminAccountRules.create(&state, realm: Self.realm, .init(localId: "u-1", email: "a@example.com", password: "secret-pw"), Self.context())
+        Self.expectError(.duplicateLocalId) { _ = try AdminAccountRules.create(&state, realm: Self.realm, .init(localId: "u-1"), Self.context()) }
+        let disabled = try AdminAccountRules.update(&state, realm: Self.realm, localId: created.localId, .init(disable: true, validSince: 1_900_000_000))
+        #expect(disabled.disabled && disabled.tokenGeneration == 1)
+        Self.expectError(.userDisabled) { _ = try AccountRules.activeUser(state, created.localId, in: Self.realm) }
+        for index in 0..<5 { _ = try AdminAccountRules.create(&state, realm: Self.realm, .init(localId: "v-\(index)"), Self.context()) }
+        let page = AdminAccountRules.list(state, realm: Self.realm, pageSize: 4, after: nil)
+        #expect(page.users.map(\.localId) == ["u-1", "v-0", "v-1", "v-2"] && page.lastUID == "v-2")
+        try AdminAccountRules.delete(&state, realm: Self.realm, localId: "u-1")
+        #expect(AdminAccountRules.lookup(state, realm: Self.realm, localIds: ["u-1"], emails: ["a@example.com"]).isEmpty)
+    }
+
+    // MARK: Second factors
+
+    @Test func multiFactorRules() throws {
+        var (state, user) = try Self.stateWithVerifiedUser()
+        let facts = SessionFacts(provider: .password, authTime: Self.start)
+        let started = try MultiFactorRules.startTotpEnrollment(&state, user: user, authTime: Self.start, Self.context())
+        let totp = try TOTP(key: started.secret)
+        let code = try totp.code(at: Self.start)
+        let wrong = code == "000000" ? "111111" : "000000"
+        Self.expectError(.invalidCode) {
+            _ = try MultiFactorRules.finalizeTotpEnrollment(&state, user: user, sessionInfo: started.sessionInfo, code: wrong, displayName: "App", facts: facts, Self.context())
+        }
+        #expect(state.sessions.enrollmentSessions[started.sessionInfo]?.failedAttempts == 1)
+        let enrolled = try MultiFactorRules.finalizeTotpEnrollment(&state, user: user, sessionInfo: started.sessionInfo, code: code, displayName: "App",
+                                                                   facts: facts, Self.context())
+        #expect(enrolled.facts.secondFactor == .totp && enrolled.facts.provider == .password)
+        user = try #require(state.user(user.localId, in: Self.realm))
+        Self.expectError(.secondFactorExists) { try MultiFactorRules.checkCanEnroll(state, user) }
+        // A sign-in challenge: five wrong codes, then every code is refused.
+        guard case .secondFactorRequired(let pending, _) = try AccountRules.signInWithPassword(&state, realm: Self.realm, email: "ada@example.com",
+                                                                                                 password: "secret-pw", Self.context())
+        else { Issue.record("expected a challenge"); return }
+        let enrollmentID = try #require(user.enrollments.first?.id)
+        for _ in 0..<5 {
+            Self.expectError(.invalidCode) {
+                _ = try MultiFactorRules.finalizeTotpSignIn(&state, pendingCredential: pending, enrollmentID: enrollmentID, code: wrong, requestTenant: nil, Self.context())
+            }
+        }
+        Self.expectError(.tooManyAttemptsTryLater) {
+            _ = try MultiFactorRules.finalizeTotpSignIn(&state, pendingCredential: pending, enrollmentID: enrollmentID,
+                                                        code: try totp.code(at: Self.start.addingTimeInterval(30)), requestTenant: nil, Self.context())
+        }
+        #expect(state.sessions.pendingCredentials[pending] == nil)
+        // Too old a sign-in cannot withdraw the factor.
+        Self.expectError(.credentialTooOldLoginAgain) {
+            _ = try MultiFactorRules.withdraw(&state, user: user, enrollmentID: enrollmentID, facts: facts, Self.context(at: Self.start.addingTimeInterval(301)))
+        }
+        let withdrawn = try MultiFactorRules.withdraw(&state, user: user, enrollmentID: enrollmentID, facts: facts, Self.context(at: Self.start.addingTimeInterval(60)))
+        #expect(withdrawn?.facts.authTime == Self.start.addingTimeInterval(60))
+    }
+
+    @Test func phoneFactorRules() throws {
+        var (state, user) = try Self.stateWithVerifiedUser()
+        Self.expectError(.operationNotAllowed) {
+            _ = try MultiFactorRules.startPhoneEnrollment(&state, user: user, phoneNumber: "+15555550100", authTime: Self.start, Self.context())
+        }
+        try TenantRules.updateProjectMFA(&state, project: Self.project, mask: "mfa.enabledProviders", MultiFactorAuthConfig(enabledProviders: [.phoneSms]))
+        Self.expectError(.invalidPhoneNumber) {
+            _ = try MultiFactorRules.startPhoneEnrollment(&state, user: user, phoneNumber: "5555550100", authTime: Self.start, Self.context())
+        }
+        let sessionInfo = try MultiFactorRules.startPhoneEnrollment(&state, user: user, phoneNumber: "+15555550100", authTime: Self.start, Self.context())
+        let sent = try #require(MultiFactorRules.listVerificationCodes(state, realm: Self.realm).first)
+        let grant = try MultiFactorRules.finalizePhoneEnrollment(&state, user: user, sessionInfo: sessionInfo, code: sent.code, displayName: "Phone",
+                                                                 facts: SessionFacts(provider: .password, authTime: Self.start), Self.context())
+        #expect(grant.facts.secondFactor == .phone)
+        user = try #require(state.user(user.localId, in: Self.realm))
+        #expect(user.enrollments.first?.phoneNumber == "+15555550100")
+    }
+
+    // MARK: Out-of-band codes
+
+    @Test func outOfBandRules() throws {
+        var (state, user) = try Self.stateWithVerifiedUser()
+        Self.expectError(.emailNotFound) { _ = try OutOfBandRules.create(&state, requestType: .passwordReset, uid: nil, email: "nobody@example.com", realm: Self.realm) }
+        let reset = try OutOfBandRules.create(&state, requestType: .passwordReset, uid: nil, email: "ada@example.com", realm: Self.realm)
+        Self.expectError(.invalidOobCode) { _ = try OutOfBandRules.applyActionLink(&state, code: reset.code, requestType: .verifyEmail, newPassword: nil, Self.context()) }
+        Self.expectError(.weakPassword) { _ = try OutOfBandRules.applyActionLink(&state, code: reset.code, requestType: .passwordReset, newPassword: "x", Self.context()) }
+        #expect(try OutOfBandRules.applyActionLink(&state, code: reset.code, requestType: .passwordReset, newPassword: "new-secret", Self.context()) == "ada@example.com")
+        user = try #require(state.user(user.localId, in: Self.realm))
+        #expect(user.tokenGeneration == 1)
+        Self.expectError(.invalidOobCode) { _ = try OutOfBandRules.apply(&state, code: reset.code) }
+        #expect(OutOfBandRules.list(state, realm: Self.realm).isEmpty)
+    }
+
+    // MARK: Sessions and tokens
+
+    @Test func sessionRules() throws {
+        var (state, user) = try Self.stateWithVerifiedUser()
+        let grant = SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .password, authTime: Self.start))
+        #expect(try SessionRules.refresh(state, token: grant.refreshToken).uid == user.localId)
+        SessionRules.revokeSessions(of: &user, at: Self.start.addingTimeInterval(10))
+        state.store(user)
+        Self.expectError(.tokenExpired) { _ = try SessionRules.refresh(state, token: grant.refreshToken) }
+        Self.expectError(.invalidRefreshToken) { _ = try SessionRules.refresh(state, token: "nope") }
+        Self.expectError(.credentialTooOldLoginAgain) { try SessionRules.checkRecentSignIn(Self.start, Self.context(at: Self.start.addingTimeInterval(301))) }
+        try SessionRules.checkRecentSignIn(Self.start, Self.context(at: Self.start.addingTimeInterval(120)) { $0.recentSignIn = .seconds(200) })
+        // A sweep forgets the revoked session's token.
+        SessionRules.sweepExpiredState(&state, now: Self.start.addingTimeInterval(3600))
+        #expect(state.sessions.refreshTokens[grant.refreshToken] == nil)
+    }
+
+    // MARK: Tenants and config
+
+    @Test func tenantRules() throws {
+        var state = EmulatorState()
+        Self.expectError(.tenantNotFound) { _ = try TenantRules.realm(state, tenant: "nope", Self.context()) }
+        let tenant = TenantRules.createTenant(&state, project: Self.project, Tenant(displayName: "Shop", allowPasswordSignup: false))
+        let id = try #require(tenant.name?.split(separator: "/").last.map(String.init))
+        let realm = try TenantRules.realm(state, tenant: id, Self.context())
+        Self.expectError(.operationNotAllowed) { _ = try AccountRules.signUp(&state, realm: realm, email: "a@example.com", password: "secret-pw", displayName: nil, Self.context()) }
+        let updated = try TenantRules.updateTenant(&state, project: Self.project, id: id, mask: "allowPasswordSignup", Tenant(allowPasswordSignup: true))
+        #expect(updated.allowPasswordSignup == true && updated.displayName == "Shop")
+        Self.expectError(.invalidArgument) { _ = try TenantRules.updateTenant(&state, project: Self.project, id: id, mask: "nope", Tenant()) }
+        Self.expectError(.invalidArgument) {
+            try TenantRules.updateProjectMFA(&state, project: Self.project, mask: "mfa", MultiFactorAuthConfig(
+                providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 11))]))
+        }
+        #expect(TenantRules.totpWindow(state, of: realm) == nil)
+        try TenantRules.deleteTenant(&state, project: Self.project, id: id)
+        #expect(!state.exists(realm))
+    }
+
+    /// The state is a plain Codable value: it survives a JSON round trip whole.
+    @Test func theStateIsCodable() throws {
+        var (state, user) = try Self.stateWithVerifiedUser()
+        _ = try MultiFactorRules.startTotpEnrollment(&state, user: user, authTime: Self.start, Self.context())
+        _ = TenantRules.createTenant(&state, project: Self.project, Tenant(displayName: "Shop"))
+        let data = try JSONEncoder().encode(state)
+        let decoded = try JSONDecoder().decode(EmulatorState.self, from: data)
+        #expect(try JSONEncoder().encode(decoded).count == data.count)
+        #expect(decoded.user(user.localId, in: Self.realm)?.email == "ada@example.com")
+        #expect(decoded.sessions.enrollmentSessions.count == 1 && decoded.projects[Self.project]?.tenants.count == 1)
+    }
+}
