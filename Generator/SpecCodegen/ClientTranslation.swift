@@ -107,7 +107,9 @@ extension Translator {
             )
         }
         if operation.respondsWithHTML {
-            let textArguments: [(label: Code?, value: Code)] = [(nil, method), ("path", path), ("query", "[\(query, separator: ", ")]"), ("errorBody", errorBody)]
+            var textArguments: [(label: Code?, value: Code)] = [(nil, method), ("path", path), ("query", "[\(query, separator: ", ")]")]
+            if operation.requestBody != nil { textArguments.append(("formBody", "body")) }
+            textArguments.append(("errorBody", errorBody))
             return FunctionDeclaration(
                 doc: operationDoc(operation, returns: "The page's HTML text."),
                 access: access, kind: .function("\(operation.id)"), parameters: operationParameters(operation),

@@ -182,8 +182,8 @@ struct OpenAPIParser {
                         if let html = reader.mapping("content")?.mapping(Self.htmlMediaType) {
                             // A page for a browser (the emulator's action links): text, not a model.
                             respondsWithHTML = true
-                            if operation.has("requestBody") {
-                                diagnostics.error("'\(id)' answers with a page; such an operation takes no request body", at: html.location)
+                            if operation.has("requestBody"), operation.mapping("requestBody")?.mapping("content")?.keys != [Self.formMediaType] {
+                                diagnostics.error("'\(id)' answers with a page; such an operation takes no request body but a form (`\(Self.formMediaType)`)", at: html.location)
                             }
                             if html.mapping("schema")?.string("type") != "string" || reader.mapping("content")?.keys.count != 1 {
                                 diagnostics.error("response '\(code)' of '\(id)' with '\(Self.htmlMediaType)' content must have that content only, with a `type: string` schema", at: html.location)

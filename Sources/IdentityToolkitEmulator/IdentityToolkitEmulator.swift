@@ -29,17 +29,28 @@ public final class IdentityToolkitEmulator: Sendable {
     let services: EmulatorServices
     let handling: RequestHandling
 
-    /// An emulator with an empty store; ``start()`` serves it.
+    /// An emulator with an empty store, or the export of
+    /// ``EmulatorConfiguration/importDirectory``; ``start()`` serves it.
     /// - Throws: ``EmulatorConfigurationError`` for a setting out of range,
-    ///   or a non-loopback host without ``EmulatorConfiguration/allowRemote``.
+    ///   or a non-loopback host without ``EmulatorConfiguration/allowRemote``;
+    ///   ``EmulatorImportError`` for an import folder that does not load
+    ///   (naming the file and the field).
     public init(configuration: EmulatorConfiguration = EmulatorConfiguration()) throws {
         try configuration.validate()
         self.configuration = configuration
         let key = try EmulatorSigningKey.processWide.get()
         let oauth = try OAuthTokenEndpoint(serviceAccounts: configuration.serviceAccounts, clock: clock)
+        var initial = EmulatorState()
+        if let folder = configuration.importDirectory {
+            let context = RuleContext(now: clock.now, defaultProject: configuration.projectID, secondFactors: configuration.secondFactorRules,
+                                      improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy)
+            try EmulatorExport.load(EmulatorExport.read(from: URL(fileURLWithPath: folder)), into: &initial,
+                                    project: configuration.projectID, context)
+        }
         let services = EmulatorServices(
-            store: InMemoryEmulatorStateStore(), clock: clock, tokens: SessionTokens(key: key, clock: clock, project: configuration.projectID),
-            links: ActionLinks(), defaultProject: configuration.projectID, secondFactorRules: configuration.secondFactorRules)
+            store: InMemoryEmulatorStateStore(initial), clock: clock, tokens: SessionTokens(key: key, clock: clock, project: configuration.projectID),
+            links: ActionLinks(), defaultProject: configuration.projectID, secondFactorRules: configuration.secondFactorRules,
+            improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy)
         self.services = services
         let router = APIServerRouter(
             routes: AccountsRoutes(services: services, customTokens: CustomTokenVerifier(trustedKey: { [oauth] in oauth.publicKey(of: $0) }, clock: clock)).routes
@@ -48,10 +59,11 @@ public final class IdentityToolkitEmulator: Sendable {
                 + oauth.routes
                 + (PublicKeyRoutes(key: key) as any GooglePublicKeysService).routes
                 + (PublicKeyRoutes(key: key) as any SessionCookieKeysService).routes
-                + HelperRoutes(services: services, oauth: oauth).routes
+                + HelperRoutes(services: services, oauth: oauth, console: ConsoleSettings(exportDirectory: configuration.exportOnExitDirectory)).routes
         )
         handling = RequestHandling(router: router, safety: LaptopSafety(configuration), oauth: oauth, maxBodyBytes: configuration.maxBodyBytes,
-                                   bodyReadTimeout: configuration.bodyReadTimeout, logger: configuration.logger)
+                                   bodyReadTimeout: configuration.bodyReadTimeout, logger: configuration.logger,
+                                   pagePaths: [HelperRoutes.showConsolePath, HelperRoutes.openActionLinkPath])
     }
 
     /// How many of each kind of state the emulator holds (enrollment
@@ -59,6 +71,26 @@ public final class IdentityToolkitEmulator: Sendable {
     /// for soak tests and monitoring that a long-running emulator stays flat.
     public var stateCounts: [String: Int] {
         get async { (try? await services.store.withState { SessionRules.counts($0) }) ?? [:] }
+    }
+
+    /// Writes everything the emulator's project holds to `directory` in
+    /// firebase-tools' export format, replacing the folder whole.
+    /// - Returns: the files written, relative to the folder.
+    @discardableResult
+    public func export(to directory: String) async throws -> [String] {
+        try await services.export(to: URL(fileURLWithPath: directory))
+    }
+
+    /// Writes the export of ``EmulatorConfiguration/exportOnExitDirectory``,
+    /// if one is set; a failure is logged, not thrown (the server has stopped).
+    func exportOnExit() async {
+        guard let directory = configuration.exportOnExitDirectory else { return }
+        do {
+            try await export(to: directory)
+            configuration.logger.notice("exported the emulator's data to \(directory)")
+        } catch {
+            configuration.logger.error("could not export the emulator's data to \(directory): \(error)")
+        }
     }
 
     /// Serves until the calling task is cancelled, then shuts down
@@ -69,17 +101,20 @@ public final class IdentityToolkitEmulator: Sendable {
         // The group runs in a task of its own, which cancellation of the caller
         // does not reach: cancelling the caller shuts the server down gracefully.
         let serving = Task { try await group.run() }
-        try await withTaskCancellationHandler {
-            try await serving.value
+        let outcome = await withTaskCancellationHandler {
+            await serving.result
         } onCancel: {
             Task { await group.triggerGracefulShutdown() }
         }
+        await exportOnExit()
+        try outcome.get()
     }
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully within
     /// ``EmulatorConfiguration/shutdownGracePeriod`` and returns.
     public func runUntilSignalled(onListening: @escaping @Sendable (String, Int) async -> Void) async throws {
         try await serviceGroup(stopsOnSignals: true, onListening: onListening).run()
+        await exportOnExit()
     }
 
     /// The server as a service group whose graceful shutdown (on SIGTERM and

@@ -18,7 +18,9 @@ struct EmulatorCommand: AsyncParsableCommand {
             the signing keys at Google's routes (JWKS and x509), such as \
             GET /www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com. \
             Only loopback browser origins get CORS (--allow-origin adds one), and only requests naming a loopback \
-            host are answered (--allow-host adds one).
+            host are answered (--allow-host adds one). The page for people is at /emulator/ui. \
+            --import and --export-on-exit read and write firebase-tools' export format (firebase emulators:export), \
+            TOTP factors included; POST /emulator/v1/export {"path": DIR} exports on demand.
             """
     )
 
@@ -51,6 +53,16 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "A host name requests may name besides the loopback ones, such as host.docker.internal (repeatable).")
     var allowHost: [String] = []
 
+    @Option(name: .customLong("import"), help: "A folder in firebase-tools' export format to load at start (a corrupt one stops the emulator, naming the file and field).")
+    var importDirectory: String?
+
+    @Option(help: "A folder to write the data to, in the same format, when the emulator stops (SIGINT, SIGTERM); replaced whole.")
+    var exportOnExit: String?
+
+    @Flag(inversion: .prefixedEnableDisable,
+          help: "Answer a wrong password and an unknown address alike (INVALID_LOGIN_CREDENTIALS), as production does by default; --disable- gives EMAIL_NOT_FOUND and INVALID_PASSWORD, as Google's emulator does.")
+    var improvedEmailPrivacy = true
+
     func validate() throws {
         let durations = SecondFactorRules.durationRange
         let seconds = Int(durations.lowerBound.components.seconds)...Int(durations.upperBound.components.seconds)
@@ -69,8 +81,12 @@ struct EmulatorCommand: AsyncParsableCommand {
         try InputCheck.identifier(host, "--host")
         for origin in allowOrigin { try InputCheck.identifier(origin, "--allow-origin") }
         for name in allowHost { try InputCheck.identifier(name, "--allow-host") }
+        if let importDirectory { try InputCheck.path(importDirectory, "--import") }
+        if let exportOnExit { try InputCheck.path(exportOnExit, "--export-on-exit") }
         do {
-            _ = try IdentityToolkitEmulator(configuration: configuration(logger: Logger(label: "mfa.emulator")))
+            var settings = configuration(logger: Logger(label: "mfa.emulator"))
+            settings.importDirectory = nil  // read once, by run()
+            _ = try IdentityToolkitEmulator(configuration: settings)
         } catch let error as EmulatorConfigurationError {
             throw ValidationError(error.description.replacingOccurrences(of: "set allowRemote", with: "give --allow-remote"))
         }
@@ -84,13 +100,30 @@ struct EmulatorCommand: AsyncParsableCommand {
         configuration.allowRemote = allowRemote
         configuration.allowedOrigins = allowOrigin
         configuration.allowedHosts = allowHost
+        configuration.improvedEmailPrivacy = improvedEmailPrivacy
+        configuration.importDirectory = importDirectory.map(Self.absolutePath)
+        configuration.exportOnExitDirectory = exportOnExit.map(Self.absolutePath)
         return configuration
+    }
+
+    /// `path` made absolute against the working directory.
+    static func absolutePath(_ path: String) -> String {
+        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)).standardizedFileURL.path
     }
 
     func run() async throws {
         var logger = Logger(label: "mfa.emulator")
-        logger.logLevel = .warning
-        let emulator = try IdentityToolkitEmulator(configuration: configuration(logger: logger))
+        // Notices: the export on exit says where it wrote.
+        logger.logLevel = .notice
+        let emulator: IdentityToolkitEmulator
+        do {
+            emulator = try IdentityToolkitEmulator(configuration: configuration(logger: logger))
+        } catch let error as EmulatorImportError {
+            throw ValidationError(error.description)
+        }
+        if let importDirectory {
+            FileHandle.standardError.write(Data("mfa: imported \(importDirectory)\n".utf8))
+        }
         if allowRemote {
             FileHandle.standardError.write(Data("mfa: warning: serving on \(host) for other machines; the emulator has no authentication, so anyone who reaches it can sign in as anyone and read every code\n".utf8))
         }

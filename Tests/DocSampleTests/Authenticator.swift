@@ -77,7 +77,7 @@ struct DocSampleEnvironment {
         _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
             project: "demo-docs", updateMask: "mfa",
             body: ProjectConfig(mfa: MultiFactorAuthConfig(providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: .init(adjacentIntervals: 5))])))
-        let email = "docs-\(UUID().uuidString.prefix(8))@example.com"
+        let email = "docs-\(UUID().uuidString.prefix(8).lowercased())@example.com"
         let environment = DocSampleEnvironment(running: running, email: email)
         let user = try await Auth.auth().createUser(withEmail: email, password: environment.password).user
         try await user.sendEmailVerification()

@@ -15,7 +15,8 @@ import Testing
             let signedInToken = try #require(signedIn.idToken)
             let user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: signedInToken)).users?.first)
             #expect(user.localId == created.localId)
-            #expect(user.email == "Ada@Example.com")
+            // Addresses are kept lowercased, as production keeps them.
+            #expect(user.email == "ada@example.com")
             #expect(user.displayName == "Ada")
             #expect(user.emailVerified == false)
             #expect(user.providerUserInfo?.first?.providerId == "password")

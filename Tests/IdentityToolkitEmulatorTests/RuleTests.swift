@@ -59,9 +59,40 @@ import Testing
         #expect(signedIn.uid == grant.uid)
         let anonymous = try AccountRules.signUp(&state, realm: Self.realm, email: nil, password: nil, displayName: nil, Self.context())
         #expect(anonymous.facts.provider == .anonymous)
-        // Passwords are kept as salted hashes only.
+        // Passwords are kept as Google's emulator keeps them, so that exports move both ways.
         let stored = try #require(state.user(grant.uid, in: Self.realm))
-        #expect(stored.passwordHash != nil && stored.passwordHash != Data("secret-pw".utf8))
+        guard case .emulator(let password, let salt)? = stored.password else { Issue.record("expected the emulator's form"); return }
+        #expect(password == "secret-pw" && salt.hasPrefix("fakeSalt"))
+        #expect(stored.email == "ada@example.com" && stored.initialEmail == "ada@example.com")
+    }
+
+    /// The project's settings: sign-in errors with and without improved
+    /// email privacy; several accounts per address when allowed.
+    @Test func emailPrivacyAndDuplicateAddresses() throws {
+        var state = EmulatorState()
+        _ = try AccountRules.signUp(&state, realm: Self.realm, email: "ada@example.com", password: "secret-pw", displayName: nil, Self.context())
+        func signIn(_ email: String, _ password: String, _ context: RuleContext = Self.context()) throws {
+            _ = try AccountRules.signInWithPassword(&state, realm: Self.realm, email: email, password: password, context)
+        }
+        Self.expectError(.invalidLoginCredentials) { try signIn("nobody@example.com", "secret-pw") }
+        Self.expectError(.invalidLoginCredentials) { try signIn("ada@example.com", "wrong-pw") }
+        state.projects[Self.project]?.improvedEmailPrivacy = false
+        Self.expectError(.emailNotFound) { try signIn("nobody@example.com", "secret-pw") }
+        Self.expectError(.invalidPassword) { try signIn("ada@example.com", "wrong-pw") }
+        // The emulator's default applies until the project chooses.
+        var legacy = Self.context()
+        legacy.improvedEmailPrivacyByDefault = false
+        var fresh = EmulatorState()
+        Self.expectError(.emailNotFound) { _ = try AccountRules.signInWithPassword(&fresh, realm: Self.realm, email: "a@example.com", password: "secret-pw", legacy) }
+
+        Self.expectError(.emailExists) { _ = try AccountRules.signUp(&state, realm: Self.realm, email: "ADA@example.com", password: "other-pw", displayName: nil, Self.context()) }
+        state.projects[Self.project]?.allowDuplicateEmails = true
+        let second = try AccountRules.signUp(&state, realm: Self.realm, email: "ADA@example.com", password: "other-pw", displayName: nil, Self.context())
+        #expect(state.accounts(in: Self.realm).users(email: "ada@example.com").count == 2)
+        // Each password finds its own account.
+        guard case .signedIn(let grant) = try AccountRules.signInWithPassword(&state, realm: Self.realm, email: "ada@example.com", password: "other-pw", Self.context())
+        else { Issue.record("expected a session"); return }
+        #expect(grant.uid == second.uid)
     }
 
     @Test func adminAccountRules() throws {

@@ -152,6 +152,27 @@ import Testing
             _ = try await admin.createTenantSessionCookie(targetProjectId: "demo-mfa", tenantId: "t1", body: CreateSessionCookieRequest(idToken: "id-token", validDuration: 600))
         }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/tenants/t1:createSessionCookie",
             body: #"{"idToken":"id-token","validDuration":"600"}"#)),
+        Case(name: "importAccounts", call: { _, _, admin in
+            _ = try await admin.importAccounts(targetProjectId: "demo-mfa", body: UploadAccountRequest(
+                users: [UserInfo(localId: "u1", passwordHash: "aGFzaA", salt: "c2FsdA")], hashAlgorithm: .scrypt, signerKey: "a2V5", saltSeparator: "Bw",
+                rounds: 8, memoryCost: 14))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/accounts:batchCreate",
+            body: #"{"hashAlgorithm":"SCRYPT","memoryCost":14,"rounds":8,"saltSeparator":"Bw","signerKey":"a2V5","users":[{"localId":"u1","passwordHash":"aGFzaA","salt":"c2FsdA"}]}"#)),
+        Case(name: "importTenantAccounts", call: { _, _, admin in
+            _ = try await admin.importTenantAccounts(targetProjectId: "demo-mfa", tenantId: "t1", body: UploadAccountRequest(users: [UserInfo(localId: "u1")]))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/tenants/t1/accounts:batchCreate", body: #"{"users":[{"localId":"u1"}]}"#)),
+        Case(name: "batchDeleteAccounts", call: { _, _, admin in
+            _ = try await admin.batchDeleteAccounts(targetProjectId: "demo-mfa", body: BatchDeleteAccountsRequest(localIds: ["u1", "u2"], force: true))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/accounts:batchDelete", body: #"{"force":true,"localIds":["u1","u2"]}"#)),
+        Case(name: "batchDeleteTenantAccounts", call: { _, _, admin in
+            _ = try await admin.batchDeleteTenantAccounts(targetProjectId: "demo-mfa", tenantId: "t1", body: BatchDeleteAccountsRequest(localIds: ["u1"]))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/tenants/t1/accounts:batchDelete", body: #"{"localIds":["u1"]}"#)),
+        Case(name: "queryAccounts", call: { _, _, admin in
+            _ = try await admin.queryAccounts(targetProjectId: "demo-mfa", body: QueryUserInfoRequest(returnUserInfo: false))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/accounts:query", body: #"{"returnUserInfo":false}"#)),
+        Case(name: "queryTenantAccounts", call: { _, _, admin in
+            _ = try await admin.queryTenantAccounts(targetProjectId: "demo-mfa", tenantId: "t1", body: QueryUserInfoRequest(limit: 10, offset: 20))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/projects/demo-mfa/tenants/t1/accounts:query", body: #"{"limit":"10","offset":"20"}"#)),
         Case(name: "listTenants", call: { _, _, admin in
             _ = try await admin.listTenants(project: "demo-mfa", pageSize: 2)
         }, expected: Expected(method: .get, host: identity, pathAndQuery: "/v2/projects/demo-mfa/tenants?pageSize=2", body: nil)),

@@ -51,7 +51,7 @@ struct SDKHarness {
         let user = try await auth.createUser(withEmail: email, password: password).user
         try await user.sendEmailVerification()
         let codes = try await helper("/emulator/v1/projects/\(project)/oobCodes")["oobCodes"] as? [[String: String]] ?? []
-        try await auth.applyActionCode(try #require(codes.last { $0["email"] == email }?["oobCode"]))
+        try await auth.applyActionCode(try #require(codes.last { $0["email"] == email.lowercased() }?["oobCode"]))
         try await user.reload()
         return user
     }

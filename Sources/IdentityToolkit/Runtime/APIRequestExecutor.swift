@@ -71,6 +71,17 @@ public struct APIRequestExecutor: Sendable {
         }.0
     }
 
+    /// Sends a form (`application/x-www-form-urlencoded`) and returns the
+    /// response's text (an operation whose success response is an HTML
+    /// page, such as a form's answer); errors are read as for every other operation.
+    public func sendReturningText<Body: Encodable & Sendable>(
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], formBody: Body, errorBody: (any ServerErrorBody.Type)?
+    ) async throws -> String {
+        let data = try FormBody.encode(formBody)
+        return try await perform(method, path: path, query: query, body: data, contentType: Self.formContentType, accept: "text/html",
+                                 errorBody: errorBody) { String(decoding: $0, as: UTF8.self) }.0
+    }
+
     /// Sends a request with a JSON body and decodes the response.
     public func send<Body: Encodable & Sendable, Response: Decodable & Sendable>(
         _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Body,

@@ -46,6 +46,19 @@ public struct EmulatorConfiguration: Sendable {
     /// loopback names and ``host`` (DNS-rebinding protection), such as the
     /// name containers use for the host machine.
     public var allowedHosts: [String] = []
+    /// Whether a project answers a wrong password or an unknown address
+    /// with `INVALID_LOGIN_CREDENTIALS` alike (email enumeration
+    /// protection), until `PATCH /emulator/v1/projects/{p}/config` says
+    /// otherwise. On by default, as production has it for projects created
+    /// since September 2023; Google's emulator starts with it off (then
+    /// `EMAIL_NOT_FOUND` and `INVALID_PASSWORD`).
+    public var improvedEmailPrivacy = true
+    /// A folder in firebase-tools' export format to load at start
+    /// (`firebase emulators:start --import`); nil starts empty.
+    public var importDirectory: String?
+    /// A folder to write the state to, in the same format, when the emulator
+    /// stops gracefully (`--export-on-exit`).
+    public var exportOnExitDirectory: String?
 
     /// Creates a configuration; every limit has a default fit for a shared,
     /// long-running emulator.

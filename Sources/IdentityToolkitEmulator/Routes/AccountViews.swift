@@ -1,36 +1,80 @@
 import Foundation
 import IdentityToolkit
+import OTP
 
 /// How an account looks on the wire (`UserInfo`, `MfaEnrollment`): what
-/// lookups, listings and sign-in hints answer.
+/// lookups, listings, exports and sign-in hints answer.
 enum AccountViews {
+    /// How much of an account a view shows.
+    enum Detail: Sendable {
+        /// A lookup: the password hash redacted as production redacts it.
+        case lookup
+        /// An admin listing (`accounts:batchGet`, what `firebase
+        /// auth:export` reads): the hash and its salt.
+        case download
+        /// An export file: a listing plus what only the emulator may write
+        /// (TOTP secrets in `totpInfo.sharedSecretKey`).
+        case export
+    }
+
+    /// What production answers in place of a password hash outside a
+    /// download: "REDACTED" in base64.
+    static let redactedPasswordHash = Data("REDACTED".utf8).base64EncodedString()
+
     /// `+15555550100` → `+*******0100`, as sign-in hints show it.
     static func mask(_ phoneNumber: String) -> String {
         phoneNumber.prefix(1) + String(repeating: "*", count: max(0, phoneNumber.count - 5)) + phoneNumber.suffix(4)
     }
 
-    /// The factors as `mfaInfo` lists them; sign-in hints mask phone numbers.
-    static func enrollments(_ factors: [SecondFactor], maskPhones: Bool) -> [MfaEnrollment] {
+    /// The factors as `mfaInfo` lists them; sign-in hints mask phone
+    /// numbers, exports carry TOTP secrets.
+    static func enrollments(_ factors: [SecondFactor], maskPhones: Bool, withSecrets: Bool = false) -> [MfaEnrollment] {
         factors.map { factor in
-            MfaEnrollment(
+            var totp: TotpInfo?
+            if case .totp(let secret, _) = factor.kind { totp = TotpInfo(sharedSecretKey: withSecrets ? Base32.encode(secret) : nil) }
+            return MfaEnrollment(
                 mfaEnrollmentId: factor.id, displayName: factor.displayName, enrolledAt: factor.enrolledAt,
-                phoneInfo: factor.phoneNumber.map { maskPhones ? mask($0) : $0 }, totpInfo: factor.isTOTP ? TotpInfo() : nil
+                phoneInfo: factor.phoneNumber.map { maskPhones ? mask($0) : $0 },
+                unobfuscatedPhoneInfo: withSecrets ? factor.phoneNumber : nil, totpInfo: totp
             )
         }
     }
 
-    /// The account as a lookup answers it.
-    static func userInfo(_ user: EmulatedUser) -> UserInfo {
-        UserInfo(
+    /// The account as a lookup, a listing or an export shows it.
+    static func userInfo(_ user: EmulatedUser, detail: Detail = .lookup) -> UserInfo {
+        var providers: [ProviderUserInfo] = []
+        if let email = user.email, user.password != nil || user.emailLinkSignin {
+            providers.append(ProviderUserInfo(providerId: ProviderID.password.rawValue, rawId: email, federatedId: email, email: email,
+                                              displayName: user.displayName, photoUrl: user.photoUrl))
+        }
+        if let phone = user.phoneNumber {
+            providers.append(ProviderUserInfo(providerId: ProviderID.phone.rawValue, rawId: phone, phoneNumber: phone))
+        }
+        providers += user.linkedProviders.map {
+            ProviderUserInfo(providerId: $0.providerId, rawId: $0.rawId, federatedId: $0.rawId, email: $0.email,
+                             displayName: $0.displayName, photoUrl: $0.photoUrl)
+        }
+        var info = UserInfo(
             localId: user.localId, email: user.email, emailVerified: user.emailVerified, displayName: user.displayName,
-            disabled: user.disabled, createdAt: Int64(user.createdAt.timeIntervalSince1970 * 1000),
-            lastLoginAt: user.lastLoginAt.map { Int64($0.timeIntervalSince1970 * 1000) },
-            passwordUpdatedAt: user.passwordUpdatedAt.map { ($0.timeIntervalSince1970 * 1000).rounded() },
+            photoUrl: user.photoUrl, disabled: user.disabled, createdAt: millis(user.createdAt),
+            lastLoginAt: user.lastLoginAt.map(millis), passwordUpdatedAt: user.passwordUpdatedAt.map { ($0.timeIntervalSince1970 * 1000).rounded() },
             validSince: Int64(user.validSince.timeIntervalSince1970), tenantId: user.realm.tenant, customAttributes: user.customAttributes,
-            providerUserInfo: user.email.map {
-                [ProviderUserInfo(providerId: ProviderID.password.rawValue, rawId: $0, federatedId: $0, email: $0, displayName: user.displayName)]
-            } ?? [],
-            mfaInfo: user.enrollments.isEmpty ? nil : enrollments(user.enrollments, maskPhones: false)
+            phoneNumber: user.phoneNumber, initialEmail: user.initialEmail, lastRefreshAt: user.lastRefreshAt,
+            emailLinkSignin: user.emailLinkSignin ? true : nil,
+            providerUserInfo: providers,
+            mfaInfo: user.enrollments.isEmpty ? nil : enrollments(user.enrollments, maskPhones: false, withSecrets: detail == .export)
         )
+        if let password = user.password {
+            switch detail {
+            case .lookup:
+                info.passwordHash = redactedPasswordHash
+            case .download, .export:
+                info.passwordHash = password.exportedHash
+                info.salt = password.exportedSalt
+            }
+        }
+        return info
     }
+
+    private static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }

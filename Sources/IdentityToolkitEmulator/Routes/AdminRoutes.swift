@@ -16,12 +16,13 @@ struct AdminRoutes: AdminService {
             return AdminAccountRules.lookup(state, realm: realm, localIds: body.localId ?? [], emails: body.email ?? [])
         }
         // No match is the absence of `users`, not an error.
-        return GetAccountInfoResponse(users: found.isEmpty ? nil : found.map(AccountViews.userInfo), kind: ResponseKind.getAccountInfo.rawValue)
+        return GetAccountInfoResponse(users: found.isEmpty ? nil : found.map { AccountViews.userInfo($0) }, kind: ResponseKind.getAccountInfo.rawValue)
     }
 
     func createAccount(targetProjectId: String, body: SignUpRequest, request: APIServerRequest) async throws -> SignUpResponse {
         let account = AdminAccountRules.NewAccount(localId: body.localId, email: body.email, password: body.password, displayName: body.displayName,
-                                                   emailVerified: body.emailVerified, disabled: body.disabled)
+                                                   emailVerified: body.emailVerified, disabled: body.disabled, photoUrl: body.photoUrl,
+                                                   phoneNumber: body.phoneNumber, factors: body.mfaInfo ?? [])
         let user = try await services.run { state, context in
             let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
             return try AdminAccountRules.create(&state, realm: realm, account, context)
@@ -37,7 +38,7 @@ struct AdminRoutes: AdminService {
             let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: tenantId)
             return AdminAccountRules.list(state, realm: realm, pageSize: pageSize, after: after)
         }
-        return DownloadAccountResponse(users: page.users.isEmpty ? nil : page.users.map(AccountViews.userInfo),
+        return DownloadAccountResponse(users: page.users.isEmpty ? nil : page.users.map { AccountViews.userInfo($0, detail: .download) },
                                        nextPageToken: page.lastUID.map(Self.pageToken), kind: ResponseKind.downloadAccount.rawValue)
     }
 
@@ -121,7 +122,7 @@ struct AdminRoutes: AdminService {
     // MARK: Tenant path forms: the same operations, the tenant from the path.
 
     /// `body` with the path's tenant; a body naming another tenant is refused.
-    private static func scoped<Body: TenantScopedBody>(_ body: Body, to pathTenant: String) throws -> Body {
+    static func scoped<Body: TenantScopedBody>(_ body: Body, to pathTenant: String) throws -> Body {
         if let named = body.tenantId, !named.isEmpty, named != pathTenant { throw APIServerError.tenantIdMismatch }
         var scoped = body
         scoped.tenantId = pathTenant

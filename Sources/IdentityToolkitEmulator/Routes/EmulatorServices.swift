@@ -12,15 +12,26 @@ struct EmulatorServices: Sendable {
     let links: ActionLinks
     let defaultProject: String
     let secondFactorRules: SecondFactorRules
+    let improvedEmailPrivacyByDefault: Bool
 
     /// The context of a rule run now.
     func context() -> RuleContext {
-        RuleContext(now: clock.now, defaultProject: defaultProject, secondFactors: secondFactorRules)
+        RuleContext(now: clock.now, defaultProject: defaultProject, secondFactors: secondFactorRules,
+                    improvedEmailPrivacyByDefault: improvedEmailPrivacyByDefault)
     }
 
     /// Runs `rule` on the state, atomically, with the context of now.
     func run<Result: Sendable>(_ rule: @escaping @Sendable (inout EmulatorState, RuleContext) throws -> Result) async throws -> Result {
         let context = context()
         return try await store.withState { state in try rule(&state, context) }
+    }
+
+    /// Writes `defaultProject`'s state to `directory` in firebase-tools'
+    /// export format (``EmulatorExport``); the files written.
+    func export(to directory: URL) async throws -> [String] {
+        let project = defaultProject
+        let files = try await run { state, context in try EmulatorExport.files(of: state, project: project, context) }
+        try EmulatorExport.write(files, to: directory)
+        return files.map(\.path)
     }
 }

@@ -8,6 +8,7 @@ import IdentityToolkit
 struct HelperRoutes: EmulatorHelpersService {
     let services: EmulatorServices
     let oauth: OAuthTokenEndpoint
+    let console: ConsoleSettings
 
     private var clock: EmulatorClock { services.clock }
 
@@ -72,6 +73,50 @@ struct HelperRoutes: EmulatorHelpersService {
             throw APIServerError.invalidArgument("publicKeyPem is not an RSA public key in PEM form")
         }
         return EmptyResponse()
+    }
+
+    // MARK: Project settings and export
+
+    func getEmulatorProjectConfig(project: String, request: APIServerRequest) async throws -> EmulatorProjectConfig {
+        try await services.run { state, context in EmulatorExport.projectConfig(state, project: project, context) }
+    }
+
+    /// Changes the settings the body names; the others stay.
+    func updateEmulatorProjectConfig(project: String, body: EmulatorProjectConfig, request: APIServerRequest) async throws -> EmulatorProjectConfig {
+        try await services.run { state, context in
+            if let allow = body.signIn?.allowDuplicateEmails {
+                // Turning duplicates off is refused while some address has several accounts.
+                if !allow, state.projects[project].map(Self.hasDuplicateEmails) == true {
+                    throw APIServerError.invalidArgument("signIn.allowDuplicateEmails cannot be turned off while accounts share an address")
+                }
+                state.projects[project, default: ProjectState()].allowDuplicateEmails = allow
+            }
+            if let improved = body.emailPrivacyConfig?.enableImprovedEmailPrivacy {
+                state.projects[project, default: ProjectState()].improvedEmailPrivacy = improved
+            }
+            return EmulatorExport.projectConfig(state, project: project, context)
+        }
+    }
+
+    private static func hasDuplicateEmails(_ project: ProjectState) -> Bool {
+        ([project.accounts] + project.tenants.values.map(\.accounts)).contains { table in
+            table.sortedByID.contains { user in user.email.map { table.users(email: $0).count > 1 } ?? false }
+        }
+    }
+
+    /// Exports to an absolute folder the request names.
+    func exportState(_ body: ExportRequest, request: APIServerRequest) async throws -> ExportResult {
+        guard body.path.hasPrefix("/"), !body.path.split(separator: "/").contains("..") else {
+            throw APIServerError.invalidArgument("path must be an absolute folder path without '..'")
+        }
+        do {
+            let files = try await services.export(to: URL(fileURLWithPath: body.path))
+            return ExportResult(path: body.path, files: files)
+        } catch let error as APIServerError {
+            throw error
+        } catch {
+            throw APIServerError.internalError("the export could not be written: \(LogSafeText.escaping(error.localizedDescription, limit: 200))")
+        }
     }
 
     private func currentTime() -> ClockState {

@@ -20,14 +20,6 @@ enum AccountRules {
         return try activeUser(state, claims.sub, in: Realm(project: context.defaultProject, tenant: claims.firebase.tenant))
     }
 
-    /// The salted hash the emulator keeps of a password.
-    static func hash(_ password: String, salt: Data) -> Data {
-        Data(SHA256.hash(data: salt + Data(password.utf8)))
-    }
-
-    /// A fresh salt for a new account.
-    static func newSalt() -> Data { Data(Data.randomToken(bytes: 12).utf8) }
-
     /// 28 letters and digits, as production's generated uids: no `-` or `_`,
     /// so a uid never reads as an option on a command line (`--uid -x…`).
     static func newUID() -> String {
@@ -55,7 +47,7 @@ enum AccountRules {
         }
         SessionRules.sweepExpiredState(&state, now: context.now)
         let now = context.now
-        var user = EmulatedUser(localId: newUID(), realm: realm, salt: newSalt(), createdAt: now, lastLoginAt: now,
+        var user = EmulatedUser(localId: newUID(), realm: realm, createdAt: now, lastLoginAt: now,
                                 isAnonymous: email == nil && password == nil, validSince: now)
         user.displayName = displayName
         switch (email, password) {
@@ -68,9 +60,10 @@ enum AccountRules {
         case let (email?, password?):
             guard InputRules.isValidEmail(email) else { throw APIServerError.invalidEmail }
             try InputRules.checkNewPassword(password)
-            guard state.accounts(in: realm).user(email: email) == nil else { throw APIServerError.emailExists }
-            user.email = email
-            user.passwordHash = hash(password, salt: user.salt)
+            try state.checkEmailAvailable(email, for: nil, in: realm)
+            user.email = InputRules.emailKey(email)
+            user.initialEmail = user.email
+            user.password = .emulator(password)
             user.passwordUpdatedAt = now
         }
         state.store(user)
@@ -91,9 +84,7 @@ enum AccountRules {
         try TenantRules.checkAuthEnabled(state, realm)
         try InputRules.checkPasswordLength(password)
         SessionRules.sweepExpiredState(&state, now: context.now)
-        guard var user = state.accounts(in: realm).user(email: email), let stored = user.passwordHash, hash(password, salt: user.salt) == stored else {
-            throw APIServerError.invalidLoginCredentials
-        }
+        var user = try checkPassword(state, realm: realm, email: email, password: password, context)
         if user.disabled { throw APIServerError.userDisabled }
         let now = context.now
         if !user.enrollments.isEmpty {
@@ -106,6 +97,28 @@ enum AccountRules {
         user.lastLoginAt = now
         state.store(user)
         return .signedIn(SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .password, authTime: now)))
+    }
+
+    /// The account `email` names whose password is `password`. A failure
+    /// is `INVALID_LOGIN_CREDENTIALS` either way under improved email
+    /// privacy, `EMAIL_NOT_FOUND` or `INVALID_PASSWORD` otherwise; a hash
+    /// the emulator cannot check is `UNSUPPORTED_PASSWORD_HASH` with why.
+    static func checkPassword(_ state: EmulatorState, realm: Realm, email: String, password: String,
+                              _ context: RuleContext) throws -> EmulatedUser {
+        let private_ = state.improvedEmailPrivacy(of: realm.project, context)
+        let candidates = state.accounts(in: realm).users(email: email)
+        guard !candidates.isEmpty else { throw private_ ? APIServerError.invalidLoginCredentials : APIServerError.emailNotFound }
+        var unverifiable: String?
+        for user in candidates {
+            guard let stored = user.password else { continue }
+            switch PasswordRules.check(password, against: stored) {
+            case .matches: return user
+            case .doesNotMatch: continue
+            case .cannotVerify(let reason): unverifiable = reason
+            }
+        }
+        if let unverifiable { throw APIServerError.unsupportedPasswordHash(unverifiable) }
+        throw private_ ? APIServerError.invalidLoginCredentials : APIServerError.invalidPassword
     }
 
     /// A custom-token sign-in: the user `uid`, created on first use (with no
@@ -123,7 +136,7 @@ enum AccountRules {
             isNewUser = false
         } else {
             SessionRules.forgetSessions(&state, of: UserKey(realm: realm, uid: uid))
-            user = EmulatedUser(localId: uid, realm: realm, salt: newSalt(), createdAt: now, isAnonymous: false, validSince: now)
+            user = EmulatedUser(localId: uid, realm: realm, createdAt: now, isAnonymous: false, validSince: now)
             isNewUser = true
         }
         user.lastLoginAt = now
@@ -142,13 +155,14 @@ enum AccountRules {
         var user = byAdmin ? found : try activeUser(state, uid, in: realm)
         if let email {
             guard InputRules.isValidEmail(email) else { throw APIServerError.invalidEmail }
-            if let existing = state.accounts(in: realm).user(email: email), existing.localId != uid { throw APIServerError.emailExists }
-            user.email = email
+            try state.checkEmailAvailable(email, for: uid, in: realm)
+            if user.initialEmail == nil { user.initialEmail = user.email ?? InputRules.emailKey(email) }
+            user.email = InputRules.emailKey(email)
             user.emailVerified = false
         }
         if let password {
             try InputRules.checkNewPassword(password)
-            user.passwordHash = hash(password, salt: user.salt)
+            user.password = .emulator(password)
             user.passwordUpdatedAt = context.now
         }
         if let displayName { user.displayName = displayName }
@@ -159,7 +173,8 @@ enum AccountRules {
     /// Makes `email` the user's (a `VERIFY_AND_CHANGE_EMAIL` code applied):
     /// refused when another account took the address meanwhile.
     static func changeEmail(_ state: EmulatorState, of user: inout EmulatedUser, to email: String) throws {
-        if let owner = state.accounts(in: user.realm).user(email: email), owner.localId != user.localId { throw APIServerError.emailExists }
-        user.email = email
+        try state.checkEmailAvailable(email, for: user.localId, in: user.realm)
+        if user.initialEmail == nil { user.initialEmail = user.email }
+        user.email = InputRules.emailKey(email)
     }
 }

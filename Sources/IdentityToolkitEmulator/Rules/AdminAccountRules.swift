@@ -68,6 +68,11 @@ enum AdminAccountRules {
         var displayName: String?
         var emailVerified: Bool?
         var disabled: Bool?
+        var photoUrl: String?
+        var phoneNumber: String?
+        /// Phone second factors to enroll (production enrolls TOTP only
+        /// through the user).
+        var factors: [MfaEnrollment] = []
     }
 
     /// An account an admin creates: any uid of 1 to 128 characters not in
@@ -83,21 +88,36 @@ enum AdminAccountRules {
         guard state.user(uid, in: realm) == nil else { throw APIServerError.duplicateLocalId }
         SessionRules.forgetSessions(&state, of: UserKey(realm: realm, uid: uid))
         let now = context.now
-        var user = EmulatedUser(localId: uid, realm: realm, salt: AccountRules.newSalt(), createdAt: now,
-                                isAnonymous: account.email == nil && account.password == nil, validSince: now)
+        var user = EmulatedUser(localId: uid, realm: realm, createdAt: now,
+                                isAnonymous: account.email == nil && account.password == nil && account.phoneNumber == nil, validSince: now)
         user.displayName = account.displayName
+        user.photoUrl = account.photoUrl
         if let email = account.email {
             guard InputRules.isValidEmail(email) else { throw APIServerError.invalidEmail }
-            guard state.accounts(in: realm).user(email: email) == nil else { throw APIServerError.emailExists }
-            user.email = email
+            try state.checkEmailAvailable(email, for: nil, in: realm)
+            user.email = InputRules.emailKey(email)
+            user.initialEmail = user.email
         }
         if let password = account.password {
             try InputRules.checkNewPassword(password)
-            user.passwordHash = AccountRules.hash(password, salt: user.salt)
+            user.password = .emulator(password)
             user.passwordUpdatedAt = now
+        }
+        if let phone = account.phoneNumber {
+            guard MultiFactorRules.isPhoneNumber(phone) else { throw APIServerError.invalidPhoneNumber("Invalid format.") }
+            guard state.accounts(in: realm).sortedByID.allSatisfy({ $0.phoneNumber != phone }) else { throw APIServerError.phoneNumberExists }
+            user.phoneNumber = phone
         }
         user.emailVerified = account.emailVerified ?? false
         user.disabled = account.disabled ?? false
+        for factor in account.factors {
+            guard factor.totpInfo == nil else { throw APIServerError.unsupportedSecondFactor("TOTP factors are enrolled by the user, not created by an admin") }
+            guard let phone = factor.phoneInfo, MultiFactorRules.isPhoneNumber(phone) else { throw APIServerError.invalidMfaPhoneNumber }
+            let id = factor.mfaEnrollmentId ?? AccountRules.newUID()
+            guard !user.enrollments.contains(where: { $0.id == id }) else { throw APIServerError.duplicateMfaEnrollmentId }
+            user.enrollments.append(SecondFactor(id: id, displayName: factor.displayName, enrolledAt: factor.enrolledAt ?? now, kind: .phone(number: phone)))
+        }
+        if user.enrollments.count > IdentityPlatformLimits.maximumSecondFactors { throw APIServerError.secondFactorLimitExceeded }
         state.store(user)
         return user
     }

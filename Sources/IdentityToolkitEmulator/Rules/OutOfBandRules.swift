@@ -34,7 +34,7 @@ enum OutOfBandRules {
         case .passwordReset:
             guard let newPassword else { throw APIServerError.missingNewPassword }
             try InputRules.checkNewPassword(newPassword)
-            user.passwordHash = AccountRules.hash(newPassword, salt: user.salt)
+            user.password = .emulator(newPassword)
             user.passwordUpdatedAt = context.now
             SessionRules.revokeSessions(of: &user, at: context.now)
             user.emailVerified = true

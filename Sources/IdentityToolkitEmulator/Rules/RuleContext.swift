@@ -12,6 +12,9 @@ struct RuleContext: Sendable {
     var defaultProject: String
     /// Production's second-factor rules, with their values.
     var secondFactors: SecondFactorRules
+    /// Whether a project that did not choose answers sign-in failures
+    /// alike (``EmulatorConfiguration/improvedEmailPrivacy``).
+    var improvedEmailPrivacyByDefault = true
 
     /// The attempt limit of ``SecondFactorRules/maximumCodeAttempts``.
     var attemptLimit: TOTPAttemptLimit {
@@ -53,5 +56,19 @@ extension EmulatorState {
     func exists(_ realm: Realm) -> Bool {
         guard let tenant = realm.tenant else { return true }
         return projects[realm.project]?.tenants[tenant] != nil
+    }
+}
+
+extension EmulatorState {
+    /// Refuses `email` (`EMAIL_EXISTS`) when another account of `realm`
+    /// has it and the project does not allow duplicate addresses.
+    func checkEmailAvailable(_ email: String, for uid: String?, in realm: Realm) throws {
+        if projects[realm.project]?.allowDuplicateEmails == true { return }
+        if accounts(in: realm).users(email: email).contains(where: { $0.localId != uid }) { throw APIServerError.emailExists }
+    }
+
+    /// Whether `project` answers sign-in failures alike.
+    func improvedEmailPrivacy(of project: String, _ context: RuleContext) -> Bool {
+        projects[project]?.improvedEmailPrivacy ?? context.improvedEmailPrivacyByDefault
     }
 }

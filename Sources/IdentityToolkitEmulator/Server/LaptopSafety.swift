@@ -17,6 +17,10 @@ import IdentityToolkit
 ///   grant only the methods and headers the API uses.
 /// - The helpers that change state and the admin routes need `Bearer
 ///   owner`, which no page can send without a preflight (the spec's security).
+/// - **Pages** (the emulator's own page, action links) get no CORS headers,
+///   so no other origin can read them (or the page's form token); a form
+///   sent to one must come from the emulator's own origin; and they forbid
+///   framing, scripts and outside assets.
 struct LaptopSafety: Sendable {
     static let allowOrigin = HTTPField.Name("Access-Control-Allow-Origin")!
     static let allowMethods = HTTPField.Name("Access-Control-Allow-Methods")!
@@ -101,6 +105,34 @@ struct LaptopSafety: Sendable {
         var response = Response(status: .noContent, headers: [Self.allowMethods: Self.methods, Self.allowHeaders: Self.requestHeaders, Self.maxAge: "86400"])
         decorate(&response, for: request)
         return response
+    }
+
+    /// Whether `origin` is the emulator's own, as the request's `Host` names it.
+    static func isSameOrigin(_ origin: String, host: String?) -> Bool {
+        guard let host, !host.isEmpty, let components = URLComponents(string: origin), components.scheme?.lowercased() == "http",
+              let originHost = components.host else { return false }
+        let authority = components.port.map { "\(originHost):\($0)" } ?? originHost
+        return authority.lowercased() == host.lowercased() || "[\(originHost)]:\(components.port ?? 80)".lowercased() == host.lowercased()
+    }
+
+    /// The refusal of a page request from a browser at another origin
+    /// (a form posted from elsewhere), or nil.
+    func pageRefusal(of request: Request) -> APIServerError? {
+        guard request.method != .get, request.method != .head, let origin = request.headers[Self.origin] else { return nil }
+        guard Self.isSameOrigin(origin, host: request.head.authority) else {
+            return .permissionDenied("the emulator's page takes forms from its own origin only")
+        }
+        return nil
+    }
+
+    /// What a page's answer carries instead of CORS headers.
+    static func decoratePage(_ response: inout Response) {
+        response.headers[HTTPField.Name("Content-Security-Policy")!] =
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        response.headers[.cacheControl] = "no-store"
     }
 
     /// Names an allowed request's origin as allowed, varying by it.

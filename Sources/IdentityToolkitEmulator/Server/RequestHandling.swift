@@ -15,13 +15,28 @@ struct RequestHandling: Sendable {
     let maxBodyBytes: Int
     let bodyReadTimeout: Duration
     let logger: Logger
+    /// The paths of pages for people (``LaptopSafety``'s page rules).
+    let pagePaths: Set<String>
 
-    /// The answer to `request`, CORS headers included.
+    /// The answer to `request`, CORS headers (or a page's headers) included.
     func respond(to request: Request) async -> Response {
         if let refusal = safety.refusal(of: request) { return ErrorResponses.render(refusal) }
-        if LaptopSafety.isPreflight(request) { return safety.preflightResponse(to: request) }
-        var response = await route(request)
-        safety.decorate(&response, for: request)
+        guard pagePaths.contains(request.uri.path) else {
+            if LaptopSafety.isPreflight(request) { return safety.preflightResponse(to: request) }
+            var response = await route(request)
+            safety.decorate(&response, for: request)
+            return response
+        }
+        var response: Response
+        if let refusal = safety.pageRefusal(of: request) {
+            response = ErrorResponses.render(refusal)
+        } else if LaptopSafety.isPreflight(request) {
+            // No CORS grant: a page is read by its own origin only.
+            response = ErrorResponses.render(APIServerError.permissionDenied("the emulator's pages are not for other origins"))
+        } else {
+            response = await route(request)
+        }
+        LaptopSafety.decoratePage(&response)
         return response
     }
 

@@ -53,6 +53,11 @@ public final class EmulatorClock: Sendable {
         }
     }
 
+    /// Whether the clock differs from the system clock (set or advanced).
+    public var isAdjusted: Bool {
+        state.withLock { $0.fixed != nil || $0.offset != 0 }
+    }
+
     /// Lets the clock run with the system clock again.
     public func release() {
         state.withLock { $0 = State() }

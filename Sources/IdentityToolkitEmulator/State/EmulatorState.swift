@@ -32,6 +32,12 @@ struct UserKey: Hashable, Sendable, Codable {
 struct ProjectState: Codable, Sendable {
     /// The multi-factor settings of `GET/PATCH …/config` (`mfa`).
     var mfa: MultiFactorAuthConfig?
+    /// Whether several accounts may share an address (Google's emulator's
+    /// `signIn.allowDuplicateEmails`).
+    var allowDuplicateEmails = false
+    /// `emailPrivacyConfig.enableImprovedEmailPrivacy`; nil: the
+    /// emulator's default (``EmulatorConfiguration/improvedEmailPrivacy``).
+    var improvedEmailPrivacy: Bool?
     /// Tenants by id, and their creation order (the order lists follow).
     var tenants: [String: TenantState] = [:]
     var tenantOrder: [String] = []
@@ -48,14 +54,18 @@ struct TenantState: Codable, Sendable {
 /// The accounts of one realm, by uid, with the index of their addresses.
 struct AccountTable: Codable, Sendable {
     private(set) var byID: [String: EmulatedUser] = [:]
-    /// Case-folded address (`InputRules.emailKey`) → uid.
-    private(set) var byEmail: [String: String] = [:]
+    /// Case-folded address (`InputRules.emailKey`) → uids, oldest first
+    /// (several only when the project allows duplicate addresses).
+    private(set) var byEmail: [String: [String]] = [:]
 
     /// The account `uid`.
     subscript(uid: String) -> EmulatedUser? { byID[uid] }
 
-    /// The account whose address is `email`.
-    func user(email: String) -> EmulatedUser? { byEmail[InputRules.emailKey(email)].flatMap { byID[$0] } }
+    /// The (oldest) account whose address is `email`.
+    func user(email: String) -> EmulatedUser? { byEmail[InputRules.emailKey(email)]?.first.flatMap { byID[$0] } }
+
+    /// Every account whose address is `email`.
+    func users(email: String) -> [EmulatedUser] { (byEmail[InputRules.emailKey(email)] ?? []).compactMap { byID[$0] } }
 
     /// Every account, in uid order.
     var sortedByID: [EmulatedUser] { byID.values.sorted { $0.localId < $1.localId } }
@@ -64,34 +74,53 @@ struct AccountTable: Codable, Sendable {
 
     /// Stores `user`, keeping the address index in step with a changed address.
     mutating func store(_ user: EmulatedUser) {
-        if let old = byID[user.localId]?.email, old != user.email { byEmail[InputRules.emailKey(old)] = nil }
+        if let old = byID[user.localId]?.email, old != user.email { unindex(old, user.localId) }
         byID[user.localId] = user
-        if let email = user.email { byEmail[InputRules.emailKey(email)] = user.localId }
+        if let email = user.email {
+            let key = InputRules.emailKey(email)
+            if byEmail[key]?.contains(user.localId) != true { byEmail[key, default: []].append(user.localId) }
+        }
     }
 
     /// Removes `uid`'s account and its address; returns it.
     @discardableResult
     mutating func remove(_ uid: String) -> EmulatedUser? {
         guard let user = byID.removeValue(forKey: uid) else { return nil }
-        if let email = user.email { byEmail[InputRules.emailKey(email)] = nil }
+        if let email = user.email { unindex(email, uid) }
         return user
+    }
+
+    private mutating func unindex(_ email: String, _ uid: String) {
+        let key = InputRules.emailKey(email)
+        byEmail[key]?.removeAll { $0 == uid }
+        if byEmail[key]?.isEmpty == true { byEmail[key] = nil }
     }
 }
 
-/// A user as the emulator stores it. The password is kept only as a salted hash.
+/// A user as the emulator stores it.
 struct EmulatedUser: Codable, Sendable {
     var localId: String
     var realm: Realm
     var email: String?
-    var passwordHash: Data?
-    var salt: Data
+    /// The password, in Google's emulator's form or as an imported hash.
+    var password: StoredPassword?
     var emailVerified = false
     var displayName: String?
+    var photoUrl: String?
+    /// The phone number of phone sign-in (E.164), not a second factor's.
+    var phoneNumber: String?
     var createdAt: Date
     var lastLoginAt: Date?
+    var lastRefreshAt: Date?
     var passwordUpdatedAt: Date?
     var disabled = false
     var isAnonymous: Bool
+    /// The address the account had first, which `RECOVER_EMAIL` restores.
+    var initialEmail: String?
+    /// Whether the user signed in with an email link.
+    var emailLinkSignin = false
+    /// Identity providers other than password and phone (imported).
+    var linkedProviders: [LinkedProvider] = []
     var enrollments: [SecondFactor] = []
     /// Bumped when earlier sessions are revoked; refresh tokens of an
     /// earlier generation stop working.
@@ -102,6 +131,15 @@ struct EmulatedUser: Codable, Sendable {
     var customAttributes: String?
 
     var key: UserKey { UserKey(realm: realm, uid: localId) }
+}
+
+/// A federated identity linked to an account (`providerUserInfo`).
+struct LinkedProvider: Codable, Sendable, Equatable {
+    var providerId: String
+    var rawId: String
+    var email: String?
+    var displayName: String?
+    var photoUrl: String?
 }
 
 /// An enrolled second factor.

@@ -284,7 +284,7 @@ public struct TOTPLoginApp: Sendable {
             return .valid(try await backend.admin.verifySessionCookie(cookie, checkRevoked: true))
         } catch {
             let reason: LoginNotice
-            switch error {
+            switch error.code {
             case .revoked, .userDisabled, .userNotFound: reason = .sessionsEnded
             case .expired: reason = .expired
             case .keysUnavailable, .revocationCheckFailed:

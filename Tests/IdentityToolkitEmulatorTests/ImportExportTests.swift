@@ -1,0 +1,282 @@
+import Foundation
+import HTTPTypes
+import IdentityToolkit
+@testable import IdentityToolkitEmulator
+import OTP
+import Testing
+
+/// Bulk import (`accounts:batchCreate`), batch delete and query, and the
+/// emulator's data in firebase-tools' export format: written, read back,
+/// refused when corrupt.
+@Suite struct ImportExportTests {
+    static let ownerJSON: HTTPFields = [.authorization: "Bearer owner", .contentType: "application/json"]
+
+    static func temporaryFolder(_ name: String = "export") -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("mfa-\(name)-\(UUID().uuidString)")
+    }
+
+    // MARK: The import rule
+
+    @Test func importRefusesUsersOneByOneWithProductionsMessages() throws {
+        var state = EmulatorState()
+        let realm = RuleTests.realm
+        _ = try AdminAccountRules.create(&state, realm: realm, .init(localId: "taken", email: "taken@example.com"), RuleTests.context())
+        let users = [
+            UserInfo(localId: "ok", email: "New@Example.com", emailVerified: true, displayName: "New", rawPassword: "secret-pw"),
+            UserInfo(localId: "bad-email", email: "not an address"),
+            UserInfo(localId: "dup-email", email: "taken@example.com"),
+            UserInfo(localId: "taken"),
+            UserInfo(localId: "claims", customAttributes: #"{"sub":"x"}"#),
+            UserInfo(localId: "phone", phoneNumber: "12345"),
+            UserInfo(localId: "mfa-unverified", email: "m@example.com", mfaInfo: [MfaEnrollment(phoneInfo: "+15555550100")]),
+            UserInfo(localId: "totp-no-secret", email: "t@example.com", emailVerified: true, mfaInfo: [MfaEnrollment(totpInfo: TotpInfo())]),
+            UserInfo(localId: "other-tenant", tenantId: "elsewhere"),
+        ]
+        let refusals = try ImportRules.importUsers(&state, realm: realm, users: users, .init(), RuleTests.context())
+        #expect(refusals.map(\.index) == Array(1...8))
+        #expect(refusals.map(\.message) == [
+            "email is invalid", "email exists in other account in database", "localId belongs to an existing account - can not overwrite.",
+            "Custom claims provided include a reserved claim.", "phone number format is invalid", "Second factor account requires email to be verified.",
+            "TOTP factors need totpInfo.sharedSecretKey (an emulator export writes it; production never does)",
+            "Tenant id in userInfo does not match the tenant id in request.",
+        ])
+        // The accepted user: address lowercased, password usable.
+        let imported = try #require(state.user("ok", in: realm))
+        #expect(imported.email == "new@example.com" && imported.emailVerified)
+        #expect(try AccountRules.checkPassword(state, realm: realm, email: "new@example.com", password: "secret-pw", RuleTests.context()).localId == "ok")
+    }
+
+    @Test func importRequestChecksFailTheWholeRequest() throws {
+        var state = EmulatorState()
+        let realm = RuleTests.realm
+        RuleTests.expectError(.missingUserAccount) { _ = try ImportRules.importUsers(&state, realm: realm, users: [], .init(), RuleTests.context()) }
+        RuleTests.expectError(.duplicateLocalId) {
+            _ = try ImportRules.importUsers(&state, realm: realm, users: [UserInfo(localId: "a"), UserInfo(localId: "a")], .init(), RuleTests.context())
+        }
+        var sanity = ImportRules.Options()
+        sanity.sanityCheck = true
+        RuleTests.expectError(.duplicateEmail) {
+            _ = try ImportRules.importUsers(&state, realm: realm, users: [UserInfo(localId: "a", email: "x@example.com"),
+                                                                          UserInfo(localId: "b", email: "X@example.com")], sanity, RuleTests.context())
+        }
+        // A real hash needs its algorithm.
+        RuleTests.expectError(.missingHashAlgorithm) {
+            _ = try ImportRules.importUsers(&state, realm: realm, users: [UserInfo(localId: "a", passwordHash: "c2VjcmV0", salt: "c2FsdA==")],
+                                            .init(), RuleTests.context())
+        }
+        let tooMany = (0...IdentityPlatformLimits.maximumImportBatch).map { UserInfo(localId: "u\($0)") }
+        RuleTests.expectError(.invalidArgument) { _ = try ImportRules.importUsers(&state, realm: realm, users: tooMany, .init(), RuleTests.context()) }
+        #expect(state.accounts(in: realm).count == 0)
+    }
+
+    // MARK: Over HTTP, as firebase-admin sends it
+
+    @Test func batchCreateWithHashesFactorsAndOverwrite() async throws {
+        try await withEmulator { harness in
+            let admin = harness.admin
+            let project = Harness.project
+            try await harness.enableTOTP(phone: true)
+            let secret = Base32.encode(try OTPSecret.generate())
+            let result = try await admin.importAccounts(targetProjectId: project, body: UploadAccountRequest(
+                users: [
+                    UserInfo(localId: "hmac", email: "hmac@example.com", emailVerified: true,
+                             passwordHash: "ZO4Yc03C4IOoQghiswqkORya2cHT1pALvr8XSkge-5A", salt: Data("NaCl-salt".utf8).base64EncodedString(),
+                             mfaInfo: [MfaEnrollment(mfaEnrollmentId: "totp-1", displayName: "Phone app", totpInfo: TotpInfo(sharedSecretKey: secret)),
+                                       MfaEnrollment(displayName: "Work phone", phoneInfo: "+15555550100")]),
+                ],
+                hashAlgorithm: .hmacSHA256, signerKey: Data("signer-key-0123".utf8).base64EncodedString(), passwordHashOrder: .saltAndPassword))
+            #expect(result.error?.isEmpty == true)
+            // The imported password and TOTP factor sign in.
+            let session = Harness.Session(uid: "hmac", email: "hmac@example.com", password: "hunter22", idToken: "", refreshToken: "")
+            let (credential, hints) = try await harness.pendingCredential(session)
+            #expect(Set(hints.compactMap(\.displayName)) == ["Phone app", "Work phone"])
+            let finished = try await harness.accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
+                mfaPendingCredential: credential, mfaEnrollmentId: "totp-1", totpVerificationInfo: MfaTotpSignInRequestInfo(verificationCode: try harness.code(secret))))
+            #expect(finished.idToken != nil)
+            // Lookups never show the secret; the hash is redacted as production redacts it.
+            let looked = try #require(try await admin.lookupAccounts(targetProjectId: project, body: GetAccountInfoRequest(localId: ["hmac"])).users?.first)
+            #expect(looked.mfaInfo?.first { $0.totpInfo != nil }?.totpInfo?.sharedSecretKey == nil)
+            #expect(looked.passwordHash == "UkVEQUNURUQ=" && looked.salt == nil)
+
+            // Without allowOverwrite an existing uid is refused; with it, replaced.
+            let again = try await admin.importAccounts(targetProjectId: project, body: UploadAccountRequest(users: [UserInfo(localId: "hmac", displayName: "New")]))
+            #expect(again.error?.first?.message == "localId belongs to an existing account - can not overwrite.")
+            let replaced = try await admin.importAccounts(targetProjectId: project, body: UploadAccountRequest(users: [UserInfo(localId: "hmac", displayName: "New")],
+                                                                                                            allowOverwrite: true))
+            #expect(replaced.error?.isEmpty == true)
+            #expect(try await admin.lookupAccounts(targetProjectId: project, body: GetAccountInfoRequest(localId: ["hmac"])).users?.first?.displayName == "New")
+        }
+    }
+
+    @Test func batchDeleteAndQuery() async throws {
+        try await withEmulator { harness in
+            let admin = harness.admin
+            let project = Harness.project
+            let users = (0..<5).map { UserInfo(localId: "u\($0)", disabled: $0 < 2) }
+            _ = try await admin.importAccounts(targetProjectId: project, body: UploadAccountRequest(users: users))
+            let count = try await admin.queryAccounts(targetProjectId: project, body: QueryUserInfoRequest(returnUserInfo: false))
+            #expect(count.recordsCount == 5 && count.userInfo == nil)
+            let page = try await admin.queryAccounts(targetProjectId: project, body: QueryUserInfoRequest(limit: 2, offset: 1))
+            #expect(page.userInfo?.map(\.localId) == ["u1", "u2"] && page.recordsCount == 5)
+            // Enabled accounts need force; unknown uids are skipped.
+            let deleted = try await admin.batchDeleteAccounts(targetProjectId: project, body: BatchDeleteAccountsRequest(localIds: ["u0", "u1", "u2", "nobody"]))
+            #expect(deleted.errors?.map(\.localId) == ["u2"])
+            #expect(deleted.errors?.first?.message == "NOT_DISABLED : Disable the account before batch deletion.")
+            _ = try await admin.batchDeleteAccounts(targetProjectId: project, body: BatchDeleteAccountsRequest(localIds: ["u2", "u3"], force: true))
+            #expect(try await admin.queryAccounts(targetProjectId: project, body: QueryUserInfoRequest()).userInfo?.map(\.localId) == ["u4"])
+            await expectServerError("LOCAL_ID_LIST_EXCEEDS_LIMIT") {
+                try await admin.batchDeleteAccounts(targetProjectId: project, body: BatchDeleteAccountsRequest(localIds: []))
+            }
+        }
+    }
+
+    // MARK: Export and import
+
+    /// Export → import into a new emulator → export: the same files, up to
+    /// order; the TOTP factor, the imported hash, the tenant and the
+    /// settings survive, and the TOTP factor still signs in.
+    @Test func exportImportExportRoundTrip() async throws {
+        let first = Self.temporaryFolder(), second = Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: first); try? FileManager.default.removeItem(at: second) }
+        var secret = ""
+        try await withEmulator { harness in
+            try await harness.enableTOTP()
+            let session = try await harness.verifiedUser("ada@example.com", password: "correct horse")
+            secret = try await harness.enrollTOTP(session).secret
+            let tenant = String(try await harness.admin.createTenant(project: Harness.project, body: Tenant(displayName: "Shop", allowPasswordSignup: true))
+                .name?.split(separator: "/").last ?? "")
+            _ = try await harness.admin.importTenantAccounts(targetProjectId: Harness.project, tenantId: tenant, body: UploadAccountRequest(
+                users: [UserInfo(localId: "sha", email: "sha@example.com", passwordHash: "Z8pSqC9A2zKbUer2/LdJ7Lk1dDoY58y7bDOsVC3040U=",
+                                 salt: Data("NaCl-salt".utf8).base64EncodedString(),
+                                 providerUserInfo: [ProviderUserInfo(providerId: "google.com", rawId: "g-123", email: "sha@example.com")])],
+                hashAlgorithm: .sha256, rounds: 3, passwordHashOrder: .saltAndPassword))
+            _ = try await harness.raw(.patch, "/emulator/v1/projects/\(Harness.project)/config", body: Data(#"{"emailPrivacyConfig":{"enableImprovedEmailPrivacy":false}}"#.utf8),
+                                      headers: Self.ownerJSON)
+            let exported = try await harness.raw(.post, "/emulator/v1/export", body: Data(#"{"path":"\#(first.path)"}"#.utf8),
+                                                 headers: Self.ownerJSON)
+            #expect(exported.status == 200, "\(String(decoding: exported.body, as: UTF8.self))")
+            #expect((exported.json["files"] as? [String])?.contains("auth_export/accounts-\(tenant).json") == true)
+        }
+        try await withEmulator(configure: { $0.importDirectory = first.path }) { harness in
+            // The TOTP factor and the imported hash work after the restart.
+            let (credential, hints) = try await harness.pendingCredential(Harness.Session(uid: "", email: "ada@example.com", password: "correct horse", idToken: "", refreshToken: ""))
+            let finished = try await harness.accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
+                mfaPendingCredential: credential, mfaEnrollmentId: try #require(hints.first?.mfaEnrollmentId),
+                totpVerificationInfo: MfaTotpSignInRequestInfo(verificationCode: try harness.code(secret))))
+            #expect(finished.idToken != nil)
+            let tenants = try await harness.admin.listTenants(project: Harness.project).tenants ?? []
+            let tenant = String(try #require(tenants.first?.name?.split(separator: "/").last))
+            #expect(tenants.first?.displayName == "Shop")
+            let shaSignIn = try await harness.accounts.signInWithPassword(SignInWithPasswordRequest(email: "sha@example.com", password: "hunter22", tenantId: tenant))
+            #expect(shaSignIn.idToken != nil)
+            // The settings came back: legacy errors.
+            await expectServerError("EMAIL_NOT_FOUND") {
+                try await harness.accounts.signInWithPassword(SignInWithPasswordRequest(email: "nobody@example.com", password: "whatever1"))
+            }
+            _ = try await harness.running.emulator.export(to: second.path)
+        }
+        #expect(try Self.normalizedExport(first) == Self.normalizedExport(second))
+    }
+
+    /// Every file of an export as JSON, with the fields a sign-in changes
+    /// (lastLoginAt, lastRefreshAt) left out.
+    static func normalizedExport(_ folder: URL) throws -> [String: NSDictionary] {
+        var files: [String: NSDictionary] = [:]
+        for path in try FileManager.default.subpathsOfDirectory(atPath: folder.path) where path.hasSuffix(".json") {
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent(path))) as? [String: Any])
+            if var users = object["users"] as? [[String: Any]] {
+                for index in users.indices {
+                    users[index]["lastLoginAt"] = nil
+                    users[index]["lastRefreshAt"] = nil
+                }
+                object["users"] = users.sorted { ($0["localId"] as? String ?? "") < ($1["localId"] as? String ?? "") }
+            }
+            files[path] = object as NSDictionary
+        }
+        return files
+    }
+
+    /// A folder as Google's emulator writes it (firebase-tools' hubExport
+    /// and the Auth emulator's batchGet: fakeHash passwords, a phone factor
+    /// with its unobfuscated number, a linked google.com account, a phone
+    /// user, a tenant's file), loaded as `--import` loads it.
+    static let firebaseToolsFixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/firebase-tools-export")
+
+    @Test func firebaseToolsExportLoads() async throws {
+        try await withEmulator(configure: { $0.importDirectory = Self.firebaseToolsFixture.path }) { harness in
+            let admin = harness.admin
+            let project = Harness.project
+            let users = try await admin.batchGetAccounts(targetProjectId: project, maxResults: 100).users ?? []
+            #expect(users.map(\.localId) == ["Hb4mCWJOM9yBq1Xp7iRfbwI9tUn2", "googleUser0000000000000000001", "phoneUser00000000000000000001"])
+            let grace = try #require(users.first)
+            #expect(grace.displayName == "Grace Hopper" && grace.customAttributes == #"{"admiral":true}"# && grace.createdAt == 1_732_400_000_000)
+            #expect(grace.mfaInfo?.first?.phoneInfo == "+15555550123" && grace.mfaInfo?.first?.mfaEnrollmentId == "mfa-phone-1")
+            #expect(users[1].providerUserInfo?.map(\.providerId) == ["google.com"])
+            #expect(users[2].phoneNumber == "+15555550199" && users[2].disabled == true)
+            // config.json said legacy errors; the fakeHash password signs in.
+            await expectServerError("INVALID_PASSWORD") {
+                try await harness.accounts.signInWithPassword(SignInWithPasswordRequest(email: "grace@example.com", password: "wrong-one"))
+            }
+            let pending = try await harness.accounts.signInWithPassword(SignInWithPasswordRequest(email: "grace@example.com", password: "cobol-1959"))
+            #expect(pending.mfaPendingCredential != nil)
+            // The tenant named only by its file exists now, with its user.
+            #expect(try await admin.getTenant(project: project, tenant: "tenant-a1b2c").name == "projects/\(project)/tenants/tenant-a1b2c")
+            let tenantSignIn = try await harness.accounts.signInWithPassword(SignInWithPasswordRequest(email: "t@example.com", password: "tenant-pw-1",
+                                                                                                       tenantId: "tenant-a1b2c"))
+            #expect(tenantSignIn.idToken != nil)
+        }
+    }
+
+    /// A corrupt or foreign folder: nothing starts, and the error names the
+    /// file and the field.
+    @Test(arguments: [
+        ("firebase-export-metadata.json", "{}", "firebase-export-metadata.json: auth is missing"),
+        ("firebase-export-metadata.json", "not json", "firebase-export-metadata.json is not valid JSON"),
+        ("firebase-export-metadata.json", #"{"auth":{"path":"../elsewhere"}}"#, "auth.path must be a folder inside the export"),
+        ("auth_export/accounts.json", #"{"users":[{"localId":"a"},{"localId":"b","createdAt":"yesterday"}]}"#, "auth_export/accounts.json: users[1].createdAt"),
+        ("auth_export/accounts.json", #"{"users":[{"email":"x@example.com"}]}"#, "auth_export/accounts.json: users[0].localId is missing"),
+        ("auth_export/accounts.json", #"{"users":[{"localId":"a","email":"not-an-address"}]}"#, "auth_export/accounts.json: users[0] email is invalid"),
+        ("auth_export/config.json", #"{"signIn":{"allowDuplicateEmails":"yes"}}"#, "auth_export/config.json: signIn.allowDuplicateEmails is not a Bool"),
+    ])
+    func corruptImportIsRefusedNamingFileAndField(file: String, contents: String, message: String) throws {
+        let folder = Self.temporaryFolder("corrupt")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("auth_export"), withIntermediateDirectories: true)
+        try Data(#"{"version":"13.29.1","auth":{"version":"13.29.1","path":"auth_export"}}"#.utf8)
+            .write(to: folder.appendingPathComponent("firebase-export-metadata.json"))
+        try Data(contents.utf8).write(to: folder.appendingPathComponent(file))
+        var configuration = EmulatorConfiguration(port: 0)
+        configuration.importDirectory = folder.path
+        do {
+            _ = try IdentityToolkitEmulator(configuration: configuration)
+            Issue.record("expected the import to be refused")
+        } catch let error as EmulatorImportError {
+            #expect(error.description.contains(message), "\(error)")
+        }
+    }
+
+    @Test func missingImportFolderIsRefused() {
+        var configuration = EmulatorConfiguration(port: 0)
+        configuration.importDirectory = "/nonexistent/export"
+        #expect(throws: EmulatorImportError.self) { _ = try IdentityToolkitEmulator(configuration: configuration) }
+    }
+
+    /// An export replaces the folder whole and leaves nothing beside it;
+    /// its files are the owner's only.
+    @Test func exportReplacesTheFolderAndKeepsItPrivate() async throws {
+        let folder = Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("stale".utf8).write(to: folder.appendingPathComponent("stale.txt"))
+        try await withEmulator { harness in
+            _ = try await harness.verifiedUser()
+            let files = try await harness.running.emulator.export(to: folder.path)
+            #expect(Set(files) == ["firebase-export-metadata.json", "auth_export/config.json", "auth_export/accounts.json", "auth_export/mfa-emulator.json"])
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("stale.txt").path))
+        let siblings = try FileManager.default.contentsOfDirectory(atPath: folder.deletingLastPathComponent().path)
+        #expect(!siblings.contains { $0.hasPrefix(".\(folder.lastPathComponent).") })
+        let permissions = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("auth_export/accounts.json").path)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+    }
+}
