@@ -48,6 +48,12 @@ public struct UserMetadata: Sendable, Hashable {
     public var creationTime: Date?
     /// When the user last signed in.
     public var lastSignInTime: Date?
+
+    /// Metadata with these times (to import a user).
+    public init(creationTime: Date? = nil, lastSignInTime: Date? = nil) {
+        self.creationTime = creationTime
+        self.lastSignInTime = lastSignInTime
+    }
 }
 
 /// A user's second factors.

@@ -28,4 +28,9 @@ package enum IdentityPlatformLimits {
     /// `totpProviderConfig.adjacentIntervals`: 0 to 10 steps on either side, 5 by default.
     package static let totpAdjacentIntervals: ClosedRange<Int> = 0...10
     package static let defaultTOTPAdjacentIntervals = 5
+    /// An E.164 phone number: `+`, then 7 to 15 digits.
+    package static func isE164PhoneNumber(_ number: String) -> Bool {
+        number.hasPrefix("+") && (8...16).contains(number.utf8.count)
+            && number.utf8.dropFirst().allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
 }

@@ -6,7 +6,7 @@ import IdentityToolkit
 extension MultiFactorRules {
     /// Whether `number` is an E.164 number.
     static func isPhoneNumber(_ number: String) -> Bool {
-        number.hasPrefix("+") && (8...16).contains(number.count) && number.utf8.dropFirst().allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        IdentityPlatformLimits.isE164PhoneNumber(number)
     }
 
     /// "Sends" a six-digit code to `number`; returns its session info.
