@@ -210,6 +210,13 @@ struct OpenAPIParser {
                     diagnostics.error("an operation's 'security' may only be [] (served without the document's authorization)", at: security.location)
                 }
             }
+            let aliases = operation.stringList("x-server-aliases") ?? []
+            for alias in aliases where !alias.hasPrefix("/") || alias.contains("{") || alias.contains("?") || alias.contains(" ") {
+                diagnostics.error("'x-server-aliases' of '\(id)': '\(alias)' must be a full path starting with '/', without parameters", at: operation.keyLocation("x-server-aliases") ?? operation.location)
+            }
+            if !aliases.isEmpty, !parameters.filter({ $0.0 == "path" }).isEmpty {
+                diagnostics.error("'x-server-aliases' of '\(id)': an operation with path parameters cannot have aliases", at: operation.keyLocation("x-server-aliases") ?? operation.location)
+            }
             operations.append(
                 Operation(
                     id: id, method: method.uppercased(), path: path,
@@ -217,7 +224,7 @@ struct OpenAPIParser {
                     pathParameters: parameters.filter { $0.0 == "path" }.map(\.1),
                     queryParameters: parameters.filter { $0.0 == "query" }.map(\.1),
                     requestBody: requestBody, bodyEncoding: bodyEncoding, response: response, responseHeaders: responseHeaders, errorResponse: errorResponse,
-                    respondsWithHTML: respondsWithHTML, isOpen: isOpen, location: item.keyLocation(method) ?? operation.location
+                    respondsWithHTML: respondsWithHTML, isOpen: isOpen, serverAliases: aliases, location: item.keyLocation(method) ?? operation.location
                 )
             )
         }
@@ -424,6 +431,15 @@ struct OpenAPIParser {
             if let explicitNames, explicitNames.count != values.count {
                 diagnostics.error("'x-enum-varnames' of '\(name)' lists \(explicitNames.count) names for \(values.count) values", at: reader.keyLocation("x-enum-varnames") ?? location)
             }
+            // `x-enum-numbers`: the values' protocol-buffer numbers, which
+            // some clients send instead of the names (Android's SDK).
+            let numbers = reader.stringList("x-enum-numbers")
+            if let numbers, numbers.count != values.count || numbers.contains(where: { Int($0) == nil }) {
+                diagnostics.error("'x-enum-numbers' of '\(name)' must list one integer per value (\(values.count))", at: reader.keyLocation("x-enum-numbers") ?? location)
+            }
+            if let numbers, Set(numbers).count != numbers.count {
+                diagnostics.error("'x-enum-numbers' of '\(name)' lists a number twice", at: reader.keyLocation("x-enum-numbers") ?? location)
+            }
             for (index, value) in values.enumerated() {
                 let explicit = explicitNames.flatMap { index < $0.count ? $0[index] : nil }
                 let what = explicit == nil ? "the Swift form of enum value '\(value)' of '\(name)'" : "the x-enum-varnames entry for '\(value)' of '\(name)'"
@@ -431,7 +447,7 @@ struct OpenAPIParser {
                 if !seen.insert(swiftName).inserted || swiftName.bare == "allKnownValues" || swiftName.bare == "rawValue" || swiftName.bare == "description" {
                     diagnostics.error("enum values of '\(name)' clash on the Swift name '\(swiftName)'", at: location)
                 }
-                enumValues.append(EnumValue(wire: value, swiftName: swiftName))
+                enumValues.append(EnumValue(wire: value, swiftName: swiftName, number: numbers.flatMap { index < $0.count ? Int($0[index]) : nil }))
             }
             return Schema(name: name, description: description, kind: .stringEnum(values: enumValues), errorBody: nil, location: node.location)
         case nil:

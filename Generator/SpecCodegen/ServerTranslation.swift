@@ -49,11 +49,14 @@ extension Translator {
                 let errorBody: Code = operation.errorResponse.map { ", errorBody: ObjectIdentifier(\($0.name).self)" } ?? ""
                 let method = methodCase(operation.method)
                 let call = Code.call(Code.member("self", operation.id), arguments)
-                routes.append(.bracketed(
-                    open: "APIServerRoute(operationID: \(literal: operation.id.bare), method: \(method), prefix: \(literal: prefix), path: \(literal: basePath + operation.path), authorization: \(authorization)\(form)\(errorBody)) { request in",
-                    [.line(operation.respondsWithHTML ? "try await APIServerResponse.html(\(call))" : "try await APIServerResponse.json(\(call))")],
-                    close: "},"
-                ))
+                // The operation's own path, then its aliases (full paths, served at the root).
+                for (routePrefix, routePath) in [(prefix, basePath + operation.path)] + operation.serverAliases.map({ ("", $0) }) {
+                    routes.append(.bracketed(
+                        open: "APIServerRoute(operationID: \(literal: operation.id.bare), method: \(method), prefix: \(literal: routePrefix), path: \(literal: routePath), authorization: \(authorization)\(form)\(errorBody)) { request in",
+                        [.line(operation.respondsWithHTML ? "try await APIServerResponse.html(\(call))" : "try await APIServerResponse.json(\(call))")],
+                        close: "},"
+                    ))
+                }
             }
             declarations.append(.type(TypeDeclaration(
                 doc: "The server side of \(document.clientName): one requirement per operation of the spec.\n\nA server (such as the emulator) implements it and serves ``routes``, which\ndecode each request and encode each response as the spec says.",
@@ -127,7 +130,9 @@ extension Translator {
     }
 
     /// For servers: open enums decode any value, but a request may only use
-    /// the values the spec lists. One check per object schema that reaches an enum.
+    /// the values the spec lists (an empty one stands for an absent required
+    /// field, which the operation names itself). One check per object
+    /// schema that reaches an enum.
     private func knownValueChecks(_ schemas: [Schema], checked: Set<SwiftName>) -> [Declaration] {
         let enums = Set(schemas.compactMap { schema -> SwiftName? in
             if case .stringEnum = schema.kind { return schema.name }
@@ -143,7 +148,7 @@ extension Translator {
                 func check(_ element: Code, _ type: TypeRef, _ path: Code) -> Statement? {
                     guard case .reference(let target, _) = type else { return nil }
                     if enums.contains(target) {
-                        return .block("if !\(target).allKnownValues.contains(\(element))", [.line("return \(path)")])
+                        return .block("if !\(element).rawValue.isEmpty, !\(target).allKnownValues.contains(\(element))", [.line("return \(path)")])
                     }
                     if checked.contains(target) {
                         return .block("if let found = \(element).firstUnknownValue(at: \(path) + \".\")", [.line("return found")])

@@ -58,6 +58,10 @@ struct Operation {
     /// `security: []` on the operation: a server serves it without the
     /// document's authorization (clients still send their credential).
     var isOpen = false
+    /// `x-server-aliases`: more full paths (host segment included, as the
+    /// emulator serves them) at which a server also serves the operation,
+    /// such as the legacy v3 path of a v1 operation. Clients never use them.
+    var serverAliases: [String] = []
     var location: SourceLocation
 }
 
@@ -151,6 +155,9 @@ struct ErrorBodyPaths: Equatable {
 struct EnumValue: Equatable {
     var wire: String
     var swiftName: SwiftName
+    /// Its protocol-buffer number (`x-enum-numbers`), which proto3 JSON
+    /// parsers also take in place of the name.
+    var number: Int? = nil
 }
 
 struct Property {

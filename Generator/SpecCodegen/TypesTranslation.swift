@@ -70,6 +70,22 @@ extension Translator {
         members.append(.variable(VariableDeclaration(
             access: access, isLet: false, name: "description", type: "String", getter: [.line("rawValue")]
         )))
+        let numbered = values.compactMap { value in value.number.map { (value, $0) } }
+        if !numbered.isEmpty {
+            var cases: [Statement] = numbered.map { value, number in .switchCase("case \(number):", [.line("self = .\(member: value.swiftName)")]) }
+            cases.append(.switchCase("default:", [.line("self.init(rawValue: String(number))")]))
+            members.append(.function(FunctionDeclaration(
+                doc: "Reads the value by its name, or by its protocol-buffer number as proto3 JSON parsers do (some clients send numbers).",
+                access: access, kind: .initializer(failable: false), parameters: [.init(label: "from", name: "decoder", type: "any Decoder")],
+                isThrowing: true,
+                body: [
+                    .line("let container = try decoder.singleValueContainer()"),
+                    .block("guard let number = try? container.decode(Int.self) else", [
+                        .line("self.init(rawValue: try container.decode(String.self))"), .line("return"),
+                    ]),
+                    .block("switch number", cases),
+                ])))
+        }
         return TypeDeclaration(
             doc: docText(schema.description) + "\n\nAn open set: unknown wire values decode and round-trip unchanged.",
             access: access, kind: .struct, name: "\(schema.name)",

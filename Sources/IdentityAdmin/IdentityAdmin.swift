@@ -121,11 +121,32 @@ public struct TenantInfo: Sendable, Hashable {
     public var displayName: String?
     /// The tenant's multi-factor settings; nil when never set.
     public var multiFactorConfig: MultiFactorConfig?
+    /// Email sign-in (firebase-admin's `emailSignInConfig`); off unless enabled.
+    public var emailSignInConfig: EmailSignInConfig
+    /// Whether anonymous users may sign up (firebase-admin's `anonymousSignInEnabled`).
+    public var anonymousSignInEnabled: Bool
 
     init(_ tenant: Tenant) {
-        tenantID = String((tenant.name ?? "").split(separator: "/").last ?? "")
+        tenantID = tenant.tenantId ?? String((tenant.name ?? "").split(separator: "/").last ?? "")
         displayName = tenant.displayName
         multiFactorConfig = tenant.mfaConfig.map(MultiFactorConfig.init(wire:))
+        emailSignInConfig = EmailSignInConfig(enabled: tenant.allowPasswordSignup ?? false, passwordRequired: !(tenant.enableEmailLinkSignin ?? false))
+        anonymousSignInEnabled = tenant.enableAnonymousUser ?? false
+    }
+}
+
+/// How a tenant's users sign in with an email address (firebase-admin's
+/// `EmailSignInProviderConfig`). Production's tenants start with it off.
+public struct EmailSignInConfig: Sendable, Hashable {
+    /// Whether users may sign up and in with an email address.
+    public var enabled: Bool
+    /// Whether they need a password (false: email links also work).
+    public var passwordRequired: Bool
+
+    /// Email sign-in on or off; with a password only unless `passwordRequired` is false.
+    public init(enabled: Bool, passwordRequired: Bool = true) {
+        self.enabled = enabled
+        self.passwordRequired = passwordRequired
     }
 }
 
@@ -135,17 +156,32 @@ public struct TenantRequest: Sendable, Hashable {
     public var displayName: String?
     /// The multi-factor settings to set.
     public var multiFactorConfig: MultiFactorConfig?
+    /// Email sign-in to set (a new tenant has it off).
+    public var emailSignInConfig: EmailSignInConfig?
+    /// Whether anonymous users may sign up (a new tenant: no).
+    public var anonymousSignInEnabled: Bool?
 
     /// A request setting the fields that are not nil.
-    public init(displayName: String? = nil, multiFactorConfig: MultiFactorConfig? = nil) {
+    public init(displayName: String? = nil, multiFactorConfig: MultiFactorConfig? = nil, emailSignInConfig: EmailSignInConfig? = nil,
+                anonymousSignInEnabled: Bool? = nil) {
         self.displayName = displayName
         self.multiFactorConfig = multiFactorConfig
+        self.emailSignInConfig = emailSignInConfig
+        self.anonymousSignInEnabled = anonymousSignInEnabled
     }
 
-    var wire: Tenant { Tenant(displayName: displayName, mfaConfig: multiFactorConfig?.wire) }
+    var wire: Tenant {
+        Tenant(displayName: displayName, allowPasswordSignup: emailSignInConfig?.enabled,
+               enableEmailLinkSignin: emailSignInConfig.map { !$0.passwordRequired }, enableAnonymousUser: anonymousSignInEnabled,
+               mfaConfig: multiFactorConfig?.wire)
+    }
 
     var updateMask: [String] {
-        (displayName == nil ? [] : [Tenant.FieldPath.displayName]) + (multiFactorConfig?.updateMask(prefix: Tenant.FieldPath.mfaConfig) ?? [])
+        typealias Path = Tenant.FieldPath
+        return (displayName == nil ? [] : [Path.displayName])
+            + (emailSignInConfig == nil ? [] : [Path.allowPasswordSignup, Path.enableEmailLinkSignin])
+            + (anonymousSignInEnabled == nil ? [] : [Path.enableAnonymousUser])
+            + (multiFactorConfig?.updateMask(prefix: Path.mfaConfig) ?? [])
     }
 }
 

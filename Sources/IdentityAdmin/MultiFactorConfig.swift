@@ -146,7 +146,11 @@ public struct MultiFactorConfig: Sendable, Hashable {
         }
         self.init(
             state: state(wire.state),
-            factorIds: wire.enabledProviders?.filter { $0 == .phoneSms }.map { _ in SecondFactorID.phone.rawValue },
+            // No SMS provider is no factor ids, whether the server lists none or none at all.
+            factorIds: wire.enabledProviders.flatMap { providers in
+                let ids = providers.filter { $0 == .phoneSms }.map { _ in SecondFactorID.phone.rawValue }
+                return ids.isEmpty ? nil : ids
+            },
             providerConfigs: wire.providerConfigs?.map { provider in
                 MultiFactorProviderConfig(state: state(provider.state),
                                           totpProviderConfig: provider.totpProviderConfig.map { TOTPMultiFactorProviderConfig(adjacentIntervals: $0.adjacentIntervals.map(Int.init)) })

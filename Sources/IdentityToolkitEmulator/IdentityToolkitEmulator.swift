@@ -50,18 +50,19 @@ public final class IdentityToolkitEmulator: Sendable {
         let services = EmulatorServices(
             store: InMemoryEmulatorStateStore(initial), clock: clock, tokens: SessionTokens(key: key, clock: clock, project: configuration.projectID),
             links: ActionLinks(), defaultProject: configuration.projectID, secondFactorRules: configuration.secondFactorRules,
-            improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy)
+            improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy, admins: AdminAuthorization(oauth: oauth))
         self.services = services
         let router = APIServerRouter(
             routes: AccountsRoutes(services: services, customTokens: CustomTokenVerifier(trustedKey: { [oauth] in oauth.publicKey(of: $0) }, clock: clock)).routes
                 + SecureTokenRoutes(services: services).routes
                 + AdminRoutes(services: services).routes
+                + LegacyRelyingPartyRoutes(admin: AdminRoutes(services: services)).routes
                 + oauth.routes
                 + (PublicKeyRoutes(key: key) as any GooglePublicKeysService).routes
                 + (PublicKeyRoutes(key: key) as any SessionCookieKeysService).routes
                 + HelperRoutes(services: services, oauth: oauth, console: ConsoleSettings(exportDirectory: configuration.exportOnExitDirectory)).routes
         )
-        handling = RequestHandling(router: router, safety: LaptopSafety(configuration), oauth: oauth, maxBodyBytes: configuration.maxBodyBytes,
+        handling = RequestHandling(router: router, safety: LaptopSafety(configuration), authorization: services.admins, maxBodyBytes: configuration.maxBodyBytes,
                                    bodyReadTimeout: configuration.bodyReadTimeout, logger: configuration.logger,
                                    pagePaths: [HelperRoutes.showConsolePath, HelperRoutes.openActionLinkPath])
     }

@@ -247,7 +247,8 @@ import Testing
         let admin = setup.admin
         defer { Task { await setup.running.stop() } }
         let tenants = admin.tenantManager()
-        let tenant = try await tenants.createTenant(TenantRequest(displayName: "Shop", multiFactorConfig: .totpEnabled(adjacentIntervals: 1)))
+        let tenant = try await tenants.createTenant(TenantRequest(displayName: "Shop", multiFactorConfig: .totpEnabled(adjacentIntervals: 1),
+                                                                  emailSignInConfig: EmailSignInConfig(enabled: true)))
         let shop = tenants.authForTenant(tenant.tenantID)
         #expect(shop.tenantID == tenant.tenantID && shop.projectID == Self.project)
 

@@ -1,5 +1,6 @@
 import Foundation
 import IdentityToolkit
+import IdentityToolkitEmulator
 import Testing
 
 @Suite struct AccountTests {
@@ -100,7 +101,8 @@ import Testing
             #expect(refreshed.userId == created.localId)
             #expect(refreshed.tokenType == "Bearer")
             #expect(refreshed.expiresIn == 3600)
-            #expect(refreshed.projectId == Harness.project)
+            // The project's number, as production answers (Google's emulator's number by default).
+            #expect(refreshed.projectId == EmulatorConfiguration.defaultProjectNumber)
             let refreshedToken = try #require(refreshed.idToken)
             _ = try await h.accounts.lookup(GetAccountInfoRequest(idToken: refreshedToken))
             let form = try await h.raw(.post, "/securetoken.googleapis.com/v1/token?key=k",
@@ -111,6 +113,7 @@ import Testing
             await expectServerError("INVALID_REFRESH_TOKEN") { try await h.tokens.grantToken(GrantTokenRequest(grantType: "refresh_token", refreshToken: "nope")) }
             await expectServerError("INVALID_GRANT_TYPE") { try await h.tokens.grantToken(GrantTokenRequest(grantType: "password", refreshToken: refreshToken)) }
             await expectServerError("MISSING_REFRESH_TOKEN") { try await h.tokens.grantToken(GrantTokenRequest(grantType: "refresh_token")) }
+            await expectServerError("MISSING_GRANT_TYPE") { try await h.tokens.grantToken(GrantTokenRequest(grantType: "")) }
         }
     }
 

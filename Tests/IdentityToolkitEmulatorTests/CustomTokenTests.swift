@@ -92,7 +92,7 @@ import _CryptoExtras
     @Test func aTokensTenantMustBeTheRequestsTenant() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
-        let tenant = String(try await harness.admin.createTenant(project: Harness.project, body: Tenant(displayName: "Shop")).name?.split(separator: "/").last ?? "")
+        let tenant = String(try await harness.admin.createTenant(project: Harness.project, body: Tenant(displayName: "Shop", allowPasswordSignup: true)).name?.split(separator: "/").last ?? "")
         let signedIn = try await signIn(harness, try Self.token(["aud": Self.audience, "uid": "t-user", "tenant_id": tenant]), tenant: tenant)
         let tenantToken = try #require(signedIn.idToken)
         let tenantJWT = try #require(JWTCompactForm(tenantToken))

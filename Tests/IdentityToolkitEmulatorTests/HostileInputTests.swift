@@ -150,7 +150,7 @@ import Darwin
             // ASCII case still folds: the same account, whatever the case.
             let again = try await h.accounts.signInWithPassword(SignInWithPasswordRequest(email: "k-probe@example.com", password: "secret-pw"))
             #expect(again.localId == ascii.localId)
-            await expectServerError("INVALID_LOGIN_CREDENTIALS") {
+            await expectServerError("INVALID_EMAIL") {
                 try await h.accounts.signInWithPassword(SignInWithPasswordRequest(email: kelvin, password: "secret-pw"))
             }
         }
@@ -169,11 +169,12 @@ import Darwin
             await expectServerError("PROJECT_DISABLED") {
                 try await h.accounts.signUp(SignUpRequest(returnSecureToken: true, tenantId: disabled))
             }
-            let noPasswords = try await tenant(Tenant(displayName: "nopw", allowPasswordSignup: false))
+            let noPasswords = try await tenant(Tenant(displayName: "nopw", allowPasswordSignup: false, enableAnonymousUser: true))
             await expectServerError("OPERATION_NOT_ALLOWED") {
                 try await h.accounts.signUp(SignUpRequest(email: "a@example.com", password: "secret-pw", returnSecureToken: true, tenantId: noPasswords))
             }
-            let noAnonymous = try await tenant(Tenant(displayName: "noanon", enableAnonymousUser: false))
+            // A new tenant's switches are off unless set, as production's.
+            let noAnonymous = try await tenant(Tenant(displayName: "noanon", allowPasswordSignup: true))
             await expectServerError("ADMIN_ONLY_OPERATION") {
                 try await h.accounts.signUp(SignUpRequest(returnSecureToken: true, tenantId: noAnonymous))
             }

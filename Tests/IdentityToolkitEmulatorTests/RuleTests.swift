@@ -18,6 +18,11 @@ import Testing
 
     static let realm = Realm(project: project, tenant: nil)
 
+    /// Sets the project's multi-factor config through the config rule.
+    static func setMFA(_ state: inout EmulatorState, project: String, mask: String, _ mfa: MultiFactorAuthConfig) throws {
+        try ProjectConfigRules.update(&state, project: project, mask: mask, ProjectConfig(mfa: mfa))
+    }
+
     /// Expects `body` to throw the server error `code`.
     static func expectError(_ code: APIServerError, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
         do {
@@ -33,7 +38,7 @@ import Testing
     /// A state whose project has TOTP on and one verified user.
     static func stateWithVerifiedUser() throws -> (EmulatorState, EmulatedUser) {
         var state = EmulatorState()
-        try TenantRules.updateProjectMFA(&state, project: project, mask: "mfa", MultiFactorAuthConfig(
+        try RuleTests.setMFA(&state, project: project, mask: "mfa", MultiFactorAuthConfig(
             providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 1))]))
         let grant = try AccountRules.signUp(&state, realm: realm, email: "ada@example.com", password: "secret-pw", displayName: nil, context())
         var user = try #require(state.user(grant.uid, in: realm))
@@ -99,8 +104,14 @@ import Testing
         var state = EmulatorState()
         let created = try AdminAccountRules.create(&state, realm: Self.realm, .init(localId: "u-1", email: "a@example.com", password: "secret-pw"), Self.context())
         Self.expectError(.duplicateLocalId) { _ = try AdminAccountRules.create(&state, realm: Self.realm, .init(localId: "u-1"), Self.context()) }
-        let disabled = try AdminAccountRules.update(&state, realm: Self.realm, localId: created.localId, .init(disable: true, validSince: 1_900_000_000))
+        let disabled = try AccountUpdateRules.update(&state, realm: Self.realm, SetAccountInfoRequest(localId: created.localId, disableUser: true,
+                                                                                                 validSince: 1_900_000_000),
+                                                     claims: nil, isAdmin: true, Self.context()).user
         #expect(disabled.disabled && disabled.tokenGeneration == 1)
+        // Only an admin names an account by uid.
+        Self.expectError(.invalidReqType) {
+            _ = try AccountUpdateRules.update(&state, realm: Self.realm, SetAccountInfoRequest(localId: created.localId), claims: nil, isAdmin: false, Self.context())
+        }
         Self.expectError(.userDisabled) { _ = try AccountRules.activeUser(state, created.localId, in: Self.realm) }
         for index in 0..<5 { _ = try AdminAccountRules.create(&state, realm: Self.realm, .init(localId: "v-\(index)"), Self.context()) }
         let page = AdminAccountRules.list(state, realm: Self.realm, pageSize: 4, after: nil)
@@ -155,7 +166,7 @@ import Testing
         Self.expectError(.operationNotAllowed) {
             _ = try MultiFactorRules.startPhoneEnrollment(&state, user: user, phoneNumber: "+15555550100", authTime: Self.start, Self.context())
         }
-        try TenantRules.updateProjectMFA(&state, project: Self.project, mask: "mfa.enabledProviders", MultiFactorAuthConfig(enabledProviders: [.phoneSms]))
+        try RuleTests.setMFA(&state, project: Self.project, mask: "mfa.enabledProviders", MultiFactorAuthConfig(enabledProviders: [.phoneSms]))
         Self.expectError(.invalidPhoneNumber) {
             _ = try MultiFactorRules.startPhoneEnrollment(&state, user: user, phoneNumber: "5555550100", authTime: Self.start, Self.context())
         }
@@ -172,14 +183,22 @@ import Testing
 
     @Test func outOfBandRules() throws {
         var (state, user) = try Self.stateWithVerifiedUser()
-        Self.expectError(.emailNotFound) { _ = try OutOfBandRules.create(&state, requestType: .passwordReset, uid: nil, email: "nobody@example.com", realm: Self.realm) }
-        let reset = try OutOfBandRules.create(&state, requestType: .passwordReset, uid: nil, email: "ada@example.com", realm: Self.realm)
+        func send(_ email: String, _ context: RuleContext = Self.context()) throws -> OutOfBandCode? {
+            try OutOfBandRules.send(&state, realm: Self.realm, OutOfBandRules.Request(requestType: .passwordReset, email: email), context).code
+        }
+        // An unknown address: nothing sent and nothing said under improved email privacy, EMAIL_NOT_FOUND without it.
+        #expect(try send("nobody@example.com") == nil)
+        var legacy = Self.context()
+        legacy.improvedEmailPrivacyByDefault = false
+        Self.expectError(.emailNotFound) { _ = try send("nobody@example.com", legacy) }
+        Self.expectError(.missingReqType) { _ = try OutOfBandRules.send(&state, realm: Self.realm, OutOfBandRules.Request(), Self.context()) }
+        let reset = try #require(try send("ada@example.com"))
         Self.expectError(.invalidOobCode) { _ = try OutOfBandRules.applyActionLink(&state, code: reset.code, requestType: .verifyEmail, newPassword: nil, Self.context()) }
         Self.expectError(.weakPassword) { _ = try OutOfBandRules.applyActionLink(&state, code: reset.code, requestType: .passwordReset, newPassword: "x", Self.context()) }
         #expect(try OutOfBandRules.applyActionLink(&state, code: reset.code, requestType: .passwordReset, newPassword: "new-secret", Self.context()) == "ada@example.com")
         user = try #require(state.user(user.localId, in: Self.realm))
         #expect(user.tokenGeneration == 1)
-        Self.expectError(.invalidOobCode) { _ = try OutOfBandRules.apply(&state, code: reset.code) }
+        Self.expectError(.invalidOobCode) { _ = try OutOfBandRules.applyToAccount(&state, code: reset.code, Self.context()) }
         #expect(OutOfBandRules.list(state, realm: Self.realm).isEmpty)
     }
 
@@ -213,7 +232,7 @@ import Testing
         #expect(updated.allowPasswordSignup == true && updated.displayName == "Shop")
         Self.expectError(.invalidArgument) { _ = try TenantRules.updateTenant(&state, project: Self.project, id: id, mask: "nope", Tenant()) }
         Self.expectError(.invalidArgument) {
-            try TenantRules.updateProjectMFA(&state, project: Self.project, mask: "mfa", MultiFactorAuthConfig(
+            try RuleTests.setMFA(&state, project: Self.project, mask: "mfa", MultiFactorAuthConfig(
                 providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 11))]))
         }
         #expect(TenantRules.totpWindow(state, of: realm) == nil)

@@ -33,6 +33,29 @@ import Testing
         Case(name: "signUp anonymous", call: { accounts, _, _ in
             _ = try await accounts.signUp(SignUpRequest(returnSecureToken: true))
         }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:signUp", body: #"{"returnSecureToken":true}"#)),
+        Case(name: "deleteOwnAccount", call: { accounts, _, _ in
+            _ = try await accounts.deleteOwnAccount(DeleteAccountRequest(idToken: "id-token"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:delete", body: #"{"idToken":"id-token"}"#)),
+        Case(name: "resetPassword", call: { accounts, _, _ in
+            _ = try await accounts.resetPassword(ResetPasswordRequest(oobCode: "code", newPassword: "new-pw"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:resetPassword", body: #"{"newPassword":"new-pw","oobCode":"code"}"#)),
+        Case(name: "createAuthUri", call: { accounts, _, _ in
+            _ = try await accounts.createAuthUri(CreateAuthUriRequest(identifier: "a@b.c", continueUri: "http://localhost"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:createAuthUri",
+            body: #"{"continueUri":"http://localhost","identifier":"a@b.c"}"#)),
+        Case(name: "sendVerificationCode", call: { accounts, _, _ in
+            _ = try await accounts.sendVerificationCode(SendVerificationCodeRequest(phoneNumber: "+15555550100"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:sendVerificationCode", body: #"{"phoneNumber":"+15555550100"}"#)),
+        Case(name: "signInWithPhoneNumber", call: { accounts, _, _ in
+            _ = try await accounts.signInWithPhoneNumber(SignInWithPhoneNumberRequest(sessionInfo: "s", code: "123456"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:signInWithPhoneNumber", body: #"{"code":"123456","sessionInfo":"s"}"#)),
+        Case(name: "signInWithEmailLink", call: { accounts, _, _ in
+            _ = try await accounts.signInWithEmailLink(SignInWithEmailLinkRequest(email: "a@b.c", oobCode: "code"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:signInWithEmailLink", body: #"{"email":"a@b.c","oobCode":"code"}"#)),
+        Case(name: "signInWithIdp", call: { accounts, _, _ in
+            _ = try await accounts.signInWithIdp(SignInWithIdpRequest(requestUri: "http://localhost", postBody: "providerId=google.com", returnSecureToken: true))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:signInWithIdp",
+            body: #"{"postBody":"providerId=google.com","requestUri":"http://localhost","returnSecureToken":true}"#)),
         Case(name: "signInWithPassword", call: { accounts, _, _ in
             _ = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: "ada@example.com", password: "pw", returnSecureToken: true))
         }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:signInWithPassword",

@@ -42,9 +42,11 @@ import Testing
     }
 
     @Test func rfc3339FormattingRoundTrips() {
-        #expect(RFC3339Date.format(Date(timeIntervalSince1970: 1_709_633_472)) == "2024-03-05T10:11:12Z")
-        #expect(RFC3339Date.format(Date(timeIntervalSince1970: 1_709_633_472.25)) == "2024-03-05T10:11:12.25Z")
-        #expect(RFC3339Date.format(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
+        // proto3 JSON's canonical digits: 3, or 6 for microseconds (JavaScript's toISOString for milliseconds).
+        #expect(RFC3339Date.format(Date(timeIntervalSince1970: 1_709_633_472)) == "2024-03-05T10:11:12.000Z")
+        #expect(RFC3339Date.format(Date(timeIntervalSince1970: 1_709_633_472.25)) == "2024-03-05T10:11:12.250Z")
+        #expect(RFC3339Date.format(Date(timeIntervalSince1970: 1_709_633_472.000125)) == "2024-03-05T10:11:12.000125Z")
+        #expect(RFC3339Date.format(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
         for seconds in stride(from: -86_400.0 * 400, to: 86_400.0 * 365 * 200, by: 86_400.0 * 37.3 + 0.125) {
             let date = Date(timeIntervalSince1970: seconds)
             let parsed = RFC3339Date.parse(RFC3339Date.format(date))

@@ -14,7 +14,7 @@ import Testing
             let newEmail = "changed-\(user.uid.prefix(6).lowercased())@example.com"
             #expect(user.email != newEmail)   // unchanged until the link is followed
             let codes = try await h.helper("/emulator/v1/projects/\(h.project)/oobCodes")["oobCodes"] as? [[String: String]] ?? []
-            let entry = try #require(codes.last { $0["email"] == newEmail })
+            let entry = try #require(codes.last { $0["newEmail"] == newEmail })
             #expect(entry["requestType"] == "VERIFY_AND_CHANGE_EMAIL")
             try await auth.applyActionCode(try #require(entry["oobCode"]))
             try await user.reload()

@@ -23,13 +23,20 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let encoded = String(decoding: try encoder.encode(widget), as: UTF8.self)
-        #expect(encoded == #"{"color":"DEEP_RED","created_at":"2024-05-01T12:00:00.25Z","default":"d","marker":{},"name":"w","parts":[{"id":"p"}],"serial":"12345678901234","size":7}"#)
+        #expect(encoded == #"{"color":"DEEP_RED","created_at":"2024-05-01T12:00:00.250Z","default":"d","marker":{},"name":"w","parts":[{"id":"p"}],"serial":"12345678901234","size":7}"#)
     }
 
     @Test func missingRequiredFieldsFailToDecode() {
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(Widget.self, from: Data(#"{"name":"w"}"#.utf8))
         }
+    }
+
+    /// `x-enum-numbers`: a value also decodes from its protocol-buffer number, and encodes as its name.
+    @Test func enumsDecodeTheirNumbers() throws {
+        #expect(try JSONDecoder().decode(Color.self, from: Data("1".utf8)) == .deepRed)
+        #expect(try JSONDecoder().decode(Color.self, from: Data("9".utf8)).rawValue == "9")
+        #expect(String(decoding: try JSONEncoder().encode(try JSONDecoder().decode(Color.self, from: Data("2".utf8))), as: UTF8.self) == #""blue""#)
     }
 
     @Test func enumsAreOpenSets() throws {
@@ -221,6 +228,16 @@ import Testing
         await #expect(throws: APIServerError.undecodableRequest("missing required field created_at")) {
             _ = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(#"{"name":"n"}"#.utf8)))
         }
+        // An absent required text field reaches the operation empty, which names it with its own code.
+        await #expect(throws: APIServerError.nameMissing) {
+            _ = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(#"{"created_at":"2024-01-01T00:00:00Z"}"#.utf8)))
+        }
+        // `x-server-aliases`: the same operation at another full path.
+        guard case .found(let alias, _) = router.match(method: .post, path: "/legacy.example.com/v0/createWidget") else {
+            Issue.record("no alias route")
+            return
+        }
+        #expect(alias.operationID == "createWidget")
         if case .methodNotAllowed = router.match(method: .delete, path: "/widgets.example.com/v1/widgets:create") {} else { Issue.record("expected 405") }
         if case .notFound = router.match(method: .get, path: "/widgets.example.com/v1/other") {} else { Issue.record("expected 404") }
         guard case .found(let revoke, let tokenParameters) = router.match(method: .delete, path: "/tokens.example.com/base/v2/tokens/t") else {

@@ -79,7 +79,7 @@ public import Foundation
         value = date
     }
 
-    /// Writes the value in UTC with microseconds.
+    /// Writes the value in UTC, with milliseconds or microseconds.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(RFC3339Date.format(value))
@@ -140,7 +140,9 @@ public import Foundation
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
-    /// Formats in UTC with `Z`, with microseconds only when there are any.
+    /// Formats in UTC with `Z` and 3 fraction digits, or 6 when there are
+    /// microseconds (proto3 JSON's canonical form; JavaScript's
+    /// `toISOString`, which Google's emulator writes, for milliseconds).
     public static func format(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
         var seconds = Int(interval.rounded(.down))
@@ -157,11 +159,7 @@ public import Foundation
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
         var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
-        if micros > 0 {
-            var fraction = pad(micros, 6)
-            while fraction.hasSuffix("0") { fraction.removeLast() }
-            text += "." + fraction
-        }
+        text += "." + (micros % 1000 == 0 ? pad(micros / 1000, 3) : pad(micros, 6))
         return text + "Z"
     }
 

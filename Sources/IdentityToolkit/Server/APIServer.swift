@@ -169,7 +169,8 @@ package struct APIServerRequest: Sendable {
                 if case .typeMismatch(_, let context) = error, context.codingPath.isEmpty {
                     throw APIServerError.undecodableRequest("the body must be a JSON object")
                 }
-                throw APIServerError.undecodableRequest(Self.describe(error))
+                guard case .keyNotFound = error else { throw APIServerError.undecodableRequest(Self.describe(error)) }
+                // An absent required field: the slow path fills it.
             }
         }
         let object: Any
@@ -182,13 +183,63 @@ package struct APIServerRequest: Sendable {
                 throw APIServerError.undecodableRequest("the body is not valid JSON")
             }
         }
-        guard object is [String: Any] else { throw APIServerError.undecodableRequest("the body must be a JSON object") }
-        do {
-            let normalized = try JSONSerialization.data(withJSONObject: Self.withProto3NameAliases(object))
-            return try JSONDecoder().decode(Body.self, from: normalized)
-        } catch let error as DecodingError {
-            throw APIServerError.undecodableRequest(Self.describe(error))
+        guard var fields = object as? [String: Any] else { throw APIServerError.undecodableRequest("the body must be a JSON object") }
+        fields = Self.withProto3NameAliases(fields) as? [String: Any] ?? fields
+        // A required field that is absent is decoded empty ("", [] or {}):
+        // as production, the operation checks it in its own order (a
+        // project's switches before `MISSING_ID_TOKEN`) and names it with
+        // its own code. Each attempt fills one more field.
+        var filled: [String: [Any]] = [:]
+        var absence: [String: DecodingError] = [:]
+        for _ in 0..<Self.maximumFilledFields {
+            do {
+                return try JSONDecoder().decode(Body.self, from: try JSONSerialization.data(withJSONObject: fields))
+            } catch let error as DecodingError {
+                guard let path = Self.absentOrMistypedFill(error, filled: filled) else {
+                    throw APIServerError.undecodableRequest(Self.describe(error))
+                }
+                let key = path.map(\.stringValue).joined(separator: "/")
+                if absence[key] == nil { absence[key] = error }
+                let candidates = filled[key, default: [Self.emptyText, [Any](), [String: Any]()]]
+                // No empty value fits (a date, a number): the field is reported missing.
+                guard let next = candidates.first else { throw APIServerError.undecodableRequest(Self.describe(absence[key] ?? error)) }
+                filled[key] = Array(candidates.dropFirst())
+                fields = Self.setting(next, at: path[...], in: fields) as? [String: Any] ?? fields
+            }
         }
+        throw APIServerError.undecodableRequest("the body is missing too many required fields")
+    }
+
+    /// How many absent required fields one body may have filled.
+    static let maximumFilledFields = 24
+    static let emptyText = ""
+
+    /// The field to fill for a decoding error, as its coding path: one
+    /// absent, or one this decoder filled with a value of the wrong kind
+    /// (then the next kind is tried). Nil for any other error, which stays an error.
+    static func absentOrMistypedFill(_ error: DecodingError, filled: [String: [Any]]) -> [any CodingKey]? {
+        switch error {
+        case .keyNotFound(let key, let context):
+            return context.codingPath + [key]
+        case .typeMismatch(_, let context), .dataCorrupted(let context):
+            guard !context.codingPath.isEmpty else { return nil }
+            return filled[context.codingPath.map(\.stringValue).joined(separator: "/")] == nil ? nil : context.codingPath
+        default:
+            return nil
+        }
+    }
+
+    /// `value` placed at `path` inside `container` (objects created on the way).
+    static func setting(_ value: Any, at path: ArraySlice<any CodingKey>, in container: Any) -> Any {
+        guard let first = path.first else { return value }
+        let rest = path.dropFirst()
+        if let index = first.intValue, var array = container as? [Any], array.indices.contains(index) {
+            array[index] = setting(value, at: rest, in: array[index])
+            return array
+        }
+        var object = container as? [String: Any] ?? [:]
+        object[first.stringValue] = setting(value, at: rest, in: object[first.stringValue] ?? [String: Any]())
+        return object
     }
 
     /// The deepest nesting and the most objects and arrays a request body

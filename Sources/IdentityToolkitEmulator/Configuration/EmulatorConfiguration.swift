@@ -8,6 +8,9 @@ public struct EmulatorConfiguration: Sendable {
     public static let defaultPort = 9099
     /// The project API-key calls act on when none is given.
     public static let defaultProjectID = "demo-mfa"
+    /// The project number the secure-token API answers with (`project_id`,
+    /// where production gives the project's number), Google's emulator's.
+    public static let defaultProjectNumber = "12345"
 
     /// The address to bind (loopback by default). Any other address needs
     /// ``allowRemote``: the emulator has no authentication.

@@ -29,13 +29,14 @@ enum AccountViews {
     /// The factors as `mfaInfo` lists them; sign-in hints mask phone
     /// numbers, exports carry TOTP secrets.
     static func enrollments(_ factors: [SecondFactor], maskPhones: Bool, withSecrets: Bool = false) -> [MfaEnrollment] {
+        // Lookups and listings also give the whole number, as Google's emulator does; sign-in hints never.
         factors.map { factor in
             var totp: TotpInfo?
             if case .totp(let secret, _) = factor.kind { totp = TotpInfo(sharedSecretKey: withSecrets ? Base32.encode(secret) : nil) }
             return MfaEnrollment(
                 mfaEnrollmentId: factor.id, displayName: factor.displayName, enrolledAt: factor.enrolledAt,
                 phoneInfo: factor.phoneNumber.map { maskPhones ? mask($0) : $0 },
-                unobfuscatedPhoneInfo: withSecrets ? factor.phoneNumber : nil, totpInfo: totp
+                unobfuscatedPhoneInfo: maskPhones ? nil : factor.phoneNumber, totpInfo: totp
             )
         }
     }
@@ -51,7 +52,7 @@ enum AccountViews {
             providers.append(ProviderUserInfo(providerId: ProviderID.phone.rawValue, rawId: phone, phoneNumber: phone))
         }
         providers += user.linkedProviders.map {
-            ProviderUserInfo(providerId: $0.providerId, rawId: $0.rawId, federatedId: $0.rawId, email: $0.email,
+            ProviderUserInfo(providerId: $0.providerId, rawId: $0.rawId, federatedId: $0.federatedId, email: $0.email,
                              displayName: $0.displayName, photoUrl: $0.photoUrl)
         }
         var info = UserInfo(

@@ -3,18 +3,41 @@ import IdentityToolkit
 import OTP
 
 /// The end-user API (`AccountsService`, generated from
-/// `Spec/identitytoolkit-accounts.yaml`): each operation runs its rule on
-/// the state and answers in the spec's shape.
+/// `Spec/identitytoolkit-accounts.yaml`): each operation settles its realm
+/// (``TenantRules/requestRealm(_:project:tenant:tokenTenant:isAdmin:_:)``),
+/// runs its rule on the state and answers in the spec's shape. An admin
+/// (`Bearer owner`) may call them too, with the admin fields (`localId`,
+/// `targetProjectId`), as production allows. Sign-in methods other than
+/// the password are in `SignInMethodRoutes.swift`; second factors in
+/// `MultiFactorRoutes.swift`.
 struct AccountsRoutes: AccountsService {
     let services: EmulatorServices
     let customTokens: CustomTokenVerifier
 
-    private var tokens: SessionTokens { services.tokens }
+    var tokens: SessionTokens { services.tokens }
+
+    /// The realm of a request naming `project`, `tenant` and an ID token.
+    static func realm(_ state: EmulatorState, project: String? = nil, tenant: String?, idToken: String? = nil, isAdmin: Bool,
+                      _ context: RuleContext) throws -> Realm {
+        try TenantRules.requestRealm(state, project: project, tenant: tenant, tokenTenant: SessionTokens.unverifiedTenant(of: idToken),
+                                     isAdmin: isAdmin, context)
+    }
 
     func signUp(_ body: SignUpRequest, request: APIServerRequest) async throws -> SignUpResponse {
+        let isAdmin = services.isAdmin(request)
+        if isAdmin {
+            let project = body.targetProjectId?.isEmpty == false ? body.targetProjectId! : services.defaultProject
+            if body.idToken?.isEmpty == false, body.localId != nil { throw APIServerError.unexpectedParameter("User ID") }
+            return try await AdminRoutes.create(body, project: project, services: services)
+        }
+        if body.localId != nil { throw APIServerError.unexpectedParameter("User ID") }
+        let tokens = self.tokens
         let grant = try await services.run { state, context in
-            let realm = try TenantRules.realm(state, tenant: body.tenantId, context)
-            return try AccountRules.signUp(&state, realm: realm, email: body.email, password: body.password, displayName: body.displayName, context)
+            let realm = try Self.realm(state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
+            try TenantRules.checkAuthEnabled(state, realm)
+            let linking = try body.idToken.flatMap { $0.isEmpty ? nil : try AccountRules.user(state, for: try tokens.claims(of: $0), requestTenant: nil, context) }
+            return try AccountRules.signUp(&state, realm: realm, email: body.email, password: body.password, displayName: body.displayName,
+                                          linking: linking, factors: body.mfaInfo ?? [], context)
         }
         return SignUpResponse(localId: grant.uid, email: grant.email, displayName: grant.displayName, idToken: try tokens.idToken(for: grant),
                               refreshToken: grant.refreshToken, expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds,
@@ -23,7 +46,7 @@ struct AccountsRoutes: AccountsService {
 
     func signInWithPassword(_ body: SignInWithPasswordRequest, request: APIServerRequest) async throws -> SignInWithPasswordResponse {
         let outcome = try await services.run { state, context in
-            let realm = try TenantRules.realm(state, tenant: body.tenantId, context)
+            let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
             return try AccountRules.signInWithPassword(&state, realm: realm, email: body.email, password: body.password, context)
         }
         switch outcome {
@@ -40,12 +63,15 @@ struct AccountsRoutes: AccountsService {
     }
 
     func signInWithCustomToken(_ body: SignInWithCustomTokenRequest, request: APIServerRequest) async throws -> SignInWithCustomTokenResponse {
-        let signIn = try customTokens.verify(body.token)
-        if let requested = body.tenantId, !requested.isEmpty, let named = signIn.tenantID, requested != named {
+        if let named = CustomTokenVerifier.namedTenant(body.token), let requested = body.tenantId, !requested.isEmpty, named != requested {
             throw APIServerError.tenantIdMismatch
         }
-        let (grant, isNewUser) = try await services.run { state, context in
-            let realm = try TenantRules.realm(state, tenant: body.tenantId ?? signIn.tenantID, context)
+        let (grant, isNewUser) = try await services.run { [customTokens] state, context in
+            let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
+            try TenantRules.checkAuthEnabled(state, realm)
+            guard !body.token.isEmpty else { throw APIServerError.missingCustomToken }
+            let signIn = try customTokens.verify(body.token)
+            if let named = signIn.tenantID, named != realm.tenant { throw APIServerError.tenantIdMismatch }
             return try AccountRules.signInWithCustomToken(&state, realm: realm, uid: signIn.uid, developerClaims: signIn.developerClaims, context)
         }
         return SignInWithCustomTokenResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken,
@@ -54,127 +80,96 @@ struct AccountsRoutes: AccountsService {
     }
 
     func lookup(_ body: GetAccountInfoRequest, request: APIServerRequest) async throws -> GetAccountInfoResponse {
-        let claims = try tokens.claims(of: body.idToken)
-        let user = try await services.run { state, context in try AccountRules.user(state, for: claims, requestTenant: body.tenantId, context) }
-        return GetAccountInfoResponse(users: [AccountViews.userInfo(user)], kind: ResponseKind.getAccountInfo.rawValue)
+        let isAdmin = services.isAdmin(request)
+        let tokens = self.tokens
+        let found = try await services.run { state, context in
+            let realm = try Self.realm(state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, isAdmin: isAdmin, context)
+            try TenantRules.checkAuthEnabled(state, realm)
+            if isAdmin && body.idToken?.isEmpty != false {
+                return AdminAccountRules.lookup(state, realm: realm, localIds: body.localId ?? [], emails: body.email ?? [],
+                                                phoneNumbers: body.phoneNumber ?? [],
+                                                providers: (body.federatedUserId ?? []).compactMap { id in id.providerId.flatMap { p in id.rawId.map { (p, $0) } } })
+            }
+            return [try AccountRules.user(state, for: try tokens.claims(of: body.idToken), requestTenant: nil, context)]
+        }
+        // No match is the absence of `users`, not an error.
+        return GetAccountInfoResponse(users: found.isEmpty ? nil : found.map { AccountViews.userInfo($0) }, kind: ResponseKind.getAccountInfo.rawValue)
     }
 
     func sendOobCode(_ body: GetOobCodeRequest, request: APIServerRequest) async throws -> GetOobCodeResponse {
-        let claims: IDTokenClaims? = [.verifyEmail, .verifyAndChangeEmail].contains(body.requestType) ? try tokens.claims(of: body.idToken) : nil
-        let code = try await services.run { state, context in
-            switch body.requestType {
-            case .verifyEmail:
-                let user = try AccountRules.user(state, for: try claims.orThrow(), requestTenant: body.tenantId, context)
-                return try OutOfBandRules.create(&state, requestType: body.requestType, uid: user.localId, email: nil, realm: user.realm)
-            case .verifyAndChangeEmail:
-                // The code goes to the new address; the account keeps the old one until it is applied.
-                guard let newEmail = body.newEmail else { throw APIServerError.missingNewEmail }
-                guard InputRules.isValidEmail(newEmail) else { throw APIServerError.invalidEmail }
-                let user = try AccountRules.user(state, for: try claims.orThrow(), requestTenant: body.tenantId, context)
-                if let owner = state.accounts(in: user.realm).user(email: newEmail), owner.localId != user.localId { throw APIServerError.emailExists }
-                return try OutOfBandRules.create(&state, requestType: body.requestType, uid: user.localId, email: newEmail, realm: user.realm)
-            case .passwordReset, .emailSignin:
-                guard let email = body.email else { throw APIServerError.missingEmail }
-                let realm = try TenantRules.realm(state, tenant: body.tenantId, context)
-                return try OutOfBandRules.create(&state, requestType: body.requestType, uid: nil, email: email, realm: realm)
-            default:
-                throw APIServerError.invalidArgument("unsupported requestType \(body.requestType.rawValue)")
+        try await Self.sendOobCode(body, project: body.targetProjectId, isAdmin: services.isAdmin(request), services: services)
+    }
+
+    /// `accounts:sendOobCode`, for a user or an admin (who may ask for the
+    /// link itself: `returnOobLink`).
+    static func sendOobCode(_ body: GetOobCodeRequest, project: String?, isAdmin: Bool, services: EmulatorServices) async throws -> GetOobCodeResponse {
+        let claims = try? services.tokens.claims(of: body.idToken)
+        let (code, email) = try await services.run { state, context in
+            let realm = try realm(state, project: isAdmin ? project : body.targetProjectId, tenant: body.tenantId, idToken: body.idToken,
+                                  isAdmin: isAdmin, context)
+            var tokenUser: EmulatedUser?
+            let needsToken = [OobRequestType.verifyEmail, .verifyAndChangeEmail].contains(body.requestType)
+                && !(body.returnOobLink == true && body.idToken?.isEmpty != false)
+            if needsToken {
+                try TenantRules.checkAuthEnabled(state, realm)
+                if body.requestType == .verifyAndChangeEmail, body.newEmail?.isEmpty != false { throw APIServerError.missingNewEmail }
+                // Without a token: an address change names it missing; a
+                // verification reads an empty one (INVALID_ID_TOKEN), as Google's emulator.
+                guard body.idToken?.isEmpty == false else {
+                    throw body.requestType == .verifyAndChangeEmail ? APIServerError.missingIdToken : APIServerError.invalidIdToken
+                }
+                tokenUser = try AccountRules.user(state, for: try claims ?? services.tokens.claims(of: body.idToken), requestTenant: nil, context)
             }
+            return try OutOfBandRules.send(&state, realm: realm, OutOfBandRules.Request(
+                requestType: body.requestType, email: body.email, newEmail: body.newEmail, tokenUser: tokenUser,
+                hasIDToken: body.idToken?.isEmpty == false, returnOobLink: body.returnOobLink == true, continueUrl: body.continueUrl,
+                isAdmin: isAdmin), context)
         }
-        return GetOobCodeResponse(email: code.email, kind: ResponseKind.getOobConfirmationCode.rawValue)
+        let returned = body.returnOobLink == true
+        return GetOobCodeResponse(email: email, oobCode: returned ? code?.code : nil, oobLink: returned ? code.map(services.links.link) : nil,
+                                  kind: ResponseKind.getOobConfirmationCode.rawValue)
     }
 
     func update(_ body: SetAccountInfoRequest, request: APIServerRequest) async throws -> SetAccountInfoResponse {
-        let user: EmulatedUser
-        if let oobCode = body.oobCode {
-            user = try await services.run { state, _ in try OutOfBandRules.apply(&state, code: oobCode) }
-        } else {
-            let claims = try tokens.claims(of: body.idToken)
-            user = try await services.run { state, context in
-                let current = try AccountRules.user(state, for: claims, requestTenant: body.tenantId, context)
-                return try AccountRules.updateProfile(&state, current.localId, realm: current.realm, email: body.email, password: body.password,
-                                                      displayName: body.displayName, context)
-            }
+        let isAdmin = services.isAdmin(request)
+        let tokens = self.tokens
+        let outcome = try await services.run { state, context in
+            let realm = try Self.realm(state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, isAdmin: isAdmin, context)
+            try TenantRules.checkAuthEnabled(state, realm)
+            let claims = try body.idToken.flatMap { $0.isEmpty ? nil : try tokens.claims(of: $0) }
+            return try AccountUpdateRules.update(&state, realm: realm, body, claims: claims, isAdmin: isAdmin, context)
         }
-        return SetAccountInfoResponse(localId: user.localId, email: user.email, emailVerified: user.emailVerified,
-                                      displayName: user.displayName, kind: ResponseKind.setAccountInfo.rawValue)
+        return try Self.response(outcome, tokens: tokens)
     }
 
-    func startMfaEnrollment(_ body: StartMfaEnrollmentRequest, request: APIServerRequest) async throws -> StartMfaEnrollmentResponse {
-        let claims = try tokens.claims(of: body.idToken)
-        let authTime = SessionTokens.facts(of: claims).authTime
-        if let phone = body.phoneEnrollmentInfo {
-            guard let number = phone.phoneNumber else { throw APIServerError.missingPhoneNumber }
-            let sessionInfo = try await services.run { state, context in
-                let user = try AccountRules.user(state, for: claims, requestTenant: body.tenantId, context)
-                return try MultiFactorRules.startPhoneEnrollment(&state, user: user, phoneNumber: number, authTime: authTime, context)
-            }
-            return StartMfaEnrollmentResponse(phoneSessionInfo: StartMfaPhoneResponseInfo(sessionInfo: sessionInfo))
-        }
-        guard body.totpEnrollmentInfo != nil else { throw APIServerError.invalidArgument("set totpEnrollmentInfo (or phoneEnrollmentInfo)") }
-        let session = try await services.run { state, context in
-            let user = try AccountRules.user(state, for: claims, requestTenant: body.tenantId, context)
-            return try MultiFactorRules.startTotpEnrollment(&state, user: user, authTime: authTime, context)
-        }
-        return StartMfaEnrollmentResponse(totpSessionInfo: StartTotpMfaEnrollmentResponseInfo(
-            sharedSecretKey: Base32.encode(session.secret), verificationCodeLength: Int32(IdentityPlatformLimits.totpDigits),
-            hashingAlgorithm: "SHA1", periodSec: Int32(IdentityPlatformLimits.totpPeriodSeconds), sessionInfo: session.sessionInfo,
-            finalizeEnrollmentTime: session.deadline))
+    /// An update's answer: the account, and new tokens when it started a session.
+    static func response(_ outcome: AccountUpdateRules.Outcome, tokens: SessionTokens) throws -> SetAccountInfoResponse {
+        let user = outcome.user
+        let view = AccountViews.userInfo(user)
+        return SetAccountInfoResponse(
+            localId: user.localId, email: user.email, emailVerified: user.emailVerified, displayName: user.displayName,
+            idToken: try outcome.grant.map(tokens.idToken), refreshToken: outcome.grant?.refreshToken,
+            expiresIn: outcome.grant.map { _ in IdentityPlatformLimits.idTokenLifetimeSeconds }, kind: ResponseKind.setAccountInfo.rawValue,
+            photoUrl: user.photoUrl, newEmail: outcome.newEmail, providerUserInfo: view.providerUserInfo)
     }
 
-    func finalizeMfaEnrollment(_ body: FinalizeMfaEnrollmentRequest, request: APIServerRequest) async throws -> FinalizeMfaEnrollmentResponse {
-        let claims = try tokens.claims(of: body.idToken)
-        let facts = SessionTokens.facts(of: claims)
-        let grant = try await services.run { state, context in
-            let user = try AccountRules.user(state, for: claims, requestTenant: body.tenantId, context)
-            if let totp = body.totpVerificationInfo {
-                return try MultiFactorRules.finalizeTotpEnrollment(&state, user: user, sessionInfo: totp.sessionInfo, code: totp.verificationCode,
-                                                                   displayName: body.displayName, facts: facts, context)
+    /// `accounts:delete`: the user of an ID token deletes their account; an
+    /// admin deletes the account `localId`.
+    func deleteOwnAccount(_ body: DeleteAccountRequest, request: APIServerRequest) async throws -> DeleteAccountResponse {
+        let isAdmin = services.isAdmin(request)
+        let tokens = self.tokens
+        try await services.run { state, context in
+            let realm = try Self.realm(state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, isAdmin: isAdmin, context)
+            try TenantRules.checkAuthEnabled(state, realm)
+            if isAdmin {
+                guard let uid = body.localId, !uid.isEmpty else { throw APIServerError.missingLocalId }
+                try AdminAccountRules.delete(&state, realm: realm, localId: uid)
+            } else {
+                let user = try AccountRules.user(state, for: try tokens.claims(of: body.idToken), requestTenant: nil, context)
+                try AdminAccountRules.delete(&state, realm: user.realm, localId: user.localId)
             }
-            if let phone = body.phoneVerificationInfo {
-                guard let sessionInfo = phone.sessionInfo, let code = phone.code else { throw APIServerError.missingCode }
-                return try MultiFactorRules.finalizePhoneEnrollment(&state, user: user, sessionInfo: sessionInfo, code: code,
-                                                                    displayName: body.displayName, facts: facts, context)
-            }
-            throw APIServerError.invalidArgument("set totpVerificationInfo (or phoneVerificationInfo)")
         }
-        return FinalizeMfaEnrollmentResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken)
-    }
-
-    func withdrawMfa(_ body: WithdrawMfaRequest, request: APIServerRequest) async throws -> WithdrawMfaResponse {
-        let claims = try tokens.claims(of: body.idToken)
-        let grant = try await services.run { state, context in
-            let user = try AccountRules.user(state, for: claims, requestTenant: body.tenantId, context)
-            return try MultiFactorRules.withdraw(&state, user: user, enrollmentID: body.mfaEnrollmentId, facts: SessionTokens.facts(of: claims), context)
-        }
-        // No grant: every session ended, the caller's too; the response has no tokens.
-        guard let grant else { return WithdrawMfaResponse() }
-        return WithdrawMfaResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken)
-    }
-
-    func startMfaSignIn(_ body: StartMfaSignInRequest, request: APIServerRequest) async throws -> StartMfaSignInResponse {
-        let sessionInfo = try await services.run { state, context in
-            try MultiFactorRules.startPhoneSignIn(&state, pendingCredential: body.mfaPendingCredential, enrollmentID: body.mfaEnrollmentId, context)
-        }
-        return StartMfaSignInResponse(phoneResponseInfo: StartMfaPhoneResponseInfo(sessionInfo: sessionInfo))
-    }
-
-    func finalizeMfaSignIn(_ body: FinalizeMfaSignInRequest, request: APIServerRequest) async throws -> FinalizeMfaSignInResponse {
-        guard !body.mfaPendingCredential.isEmpty else { throw APIServerError.missingMfaPendingCredential }
-        let grant = try await services.run { state, context in
-            if let totp = body.totpVerificationInfo {
-                guard let enrollmentID = body.mfaEnrollmentId, !enrollmentID.isEmpty else { throw APIServerError.missingMfaEnrollmentId }
-                return try MultiFactorRules.finalizeTotpSignIn(&state, pendingCredential: body.mfaPendingCredential, enrollmentID: enrollmentID,
-                                                               code: totp.verificationCode, requestTenant: body.tenantId, context)
-            }
-            if let phone = body.phoneVerificationInfo {
-                guard let sessionInfo = phone.sessionInfo, let code = phone.code else { throw APIServerError.missingCode }
-                return try MultiFactorRules.finalizePhoneSignIn(&state, pendingCredential: body.mfaPendingCredential, sessionInfo: sessionInfo,
-                                                                code: code, context)
-            }
-            throw APIServerError.invalidArgument("set totpVerificationInfo (or phoneVerificationInfo)")
-        }
-        return FinalizeMfaSignInResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken)
+        return DeleteAccountResponse(kind: ResponseKind.deleteAccount.rawValue)
     }
 }
 

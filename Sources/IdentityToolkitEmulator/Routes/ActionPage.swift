@@ -10,7 +10,7 @@ extension HelperRoutes {
         guard let requestType = ActionLinks.requestType(EmailActionMode(rawValue: mode)) else {
             throw APIServerError.invalidArgument("unknown mode '\(mode.prefix(40))'")
         }
-        let continueLink = continueUrl.flatMap(Self.safeLink).map { #"<p><a href="\#(Self.escape($0))">Continue</a></p>"# } ?? ""
+        let continueLink = continueUrl.flatMap { InputRules.isAbsoluteURI($0) ? $0 : nil }.map { #"<p><a href="\#(Self.escape($0))">Continue</a></p>"# } ?? ""
         if requestType == .passwordReset, newPassword == nil {
             // The form sends the same link back with the new password.
             var fields = [("mode", mode), ("oobCode", oobCode)]
@@ -58,11 +58,5 @@ extension HelperRoutes {
             }
         }
         return escaped
-    }
-
-    /// An http(s) URL, else nil (no `javascript:` link on the page).
-    private static func safeLink(_ text: String) -> String? {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else { return nil }
-        return text
     }
 }

@@ -16,6 +16,7 @@ extension AdminRoutes {
         let options = settings
         let refusals = try await services.run { state, context in
             let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
+            try TenantRules.checkAuthEnabled(state, realm)
             return try ImportRules.importUsers(&state, realm: realm, users: body.users, options, context)
         }
         // Production lists an empty `error` when every user was imported.
@@ -54,6 +55,7 @@ extension AdminRoutes {
         guard offset >= 0 else { throw APIServerError.invalidArgument("offset must not be negative") }
         let (count, page) = try await services.run { state, _ in
             let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
+            try TenantRules.checkAuthEnabled(state, realm)
             let all = state.accounts(in: realm)
             return (all.count, body.returnUserInfo == false ? [] : Array(all.sortedByID.dropFirst(offset).prefix(limit)))
         }

@@ -5,13 +5,14 @@ import IdentityToolkit
 /// tenants, with update masks as Google documents them.
 extension AdminRoutes {
     func getProjectConfig(project: String, request: APIServerRequest) async throws -> ProjectConfig {
-        let mfa = try await services.run { state, _ in state.projects[project]?.mfa }
-        return ProjectConfig(name: "projects/\(project)/config", mfa: mfa)
+        try await services.run { state, context in ProjectConfigRules.config(state, project: project, context) }
     }
 
     func updateProjectConfig(project: String, updateMask: String?, body: ProjectConfig, request: APIServerRequest) async throws -> ProjectConfig {
-        try await services.run { state, _ in try TenantRules.updateProjectMFA(&state, project: project, mask: updateMask, body.mfa) }
-        return try await getProjectConfig(project: project, request: request)
+        try await services.run { state, context in
+            try ProjectConfigRules.update(&state, project: project, mask: updateMask, body)
+            return ProjectConfigRules.config(state, project: project, context)
+        }
     }
 
     func createTenant(project: String, body: Tenant, request: APIServerRequest) async throws -> Tenant {

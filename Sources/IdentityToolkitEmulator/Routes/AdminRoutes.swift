@@ -11,20 +11,29 @@ struct AdminRoutes: AdminService {
     private var tokens: SessionTokens { services.tokens }
 
     func lookupAccounts(targetProjectId: String, body: GetAccountInfoRequest, request: APIServerRequest) async throws -> GetAccountInfoResponse {
-        let found = try await services.run { state, _ in
-            let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
-            return AdminAccountRules.lookup(state, realm: realm, localIds: body.localId ?? [], emails: body.email ?? [])
+        let found = try await services.run { state, context in
+            let realm = try TenantRules.requestRealm(state, project: targetProjectId, tenant: body.tenantId,
+                                                     tokenTenant: SessionTokens.unverifiedTenant(of: body.idToken), isAdmin: true, context)
+            try TenantRules.checkAuthEnabled(state, realm)
+            return AdminAccountRules.lookup(state, realm: realm, localIds: body.localId ?? [], emails: body.email ?? [],
+                                            phoneNumbers: body.phoneNumber ?? [],
+                                            providers: (body.federatedUserId ?? []).compactMap { id in id.providerId.flatMap { p in id.rawId.map { (p, $0) } } })
         }
         // No match is the absence of `users`, not an error.
         return GetAccountInfoResponse(users: found.isEmpty ? nil : found.map { AccountViews.userInfo($0) }, kind: ResponseKind.getAccountInfo.rawValue)
     }
 
     func createAccount(targetProjectId: String, body: SignUpRequest, request: APIServerRequest) async throws -> SignUpResponse {
+        try await Self.create(body, project: targetProjectId, services: services)
+    }
+
+    /// An account an admin creates (`accounts` or an admin's `accounts:signUp`): no tokens.
+    static func create(_ body: SignUpRequest, project: String, services: EmulatorServices) async throws -> SignUpResponse {
         let account = AdminAccountRules.NewAccount(localId: body.localId, email: body.email, password: body.password, displayName: body.displayName,
                                                    emailVerified: body.emailVerified, disabled: body.disabled, photoUrl: body.photoUrl,
                                                    phoneNumber: body.phoneNumber, factors: body.mfaInfo ?? [])
         let user = try await services.run { state, context in
-            let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
+            let realm = try TenantRules.adminRealm(state, project: project, tenant: body.tenantId)
             return try AdminAccountRules.create(&state, realm: realm, account, context)
         }
         return SignUpResponse(localId: user.localId, email: user.email, displayName: user.displayName, kind: ResponseKind.signupNewUser.rawValue)
@@ -36,6 +45,7 @@ struct AdminRoutes: AdminService {
         let after = try nextPageToken.map { try Self.cursor(fromPageToken: $0) }
         let page = try await services.run { state, _ in
             let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: tenantId)
+            try TenantRules.checkAuthEnabled(state, realm)
             return AdminAccountRules.list(state, realm: realm, pageSize: pageSize, after: after)
         }
         return DownloadAccountResponse(users: page.users.isEmpty ? nil : page.users.map { AccountViews.userInfo($0, detail: .download) },
@@ -57,9 +67,7 @@ struct AdminRoutes: AdminService {
                              request: APIServerRequest) async throws -> CreateSessionCookieResponse {
         // Two weeks when the request names no duration, as Google's emulator.
         let duration = body.validDuration ?? IdentityPlatformLimits.sessionCookieSeconds.upperBound
-        guard IdentityPlatformLimits.sessionCookieSeconds.contains(duration) else {
-            throw APIServerError.invalidDuration("validDuration must be 300 to 1209600 seconds")
-        }
+        guard IdentityPlatformLimits.sessionCookieSeconds.contains(duration) else { throw APIServerError.invalidDuration }
         let claims = try tokens.claims(of: body.idToken)
         guard claims.aud == targetProjectId else { throw APIServerError.invalidIdToken("the token is for another project") }
         let user = try await services.run { state, context in try AccountRules.user(state, for: claims, requestTenant: body.tenantId, context) }
@@ -71,52 +79,19 @@ struct AdminRoutes: AdminService {
     }
 
     func updateAccount(targetProjectId: String, body: SetAccountInfoRequest, request: APIServerRequest) async throws -> SetAccountInfoResponse {
-        guard let localId = body.localId, !localId.isEmpty else { throw APIServerError.missingLocalId }
-        let update = AdminAccountRules.Update(
-            disable: body.disableUser, validSince: body.validSince, emailVerified: body.emailVerified,
-            keepFactors: body.mfa.map { mfa in (mfa.enrollments ?? []).map { (id: $0.mfaEnrollmentId, isTOTP: $0.totpInfo != nil) } },
-            customAttributes: body.customAttributes)
-        let user = try await services.run { state, context in
+        let claims = try body.idToken.flatMap { $0.isEmpty ? nil : try tokens.claims(of: $0) }
+        let outcome = try await services.run { state, context in
             let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
-            // The profile first: a new address resets `emailVerified`, which
-            // the same request may then set.
-            if body.email != nil || body.password != nil || body.displayName != nil {
-                _ = try AccountRules.updateProfile(&state, localId, realm: realm, email: body.email, password: body.password,
-                                                   displayName: body.displayName, byAdmin: true, context)
-            }
-            return try AdminAccountRules.update(&state, realm: realm, localId: localId, update)
+            return try AccountUpdateRules.update(&state, realm: realm, body, claims: claims, isAdmin: true, context)
         }
-        return SetAccountInfoResponse(localId: user.localId, email: user.email, emailVerified: user.emailVerified, displayName: user.displayName,
-                                      kind: ResponseKind.setAccountInfo.rawValue)
+        return try AccountsRoutes.response(outcome, tokens: tokens)
     }
 
     /// An out-of-band code made by an admin: for an account found by email
     /// (or by the ID token a client would send), returned as a link with
     /// `returnOobLink` instead of "sent".
     func sendAccountOobCode(targetProjectId: String, body: GetOobCodeRequest, request: APIServerRequest) async throws -> GetOobCodeResponse {
-        let byToken = body.email == nil || body.idToken != nil
-        let tokens = self.tokens
-        let code = try await services.run { state, context in
-            let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
-            if let email = body.email, !byToken {
-                switch body.requestType {
-                case .verifyEmail:
-                    // An unknown address is USER_NOT_FOUND here (EMAIL_NOT_FOUND for a reset), as production answers.
-                    guard state.accounts(in: realm).user(email: email) != nil else { throw APIServerError.userNotFound }
-                    return try OutOfBandRules.create(&state, requestType: body.requestType, uid: nil, email: email, realm: realm)
-                case .passwordReset, .emailSignin:
-                    return try OutOfBandRules.create(&state, requestType: body.requestType, uid: nil, email: email, realm: realm)
-                default:
-                    throw APIServerError.invalidArgument("unsupported requestType \(body.requestType.rawValue)")
-                }
-            }
-            guard body.requestType == .verifyEmail else { throw APIServerError.missingEmail }
-            let user = try AccountRules.user(state, for: try tokens.claims(of: body.idToken), requestTenant: body.tenantId, context)
-            return try OutOfBandRules.create(&state, requestType: body.requestType, uid: user.localId, email: nil, realm: user.realm)
-        }
-        let returned = body.returnOobLink == true
-        return GetOobCodeResponse(email: code.email, oobCode: returned ? code.code : nil, oobLink: returned ? services.links.link(for: code) : nil,
-                                  kind: ResponseKind.getOobConfirmationCode.rawValue)
+        try await AccountsRoutes.sendOobCode(body, project: targetProjectId, isAdmin: true, services: services)
     }
 
     // MARK: Tenant path forms: the same operations, the tenant from the path.
@@ -124,6 +99,7 @@ struct AdminRoutes: AdminService {
     /// `body` with the path's tenant; a body naming another tenant is refused.
     static func scoped<Body: TenantScopedBody>(_ body: Body, to pathTenant: String) throws -> Body {
         if let named = body.tenantId, !named.isEmpty, named != pathTenant { throw APIServerError.tenantIdMismatch }
+        if let tokenTenant = SessionTokens.unverifiedTenant(of: body.idTokenForTenant), tokenTenant != pathTenant { throw APIServerError.tenantIdMismatch }
         var scoped = body
         scoped.tenantId = pathTenant
         return scoped
@@ -164,6 +140,24 @@ struct AdminRoutes: AdminService {
 /// path form can set it from the path.
 protocol TenantScopedBody {
     var tenantId: String? { get set }
+    /// An ID token the body carries, whose tenant must be the path's.
+    var idTokenForTenant: String? { get }
+}
+
+extension TenantScopedBody {
+    var idTokenForTenant: String? { nil }
+}
+
+extension GetAccountInfoRequest {
+    var idTokenForTenant: String? { idToken }
+}
+
+extension SetAccountInfoRequest {
+    var idTokenForTenant: String? { idToken }
+}
+
+extension CreateSessionCookieRequest {
+    var idTokenForTenant: String? { idToken }
 }
 
 extension SignUpRequest: TenantScopedBody {}

@@ -52,11 +52,11 @@ extension HelperRoutes {
             return "Deleted the user \(uid)."
         case .withdrawFactor:
             guard let uid = action.uid, let factor = action.factor else { throw APIServerError.invalidArgument("uid and factor are required") }
-            try await services.run { state, context in
-                guard let user = state.user(uid, in: realm) else { throw APIServerError.userNotFound }
-                let kept = (user.enrollments.filter { $0.id != factor }).map { (id: Optional($0.id), isTOTP: $0.isTOTP) }
-                guard kept.count < user.enrollments.count else { throw APIServerError.mfaEnrollmentNotFound }
-                _ = try AdminAccountRules.update(&state, realm: realm, localId: uid, AdminAccountRules.Update(keepFactors: kept))
+            try await services.run { state, _ in
+                guard var user = state.user(uid, in: realm) else { throw APIServerError.userNotFound }
+                guard user.enrollments.contains(where: { $0.id == factor }) else { throw APIServerError.mfaEnrollmentNotFound }
+                user.enrollments.removeAll { $0.id == factor }
+                state.store(user)
             }
             return "Withdrew the factor \(factor) of \(uid)."
         case .advanceClock:

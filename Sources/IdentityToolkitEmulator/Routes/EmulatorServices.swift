@@ -11,14 +11,22 @@ struct EmulatorServices: Sendable {
     let tokens: SessionTokens
     let links: ActionLinks
     let defaultProject: String
+    /// The project's number, which the secure-token API names (`project_id`).
+    var projectNumber = EmulatorConfiguration.defaultProjectNumber
     let secondFactorRules: SecondFactorRules
     let improvedEmailPrivacyByDefault: Bool
+    /// Who may act as an admin on the end-user routes too (`Bearer owner`).
+    let admins: AdminAuthorization
 
     /// The context of a rule run now.
     func context() -> RuleContext {
         RuleContext(now: clock.now, defaultProject: defaultProject, secondFactors: secondFactorRules,
                     improvedEmailPrivacyByDefault: improvedEmailPrivacyByDefault)
     }
+
+    /// Whether `request` is an admin's: the end-user routes then take the
+    /// admin fields (`localId`, `targetProjectId`, …), as production does.
+    func isAdmin(_ request: APIServerRequest) -> Bool { admins.isAdmin(request) }
 
     /// Runs `rule` on the state, atomically, with the context of now.
     func run<Result: Sendable>(_ rule: @escaping @Sendable (inout EmulatorState, RuleContext) throws -> Result) async throws -> Result {

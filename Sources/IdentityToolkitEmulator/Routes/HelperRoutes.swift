@@ -38,6 +38,13 @@ struct HelperRoutes: EmulatorHelpersService {
         return EmptyResponse()
     }
 
+    func getEmulatorStatus(request: APIServerRequest) async throws -> EmulatorStatus {
+        EmulatorStatus(authEmulator: AuthEmulatorStatus(ready: true, docs: Self.documentation, ui: Self.showConsolePath))
+    }
+
+    /// Where the emulator is documented.
+    static let documentation = "https://firebase.google.com/docs/emulator-suite"
+
     func getClock(request: APIServerRequest) async throws -> ClockState {
         currentTime()
     }
@@ -126,7 +133,8 @@ struct HelperRoutes: EmulatorHelpersService {
     private func oobCodes(_ realm: Realm) async throws -> OobCodeListing {
         let codes = try await services.run { state, _ in OutOfBandRules.list(state, realm: realm) }
         return OobCodeListing(oobCodes: codes.map { code in
-            OobCodeEntry(email: code.email, oobCode: code.code, oobLink: services.links.link(for: code), requestType: code.requestType)
+            OobCodeEntry(email: code.email, newEmail: code.newEmail, oobCode: code.code, oobLink: services.links.link(for: code),
+                         requestType: code.requestType)
         })
     }
 

@@ -49,6 +49,9 @@ final class OAuthTokenEndpoint: OAuth2TokenService {
     }
 
     func requestAccessToken(_ body: AccessTokenRequest, request: APIServerRequest) async throws -> AccessTokenResponse {
+        // RFC 6749 §5.2: a missing parameter is invalid_request.
+        guard !body.grantType.isEmpty else { throw APIServerError.invalidRequest("missing required field grant_type") }
+        guard !body.assertion.isEmpty else { throw APIServerError.invalidRequest("missing required field assertion") }
         guard body.grantType == OAuthGrantType.jwtBearer.rawValue else {
             throw APIServerError.unsupportedGrantType("expected \(OAuthGrantType.jwtBearer.rawValue)")
         }

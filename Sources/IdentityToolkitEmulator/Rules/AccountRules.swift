@@ -13,11 +13,19 @@ enum AccountRules {
         return user
     }
 
-    /// The account an ID token names, checked against the request's tenant.
+    /// The account an ID token names, checked against the request's
+    /// tenant: it must exist and be enabled, and the token must be issued
+    /// after the account's sessions were last revoked (`TOKEN_EXPIRED`: a
+    /// password change, for one, ends earlier tokens).
     static func user(_ state: EmulatorState, for claims: IDTokenClaims, requestTenant: String?, _ context: RuleContext) throws -> EmulatedUser {
         if let requestTenant, !requestTenant.isEmpty, requestTenant != claims.firebase.tenant { throw APIServerError.tenantIdMismatch }
         guard claims.aud == context.defaultProject else { throw APIServerError.invalidIdToken("the token is for another project") }
-        return try activeUser(state, claims.sub, in: Realm(project: context.defaultProject, tenant: claims.firebase.tenant))
+        guard let user = state.user(claims.sub, in: Realm(project: context.defaultProject, tenant: claims.firebase.tenant)) else {
+            throw APIServerError.userNotFound
+        }
+        guard claims.iat >= Int64(user.validSince.timeIntervalSince1970.rounded(.down)) else { throw APIServerError.tokenExpired }
+        if user.disabled { throw APIServerError.userDisabled }
+        return user
     }
 
     /// 28 letters and digits, as production's generated uids: no `-` or `_`,
@@ -29,42 +37,53 @@ enum AccountRules {
     }
 
     /// Signs a new user up: anonymous (no email or password) or with both,
-    /// subject to the tenant's switches (`ADMIN_ONLY_OPERATION`,
-    /// `OPERATION_NOT_ALLOWED`, `PROJECT_DISABLED`), as Google's emulator has them.
+    /// or gives an email and password to the signed-in `linking` user (an
+    /// anonymous or phone user), checked in production's order: the realm's
+    /// switches (`PROJECT_DISABLED`, `MISSING_EMAIL`, `MISSING_PASSWORD`,
+    /// `OPERATION_NOT_ALLOWED`, `ADMIN_ONLY_OPERATION`), then the address
+    /// and the password. An anonymous sign-up takes no profile; `factors`
+    /// (phone) are enrolled as Google's emulator does.
     static func signUp(_ state: inout EmulatorState, realm: Realm, email: String?, password: String?, displayName: String?,
-                       _ context: RuleContext) throws -> SessionGrant {
+                       linking: EmulatedUser? = nil, factors: [MfaEnrollment] = [], _ context: RuleContext) throws -> SessionGrant {
         try TenantRules.checkAuthEnabled(state, realm)
-        try InputRules.checkDisplayName(displayName)
-        try InputRules.checkPasswordLength(password)
-        if let settings = TenantRules.tenantConfig(state, of: realm) {
-            // Unset flags allow; an explicit false refuses.
-            if email == nil && password == nil, settings.enableAnonymousUser == false {
-                throw APIServerError.adminOnlyOperation("anonymous sign-up is disabled for tenant '\(realm.tenant ?? "")'")
-            }
-            if email != nil || password != nil, settings.allowPasswordSignup == false {
-                throw APIServerError.operationNotAllowed("password sign-up is disabled for tenant '\(realm.tenant ?? "")'")
-            }
+        let switches = TenantRules.switches(state, of: realm)
+        let sentEmail = email
+        let email = email?.isEmpty == false ? email : nil
+        let password = password?.isEmpty == false ? password : nil
+        let isAnonymous = linking == nil && email == nil && password == nil
+        if isAnonymous {
+            guard switches.enableAnonymousUser else { throw APIServerError.adminOnlyOperation }
+            // An empty address is no address: refused, not anonymous.
+            if sentEmail == "" { throw APIServerError.invalidEmail }
+        } else {
+            guard email != nil else { throw APIServerError.missingEmail }
+            guard password != nil else { throw APIServerError.missingPassword }
+            guard switches.allowPasswordSignup else { throw APIServerError.operationNotAllowed }
         }
+        if !isAnonymous { try InputRules.checkDisplayName(displayName) }
+        try InputRules.checkPasswordLength(password)
         SessionRules.sweepExpiredState(&state, now: context.now)
         let now = context.now
-        var user = EmulatedUser(localId: newUID(), realm: realm, createdAt: now, lastLoginAt: now,
-                                isAnonymous: email == nil && password == nil, validSince: now)
-        user.displayName = displayName
-        switch (email, password) {
-        case (nil, nil):
-            break
-        case (nil, _):
-            throw APIServerError.missingEmail
-        case (_, nil):
-            throw APIServerError.missingPassword
-        case let (email?, password?):
+        var user = linking ?? EmulatedUser(localId: newUID(), realm: realm, createdAt: now, isAnonymous: isAnonymous, validSince: now)
+        user.lastLoginAt = now
+        if !isAnonymous, let displayName { user.displayName = displayName }
+        if let email, let password {
             guard InputRules.isValidEmail(email) else { throw APIServerError.invalidEmail }
+            try state.checkEmailAvailable(email, for: linking?.localId, in: realm)
             try InputRules.checkNewPassword(password)
-            try state.checkEmailAvailable(email, for: nil, in: realm)
             user.email = InputRules.emailKey(email)
-            user.initialEmail = user.email
+            if user.initialEmail == nil { user.initialEmail = user.email }
             user.password = .emulator(password)
             user.passwordUpdatedAt = now
+            user.isAnonymous = false
+            if linking != nil { SessionRules.revokeSessions(of: &user, at: now) }
+        }
+        if !factors.isEmpty {
+            user.enrollments = try AdminAccountRules.enrollments(of: user, keeping: factors.map { factor in
+                var entry = factor
+                entry.mfaEnrollmentId = AccountRules.newUID()
+                return entry
+            }, context)
         }
         state.store(user)
         return SessionRules.grant(&state, for: user, facts: SessionFacts(provider: user.isAnonymous ? .anonymous : .password, authTime: now))
@@ -82,17 +101,17 @@ enum AccountRules {
     static func signInWithPassword(_ state: inout EmulatorState, realm: Realm, email: String, password: String,
                                    _ context: RuleContext) throws -> PasswordSignIn {
         try TenantRules.checkAuthEnabled(state, realm)
+        guard TenantRules.switches(state, of: realm).allowPasswordSignup else { throw APIServerError.passwordLoginDisabled }
+        guard !email.isEmpty else { throw APIServerError.missingEmail }
+        guard InputRules.isValidEmail(email) else { throw APIServerError.invalidEmail }
+        guard !password.isEmpty else { throw APIServerError.missingPassword }
         try InputRules.checkPasswordLength(password)
         SessionRules.sweepExpiredState(&state, now: context.now)
         var user = try checkPassword(state, realm: realm, email: email, password: password, context)
         if user.disabled { throw APIServerError.userDisabled }
         let now = context.now
         if !user.enrollments.isEmpty {
-            let credential = Data.randomToken(bytes: 32)
-            state.sessions.pendingCredentials[credential] = PendingCredential(
-                uid: user.localId, realm: realm, provider: .password,
-                expiresAt: now.addingTimeInterval(RuleContext.seconds(context.secondFactors.challengeLifetime)))
-            return .secondFactorRequired(pendingCredential: credential, user: user)
+            return .secondFactorRequired(pendingCredential: SessionRules.pendingCredential(&state, for: user, provider: .password, context), user: user)
         }
         user.lastLoginAt = now
         state.store(user)

@@ -6,58 +6,48 @@ import IdentityToolkit
 enum AdminAccountRules {
     /// Accounts by uid and by email: unknown ones are simply absent, as
     /// production answers.
-    static func lookup(_ state: EmulatorState, realm: Realm, localIds: [String], emails: [String]) -> [EmulatedUser] {
+    static func lookup(_ state: EmulatorState, realm: Realm, localIds: [String], emails: [String], phoneNumbers: [String] = [],
+                       providers: [(providerId: String, rawId: String)] = []) -> [EmulatedUser] {
         let accounts = state.accounts(in: realm)
         var found: [EmulatedUser] = []
         var seen: Set<String> = []
-        for user in localIds.compactMap({ accounts[$0] }) + emails.compactMap({ accounts.user(email: $0) }) where seen.insert(user.localId).inserted {
+        let candidates = localIds.compactMap { accounts[$0] } + emails.compactMap { accounts.user(email: $0) }
+            + phoneNumbers.compactMap { state.user(phoneNumber: $0, in: realm) }
+            + providers.compactMap { state.user(linkedTo: $0.providerId, rawId: $0.rawId, in: realm) }
+        for user in candidates where seen.insert(user.localId).inserted {
             found.append(user)
         }
         return found
     }
 
-    /// What an admin update may change besides the profile.
-    struct Update: Sendable {
-        var disable: Bool?
-        var validSince: Int64?
-        var emailVerified: Bool?
-        /// The subset of enrollment ids that stays enrolled (the recovery of
-        /// a lost authenticator); nil leaves the factors alone.
-        var keepFactors: [(id: String?, isTOTP: Bool)]?
-        var customAttributes: String?
-    }
-
-    /// Disables or enables the account, revokes its sessions by moving
-    /// `validSince`, keeps a subset of its factors (a factor the user does
-    /// not have cannot be added this way), sets its custom claims.
-    static func update(_ state: inout EmulatorState, realm: Realm, localId: String, _ update: Update) throws -> EmulatedUser {
-        guard var user = state.user(localId, in: realm) else { throw APIServerError.userNotFound }
-        if let customAttributes = update.customAttributes {
-            try InputRules.checkCustomAttributes(customAttributes)
-            // `{}` (or only whitespace around it) clears the claims.
-            let isEmpty = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(customAttributes.utf8)))?.isEmpty ?? false
-            user.customAttributes = isEmpty ? nil : customAttributes
-        }
-        if let keepFactors = update.keepFactors {
-            var kept: [SecondFactor] = []
-            for factor in keepFactors {
-                guard let id = factor.id, let enrolled = user.enrollments.first(where: { $0.id == id }) else {
-                    if factor.isTOTP { throw APIServerError.unsupportedSecondFactor("TOTP factors cannot be added by an admin update") }
-                    throw APIServerError.invalidArgument("mfa.enrollments may only keep factors the user has (adding one is not emulated)")
-                }
-                if !kept.contains(where: { $0.id == id }) { kept.append(enrolled) }
+    /// The factors an update leaves the user (`mfa.enrollments`): each
+    /// entry keeps one of the user's factors by `mfaEnrollmentId` (a TOTP
+    /// factor can only be kept, never added: `UNSUPPORTED_SECOND_FACTOR`),
+    /// or sets a phone factor, as production checks them
+    /// (`INVALID_MFA_PHONE_NUMBER`, `INVALID_MFA_ENROLLMENT_ID`,
+    /// `DUPLICATE_MFA_ENROLLMENT_ID`); a phone number given twice counts once.
+    static func enrollments(of user: EmulatedUser, keeping requested: [MfaEnrollment], _ context: RuleContext) throws -> [SecondFactor] {
+        var result: [SecondFactor] = []
+        var phones: Set<String> = []
+        for entry in requested {
+            if let id = entry.mfaEnrollmentId, let existing = user.enrollments.first(where: { $0.id == id }), existing.isTOTP, entry.phoneInfo == nil {
+                guard !result.contains(where: { $0.id == id }) else { throw APIServerError.duplicateMfaEnrollmentId }
+                result.append(existing)
+                continue
             }
-            user.enrollments = kept
+            if entry.totpInfo != nil { throw APIServerError.unsupportedSecondFactor("TOTP factors cannot be added by an admin update") }
+            guard let phone = entry.phoneInfo, MultiFactorRules.isPhoneNumber(phone) else { throw APIServerError.invalidMfaPhoneNumber("Invalid format.") }
+            guard phones.insert(phone).inserted else { continue }
+            guard let id = entry.mfaEnrollmentId, !id.isEmpty else {
+                throw APIServerError.invalidMfaEnrollmentId("mfaEnrollmentId must be defined.")
+            }
+            guard !result.contains(where: { $0.id == id }) else { throw APIServerError.duplicateMfaEnrollmentId }
+            let existing = user.enrollments.first { $0.id == id }
+            result.append(SecondFactor(id: id, displayName: entry.displayName ?? existing?.displayName,
+                                       enrolledAt: entry.enrolledAt ?? existing?.enrolledAt ?? context.now, kind: .phone(number: phone)))
         }
-        if let emailVerified = update.emailVerified { user.emailVerified = emailVerified }
-        if let disable = update.disable { user.disabled = disable }
-        if let validSince = update.validSince {
-            let date = Date(timeIntervalSince1970: TimeInterval(validSince))
-            guard EmulatorClock.validRange.contains(date) else { throw APIServerError.invalidArgument("validSince is out of range") }
-            SessionRules.revokeSessions(of: &user, at: date)
-        }
-        state.store(user)
-        return user
+        if result.count > IdentityPlatformLimits.maximumSecondFactors { throw APIServerError.secondFactorLimitExceeded }
+        return result
     }
 
     /// The fields of an account an admin creates.
@@ -79,6 +69,7 @@ enum AdminAccountRules {
     /// use (a random one when nil), optionally an email and password; the
     /// tenant's sign-up switches do not apply to admins.
     static func create(_ state: inout EmulatorState, realm: Realm, _ account: NewAccount, _ context: RuleContext) throws -> EmulatedUser {
+        try TenantRules.checkAuthEnabled(state, realm)
         try InputRules.checkDisplayName(account.displayName)
         try InputRules.checkPasswordLength(account.password)
         let uid = account.localId ?? AccountRules.newUID()
@@ -86,38 +77,38 @@ enum AdminAccountRules {
             throw APIServerError.invalidArgument("localId must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
         }
         guard state.user(uid, in: realm) == nil else { throw APIServerError.duplicateLocalId }
+        let email = account.email?.isEmpty == false ? account.email : nil
+        let password = account.password?.isEmpty == false ? account.password : nil
         SessionRules.forgetSessions(&state, of: UserKey(realm: realm, uid: uid))
         let now = context.now
         var user = EmulatedUser(localId: uid, realm: realm, createdAt: now,
-                                isAnonymous: account.email == nil && account.password == nil && account.phoneNumber == nil, validSince: now)
+                                isAnonymous: email == nil && password == nil && account.phoneNumber == nil, validSince: now)
         user.displayName = account.displayName
         user.photoUrl = account.photoUrl
-        if let email = account.email {
+        if let phone = account.phoneNumber, !phone.isEmpty {
+            guard MultiFactorRules.isPhoneNumber(phone) else { throw APIServerError.invalidPhoneNumber("Invalid format.") }
+            guard state.user(phoneNumber: phone, in: realm) == nil else { throw APIServerError.phoneNumberExists }
+            user.phoneNumber = phone
+        }
+        if let email {
             guard InputRules.isValidEmail(email) else { throw APIServerError.invalidEmail }
             try state.checkEmailAvailable(email, for: nil, in: realm)
             user.email = InputRules.emailKey(email)
             user.initialEmail = user.email
         }
-        if let password = account.password {
+        if let password {
             try InputRules.checkNewPassword(password)
             user.password = .emulator(password)
             user.passwordUpdatedAt = now
         }
-        if let phone = account.phoneNumber {
-            guard MultiFactorRules.isPhoneNumber(phone) else { throw APIServerError.invalidPhoneNumber("Invalid format.") }
-            guard state.accounts(in: realm).sortedByID.allSatisfy({ $0.phoneNumber != phone }) else { throw APIServerError.phoneNumberExists }
-            user.phoneNumber = phone
-        }
         user.emailVerified = account.emailVerified ?? false
         user.disabled = account.disabled ?? false
-        for factor in account.factors {
-            guard factor.totpInfo == nil else { throw APIServerError.unsupportedSecondFactor("TOTP factors are enrolled by the user, not created by an admin") }
-            guard let phone = factor.phoneInfo, MultiFactorRules.isPhoneNumber(phone) else { throw APIServerError.invalidMfaPhoneNumber }
-            let id = factor.mfaEnrollmentId ?? AccountRules.newUID()
-            guard !user.enrollments.contains(where: { $0.id == id }) else { throw APIServerError.duplicateMfaEnrollmentId }
-            user.enrollments.append(SecondFactor(id: id, displayName: factor.displayName, enrolledAt: factor.enrolledAt ?? now, kind: .phone(number: phone)))
-        }
-        if user.enrollments.count > IdentityPlatformLimits.maximumSecondFactors { throw APIServerError.secondFactorLimitExceeded }
+        // New factors get new ids, as production gives them.
+        user.enrollments = try enrollments(of: user, keeping: account.factors.map { factor in
+            var entry = factor
+            entry.mfaEnrollmentId = AccountRules.newUID()
+            return entry
+        }, context)
         state.store(user)
         return user
     }
@@ -139,7 +130,8 @@ enum AdminAccountRules {
         let all = state.accounts(in: realm).sortedByID
         let rest = after.map { cursor in all.drop(while: { $0.localId <= cursor }) } ?? all[...]
         let page = Array(rest.prefix(pageSize))
-        return (page, rest.count > page.count ? page.last?.localId : nil)
+        // A full page names its last uid, as Google's emulator does, even when none follow.
+        return (page, page.count == pageSize ? page.last?.localId : nil)
     }
 
     /// Deletes every account of a realm with its sessions and codes (the

@@ -127,12 +127,15 @@ enum ImportRules {
             let providerID = provider.providerId ?? ""
             if providerID == ProviderID.password.rawValue || providerID == ProviderID.phone.rawValue { continue }
             guard !providerID.isEmpty, let rawId = provider.rawId, !rawId.isEmpty else {
+                if provider.federatedId?.isEmpty == false, providerID.isEmpty, provider.rawId == nil {
+                    throw Refused("((Parsing federatedId is not implemented in Auth Emulator; please specify providerId AND rawId as a workaround.))")
+                }
                 throw Refused("federatedId or (providerId & rawId) is required")
             }
             if let owner = state.user(linkedTo: providerID, rawId: rawId, in: realm), owner.localId != info.localId {
                 throw Refused("raw id exists in other account in database")
             }
-            user.linkedProviders.append(LinkedProvider(providerId: providerID, rawId: rawId, email: provider.email,
+            user.linkedProviders.append(LinkedProvider(providerId: providerID, rawId: rawId, federatedId: provider.federatedId, email: provider.email,
                                                        displayName: provider.displayName, photoUrl: provider.photoUrl))
         }
         if let phone = info.phoneNumber {

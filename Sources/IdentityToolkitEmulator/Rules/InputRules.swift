@@ -49,6 +49,12 @@ enum InputRules {
         String(decoding: email.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
     }
 
+    /// Whether `text` is an absolute http(s) URI with a host.
+    static func isAbsoluteURI(_ text: String) -> Bool {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) else { return false }
+        return url.host?.isEmpty == false
+    }
+
     /// Refuses a display name longer than the bound or holding control characters.
     static func checkDisplayName(_ name: String?) throws {
         guard let name else { return }

@@ -21,7 +21,7 @@ enum MultiFactorRules {
                 throw APIServerError.operationNotAllowed("SMS second factors are not enabled: add PHONE_SMS to mfa.enabledProviders")
             }
             if user.enrollments.contains(where: { $0.phoneNumber == phoneNumber }) {
-                throw APIServerError.secondFactorExists("this phone number is already enrolled")
+                throw APIServerError.secondFactorExists("Phone number already enrolled as second factor for this account.")
             }
         } else {
             guard TenantRules.totpWindow(state, of: user.realm) != nil else {

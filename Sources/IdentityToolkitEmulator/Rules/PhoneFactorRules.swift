@@ -27,7 +27,7 @@ extension MultiFactorRules {
     static func startPhoneEnrollment(_ state: inout EmulatorState, user: EmulatedUser, phoneNumber: String, authTime: Date,
                                      _ context: RuleContext) throws -> String {
         try SessionRules.checkRecentSignIn(authTime, context)
-        guard isPhoneNumber(phoneNumber) else { throw APIServerError.invalidPhoneNumber("expected E.164, such as +15555550100") }
+        guard isPhoneNumber(phoneNumber) else { throw APIServerError.invalidPhoneNumber("Invalid format.") }
         try checkCanEnroll(state, user, phoneNumber: phoneNumber)
         return sendCode(&state, to: phoneNumber, realm: user.realm, purpose: .enroll(uid: user.localId), context)
     }

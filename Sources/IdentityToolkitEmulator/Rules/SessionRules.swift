@@ -9,6 +9,14 @@ enum SessionRules {
     /// keeps at most the newest ``EmulatorRules/maximumRefreshTokensPerUser``
     /// sessions; an older refresh token then answers `INVALID_REFRESH_TOKEN`.
     static func grant(_ state: inout EmulatorState, for user: EmulatedUser, facts: SessionFacts) -> SessionGrant {
+        var user = user
+        user.lastRefreshAt = max(user.lastRefreshAt ?? .distantPast, facts.authTime)
+        state.updateAccounts(in: user.realm) { accounts in
+            if var stored = accounts[user.localId] {
+                stored.lastRefreshAt = user.lastRefreshAt
+                accounts.store(stored)
+            }
+        }
         let token = Data.randomToken(bytes: 32)
         state.sessions.refreshTokens[token] = RefreshTokenRecord(uid: user.localId, realm: user.realm, generation: user.tokenGeneration, session: facts)
         var tokens = state.sessions.refreshTokensByUser[user.key] ?? []
@@ -19,7 +27,18 @@ enum SessionRules {
         }
         state.sessions.refreshTokensByUser[user.key] = tokens
         return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
-                            displayName: user.displayName, facts: facts, refreshToken: token, customAttributes: user.customAttributes)
+                            displayName: user.displayName, facts: facts, refreshToken: token, customAttributes: user.customAttributes,
+                            phoneNumber: user.phoneNumber, linkedProviders: user.linkedProviders)
+    }
+
+    /// A pending credential for `user`, who passed `provider` and has a
+    /// second factor: it lasts ``SecondFactorRules/challengeLifetime``.
+    static func pendingCredential(_ state: inout EmulatorState, for user: EmulatedUser, provider: ProviderID, _ context: RuleContext) -> String {
+        let credential = Data.randomToken(bytes: 32)
+        state.sessions.pendingCredentials[credential] = PendingCredential(
+            uid: user.localId, realm: user.realm, provider: provider,
+            expiresAt: context.now.addingTimeInterval(RuleContext.seconds(context.secondFactors.challengeLifetime)))
+        return credential
     }
 
     /// The session of a refresh token, for new tokens: the user must still
@@ -29,7 +48,8 @@ enum SessionRules {
         let user = try AccountRules.activeUser(state, record.uid, in: record.realm)
         guard user.tokenGeneration == record.generation else { throw APIServerError.tokenExpired("the session was revoked") }
         return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
-                            displayName: user.displayName, facts: record.session, refreshToken: token, customAttributes: user.customAttributes)
+                            displayName: user.displayName, facts: record.session, refreshToken: token, customAttributes: user.customAttributes,
+                            phoneNumber: user.phoneNumber, linkedProviders: user.linkedProviders)
     }
 
     /// Ends every session of `user` from now on: refresh tokens of earlier

@@ -13,6 +13,21 @@ enum TenantRules {
         try adminRealm(state, project: context.defaultProject, tenant: tenant)
     }
 
+    /// The realm a request acts on, checked as production checks it before
+    /// anything else: `targetProjectId` only from an admin
+    /// (`INSUFFICIENT_PERMISSION`), a tenant named twice only if alike
+    /// (`TENANT_ID_MISMATCH`, the ID token's tenant included), then the
+    /// tenant's existence (`TENANT_NOT_FOUND`).
+    static func requestRealm(_ state: EmulatorState, project: String?, tenant: String?, tokenTenant: String?, isAdmin: Bool,
+                             _ context: RuleContext) throws -> Realm {
+        if let project, !project.isEmpty, !isAdmin {
+            throw APIServerError.insufficientPermission("Only authenticated requests can specify target_project_id.")
+        }
+        let named = tenant?.isEmpty == false ? tenant : nil
+        if let named, let tokenTenant, named != tokenTenant { throw APIServerError.tenantIdMismatch }
+        return try adminRealm(state, project: project?.isEmpty == false ? project! : context.defaultProject, tenant: named ?? tokenTenant)
+    }
+
     /// The realm of an admin call: a project, or one of its tenants (which must exist).
     static func adminRealm(_ state: EmulatorState, project: String, tenant: String?) throws -> Realm {
         guard let tenant, !tenant.isEmpty else { return Realm(project: project, tenant: nil) }
@@ -37,9 +52,28 @@ enum TenantRules {
         return nil
     }
 
-    /// Whether SMS second factors are enabled in a realm.
+    /// Whether SMS second factors are enabled in a realm: its multi-factor
+    /// state `ENABLED` or `MANDATORY` with `PHONE_SMS`. A project whose
+    /// multi-factor config was never set allows them, as Google's emulator
+    /// does (production: set the config to enable them).
     static func allowsSMSFactors(_ state: EmulatorState, in realm: Realm) -> Bool {
-        mfaConfig(state, of: realm)?.enabledProviders?.contains(.phoneSms) == true
+        guard let config = mfaConfig(state, of: realm) else { return realm.tenant == nil }
+        return [MfaState.enabled, .mandatory].contains(config.state ?? .enabled) && config.enabledProviders?.contains(.phoneSms) == true
+    }
+
+    /// The switches a realm has (a project allows everything; a tenant what
+    /// its config says, off unless set, as production's defaults).
+    struct Switches {
+        var disableAuth = false
+        var allowPasswordSignup = true
+        var enableAnonymousUser = true
+        var enableEmailLinkSignin = true
+    }
+
+    static func switches(_ state: EmulatorState, of realm: Realm) -> Switches {
+        guard let config = tenantConfig(state, of: realm) else { return Switches() }
+        return Switches(disableAuth: config.disableAuth ?? false, allowPasswordSignup: config.allowPasswordSignup ?? false,
+                        enableAnonymousUser: config.enableAnonymousUser ?? false, enableEmailLinkSignin: config.enableEmailLinkSignin ?? false)
     }
 
     /// The settings of a realm's tenant, if it is one.
@@ -47,11 +81,15 @@ enum TenantRules {
         realm.tenant.flatMap { state.projects[realm.project]?.tenants[$0]?.config }
     }
 
-    /// Refuses sign-ins to a tenant whose `disableAuth` is set, as Google's emulator does.
+    /// Refuses every end-user call to a tenant whose `disableAuth` is set (`PROJECT_DISABLED`).
     static func checkAuthEnabled(_ state: EmulatorState, _ realm: Realm) throws {
-        if let config = tenantConfig(state, of: realm), config.disableAuth == true {
-            throw APIServerError.projectDisabled("authentication is disabled for tenant '\(realm.tenant ?? "")'")
-        }
+        if switches(state, of: realm).disableAuth { throw APIServerError.projectDisabled }
+    }
+
+    /// Refuses SMS multi-factor calls where SMS factors are off
+    /// (`OPERATION_NOT_ALLOWED : SMS based MFA not enabled.`).
+    static func checkSMSFactorsEnabled(_ state: EmulatorState, _ realm: Realm) throws {
+        guard allowsSMSFactors(state, in: realm) else { throw APIServerError.operationNotAllowed("SMS based MFA not enabled.") }
     }
 
     // MARK: Tenants
@@ -63,11 +101,27 @@ enum TenantRules {
         repeat {
             id = "\(base.isEmpty ? "tenant" : String(base))-\(Data.randomToken(bytes: 4).lowercased().filter { $0.isLetter || $0.isNumber }.prefix(5))"
         } while state.projects[project]?.tenants[id] != nil
-        var stored = tenant
+        var stored = withDefaults(tenant)
         stored.name = "projects/\(project)/tenants/\(id)"
+        stored.tenantId = id
         state.projects[project, default: ProjectState()].tenants[id] = TenantState(config: stored)
         state.projects[project]?.tenantOrder.append(id)
         return stored
+    }
+
+    /// `tenant` with production's defaults for what it leaves unset: every
+    /// switch off, multi-factor authentication disabled.
+    static func withDefaults(_ tenant: Tenant) -> Tenant {
+        var result = tenant
+        result.allowPasswordSignup = tenant.allowPasswordSignup ?? false
+        result.disableAuth = tenant.disableAuth ?? false
+        result.enableAnonymousUser = tenant.enableAnonymousUser ?? false
+        result.enableEmailLinkSignin = tenant.enableEmailLinkSignin ?? false
+        var mfa = tenant.mfaConfig ?? MultiFactorAuthConfig()
+        if mfa.state == nil { mfa.state = .disabled }
+        if mfa.enabledProviders == nil { mfa.enabledProviders = [] }
+        result.mfaConfig = mfa
+        return result
     }
 
     /// The tenant `id` (`TENANT_NOT_FOUND`, 404, for one the project lacks).
@@ -81,11 +135,11 @@ enum TenantRules {
     /// One page of a project's tenants in creation order, after the tenant
     /// `after`; the page's last id when more follow.
     static func listTenants(_ state: EmulatorState, project: String, pageSize: Int, after: String?) -> (tenants: [Tenant], lastID: String?) {
-        let order = state.projects[project]?.tenantOrder ?? []
-        let start = after.flatMap { order.firstIndex(of: $0).map { $0 + 1 } } ?? 0
-        let ids = order[min(start, order.count)...].prefix(pageSize)
+        // In id order; a full page names its last id, as Google's emulator does, even when none follow.
+        let order = (state.projects[project]?.tenantOrder ?? []).sorted()
+        let ids = order.filter { after == nil || $0 > after! }.prefix(pageSize)
         let tenants = ids.compactMap { state.projects[project]?.tenants[$0]?.config }
-        return (tenants, start + ids.count < order.count ? ids.last : nil)
+        return (tenants, ids.count == pageSize ? ids.last : nil)
     }
 
     /// Deletes a tenant with its accounts, sessions and codes.
@@ -114,18 +168,10 @@ enum TenantRules {
         let paths = try maskPaths(mask, allowed: settable, default: settable)
         for field in scalarFields where paths.contains(field.path) { field.apply(&current) }
         current.mfaConfig = try merge(current.mfaConfig, update.mfaConfig, paths: paths, prefix: Path.mfaConfig)
+        // Without a mask every field is replaced; what the body leaves out takes production's default.
+        if mask?.isEmpty != false { current = withDefaults(current) }
         state.projects[project]?.tenants[id]?.config = current
         return current
-    }
-
-    // MARK: Project configuration
-
-    /// Applies the masked MFA fields of `update` to the project's configuration.
-    static func updateProjectMFA(_ state: inout EmulatorState, project: String, mask: String?, _ update: MultiFactorAuthConfig?) throws {
-        let mfaPath = ProjectConfig.FieldPath.mfa
-        let paths = try maskPaths(mask, allowed: [mfaPath], default: update == nil ? [] : [mfaPath])
-        let current = state.projects[project]?.mfa
-        state.projects[project, default: ProjectState()].mfa = try merge(current, update, paths: paths, prefix: mfaPath)
     }
 
     /// The field paths of an update mask; each must be a known field or one

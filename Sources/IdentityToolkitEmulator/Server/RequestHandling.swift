@@ -11,7 +11,7 @@ import NIOCore
 struct RequestHandling: Sendable {
     let router: APIServerRouter
     let safety: LaptopSafety
-    let oauth: OAuthTokenEndpoint
+    let authorization: AdminAuthorization
     let maxBodyBytes: Int
     let bodyReadTimeout: Duration
     let logger: Logger
@@ -59,9 +59,14 @@ struct RequestHandling: Sendable {
         case .methodNotAllowed:
             return ErrorResponses.render(APIServerError.methodNotAllowed("\(request.method.rawValue) is not allowed on \(LogSafeText.escaping(path))"))
         case .found(let route, let parameters):
-            if route.authorization == .bearer && !isAuthorizedAdmin(request.headers[.authorization]) {
+            let isAdmin = authorization.isAdmin(request.headers[.authorization])
+            if route.authorization == .bearer && !isAdmin {
                 return ErrorResponses.render(APIServerError.unauthenticated(
                     "this call needs 'Authorization: Bearer \(EmulatorAdminToken.owner)' or a token from the token endpoint"))
+            }
+            // An end-user call names an API key, as production requires (an admin's need not).
+            if route.authorization == .apiKey && !isAdmin && !AdminAuthorization.hasAPIKey(query: query, headers: request.headers) {
+                return ErrorResponses.render(APIServerError.permissionDenied("The request is missing a valid API key."), for: route)
             }
             let apiRequest = APIServerRequest(method: request.method, headerFields: request.headers, query: query, body: body,
                                               pathParameters: parameters, operationID: route.operationID, acceptsFormBody: route.acceptsFormBody)
@@ -94,12 +99,6 @@ struct RequestHandling: Sendable {
         } catch {
             return .failure(APIServerError.invalidArgument("the request body is larger than \(limit) bytes").with(status: 413, reason: "invalid"))
         }
-    }
-
-    private func isAuthorizedAdmin(_ header: String?) -> Bool {
-        guard let header, header.hasPrefix("Bearer ") else { return false }
-        let token = String(header.dropFirst("Bearer ".count))
-        return token == EmulatorAdminToken.owner.rawValue || oauth.isValid(token)
     }
 }
 

@@ -76,8 +76,8 @@ enum EmulatorExport {
     /// The project's settings as `GET /emulator/v1/projects/{p}/config` shows them.
     static func projectConfig(_ state: EmulatorState, project: String, _ context: RuleContext) -> EmulatorProjectConfig {
         EmulatorProjectConfig(
-            signIn: EmulatorSignInConfig(allowDuplicateEmails: state.projects[project]?.allowDuplicateEmails ?? false),
-            emailPrivacyConfig: EmulatorEmailPrivacyConfig(enableImprovedEmailPrivacy: state.improvedEmailPrivacy(of: project, context)))
+            signIn: SignInConfig(allowDuplicateEmails: state.projects[project]?.allowDuplicateEmails ?? false),
+            emailPrivacyConfig: EmailPrivacyConfig(enableImprovedEmailPrivacy: state.improvedEmailPrivacy(of: project, context)))
     }
 
     /// Writes `files` to `directory`, replacing it whole: into a new folder
@@ -191,7 +191,10 @@ enum EmulatorExport {
         for file in contents.accounts {
             if let tenant = file.tenant, projectState.tenants[tenant] == nil {
                 projectState.tenantOrder.append(tenant)
-                projectState.tenants[tenant] = TenantState(config: Tenant(name: "projects/\(project)/tenants/\(tenant)"))
+                // Named only by its file: Google's emulator's implicit tenant, everything enabled.
+                projectState.tenants[tenant] = TenantState(config: Tenant(
+                    name: "projects/\(project)/tenants/\(tenant)", tenantId: tenant, allowPasswordSignup: true, enableEmailLinkSignin: true,
+                    enableAnonymousUser: true, disableAuth: false, mfaConfig: MultiFactorAuthConfig(state: .enabled, enabledProviders: [.phoneSms])))
             }
         }
         state.projects[project] = projectState

@@ -38,6 +38,8 @@ struct ProjectState: Codable, Sendable {
     /// `emailPrivacyConfig.enableImprovedEmailPrivacy`; nil: the
     /// emulator's default (``EmulatorConfiguration/improvedEmailPrivacy``).
     var improvedEmailPrivacy: Bool?
+    /// The blocking functions configured (stored and checked, never called).
+    var blockingFunctions = BlockingFunctionsConfig()
     /// Tenants by id, and their creation order (the order lists follow).
     var tenants: [String: TenantState] = [:]
     var tenantOrder: [String] = []
@@ -137,6 +139,7 @@ struct EmulatedUser: Codable, Sendable {
 struct LinkedProvider: Codable, Sendable, Equatable {
     var providerId: String
     var rawId: String
+    var federatedId: String? = nil
     var email: String?
     var displayName: String?
     var photoUrl: String?
@@ -190,4 +193,7 @@ struct SessionGrant: Sendable {
     var refreshToken: String
     /// The user's custom claims, a JSON object as text, copied into ID tokens.
     var customAttributes: String?
+    /// The user's phone number and linked providers, for `firebase.identities`.
+    var phoneNumber: String? = nil
+    var linkedProviders: [LinkedProvider] = []
 }

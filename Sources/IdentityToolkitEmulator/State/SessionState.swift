@@ -50,15 +50,23 @@ struct OutOfBandState: Codable, Sendable {
 /// An out-of-band code, as `/emulator/v1/projects/{project}/oobCodes` lists it.
 struct OutOfBandCode: Codable, Sendable {
     var code: String
+    /// The account's address (for a sign-in link, the address to sign in).
     var email: String
+    /// The address an address change asks for (`VERIFY_AND_CHANGE_EMAIL`).
+    var newEmail: String? = nil
     var requestType: OobRequestType
-    var uid: String
+    /// The account; nil for an `EMAIL_SIGNIN` code of an address with none yet.
+    var uid: String?
     var realm: Realm
+    /// Where the action page links when done.
+    var continueUrl: String? = nil
 }
 
 /// An SMS code the emulator "sent"; listed at `/emulator/v1/projects/{project}/verificationCodes`.
 struct PhoneVerification: Codable, Sendable {
     enum Purpose: Codable, Sendable {
+        /// Phone sign-in (`accounts:signInWithPhoneNumber`).
+        case firstFactor
         case enroll(uid: String)
         case signIn(pendingCredential: String, enrollmentID: String)
     }

@@ -21,7 +21,8 @@ final class ActionLinks: Sendable {
         components.queryItems = [
             URLQueryItem(name: "mode", value: Self.mode(code.requestType).rawValue), URLQueryItem(name: "lang", value: "en"),
             URLQueryItem(name: "oobCode", value: code.code), URLQueryItem(name: "apiKey", value: "fake-api-key"),
-        ] + (code.realm.tenant.map { [URLQueryItem(name: "tenantId", value: $0)] } ?? [])
+        ] + (code.continueUrl.map { [URLQueryItem(name: "continueUrl", value: $0)] } ?? [])
+            + (code.realm.tenant.map { [URLQueryItem(name: "tenantId", value: $0)] } ?? [])
         return baseURL + (components.string ?? HelperRoutes.openActionLinkPath)
     }
 
@@ -29,6 +30,7 @@ final class ActionLinks: Sendable {
     /// action-URL parameter), read both ways.
     static let modes: [(requestType: OobRequestType, mode: EmailActionMode)] = [
         (.verifyEmail, .verifyEmail), (.passwordReset, .resetPassword), (.emailSignin, .signIn), (.verifyAndChangeEmail, .verifyAndChangeEmail),
+        (.recoverEmail, .recoverEmail),
     ]
 
     /// The `mode` of a code's action link.

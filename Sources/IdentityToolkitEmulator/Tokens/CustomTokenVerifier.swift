@@ -25,7 +25,15 @@ struct CustomTokenVerifier: Sendable {
     let trustedKey: @Sendable (String) -> _RSA.Signing.PublicKey?
     let clock: EmulatorClock
 
+    /// The tenant a custom token names, read without checking it (the
+    /// request's realm is settled first: `TENANT_ID_MISMATCH`).
+    static func namedTenant(_ token: String) -> String? {
+        if token.hasPrefix("{") { return (try? JSONDecoder().decode(JSONCustomToken.self, from: Data(token.utf8)))?.tenantID }
+        return (try? ParsedJWT(token).claims(as: CustomTokenClaims.self))?.tenantID
+    }
+
     func verify(_ token: String) throws -> SignIn {
+        if token.hasPrefix("{") { return try verifyJSON(token) }
         let jwt: ParsedJWT
         do {
             jwt = try ParsedJWT(token)
@@ -65,12 +73,30 @@ struct CustomTokenVerifier: Sendable {
         guard (1...IdentityPlatformLimits.maximumUIDLength).contains(claims.uid.count) else {
             throw APIServerError.invalidCustomToken("uid must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
         }
-        var developerClaims: String?
-        if let extra = claims.claims {
-            let text = String(decoding: try JSONEncoder().encode(extra), as: UTF8.self)
-            try InputRules.checkCustomAttributes(text)
-            developerClaims = text
+        return SignIn(uid: claims.uid, tenantID: claims.tenantID, developerClaims: try Self.developerClaims(claims.claims))
+    }
+
+    /// A custom token given as plain JSON (`JSONCustomToken`), as Google's
+    /// emulator accepts it (no audience, no times).
+    private func verifyJSON(_ token: String) throws -> SignIn {
+        let payload: JSONCustomToken
+        do {
+            payload = try JSONDecoder().decode(JSONCustomToken.self, from: Data(token.utf8))
+        } catch {
+            throw APIServerError.invalidCustomToken("((Auth Emulator only accepts strict JSON or JWTs as fake custom tokens.))")
         }
-        return SignIn(uid: claims.uid, tenantID: claims.tenantID, developerClaims: developerClaims)
+        guard let uid = payload.uid ?? payload.userID, !uid.isEmpty else { throw APIServerError.missingIdentifier }
+        guard uid.count <= IdentityPlatformLimits.maximumUIDLength else {
+            throw APIServerError.invalidCustomToken("uid must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
+        }
+        return SignIn(uid: uid, tenantID: payload.tenantID, developerClaims: try Self.developerClaims(payload.claims))
+    }
+
+    /// Developer claims as JSON text, checked as custom claims are.
+    private static func developerClaims(_ claims: [String: JSONValue]?) throws -> String? {
+        guard let claims else { return nil }
+        let text = String(decoding: try JSONEncoder().encode(claims), as: UTF8.self)
+        try InputRules.checkCustomAttributes(text)
+        return text
     }
 }

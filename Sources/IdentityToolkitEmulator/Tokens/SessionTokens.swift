@@ -15,6 +15,8 @@ struct SessionTokens: Sendable {
         let now = Int64(clock.now.timeIntervalSince1970)
         var identities: [String: [String]] = [:]
         if let email = grant.email { identities["email"] = [email] }
+        if let phone = grant.phoneNumber { identities[ProviderID.phone.rawValue] = [phone] }
+        for linked in grant.linkedProviders { identities[linked.providerId, default: []].append(linked.rawId) }
         let claims = IDTokenClaims(
             iss: TokenIssuerPrefix.idToken.rawValue + project, aud: project,
             authTime: Int64(grant.facts.authTime.timeIntervalSince1970), userID: grant.uid, sub: grant.uid,
@@ -50,6 +52,15 @@ struct SessionTokens: Sendable {
         }
         guard Int64(clock.now.timeIntervalSince1970) < claims.exp else { throw APIServerError.tokenExpired }
         return claims
+    }
+
+    /// The tenant an ID token names, read without checking it: a request's
+    /// realm is settled first (`TENANT_ID_MISMATCH`), the token itself
+    /// checked after the realm's switches, in production's order.
+    static func unverifiedTenant(of idToken: String?) -> String? {
+        guard let idToken, !idToken.isEmpty, let parsed = try? ParsedJWT(idToken),
+              let claims = try? parsed.claims(as: IDTokenClaims.self) else { return nil }
+        return claims.firebase.tenant
     }
 
     /// The session an ID token states.

@@ -66,6 +66,9 @@ extension WidgetsService {
             APIServerRoute(operationID: "createWidget", method: .post, prefix: "/widgets.example.com", path: "/v1/widgets:create", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
                 try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: true).checkedKnownValues(), request: request))
             },
+            APIServerRoute(operationID: "createWidget", method: .post, prefix: "", path: "/legacy.example.com/v0/createWidget", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
+                try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: true).checkedKnownValues(), request: request))
+            },
             APIServerRoute(operationID: "getWidget", method: .get, prefix: "/widgets.example.com", path: "/v1/shelves/{shelf}/widgets/{widget}", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
                 try await APIServerResponse.json(self.getWidget(shelf: request.pathParameter("shelf"), widget: request.pathParameter("widget"), viewMode: request.queryParameter("view_mode"), maxParts: request.queryParameter("max_parts", as: Int32.self), request: request))
             },
@@ -125,7 +128,7 @@ extension OddRequest {
     /// The wire path of the first field whose value the spec's enum does not list, if any.
     func firstUnknownValue(at path: String) -> String? {
         if let value = self.kind {
-            if !OddKind.allKnownValues.contains(value) {
+            if !value.rawValue.isEmpty, !OddKind.allKnownValues.contains(value) {
                 return path + "kind"
             }
         }
@@ -145,7 +148,7 @@ extension Widget {
     /// The wire path of the first field whose value the spec's enum does not list, if any.
     func firstUnknownValue(at path: String) -> String? {
         if let value = self.color {
-            if !Color.allKnownValues.contains(value) {
+            if !value.rawValue.isEmpty, !Color.allKnownValues.contains(value) {
                 return path + "color"
             }
         }

@@ -31,6 +31,25 @@ public struct Color: RawRepresentable, Codable, Hashable, Sendable, CustomString
     public var description: String {
         rawValue
     }
+
+    /// Reads the value by its name, or by its protocol-buffer number as proto3 JSON parsers do (some clients send numbers).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard let number = try? container.decode(Int.self) else {
+            self.init(rawValue: try container.decode(String.self))
+            return
+        }
+        switch number {
+        case 0:
+            self = .colorUnspecified
+        case 1:
+            self = .deepRed
+        case 2:
+            self = .blue
+        default:
+            self.init(rawValue: String(number))
+        }
+    }
 }
 
 /// An error body.

@@ -1,0 +1,125 @@
+import Foundation
+import IdentityToolkit
+
+/// The sign-in methods of `AccountsService` besides the password and
+/// custom tokens: phone numbers, email links, password resets by code,
+/// and `createAuthUri`.
+extension AccountsRoutes {
+    /// The user of an optional ID token (one to link the new method to).
+    private func tokenUser(_ state: EmulatorState, _ idToken: String?, _ context: RuleContext) throws -> EmulatedUser? {
+        guard let idToken, !idToken.isEmpty else { return nil }
+        return try AccountRules.user(state, for: try tokens.claims(of: idToken), requestTenant: nil, context)
+    }
+
+    func resetPassword(_ body: ResetPasswordRequest, request: APIServerRequest) async throws -> ResetPasswordResponse {
+        let entry = try await services.run { state, context in
+            let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
+            return try OutOfBandRules.resetPassword(&state, code: body.oobCode, newPassword: body.newPassword, realm: realm, context)
+        }
+        // An email sign-in code does not name its address: the app asks the user.
+        let isSignIn = entry.requestType == .emailSignin
+        return ResetPasswordResponse(email: isSignIn ? nil : entry.email, newEmail: entry.newEmail, requestType: entry.requestType,
+                                     kind: ResponseKind.resetPassword.rawValue)
+    }
+
+    func createAuthUri(_ body: CreateAuthUriRequest, request: APIServerRequest) async throws -> CreateAuthUriResponse {
+        let found = try await services.run { state, context in
+            let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
+            return try SignInMethodRules.authURI(state, realm: realm, identifier: body.identifier, continueUri: body.continueUri,
+                                                 providerId: body.providerId, context)
+        }
+        let session = Data.randomToken(bytes: 20)
+        guard let found else { return CreateAuthUriResponse(sessionId: session, kind: ResponseKind.createAuthUri.rawValue) }
+        return CreateAuthUriResponse(registered: found.registered, allProviders: found.providers, signinMethods: found.methods,
+                                     sessionId: session, kind: ResponseKind.createAuthUri.rawValue)
+    }
+
+    func sendVerificationCode(_ body: SendVerificationCodeRequest, request: APIServerRequest) async throws -> SendVerificationCodeResponse {
+        let sessionInfo = try await services.run { state, context in
+            let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
+            return try SignInMethodRules.sendVerificationCode(&state, realm: realm, phoneNumber: body.phoneNumber, context)
+        }
+        return SendVerificationCodeResponse(sessionInfo: sessionInfo)
+    }
+
+    func signInWithPhoneNumber(_ body: SignInWithPhoneNumberRequest, request: APIServerRequest) async throws -> SignInWithPhoneNumberResponse {
+        let outcome = try await services.run { state, context in
+            let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
+            let linking = try tokenUser(state, body.idToken, context)
+            return try SignInMethodRules.signInWithPhoneNumber(&state, realm: realm, sessionInfo: body.sessionInfo, code: body.code,
+                                                               temporaryProof: body.temporaryProof, tokenUser: linking, context)
+        }
+        switch outcome {
+        case .signedIn(let grant, let user, let isNewUser):
+            return SignInWithPhoneNumberResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken,
+                                                 expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds, localId: user.localId,
+                                                 isNewUser: isNewUser, phoneNumber: user.phoneNumber)
+        case .secondFactorRequired(let credential, let user):
+            return SignInWithPhoneNumberResponse(localId: user.localId, phoneNumber: user.phoneNumber, mfaPendingCredential: credential,
+                                                 mfaInfo: AccountViews.enrollments(user.enrollments, maskPhones: true))
+        }
+    }
+
+    func signInWithEmailLink(_ body: SignInWithEmailLinkRequest, request: APIServerRequest) async throws -> SignInWithEmailLinkResponse {
+        let outcome = try await services.run { state, context in
+            let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
+            try TenantRules.checkAuthEnabled(state, realm)
+            guard TenantRules.switches(state, of: realm).enableEmailLinkSignin else { throw APIServerError.operationNotAllowed }
+            let linking = try tokenUser(state, body.idToken, context)
+            return try SignInMethodRules.signInWithEmailLink(&state, realm: realm, email: body.email, oobCode: body.oobCode, tokenUser: linking, context)
+        }
+        switch outcome {
+        case .signedIn(let grant, let user, let isNewUser):
+            return SignInWithEmailLinkResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken,
+                                               expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds, localId: user.localId, email: user.email,
+                                               isNewUser: isNewUser, kind: ResponseKind.emailLinkSignin.rawValue)
+        case .secondFactorRequired(let credential, let user):
+            return SignInWithEmailLinkResponse(localId: user.localId, email: user.email, mfaPendingCredential: credential,
+                                               mfaInfo: AccountViews.enrollments(user.enrollments, maskPhones: true),
+                                               kind: ResponseKind.emailLinkSignin.rawValue)
+        }
+    }
+
+    func signInWithIdp(_ body: SignInWithIdpRequest, request: APIServerRequest) async throws -> SignInWithIdpResponse {
+        let assertion = try IdentityProviderRules.assertion(requestUri: body.requestUri, postBody: body.postBody)
+        var response = SignInWithIdpResponse(
+            kind: ResponseKind.verifyAssertion.rawValue, providerId: assertion.providerId, federatedId: assertion.rawId, email: assertion.email,
+            emailVerified: assertion.emailVerified, displayName: assertion.displayName, photoUrl: assertion.photoUrl,
+            rawUserInfo: assertion.rawUserInfo, oauthIdToken: assertion.idToken, oauthAccessToken: Self.fakeAccessToken(assertion.providerId),
+            tenantId: body.tenantId)
+        let outcome: IdentityProviderRules.Outcome
+        do {
+            outcome = try await services.run { state, context in
+                let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
+                let linking = try tokenUser(state, body.idToken, context)
+                return try IdentityProviderRules.signIn(&state, realm: realm, assertion, linking: linking, context)
+            }
+        } catch let error as APIServerError where body.returnIdpCredential == true && error.status == 400 {
+            // With returnIdpCredential, a refusal comes back in the response.
+            response.errorMessage = error.message
+            return response
+        }
+        switch outcome {
+        case .signedIn(let grant, let user, let isNewUser):
+            response.localId = user.localId
+            response.isNewUser = isNewUser
+            if user.email == assertion.email { response.emailVerified = user.emailVerified }
+            response.idToken = try tokens.idToken(for: grant)
+            response.refreshToken = grant.refreshToken
+            response.expiresIn = IdentityPlatformLimits.idTokenLifetimeSeconds
+        case .secondFactorRequired(let credential, let user):
+            response.localId = user.localId
+            response.mfaPendingCredential = credential
+            response.mfaInfo = AccountViews.enrollments(user.enrollments, maskPhones: true)
+        case .needConfirmation(let localId, let providers):
+            response.localId = localId
+            response.needConfirmation = true
+            response.verifiedProvider = providers
+        }
+        return response
+    }
+
+    /// The access token Google's emulator makes up for a provider, so that
+    /// clients that want one get one.
+    static func fakeAccessToken(_ providerId: String) -> String { "FirebaseAuthEmulatorFakeAccessToken_\(providerId)" }
+}

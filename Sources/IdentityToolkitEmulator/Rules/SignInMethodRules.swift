@@ -1,0 +1,128 @@
+import Foundation
+import IdentityToolkit
+
+/// First factors besides the password and custom tokens: phone numbers
+/// (SMS codes the emulator lists instead of sending) and email links, and
+/// what `createAuthUri` tells about an address. Production's checks, in
+/// its order.
+enum SignInMethodRules {
+    /// The outcome of a sign-in that may need a second factor.
+    enum SignIn: Sendable {
+        case signedIn(SessionGrant, user: EmulatedUser, isNewUser: Bool)
+        case secondFactorRequired(pendingCredential: String, user: EmulatedUser)
+    }
+
+    /// "Sends" a sign-in code to a phone number (not in a tenant, as production).
+    static func sendVerificationCode(_ state: inout EmulatorState, realm: Realm, phoneNumber: String?, _ context: RuleContext) throws -> String {
+        try TenantRules.checkAuthEnabled(state, realm)
+        guard realm.tenant == nil else { throw APIServerError.unsupportedTenantOperation }
+        // Production answers INVALID_PHONE_NUMBER for a missing number too.
+        guard let phoneNumber, MultiFactorRules.isPhoneNumber(phoneNumber) else { throw APIServerError.invalidPhoneNumber("Invalid format.") }
+        if let user = state.user(phoneNumber: phoneNumber, in: realm), !user.enrollments.isEmpty {
+            throw APIServerError.unsupportedFirstFactor("A phone number cannot be set as a first factor on an SMS based MFA user.")
+        }
+        return MultiFactorRules.sendCode(&state, to: phoneNumber, realm: realm, purpose: .firstFactor, context)
+    }
+
+    /// Signs in (or up, or links to `tokenUser`) the phone number an SMS code proves.
+    static func signInWithPhoneNumber(_ state: inout EmulatorState, realm: Realm, sessionInfo: String?, code: String?, temporaryProof: String?,
+                                      tokenUser: EmulatedUser?, _ context: RuleContext) throws -> SignIn {
+        try TenantRules.checkAuthEnabled(state, realm)
+        guard realm.tenant == nil else { throw APIServerError.unsupportedTenantOperation }
+        if temporaryProof?.isEmpty == false { throw APIServerError.invalidTemporaryProof }
+        guard let sessionInfo, !sessionInfo.isEmpty else { throw APIServerError.missingSessionInfo }
+        guard let code, !code.isEmpty else { throw APIServerError.missingCode }
+        guard let pending = state.outOfBand.phoneVerifications[sessionInfo], case .firstFactor = pending.purpose else {
+            throw APIServerError.invalidSessionInfo
+        }
+        let phoneNumber = try MultiFactorRules.takeVerification(&state, sessionInfo, code: code, context).phoneNumber
+        let owner = state.user(phoneNumber: phoneNumber, in: realm)
+        if let owner, let tokenUser, owner.localId != tokenUser.localId { throw APIServerError.phoneNumberExists }
+        let now = context.now
+        var user: EmulatedUser
+        let isNewUser: Bool
+        if let existing = tokenUser ?? owner {
+            if existing.disabled { throw APIServerError.userDisabled }
+            if !existing.enrollments.isEmpty {
+                throw APIServerError.unsupportedFirstFactor("A phone number cannot be set as a first factor on an SMS based MFA user.")
+            }
+            user = existing
+            isNewUser = false
+        } else {
+            user = EmulatedUser(localId: AccountRules.newUID(), realm: realm, createdAt: now, isAnonymous: false, validSince: now)
+            SessionRules.forgetSessions(&state, of: user.key)
+            isNewUser = true
+        }
+        user.phoneNumber = phoneNumber
+        user.isAnonymous = false
+        user.lastLoginAt = now
+        state.store(user)
+        return .signedIn(SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .phone, authTime: now)), user: user, isNewUser: isNewUser)
+    }
+
+    /// Signs in (or up, or links to `tokenUser`) the address of an
+    /// `EMAIL_SIGNIN` code; the address becomes verified.
+    static func signInWithEmailLink(_ state: inout EmulatorState, realm: Realm, email: String?, oobCode: String?, tokenUser: EmulatedUser?,
+                                    _ context: RuleContext) throws -> SignIn {
+        guard let email, !email.isEmpty else { throw APIServerError.missingEmail }
+        let canonical = InputRules.emailKey(email)
+        guard let oobCode, !oobCode.isEmpty else { throw APIServerError.missingOobCode }
+        guard let entry = state.outOfBand.oobCodes[oobCode], entry.requestType == .emailSignin, entry.realm == realm else {
+            throw APIServerError.invalidOobCode
+        }
+        guard entry.email == canonical else { throw APIServerError.invalidEmail("The email provided does not match the sign-in email address.") }
+        state.outOfBand.oobCodes.remove(oobCode)
+        let owner = state.accounts(in: realm).user(email: canonical)
+        if let owner, let tokenUser, owner.localId != tokenUser.localId { throw APIServerError.emailExists }
+        let now = context.now
+        var user: EmulatedUser
+        let isNewUser: Bool
+        if let existing = tokenUser ?? owner {
+            if existing.disabled { throw APIServerError.userDisabled }
+            user = existing
+            isNewUser = false
+        } else {
+            user = EmulatedUser(localId: AccountRules.newUID(), realm: realm, createdAt: now, isAnonymous: false, validSince: now)
+            SessionRules.forgetSessions(&state, of: user.key)
+            isNewUser = true
+        }
+        if user.initialEmail == nil { user.initialEmail = canonical }
+        user.email = canonical
+        user.emailVerified = true
+        user.emailLinkSignin = true
+        user.isAnonymous = false
+        if !user.enrollments.isEmpty {
+            state.store(user)
+            return .secondFactorRequired(pendingCredential: SessionRules.pendingCredential(&state, for: user, provider: .password, context), user: user)
+        }
+        user.lastLoginAt = now
+        state.store(user)
+        return .signedIn(SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .password, authTime: now)), user: user, isNewUser: isNewUser)
+    }
+
+    /// Whether an address has an account and how it signs in; under
+    /// improved email privacy production tells neither (nil).
+    static func authURI(_ state: EmulatorState, realm: Realm, identifier: String?, continueUri: String?, providerId: String?,
+                        _ context: RuleContext) throws -> (registered: Bool, providers: [String], methods: [String])? {
+        try TenantRules.checkAuthEnabled(state, realm)
+        if providerId?.isEmpty == false { throw APIServerError.notImplemented("Sign-in with IDP is not yet supported.") }
+        guard let identifier, !identifier.isEmpty else { throw APIServerError.missingIdentifier }
+        guard let continueUri, !continueUri.isEmpty else { throw APIServerError.missingContinueUri }
+        guard InputRules.isValidEmail(identifier) else { throw APIServerError.invalidIdentifier }
+        guard InputRules.isAbsoluteURI(continueUri) else { throw APIServerError.invalidContinueUri }
+        guard !state.improvedEmailPrivacy(of: realm.project, context) else { return nil }
+        guard let user = state.accounts(in: realm).user(email: identifier) else { return (false, [], []) }
+        var providers: [String] = []
+        var methods: [String] = []
+        if user.password != nil || user.emailLinkSignin {
+            providers.append(ProviderID.password.rawValue)
+            if user.password != nil { methods.append(ProviderID.password.rawValue) }
+            if user.emailLinkSignin { methods.append(SignInMethod.emailLink.rawValue) }
+        }
+        for linked in user.linkedProviders {
+            providers.append(linked.providerId)
+            methods.append(linked.providerId)
+        }
+        return (true, providers, methods)
+    }
+}

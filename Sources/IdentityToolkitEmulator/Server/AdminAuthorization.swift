@@ -1,0 +1,36 @@
+import Foundation
+import HTTPTypes
+import IdentityToolkit
+
+/// Who may act as the project's admin: a request with `Authorization:
+/// Bearer owner` (the emulator's convention, in any letter case, as Google's
+/// emulator takes it), an access token from the emulator's token endpoint,
+/// or a Google access token (`ya29.…`, which Google's emulator accepts by
+/// its form). No web page can send such a header without a preflight.
+struct AdminAuthorization: Sendable {
+    let oauth: OAuthTokenEndpoint
+
+    /// The prefix of Google's OAuth2 access tokens.
+    static let googleAccessTokenPrefix = "ya29."
+
+    /// Whether `header` (an `Authorization` value) authorises an admin.
+    func isAdmin(_ header: String?) -> Bool {
+        guard let header else { return false }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
+        let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        return token.lowercased() == EmulatorAdminToken.owner.rawValue || token.hasPrefix(Self.googleAccessTokenPrefix) || oauth.isValid(token)
+    }
+
+    /// Whether `request` is an admin's.
+    func isAdmin(_ request: APIServerRequest) -> Bool { isAdmin(request.headerFields[.authorization]) }
+
+    static let apiKeyHeader = HTTPField.Name("x-goog-api-key")!
+    static let apiKeyQuery = "key"
+
+    /// Whether `request` names an API key (any value), in the query or the
+    /// `x-goog-api-key` header, as production requires of an end-user call.
+    static func hasAPIKey(query: [String: String], headers: HTTPFields) -> Bool {
+        !(query[apiKeyQuery] ?? "").isEmpty || !(headers[apiKeyHeader] ?? "").isEmpty
+    }
+}
