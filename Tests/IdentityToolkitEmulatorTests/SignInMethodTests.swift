@@ -1,0 +1,161 @@
+import Foundation
+import HTTPTypes
+import IdentityToolkit
+import Testing
+
+/// The sign-in methods and routes beyond password and TOTP, as Google's
+/// emulator and production have them: phone numbers, email links, IdPs,
+/// password resets by code, `createAuthUri`, self-deletion, the legacy v3
+/// paths, and the rules every end-user route shares (API keys, admins on
+/// the plain paths).
+@Suite struct SignInMethodTests {
+    static let json: HTTPFields = [.contentType: "application/json"]
+    static let ownerJSON: HTTPFields = [.authorization: "bEArEr OWNER", .contentType: "application/json"]
+
+    @Test func endUserRoutesNeedAnAPIKeyUnlessAnAdminCalls() async throws {
+        try await withEmulator { h in
+            let missing = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp", body: Data("{}".utf8), headers: Self.json)
+            #expect(missing.status == 403 && (missing.json["error"] as? [String: Any])?["status"] as? String == "PERMISSION_DENIED")
+            var header = Self.json
+            header[HTTPField.Name("x-goog-api-key")!] = "any"
+            #expect(try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp", body: Data("{}".utf8), headers: header).status == 200)
+            // An admin (any letter case of 'Bearer owner') looks an account up by uid on the plain path, and may name the project.
+            let created = try await h.admin.createAccount(targetProjectId: Harness.project, body: SignUpRequest(email: "a@example.com", localId: "u-1"))
+            let found = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:lookup", body: Data(#"{"localId":["u-1"]}"#.utf8), headers: Self.ownerJSON)
+            #expect((found.json["users"] as? [[String: Any]])?.first?["localId"] as? String == created.localId)
+            // A user may not name a project.
+            await expectServerError("INSUFFICIENT_PERMISSION") {
+                try await h.accounts.signUp(SignUpRequest(returnSecureToken: true, targetProjectId: "other"))
+            }
+        }
+    }
+
+    @Test func phoneNumbersSignInAndUp() async throws {
+        try await withEmulator { h in
+            let sent = try await h.accounts.sendVerificationCode(SendVerificationCodeRequest(phoneNumber: "+15555550100"))
+            let sessionInfo = try #require(sent.sessionInfo)
+            let code = try #require(try await h.verificationCodes().last { $0["sessionInfo"] == sessionInfo }?["code"])
+            await expectServerError("INVALID_CODE") {
+                try await h.accounts.signInWithPhoneNumber(SignInWithPhoneNumberRequest(sessionInfo: sessionInfo, code: "000000" == code ? "111111" : "000000"))
+            }
+            let first = try await h.accounts.signInWithPhoneNumber(SignInWithPhoneNumberRequest(sessionInfo: sessionInfo, code: code))
+            #expect(first.isNewUser == true && first.phoneNumber == "+15555550100" && first.idToken != nil)
+            let claims = try jwtClaims(try #require(first.idToken))
+            #expect((claims["firebase"] as? [String: Any])?["sign_in_provider"] as? String == "phone")
+            let again = try await h.accounts.sendVerificationCode(SendVerificationCodeRequest(phoneNumber: "+15555550100"))
+            let againCode = try #require(try await h.verificationCodes().last { $0["sessionInfo"] == again.sessionInfo }?["code"])
+            let second = try await h.accounts.signInWithPhoneNumber(SignInWithPhoneNumberRequest(sessionInfo: again.sessionInfo, code: againCode))
+            #expect(second.isNewUser == false && second.localId == first.localId)
+            await expectServerError("INVALID_PHONE_NUMBER") { try await h.accounts.sendVerificationCode(SendVerificationCodeRequest(phoneNumber: "5555550100")) }
+        }
+    }
+
+    @Test func emailLinksSignInAndUpWithAVerifiedAddress() async throws {
+        try await withEmulator { h in
+            _ = try await h.accounts.sendOobCode(GetOobCodeRequest(requestType: .emailSignin, email: "New@Example.com"))
+            let code = try #require(try await h.oobCodes().last { $0["requestType"] == "EMAIL_SIGNIN" }?["oobCode"])
+            await expectServerError("INVALID_EMAIL") {
+                try await h.accounts.signInWithEmailLink(SignInWithEmailLinkRequest(email: "other@example.com", oobCode: code))
+            }
+            let signedIn = try await h.accounts.signInWithEmailLink(SignInWithEmailLinkRequest(email: "new@example.com", oobCode: code))
+            #expect(signedIn.isNewUser == true && signedIn.email == "new@example.com")
+            let user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: try #require(signedIn.idToken))).users?.first)
+            #expect(user.emailVerified == true && user.emailLinkSignin == true)
+            // A code works once.
+            await expectServerError("INVALID_OOB_CODE") { try await h.accounts.signInWithEmailLink(SignInWithEmailLinkRequest(email: "new@example.com", oobCode: code)) }
+        }
+    }
+
+    @Test func identityProvidersSignInLinkAndAskForConfirmation() async throws {
+        try await withEmulator { h in
+            func idp(_ claims: String) -> SignInWithIdpRequest {
+                var form = URLComponents()
+                form.queryItems = [URLQueryItem(name: "providerId", value: "google.com"), URLQueryItem(name: "id_token", value: claims)]
+                return SignInWithIdpRequest(requestUri: "http://localhost", postBody: form.percentEncodedQuery, returnSecureToken: true)
+            }
+            let first = try await h.accounts.signInWithIdp(idp(#"{"sub":"g-1","email":"g@example.com","email_verified":true,"name":"G"}"#))
+            #expect(first.isNewUser == true && first.email == "g@example.com" && first.idToken != nil)
+            let again = try await h.accounts.signInWithIdp(idp(#"{"sub":"g-1"}"#))
+            #expect(again.localId == first.localId && again.isNewUser == false)
+            let user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: try #require(again.idToken))).users?.first)
+            #expect(user.providerUserInfo?.contains { $0.providerId == "google.com" && $0.rawId == "g-1" } == true)
+            // An unverified address another account holds: confirm first.
+            _ = try await h.accounts.signUp(SignUpRequest(email: "taken@example.com", password: "secret-pw"))
+            let confirm = try await h.accounts.signInWithIdp(idp(#"{"sub":"g-2","email":"taken@example.com"}"#))
+            #expect(confirm.needConfirmation == true && confirm.idToken == nil)
+            await expectServerError("INVALID_IDP_RESPONSE") { try await h.accounts.signInWithIdp(idp(#"{"email":"x@example.com"}"#)) }
+        }
+    }
+
+    @Test func createAuthUriResetPasswordAndSelfDeletion() async throws {
+        try await withEmulator { h in
+            let created = try await h.accounts.signUp(SignUpRequest(email: "ada@example.com", password: "secret-pw", returnSecureToken: true))
+            // Under improved email privacy (the default) nothing is told; without it, the methods.
+            let hidden = try await h.accounts.createAuthUri(CreateAuthUriRequest(identifier: "ada@example.com", continueUri: "http://localhost"))
+            #expect(hidden.registered == nil && hidden.signinMethods == nil)
+            _ = try await h.raw(.patch, "/emulator/v1/projects/\(Harness.project)/config",
+                                body: Data(#"{"emailPrivacyConfig":{"enableImprovedEmailPrivacy":false}}"#.utf8), headers: Self.ownerJSON)
+            let told = try await h.accounts.createAuthUri(CreateAuthUriRequest(identifier: "ada@example.com", continueUri: "http://localhost"))
+            #expect(told.registered == true && told.signinMethods == ["password"])
+            await expectServerError("INVALID_CONTINUE_URI") {
+                try await h.accounts.createAuthUri(CreateAuthUriRequest(identifier: "ada@example.com", continueUri: "not a uri"))
+            }
+            _ = try await h.accounts.sendOobCode(GetOobCodeRequest(requestType: .passwordReset, email: "ada@example.com"))
+            let code = try #require(try await h.oobCodes().last?["oobCode"])
+            let looked = try await h.accounts.resetPassword(ResetPasswordRequest(oobCode: code))
+            #expect(looked.requestType == .passwordReset && looked.email == "ada@example.com")
+            h.clock.advance(by: 1)  // tokens count in whole seconds
+            _ = try await h.accounts.resetPassword(ResetPasswordRequest(oobCode: code, newPassword: "new-secret"))
+            // The reset ended the earlier session.
+            await expectServerError("TOKEN_EXPIRED") { try await h.accounts.lookup(GetAccountInfoRequest(idToken: created.idToken)) }
+            let signedIn = try await h.accounts.signInWithPassword(SignInWithPasswordRequest(email: "ada@example.com", password: "new-secret"))
+            _ = try await h.accounts.deleteOwnAccount(DeleteAccountRequest(idToken: signedIn.idToken))
+            await expectServerError("EMAIL_NOT_FOUND") {
+                try await h.accounts.signInWithPassword(SignInWithPasswordRequest(email: "ada@example.com", password: "new-secret"))
+            }
+        }
+    }
+
+    /// The legacy v3 paths older SDKs call, enum numbers as Android's SDK
+    /// sends them, the status root.
+    @Test func legacyPathsNumbersAndTheRoot() async throws {
+        try await withEmulator { h in
+            let signUp = try await h.raw(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/signupNewUser?key=k",
+                                         body: Data(#"{"email":"v3@example.com","password":"secret-pw"}"#.utf8), headers: Self.json)
+            #expect(signUp.status == 200)
+            let listed = try await h.raw(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/downloadAccount",
+                                         body: Data(#"{"targetProjectId":"\#(Harness.project)"}"#.utf8), headers: Self.ownerJSON)
+            #expect((listed.json["users"] as? [[String: Any]])?.first?["email"] as? String == "v3@example.com")
+            let noProject = try await h.raw(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/downloadAccount", body: Data("{}".utf8),
+                                            headers: Self.ownerJSON)
+            #expect(noProject.errorMessage == "INSUFFICIENT_PERMISSION")
+            // requestType 6 is EMAIL_SIGNIN.
+            let numbered = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:sendOobCode",
+                                           body: Data(#"{"email":"n@example.com","requestType":6,"returnOobLink":true}"#.utf8), headers: Self.ownerJSON)
+            #expect((numbered.json["oobLink"] as? String)?.contains("mode=signIn") == true)
+            let root = try await h.raw(.get, "/")
+            #expect((root.json["authEmulator"] as? [String: Any])?["ready"] as? Bool == true)
+        }
+    }
+
+    @Test func projectConfigFieldsAndBlockingFunctions() async throws {
+        try await withEmulator { h in
+            let config = try await h.admin.updateProjectConfig(project: Harness.project, updateMask: "signIn.allowDuplicateEmails",
+                                                               body: ProjectConfig(signIn: SignInConfig(allowDuplicateEmails: true)))
+            #expect(config.signIn?.allowDuplicateEmails == true && config.blockingFunctions != nil)
+            await expectServerError("INVALID_BLOCKING_FUNCTION") {
+                try await h.admin.updateProjectConfig(project: Harness.project, updateMask: "blockingFunctions",
+                                                      body: ProjectConfig(blockingFunctions: BlockingFunctionsConfig(triggers: ["beforeLunch": .object([:])])))
+            }
+            // No mask: every field replaced, an absent one by its default.
+            let reset = try await h.raw(.patch, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/config", body: Data("{}".utf8), headers: Self.ownerJSON)
+            #expect((reset.json["signIn"] as? [String: Any])?["allowDuplicateEmails"] as? Bool == false)
+            // A new tenant's switches are off, as production's.
+            let tenant = try await h.admin.createTenant(project: Harness.project, body: Tenant(displayName: "Shop"))
+            #expect(tenant.allowPasswordSignup == false && tenant.enableAnonymousUser == false && tenant.tenantId?.isEmpty == false)
+            await expectServerError("OPERATION_NOT_ALLOWED") {
+                try await h.accounts.signUp(SignUpRequest(email: "t@example.com", password: "secret-pw", tenantId: tenant.tenantId))
+            }
+        }
+    }
+}
