@@ -130,7 +130,7 @@ struct LaptopSafety: Sendable {
         response.headers[HTTPField.Name("Content-Security-Policy")!] =
             "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
-        response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"  // no-referrer would make browsers send Origin: null with forms
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         response.headers[.cacheControl] = "no-store"
     }

@@ -1,0 +1,83 @@
+// node run.js MFA_BINARY spec1.js spec2.js ... : runs every test of the
+// given (type-stripped) firebase-tools Auth emulator suites, each against a
+// fresh `mfa emulator --project example`, over HTTP. Prints one line per
+// test and a summary per file.
+const { spawn } = require("child_process");
+const path = require("path");
+const rt = require("./runtime");
+
+const [binary, ...specs] = process.argv.slice(2);
+const filter = process.env.GREP ? new RegExp(process.env.GREP) : null;
+
+function startEmulator() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, ["emulator", "--port", "0", "--project", "example", "--disable-improved-email-privacy"], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const match = out.match(/listening on (http:\/\/\S+)/);
+      if (match) resolve({ child, url: match[1] });
+    });
+    child.on("exit", (code) => reject(new Error(`emulator exited ${code}`)));
+  });
+}
+
+function collect(suite, prefix, file, list) {
+  for (const test of suite.tests) list.push({ ...test, file, fullTitle: `${prefix}${test.title}` });
+  for (const child of suite.suites) collect(child, `${prefix}${child.title} > `, file, list);
+}
+
+function hooks(suite, kind) {
+  const chain = [];
+  for (let s = suite; s; s = s.parent) chain.unshift(...s[kind]);
+  return kind === "afterEach" ? chain.reverse() : chain;
+}
+
+function withTimeout(promise, ms) {
+  let timer;
+  return Promise.race([promise, new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timeout ${ms} ms`)), ms); })])
+    .finally(() => clearTimeout(timer));
+}
+
+(async () => {
+  const tests = [];
+  for (const spec of specs) {
+    const before = rt.root.suites.length;
+    require(path.resolve(spec));
+    for (const suite of rt.root.suites.slice(before)) collect(suite, `${suite.title} > `, path.basename(spec), tests);
+  }
+  const results = {};
+  for (const test of tests) {
+    if (filter && !filter.test(test.fullTitle)) continue;
+    const { child, url } = await startEmulator();
+    rt.setBaseURL(url);
+    rt.last = "";
+    rt.resetClock();
+    let error = null;
+    try {
+      await fetch(`${url}/emulator/v1/clock`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer owner" },
+        body: JSON.stringify({ setMillis: 0 }) });
+      for (const h of hooks(test.suite, "beforeEach")) await withTimeout(Promise.resolve(h.call({ timeout() {} })), 20000);
+      await withTimeout(Promise.resolve(test.fn.call({ timeout() {}, skip() { throw new Error("skipped"); } })), 20000);
+      for (const h of hooks(test.suite, "afterEach")) await withTimeout(Promise.resolve(h.call({})), 20000);
+    } catch (e) {
+      error = e;
+    }
+    child.kill("SIGKILL");
+    const entry = (results[test.file] ||= { pass: 0, fail: 0 });
+    if (error) {
+      entry.fail += 1;
+      console.log(`FAIL ${test.file} :: ${test.fullTitle}\n     ${String(error && error.message || error).split("\n").slice(0, 4).join(" | ").replace(/\s+/g, " ").slice(0, 300)}\n     last: ${rt.last}`);
+    } else {
+      entry.pass += 1;
+      if (process.env.VERBOSE) console.log(`pass ${test.file} :: ${test.fullTitle}`);
+    }
+  }
+  let pass = 0, fail = 0;
+  for (const [file, r] of Object.entries(results)) {
+    console.log(`${file}: ${r.pass}/${r.pass + r.fail}`);
+    pass += r.pass; fail += r.fail;
+  }
+  console.log(`TOTAL ${pass}/${pass + fail} (${(100 * pass / Math.max(1, pass + fail)).toFixed(1)}%)`);
+  process.exit(0);
+})();
