@@ -32,11 +32,8 @@ public enum TOTPMultiFactorGenerator {
         let algorithm = info.hashingAlgorithm ?? "SHA1"
         let codeLength = Int(info.verificationCodeLength ?? 6)
         let period = Int(info.periodSec ?? 30)
-        guard HashAlgorithm(name: algorithm) != nil, TOTPSecret.supportedCodeLengths.contains(codeLength),
-            TOTPSecret.supportedPeriods.contains(period)
-        else {
-            throw AuthErrorCode(.internalError, message: "The enrollment response has unsupported TOTP parameters "
-                + "(algorithm \(algorithm.prefix(16)), \(codeLength) digits, \(period) s period).")
+        if let unsupported = TOTPSecret.unsupportedParameters(algorithm: algorithm, codeLength: codeLength, period: period) {
+            throw AuthErrorCode(.internalError, message: "The enrollment response has unsupported TOTP parameters (\(unsupported)).")
         }
         return TOTPSecret(
             secret: secret, sessionInfo: sessionInfo, hashingAlgorithm: algorithm,

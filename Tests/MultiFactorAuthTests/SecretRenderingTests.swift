@@ -36,6 +36,11 @@ import Testing
         let secret = TOTPSecret(secret: Array(Self.marker.utf8), sessionInfo: Self.marker, hashingAlgorithm: "SHA1", codeLength: 6,
                                 codeIntervalSeconds: 30, enrollmentCompletionDeadline: Date())
         Self.expectNoMarker(secret, "TOTPSecret")
+        Self.expectNoMarker(secret.snapshot, "TOTPSecret.Snapshot")
+        let resolver = MultiFactorResolver(
+            hints: [], session: MultiFactorSession(kind: .signIn(pendingCredential: Self.marker), tenantID: nil, context: Auth.auth().context),
+            auth: Auth.auth())
+        Self.expectNoMarker(resolver.snapshot, "MultiFactorResolver.Snapshot")
         Self.expectNoMarker(TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "e", oneTimePassword: Self.marker), "TOTPMultiFactorAssertion")
         Self.expectNoMarker(TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: Self.marker), "enrollment assertion")
     }
