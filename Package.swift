@@ -19,6 +19,12 @@ let package = Package(
         .library(name: "IdentityToolkitEmulator", targets: ["IdentityToolkitEmulator"]),
         .library(name: "MultiFactorAuth", targets: ["MultiFactorAuth"]),
         .library(name: "IdentityAdmin", targets: ["IdentityAdmin"]),
+        // State a server keeps between requests: sealed for a cookie, or in
+        // an expiring store (swift-crypto and OTP only).
+        .library(name: "IdentityServerState", targets: ["IdentityServerState"]),
+        // The shared stores on PostgreSQL, in a product of their own so that
+        // apps which do not use them never build postgres-nio.
+        .library(name: "IdentityStoresPostgres", targets: ["IdentityStoresPostgres"]),
         // Underscored: the generator's library is for this package's tools
         // and benchmarks, not a stable API (as swift-openapi-generator's core).
         .library(name: "_SpecCodegen", targets: ["SpecCodegen"]),
@@ -52,6 +58,12 @@ let package = Package(
         // `swift package generate-documentation`: a command plugin, built
         // only when documentation is generated, never in an app's build.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+        // IdentityStoresPostgres only. PostgresClient (the pool) is public
+        // since 1.21; 1.33.2 is the release verified here. swift-nio-ssl is
+        // already in the graph through async-http-client and postgres-nio;
+        // it is named for the TLS settings of a connection URL.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // MARK: Generator (imports no target of Sources/)
@@ -98,6 +110,8 @@ let package = Package(
         .target(
             name: "IdentityToolkit",
             dependencies: [
+                // Only for base64url, whose home is that crypto-free module of formats.
+                "OTPFormats",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -170,6 +184,20 @@ let package = Package(
             ],
             exclude: ["spec-codegen-config.json"],
             plugins: ["SpecCodegenPlugin"]
+        ),
+        .target(
+            name: "IdentityServerState",
+            dependencies: ["OTP", "OTPFormats", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(
+            name: "IdentityStoresPostgres",
+            dependencies: [
+                "IdentityServerState", "OTP", "MultiFactorAuth", "IdentityToolkit",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "mfa",
@@ -295,8 +323,23 @@ let package = Package(
         // PostgreSQL in .ci/run): one suite, several stores.
         .target(
             name: "StoreConformance",
-            dependencies: ["OTP"],
+            dependencies: ["OTP", "IdentityServerState", "MultiFactorAuth"],
             path: "Tests/StoreConformance"
+        ),
+        .testTarget(
+            name: "IdentityServerStateTests",
+            dependencies: ["IdentityServerState", "StoreConformance", "MultiFactorAuth", "OTP"]
+        ),
+        // The same shared cases on PostgreSQL, and its failure modes. They
+        // run when IDENTITY_TEST_POSTGRES_URL names a server (.ci/run starts
+        // one); without it each test says it was skipped.
+        .testTarget(
+            name: "IdentityStoresPostgresTests",
+            dependencies: [
+                "IdentityStoresPostgres", "IdentityServerState", "StoreConformance", "MultiFactorAuth", "OTP",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "OTPTests",
@@ -317,6 +360,6 @@ for target in package.targets where target.type != .plugin && !["FuzzDriver", "D
 // Hummingbird's do), so a module re-exports only what its public API uses;
 // the generator writes `public import Foundation` where generated public
 // declarations use its types.
-for target in package.targets where ["IdentityToolkit", "IdentityToolkitJWT", "IdentityToolkitAsyncHTTPClient", "OTP", "OTPFormats", "MultiFactorAuth", "IdentityAdmin", "IdentityToolkitEmulator", "SpecCodegen"].contains(target.name) {
+for target in package.targets where ["IdentityToolkit", "IdentityToolkitJWT", "IdentityToolkitAsyncHTTPClient", "OTP", "OTPFormats", "MultiFactorAuth", "IdentityAdmin", "IdentityToolkitEmulator", "IdentityServerState", "IdentityStoresPostgres", "SpecCodegen"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("InternalImportsByDefault")]
 }

@@ -1,4 +1,5 @@
 package import Foundation
+import OTPFormats
 package import IdentityToolkit
 package import _CryptoExtras
 

@@ -54,31 +54,31 @@ public protocol TOTPAttemptStore: Sendable {
 /// calls, so a verifier run at a fixed time in tests sees a fixed world),
 /// and past ``capacity`` the entries nearest their expiry go first, so a
 /// stream of distinct keys keeps memory flat.
-struct ExpiringEntries<Value: Sendable>: Sendable {
+package struct ExpiringEntries<Value: Sendable>: Sendable {
     private struct Entry: Sendable {
         var value: Value
         var expiresAt: Date
     }
 
-    let capacity: Int
+    package let capacity: Int
     private var entries: [String: Entry] = [:]
     /// Keys in the order their current expiry was set; stale positions are skipped.
     private var order: [(key: String, expiresAt: Date)] = []
     private var orderStart = 0
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
     }
 
-    var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// The live value of `key` at `now`.
-    func value(for key: String, at now: Date) -> Value? {
+    package func value(for key: String, at now: Date) -> Value? {
         guard let entry = entries[key], now < entry.expiresAt else { return nil }
         return entry.value
     }
 
-    mutating func set(_ value: Value, for key: String, expiresAt: Date, now: Date) {
+    package mutating func set(_ value: Value, for key: String, expiresAt: Date, now: Date) {
         entries[key] = Entry(value: value, expiresAt: expiresAt)
         order.append((key, expiresAt))
         removeExpired(at: now)
@@ -86,7 +86,7 @@ struct ExpiringEntries<Value: Sendable>: Sendable {
         compact()
     }
 
-    mutating func remove(_ key: String) {
+    package mutating func remove(_ key: String) {
         entries[key] = nil
     }
 

@@ -8,6 +8,7 @@ import IdentityToolkitEmulator
 import OTP
 import Testing
 import _CryptoExtras
+import OTPFormats
 
 /// `verifyIDToken` against tokens the emulator issues (a TOTP sign-in, a
 /// password one, a tenant's), through the key route the spec describes.

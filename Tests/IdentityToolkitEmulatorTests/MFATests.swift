@@ -2,6 +2,7 @@ import Foundation
 import IdentityToolkit
 import OTP
 import Testing
+import OTPFormats
 
 @Suite struct TOTPEnrollmentTests {
     @Test func enrollmentSessionHasIdentityPlatformsParameters() async throws {

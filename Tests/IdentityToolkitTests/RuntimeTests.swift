@@ -4,6 +4,7 @@ import HTTPTypes
 import IdentityToolkitTestSupport
 import Logging
 import Testing
+import OTPFormats
 
 @Suite struct RuntimeTests {
     @Test(arguments: [

@@ -114,7 +114,7 @@ import Testing
     /// `NSError` of the domain is an `AuthErrorCode`; other errors are neither.
     @Test func bridgingBothWays() throws {
         let thrown: any Error = AuthErrorCode(.secondFactorRequired, userInfo: ["extra": 1])
-        let nsError = try #require(thrown as? NSError)
+        let nsError = thrown as NSError
         #expect(nsError.domain == AuthErrors.domain && nsError.code == 17078)
         #expect(nsError.userInfo["extra"] as? Int == 1)
         #expect(nsError.userInfo[AuthErrors.userInfoNameKey] as? String == "ERROR_SECOND_FACTOR_REQUIRED")

@@ -5,6 +5,7 @@ import IdentityAdmin
 import IdentityToolkit
 import JWTKit
 import _CryptoExtras
+import OTPFormats
 
 /// `IDTokenVerifier.verify` with warm keys (every check Google documents:
 /// header, kid, RS256 signature, aud, iss, exp, iat, auth_time, sub) beside

@@ -1,5 +1,6 @@
 import Foundation
 import IdentityToolkit
+import OTPFormats
 
 /// The admin API's configuration side: the project's `config` and its
 /// tenants, with update masks as Google documents them.

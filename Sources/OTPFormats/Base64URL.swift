@@ -1,10 +1,13 @@
 import Foundation
 
-/// Base64url without padding (RFC 4648 §5), as JWTs and the emulator's opaque
-/// tokens use it. Encoded and decoded byte by byte: the emulator encodes
-/// three of these per ID token, and the detour through Foundation's base64
-/// and three `replacingOccurrences` passes showed in `perf record` under
-/// `EmulatorLoad`.
+/// Base64url without padding (RFC 4648 §5), as JWTs, the emulator's opaque
+/// tokens and sealed state use it. Its home is this crypto-free module of
+/// formats, so that IdentityToolkit and IdentityServerState share one
+/// implementation without depending on each other.
+///
+/// Encoded and decoded byte by byte: the emulator encodes three of these
+/// per ID token, and the detour through Foundation's base64 and three
+/// `replacingOccurrences` passes showed in `perf record` under `EmulatorLoad`.
 private enum Base64URLAlphabet {
     static let symbols: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
@@ -26,7 +29,7 @@ private enum Base64URLAlphabet {
 
 extension Data {
     /// Base64url without padding (RFC 4648 §5), as JWTs use it.
-    /// Package-visible: the emulator, the SDK and the admin module share it.
+    /// Package-visible: every module of the package shares it.
     package var base64URLEncoded: String {
         let count = self.count
         // A trailing 1 or 2 bytes take 2 or 3 symbols (no padding).

@@ -1,0 +1,260 @@
+public import Foundation
+public import IdentityServerState
+import IdentityToolkit
+public import Logging
+import NIOCore
+public import PostgresNIO
+
+/// The package's shared stores on PostgreSQL, for apps that run several
+/// instances: every instance gives its verifiers and its sign-in flow the
+/// same stores, so a code accepted on one instance is a replay on the
+/// next, wrong codes count once across the fleet, and a sign-in started on
+/// one instance finishes on another.
+///
+/// ```swift
+/// let settings = try PostgresConnectionSettings(url: "postgres://app@db.internal/app?sslmode=verify-full",
+///                                               password: ProcessInfo.processInfo.environment["PGPASSWORD"])
+/// let client = PostgresClient(configuration: settings.clientConfiguration)
+/// // run `client` (client.run(), or in a ServiceGroup), then:
+/// let stores = try PostgresIdentityStores(client: client)
+/// try await stores.migrate()                       // idempotent; safe from every instance at once
+/// let verifier = try TOTPVerifier(totp: totp, replayStore: stores.replayStore, attemptStore: stores.attemptStore)
+/// ```
+///
+/// Each call is one SQL statement (its atomicity is argued where it is
+/// written), runs under ``queryTimeout``, and throws a
+/// ``PostgresStoreError`` — never hangs, never traps — when the server is
+/// down, refuses the password or drops the connection. Verification fails
+/// closed on such an error.
+///
+/// Four tables, named with ``tablePrefix``: `…totp_replay` (the last
+/// accepted step per key), `…totp_attempts` (counts with their lock-out
+/// end), `…state` (in-flight state and saved sessions, with expiries) and
+/// `…schema` (the schema version). Expired rows are removed by
+/// ``sweepExpired(now:)``; ``runSweeper(every:)`` calls it periodically.
+public struct PostgresIdentityStores: Sendable {
+    /// The schema version ``migrate()`` brings the tables to.
+    public static let schemaVersion = 1
+
+    let backend: PostgresStoreBackend
+
+    /// Stores on `client`'s database.
+    /// - Parameters:
+    ///   - client: A running `PostgresClient` (the app runs it).
+    ///   - tablePrefix: Starts every table's name: 1 to 40 of `a–z 0–9 _`, not starting with a digit.
+    ///   - queryTimeout: The longest a store call may take before it throws `timedOut`.
+    ///   - logger: Where failures are noted (never a bound value).
+    /// - Throws: ``PostgresStoreError`` `invalidConfiguration` for a bad prefix or timeout.
+    public init(client: PostgresClient, tablePrefix: String = "identity_", queryTimeout: Duration = .seconds(5),
+                logger: Logger = Logger(label: "IdentityStoresPostgres")) throws(PostgresStoreError) {
+        let allowed = tablePrefix.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") }
+        guard (1...40).contains(tablePrefix.utf8.count), allowed, !(tablePrefix.first?.isNumber ?? true) else {
+            throw .invalidConfiguration("the table prefix must be 1 to 40 of a-z 0-9 _, not starting with a digit")
+        }
+        guard queryTimeout > .zero else { throw .invalidConfiguration("the query timeout must be positive") }
+        backend = PostgresStoreBackend(client: client, tables: PostgresTables(prefix: tablePrefix), queryTimeout: queryTimeout, logger: logger)
+    }
+
+    /// Starts every table's name.
+    public var tablePrefix: String { backend.tables.prefix }
+    /// The longest a store call may take.
+    public var queryTimeout: Duration { backend.queryTimeout }
+
+    /// The shared ``TOTPReplayStore``.
+    public var replayStore: PostgresTOTPReplayStore { PostgresTOTPReplayStore(backend: backend) }
+    /// The shared ``TOTPAttemptStore``.
+    public var attemptStore: PostgresTOTPAttemptStore { PostgresTOTPAttemptStore(backend: backend) }
+    /// The shared ``ExpiringStateStore`` for in-flight state. Wrap it in a
+    /// `SealingStateStore` to keep its values sealed at rest.
+    public var stateStore: PostgresStateStore { PostgresStateStore(backend: backend) }
+
+    /// A shared ``AuthSessionStore`` (signed-in users' tokens), kept in the
+    /// state table under `auth-session/` keys.
+    /// - Parameters:
+    ///   - lifetime: A session not saved again within this time is gone
+    ///     (an `Auth` saves on every sign-in and token refresh).
+    ///   - sealing: Seals each session at rest (it holds a refresh token); nil keeps JSON.
+    public func authSessionStore(lifetime: Duration = .seconds(30 * 24 * 3600), sealing: SealedStateCodec? = nil) -> PostgresAuthSessionStore {
+        PostgresAuthSessionStore(state: stateStore, lifetime: lifetime, sealing: sealing)
+    }
+
+    /// Creates the tables and indexes that are missing and records the
+    /// schema version. Idempotent, and safe when several instances start
+    /// at once: it runs in one transaction behind an advisory lock.
+    /// - Throws: ``PostgresStoreError``; `queryFailed` with SQLSTATE 42501
+    ///   when the role may not create tables.
+    public func migrate() async throws(PostgresStoreError) {
+        let tables = backend.tables
+        let logger = backend.logger
+        let version = Self.schemaVersion
+        try await backend.perform("migrate") { client in
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(tables.migrationLockID))", logger: logger)
+                for statement in tables.migration {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("""
+                    INSERT INTO \(unescaped: tables.schema) (version) SELECT \(version)
+                    WHERE NOT EXISTS (SELECT 1 FROM \(unescaped: tables.schema) WHERE version >= \(version))
+                    """, logger: logger)
+            }
+        }
+    }
+
+    /// Removes every row whose expiry is at or before `now`.
+    /// - Returns: How many rows were removed.
+    @discardableResult
+    public func sweepExpired(now: Date = Date()) async throws(PostgresStoreError) -> Int {
+        var removed = 0
+        for table in [backend.tables.replay, backend.tables.attempts, backend.tables.state] {
+            removed += try await backend.perform("sweep \(table)") { client in
+                let rows = try await client.query("DELETE FROM \(unescaped: table) WHERE expires_at <= \(now) RETURNING 1")
+                var count = 0
+                for try await _ in rows { count += 1 }
+                return count
+            }
+        }
+        return removed
+    }
+
+    /// Sweeps expired rows every `interval` until the calling task is
+    /// cancelled; a failed sweep is logged and tried again next time.
+    public func runSweeper(every interval: Duration = .seconds(300)) async {
+        while !Task.isCancelled {
+            do {
+                let removed = try await sweepExpired()
+                if removed > 0 { backend.logger.debug("swept expired rows", metadata: ["rows": "\(removed)"]) }
+            } catch {
+                backend.logger.warning("could not sweep expired rows", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// Connects once with `settings` and runs `SELECT 1`, outside any pool,
+    /// so that a wrong password or an unreachable server is reported at
+    /// start-up as exactly that (a pool retries quietly instead).
+    /// - Throws: ``PostgresStoreError`` `unavailable`, `authenticationFailed`,
+    ///   `timedOut` or `invalidConfiguration`.
+    public static func checkConnection(_ settings: PostgresConnectionSettings, logger: Logger = Logger(label: "IdentityStoresPostgres")) async throws(PostgresStoreError) {
+        let configuration = try settings.connectionConfiguration()
+        let timeout = settings.connectTimeout + settings.statementTimeout
+        do {
+            try await Deadline.run(within: timeout) {
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                do {
+                    try await connection.query("SELECT 1", logger: logger)
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                try await connection.close()
+            }
+        } catch {
+            throw PostgresStoreBackend.storeError(error, operation: "connect", timeout: timeout)
+        }
+    }
+}
+
+/// The names of the tables and the statements that make them.
+struct PostgresTables: Sendable {
+    let prefix: String
+    var replay: String { prefix + "totp_replay" }
+    var attempts: String { prefix + "totp_attempts" }
+    var state: String { prefix + "state" }
+    var schema: String { prefix + "schema" }
+
+    /// One advisory-lock id per prefix, so that two apps with different
+    /// prefixes in one database do not wait for each other.
+    var migrationLockID: Int64 {
+        // FNV-1a over the prefix: stable across processes and releases.
+        var hash: UInt64 = 0xcbf29ce484222325
+        for byte in ("identity-stores-migrate:" + prefix).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+        return Int64(bitPattern: hash)
+    }
+
+    var migration: [String] {
+        [
+            "CREATE TABLE IF NOT EXISTS \(replay) (key_id text PRIMARY KEY, last_step bigint NOT NULL, expires_at timestamptz NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS \(replay)_expires_at ON \(replay) (expires_at)",
+            "CREATE TABLE IF NOT EXISTS \(attempts) (key_id text PRIMARY KEY, attempts integer NOT NULL, expires_at timestamptz NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS \(attempts)_expires_at ON \(attempts) (expires_at)",
+            "CREATE TABLE IF NOT EXISTS \(state) (key text PRIMARY KEY, value bytea NOT NULL, expires_at timestamptz NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS \(state)_expires_at ON \(state) (expires_at)",
+            "CREATE TABLE IF NOT EXISTS \(schema) (version integer NOT NULL)",
+        ]
+    }
+}
+
+/// What every store shares: the pool, the table names, the timeout, and
+/// the one place where errors become ``PostgresStoreError``.
+struct PostgresStoreBackend: Sendable {
+    let client: PostgresClient
+    let tables: PostgresTables
+    let queryTimeout: Duration
+    let logger: Logger
+
+    /// Runs `body` under the query timeout; every failure becomes a
+    /// ``PostgresStoreError``.
+    @discardableResult
+    func perform<Value: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresClient) async throws -> Value) async throws(PostgresStoreError) -> Value {
+        let client = self.client
+        do {
+            return try await Deadline.run(within: queryTimeout) { try await body(client) }
+        } catch {
+            let storeError = Self.storeError(error, operation: operation, timeout: queryTimeout)
+            logger.warning("store call failed", metadata: ["operation": "\(operation)", "error": "\(storeError)"])
+            throw storeError
+        }
+    }
+
+    /// The store error for whatever a PostgreSQL call threw.
+    static func storeError(_ error: any Error, operation: String, timeout: Duration) -> PostgresStoreError {
+        switch error {
+        case let error as PostgresStoreError:
+            return error
+        case let error as TransportError where error == .timedOut:
+            return .timedOut(operation, after: timeout)
+        case is CancellationError:
+            return .cancelled
+        case let error as PSQLError:
+            return storeError(error, operation: operation)
+        case let error as PostgresTransactionError:
+            // The first failure of BEGIN, the body and COMMIT is the cause.
+            guard let cause = error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError else {
+                return .unavailable("\(operation): the transaction failed")
+            }
+            return storeError(cause, operation: operation, timeout: timeout)
+        case is PostgresDecodingError:
+            return .corruptRow(operation)
+        default:
+            // ConnectionPoolError (the pool gave up reaching the server),
+            // NIO's channel errors, and whatever else keeps the call from
+            // the server.
+            return .unavailable("\(operation): the server cannot be reached (\(type(of: error)))")
+        }
+    }
+
+    private static func storeError(_ error: PSQLError, operation: String) -> PostgresStoreError {
+        let sqlState = error.serverInfo?[.sqlState]
+        switch error.code {
+        case .server:
+            switch sqlState {
+            case "28P01", "28000": return .authenticationFailed(sqlState: sqlState)
+            case "42P01": return .notMigrated(operation)
+            case "57014": return .statementTimedOut(operation)
+            case let state? where state.hasPrefix("08") || state.hasPrefix("57P"):
+                // Connection exceptions; the server shutting down or a
+                // backend terminated by an administrator.
+                return .unavailable("\(operation): the connection ended (SQLSTATE \(state))")
+            default: return .queryFailed(operation, sqlState: sqlState)
+            }
+        case .authMechanismRequiresPassword, .unsupportedAuthMechanism, .saslError:
+            return .authenticationFailed(sqlState: sqlState)
+        case .queryCancelled:
+            return .cancelled
+        default:
+            return .unavailable("\(operation): the connection failed or ended (\(error.code))")
+        }
+    }
+}

@@ -1,0 +1,180 @@
+public import Foundation
+public import IdentityServerState
+public import MultiFactorAuth
+public import OTP
+import PostgresNIO
+
+/// ``TOTPReplayStore`` on PostgreSQL: one row per key with its last
+/// accepted step. Made by ``PostgresIdentityStores/replayStore``.
+public struct PostgresTOTPReplayStore: TOTPReplayStore {
+    let backend: PostgresStoreBackend
+
+    /// Records `step` for `keyID` unless it is not later than the last one
+    /// recorded (and still retained), in one statement:
+    ///
+    /// ```sql
+    /// INSERT … VALUES (key, step, retain) ON CONFLICT (key_id) DO UPDATE SET …
+    ///   WHERE row.last_step < step OR row.expires_at <= now RETURNING 1
+    /// ```
+    ///
+    /// Why it is atomic: `INSERT … ON CONFLICT DO UPDATE` guarantees an
+    /// insert or an update for each proposed row, even under concurrency. Of
+    /// concurrent recordings of one key, the first inserts (or locks the
+    /// existing row); the others wait on that row's lock and then evaluate
+    /// the `WHERE` against the committed new version, so for one step
+    /// exactly one statement returns a row: the code is accepted once.
+    public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) async throws(PostgresStoreError) -> Bool {
+        let table = backend.tables.replay
+        let step = Int64(clamping: step)
+        return try await backend.perform("record an accepted TOTP step") { client in
+            let rows = try await client.query("""
+                INSERT INTO \(unescaped: table) AS row (key_id, last_step, expires_at) VALUES (\(keyID), \(step), \(retainUntil))
+                ON CONFLICT (key_id) DO UPDATE SET last_step = EXCLUDED.last_step, expires_at = EXCLUDED.expires_at
+                WHERE row.last_step < EXCLUDED.last_step OR row.expires_at <= \(now)
+                RETURNING 1
+                """)
+            var recorded = false
+            for try await _ in rows { recorded = true }
+            return recorded
+        }
+    }
+}
+
+/// ``TOTPAttemptStore`` on PostgreSQL: one row per key with its count and
+/// the end of its lock-out. Made by ``PostgresIdentityStores/attemptStore``.
+public struct PostgresTOTPAttemptStore: TOTPAttemptStore {
+    let backend: PostgresStoreBackend
+
+    /// Counts an attempt for `keyID` unless it already had `limit`, in one statement:
+    ///
+    /// ```sql
+    /// INSERT … VALUES (key, 1, expires) ON CONFLICT (key_id) DO UPDATE
+    ///   SET attempts = CASE WHEN row.expires_at <= now THEN 1 ELSE row.attempts + 1 END, …
+    ///   WHERE row.expires_at <= now OR row.attempts < limit RETURNING 1
+    /// ```
+    ///
+    /// Why it is atomic: as for the replay store, concurrent attempts on
+    /// one key serialize on its row lock and each sees the count the
+    /// previous one committed, so no more than `limit` are ever counted —
+    /// and the count is taken before the code is checked.
+    public func recordAttempt(for keyID: String, limit: Int, at now: Date, expiresAt: Date) async throws(PostgresStoreError) -> Bool {
+        guard limit >= 1 else { return false }
+        let table = backend.tables.attempts
+        let limit = Int32(clamping: limit)
+        return try await backend.perform("count a TOTP attempt") { client in
+            let rows = try await client.query("""
+                INSERT INTO \(unescaped: table) AS row (key_id, attempts, expires_at) VALUES (\(keyID), 1, \(expiresAt))
+                ON CONFLICT (key_id) DO UPDATE
+                SET attempts = CASE WHEN row.expires_at <= \(now) THEN 1 ELSE row.attempts + 1 END, expires_at = EXCLUDED.expires_at
+                WHERE row.expires_at <= \(now) OR row.attempts < \(limit)
+                RETURNING 1
+                """)
+            var counted = false
+            for try await _ in rows { counted = true }
+            return counted
+        }
+    }
+
+    /// Forgets `keyID`'s count (one `DELETE`).
+    public func clearAttempts(for keyID: String) async throws(PostgresStoreError) {
+        let table = backend.tables.attempts
+        try await backend.perform("clear TOTP attempts") { client in
+            try await client.query("DELETE FROM \(unescaped: table) WHERE key_id = \(keyID)")
+        }
+    }
+
+    /// The attempts counted for `keyID` at `now` (0 when none or lapsed).
+    public func attempts(for keyID: String, at now: Date = Date()) async throws(PostgresStoreError) -> Int {
+        let table = backend.tables.attempts
+        return try await backend.perform("read TOTP attempts") { client in
+            let rows = try await client.query("SELECT attempts FROM \(unescaped: table) WHERE key_id = \(keyID) AND expires_at > \(now)")
+            var count = 0
+            for try await attempts in rows.decode(Int32.self) { count = Int(attempts) }
+            return count
+        }
+    }
+}
+
+/// ``ExpiringStateStore`` on PostgreSQL: one row per key with its bytes
+/// and expiry. Made by ``PostgresIdentityStores/stateStore``.
+public struct PostgresStateStore: ExpiringStateStore {
+    let backend: PostgresStoreBackend
+
+    /// Keeps `value` under `key` until `expiresAt` (one upsert).
+    public func setValue(_ value: Data, forKey key: String, expiresAt: Date) async throws(PostgresStoreError) {
+        let table = backend.tables.state
+        try await backend.perform("keep state") { client in
+            try await client.query("""
+                INSERT INTO \(unescaped: table) (key, value, expires_at) VALUES (\(key), \(value), \(expiresAt))
+                ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at
+                """)
+        }
+    }
+
+    /// The value under `key`, unless absent or expired by `now`.
+    public func value(forKey key: String, at now: Date) async throws(PostgresStoreError) -> Data? {
+        let table = backend.tables.state
+        return try await backend.perform("read state") { client in
+            let rows = try await client.query("SELECT value FROM \(unescaped: table) WHERE key = \(key) AND expires_at > \(now)")
+            var value: Data?
+            for try await bytes in rows.decode(Data.self) { value = bytes }
+            return value
+        }
+    }
+
+    /// The value under `key`, removed in the same statement
+    /// (`DELETE … RETURNING`: of concurrent takers, the one whose delete
+    /// wins the row lock gets it, the others find no row).
+    public func takeValue(forKey key: String, at now: Date) async throws(PostgresStoreError) -> Data? {
+        let table = backend.tables.state
+        return try await backend.perform("take state") { client in
+            let rows = try await client.query("DELETE FROM \(unescaped: table) WHERE key = \(key) RETURNING value, expires_at")
+            var value: Data?
+            for try await (bytes, expiresAt) in rows.decode((Data, Date).self) where expiresAt > now { value = bytes }
+            return value
+        }
+    }
+
+    /// Forgets the value under `key` (one `DELETE`).
+    public func removeValue(forKey key: String) async throws(PostgresStoreError) {
+        let table = backend.tables.state
+        try await backend.perform("remove state") { client in
+            try await client.query("DELETE FROM \(unescaped: table) WHERE key = \(key)")
+        }
+    }
+}
+
+/// ``AuthSessionStore`` on PostgreSQL: signed-in users' sessions in the
+/// state table, under `auth-session/` keys, each lasting ``lifetime``
+/// after its last save, sealed at rest when a codec is given. Made by
+/// ``PostgresIdentityStores/authSessionStore(lifetime:sealing:)``; give
+/// each browser or user a scope of its own with
+/// `store.scoped(to: browserID)`.
+public struct PostgresAuthSessionStore: AuthSessionStore {
+    /// A saved session is gone when it was not saved again for this long.
+    public let lifetime: Duration
+    private let state: any ExpiringStateStore
+
+    init(state: PostgresStateStore, lifetime: Duration, sealing: SealedStateCodec?) {
+        self.lifetime = lifetime
+        self.state = sealing.map { SealingStateStore(base: state, codec: $0) } ?? state
+    }
+
+    /// Saves `session` under `key`.
+    public func save(_ session: AuthSession, key: String) async throws {
+        let seconds = Double(lifetime.components.seconds) + Double(lifetime.components.attoseconds) / 1e18
+        try await state.set(session, forKey: Self.prefix + key, expiresAt: Date().addingTimeInterval(seconds))
+    }
+
+    /// The session saved under `key`, or nil.
+    public func load(key: String) async throws -> AuthSession? {
+        try await state.get(AuthSession.self, forKey: Self.prefix + key)
+    }
+
+    /// Forgets the session saved under `key`.
+    public func remove(key: String) async throws {
+        try await state.removeValue(forKey: Self.prefix + key)
+    }
+
+    static let prefix = "auth-session/"
+}

@@ -1,0 +1,312 @@
+import Foundation
+import IdentityServerState
+import IdentityStoresPostgres
+import Logging
+import MultiFactorAuth
+import OTP
+import PostgresNIO
+import StoreConformance
+import Testing
+
+/// The server the tests use: `IDENTITY_TEST_POSTGRES_URL` (no password in
+/// it) and `PGPASSWORD`, as `.ci/postgres_start.sh` writes them. Without
+/// them the suite is skipped — `swift test` needs no database — and
+/// `.ci/run` runs it.
+enum TestDatabase {
+    static let environment = ProcessInfo.processInfo.environment
+    static let url = environment["IDENTITY_TEST_POSTGRES_URL"]
+    static var isConfigured: Bool { url != nil }
+
+    static func settings(password: String? = environment["PGPASSWORD"], statementTimeout: Duration = .seconds(5)) throws -> PostgresConnectionSettings {
+        var settings = try PostgresConnectionSettings(url: try #require(url), password: password)
+        settings.statementTimeout = statementTimeout
+        settings.connectTimeout = .seconds(2)
+        return settings
+    }
+
+    /// Runs `body` with stores on a running client, then shuts the client down.
+    static func withStores<T: Sendable>(settings: PostgresConnectionSettings? = nil, tablePrefix: String = "test_", queryTimeout: Duration = .seconds(5),
+                                        migrate: Bool = true, _ body: @Sendable (PostgresIdentityStores) async throws -> T) async throws -> T {
+        let client = PostgresClient(configuration: try (settings ?? Self.settings()).clientConfiguration,
+                                    backgroundLogger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { await client.run(); return nil }
+            let stores = try PostgresIdentityStores(client: client, tablePrefix: tablePrefix, queryTimeout: queryTimeout)
+            do {
+                if migrate { try await stores.migrate() }
+                let result = try await body(stores)
+                group.cancelAll()
+                return result
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+        }
+    }
+
+    /// A raw connection as the test role, for what the stores never do
+    /// (holding a row lock, terminating a backend).
+    static func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let settings = try Self.settings()
+        var configuration = PostgresConnection.Configuration(host: settings.host ?? "127.0.0.1", port: settings.port, username: settings.username,
+                                                             password: settings.password, database: settings.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 99, logger: Logger(label: "test"))
+        do {
+            let result = try await body(connection)
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    static func freshPrefix() -> String { "t\(UUID().uuidString.prefix(8).lowercased().filter(\.isLetter))_" }
+}
+
+/// One suite, two stores: the cases `swift test` runs on the in-memory
+/// stores, here on PostgreSQL.
+@Suite(.enabled(if: TestDatabase.isConfigured, "IDENTITY_TEST_POSTGRES_URL names no PostgreSQL server"))
+struct PostgresConformanceTests {
+    @Test func replayStore() async throws {
+        try await TestDatabase.withStores { stores in
+            try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(stores.replayStore)
+            try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(stores.replayStore)
+        }
+    }
+
+    @Test func attemptStore() async throws {
+        try await TestDatabase.withStores { stores in
+            try await TOTPStoreConformance.attemptStoreCountsToTheLimit(stores.attemptStore)
+        }
+    }
+
+    @Test func concurrentWrongCodesStopAtTheLimit() async throws {
+        let checked = try await TestDatabase.withStores { stores in
+            try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(replayStore: stores.replayStore, attemptStore: stores.attemptStore)
+        }
+        print("PostgreSQL stores: 200 concurrent wrong codes, limit 5: \(checked) checked, \(200 - checked) refused")
+    }
+
+    @Test func aCodeAcceptedOnOneInstanceIsRefusedOnAnother() async throws {
+        // Two clients (two pools), as two instances would have.
+        try await TestDatabase.withStores { first in
+            try await TestDatabase.withStores { second in
+                let totp = try TOTP(key: Array("12345678901234567890".utf8))
+                let a = try TOTPVerifier(totp: totp, window: 1, replayStore: first.replayStore, attemptStore: first.attemptStore)
+                let b = try TOTPVerifier(totp: totp, window: 1, replayStore: second.replayStore, attemptStore: second.attemptStore)
+                let user = TOTPStoreConformance.freshKey("fleet")
+                let now: Int64 = 1_800_000_000
+                #expect(try await a.verify(try totp.code(at: now), keyID: user, at: now) == .accepted(step: try totp.step(at: now)))
+                #expect(try await b.verify(try totp.code(at: now), keyID: user, at: now) == .replayed(step: try totp.step(at: now)))
+            }
+        }
+    }
+
+    @Test func stateStore() async throws {
+        try await TestDatabase.withStores { stores in
+            try await StateStoreConformance.keepsValuesUntilTheyExpire(stores.stateStore)
+            try await StateStoreConformance.aValueIsTakenOnce(stores.stateStore)
+            let codec = SealedStateCodec(keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]), purpose: "test")
+            try await StateStoreConformance.keepsValuesUntilTheyExpire(SealingStateStore(base: stores.stateStore, codec: codec))
+        }
+    }
+
+    @Test func authSessionStore() async throws {
+        try await TestDatabase.withStores { stores in
+            try await StateStoreConformance.keepsAuthSessions(stores.authSessionStore())
+            let codec = SealedStateCodec(keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]), purpose: "sessions")
+            let sealed = stores.authSessionStore(sealing: codec)
+            try await StateStoreConformance.keepsAuthSessions(sealed)
+            // At rest: no token in the row.
+            let session = AuthSession(uid: "u", email: nil, displayName: nil, isEmailVerified: false, isAnonymous: true, tenantID: nil,
+                                      idToken: "ID-TOKEN-MARKER", refreshToken: "REFRESH-MARKER", idTokenExpiration: Date(), factors: [])
+            let key = TOTPStoreConformance.freshKey("sealed")
+            try await sealed.save(session, key: key)
+            let raw = try #require(try await stores.stateStore.value(forKey: "auth-session/" + key, at: Date()))
+            #expect(!String(decoding: raw, as: UTF8.self).contains("MARKER"))
+            #expect(try await sealed.load(key: key) == session)
+        }
+    }
+}
+
+@Suite(.enabled(if: TestDatabase.isConfigured, "IDENTITY_TEST_POSTGRES_URL names no PostgreSQL server"))
+struct PostgresOperationTests {
+    @Test func migrationIsIdempotentAndSafeFromManyInstancesAtOnce() async throws {
+        let prefix = TestDatabase.freshPrefix()
+        try await TestDatabase.withStores(tablePrefix: prefix, migrate: false) { stores in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 { group.addTask { try await stores.migrate() } }
+                try await group.waitForAll()
+            }
+            try await stores.migrate()
+            #expect(try await stores.attemptStore.recordAttempt(for: "k", limit: 1, at: Date(), expiresAt: Date().addingTimeInterval(60)))
+        }
+        let versions = try await TestDatabase.withConnection { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(prefix)schema"), logger: Logger(label: "test")).collect().count
+        }
+        #expect(versions == 1)
+    }
+
+    @Test func withoutMigrationTheErrorSaysSo() async throws {
+        try await TestDatabase.withStores(tablePrefix: TestDatabase.freshPrefix(), migrate: false) { stores in
+            do {
+                _ = try await stores.replayStore.recordAcceptedStep(1, for: "k", at: Date(), retainUntil: Date())
+                Issue.record("a store without its tables answered")
+            } catch let error as PostgresStoreError {
+                #expect(error.code == .notMigrated)
+                #expect(error.description.contains("migrate()"))
+            }
+        }
+    }
+
+    @Test func sweepingRemovesExpiredRowsOnly() async throws {
+        try await TestDatabase.withStores(tablePrefix: TestDatabase.freshPrefix()) { stores in
+            let now = Date()
+            for index in 0..<5 {
+                try await stores.stateStore.setValue(Data([1]), forKey: "old-\(index)", expiresAt: now.addingTimeInterval(-1))
+                _ = try await stores.replayStore.recordAcceptedStep(1, for: "old-\(index)", at: now, retainUntil: now.addingTimeInterval(-1))
+            }
+            try await stores.stateStore.setValue(Data([2]), forKey: "live", expiresAt: now.addingTimeInterval(60))
+            #expect(try await stores.sweepExpired(now: now) == 10)
+            #expect(try await stores.stateStore.value(forKey: "live", at: now) == Data([2]))
+            #expect(try await stores.sweepExpired(now: now) == 0)
+        }
+    }
+
+    @Test func aWrongPasswordIsNamedAndVerificationFailsClosed() async throws {
+        let wrong = try TestDatabase.settings(password: "not-the-password")
+        await #expect(throws: PostgresStoreError.self) { try await PostgresIdentityStores.checkConnection(wrong) }
+        do {
+            try await PostgresIdentityStores.checkConnection(wrong)
+        } catch {
+            #expect(error.code == .authenticationFailed)
+            #expect(!error.description.contains("not-the-password"))
+        }
+        // Through a pool: the verifier throws within the query timeout.
+        let started = ContinuousClock.now
+        try await TestDatabase.withStores(settings: wrong, queryTimeout: .seconds(2), migrate: false) { stores in
+            let verifier = try TOTPVerifier(totp: try TOTP(key: Array("12345678901234567890".utf8)), replayStore: stores.replayStore, attemptStore: stores.attemptStore)
+            await #expect(throws: PostgresStoreError.self) { _ = try await verifier.verify("123456", keyID: "u", at: Int64(1_800_000_000)) }
+        }
+        #expect(ContinuousClock.now - started < .seconds(6))
+    }
+
+    @Test func anUnreachableServerIsATypedErrorNotAHang() async throws {
+        var down = try TestDatabase.settings()
+        down.port = 1
+        do {
+            try await PostgresIdentityStores.checkConnection(down)
+            Issue.record("connected to port 1")
+        } catch {
+            #expect(error.code == .unavailable || error.code == .timedOut, "\(error)")
+        }
+        let started = ContinuousClock.now
+        try await TestDatabase.withStores(settings: down, queryTimeout: .seconds(1), migrate: false) { stores in
+            let verifier = try TOTPVerifier(totp: try TOTP(key: Array("12345678901234567890".utf8)), replayStore: stores.replayStore, attemptStore: stores.attemptStore)
+            do {
+                _ = try await verifier.verify("123456", keyID: "u", at: Int64(1_800_000_000))
+                Issue.record("a verification passed with the database down")
+            } catch let error as PostgresStoreError {
+                #expect(error.code == .unavailable || error.code == .timedOut, "\(error)")
+            }
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    /// A connection dropped in the middle of a call: the call waits on a
+    /// row lock another transaction holds, and its backend is terminated.
+    @Test func aConnectionDroppedMidCallIsATypedError() async throws {
+        let key = TOTPStoreConformance.freshKey("dropped")
+        try await TestDatabase.withStores { stores in
+            _ = try await stores.attemptStore.recordAttempt(for: key, limit: 5, at: Date(), expiresAt: Date().addingTimeInterval(60))
+            try await TestDatabase.withConnection { locker in
+                let logger = Logger(label: "test")
+                let lockerPID = try await locker.query("SELECT pg_backend_pid()", logger: logger).collect().first?.decode(Int32.self) ?? 0
+                try await locker.query("BEGIN", logger: logger)
+                try await locker.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM test_totp_attempts WHERE key_id = '\(key)' FOR UPDATE"), logger: logger)
+                let call = Task { try await stores.attemptStore.recordAttempt(for: key, limit: 5, at: Date(), expiresAt: Date().addingTimeInterval(60)) }
+                // Wait until the call is blocked on this lock (no other
+                // test's), then end its backend.
+                var terminated = false
+                for _ in 0..<50 where !terminated {
+                    try await Task.sleep(for: .milliseconds(100))
+                    let rows = try await TestDatabase.withConnection { killer in
+                        try await killer.query("""
+                            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                            WHERE \(lockerPID) = ANY(pg_blocking_pids(pid))
+                            """, logger: logger).collect()
+                    }
+                    terminated = !rows.isEmpty
+                }
+                #expect(terminated)
+                do {
+                    _ = try await call.value
+                    Issue.record("a call whose connection was terminated succeeded")
+                } catch let error as PostgresStoreError {
+                    #expect(error.code == .unavailable, "\(error)")
+                }
+                try await locker.query("ROLLBACK", logger: logger)
+            }
+            // The pool recovers: the next call works.
+            #expect(try await stores.attemptStore.attempts(for: key) >= 1)
+        }
+    }
+
+    @Test func aLockHeldTooLongEndsAtTheStatementTimeout() async throws {
+        let key = TOTPStoreConformance.freshKey("slow")
+        try await TestDatabase.withStores(settings: try TestDatabase.settings(statementTimeout: .milliseconds(500))) { stores in
+            _ = try await stores.attemptStore.recordAttempt(for: key, limit: 5, at: Date(), expiresAt: Date().addingTimeInterval(60))
+            try await TestDatabase.withConnection { locker in
+                let logger = Logger(label: "test")
+                try await locker.query("BEGIN", logger: logger)
+                try await locker.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM test_totp_attempts WHERE key_id = '\(key)' FOR UPDATE"), logger: logger)
+                do {
+                    _ = try await stores.attemptStore.recordAttempt(for: key, limit: 5, at: Date(), expiresAt: Date().addingTimeInterval(60))
+                    Issue.record("a call waited out a held lock")
+                } catch let error as PostgresStoreError {
+                    #expect(error.code == .timedOut)
+                    #expect(error.sqlState == "57014")
+                }
+                try await locker.query("ROLLBACK", logger: logger)
+            }
+        }
+    }
+}
+
+/// What needs no server: reading connection URLs and refusing bad options.
+@Suite struct PostgresSettingsTests {
+    @Test func urlsAreReadAsLibpqReadsThem() throws {
+        let settings = try PostgresConnectionSettings(url: "postgresql://app%40team@db.internal:6543/identity?sslmode=verify-full", password: "pw")
+        #expect(settings.host == "db.internal")
+        #expect(settings.port == 6543)
+        #expect(settings.username == "app@team")
+        #expect(settings.database == "identity")
+        #expect(settings.tls == .verifyFull)
+        #expect(settings.password == "pw")
+        #expect(!settings.description.contains("pw"))
+        let defaults = try PostgresConnectionSettings(url: "postgres://app@localhost")
+        #expect(defaults.port == 5432 && defaults.database == nil && defaults.tls == .prefer && defaults.password == nil)
+        let socket = try PostgresConnectionSettings(url: "postgres://app@localhost/db?host=/run/postgresql")
+        #expect(socket.unixSocketPath == "/run/postgresql/.s.PGSQL.5432")
+        let inURL = try PostgresConnectionSettings(url: "postgres://app:s3cret@localhost/db")
+        #expect(inURL.password == "s3cret")
+        #expect(PostgresConnectionSettings.urlContainsPassword("postgres://app:s3cret@localhost/db"))
+        #expect(!PostgresConnectionSettings.urlContainsPassword("postgres://app@localhost/db"))
+        #expect(!inURL.description.contains("s3cret"))
+    }
+
+    @Test func badURLsAreRefusedWithoutTheirPassword() {
+        for url in ["mysql://app@localhost/db", "postgres://localhost/db", "postgres://app:hunter2@/db", "postgres://app:hunter2@localhost/db?sslmode=maybe",
+                    "postgres://app:hunter2@localhost/db?options=-c%20x", "not a url", "postgres://app@localhost:99999/db"] {
+            do {
+                _ = try PostgresConnectionSettings(url: url)
+                Issue.record("accepted \(url)")
+            } catch {
+                #expect(error.code == .invalidConfiguration, "\(url)")
+                #expect(!error.description.contains("hunter2"), "\(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import IdentityServerState
+import MultiFactorAuth
+import Testing
+
+/// The cases every ``ExpiringStateStore`` and ``AuthSessionStore`` must
+/// pass: run by `swift test` on the in-memory stores and by `.ci/run` on
+/// the PostgreSQL ones.
+public enum StateStoreConformance {
+    /// Values are kept until their expiry, replaced by a later set,
+    /// removed on request; keys are independent.
+    public static func keepsValuesUntilTheyExpire(_ store: any ExpiringStateStore) async throws {
+        let now = Date()
+        let (a, b) = (TOTPStoreConformance.freshKey("state-a"), TOTPStoreConformance.freshKey("state-b"))
+        #expect(try await store.value(forKey: a, at: now) == nil)
+        try await store.setValue(Data("first".utf8), forKey: a, expiresAt: now.addingTimeInterval(60))
+        try await store.setValue(Data([0, 255, 1]), forKey: b, expiresAt: now.addingTimeInterval(60))
+        #expect(try await store.value(forKey: a, at: now) == Data("first".utf8))
+        #expect(try await store.value(forKey: b, at: now) == Data([0, 255, 1]))
+        try await store.setValue(Data("second".utf8), forKey: a, expiresAt: now.addingTimeInterval(120))
+        #expect(try await store.value(forKey: a, at: now.addingTimeInterval(90)) == Data("second".utf8))
+        #expect(try await store.value(forKey: a, at: now.addingTimeInterval(121)) == nil)
+        try await store.removeValue(forKey: b)
+        #expect(try await store.value(forKey: b, at: now) == nil)
+        // Removing what is not there is not an error.
+        try await store.removeValue(forKey: TOTPStoreConformance.freshKey("absent"))
+        // Codable values through the typed helpers.
+        let snapshot = ["hint": "totp", "tenant": "t1"]
+        try await store.set(snapshot, forKey: a, expiresAt: now.addingTimeInterval(60))
+        #expect(try await store.get([String: String].self, forKey: a, at: now) == snapshot)
+    }
+
+    /// A take returns the value once: of 50 concurrent takers exactly one
+    /// gets it; an expired value is not returned.
+    public static func aValueIsTakenOnce(_ store: any ExpiringStateStore) async throws {
+        let now = Date()
+        let key = TOTPStoreConformance.freshKey("take")
+        try await store.setValue(Data("once".utf8), forKey: key, expiresAt: now.addingTimeInterval(60))
+        let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 { group.addTask { try await store.takeValue(forKey: key, at: now) != nil } }
+            var count = 0
+            for try await won in group where won { count += 1 }
+            return count
+        }
+        #expect(winners == 1)
+        #expect(try await store.value(forKey: key, at: now) == nil)
+        try await store.setValue(Data("late".utf8), forKey: key, expiresAt: now.addingTimeInterval(10))
+        #expect(try await store.takeValue(forKey: key, at: now.addingTimeInterval(11)) == nil)
+    }
+
+    /// Sessions saved under a key come back whole; removal forgets them;
+    /// scopes keep browsers apart in one store.
+    public static func keepsAuthSessions(_ store: any AuthSessionStore) async throws {
+        let session = AuthSession(uid: "uid-\(UUID().uuidString)", email: "a@example.com", displayName: "Ada", isEmailVerified: true,
+                                  isAnonymous: false, tenantID: "tenant-1", idToken: "id.token.value", refreshToken: "refresh-token",
+                                  idTokenExpiration: Date(timeIntervalSince1970: 1_900_000_000),
+                                  factors: [AuthSession.Factor(uid: "f1", displayName: "phone", enrollmentDate: Date(timeIntervalSince1970: 1_800_000_000),
+                                                               factorID: "totp", phoneNumber: nil)])
+        let key = TOTPStoreConformance.freshKey("app") + "/"
+        #expect(try await store.load(key: key) == nil)
+        try await store.save(session, key: key)
+        #expect(try await store.load(key: key) == session)
+        var changed = session
+        changed.idToken = "a.newer.token"
+        try await store.save(changed, key: key)
+        #expect(try await store.load(key: key) == changed)
+        let (browserA, browserB) = (store.scoped(to: TOTPStoreConformance.freshKey("browser")), store.scoped(to: TOTPStoreConformance.freshKey("browser")))
+        try await browserA.save(session, key: key)
+        #expect(try await browserB.load(key: key) == nil)
+        #expect(try await browserA.load(key: key) == session)
+        try await store.remove(key: key)
+        #expect(try await store.load(key: key) == nil)
+        #expect(try await browserA.load(key: key) == session)
+    }
+}
