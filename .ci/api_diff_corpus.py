@@ -29,6 +29,10 @@ PROBES = {
     "auth": ["IdentityToolkit", "OTPFormats", "MultiFactorAuth"],
 }
 
+# Modules every probe builds (IdentityToolkit depends on them) without
+# comparing their API.
+SUPPORT = ["OTPFormats"]
+
 # The targets below mirror their definitions in the root Package.swift (same
 # dependencies, floors and settings); a drift shows as a baseline that does
 # not build or does not compare clean, which stops the run.
@@ -50,9 +54,11 @@ let package = Package(
         .target(name: "SpecCodegen", dependencies: [.product(name: "Yams", package: "Yams")], path: "Generator/SpecCodegen"),
         .executableTarget(name: "spec-codegen-plugin-tool", dependencies: ["SpecCodegen"], path: "Generator/spec-codegen-plugin-tool"),
         .plugin(name: "SpecCodegenPlugin", capability: .buildTool(), dependencies: ["spec-codegen-plugin-tool"], path: "Plugins/SpecCodegenPlugin"),
+        .target(name: "OTPFormats"),
         .target(
             name: "IdentityToolkit",
             dependencies: [
+                "OTPFormats",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -68,8 +74,7 @@ for target in package.targets where target.type != .plugin {
 }
 """
 
-AUTH_TARGETS = """        .target(name: "OTPFormats"),
-        .target(
+AUTH_TARGETS = """        .target(
             name: "MultiFactorAuth",
             dependencies: ["IdentityToolkit", "OTPFormats", .product(name: "HTTPTypes", package: "swift-http-types")],
             exclude: ["spec-codegen-config.json"], plugins: ["SpecCodegenPlugin"]
@@ -90,7 +95,7 @@ def make_probe(name, modules, folder):
     os.makedirs(folder)
     for part in ["Generator", "Plugins", "Spec"]:
         shutil.copytree(os.path.join(ROOT, part), os.path.join(folder, part))
-    for module in modules:
+    for module in dict.fromkeys(SUPPORT + modules):
         shutil.copytree(os.path.join(ROOT, "Sources", module), os.path.join(folder, "Sources", module))
     products = ", ".join(f'.library(name: "{m}", targets: ["{m}"])' for m in modules)
     extra = AUTH_TARGETS if "MultiFactorAuth" in modules else ""

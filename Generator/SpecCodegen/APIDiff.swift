@@ -350,8 +350,10 @@ public enum APIDiff {
                     if was.userInfoName != code.userInfoName { cosmetic(subject, "user-info name \(was.userInfoName) → \(code.userInfoName)") }
                     if was.description != code.description { cosmetic(subject, "description changed", "the default message and doc comment") }
                 }
-                let oldMap = Dictionary(before.serverCodes.map { ($0.server, "\($0.code)") }, uniquingKeysWith: { a, _ in a })
-                let newMap = Dictionary(after.serverCodes.map { ($0.server, "\($0.code)") }, uniquingKeysWith: { a, _ in a })
+                // An `internal` mapping (no code) is what the client answers
+                // for an unknown string, so it counts as not mapped.
+                let oldMap = Dictionary(before.serverCodes.compactMap { m in m.code.map { (m.server, "\($0)") } }, uniquingKeysWith: { a, _ in a })
+                let newMap = Dictionary(after.serverCodes.compactMap { m in m.code.map { (m.server, "\($0)") } }, uniquingKeysWith: { a, _ in a })
                 for server in Set(oldMap.keys).union(newMap.keys).sorted() where oldMap[server] != newMap[server] {
                     let change = switch (oldMap[server], newMap[server]) {
                     case (nil, let now?): "now maps to \(now) (was \(after.unknownServerCode))"
