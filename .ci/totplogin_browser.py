@@ -3,6 +3,9 @@
 
 Usage: totplogin_browser.py TOTPLOGIN_BINARY SCREENSHOT_DIR
 
+(.ci/totplogin_fleet.py runs the same story through nginx in front of two
+instances, with `run_story`.)
+
 Starts the example (with its in-process emulator) on a free port, then signs
 up, opens the verification link, signs in, reads the QR code off a screenshot
 of the enrollment page with zbarimg, computes codes with oathtool (the key on
@@ -24,12 +27,8 @@ from selenium.webdriver.common.by import By
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.ui import WebDriverWait
 
-BINARY, SHOTS = sys.argv[1], sys.argv[2]
-os.makedirs(SHOTS, exist_ok=True)
-
-
-def start_app():
-    process = subprocess.Popen([BINARY, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def start_app(binary):
+    process = subprocess.Popen([binary, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.time() + 60
     while time.time() < deadline:
         line = process.stdout.readline()
@@ -54,8 +53,10 @@ def wrong(code):
     return "".join(str((int(c) + 1) % 10) for c in code)
 
 
-def main():
-    process, base = start_app()
+def run_story(base, shots, before_code_step=lambda: None):
+    """The story against the app at `base`; `before_code_step` runs between
+    the password step and the TOTP step of the first TOTP sign-in."""
+    os.makedirs(shots, exist_ok=True)
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=900,1300"):
@@ -66,7 +67,7 @@ def main():
 
     def shot(name):
         step_number[0] += 1
-        path = os.path.join(SHOTS, f"{step_number[0]:02d}-{name}.png")
+        path = os.path.join(shots, f"{step_number[0]:02d}-{name}.png")
         driver.save_screenshot(path)
         return path
 
@@ -132,7 +133,7 @@ def main():
         expect(path() == "/enroll", "the enrollment page")
         shown_secret = driver.find_element(By.ID, "secret").text.strip()
         enroll_shot = shot("enroll")
-        qr_shot = os.path.join(SHOTS, "enroll-qr.png")
+        qr_shot = os.path.join(shots, "enroll-qr.png")
         driver.find_element(By.ID, "qr").screenshot(qr_shot)
         decoded = subprocess.run(["zbarimg", "--raw", "-q", qr_shot], capture_output=True, text=True, check=True).stdout.strip()
         uri = urllib.parse.urlparse(decoded)
@@ -163,6 +164,7 @@ def main():
         submit()
         expect(path() == "/login/totp", "the password alone asks for the code")
         shot("login-totp")
+        before_code_step()
         # The enrollment used this time step's code; a code is accepted once,
         # so the sign-in uses the next step's (as an app shows 30 s later).
         next_code = oathtool(secret, 30)
@@ -208,11 +210,19 @@ def main():
         WebDriverWait(driver, 15).until(replaced(page))
         expect("Form expired" in driver.page_source, "a POST without the CSRF token is refused")
         shot("csrf-refused")
-        print(f"browser story passed; screenshots in {SHOTS} (enrollment: {enroll_shot})")
+        print(f"browser story passed; screenshots in {shots} (enrollment: {enroll_shot})")
     finally:
         driver.quit()
+
+
+def main():
+    process, base = start_app(sys.argv[1])
+    try:
+        run_story(base, sys.argv[2])
+    finally:
         process.terminate()
         process.wait(timeout=10)
 
 
-main()
+if __name__ == "__main__":
+    main()

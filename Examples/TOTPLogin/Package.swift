@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // The pages, the browser sessions and the sign-in flow: a library so
@@ -26,7 +27,9 @@ let package = Package(
                 .product(name: "MultiFactorAuth", package: "swift-identity-mfa"),
                 .product(name: "IdentityAdmin", package: "swift-identity-mfa"),
                 .product(name: "IdentityToolkitAsyncHTTPClient", package: "swift-identity-mfa"),
+                .product(name: "OTP", package: "swift-identity-mfa"),
                 .product(name: "OTPFormats", package: "swift-identity-mfa"),
+                .product(name: "IdentityServerState", package: "swift-identity-mfa"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -37,6 +40,8 @@ let package = Package(
             dependencies: [
                 "TOTPLoginApp",
                 .product(name: "IdentityToolkitEmulator", package: "swift-identity-mfa"),
+                .product(name: "IdentityStoresPostgres", package: "swift-identity-mfa"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -45,9 +50,13 @@ let package = Package(
             dependencies: [
                 "TOTPLoginApp",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "IdentityToolkitEmulator", package: "swift-identity-mfa"),
                 .product(name: "OTP", package: "swift-identity-mfa"),
+                .product(name: "IdentityServerState", package: "swift-identity-mfa"),
+                .product(name: "IdentityStoresPostgres", package: "swift-identity-mfa"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
     ],

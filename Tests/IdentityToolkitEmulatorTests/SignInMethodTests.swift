@@ -135,6 +135,8 @@ import Testing
             #expect((numbered.json["oobLink"] as? String)?.contains("mode=signIn") == true)
             let root = try await h.raw(.get, "/")
             #expect((root.json["authEmulator"] as? [String: Any])?["ready"] as? Bool == true)
+            // The project API-key calls act on, for apps that must agree with it.
+            #expect((root.json["authEmulator"] as? [String: Any])?["projectId"] as? String == Harness.project)
         }
     }
 

@@ -39,7 +39,7 @@ struct HelperRoutes: EmulatorHelpersService {
     }
 
     func getEmulatorStatus(request: APIServerRequest) async throws -> EmulatorStatus {
-        EmulatorStatus(authEmulator: AuthEmulatorStatus(ready: true, docs: Self.documentation, ui: Self.showConsolePath))
+        EmulatorStatus(authEmulator: AuthEmulatorStatus(ready: true, docs: Self.documentation, ui: Self.showConsolePath, projectId: services.defaultProject))
     }
 
     /// Where the emulator is documented.

@@ -1,8 +1,12 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import IdentityServerState
+import IdentityStoresPostgres
 import IdentityToolkitEmulator
 import Logging
+import OTP
+import PostgresNIO
 import TOTPLoginApp
 
 /// `swift run TOTPLogin`: the example app and, unless `--emulator` names a
@@ -12,7 +16,13 @@ struct TOTPLoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "TOTPLogin",
         abstract: "A web app that signs users in with a password and a TOTP authenticator app.",
-        discussion: "Prints 'listening on http://HOST:PORT' when ready. Switches TOTP on for the project."
+        discussion: """
+            Prints 'listening on http://HOST:PORT' when ready. Switches TOTP on for the project.
+
+            Several instances behind a balancer share the browsers' state and the attempt counts: give each \
+            the same --postgres database, or (without a database) the same sealing keys in TOTPLOGIN_SEALING_KEYS \
+            or --sealing-keys-file ("id:base64-key,…", the newest first; 'mfa' prints none: use 32 random bytes).
+            """
     )
 
     @Option(help: "The address to serve on.")
@@ -24,17 +34,39 @@ struct TOTPLoginCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Use a running emulator at HOST:PORT instead of starting one.", valueName: "host:port"))
     var emulator: String?
 
-    @Option(help: "The Identity Platform project.")
-    var project = "demo-totp-login"
+    @Option(help: "The Identity Platform project (default: the running emulator's, or demo-totp-login for the embedded one).")
+    var project: String?
 
-    @Flag(help: "Mark cookies Secure (when a proxy serves the app over HTTPS).")
-    var secureCookies = false
+    @Option(help: ArgumentHelp("Share state and attempt counts through PostgreSQL (libpq URL without a password; the password from PGPASSWORD).",
+                               valueName: "url"))
+    var postgres: String?
+
+    @Option(help: ArgumentHelp("A file holding the sealing key ring (else TOTPLOGIN_SEALING_KEYS).", valueName: "path"))
+    var sealingKeysFile: String?
+
+    @Option(help: ArgumentHelp("Where browsers reach the app; an https URL marks the cookies Secure.", valueName: "url"))
+    var publicURL: String?
+
+    @Flag(help: "Take the client's address from the last X-Forwarded-For entry (only behind a proxy that sets it).")
+    var trustForwardedFor = false
+
+    static let defaultProject = "demo-totp-login"
+    static let sealingKeysVariable = "TOTPLOGIN_SEALING_KEYS"
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
         if let emulator {
             guard Self.address(emulator) != nil else {
                 throw ValidationError("--emulator must be HOST:PORT, such as 127.0.0.1:9099, not '\(emulator)'")
+            }
+        }
+        if let postgres, PostgresConnectionSettings.urlContainsPassword(postgres) {
+            // A password on the command line is visible to every process.
+            throw ValidationError("--postgres must not hold a password: give it in PGPASSWORD")
+        }
+        if let publicURL {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ValidationError("--public-url must be an http or https URL, such as https://login.example.com")
             }
         }
     }
@@ -49,25 +81,57 @@ struct TOTPLoginCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "TOTPLogin")
         logger.logLevel = .info
+        let keyRing = try sealingKeyRing()
+        var postgresClient: PostgresClient?
+        var stores: PostgresIdentityStores?
+        if let postgres {
+            let settings: PostgresConnectionSettings
+            do { settings = try PostgresConnectionSettings(url: postgres, password: ProcessInfo.processInfo.environment["PGPASSWORD"]) } catch {
+                throw StartupError(description: "--postgres: \(error)")
+            }
+            // Refuse to start without the database, rather than fail every sign-in.
+            do { try await PostgresIdentityStores.checkConnection(settings, logger: logger) } catch {
+                throw StartupError(description: "cannot reach PostgreSQL at \(settings): \(error)")
+            }
+            let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: logger)
+            postgresClient = client
+            stores = try PostgresIdentityStores(client: client, logger: logger)
+        }
+
         var running: RunningEmulator?
         let emulatorAddress: (host: String, port: Int)
+        let projectID: String
         if let emulator, let address = Self.address(emulator) {
             emulatorAddress = address
+            projectID = try await agreedProject(emulatorHost: address.host, port: address.port)
         } else {
-            let started = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
+            projectID = project ?? Self.defaultProject
+            let started = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: projectID)).start()
             running = started
             emulatorAddress = (started.host, started.port)
         }
         let emulatorURL = "http://\(emulatorAddress.host):\(emulatorAddress.port)"
-        FileHandle.standardOutput.write(Data("emulator at \(emulatorURL) (project \(project))\n".utf8))
-        let backend = try IdentityBackend(emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port, projectID: project)
-        do {
-            try await backend.enableTOTP()
-        } catch {
-            await running?.stop()
-            throw StartupError(description: "cannot switch TOTP on at the emulator \(emulatorURL): \(error)")
+        FileHandle.standardOutput.write(Data("emulator at \(emulatorURL) (project \(projectID))\n".utf8))
+        let backend = try IdentityBackend(emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port, projectID: projectID)
+
+        let state: BrowserStateConfiguration
+        let attempts: any TOTPAttemptStore
+        if let stores {
+            let base = stores.stateStore
+            state = keyRing.map { .store(SealingStateStore(base: base, codec: SealedStateCodec(keyRing: $0, purpose: "totplogin.browser-store")),
+                                         name: "PostgreSQL, sealed") } ?? .store(base, name: "PostgreSQL")
+            attempts = stores.attemptStore
+        } else {
+            if keyRing == nil {
+                logger.warning("no sealing keys: a random key seals the browsers' cookies, so a restart or another instance cannot read them (set \(Self.sealingKeysVariable))")
+            }
+            state = .sealedCookie(keyRing: try keyRing ?? SealingKeyRing([SealingKey.random(id: "ephemeral")]))
+            logger.warning("attempt counts are kept in this process: each instance grants the limit again (use --postgres)")
+            attempts = InMemoryTOTPAttemptStore()
         }
-        let app = TOTPLoginApp(backend: backend, secureCookies: secureCookies, logger: logger)
+        let app = TOTPLoginApp(backend: backend, state: state, attempts: attempts, publicURL: publicURL.flatMap(URL.init(string:)),
+                               trustForwardedFor: trustForwardedFor, logger: logger)
+        logger.info("\(app.stateSummary)")
         let host = self.host
         let application = Application(
             router: app.router(),
@@ -80,12 +144,52 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             logger: logger
         )
         do {
-            try await application.runService()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                if let postgresClient, let stores {
+                    group.addTask { await postgresClient.run() }
+                    group.addTask { await stores.runSweeper() }
+                    // Creates or upgrades the tables; safe from every instance at once.
+                    do { try await stores.migrate() } catch { throw StartupError(description: "cannot prepare the PostgreSQL tables: \(error)") }
+                }
+                do { try await backend.enableTOTP() } catch {
+                    throw StartupError(description: "cannot switch TOTP on at the emulator \(emulatorURL): \(error)")
+                }
+                try await application.runService()
+                group.cancelAll()
+            }
         } catch {
             await running?.stop()
             throw error
         }
         await running?.stop()
+    }
+
+    /// The sealing keys from --sealing-keys-file or the environment; nil when neither is given.
+    func sealingKeyRing() throws -> SealingKeyRing? {
+        do {
+            if let sealingKeysFile {
+                let text = try String(contentsOfFile: sealingKeysFile, encoding: .utf8)
+                return try SealingKeyRing(configuration: text.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            return try SealingKeyRing(environmentVariable: Self.sealingKeysVariable)
+        } catch let error as SealedStateError {
+            throw StartupError(description: "the sealing keys: \(error)")
+        } catch {
+            throw StartupError(description: "cannot read --sealing-keys-file: \(error.localizedDescription)")
+        }
+    }
+
+    /// The project of the running emulator, which every call with an API
+    /// key acts on: --project must name it (users signed up in one project
+    /// cannot be found from another).
+    func agreedProject(emulatorHost: String, port: Int) async throws -> String {
+        let served: String?
+        do { served = try await IdentityBackend.emulatorProject(host: emulatorHost, port: port) } catch {
+            throw StartupError(description: "cannot reach the emulator at \(emulatorHost):\(port): \(error)")
+        }
+        do { return try IdentityBackend.agreedProject(requested: project, served: served, fallback: Self.defaultProject) } catch {
+            throw StartupError(description: "\(error)")
+        }
     }
 }
 

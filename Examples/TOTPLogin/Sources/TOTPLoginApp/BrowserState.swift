@@ -1,87 +1,52 @@
 import Crypto
 import Foundation
+import IdentityServerState
 import MultiFactorAuth
 
 /// What the server remembers about one browser between two requests: its
-/// CSRF token, and the sign-in steps in flight. Identity is not kept here:
-/// it is the Firebase session cookie, verified on every request.
-struct BrowserSession: Sendable {
+/// CSRF token, the client's signed-in user and the sign-in steps in flight.
+///
+/// Plain data (Codable), so that any instance can read what another wrote:
+/// behind a round-robin balancer the password step and the code step reach
+/// different instances, and a deploy restarts them one at a time. Identity
+/// itself is not kept here: it is the Firebase session cookie, verified on
+/// every request. Everything in it is a secret (tokens, a pending
+/// credential, a TOTP key): it lives sealed in a cookie or in a store, and
+/// its renderings are redacted by the types it holds.
+struct BrowserState: Codable, Sendable, Equatable {
     /// Sent back with every form; a POST without it is refused.
     var csrfToken: String
-    /// The client signed in from this browser, for the calls that need the
-    /// user's own ID token (enrolling and removing a factor).
-    var auth: Auth?
+    /// The client's signed-in user, for the calls that need the user's own
+    /// ID token (enrolling and removing a factor).
+    var user: AuthSession?
     /// A password sign-in waiting for its second factor.
-    var pendingSignIn: MultiFactorResolver?
+    var pendingSignIn: PendingSignIn?
     /// A TOTP secret shown on the enrollment page, waiting for its first code.
-    var pendingSecret: TOTPSecret?
-    var lastUsed: Date
-}
+    var pendingSecret: TOTPSecret.Snapshot?
+    /// When it was last written, so that an unchanged state is written again
+    /// only now and then (to move its expiry), not on every request.
+    var savedAt: Date
 
-/// Every browser's ``BrowserSession``, keyed by a random id in an HttpOnly
-/// cookie. In memory: a restart signs no one out (the session cookie stays
-/// valid) but drops the steps in flight. Bounded, and idle entries expire,
-/// so that a flood of cookie-less requests cannot grow it without limit.
-actor BrowserSessions {
-    static let cookieName = "totplogin_browser"
-    let idleLifetime: TimeInterval
-    let capacity: Int
-    private var sessions: [String: BrowserSession] = [:]
-
-    init(idleLifetime: TimeInterval = 3600, capacity: Int = 10_000) {
-        self.idleLifetime = idleLifetime
-        self.capacity = capacity
+    /// A password sign-in that asked for the second factor.
+    struct PendingSignIn: Codable, Sendable, Equatable {
+        var resolver: MultiFactorResolver.Snapshot
+        /// Whose attempts the code step counts (``AttemptLimits``).
+        var accountKey: String
     }
 
-    /// The session with `id`, or a new one (with its new id) when there is none.
-    func session(id: String?, now: Date = Date()) -> (id: String, session: BrowserSession, isNew: Bool) {
-        if let id, var session = existing(id: id, now: now) {
-            session.lastUsed = now
-            sessions[id] = session
-            return (id, session, false)
-        }
-        if sessions.count >= capacity { evict(now: now) }
-        let newID = Self.randomToken()
-        let session = BrowserSession(csrfToken: Self.randomToken(), lastUsed: now)
-        sessions[newID] = session
-        return (newID, session, true)
+    /// A fresh state: a new CSRF token and nothing else.
+    static func fresh(now: Date = Date()) -> BrowserState {
+        BrowserState(csrfToken: randomToken(), savedAt: now)
     }
 
-    /// An existing session, for a POST: nil when the browser has none (a
-    /// form from another site, or an expired one).
-    func existing(id: String?, now: Date = Date()) -> BrowserSession? {
-        guard let id, let session = sessions[id], isLive(session, now: now) else { return nil }
-        return session
-    }
-
-    func update(id: String, _ change: (inout BrowserSession) -> Void) {
-        guard var session = sessions[id] else { return }
-        change(&session)
-        session.lastUsed = Date()
-        sessions[id] = session
-    }
-
-    /// Forgets everything about a browser except its CSRF token (sign-out).
-    func reset(id: String) {
-        guard let session = sessions[id] else { return }
-        sessions[id] = BrowserSession(csrfToken: session.csrfToken, lastUsed: Date())
-    }
-
-    private func evict(now: Date) {
-        sessions = sessions.filter { isLive($0.value, now: now) }
-        while sessions.count >= capacity, let oldest = sessions.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
-            sessions[oldest.key] = nil
-        }
-    }
-
-    private func isLive(_ session: BrowserSession, now: Date) -> Bool {
-        now.timeIntervalSince(session.lastUsed) <= idleLifetime
+    /// Forgets the user and the steps in flight, keeping nothing (sign-out).
+    mutating func reset() {
+        self = .fresh()
     }
 
     /// 32 random bytes, base64url: a valid cookie value and form field.
     static func randomToken() -> String {
-        let key = SymmetricKey(size: .bits256)
-        return key.withUnsafeBytes { Data($0) }.base64EncodedString()
+        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
@@ -89,5 +54,116 @@ actor BrowserSessions {
     /// does not depend on where they differ (swift-crypto's digest equality).
     static func tokensMatch(_ submitted: String, _ expected: String) -> Bool {
         SHA256.hash(data: Data(submitted.utf8)) == SHA256.hash(data: Data(expected.utf8))
+    }
+}
+
+/// Where each browser's ``BrowserState`` lives between requests. The
+/// browser holds one cookie: the state itself, sealed, or the random id of
+/// its entry in a store. Either way every instance that shares the keys or
+/// the store reads it.
+protocol BrowserStateStorage: Sendable {
+    /// The state the cookie names; nil when there is none, it expired, or
+    /// the cookie was tampered with (the browser starts afresh).
+    /// - Throws: When the storage cannot be reached: the app answers 503
+    ///   rather than treating the browser as new.
+    func load(cookie: String) async throws -> BrowserState?
+    /// Writes `state` and returns the cookie's value for it.
+    /// - Parameters:
+    ///   - previousCookie: The cookie the request came with; nil for a new
+    ///     browser.
+    ///   - rotate: A new id (store) so that a cookie planted in the browser
+    ///     before the sign-in does not carry its state (session fixation).
+    func save(_ state: BrowserState, previousCookie: String?, rotate: Bool) async throws -> String
+    /// Forgets the state a cookie names (sign-out).
+    func discard(cookie: String) async throws
+    /// One line for the start-up log: where the state lives.
+    var summary: String { get }
+}
+
+/// How long a browser's state lasts without a request.
+let browserStateLifetime: TimeInterval = 3600
+
+/// The state itself in the cookie, sealed with AES-GCM under a key ring
+/// every instance shares: no database, and a restart or another instance
+/// reads it as long as the keys are the same.
+struct SealedCookieStorage: BrowserStateStorage {
+    /// Browsers refuse cookies over 4096 bytes (name and attributes included).
+    static let maximumCookieLength = 3800
+    let codec: SealedStateCodec
+
+    init(keyRing: SealingKeyRing) {
+        codec = SealedStateCodec(keyRing: keyRing, purpose: "totplogin.browser")
+    }
+
+    func load(cookie: String) async throws -> BrowserState? {
+        // Expired, tampered with, or sealed under a key that left the ring:
+        // a new browser, never an error page.
+        try? codec.open(BrowserState.self, from: cookie)
+    }
+
+    func save(_ state: BrowserState, previousCookie: String?, rotate: Bool) async throws -> String {
+        let sealed = try codec.seal(state, expiresAt: state.savedAt.addingTimeInterval(browserStateLifetime))
+        guard sealed.utf8.count <= Self.maximumCookieLength else { throw BrowserStateTooLarge(length: sealed.utf8.count) }
+        return sealed
+    }
+
+    func discard(cookie: String) async throws {}
+
+    var summary: String { "browser state sealed in its cookie (\(codec.keyRing.keys.count) key(s), newest \(codec.keyRing.newest.id))" }
+}
+
+/// The sealed state would not fit in a cookie.
+struct BrowserStateTooLarge: Error, CustomStringConvertible {
+    let length: Int
+    var description: String {
+        "the sealed browser state is \(length) bytes, more than a cookie holds (\(SealedCookieStorage.maximumCookieLength)); keep it in a store (--postgres)"
+    }
+}
+
+/// The state in an ``ExpiringStateStore`` shared by the instances (the
+/// PostgreSQL one); the cookie holds only a random id. The store's key is a
+/// digest of that id, so that a reader of the table cannot use its keys as
+/// cookies.
+struct StoreBackedStorage: BrowserStateStorage {
+    let store: any ExpiringStateStore
+    let name: String
+
+    func load(cookie: String) async throws -> BrowserState? {
+        try await store.get(BrowserState.self, forKey: Self.key(cookie))
+    }
+
+    func save(_ state: BrowserState, previousCookie: String?, rotate: Bool) async throws -> String {
+        let id = rotate ? nil : previousCookie
+        if rotate, let previousCookie { try await store.removeValue(forKey: Self.key(previousCookie)) }
+        let cookie = id ?? BrowserState.randomToken()
+        try await store.set(state, forKey: Self.key(cookie), expiresAt: state.savedAt.addingTimeInterval(browserStateLifetime))
+        return cookie
+    }
+
+    func discard(cookie: String) async throws {
+        try await store.removeValue(forKey: Self.key(cookie))
+    }
+
+    var summary: String { "browser state in \(name)" }
+
+    static func key(_ cookie: String) -> String {
+        "totplogin/browser/" + SHA256.hash(data: Data(cookie.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// Where ``TOTPLoginApp`` keeps each browser's state between requests.
+public struct BrowserStateConfiguration: Sendable {
+    let storage: any BrowserStateStorage
+
+    /// The state sealed in the browser's cookie (AES-GCM): no database.
+    /// Every instance needs the same key ring, from configuration.
+    public static func sealedCookie(keyRing: SealingKeyRing) -> BrowserStateConfiguration {
+        BrowserStateConfiguration(storage: SealedCookieStorage(keyRing: keyRing))
+    }
+
+    /// The state in a store every instance shares (PostgreSQL's), the cookie
+    /// holding a random id; `name` says which in the start-up log.
+    public static func store(_ store: any ExpiringStateStore, name: String) -> BrowserStateConfiguration {
+        BrowserStateConfiguration(storage: StoreBackedStorage(store: store, name: name))
     }
 }

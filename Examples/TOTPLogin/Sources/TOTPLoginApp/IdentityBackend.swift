@@ -47,6 +47,27 @@ public struct IdentityBackend: Sendable {
         self.admin = IdentityAdmin.emulator(projectID: projectID, hostAndPort: emulatorHostAndPort, transport: transport)
     }
 
+    /// The project a running emulator acts on for calls with an API key;
+    /// nil from an emulator that does not say (Google's).
+    public static func emulatorProject(host: String, port: Int) async throws -> String? {
+        let helpers = EmulatorHelpersClient(configuration: ClientConfiguration(transport: AsyncHTTPClientTransport(), emulatorHost: "\(host):\(port)"))
+        return try await helpers.getEmulatorStatus().authEmulator?.projectId
+    }
+
+    /// The project to use with a running emulator that serves `served`:
+    /// `requested` must be that one (users signed up in one project cannot
+    /// be found from another), and either may be absent.
+    /// - Throws: ``AppError/configuration(_:)`` naming both when they differ.
+    public static func agreedProject(requested: String?, served: String?, fallback: String) throws -> String {
+        switch (requested, served) {
+        case (let wanted?, let served?) where wanted != served:
+            throw AppError.configuration("--project \(wanted) differs from the emulator's project \(served): start the emulator with --project \(wanted), or drop --project")
+        case (let wanted?, _): return wanted
+        case (nil, let served?): return served
+        case (nil, nil): return fallback
+        }
+    }
+
     /// A client of its own for one browser: ``Auth`` keeps one current user,
     /// and each person signing in is a different one.
     func newAuth() -> Auth {

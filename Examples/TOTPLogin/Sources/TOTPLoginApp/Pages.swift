@@ -164,10 +164,12 @@ enum Pages {
     }
 
     /// An error page that names the Firebase error, so that a developer can
-    /// look it up; `next` is where the person can go on.
-    static func error(status: Int, title: String, explanation: String, firebaseCode: String?, next: (href: String, label: String)) -> String {
+    /// look it up; `next` is where the person can go on; `id`, when the
+    /// app itself refused, names the reason for scripts (`attempt-limit`).
+    static func error(status: Int, title: String, explanation: String, firebaseCode: String?, next: (href: String, label: String),
+                      id: String? = nil) -> String {
         layout(title, """
-            <p class="error" id="error">\(escaped(explanation))</p>
+            <p class="error" id="error"\(id.map { " data-reason=\"\(escaped($0))\"" } ?? "")>\(escaped(explanation))</p>
             \(firebaseCode.map { "<p>Firebase error: <code id=\"error-code\">\(escaped($0))</code></p>" } ?? "")
             <p><a id="next" href="\(escaped(next.href))">\(escaped(next.label))</a></p>
             <p><small>HTTP \(status)</small></p>

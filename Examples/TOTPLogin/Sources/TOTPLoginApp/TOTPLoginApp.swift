@@ -4,6 +4,7 @@ import Hummingbird
 import IdentityAdmin
 import Logging
 import MultiFactorAuth
+import OTP
 import OTPFormats
 
 /// The example web app: sign-up, sign-in with a password and a TOTP code,
@@ -13,8 +14,9 @@ import OTPFormats
 /// - `GET/POST /signup`: creates the account, sends the verification email,
 ///   and (locally) shows the link the emulator lists.
 /// - `GET/POST /login`: signs in with the password. With a second factor
-///   enrolled, the server keeps the ``MultiFactorResolver`` and asks for a
-///   code at `/login/totp`.
+///   enrolled, the server writes down the ``MultiFactorResolver``'s snapshot
+///   in the browser's state and asks for a code at `/login/totp`, which any
+///   instance may serve.
 /// - After sign-in the server exchanges the user's ID token for a session
 ///   cookie (`createSessionCookie`) and sets it HttpOnly, SameSite=Lax.
 /// - `GET /account` verifies the cookie (`verifySessionCookie(checkRevoked: true)`)
@@ -22,69 +24,92 @@ import OTPFormats
 /// - `GET/POST /enroll`, `POST /unenroll`: manage the factors with the
 ///   user's own client, which Identity Platform requires a recent sign-in for.
 /// - `GET/POST /logout`: clears the cookie and revokes the user's sessions.
+///
+/// Nothing lives in one process: each browser's state (``BrowserState``)
+/// is sealed in its cookie or kept in a shared store, and the attempt
+/// counts are in a shared ``TOTPAttemptStore``, so several instances behind
+/// a round-robin balancer, restarted one at a time, serve every step.
 public struct TOTPLoginApp: Sendable {
     /// The session cookie's name. Firebase Hosting forwards only a cookie
     /// called `__session` to a backend, so apps behind it use this name.
     public static let sessionCookieName = "__session"
     /// How long a sign-in lasts (Identity Platform allows 5 minutes to 2 weeks).
     public static let sessionLifetime: Duration = .seconds(60 * 60)
+    /// An unchanged browser state is written again after this long, so that
+    /// its expiry moves while the person keeps using the app.
+    static let stateRefreshInterval: TimeInterval = 15 * 60
 
     let backend: IdentityBackend
-    let browsers: BrowserSessions
+    let storage: any BrowserStateStorage
+    let limits: AttemptLimits
     let issuer: String
-    let secureCookies: Bool
+    let cookies: CookiePolicy
+    let trustForwardedFor: Bool
     let logger: Logger
 
     /// - Parameters:
     ///   - backend: The Identity Platform project (an emulator here).
+    ///   - state: Where each browser's state lives between requests; every
+    ///     instance behind a balancer needs the same (shared keys or store).
+    ///   - attempts: Where the app counts wrong passwords and codes; shared
+    ///     by every instance, or each instance grants the limit again.
     ///   - issuer: The name authenticator apps show beside the account.
-    ///   - secureCookies: Marks cookies `Secure`; set it when the app is served over HTTPS.
+    ///   - publicURL: Where browsers reach the app. An `https` address marks
+    ///     the cookies `Secure` (and names the browser cookie `__Host-…`).
+    ///   - trustForwardedFor: Take the client's address from the last
+    ///     `X-Forwarded-For` entry: set it only behind a proxy that adds it.
     ///   - logger: Where the app notes sign-ins and failures (never a password, code, secret or token).
-    public init(backend: IdentityBackend, issuer: String = "TOTP Login example", secureCookies: Bool = false,
+    public init(backend: IdentityBackend, state: BrowserStateConfiguration, attempts: any TOTPAttemptStore,
+                issuer: String = "TOTP Login example", publicURL: URL? = nil, trustForwardedFor: Bool = false,
                 logger: Logger = Logger(label: "TOTPLogin")) {
         self.backend = backend
-        self.browsers = BrowserSessions()
+        self.storage = state.storage
+        self.limits = AttemptLimits(store: attempts, logger: logger)
         self.issuer = issuer
-        self.secureCookies = secureCookies
+        self.cookies = CookiePolicy(secure: publicURL?.scheme == "https")
+        self.trustForwardedFor = trustForwardedFor
         self.logger = logger
     }
 
+    /// One line for the start-up log: where the browsers' state lives.
+    public var stateSummary: String { storage.summary }
+
     /// The routes, for an `Application` or for HummingbirdTesting.
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    public func router() -> Router<AppRequestContext> {
+        let router = Router(context: AppRequestContext.self)
         router.get("/") { request, _ in await self.home(request) }
-        router.get("/signup") { request, _ in await self.page(request) { browser, _ in .html(Pages.signUp(csrf: browser.csrfToken)) } }
-        router.post("/signup") { request, _ in await self.form(request) { form, id, browser in await self.signUp(form, browserID: id, browser) } }
-        router.get("/login") { request, _ in
-            await self.page(request) { browser, _ in
-                .html(Pages.login(csrf: browser.csrfToken, notice: LoginNotice(rawValue: request.uri.queryParameters["reason"].map(String.init) ?? "")?.text))
+        router.get("/signup") { request, context in await self.page(request, context) { visit in .html(Pages.signUp(csrf: visit.state.csrfToken)) } }
+        router.post("/signup") { request, context in await self.form(request, context) { form, visit in await self.signUp(form, &visit) } }
+        router.get("/login") { request, context in
+            await self.page(request, context) { visit in
+                .html(Pages.login(csrf: visit.state.csrfToken, notice: LoginNotice(rawValue: request.uri.queryParameters["reason"].map(String.init) ?? "")?.text))
             }
         }
-        router.post("/login") { request, _ in await self.form(request) { form, id, browser in await self.logIn(form, browserID: id, browser) } }
-        router.get("/login/totp") { request, _ in
-            await self.page(request) { browser, _ in
-                guard let resolver = browser.pendingSignIn else { return .redirect("/login") }
-                return .html(Pages.secondFactor(csrf: browser.csrfToken, factorName: Self.totpHint(resolver)?.displayName ?? "TOTP"))
+        router.post("/login") { request, context in await self.form(request, context) { form, visit in await self.logIn(form, from: self.clientAddress(request, context), &visit) } }
+        router.get("/login/totp") { request, context in
+            await self.page(request, context) { visit in
+                guard let pending = visit.state.pendingSignIn else { return .redirect("/login") }
+                return .html(Pages.secondFactor(csrf: visit.state.csrfToken, factorName: Self.totpHint(pending.resolver)?.displayName ?? "TOTP"))
             }
         }
-        router.post("/login/totp") { request, _ in await self.form(request) { form, id, browser in await self.secondFactor(form, browserID: id, browser) } }
-        router.get("/account") { request, _ in await self.page(request) { browser, _ in await self.account(request, browser) } }
-        router.get("/enroll") { request, _ in await self.page(request) { browser, id in await self.showEnrollment(request, browserID: id, browser) } }
-        router.post("/enroll") { request, _ in await self.form(request) { form, id, browser in await self.enroll(form, request: request, browserID: id, browser) } }
-        router.post("/unenroll") { request, _ in await self.form(request) { form, id, browser in await self.unenroll(form, request: request, browserID: id, browser) } }
-        router.get("/logout") { request, _ in await self.page(request) { browser, _ in .html(Pages.logout(csrf: browser.csrfToken)) } }
-        router.post("/logout") { request, _ in await self.form(request) { _, id, _ in await self.logOut(request, browserID: id) } }
+        router.post("/login/totp") { request, context in await self.form(request, context) { form, visit in await self.secondFactor(form, from: self.clientAddress(request, context), &visit) } }
+        router.get("/account") { request, context in await self.page(request, context) { visit in await self.account(request, visit) } }
+        router.get("/enroll") { request, context in await self.page(request, context) { visit in await self.showEnrollment(request, &visit) } }
+        router.post("/enroll") { request, context in await self.form(request, context) { form, visit in await self.enroll(form, request: request, &visit) } }
+        router.post("/unenroll") { request, context in await self.form(request, context) { form, visit in await self.unenroll(form, request: request, &visit) } }
+        router.get("/logout") { request, context in await self.page(request, context) { visit in .html(Pages.logout(csrf: visit.state.csrfToken)) } }
+        router.post("/logout") { request, context in await self.form(request, context) { _, visit in await self.logOut(request, &visit) } }
         return router
     }
 
     // MARK: Pages
 
     func home(_ request: Request) async -> Response {
-        guard case .valid = await verifiedSession(request) else { return Outcome.redirect("/login").response(secureCookies: secureCookies) }
-        return Outcome.redirect("/account").response(secureCookies: secureCookies)
+        guard case .valid = await verifiedSession(request) else { return Outcome.redirect("/login").response(cookies) }
+        return Outcome.redirect("/account").response(cookies)
     }
 
-    func signUp(_ form: FormFields, browserID: String, _ browser: BrowserSession) async -> Outcome {
+    func signUp(_ form: FormFields, _ visit: inout Visit) async -> Outcome {
         let email = form["email"]
         let auth = backend.newAuth()
         do {
@@ -94,52 +119,76 @@ public struct TOTPLoginApp: Sendable {
             let link = try await backend.verificationLink(for: email)
             return .html(Pages.verifyEmail(email: email, link: link))
         } catch let error as AuthErrorCode {
-            return .html(Pages.signUp(csrf: browser.csrfToken, email: email, error: Self.sentence(error)), status: .badRequest)
+            return .html(Pages.signUp(csrf: visit.state.csrfToken, email: email, error: Self.sentence(error)), status: .badRequest)
         } catch {
             return failure(error, during: "sign-up")
         }
     }
 
-    func logIn(_ form: FormFields, browserID: String, _ browser: BrowserSession) async -> Outcome {
+    func logIn(_ form: FormFields, from address: String?, _ visit: inout Visit) async -> Outcome {
         let email = form["email"]
+        let account = AttemptLimits.accountKey(email: email)
+        switch await limits.admit(.password, account: account, address: address) {
+        case .admitted: break
+        case .refused(let outcome): return outcome
+        }
         let auth = backend.newAuth()
         do {
             let result = try await auth.signIn(withEmail: email, password: form["password"])
-            return await signedIn(result.user, auth: auth, browserID: browserID)
+            await limits.succeeded(.password, account: account)
+            visit.rotate()
+            return await signedIn(result.user, auth: auth, &visit)
         } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
+            // The password was right: its count starts again.
+            await limits.succeeded(.password, account: account)
             guard let resolver = error.userInfo[AuthErrors.userInfoMultiFactorResolverKey] as? MultiFactorResolver,
-                  Self.totpHint(resolver) != nil else {
+                  Self.totpHint(resolver.snapshot) != nil else {
                 return errorPage(error, title: "This app cannot complete your sign-in",
                                  explanation: "Your account's second factor is not an authenticator app.", next: ("/login", "Back to sign-in"))
             }
-            await browsers.update(id: browserID) { $0.pendingSignIn = resolver }
+            visit.rotate()
+            visit.state.pendingSignIn = BrowserState.PendingSignIn(resolver: resolver.snapshot, accountKey: account)
             return .redirect("/login/totp")
         } catch let error as AuthErrorCode {
-            return .html(Pages.login(csrf: browser.csrfToken, email: email, error: Self.sentence(error)), status: .unauthorized)
+            return .html(Pages.login(csrf: visit.state.csrfToken, email: email, error: Self.sentence(error)), status: .unauthorized)
         } catch {
             return failure(error, during: "sign-in")
         }
     }
 
-    func secondFactor(_ form: FormFields, browserID: String, _ browser: BrowserSession) async -> Outcome {
-        guard let resolver = browser.pendingSignIn, let hint = Self.totpHint(resolver) else { return .redirect("/login") }
+    func secondFactor(_ form: FormFields, from address: String?, _ visit: inout Visit) async -> Outcome {
+        guard let pending = visit.state.pendingSignIn, let hint = Self.totpHint(pending.resolver) else { return .redirect("/login") }
+        let resolver: MultiFactorResolver
+        do { resolver = try MultiFactorResolver(restoring: pending.resolver, auth: backend.newAuth()) } catch {
+            // Written by an app of another name: a configuration change.
+            visit.state.pendingSignIn = nil
+            return .redirect("/login?reason=\(LoginNotice.expired.rawValue)")
+        }
+        switch await limits.admit(.code, account: pending.accountKey, address: address) {
+        case .admitted: break
+        case .refused(let outcome):
+            visit.state.pendingSignIn = nil
+            return outcome
+        }
         let assertion = TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: form["code"])
         do {
             let result = try await resolver.resolveSignIn(with: assertion)
-            await browsers.update(id: browserID) { $0.pendingSignIn = nil }
-            return await signedIn(result.user, auth: resolver.auth, browserID: browserID)
+            await limits.succeeded(.code, account: pending.accountKey)
+            visit.state.pendingSignIn = nil
+            visit.rotate()
+            return await signedIn(result.user, auth: resolver.auth, &visit)
         } catch let error as AuthErrorCode {
             switch error.code {
             case .invalidVerificationCode:
                 // The challenge stays open: the person may type the next code.
-                return .html(Pages.secondFactor(csrf: browser.csrfToken, factorName: hint.displayName ?? "TOTP",
+                return .html(Pages.secondFactor(csrf: visit.state.csrfToken, factorName: hint.displayName ?? "TOTP",
                                                 error: "\(Self.sentence(error)) (\(error.code.userInfoName))"), status: .unauthorized)
             case .invalidMultiFactorSession, .sessionExpired:
-                await browsers.update(id: browserID) { $0.pendingSignIn = nil }
+                visit.state.pendingSignIn = nil
                 return errorPage(error, title: "Your sign-in expired",
                                  explanation: "The code was not entered in time; sign in with your password again.", next: ("/login", "Sign in again"))
             case .tooManyRequests:
-                await browsers.update(id: browserID) { $0.pendingSignIn = nil }
+                visit.state.pendingSignIn = nil
                 return errorPage(error, title: "Too many attempts",
                                  explanation: "Too many wrong codes for this sign-in. Wait a moment, then sign in again.", next: ("/login", "Sign in again"))
             default:
@@ -150,7 +199,7 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
-    func account(_ request: Request, _ browser: BrowserSession) async -> Outcome {
+    func account(_ request: Request, _ visit: Visit) async -> Outcome {
         let token: DecodedIDToken
         switch await verifiedSession(request) {
         case .valid(let verified): token = verified
@@ -169,24 +218,25 @@ public struct TOTPLoginApp: Sendable {
                 Pages.Factor(uid: $0.uid, displayName: $0.displayName ?? "(no name)", factorID: $0.factorID, enrolled: $0.enrollmentTime)
             }
             let notice = AccountNotice(rawValue: request.uri.queryParameters["done"].map(String.init) ?? "")?.text
-            return .html(Pages.account(csrf: browser.csrfToken, email: user.email ?? token.email ?? token.uid,
+            return .html(Pages.account(csrf: visit.state.csrfToken, email: user.email ?? token.email ?? token.uid,
                                        secondFactor: token.signInSecondFactor, factors: factors, notice: notice))
         } catch {
             return failure(error, during: "loading the account")
         }
     }
 
-    func showEnrollment(_ request: Request, browserID: String, _ browser: BrowserSession) async -> Outcome {
-        let user: User
-        switch await signedInClient(request, browser) {
-        case .valid(let signedIn): user = signedIn
+    func showEnrollment(_ request: Request, _ visit: inout Visit) async -> Outcome {
+        let client: SignedInClient
+        switch await signedInClient(request, visit.state) {
+        case .valid(let signedIn): client = signedIn
         case .refused(let answer): return answer
         }
+        defer { visit.state.user = client.auth.currentSession() }
         do {
-            let session = try await user.multiFactor.session()
+            let session = try await client.user.multiFactor.session()
             let secret = try await TOTPMultiFactorGenerator.generateSecret(with: session)
-            await browsers.update(id: browserID) { $0.pendingSecret = secret }
-            return enrollmentPage(secret, account: user.email ?? user.uid, csrf: browser.csrfToken)
+            visit.state.pendingSecret = secret.snapshot
+            return enrollmentPage(secret, account: client.user.email ?? client.user.uid, csrf: visit.state.csrfToken)
         } catch let error as AuthErrorCode {
             return enrollmentError(error)
         } catch {
@@ -194,48 +244,55 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
-    func enroll(_ form: FormFields, request: Request, browserID: String, _ browser: BrowserSession) async -> Outcome {
-        let user: User
-        switch await signedInClient(request, browser) {
-        case .valid(let signedIn): user = signedIn
+    func enroll(_ form: FormFields, request: Request, _ visit: inout Visit) async -> Outcome {
+        let client: SignedInClient
+        switch await signedInClient(request, visit.state) {
+        case .valid(let signedIn): client = signedIn
         case .refused(let answer): return answer
         }
-        guard let secret = browser.pendingSecret else { return .redirect("/enroll") }
+        defer { visit.state.user = client.auth.currentSession() }
+        guard let snapshot = visit.state.pendingSecret, let secret = try? TOTPSecret(restoring: snapshot) else {
+            visit.state.pendingSecret = nil
+            return .redirect("/enroll")
+        }
+        let user = client.user
         let displayName = form["displayName"].trimmingCharacters(in: .whitespacesAndNewlines)
         do {
             let assertion = TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: form["code"])
             try await user.multiFactor.enroll(with: assertion, displayName: displayName.isEmpty ? nil : displayName)
-            await browsers.update(id: browserID) { $0.pendingSecret = nil }
+            visit.state.pendingSecret = nil
+            visit.rotate()
             logger.info("enrolled a TOTP factor", metadata: ["uid": "\(user.uid)"])
             // The enrollment's new ID token records the TOTP sign-in; the
             // session cookie is made anew from it.
             return await renewedSession(user, then: "/account?done=\(AccountNotice.enrolled.rawValue)")
         } catch let error as AuthErrorCode where error.code == .invalidVerificationCode {
-            var page = enrollmentPage(secret, account: user.email ?? user.uid, csrf: browser.csrfToken, displayName: displayName,
+            var page = enrollmentPage(secret, account: user.email ?? user.uid, csrf: visit.state.csrfToken, displayName: displayName,
                                       error: "\(Self.sentence(error)) (\(error.code.userInfoName))")
             page.status = .badRequest
             return page
         } catch let error as AuthErrorCode {
-            await browsers.update(id: browserID) { $0.pendingSecret = nil }
+            visit.state.pendingSecret = nil
             return enrollmentError(error)
         } catch {
             return failure(error, during: "the enrollment")
         }
     }
 
-    func unenroll(_ form: FormFields, request: Request, browserID: String, _ browser: BrowserSession) async -> Outcome {
-        let user: User
-        switch await signedInClient(request, browser) {
-        case .valid(let signedIn): user = signedIn
+    func unenroll(_ form: FormFields, request: Request, _ visit: inout Visit) async -> Outcome {
+        let client: SignedInClient
+        switch await signedInClient(request, visit.state) {
+        case .valid(let signedIn): client = signedIn
         case .refused(let answer): return answer
         }
+        defer { visit.state.user = client.auth.currentSession() }
         do {
-            try await user.multiFactor.unenroll(withFactorUID: form["factorUID"])
-            logger.info("removed a factor", metadata: ["uid": "\(user.uid)"])
-            return await renewedSession(user, then: "/account?done=\(AccountNotice.unenrolled.rawValue)")
+            try await client.user.multiFactor.unenroll(withFactorUID: form["factorUID"])
+            logger.info("removed a factor", metadata: ["uid": "\(client.user.uid)"])
+            return await renewedSession(client.user, then: "/account?done=\(AccountNotice.unenrolled.rawValue)")
         } catch let error as AuthErrorCode where error.code == .invalidUserToken {
             // Removing the newest of several factors ends every session.
-            await browsers.reset(id: browserID)
+            visit.signOut()
             return .redirect("/login?reason=\(LoginNotice.sessionsEnded.rawValue)", clearingSession: true)
         } catch let error as AuthErrorCode {
             return enrollmentError(error)
@@ -244,7 +301,7 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
-    func logOut(_ request: Request, browserID: String) async -> Outcome {
+    func logOut(_ request: Request, _ visit: inout Visit) async -> Outcome {
         if let cookie = request.cookies[Self.sessionCookieName]?.value,
            let token = try? await backend.admin.verifySessionCookie(cookie) {
             // As Google's guide does: a stolen copy of the cookie dies too.
@@ -252,17 +309,19 @@ public struct TOTPLoginApp: Sendable {
                 logger.warning("could not revoke the sessions at sign-out", metadata: ["uid": "\(token.uid)", "error": "\(type(of: error))"])
             }
         }
-        await browsers.reset(id: browserID)
+        visit.signOut()
         return .redirect("/login?reason=\(LoginNotice.signedOut.rawValue)", clearingSession: true)
     }
 
     // MARK: Sessions
 
-    /// Exchanges the user's fresh ID token for a session cookie.
-    func signedIn(_ user: User, auth: Auth, browserID: String) async -> Outcome {
-        await browsers.update(id: browserID) { $0.auth = auth; $0.pendingSignIn = nil }
+    /// Keeps the signed-in client's state and exchanges the user's fresh ID
+    /// token for a session cookie.
+    func signedIn(_ user: User, auth: Auth, _ visit: inout Visit) async -> Outcome {
         logger.info("signed in", metadata: ["uid": "\(user.uid)"])
-        return await renewedSession(user, then: "/account")
+        let outcome = await renewedSession(user, then: "/account")
+        visit.state.user = auth.currentSession()
+        return outcome
     }
 
     func renewedSession(_ user: User, then location: String) async -> Outcome {
@@ -290,8 +349,7 @@ public struct TOTPLoginApp: Sendable {
             case .keysUnavailable, .revocationCheckFailed:
                 // Identity Platform is out of reach: the cookie may be fine.
                 logger.warning("could not verify a session cookie", metadata: ["error": "\(error)"])
-                return .refused(.html(Pages.error(status: 503, title: "Try again shortly", explanation: "The sign-in service cannot be reached.",
-                                                  firebaseCode: nil, next: ("/account", "Retry")), status: .serviceUnavailable))
+                return .refused(Self.unavailable(next: "/account"))
             default: reason = .invalidSession
             }
             logger.info("session cookie refused", metadata: ["reason": "\(reason.rawValue)"])
@@ -299,16 +357,24 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
+    /// A client signed in as the browser's user, rebuilt from its state on
+    /// whichever instance the request reached.
+    struct SignedInClient {
+        let auth: Auth
+        let user: User
+    }
+
     /// The client this browser signed in with, for the calls that need the
-    /// user's own ID token: the session cookie must be valid and the client's
-    /// user the cookie's (else the sign-in happened before a restart, or in
-    /// another browser, and is asked again).
-    func signedInClient(_ request: Request, _ browser: BrowserSession) async -> Checked<User> {
+    /// user's own ID token: the session cookie must be valid and the kept
+    /// user the cookie's (else the sign-in happened in another browser, or
+    /// its state expired, and is asked again).
+    func signedInClient(_ request: Request, _ state: BrowserState) async -> Checked<SignedInClient> {
         guard case .valid(let token) = await verifiedSession(request) else { return .refused(.redirect("/login")) }
-        guard let user = browser.auth?.currentUser, user.uid == token.uid else {
+        guard let session = state.user, session.uid == token.uid else {
             return .refused(.redirect("/login?reason=\(LoginNotice.recentSignInRequired.rawValue)", clearingSession: true))
         }
-        return .valid(user)
+        let auth = backend.newAuth()
+        return .valid(SignedInClient(auth: auth, user: auth.restore(session)))
     }
 
     /// What a check found: the value, or what to answer instead.
@@ -319,8 +385,18 @@ public struct TOTPLoginApp: Sendable {
 
     // MARK: Helpers
 
-    static func totpHint(_ resolver: MultiFactorResolver) -> MultiFactorInfo? {
+    static func totpHint(_ resolver: MultiFactorResolver.Snapshot) -> AuthSession.Factor? {
         resolver.hints.first { $0.factorID == TOTPMultiFactorID }
+    }
+
+    /// The client's address: the connection's peer, or the last entry of
+    /// `X-Forwarded-For` (the one the app's own proxy added) when trusted.
+    func clientAddress(_ request: Request, _ context: AppRequestContext) -> String? {
+        if trustForwardedFor, let name = HTTPField.Name("X-Forwarded-For"), let forwarded = request.headers[values: name].last,
+           let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
+            return last
+        }
+        return context.remoteAddress
     }
 
     func enrollmentPage(_ secret: TOTPSecret, account: String, csrf: String, displayName: String = "", error: String? = nil) -> Outcome {
@@ -362,39 +438,118 @@ public struct TOTPLoginApp: Sendable {
                                  firebaseCode: nil, next: ("/", "Home")), status: .internalServerError)
     }
 
-    /// A GET: finds or starts the browser's session, renders, and sets the
-    /// browser cookie when it is new.
-    func page(_ request: Request, _ render: (BrowserSession, String) async -> Outcome) async -> Response {
-        let (id, session, isNew) = await browsers.session(id: request.cookies[BrowserSessions.cookieName]?.value)
-        var response = await render(session, id).response(secureCookies: secureCookies)
-        if isNew { response.setCookie(browserCookie(id)) }
-        return response
+    /// A store or Identity Platform is out of reach: 503, and nothing is
+    /// decided (a sign-in is never let through on a guess).
+    static func unavailable(next: String) -> Outcome {
+        .html(Pages.error(status: 503, title: "Try again shortly", explanation: "A service the sign-in needs cannot be reached.",
+                          firebaseCode: nil, next: (next, "Retry")), status: .serviceUnavailable)
     }
 
-    /// A POST: refused (403) without the browser's session and its CSRF
-    /// token, so that no other site can submit the app's forms.
-    func form(_ request: Request, _ handle: (FormFields, String, BrowserSession) async -> Outcome) async -> Response {
-        guard let id = request.cookies[BrowserSessions.cookieName]?.value,
-              let session = await browsers.existing(id: id) else {
-            return csrfRefusal()
+    /// A GET: reads (or starts) the browser's state, renders, and writes the
+    /// state back when it changed.
+    func page(_ request: Request, _ context: AppRequestContext, _ render: (inout Visit) async -> Outcome) async -> Response {
+        let cookie = request.cookies[cookies.browserCookieName]?.value
+        var loaded: BrowserState?
+        if let cookie {
+            do { loaded = try await storage.load(cookie: cookie) } catch { return storageFailure(error) }
         }
+        var visit = Visit(state: loaded ?? .fresh(), cookie: loaded == nil ? nil : cookie)
+        let outcome = await render(&visit)
+        return await finish(outcome, visit, loaded: loaded)
+    }
+
+    /// A POST: refused (403) without the browser's state and its CSRF
+    /// token, so that no other site can submit the app's forms.
+    func form(_ request: Request, _ context: AppRequestContext, _ handle: (FormFields, inout Visit) async -> Outcome) async -> Response {
+        guard let cookie = request.cookies[cookies.browserCookieName]?.value else { return csrfRefusal() }
+        let loaded: BrowserState?
+        do { loaded = try await storage.load(cookie: cookie) } catch { return storageFailure(error) }
+        guard let loaded else { return csrfRefusal() }
         let fields: FormFields
         do { fields = try await FormFields(request) } catch {
             return Outcome.html(Pages.error(status: 400, title: "Unreadable form", explanation: "\(error)", firebaseCode: nil, next: ("/", "Home")),
-                                status: .badRequest).response(secureCookies: secureCookies)
+                                status: .badRequest).response(cookies)
         }
-        guard BrowserSessions.tokensMatch(fields["csrf"], session.csrfToken) else { return csrfRefusal() }
-        return await handle(fields, id, session).response(secureCookies: secureCookies)
+        guard BrowserState.tokensMatch(fields["csrf"], loaded.csrfToken) else { return csrfRefusal() }
+        var visit = Visit(state: loaded, cookie: cookie)
+        let outcome = await handle(fields, &visit)
+        return await finish(outcome, visit, loaded: loaded)
+    }
+
+    /// Writes the state back when it is new, changed, rotated or due for a
+    /// refresh, and sets the browser cookie when its value changed.
+    func finish(_ outcome: Outcome, _ visit: Visit, loaded: BrowserState?) async -> Response {
+        var response = outcome.response(cookies)
+        var state = visit.state
+        let now = Date()
+        let due = now.timeIntervalSince(state.savedAt) > Self.stateRefreshInterval
+        guard loaded == nil || visit.rotated || state != loaded || due else { return response }
+        state.savedAt = now
+        do {
+            let cookie = try await storage.save(state, previousCookie: visit.cookie, rotate: visit.rotated)
+            if cookie != visit.cookie { response.setCookie(cookies.browserCookie(cookie)) }
+        } catch {
+            return storageFailure(error)
+        }
+        return response
+    }
+
+    func storageFailure(_ error: any Error) -> Response {
+        if let tooLarge = error as? BrowserStateTooLarge {
+            logger.error("browser state too large for its cookie", metadata: ["bytes": "\(tooLarge.length)"])
+            return failure(error, during: "keeping the sign-in").response(cookies)
+        }
+        logger.error("browser state unavailable", metadata: ["error": "\(type(of: error))"])
+        return Self.unavailable(next: "/").response(cookies)
     }
 
     func csrfRefusal() -> Response {
         logger.warning("refused a form without a valid CSRF token")
         return Outcome.html(Pages.error(status: 403, title: "Form expired", explanation: "This form is out of date or came from another site. Reload the page and try again.",
-                                        firebaseCode: nil, next: ("/", "Home")), status: .forbidden).response(secureCookies: secureCookies)
+                                        firebaseCode: nil, next: ("/", "Home")), status: .forbidden).response(cookies)
+    }
+}
+
+/// One request's view of its browser's state: the handlers change
+/// ``state``; ``TOTPLoginApp/finish(_:_:loaded:)`` writes it back.
+struct Visit {
+    var state: BrowserState
+    /// The browser cookie the request came with (nil for a new browser).
+    let cookie: String?
+    /// Whether the state moves to a new cookie (and CSRF token).
+    private(set) var rotated = false
+
+    init(state: BrowserState, cookie: String?) {
+        self.state = state
+        self.cookie = cookie
     }
 
-    func browserCookie(_ id: String) -> Cookie {
-        Cookie(name: BrowserSessions.cookieName, value: id, path: "/", secure: secureCookies, httpOnly: true, sameSite: .lax)
+    /// A new cookie and CSRF token at each change of who is signed in, so
+    /// that a cookie or token planted earlier carries nothing across it
+    /// (session fixation).
+    mutating func rotate() {
+        state.csrfToken = BrowserState.randomToken()
+        rotated = true
+    }
+
+    /// Forgets the user and the steps in flight, under a new cookie.
+    mutating func signOut() {
+        state.reset()
+        rotated = true
+    }
+}
+
+/// The cookies' attributes, in one place.
+struct CookiePolicy: Sendable {
+    /// Set when browsers reach the app over HTTPS.
+    let secure: Bool
+
+    /// `__Host-` over HTTPS: the browser then refuses the cookie unless it
+    /// is Secure, host-only and for `/`, so a sibling subdomain cannot plant one.
+    var browserCookieName: String { secure ? "__Host-totplogin_browser" : "totplogin_browser" }
+
+    func browserCookie(_ value: String) -> Cookie {
+        Cookie(name: browserCookieName, value: value, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
     }
 }
 
@@ -447,7 +602,8 @@ struct Outcome {
         Outcome(kind: .redirect(location), status: .seeOther, session: session, clearSession: clearingSession)
     }
 
-    func response(secureCookies: Bool) -> Response {
+    func response(_ cookies: CookiePolicy) -> Response {
+        let secureCookies = cookies.secure
         var response: Response
         switch kind {
         case .html(let html):

@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
+import HTTPTypes
 import HummingbirdTesting
+import IdentityServerState
 import IdentityToolkitEmulator
 import Logging
 import OTP
@@ -89,7 +91,7 @@ import FoundationNetworking
             page = try await browser.post("/login", ["email": "a@example.com", "password": "whatever"], csrf: "")
             #expect(page.status == .forbidden)
             // A form posted from another site arrives without the browser cookie.
-            let stranger = TestBrowser(client: browser.client)
+            let stranger = browser.stranger()
             page = try await stranger.post("/login", ["email": "a@example.com", "password": "whatever"], csrf: browser.csrf)
             #expect(page.status == .forbidden)
             // The real token works (and reaches Identity Platform: no such user).
@@ -132,7 +134,7 @@ import FoundationNetworking
             let email = "policy-\(UUID().uuidString.prefix(8).lowercased())@example.com"
             try await first.signUpAndVerify(email: email, password: "password-123456")
             _ = try await first.post("/login", ["email": email, "password": "password-123456"])
-            let second = TestBrowser(client: first.client)
+            let second = first.stranger()
             _ = try await second.get("/login")
             _ = try await second.post("/login", ["email": email, "password": "password-123456"])
             try await second.enroll(clock: emulator.emulator.clock)
@@ -187,6 +189,159 @@ import FoundationNetworking
         #expect(!html.contains("<script>alert"))
     }
 
+    // MARK: Several instances
+
+    /// Behind a round-robin balancer: each request reaches the other
+    /// instance, so the password step, the code step and the enrollment are
+    /// each finished by an instance that did not start them.
+    @Test(arguments: [SharedState.store, .sealed])
+    func everyStepFinishesOnAnotherInstance(state: SharedState) async throws {
+        try await withInstances(count: 2, state: state) { _, emulator, browser in
+            let email = "fleet-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            try await browser.signUpAndVerify(email: email, password: "password-123456")
+            _ = try await browser.get("/login")
+            var page = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            #expect(page.location == "/account")
+            #expect(browser.followed?.status == .ok, "the account page, served by the other instance")
+            let totp = try await browser.enroll(clock: emulator.emulator.clock)
+            _ = try await browser.post("/logout", [:])
+
+            page = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            #expect(page.location == "/login/totp")
+            #expect(browser.followed?.body.contains("phone") == true, "the other instance reads the pending sign-in")
+            let step = try totp.step(at: Int64(emulator.emulator.clock.now.timeIntervalSince1970)) + 1
+            page = try await browser.post("/login/totp", ["code": totp.code(step: step)])
+            #expect(page.location == "/account")
+            #expect(browser.followed?.element(id: "second-factor") == "totp")
+            #expect(Set(browser.instances) == [0, 1])
+        }
+    }
+
+    /// The sealed cookie holds a whole sign-in (tokens and a pending TOTP
+    /// key) and still fits a browser's cookie limit.
+    @Test func theSealedStateFitsInACookie() async throws {
+        try await withInstances(count: 1, state: .sealed) { _, _, browser in
+            let email = "size-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            try await browser.signUpAndVerify(email: email, password: "password-123456")
+            _ = try await browser.get("/login")
+            _ = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            _ = try await browser.get("/enroll")
+            let cookie = try #require(browser.cookies[browser.cookieName])
+            #expect(cookie.hasPrefix("s1."))
+            #expect(cookie.utf8.count <= SealedCookieStorage.maximumCookieLength, "\(cookie.utf8.count) bytes")
+            // Another key ring cannot read it: the browser starts afresh.
+            let other = SealedCookieStorage(keyRing: try SealingKeyRing([SealingKey.random(id: "k1")]))
+            #expect(try await other.load(cookie: cookie) == nil)
+        }
+    }
+
+    /// A new cookie and CSRF token at each sign-in: a cookie planted before
+    /// it carries nothing after it (session fixation), and the old form
+    /// token is refused.
+    @Test func theBrowserCookieAndTokenChangeAtSignIn() async throws {
+        try await withApp { _, _, browser in
+            let email = "rotate-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            try await browser.signUpAndVerify(email: email, password: "password-123456")
+            _ = try await browser.get("/login")
+            let before = try #require(browser.cookies[browser.cookieName])
+            let csrfBefore = browser.csrf
+            let page = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            #expect(page.location == "/account")
+            let after = try #require(browser.cookies[browser.cookieName])
+            #expect(after != before)
+            #expect(browser.csrf != csrfBefore)
+            // The planted (old) cookie no longer names any state.
+            let planted = browser.stranger()
+            planted.cookies[browser.cookieName] = before
+            #expect(try await planted.post("/logout", [:], csrf: csrfBefore).status == .forbidden)
+        }
+    }
+
+    /// Over HTTPS the browser cookie is `__Host-` and every cookie Secure.
+    @Test func httpsCookiesAreSecureAndHostOnly() async throws {
+        try await withInstances(count: 1, publicURL: URL(string: "https://login.example.com")) { _, _, browser in
+            #expect(browser.cookieName == "__Host-totplogin_browser")
+            _ = try await browser.get("/login")
+            let line = try #require(browser.lastSetCookies[browser.cookieName])
+            #expect(line.contains("Secure"))
+            #expect(line.contains("HttpOnly"))
+            #expect(line.contains("Path=/"))
+            #expect(!line.contains("Domain="))
+        }
+    }
+
+    /// Wrong codes count per account across instances and challenges: the
+    /// 11th is refused by the app (429, `attempt-limit`), although each
+    /// challenge saw fewer than Identity Platform's own limit.
+    @Test func wrongCodesAreLimitedPerAccountAcrossInstances() async throws {
+        try await withInstances(count: 2) { _, emulator, browser in
+            let email = "limit-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            try await browser.signUpAndVerify(email: email, password: "password-123456")
+            _ = try await browser.get("/login")
+            _ = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            let totp = try await browser.enroll(clock: emulator.emulator.clock)
+            _ = try await browser.post("/logout", [:])
+            var wrong = 0
+            while wrong < 10 {
+                #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+                for _ in 0..<4 where wrong < 10 {
+                    #expect(try await browser.post("/login/totp", ["code": "000000"]).status == .unauthorized)
+                    wrong += 1
+                }
+            }
+            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+            let step = try totp.step(at: Int64(emulator.emulator.clock.now.timeIntervalSince1970)) + 2
+            let page = try await browser.post("/login/totp", ["code": totp.code(step: step)])
+            #expect(page.status == .tooManyRequests, "even the right code, once the account is at its limit")
+            #expect(page.body.contains("data-reason=\"attempt-limit\""))
+            #expect(page.element(id: "error-code") == nil, "the app refused, not Identity Platform")
+        }
+    }
+
+    /// Wrong passwords count per client address, taken from the last
+    /// X-Forwarded-For entry when the app is told to trust it.
+    @Test func passwordsAreLimitedPerAddress() async throws {
+        try await withInstances(count: 2, trustForwardedFor: true) { _, _, browser in
+            browser.headers[HTTPField.Name("X-Forwarded-For")!] = "203.0.113.9, 198.51.100.7"
+            _ = try await browser.get("/login")
+            // Distinct accounts from one address: the per-account count never
+            // trips, the per-address one does (100 by default).
+            var statuses: [HTTPResponse.Status] = []
+            for index in 0..<101 {
+                statuses.append(try await browser.post("/login", ["email": "spray-\(index)@example.com", "password": "wrong-password"]).status)
+            }
+            #expect(statuses.prefix(100).allSatisfy { $0 == .unauthorized })
+            #expect(statuses.last == .tooManyRequests)
+            // Another address is not affected.
+            browser.headers[HTTPField.Name("X-Forwarded-For")!] = "203.0.113.9, 198.51.100.8"
+            #expect(try await browser.post("/login", ["email": "spray-x@example.com", "password": "wrong-password"]).status == .unauthorized)
+        }
+    }
+
+    /// A store that cannot be reached: 503, and no form is let through.
+    @Test func anUnreachableStoreFailsClosed() async throws {
+        let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
+        let backend = try IdentityBackend(emulatorHost: "127.0.0.1", emulatorPort: 1, projectID: project)
+        var quiet = Logger(label: "TOTPLoginTests")
+        quiet.logLevel = .critical
+        let app = TOTPLoginApp(backend: backend, state: .store(UnreachableStore(), name: "down"), attempts: InMemoryTOTPAttemptStore(), logger: quiet)
+        try await Application(router: app.router()).test(.router) { (client: any TestClientProtocol) async throws in
+            let browser = TestBrowser(clients: [client], cookieName: app.cookies.browserCookieName)
+            browser.cookies[browser.cookieName] = "some-id"
+            #expect(try await browser.get("/login").status == .serviceUnavailable)
+            #expect(try await browser.post("/login", ["email": "a@example.com", "password": "x"], csrf: "t").status == .serviceUnavailable)
+        }
+    }
+
+    @Test func theProjectMustBeTheEmulators() throws {
+        #expect(try IdentityBackend.agreedProject(requested: nil, served: "demo-a", fallback: "demo-x") == "demo-a")
+        #expect(try IdentityBackend.agreedProject(requested: "demo-a", served: "demo-a", fallback: "demo-x") == "demo-a")
+        #expect(try IdentityBackend.agreedProject(requested: nil, served: nil, fallback: "demo-x") == "demo-x")
+        let error = #expect(throws: AppError.self) { try IdentityBackend.agreedProject(requested: "demo-b", served: "demo-a", fallback: "demo-x") }
+        #expect(error.map { "\($0)" }?.contains("demo-b") == true)
+        #expect(error.map { "\($0)" }?.contains("demo-a") == true)
+    }
+
     // MARK: Harness
 
     static func wrong(_ code: String) -> String {
@@ -194,6 +349,22 @@ import FoundationNetworking
     }
 
     func withApp(_ body: @Sendable (TOTPLoginApp, RunningEmulator, TestBrowser) async throws -> Void) async throws {
+        try await withInstances(count: 1) { apps, emulator, browser in try await body(apps[0], emulator, browser) }
+    }
+
+    /// Where the instances of one test keep their state.
+    enum SharedState {
+        /// One in-memory store, as PostgreSQL's is shared.
+        case store
+        /// Sealed cookies, every instance with the same keys.
+        case sealed
+    }
+
+    /// `count` instances of the app on one emulator, sharing their state and
+    /// attempt counts as a fleet behind a balancer does; the browser sends
+    /// each request to the next instance in turn (round robin).
+    func withInstances(count: Int, state: SharedState = .store, publicURL: URL? = nil, trustForwardedFor: Bool = false,
+                       _ body: @Sendable ([TOTPLoginApp], RunningEmulator, TestBrowser) async throws -> Void) async throws {
         let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
         let emulator = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
         do {
@@ -201,10 +372,17 @@ import FoundationNetworking
             try await backend.enableTOTP()
             var quiet = Logger(label: "TOTPLoginTests")
             quiet.logLevel = .critical
-            let app = TOTPLoginApp(backend: backend, logger: quiet)
-            let application = Application(router: app.router())
-            try await application.test(.router) { client in
-                try await body(app, emulator, TestBrowser(client: client))
+            let configuration: BrowserStateConfiguration = switch state {
+            case .store: .store(InMemoryExpiringStateStore(), name: "memory")
+            case .sealed: .sealedCookie(keyRing: try SealingKeyRing([SealingKey.random(id: "k1")]))
+            }
+            let attempts = InMemoryTOTPAttemptStore()
+            let apps = (0..<count).map { _ in
+                TOTPLoginApp(backend: backend, state: configuration, attempts: attempts, publicURL: publicURL,
+                             trustForwardedFor: trustForwardedFor, logger: quiet)
+            }
+            try await Self.withClients(apps[...], []) { clients in
+                try await body(apps, emulator, TestBrowser(clients: clients, cookieName: apps[0].cookies.browserCookieName))
             }
         } catch {
             await emulator.stop()
@@ -212,15 +390,38 @@ import FoundationNetworking
         }
         await emulator.stop()
     }
+
+    /// A test client for each app, nested.
+    static func withClients(_ apps: ArraySlice<TOTPLoginApp>, _ clients: [any TestClientProtocol],
+                            _ body: @Sendable ([any TestClientProtocol]) async throws -> Void) async throws {
+        guard let first = apps.first else { return try await body(clients) }
+        try await Application(router: first.router()).test(.router) { client in
+            try await withClients(apps.dropFirst(), clients + [client], body)
+        }
+    }
 }
 
 /// A browser for the tests: keeps cookies, fills in the CSRF token.
 final class TestBrowser: @unchecked Sendable {
-    let client: any TestClientProtocol
+    /// The instances, one after the other per request (a round-robin balancer).
+    let clients: [any TestClientProtocol]
+    /// The browser-state cookie's name.
+    let cookieName: String
     var cookies: [String: String] = [:]
     var csrf = ""
+    /// Extra headers sent with every request.
+    var headers: HTTPFields = [:]
+    private var sent = 0
+    /// The instance each request reached, in order.
+    private(set) var instances: [Int] = []
 
-    init(client: any TestClientProtocol) { self.client = client }
+    init(clients: [any TestClientProtocol], cookieName: String) {
+        self.clients = clients
+        self.cookieName = cookieName
+    }
+
+    /// A browser of its own (no cookies) on the same instances.
+    func stranger() -> TestBrowser { TestBrowser(clients: clients, cookieName: cookieName) }
 
     struct Page {
         var status: HTTPResponse.Status
@@ -245,18 +446,33 @@ final class TestBrowser: @unchecked Sendable {
         try await send(path, method: .get, body: nil)
     }
 
+    /// Posts a form and, as a browser does, follows a 303 with a GET (whose
+    /// page brings the form's next CSRF token); returns the POST's answer.
     func post(_ path: String, _ fields: [String: String], csrf: String? = nil) async throws -> Page {
         var all = fields
         all["csrf"] = csrf ?? self.csrf
         let body = all.map { "\(Self.encode($0.key))=\(Self.encode($0.value))" }.joined(separator: "&")
-        return try await send(path, method: .post, body: body)
+        let page = try await send(path, method: .post, body: body)
+        if page.status == .seeOther, let location = page.location {
+            followed = try await send(location, method: .get, body: nil)
+        }
+        return page
     }
 
+    /// The `Set-Cookie` lines of the last answer, by cookie name.
+    private(set) var lastSetCookies: [String: String] = [:]
+
+    /// The page the last redirect of a POST led to.
+    private(set) var followed: Page?
+
     private func send(_ path: String, method: HTTPRequest.Method, body: String?) async throws -> Page {
-        var headers: HTTPFields = [:]
+        var headers = self.headers
         if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
         if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
-        let response = try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        let instance = sent % clients.count
+        sent += 1
+        instances.append(instance)
+        let response = try await clients[instance].execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
         var set: [String: String] = [:]
         for line in response.headers[values: .setCookie] {
             let pair = line.split(separator: ";", maxSplits: 1)[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -264,6 +480,7 @@ final class TestBrowser: @unchecked Sendable {
             set[name] = line
             if line.contains("Max-Age=0") { cookies[name] = nil } else { cookies[name] = value }
         }
+        lastSetCookies = set
         let page = Page(status: response.status, body: String(buffer: response.body), location: response.headers[.location], setCookies: set)
         if let token = page.firstMatch(of: #/name="csrf" value="([^"]+)"/#) { csrf = token }
         return page
@@ -297,4 +514,13 @@ final class TestBrowser: @unchecked Sendable {
         #expect(done.location == "/account?done=enrolled")
         return totp
     }
+}
+
+/// A state store whose database is down.
+struct UnreachableStore: ExpiringStateStore {
+    struct Down: Error {}
+    func setValue(_ value: Data, forKey key: String, expiresAt: Date) async throws { throw Down() }
+    func value(forKey key: String, at now: Date) async throws -> Data? { throw Down() }
+    func takeValue(forKey key: String, at now: Date) async throws -> Data? { throw Down() }
+    func removeValue(forKey key: String) async throws { throw Down() }
 }

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""Examples/TOTPLogin on a fleet: two instances sharing PostgreSQL and one
+emulator, behind an nginx upstream with round robin.
+
+Usage: totplogin_fleet.py MFA_BINARY TOTPLOGIN_BINARY SCREENSHOT_DIR
+(with IDENTITY_TEST_POSTGRES_URL and PGPASSWORD in the environment, as
+.ci/postgres_start.sh writes them)
+
+1. The headless-Chromium story of totplogin_browser.py through nginx, every
+   request alternating instances (nginx's log shows which), with instance A
+   restarted between the password step and the TOTP step.
+2. Straight to the instances: a code accepted through A is refused when
+   replayed through B; wrong codes spread over both stop at the app's
+   per-account limit (the 11th is refused with `attempt-limit`, though no
+   challenge saw Identity Platform's own limit).
+"""
+import collections
+import http.cookiejar
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from totplogin_browser import oathtool, run_story, wrong  # noqa: E402
+
+MFA, TOTPLOGIN, SHOTS = sys.argv[1], sys.argv[2], sys.argv[3]
+POSTGRES = os.environ["IDENTITY_TEST_POSTGRES_URL"]
+PROJECT = "demo-totp-login"
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_line(process, pattern, name, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        print(f"{name}:", line.rstrip(), flush=True)
+        match = re.search(pattern, line)
+        if match:
+            return match
+    process.kill()
+    sys.exit(f"{name} did not print {pattern!r}")
+
+
+def drain(process, name):
+    """Keeps printing a process's output so its pipe never fills."""
+    import threading
+
+    def pump():
+        for line in process.stdout:
+            if "warning" in line or "error" in line:
+                print(f"{name}:", line.rstrip(), flush=True)
+    threading.Thread(target=pump, daemon=True).start()
+
+
+class Instance:
+    def __init__(self, name, port, emulator, public_url):
+        self.name, self.port = name, port
+        self.arguments = [TOTPLOGIN, "--port", str(port), "--emulator", emulator, "--postgres", POSTGRES,
+                          "--trust-forwarded-for", "--public-url", public_url]
+        self.process = None
+
+    def start(self):
+        started = time.time()
+        self.process = subprocess.Popen(self.arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        wait_for_line(self.process, r"listening on", self.name)
+        drain(self.process, self.name)
+        return time.time() - started
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=20)
+
+    @property
+    def base(self):
+        return f"http://127.0.0.1:{self.port}"
+
+
+NGINX_CONF = """
+daemon off;
+master_process off;
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    log_format fleet '$request_method $uri $status $upstream_addr';
+    access_log {dir}/access.log fleet;
+    client_body_temp_path {dir}/body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    upstream totplogin {{
+        server 127.0.0.1:{a};
+        server 127.0.0.1:{b};
+    }}
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            proxy_pass http://totplogin;
+            proxy_set_header Host $http_host;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        }}
+    }}
+}}
+"""
+
+
+class Browser:
+    """urllib with one cookie jar (cookies ignore ports: one jar serves A and B)."""
+
+    def __init__(self):
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+        self.csrf = ""
+
+    def request(self, url, fields=None):
+        data = None
+        if fields is not None:
+            fields = dict(fields, csrf=self.csrf)
+            data = urllib.parse.urlencode(fields).encode()
+        try:
+            response = self.opener.open(urllib.request.Request(url, data=data), timeout=30)
+            status, body, final = response.status, response.read().decode(), response.url
+        except urllib.error.HTTPError as error:
+            status, body, final = error.code, error.read().decode(), error.url
+        token = re.search(r'name="csrf" value="([^"]+)"', body)
+        if token:
+            self.csrf = token.group(1)
+        return status, body, urllib.parse.urlparse(final).path
+
+
+def expect(condition, message):
+    if not condition:
+        raise AssertionError(message)
+    print("ok:", message, flush=True)
+
+
+def enrolled_user(a, b):
+    """A user with a TOTP factor, signed out; returns (browser, email, password, secret)."""
+    browser = Browser()
+    email, password = f"fleet-{uuid.uuid4().hex[:8]}@example.com", f"pw-{uuid.uuid4().hex}"
+    browser.request(a.base + "/signup")
+    status, body, _ = browser.request(b.base + "/signup", {"email": email, "password": password})
+    link = re.search(r'id="verification-link" href="([^"]+)"', body).group(1).replace("&amp;", "&")
+    urllib.request.urlopen(link, timeout=30).read()
+    browser.request(a.base + "/login")
+    _, _, path = browser.request(b.base + "/login", {"email": email, "password": password})
+    expect(path == "/account", "signed in with the password through B after A's form")
+    _, body, _ = browser.request(a.base + "/enroll")
+    secret = re.search(r'id="secret">([^<]+)<', body).group(1).strip()
+    _, _, path = browser.request(b.base + "/enroll", {"displayName": "fleet", "code": oathtool(secret)})
+    expect(path == "/account", "enrolled through B with the key A showed")
+    browser.request(a.base + "/logout", {})
+    return browser, email, password, secret
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="totplogin-fleet-")
+    processes = []
+    try:
+        emulator = subprocess.Popen([MFA, "emulator", "--port", "0", "--project", PROJECT],
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        processes.append(emulator)
+        emulator_address = wait_for_line(emulator, r"listening on http://(\S+)", "emulator").group(1)
+        drain(emulator, "emulator")
+        nginx_port = free_port()
+        public_url = f"http://127.0.0.1:{nginx_port}"
+        a = Instance("A", free_port(), emulator_address, public_url)
+        b = Instance("B", free_port(), emulator_address, public_url)
+        for instance in (a, b):
+            print(f"instance {instance.name} up in {instance.start():.1f} s (migrate() ran at its start)", flush=True)
+            processes.append(instance)
+        with open(os.path.join(work, "nginx.conf"), "w") as conf:
+            conf.write(NGINX_CONF.format(dir=work, a=a.port, b=b.port, port=nginx_port))
+        nginx = subprocess.Popen(["nginx", "-p", work, "-c", os.path.join(work, "nginx.conf")])
+        processes.append(nginx)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", nginx_port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        print(f"nginx at {public_url}, round robin over A :{a.port} and B :{b.port}", flush=True)
+
+        def restart_a():
+            started = time.time()
+            a.stop()
+            print(f"instance A stopped between the password step and the TOTP step", flush=True)
+            a.start()
+            print(f"instance A restarted in {time.time() - started:.1f} s", flush=True)
+
+        run_story(public_url, SHOTS, before_code_step=restart_a)
+        with open(os.path.join(work, "access.log")) as log:
+            lines = [line.split() for line in log if line.strip()]
+        upstreams = collections.Counter(line[-1] for line in lines)
+        print(f"nginx sent {len(lines)} requests: " + ", ".join(f"{address}: {count}" for address, count in sorted(upstreams.items())))
+        expect(len([u for u in upstreams if u.endswith((f":{a.port}", f":{b.port}"))]) >= 2, "the story's requests reached both instances")
+
+        # A code accepted through A is refused when replayed through B.
+        browser, email, password, secret = enrolled_user(a, b)
+        code = oathtool(secret, 30)
+        browser.request(a.base + "/login")
+        _, _, path = browser.request(a.base + "/login", {"email": email, "password": password})
+        expect(path == "/login/totp", "the password step on A")
+        _, _, path = browser.request(a.base + "/login/totp", {"code": code})
+        expect(path == "/account", "the code accepted through A")
+        browser.request(b.base + "/logout", {})
+        browser.request(b.base + "/login")
+        _, _, path = browser.request(b.base + "/login", {"email": email, "password": password})
+        status, body, _ = browser.request(b.base + "/login/totp", {"code": code})
+        expect(status == 401 and "ERROR_INVALID_VERIFICATION_CODE" in body, "the same code replayed through B is refused")
+
+        # Wrong codes spread over both instances stop at the app's limit.
+        browser, email, password, secret = enrolled_user(b, a)
+        instances, wrong_codes = [a, b], 0
+        while wrong_codes < 10:
+            browser.request(a.base + "/login")
+            _, _, path = browser.request(b.base + "/login", {"email": email, "password": password})
+            expect(path == "/login/totp", f"a new challenge after {wrong_codes} wrong codes")
+            for _ in range(4):
+                if wrong_codes == 10:
+                    break
+                status, _, _ = browser.request(instances[wrong_codes % 2].base + "/login/totp", {"code": wrong(oathtool(secret, 60))})
+                assert status == 401, status
+                wrong_codes += 1
+        print(f"10 wrong codes refused, alternating A and B, over 3 challenges", flush=True)
+        browser.request(a.base + "/login")
+        browser.request(a.base + "/login", {"email": email, "password": password})
+        status, body, _ = browser.request(b.base + "/login/totp", {"code": oathtool(secret, 60)})
+        expect(status == 429 and 'data-reason="attempt-limit"' in body, "the 11th code (a right one) is refused by the app's limit: 429 attempt-limit")
+        print("fleet checks passed", flush=True)
+    finally:
+        for process in reversed(processes):
+            if isinstance(process, Instance):
+                process = process.process
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
