@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         // The comparison of TokenBenchmarks only (5.8 added the audience check).
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
     ],
     targets: [
         .executableTarget(
@@ -97,6 +99,19 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Benchmarks/EmulatorLoad"
+        ),
+        // A load command: TOTP verifications per second and latency with the
+        // in-memory and the PostgreSQL stores, 64 concurrent callers.
+        .executableTarget(
+            name: "StoreLoad",
+            dependencies: [
+                .product(name: "OTP", package: "swift-identity-mfa"),
+                .product(name: "IdentityServerState", package: "swift-identity-mfa"),
+                .product(name: "IdentityStoresPostgres", package: "swift-identity-mfa"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/StoreLoad"
         ),
     ],
     swiftLanguageModes: [.v6]

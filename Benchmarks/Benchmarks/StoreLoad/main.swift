@@ -1,0 +1,162 @@
+// TOTP verifications per second and their latency with the shared stores:
+// the in-memory stores and the PostgreSQL stores, side by side in one run,
+// with N concurrent callers (each a server request verifying one code).
+//
+//   PGPASSWORD=… swift run -c release StoreLoad --postgres postgres://USER@HOST:PORT/DB?sslmode=disable
+//                                               [--callers 64] [--seconds 10] [--connections 20]
+//
+// Each verification is the accepted path, the most expensive one: the
+// attempt is counted (one upsert), the code checked (window 1), its step
+// recorded (one upsert) and the count cleared (one delete) — three
+// statements on PostgreSQL, each its own transaction. Every call verifies a
+// new key id, so no call waits on another's row; 5 % of the calls send a
+// wrong code (one statement, then the count stays). Without --postgres only
+// the in-memory stores run.
+import Foundation
+import IdentityServerState
+import IdentityStoresPostgres
+import Logging
+import OTP
+import PostgresNIO
+
+func option(_ flag: String, in arguments: [String]) -> String? {
+    arguments.firstIndex(of: flag).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+}
+
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("StoreLoad: \(message)\n".utf8))
+    exit(2)
+}
+
+func number(_ text: String?, default value: Int, name: String) -> Int {
+    guard let text else { return value }
+    guard let parsed = Int(text), parsed >= 1 else { fail("\(name) takes a number from 1, not \(text)") }
+    return parsed
+}
+
+/// CPU seconds (user + system) this process has used so far.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+struct RunResult {
+    var name: String
+    var verifications: Int
+    var errors: Int
+    var seconds: Double
+    var latencies: [Duration]
+    var cpuSeconds: Double
+
+    func percentile(_ fraction: Double) -> Duration {
+        guard !latencies.isEmpty else { return .zero }
+        return latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))]
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        String(format: "%.2f ms", Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
+    }
+
+    var row: String {
+        let perSecond = Double(verifications) / seconds
+        return "| \(name) | \(String(format: "%.0f", perSecond)) | \(Self.milliseconds(percentile(0.5))) | \(Self.milliseconds(percentile(0.99))) | "
+            + "\(Self.milliseconds(latencies.last ?? .zero)) | \(errors) | \(String(format: "%.0f %%", 100 * cpuSeconds / seconds)) |"
+    }
+}
+
+/// `callers` tasks verifying for `seconds`, each call a fresh key id.
+func run(_ name: String, replayStore: any TOTPReplayStore, attemptStore: any TOTPAttemptStore, callers: Int, seconds: Int) async throws -> RunResult {
+    let totp = try TOTP(key: Array("12345678901234567890".utf8))
+    let verifier = try TOTPVerifier(totp: totp, window: 1, replayStore: replayStore, attemptStore: attemptStore)
+    let now = Int64(Date().timeIntervalSince1970)
+    let right = try totp.code(at: now)
+    let wrong = right == "000000" ? "111111" : "000000"
+    let run = UUID().uuidString.prefix(8)
+    let clock = ContinuousClock()
+    let deadline = clock.now + .seconds(seconds)
+    let cpuBefore = processCPUSeconds()
+    let started = clock.now
+    let perCaller = try await withThrowingTaskGroup(of: (Int, Int, [Duration]).self) { group in
+        for caller in 0..<callers {
+            group.addTask {
+                var latencies: [Duration] = []
+                latencies.reserveCapacity(seconds * 5000)
+                var (count, errors) = (0, 0)
+                while clock.now < deadline {
+                    let key = "\(run)-\(caller)-\(count)"
+                    let code = count % 20 == 19 ? wrong : right
+                    let begin = clock.now
+                    do {
+                        let result = try await verifier.verify(code, keyID: key, at: now)
+                        if code == right, case .accepted = result {} else if code == wrong, result == .invalid {} else { errors += 1 }
+                    } catch {
+                        errors += 1
+                    }
+                    latencies.append(clock.now - begin)
+                    count += 1
+                }
+                return (count, errors, latencies)
+            }
+        }
+        var total = (0, 0, [Duration]())
+        for try await (count, errors, latencies) in group {
+            total.0 += count
+            total.1 += errors
+            total.2 += latencies
+        }
+        return total
+    }
+    let elapsed = clock.now - started
+    let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return RunResult(name: name, verifications: perCaller.0, errors: perCaller.1, seconds: elapsedSeconds,
+                     latencies: perCaller.2.sorted(), cpuSeconds: processCPUSeconds() - cpuBefore)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let callers = number(option("--callers", in: arguments), default: 64, name: "--callers")
+let seconds = number(option("--seconds", in: arguments), default: 10, name: "--seconds")
+let connections = number(option("--connections", in: arguments), default: 20, name: "--connections")
+let postgresURL = option("--postgres", in: arguments)
+if let postgresURL, PostgresConnectionSettings.urlContainsPassword(postgresURL) {
+    fail("put the password in PGPASSWORD, not in the URL (another local user can read a process's arguments)")
+}
+
+say("StoreLoad: \(callers) callers, \(seconds) s per store, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+var results: [RunResult] = []
+// Warm-up, then the measured in-memory run.
+_ = try await run("warm-up", replayStore: InMemoryTOTPReplayStore(), attemptStore: InMemoryTOTPAttemptStore(), callers: callers, seconds: 1)
+results.append(try await run("in-memory stores", replayStore: InMemoryTOTPReplayStore(), attemptStore: InMemoryTOTPAttemptStore(),
+                             callers: callers, seconds: seconds))
+say(results.last!.row)
+
+if let postgresURL {
+    var settings: PostgresConnectionSettings
+    do {
+        settings = try PostgresConnectionSettings(url: postgresURL, password: ProcessInfo.processInfo.environment["PGPASSWORD"])
+        settings.maximumConnections = connections
+        try await PostgresIdentityStores.checkConnection(settings)
+    } catch {
+        fail("\(error)")
+    }
+    let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: Logger(label: "StoreLoad"))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await client.run() }
+        let stores = try PostgresIdentityStores(client: client, tablePrefix: "storeload_")
+        try await stores.migrate()
+        _ = try await run("warm-up", replayStore: stores.replayStore, attemptStore: stores.attemptStore, callers: callers, seconds: 1)
+        results.append(try await run("PostgreSQL stores (\(connections) connections)", replayStore: stores.replayStore,
+                                     attemptStore: stores.attemptStore, callers: callers, seconds: seconds))
+        say(results.last!.row)
+        let swept = try await stores.sweepExpired(now: Date().addingTimeInterval(3600))
+        say("swept \(swept) rows")
+        group.cancelAll()
+    }
+}
+
+say("")
+say("| stores | verifications/s | p50 | p99 | max | errors | CPU of this process |")
+say("|---|---|---|---|---|---|---|")
+for result in results { say(result.row) }
