@@ -13,7 +13,7 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     /// - Parameters:
     ///   - projectID: The project to manage.
     ///   - credential: Supplies access tokens (`cloud-platform` scope).
-    ///     Never asked in emulator mode (an ``ClientConfiguration/emulatorHost``,
+    ///     Never asked in emulator mode (a `ClientConfiguration.emulatorHost`,
     ///     `FIREBASE_AUTH_EMULATOR_HOST` by default): there every call carries
     ///     `Authorization: Bearer owner`, as firebase-admin sends, so that no
     ///     real access token travels over plain HTTP to whatever host the

@@ -2,7 +2,7 @@ public import Foundation
 import OTP
 
 /// A small key-value store whose entries expire: where a server keeps state
-/// in flight between two requests (a ``MultiFactorResolver`` snapshot
+/// in flight between two requests (a `MultiFactorResolver` snapshot
 /// between the password and the code, a pending TOTP enrollment) when it
 /// does not seal that state into the browser's cookie.
 ///
@@ -45,7 +45,7 @@ extension ExpiringStateStore {
 }
 
 /// An in-memory ``ExpiringStateStore``: the embedded default, for one
-/// process (tests, a single instance). Bounded: past ``capacity`` the
+/// process (tests, a single instance). Bounded: past `capacity` the
 /// entries nearest their expiry go first.
 public actor InMemoryExpiringStateStore: ExpiringStateStore {
     private var entries: ExpiringEntries<Data>

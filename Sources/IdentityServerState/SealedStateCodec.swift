@@ -7,7 +7,7 @@ import OTPFormats
 /// form field — and opens it again on any instance that holds the key.
 ///
 /// A server that keeps a sign-in in flight this way needs no database:
-/// the browser carries the sealed ``MultiFactorResolver`` snapshot between
+/// the browser carries the sealed `MultiFactorResolver` snapshot between
 /// the password step and the code step, and whichever instance receives
 /// the code opens it.
 ///

@@ -60,15 +60,15 @@ public struct PostgresIdentityStores: Sendable {
     /// The longest a store call may take.
     public var queryTimeout: Duration { backend.queryTimeout }
 
-    /// The shared ``TOTPReplayStore``.
+    /// The shared `TOTPReplayStore`.
     public var replayStore: PostgresTOTPReplayStore { PostgresTOTPReplayStore(backend: backend) }
-    /// The shared ``TOTPAttemptStore``.
+    /// The shared `TOTPAttemptStore`.
     public var attemptStore: PostgresTOTPAttemptStore { PostgresTOTPAttemptStore(backend: backend) }
-    /// The shared ``ExpiringStateStore`` for in-flight state. Wrap it in a
+    /// The shared `ExpiringStateStore` for in-flight state. Wrap it in a
     /// `SealingStateStore` to keep its values sealed at rest.
     public var stateStore: PostgresStateStore { PostgresStateStore(backend: backend) }
 
-    /// A shared ``AuthSessionStore`` (signed-in users' tokens), kept in the
+    /// A shared `AuthSessionStore` (signed-in users' tokens), kept in the
     /// state table under `auth-session/` keys.
     /// - Parameters:
     ///   - lifetime: A session not saved again within this time is gone

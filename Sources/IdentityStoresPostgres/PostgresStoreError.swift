@@ -1,5 +1,5 @@
 /// Why a PostgreSQL store call failed. Verification that needs a store
-/// **fails closed** on any of these: ``TOTPVerifier`` throws, and the
+/// **fails closed** on any of these: `TOTPVerifier` throws, and the
 /// caller refuses the code.
 ///
 /// Messages name the table, the SQLSTATE and the reason; never a bound

@@ -4,7 +4,7 @@ public import MultiFactorAuth
 public import OTP
 import PostgresNIO
 
-/// ``TOTPReplayStore`` on PostgreSQL: one row per key with its last
+/// `TOTPReplayStore` on PostgreSQL: one row per key with its last
 /// accepted step. Made by ``PostgresIdentityStores/replayStore``.
 public struct PostgresTOTPReplayStore: TOTPReplayStore {
     let backend: PostgresStoreBackend
@@ -40,7 +40,7 @@ public struct PostgresTOTPReplayStore: TOTPReplayStore {
     }
 }
 
-/// ``TOTPAttemptStore`` on PostgreSQL: one row per key with its count and
+/// `TOTPAttemptStore` on PostgreSQL: one row per key with its count and
 /// the end of its lock-out. Made by ``PostgresIdentityStores/attemptStore``.
 public struct PostgresTOTPAttemptStore: TOTPAttemptStore {
     let backend: PostgresStoreBackend
@@ -95,7 +95,7 @@ public struct PostgresTOTPAttemptStore: TOTPAttemptStore {
     }
 }
 
-/// ``ExpiringStateStore`` on PostgreSQL: one row per key with its bytes
+/// `ExpiringStateStore` on PostgreSQL: one row per key with its bytes
 /// and expiry. Made by ``PostgresIdentityStores/stateStore``.
 public struct PostgresStateStore: ExpiringStateStore {
     let backend: PostgresStoreBackend
@@ -144,7 +144,7 @@ public struct PostgresStateStore: ExpiringStateStore {
     }
 }
 
-/// ``AuthSessionStore`` on PostgreSQL: signed-in users' sessions in the
+/// `AuthSessionStore` on PostgreSQL: signed-in users' sessions in the
 /// state table, under `auth-session/` keys, each lasting ``lifetime``
 /// after its last save, sealed at rest when a codec is given. Made by
 /// ``PostgresIdentityStores/authSessionStore(lifetime:sealing:)``; give

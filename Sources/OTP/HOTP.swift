@@ -21,7 +21,7 @@ public struct HOTP: Sendable {
     ///   - algorithm: The HMAC hash.
     ///   - digits: 6, 7 or 8.
     ///   - keyLengthPolicy: The shortest key accepted;
-    ///     ``OTPKeyLengthPolicy/legacyImport`` only for secrets an older system issued.
+    ///     `OTPKeyLengthPolicy/legacyImport` only for secrets an older system issued.
     /// - Throws: ``OTPError/invalidDigits(_:)``, or ``OTPError/secretTooShort(byteCount:minimum:)``.
     public init(key: some Collection<UInt8>, algorithm: HashAlgorithm = .sha1, digits: Int = 6,
                 keyLengthPolicy: OTPKeyLengthPolicy = .rfc4226) throws {

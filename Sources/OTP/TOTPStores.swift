@@ -52,7 +52,7 @@ public protocol TOTPAttemptStore: Sendable {
 /// Entries with an expiry, bounded in number: what the in-memory stores
 /// keep. Expired entries are removed as time passes (the `now` of the
 /// calls, so a verifier run at a fixed time in tests sees a fixed world),
-/// and past ``capacity`` the entries nearest their expiry go first, so a
+/// and past `capacity` the entries nearest their expiry go first, so a
 /// stream of distinct keys keeps memory flat.
 package struct ExpiringEntries<Value: Sendable>: Sendable {
     private struct Entry: Sendable {
@@ -122,7 +122,7 @@ package struct ExpiringEntries<Value: Sendable>: Sendable {
 
 /// An in-memory ``TOTPReplayStore``: for one process (tests, a single
 /// instance). An actor, so safe under concurrency. Records are forgotten
-/// once they can no longer matter, and at most ``capacity`` are kept.
+/// once they can no longer matter, and at most `capacity` are kept.
 public actor InMemoryTOTPReplayStore: TOTPReplayStore {
     /// One store for the whole process: a verifier built per request (it
     /// holds one user's key) still shares what earlier requests recorded.
