@@ -139,7 +139,7 @@ let package = Package(
         .target(name: "OTPFormats"),
         .target(
             name: "OTP",
-            dependencies: ["OTPFormats", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["OTPFormats", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
         .target(
             name: "IdentityToolkitEmulator",

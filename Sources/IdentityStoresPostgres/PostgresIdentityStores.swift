@@ -34,7 +34,7 @@ public import PostgresNIO
 /// ``sweepExpired(now:)``; ``runSweeper(every:)`` calls it periodically.
 public struct PostgresIdentityStores: Sendable {
     /// The schema version ``migrate()`` brings the tables to.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     let backend: PostgresStoreBackend
 
@@ -67,6 +67,8 @@ public struct PostgresIdentityStores: Sendable {
     /// The shared `ExpiringStateStore` for in-flight state. Wrap it in a
     /// `SealingStateStore` to keep its values sealed at rest.
     public var stateStore: PostgresStateStore { PostgresStateStore(backend: backend) }
+    /// Each user's recovery-code verifiers (`RecoveryCodeStore`).
+    public var recoveryCodeStore: PostgresRecoveryCodeStore { PostgresRecoveryCodeStore(backend: backend) }
 
     /// A shared `AuthSessionStore` (signed-in users' tokens), kept in the
     /// state table under `auth-session/` keys.
@@ -162,6 +164,8 @@ struct PostgresTables: Sendable {
     var replay: String { prefix + "totp_replay" }
     var attempts: String { prefix + "totp_attempts" }
     var state: String { prefix + "state" }
+    var recoverySets: String { prefix + "recovery_sets" }
+    var recoveryCodes: String { prefix + "recovery_codes" }
     var schema: String { prefix + "schema" }
 
     /// One advisory-lock id per prefix, so that two apps with different
@@ -181,6 +185,9 @@ struct PostgresTables: Sendable {
             "CREATE INDEX IF NOT EXISTS \(attempts)_expires_at ON \(attempts) (expires_at)",
             "CREATE TABLE IF NOT EXISTS \(state) (key text PRIMARY KEY, value bytea NOT NULL, expires_at timestamptz NOT NULL)",
             "CREATE INDEX IF NOT EXISTS \(state)_expires_at ON \(state) (expires_at)",
+            // Version 2: recovery codes (a set's salt and cost; one row per unused code).
+            "CREATE TABLE IF NOT EXISTS \(recoverySets) (user_id text PRIMARY KEY, salt bytea NOT NULL, rounds integer NOT NULL, created_at timestamptz NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS \(recoveryCodes) (user_id text NOT NULL, digest bytea NOT NULL, PRIMARY KEY (user_id, digest))",
             "CREATE TABLE IF NOT EXISTS \(schema) (version integer NOT NULL)",
         ]
     }

@@ -178,3 +178,78 @@ public struct PostgresAuthSessionStore: AuthSessionStore {
 
     static let prefix = "auth-session/"
 }
+
+/// `RecoveryCodeStore` on PostgreSQL: a row per set (its salt and cost)
+/// and a row per unused code's digest. Made by
+/// ``PostgresIdentityStores/recoveryCodeStore``.
+///
+/// Consuming a code is one `DELETE … RETURNING` on its row: of two
+/// instances redeeming the same code at once, the second waits on the
+/// first's row lock and then finds no row, so exactly one succeeds.
+public struct PostgresRecoveryCodeStore: RecoveryCodeStore {
+    let backend: PostgresStoreBackend
+
+    /// Replaces the user's set whole, in one transaction.
+    public func replaceCodes(_ verifiers: RecoveryCodeVerifiers, for userID: String) async throws(PostgresStoreError) {
+        let (sets, codes) = (backend.tables.recoverySets, backend.tables.recoveryCodes)
+        let logger = backend.logger
+        try await backend.perform("replace recovery codes") { client in
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("DELETE FROM \(unescaped: codes) WHERE user_id = \(userID)", logger: logger)
+                try await connection.query("""
+                    INSERT INTO \(unescaped: sets) (user_id, salt, rounds, created_at)
+                    VALUES (\(userID), \(verifiers.salt), \(verifiers.rounds), \(verifiers.createdAt))
+                    ON CONFLICT (user_id) DO UPDATE SET salt = EXCLUDED.salt, rounds = EXCLUDED.rounds, created_at = EXCLUDED.created_at
+                    """, logger: logger)
+                for digest in verifiers.digests {
+                    try await connection.query("""
+                        INSERT INTO \(unescaped: codes) (user_id, digest) VALUES (\(userID), \(digest)) ON CONFLICT DO NOTHING
+                        """, logger: logger)
+                }
+            }
+        }
+    }
+
+    /// The user's set with its unused codes' digests, nil when there is none.
+    public func verifiers(for userID: String) async throws(PostgresStoreError) -> RecoveryCodeVerifiers? {
+        let (sets, codes) = (backend.tables.recoverySets, backend.tables.recoveryCodes)
+        return try await backend.perform("read recovery codes") { client in
+            var set: (Data, Int, Date)?
+            for try await row in try await client.query("SELECT salt, rounds, created_at FROM \(unescaped: sets) WHERE user_id = \(userID)")
+                .decode((Data, Int, Date).self) { set = row }
+            guard let (salt, rounds, createdAt) = set else { return nil }
+            var digests: [Data] = []
+            for try await digest in try await client.query("SELECT digest FROM \(unescaped: codes) WHERE user_id = \(userID)").decode(Data.self) {
+                digests.append(digest)
+            }
+            return RecoveryCodeVerifiers(salt: salt, rounds: rounds, digests: digests, createdAt: createdAt)
+        }
+    }
+
+    /// Deletes the code's row; the count in `RETURNING` reads the rows as
+    /// they were before the statement, hence the minus one.
+    public func consumeCode(withDigest digest: Data, for userID: String) async throws(PostgresStoreError) -> Int? {
+        let codes = backend.tables.recoveryCodes
+        return try await backend.perform("consume a recovery code") { client in
+            let rows = try await client.query("""
+                DELETE FROM \(unescaped: codes) WHERE user_id = \(userID) AND digest = \(digest)
+                RETURNING (SELECT count(*) FROM \(unescaped: codes) WHERE user_id = \(userID)) - 1
+                """)
+            var remaining: Int?
+            for try await count in rows.decode(Int.self) { remaining = count }
+            return remaining
+        }
+    }
+
+    /// Forgets the user's set and codes.
+    public func removeCodes(for userID: String) async throws(PostgresStoreError) {
+        let (sets, codes) = (backend.tables.recoverySets, backend.tables.recoveryCodes)
+        let logger = backend.logger
+        try await backend.perform("remove recovery codes") { client in
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("DELETE FROM \(unescaped: codes) WHERE user_id = \(userID)", logger: logger)
+                try await connection.query("DELETE FROM \(unescaped: sets) WHERE user_id = \(userID)", logger: logger)
+            }
+        }
+    }
+}

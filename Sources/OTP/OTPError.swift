@@ -10,7 +10,7 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         fileprivate enum Base: String, Sendable, Hashable {
             case invalidDigits, invalidPeriod, invalidWindow, secretTooShort, timeBeforeEpoch, tooManyAttempts
-            case invalidAttemptLimit, invalidLockout
+            case invalidAttemptLimit, invalidLockout, invalidRecoveryCodeParameters
         }
 
         fileprivate let base: Base
@@ -31,6 +31,8 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidAttemptLimit = Code(base: .invalidAttemptLimit)
         /// A lock-out must last at least a second.
         public static let invalidLockout = Code(base: .invalidLockout)
+        /// A recovery-code set's size or hashing cost is out of range.
+        public static let invalidRecoveryCodeParameters = Code(base: .invalidRecoveryCodeParameters)
 
         /// The error's name, such as `tooManyAttempts`.
         public var description: String { base.rawValue }
@@ -50,6 +52,7 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case tooManyAttempts(limit: Int)
         case invalidAttemptLimit(Int)
         case invalidLockout(Duration)
+        case invalidRecoveryCodeParameters(String)
     }
 
     private let storage: Storage
@@ -69,6 +72,7 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooManyAttempts: return .tooManyAttempts
         case .invalidAttemptLimit: return .invalidAttemptLimit
         case .invalidLockout: return .invalidLockout
+        case .invalidRecoveryCodeParameters: return .invalidRecoveryCodeParameters
         }
     }
 
@@ -89,6 +93,8 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func invalidAttemptLimit(_ limit: Int) -> Self { Self(.invalidAttemptLimit(limit)) }
     /// A lock-out must last at least a second.
     public static func invalidLockout(_ lockout: Duration) -> Self { Self(.invalidLockout(lockout)) }
+    /// A recovery-code set's size or hashing cost is out of range (`reason` says which).
+    public static func invalidRecoveryCodeParameters(_ reason: String) -> Self { Self(.invalidRecoveryCodeParameters(reason)) }
 
     /// Matches an error equal to `pattern`: `catch OTPError.timeBeforeEpoch`.
     public static func ~= (pattern: Self, error: any Error) -> Bool {
@@ -106,6 +112,7 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooManyAttempts(let limit): return "\(limit) unsuccessful codes were entered; no more codes are checked for now"
         case .invalidAttemptLimit(let limit): return "the attempt limit must be at least 1, not \(limit)"
         case .invalidLockout(let lockout): return "the lock-out must last at least 1 second, not \(lockout)"
+        case .invalidRecoveryCodeParameters(let reason): return "recovery codes: \(reason)"
         }
     }
 }

@@ -202,3 +202,45 @@ import Testing
         try await StateStoreConformance.keepsAuthSessions(InMemoryAuthSessionStore())
     }
 }
+
+@Suite struct TOTPSecretSealerTests {
+    let key = Array("12345678901234567890".utf8)
+
+    @Test func aSealedSecretOpensOnlyForItsUser() throws {
+        let sealer = TOTPSecretSealer(keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]))
+        let sealed = try sealer.seal(key, userID: "alice")
+        #expect(sealed.hasPrefix("s1.k1."))
+        #expect(!sealed.contains(Data(key).base64EncodedString()))
+        #expect(try sealer.open(sealed, userID: "alice") == key)
+        // Copied to another user's row: it does not open.
+        #expect(#expect(throws: SealedStateError.self) { try sealer.open(sealed, userID: "mallory") }?.code == .authenticationFailed)
+        // Nor as in-flight state of another purpose.
+        let state = SealedStateCodec(keyRing: sealer.codec.keyRing, purpose: "totplogin.browser")
+        #expect(throws: SealedStateError.self) { try state.openData(sealed, boundTo: "user:alice") }
+        #expect("\(sealer)" == "TOTPSecretSealer(keys: k1)")
+    }
+
+    @Test func rotationResealsUnderTheNewestKeyAndAnOldKeyIsNamed() throws {
+        let old = try SealingKey.random(id: "2025")
+        let new = try SealingKey.random(id: "2026")
+        let before = TOTPSecretSealer(keyRing: try SealingKeyRing([old]))
+        let sealed = try before.seal(key, userID: "alice")
+        let during = TOTPSecretSealer(keyRing: try SealingKeyRing([new, old]))
+        #expect(try during.open(sealed, userID: "alice") == key)
+        let resealed = try #require(try during.resealed(sealed, userID: "alice"))
+        #expect(resealed.hasPrefix("s1.2026."))
+        #expect(try during.resealed(resealed, userID: "alice") == nil, "already under the newest key")
+        // Once the old key leaves the ring, a row not resealed is a typed error naming it.
+        let after = TOTPSecretSealer(keyRing: try SealingKeyRing([new]))
+        #expect(try after.open(resealed, userID: "alice") == key)
+        do {
+            _ = try after.open(sealed, userID: "alice")
+            Issue.record("opened under a key the ring no longer holds")
+        } catch {
+            #expect(error.code == .unknownKey)
+            #expect(error.keyID == "2025")
+            #expect("\(error)".contains("2025"))
+        }
+        #expect(#expect(throws: SealedStateError.self) { try after.resealed(sealed, userID: "alice") }?.code == .unknownKey)
+    }
+}
