@@ -177,6 +177,8 @@ let package = Package(
             dependencies: [
                 "IdentityToolkit",
                 "IdentityToolkitJWT",
+                // Recovery codes (AccountRecovery); swift-crypto is here already.
+                "OTP",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -20,11 +20,15 @@ public class BaseAuth: @unchecked Sendable {
     public let sessionCookieVerifier: IDTokenVerifier
 
     let client: AdminClient
+    /// Makes ``createCustomToken(uid:developerClaims:now:)``'s tokens.
+    let customTokens: CustomTokenMinter
 
-    init(projectID: String, tenantID: String?, client: AdminClient, idTokenVerifier: IDTokenVerifier, sessionCookieVerifier: IDTokenVerifier) {
+    init(projectID: String, tenantID: String?, client: AdminClient, customTokens: CustomTokenMinter,
+         idTokenVerifier: IDTokenVerifier, sessionCookieVerifier: IDTokenVerifier) {
         self.projectID = projectID
         self.tenantID = tenantID
         self.client = client
+        self.customTokens = customTokens
         self.idTokenVerifier = idTokenVerifier
         self.sessionCookieVerifier = sessionCookieVerifier
     }

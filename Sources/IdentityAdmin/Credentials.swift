@@ -88,7 +88,8 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
     public let key: Key
     /// Where the assertion is exchanged (the key file's `token_uri` by default).
     public let tokenEndpoint: String
-    private let signer: RS256Signer
+    /// Signs the assertion, and custom tokens (``BaseAuth/createCustomToken(uid:developerClaims:now:)``).
+    let signer: RS256Signer
     private let client: OAuth2TokenClient
     private let now: @Sendable () -> Date
     private let cache = TokenCache()

@@ -24,6 +24,12 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     public init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration = ClientConfiguration()) {
         self.configuration = configuration
         let accessToken: @Sendable () async throws -> String
+        let customTokens: CustomTokenMinter
+        if let account = credential as? ServiceAccountCredential {
+            customTokens = .serviceAccount(email: account.key.clientEmail, signer: account.signer)
+        } else {
+            customTokens = .none
+        }
         if let emulatorHost = configuration.emulatorHost {
             let owner = EmulatorAdminToken.owner.rawValue
             accessToken = { owner }
@@ -38,6 +44,7 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
         super.init(
             projectID: projectID, tenantID: nil,
             client: AdminClient(accessToken: accessToken, configuration: configuration),
+            customTokens: configuration.emulatorHost == nil ? customTokens : .unsigned,
             idTokenVerifier: IDTokenVerifier(projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration)),
             sessionCookieVerifier: IDTokenVerifier(projectID: projectID, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration)))
     }
@@ -61,7 +68,7 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
 /// with ``TokenVerificationError/tenantMismatch(expected:found:)``.
 public final class TenantAwareAuth: BaseAuth, @unchecked Sendable {
     init(admin: IdentityAdmin, tenantID: String) {
-        super.init(projectID: admin.projectID, tenantID: tenantID, client: admin.client,
+        super.init(projectID: admin.projectID, tenantID: tenantID, client: admin.client, customTokens: admin.customTokens,
                    idTokenVerifier: admin.idTokenVerifier.forTenant(tenantID),
                    sessionCookieVerifier: admin.sessionCookieVerifier.forTenant(tenantID))
     }

@@ -227,6 +227,25 @@ public final class Auth: Sendable {
         return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: ProviderID.anonymous.rawValue, isNewUser: true))
     }
 
+    /// Signs in with a custom token a server minted (firebase-admin's
+    /// `createCustomToken`, IdentityAdmin's `createCustomToken(uid:)`): how a server hands a session to a user
+    /// it proved another way, such as a recovery code. Identity Platform asks
+    /// no second factor here: the server that minted the token vouches for the user.
+    /// - Parameter token: The custom token.
+    /// - Throws: ``AuthErrorCode`` (`invalidCustomToken`, `customTokenMismatch`, `userDisabled`, …).
+    public func signIn(withCustomToken token: String) async throws -> AuthDataResult {
+        let backend = try context.backend()
+        let tenant = context.tenantID
+        let response = try await AuthErrorMapping.perform {
+            try await backend.accounts.signInWithCustomToken(SignInWithCustomTokenRequest(token: token, returnSecureToken: true, tenantId: tenant))
+        }
+        guard let idToken = response.idToken, let refreshToken = response.refreshToken else {
+            throw AuthErrorCode(.internalError, message: "The custom-token sign-in response has no tokens.")
+        }
+        let user = try await completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: tenant)
+        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: ProviderID.custom.rawValue, isNewUser: response.isNewUser ?? false))
+    }
+
     /// Applies an out-of-band code, such as an email verification code.
     /// (Reload the user afterwards to see the change.)
     public func applyActionCode(_ code: String) async throws {

@@ -155,6 +155,28 @@ import Testing
         }
     }
 
+    /// A server-minted custom token signs a user in (how a recovery hands
+    /// a session back); no second factor is asked, as Google's emulator
+    /// answers: the server vouches for the user.
+    @Test func customTokenSignIn() async throws {
+        try await withSDK { h in
+            let custom = { (uid: String) in
+                // What firebase-admin makes in emulator mode: unsigned.
+                let claims = #"{"aud":"https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit","uid":"\#(uid)","iat":1}"#
+                return "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0." + Data(claims.utf8).base64EncodedString()
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "") + "."
+            }
+            let fresh = try await h.auth().signIn(withCustomToken: custom("custom-\(UUID().uuidString.prefix(6))"))
+            #expect(fresh.additionalUserInfo?.providerID == "custom")
+            #expect(fresh.additionalUserInfo?.isNewUser == true)
+            let auth = h.auth()
+            let user = try await h.verifiedUser(on: auth)
+            try await h.enrollTOTP(user)
+            #expect(try await h.auth().signIn(withCustomToken: custom(user.uid)).user.uid == user.uid)
+            await expectAuthError(.invalidCustomToken) { try await h.auth().signIn(withCustomToken: "not-a-token") }
+        }
+    }
+
     @Test func theFiveFactorLimit() async throws {
         try await withSDK { h in
             let auth = h.auth()

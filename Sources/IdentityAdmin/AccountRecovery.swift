@@ -1,0 +1,174 @@
+public import Foundation
+public import Logging
+public import OTP
+
+/// The self-service path for a user who lost their authenticator: after
+/// the password step of a sign-in that asked for a second factor, one of
+/// the user's recovery codes proves them, and the server
+///
+/// 1. redeems the code (counted against the attempt limit first, consumed
+///    atomically: it works once, on every instance);
+/// 2. withdraws the user's TOTP factors (other kinds stay);
+/// 3. ends every other session (``BaseAuth/revokeRefreshTokens(uid:now:)``);
+/// 4. mints a custom token, with which the app signs the user in without
+///    the lost factor (`Auth.signIn(withCustomToken:)`) and leads them to
+///    enroll a new authenticator.
+///
+/// Each redemption writes one audit line (swift-log, `notice`: the uid, the
+/// withdrawn factors' ids, how many codes remain — never a code) and calls
+/// the app's `notify` hook, to email the user that their account was
+/// recovered. Firebase has no recovery codes; the codes live in the app's
+/// ``RecoveryCodeStore`` (PostgreSQL's for several instances).
+///
+/// The code is spent as soon as it matches: if a later step fails (the
+/// failure names it), the factors may still be there, and the user tries
+/// another code (a new code repeats what is already done harmlessly).
+public struct AccountRecovery: Sendable {
+    /// What a successful recovery hands back.
+    public struct Recovered: Sendable, CustomStringConvertible {
+        /// The user.
+        public let uid: String
+        /// The TOTP factors withdrawn (empty when none were left).
+        public let withdrawnFactors: [EnrolledFactor]
+        /// Unused recovery codes left; at 0 the app should offer a new set.
+        public let remainingCodes: Int
+        /// For the client's `signIn(withCustomToken:)`: valid for an hour,
+        /// a secret (never logged, not in ``description``).
+        public let customToken: String
+
+        /// The uid and counts, never the token.
+        public var description: String {
+            "AccountRecovery.Recovered(uid: \(uid), withdrawn: \(withdrawnFactors.map(\.uid)), remaining codes: \(remainingCodes), custom token: <redacted>)"
+        }
+    }
+
+    /// What the `notify` hook learns about a recovery.
+    public struct Event: Sendable, Hashable {
+        /// The user.
+        public let uid: String
+        /// Their email address, to tell them (nil when the account has none).
+        public let email: String?
+        /// The ids of the withdrawn factors.
+        public let withdrawnFactorIDs: [String]
+        /// Unused recovery codes left.
+        public let remainingCodes: Int
+        /// When it happened.
+        public let date: Date
+    }
+
+    /// Where verifiers and attempts are kept.
+    public let redeemer: RecoveryCodeRedeemer
+    let admin: BaseAuth
+    let logger: Logger
+    let notify: (@Sendable (Event) async -> Void)?
+
+    /// - Parameters:
+    ///   - admin: The project's (or a tenant's) admin API.
+    ///   - redeemer: The recovery codes and the attempt limit.
+    ///   - logger: Where the audit lines go.
+    ///   - notify: Called after each recovery (to email the user); its
+    ///     failures are the app's to log.
+    public init(admin: BaseAuth, redeemer: RecoveryCodeRedeemer, logger: Logger = Logger(label: "IdentityAdmin.AccountRecovery"),
+                notify: (@Sendable (Event) async -> Void)? = nil) {
+        self.admin = admin
+        self.redeemer = redeemer
+        self.logger = logger
+        self.notify = notify
+    }
+
+    /// A new set of codes for `uid`, replacing the old one whole: show the
+    /// codes once (after an enrollment, or from the account page after a
+    /// fresh second-factor check; support uses `mfa admin users recovery-codes`).
+    public func issueCodes(for uid: String, count: Int = 10) async throws -> RecoveryCodes {
+        let codes = try await redeemer.regenerate(for: uid, count: count)
+        logger.notice("recovery codes issued", metadata: ["uid": "\(uid)", "count": "\(codes.codes.count)"])
+        return codes
+    }
+
+    /// Runs the whole path for `uid` with the code the user typed.
+    /// - Parameters:
+    ///   - uid: The user whose password step asked for a second factor.
+    ///   - code: What the user typed (case, spaces and dashes do not matter).
+    ///   - now: The time (for tests).
+    /// - Throws: ``AccountRecoveryError``, naming the step that failed.
+    public func recover(uid: String, code: String, now: Date = Date()) async throws(AccountRecoveryError) -> Recovered {
+        let remaining: Int
+        do {
+            switch try await redeemer.redeem(code, for: uid, at: now) {
+            case .redeemed(let left): remaining = left
+            case .invalid:
+                logger.notice("recovery code refused", metadata: ["uid": "\(uid)"])
+                throw AccountRecoveryError(code: .invalidCode, underlying: nil)
+            case .noCodes: throw AccountRecoveryError(code: .noCodes, underlying: nil)
+            }
+        } catch let error as AccountRecoveryError {
+            throw error
+        } catch let error as OTPError where error.code == .tooManyAttempts {
+            logger.warning("recovery attempts at the limit", metadata: ["uid": "\(uid)"])
+            throw AccountRecoveryError(code: .tooManyAttempts, underlying: error)
+        } catch {
+            throw AccountRecoveryError(code: .codeStoreUnavailable, underlying: error)
+        }
+        let user: UserRecord
+        do { user = try await admin.getUser(uid: uid) } catch {
+            throw AccountRecoveryError(code: .userLookupFailed, underlying: error)
+        }
+        let factors = user.multiFactor.enrolledFactors
+        let withdrawn = factors.filter { $0.factorID == "totp" }
+        if !withdrawn.isEmpty {
+            do {
+                _ = try await admin.updateUser(uid, UpdateUserRequest(enrolledFactors: factors.filter { $0.factorID != "totp" }))
+            } catch {
+                throw AccountRecoveryError(code: .withdrawFailed, underlying: error)
+            }
+        }
+        do { try await admin.revokeRefreshTokens(uid: uid, now: now) } catch {
+            throw AccountRecoveryError(code: .revokeFailed, underlying: error)
+        }
+        let token: String
+        do { token = try admin.createCustomToken(uid: uid, now: now) } catch {
+            throw AccountRecoveryError(code: .signInTokenFailed, underlying: error)
+        }
+        logger.notice("account recovered with a recovery code", metadata: [
+            "uid": "\(uid)", "withdrawn": "\(withdrawn.map(\.uid).joined(separator: ","))", "remainingCodes": "\(remaining)",
+        ])
+        await notify?(Event(uid: uid, email: user.email, withdrawnFactorIDs: withdrawn.map(\.uid), remainingCodes: remaining, date: now))
+        return Recovered(uid: uid, withdrawnFactors: withdrawn, remainingCodes: remaining, customToken: token)
+    }
+}
+
+/// Why ``AccountRecovery/recover(uid:code:now:)`` stopped, and at which step.
+public struct AccountRecoveryError: Error, Sendable, CustomStringConvertible {
+    /// The step that failed.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        fileprivate let name: String
+        /// Not an unused code of this user.
+        public static let invalidCode = Code(name: "invalidCode")
+        /// The user has no recovery codes.
+        public static let noCodes = Code(name: "noCodes")
+        /// Too many wrong codes: none is checked until the lock-out ends.
+        public static let tooManyAttempts = Code(name: "tooManyAttempts")
+        /// The code store or the attempt store cannot be reached (nothing was decided).
+        public static let codeStoreUnavailable = Code(name: "codeStoreUnavailable")
+        /// The code was spent, but the user could not be read.
+        public static let userLookupFailed = Code(name: "userLookupFailed")
+        /// The code was spent, but the TOTP factors could not be withdrawn.
+        public static let withdrawFailed = Code(name: "withdrawFailed")
+        /// The factors were withdrawn, but the sessions could not be ended.
+        public static let revokeFailed = Code(name: "revokeFailed")
+        /// Everything was done, but no custom token could be made.
+        public static let signInTokenFailed = Code(name: "signInTokenFailed")
+        /// The name, such as `invalidCode`.
+        public var description: String { name }
+    }
+
+    /// The step.
+    public let code: Code
+    /// The error of the step, when one was thrown (its type is what logs show).
+    public let underlying: (any Error)?
+
+    /// The step and the underlying error's type; never a code or token.
+    public var description: String {
+        "account recovery: \(code)" + (underlying.map { " (\(type(of: $0)))" } ?? "")
+    }
+}
