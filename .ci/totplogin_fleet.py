@@ -166,9 +166,10 @@ def enrolled_user(a, b):
     expect(path == "/account", "signed in with the password through B after A's form")
     _, body, _ = browser.request(a.base + "/enroll")
     secret = re.search(r'id="secret">([^<]+)<', body).group(1).strip()
-    _, _, path = browser.request(b.base + "/enroll", {"displayName": "fleet", "code": oathtool(secret)})
-    expect(path == "/account", "enrolled through B with the key A showed")
-    browser.request(a.base + "/logout", {})
+    status, body, _ = browser.request(b.base + "/enroll", {"displayName": "fleet", "code": oathtool(secret)})
+    expect(status == 200 and body.count('class="recovery-code"') == 10, "enrolled through B with the key A showed (the recovery codes shown once)")
+    browser.request(a.base + "/account")
+    browser.request(b.base + "/logout", {})
     return browser, email, password, secret
 
 

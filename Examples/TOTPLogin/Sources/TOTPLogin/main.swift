@@ -116,7 +116,9 @@ struct TOTPLoginCommand: AsyncParsableCommand {
 
         let state: BrowserStateConfiguration
         let attempts: any TOTPAttemptStore
+        var recoveryCodes: any RecoveryCodeStore = InMemoryRecoveryCodeStore()
         if let stores {
+            recoveryCodes = stores.recoveryCodeStore
             let base = stores.stateStore
             state = keyRing.map { .store(SealingStateStore(base: base, codec: SealedStateCodec(keyRing: $0, purpose: "totplogin.browser-store")),
                                          name: "PostgreSQL, sealed") } ?? .store(base, name: "PostgreSQL")
@@ -129,7 +131,7 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             logger.warning("attempt counts are kept in this process: each instance grants the limit again (use --postgres)")
             attempts = InMemoryTOTPAttemptStore()
         }
-        let app = TOTPLoginApp(backend: backend, state: state, attempts: attempts, publicURL: publicURL.flatMap(URL.init(string:)),
+        let app = TOTPLoginApp(backend: backend, state: state, attempts: attempts, recoveryCodes: recoveryCodes, publicURL: publicURL.flatMap(URL.init(string:)),
                                trustForwardedFor: trustForwardedFor, logger: logger)
         logger.info("\(app.stateSummary)")
         let host = self.host

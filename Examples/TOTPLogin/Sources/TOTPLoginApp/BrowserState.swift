@@ -32,6 +32,9 @@ struct BrowserState: Codable, Sendable, Equatable {
         var resolver: MultiFactorResolver.Snapshot
         /// Whose attempts the code step counts (``AttemptLimits``).
         var accountKey: String
+        /// The address the password was given for: the recovery path looks
+        /// the user up by it.
+        var email: String
     }
 
     /// A fresh state: a new CSRF token and nothing else.

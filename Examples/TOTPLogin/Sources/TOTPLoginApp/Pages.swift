@@ -106,7 +106,38 @@ enum Pages {
             <label for="code">Code</label><input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6,8}" required autofocus>
             <button id="submit" type="submit">Verify</button>
             </form>
+            <p><a id="use-recovery-code" href="/login/recovery">Lost your authenticator? Use a recovery code</a></p>
             <p><a href="/login">Start over</a></p>
+            """)
+    }
+
+    static func recoveryCode(csrf: String, error: String? = nil) -> String {
+        layout("Use a recovery code", """
+            \(error.map { "<p class=\"error\" id=\"error\">\(escaped($0))</p>" } ?? "")
+            <p>Type one of the recovery codes you saved when you added your authenticator.
+            It removes the lost authenticator, signs you out everywhere else, and signs you in here
+            so that you can add a new one. Each code works once.</p>
+            <form method="post" action="/login/recovery">
+            \(csrfField(csrf))
+            <label for="code">Recovery code</label><input id="code" name="code" type="text" autocomplete="off" spellcheck="false" placeholder="XXXX-XXXX-XXXX" required autofocus>
+            <button id="submit" type="submit">Recover my account</button>
+            </form>
+            <p><a href="/login/totp">Back to the code</a></p>
+            """)
+    }
+
+    /// The recovery codes, shown once, with a text file to keep them.
+    static func recoveryCodes(_ codes: [String], next: String) -> String {
+        let text = "Recovery codes (each works once):\n" + codes.joined(separator: "\n") + "\n"
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-")
+        let download = "data:text/plain;charset=utf-8," + (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+        return layout("Save your recovery codes", """
+            <p>If you lose your authenticator, one of these codes lets you back in. Each works once.
+            <b>They are shown only now</b>: print them, or keep the file somewhere safe.</p>
+            <ul id="recovery-codes">\(codes.map { "<li class=\"recovery-code\"><code>\(escaped($0))</code></li>" }.joined())</ul>
+            <p><a id="download-codes" download="recovery-codes.txt" href="\(escaped(download))">Download as a text file</a></p>
+            <p><a id="next" href="\(escaped(next))">I saved them</a></p>
             """)
     }
 
@@ -118,7 +149,7 @@ enum Pages {
         var enrolled: Date?
     }
 
-    static func account(csrf: String, email: String, secondFactor: String?, factors: [Factor], notice: String? = nil) -> String {
+    static func account(csrf: String, email: String, secondFactor: String?, factors: [Factor], remainingCodes: Int?, notice: String? = nil) -> String {
         let dateFormat = Date.ISO8601FormatStyle(dateSeparator: .dash, dateTimeSeparator: .space, timeZone: .gmt)
         let list = factors.isEmpty
             ? "<p id=\"no-factors\">No second factor yet: anyone with your password can sign in.</p>"
@@ -136,12 +167,16 @@ enum Pages {
             <h2>Second factors</h2>
             \(list)
             <p><a id="enroll-link" href="/enroll">Add an authenticator app</a></p>
+            <h2>Recovery codes</h2>
+            <p>\(remainingCodes.map { "<span id=\"remaining-codes\">\($0)</span> unused recovery codes." } ?? "<span id=\"remaining-codes\">No</span> recovery codes.")</p>
+            <form method="post" action="/recovery-codes">\(csrfField(csrf))<button id="new-codes" type="submit">Make new recovery codes</button></form>
             <form method="post" action="/logout">\(csrfField(csrf))<button id="logout" type="submit">Sign out</button></form>
             """)
     }
 
-    static func enroll(csrf: String, qrSVG: String, secret: String, uri: String, displayName: String = "", error: String? = nil) -> String {
-        layout("Add an authenticator app", """
+    static func enroll(csrf: String, qrSVG: String, secret: String, uri: String, displayName: String = "", error: String? = nil,
+                       notice: String? = nil) -> String {
+        layout("Add an authenticator app", notice: notice, """
             \(error.map { "<p class=\"error\" id=\"error\">\(escaped($0))</p>" } ?? "")
             <p>Scan this code with Google Authenticator, 1Password or any TOTP app:</p>
             <div id="qr">\(qrSVG)</div>

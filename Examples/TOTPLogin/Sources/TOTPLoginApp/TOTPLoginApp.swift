@@ -42,6 +42,8 @@ public struct TOTPLoginApp: Sendable {
     let backend: IdentityBackend
     let storage: any BrowserStateStorage
     let limits: AttemptLimits
+    /// The lost-authenticator path and the recovery codes.
+    let recovery: AccountRecovery
     let issuer: String
     let cookies: CookiePolicy
     let trustForwardedFor: Bool
@@ -53,6 +55,7 @@ public struct TOTPLoginApp: Sendable {
     ///     instance behind a balancer needs the same (shared keys or store).
     ///   - attempts: Where the app counts wrong passwords and codes; shared
     ///     by every instance, or each instance grants the limit again.
+    ///   - recoveryCodes: Where the users' recovery-code verifiers are kept (shared too).
     ///   - issuer: The name authenticator apps show beside the account.
     ///   - publicURL: Where browsers reach the app. An `https` address marks
     ///     the cookies `Secure` (and names the browser cookie `__Host-…`).
@@ -60,11 +63,13 @@ public struct TOTPLoginApp: Sendable {
     ///     `X-Forwarded-For` entry: set it only behind a proxy that adds it.
     ///   - logger: Where the app notes sign-ins and failures (never a password, code, secret or token).
     public init(backend: IdentityBackend, state: BrowserStateConfiguration, attempts: any TOTPAttemptStore,
-                issuer: String = "TOTP Login example", publicURL: URL? = nil, trustForwardedFor: Bool = false,
+                recoveryCodes: any RecoveryCodeStore, issuer: String = "TOTP Login example", publicURL: URL? = nil, trustForwardedFor: Bool = false,
                 logger: Logger = Logger(label: "TOTPLogin")) {
         self.backend = backend
         self.storage = state.storage
         self.limits = AttemptLimits(store: attempts, logger: logger)
+        self.recovery = AccountRecovery(admin: backend.admin, redeemer: RecoveryCodeRedeemer(store: recoveryCodes, attemptStore: attempts),
+                                        logger: logger)
         self.issuer = issuer
         self.cookies = CookiePolicy(secure: publicURL?.scheme == "https")
         self.trustForwardedFor = trustForwardedFor
@@ -93,6 +98,13 @@ public struct TOTPLoginApp: Sendable {
             }
         }
         router.post("/login/totp") { request, context in await self.form(request, context) { form, visit in await self.secondFactor(form, from: self.clientAddress(request, context), &visit) } }
+        router.get("/login/recovery") { request, context in
+            await self.page(request, context) { visit in
+                visit.state.pendingSignIn == nil ? .redirect("/login") : .html(Pages.recoveryCode(csrf: visit.state.csrfToken))
+            }
+        }
+        router.post("/login/recovery") { request, context in await self.form(request, context) { form, visit in await self.recover(form, &visit) } }
+        router.post("/recovery-codes") { request, context in await self.form(request, context) { _, _ in await self.newRecoveryCodes(request) } }
         router.get("/account") { request, context in await self.page(request, context) { visit in await self.account(request, visit) } }
         router.get("/enroll") { request, context in await self.page(request, context) { visit in await self.showEnrollment(request, &visit) } }
         router.post("/enroll") { request, context in await self.form(request, context) { form, visit in await self.enroll(form, request: request, &visit) } }
@@ -147,7 +159,7 @@ public struct TOTPLoginApp: Sendable {
                                  explanation: "Your account's second factor is not an authenticator app.", next: ("/login", "Back to sign-in"))
             }
             visit.rotate()
-            visit.state.pendingSignIn = BrowserState.PendingSignIn(resolver: resolver.snapshot, accountKey: account)
+            visit.state.pendingSignIn = BrowserState.PendingSignIn(resolver: resolver.snapshot, accountKey: account, email: email)
             return .redirect("/login/totp")
         } catch let error as AuthErrorCode {
             return .html(Pages.login(csrf: visit.state.csrfToken, email: email, error: Self.sentence(error)), status: .unauthorized)
@@ -199,6 +211,77 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
+    /// The lost-authenticator path: after the password step, a recovery
+    /// code withdraws the TOTP factors, ends the other sessions and signs
+    /// the user in with a custom token; the next page is the enrollment.
+    func recover(_ form: FormFields, _ visit: inout Visit) async -> Outcome {
+        guard let pending = visit.state.pendingSignIn else { return .redirect("/login") }
+        let recovered: AccountRecovery.Recovered
+        do {
+            let uid = try await backend.admin.getUser(email: pending.email).uid
+            recovered = try await recovery.recover(uid: uid, code: form["code"])
+        } catch let error as AccountRecoveryError {
+            switch error.code {
+            case .invalidCode:
+                return .html(Pages.recoveryCode(csrf: visit.state.csrfToken, error: "That is not one of your unused recovery codes."), status: .unauthorized)
+            case .noCodes:
+                return .html(Pages.recoveryCode(csrf: visit.state.csrfToken, error: "Your account has no recovery codes: contact support."),
+                             status: .unauthorized)
+            case .tooManyAttempts:
+                visit.state.pendingSignIn = nil
+                return limits.refusal
+            case .codeStoreUnavailable: return Self.unavailable(next: "/login/recovery")
+            default: return failure(error, during: "the recovery")
+            }
+        } catch {
+            return failure(error, during: "the recovery")
+        }
+        let auth = backend.newAuth()
+        do {
+            let result = try await auth.signIn(withCustomToken: recovered.customToken)
+            visit.state.pendingSignIn = nil
+            visit.rotate()
+            return await signedIn(result.user, auth: auth, then: "/enroll?reason=recovered", &visit)
+        } catch let error as AuthErrorCode {
+            return errorPage(error, title: "Sign-in failed", explanation: Self.sentence(error), next: ("/login", "Sign in again"))
+        } catch {
+            return failure(error, during: "the recovery sign-in")
+        }
+    }
+
+    /// A user's first recovery codes, when they have none; nil when they
+    /// have some, or the store failed (logged: the enrollment itself stands,
+    /// and the account page offers codes again).
+    func firstRecoveryCodes(for uid: String) async -> RecoveryCodes? {
+        do {
+            guard try await recovery.redeemer.store.verifiers(for: uid)?.digests.isEmpty ?? true else { return nil }
+            return try await recovery.issueCodes(for: uid)
+        } catch {
+            logger.error("could not issue recovery codes", metadata: ["uid": "\(uid)", "error": "\(type(of: error))"])
+            return nil
+        }
+    }
+
+    /// A new set of recovery codes, only for a session whose sign-in used
+    /// the authenticator in the last five minutes (a stolen session cookie
+    /// alone cannot replace the codes).
+    func newRecoveryCodes(_ request: Request) async -> Outcome {
+        let token: DecodedIDToken
+        switch await verifiedSession(request) {
+        case .valid(let verified): token = verified
+        case .refused(let answer): return answer
+        }
+        guard token.signInSecondFactor == "totp", Date().timeIntervalSince(token.authTime) < 5 * 60 else {
+            return .redirect("/login?reason=\(LoginNotice.recentSignInRequired.rawValue)", clearingSession: true)
+        }
+        do {
+            let codes = try await recovery.issueCodes(for: token.uid)
+            return .html(Pages.recoveryCodes(codes.codes, next: "/account"))
+        } catch {
+            return failure(error, during: "making recovery codes")
+        }
+    }
+
     func account(_ request: Request, _ visit: Visit) async -> Outcome {
         let token: DecodedIDToken
         switch await verifiedSession(request) {
@@ -218,8 +301,9 @@ public struct TOTPLoginApp: Sendable {
                 Pages.Factor(uid: $0.uid, displayName: $0.displayName ?? "(no name)", factorID: $0.factorID, enrolled: $0.enrollmentTime)
             }
             let notice = AccountNotice(rawValue: request.uri.queryParameters["done"].map(String.init) ?? "")?.text
+            let remaining = try await recovery.redeemer.store.verifiers(for: user.uid)?.digests.count
             return .html(Pages.account(csrf: visit.state.csrfToken, email: user.email ?? token.email ?? token.uid,
-                                       secondFactor: token.signInSecondFactor, factors: factors, notice: notice))
+                                       secondFactor: token.signInSecondFactor, factors: factors, remainingCodes: remaining, notice: notice))
         } catch {
             return failure(error, during: "loading the account")
         }
@@ -236,7 +320,9 @@ public struct TOTPLoginApp: Sendable {
             let session = try await client.user.multiFactor.session()
             let secret = try await TOTPMultiFactorGenerator.generateSecret(with: session)
             visit.state.pendingSecret = secret.snapshot
-            return enrollmentPage(secret, account: client.user.email ?? client.user.uid, csrf: visit.state.csrfToken)
+            let recovered = request.uri.queryParameters["reason"] == "recovered"
+            return enrollmentPage(secret, account: client.user.email ?? client.user.uid, csrf: visit.state.csrfToken,
+                                  notice: recovered ? "Your lost authenticator was removed and every other session ended. Add your new one now." : nil)
         } catch let error as AuthErrorCode {
             return enrollmentError(error)
         } catch {
@@ -265,7 +351,13 @@ public struct TOTPLoginApp: Sendable {
             logger.info("enrolled a TOTP factor", metadata: ["uid": "\(user.uid)"])
             // The enrollment's new ID token records the TOTP sign-in; the
             // session cookie is made anew from it.
-            return await renewedSession(user, then: "/account?done=\(AccountNotice.enrolled.rawValue)")
+            var outcome = await renewedSession(user, then: "/account?done=\(AccountNotice.enrolled.rawValue)")
+            // The first authenticator comes with recovery codes, shown once.
+            if outcome.session != nil, let codes = await firstRecoveryCodes(for: user.uid) {
+                outcome.kind = .html(Pages.recoveryCodes(codes.codes, next: "/account?done=\(AccountNotice.enrolled.rawValue)"))
+                outcome.status = .ok
+            }
+            return outcome
         } catch let error as AuthErrorCode where error.code == .invalidVerificationCode {
             var page = enrollmentPage(secret, account: user.email ?? user.uid, csrf: visit.state.csrfToken, displayName: displayName,
                                       error: "\(Self.sentence(error)) (\(error.code.userInfoName))")
@@ -317,9 +409,9 @@ public struct TOTPLoginApp: Sendable {
 
     /// Keeps the signed-in client's state and exchanges the user's fresh ID
     /// token for a session cookie.
-    func signedIn(_ user: User, auth: Auth, _ visit: inout Visit) async -> Outcome {
+    func signedIn(_ user: User, auth: Auth, then location: String = "/account", _ visit: inout Visit) async -> Outcome {
         logger.info("signed in", metadata: ["uid": "\(user.uid)"])
-        let outcome = await renewedSession(user, then: "/account")
+        let outcome = await renewedSession(user, then: location)
         visit.state.user = auth.currentSession()
         return outcome
     }
@@ -399,10 +491,12 @@ public struct TOTPLoginApp: Sendable {
         return context.remoteAddress
     }
 
-    func enrollmentPage(_ secret: TOTPSecret, account: String, csrf: String, displayName: String = "", error: String? = nil) -> Outcome {
+    func enrollmentPage(_ secret: TOTPSecret, account: String, csrf: String, displayName: String = "", error: String? = nil,
+                        notice: String? = nil) -> Outcome {
         let uri = secret.generateQRCodeURL(withAccountName: account, issuer: issuer)
         let svg = (try? QRCode(text: uri, errorCorrection: .medium).svg(moduleSize: 6)) ?? "<p class=\"error\">The QR code could not be drawn; type the key instead.</p>"
-        return .html(Pages.enroll(csrf: csrf, qrSVG: svg, secret: secret.sharedSecretKey(), uri: uri, displayName: displayName, error: error))
+        return .html(Pages.enroll(csrf: csrf, qrSVG: svg, secret: secret.sharedSecretKey(), uri: uri, displayName: displayName, error: error,
+                                  notice: notice))
     }
 
     func enrollmentError(_ error: AuthErrorCode) -> Outcome {

@@ -48,7 +48,10 @@ import FoundationNetworking
             #expect(page.element(id: "secret") == secret, "a mistyped code keeps the same key on the page")
 
             page = try await browser.post("/enroll", ["displayName": "Test phone", "code": totp.code(step: step)])
-            #expect(page.location == "/account?done=enrolled")
+            // The first authenticator comes with recovery codes, shown once.
+            #expect(page.status == .ok)
+            #expect(page.recoveryCodes.count == 10)
+            #expect(page.body.contains("id=\"next\" href=\"/account?done=enrolled\""))
             #expect(page.setCookies[TOTPLoginApp.sessionCookieName] != nil, "the session cookie is made anew from the enrollment's token")
             page = try await browser.get("/account")
             #expect(page.body.contains("Test phone"))
@@ -189,6 +192,76 @@ import FoundationNetworking
         #expect(!html.contains("<script>alert"))
     }
 
+    // MARK: A lost authenticator
+
+    /// The lost-phone chapter, across two instances: enroll (the codes are
+    /// shown once), sign out, sign in, recover with a code, enroll a new
+    /// authenticator; the old authenticator and the used code are refused.
+    @Test func aRecoveryCodeReplacesALostAuthenticator() async throws {
+        try await withInstances(count: 2) { apps, emulator, browser in
+            let email = "lost-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            try await browser.signUpAndVerify(email: email, password: "password-123456")
+            _ = try await browser.get("/login")
+            _ = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            let lostPhone = try await browser.enroll(clock: emulator.emulator.clock)
+            let codes = browser.lastRecoveryCodes
+            #expect(codes.count == 10)
+            #expect(try await browser.get("/account").element(id: "remaining-codes") == "10")
+            // A second enrollment shows no codes (the user has them).
+            _ = try await browser.post("/logout", [:])
+
+            var page = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            #expect(page.location == "/login/totp")
+            #expect(browser.followed?.body.contains("id=\"use-recovery-code\"") == true)
+            _ = try await browser.get("/login/recovery")
+            page = try await browser.post("/login/recovery", ["code": "0000-0000-0000"])
+            #expect(page.status == .unauthorized)
+            page = try await browser.post("/login/recovery", ["code": codes[0].lowercased()])
+            #expect(page.location == "/enroll?reason=recovered", "\(page.status) \(page.element(id: "error") ?? "") \(page.element(id: "error-code") ?? "")")
+            #expect(browser.followed?.body.contains("Your lost authenticator was removed") == true)
+            let account = try await browser.get("/account")
+            #expect(account.body.contains("id=\"no-factors\""))
+            #expect(account.element(id: "remaining-codes") == "9")
+            let uid = try await apps[0].backend.admin.getUser(email: email).uid
+            #expect(try await apps[0].backend.admin.getUser(uid: uid).multiFactor.enrolledFactors.isEmpty)
+
+            let newPhone = try await browser.enroll(clock: emulator.emulator.clock)
+            #expect(browser.lastRecoveryCodes.isEmpty, "the user still has 9 codes")
+            _ = try await browser.post("/logout", [:])
+            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+            let step = try lostPhone.step(at: Int64(emulator.emulator.clock.now.timeIntervalSince1970)) + 1
+            #expect(try await browser.post("/login/totp", ["code": lostPhone.code(step: step)]).status == .unauthorized, "the lost phone's code")
+            _ = try await browser.get("/login/recovery")
+            #expect(try await browser.post("/login/recovery", ["code": codes[0]]).status == .unauthorized, "a used recovery code")
+            _ = try await browser.get("/login/totp")
+            page = try await browser.post("/login/totp", ["code": newPhone.code(step: step)])
+            #expect(page.location == "/account")
+        }
+    }
+
+    /// New codes need a sign-in that used the authenticator minutes ago.
+    @Test func newRecoveryCodesNeedAFreshTOTPSignIn() async throws {
+        try await withApp { _, emulator, browser in
+            let email = "codes-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            try await browser.signUpAndVerify(email: email, password: "password-123456")
+            _ = try await browser.get("/login")
+            _ = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            _ = try await browser.get("/account")
+            // A password-only session cannot make codes.
+            #expect(try await browser.post("/recovery-codes", [:]).location == "/login?reason=recent-sign-in")
+            _ = try await browser.get("/login")
+            _ = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            try await browser.enroll(clock: emulator.emulator.clock)
+            let first = browser.lastRecoveryCodes
+            _ = try await browser.get("/account")
+            let page = try await browser.post("/recovery-codes", [:])
+            #expect(page.status == .ok)
+            #expect(page.recoveryCodes.count == 10)
+            #expect(Set(page.recoveryCodes).isDisjoint(with: first), "a new set replaces the old one")
+            #expect(page.body.contains("download=\"recovery-codes.txt\""))
+        }
+    }
+
     // MARK: Several instances
 
     /// Behind a round-robin balancer: each request reaches the other
@@ -324,7 +397,8 @@ import FoundationNetworking
         let backend = try IdentityBackend(emulatorHost: "127.0.0.1", emulatorPort: 1, projectID: project)
         var quiet = Logger(label: "TOTPLoginTests")
         quiet.logLevel = .critical
-        let app = TOTPLoginApp(backend: backend, state: .store(UnreachableStore(), name: "down"), attempts: InMemoryTOTPAttemptStore(), logger: quiet)
+        let app = TOTPLoginApp(backend: backend, state: .store(UnreachableStore(), name: "down"), attempts: InMemoryTOTPAttemptStore(),
+                               recoveryCodes: InMemoryRecoveryCodeStore(), logger: quiet)
         try await Application(router: app.router()).test(.router) { (client: any TestClientProtocol) async throws in
             let browser = TestBrowser(clients: [client], cookieName: app.cookies.browserCookieName)
             browser.cookies[browser.cookieName] = "some-id"
@@ -377,8 +451,9 @@ import FoundationNetworking
             case .sealed: .sealedCookie(keyRing: try SealingKeyRing([SealingKey.random(id: "k1")]))
             }
             let attempts = InMemoryTOTPAttemptStore()
+            let recoveryCodes = InMemoryRecoveryCodeStore()
             let apps = (0..<count).map { _ in
-                TOTPLoginApp(backend: backend, state: configuration, attempts: attempts, publicURL: publicURL,
+                TOTPLoginApp(backend: backend, state: configuration, attempts: attempts, recoveryCodes: recoveryCodes, publicURL: publicURL,
                              trustForwardedFor: trustForwardedFor, logger: quiet)
             }
             try await Self.withClients(apps[...], []) { clients in
@@ -435,6 +510,11 @@ final class TestBrowser: @unchecked Sendable {
             let rest = body[range.upperBound...]
             guard let start = rest.firstIndex(of: ">"), let end = rest[start...].firstIndex(of: "<") else { return nil }
             return String(rest[rest.index(after: start)..<end])
+        }
+
+        /// The recovery codes the page shows.
+        var recoveryCodes: [String] {
+            body.matches(of: #/<li class="recovery-code"><code>([^<]+)</code></li>/#).map { String($0.1) }
         }
 
         func firstMatch(of regex: Regex<(Substring, Substring)>) -> String? {
@@ -511,8 +591,20 @@ final class TestBrowser: @unchecked Sendable {
         let totp = try TOTP(key: try Base32.decode(secret), digits: 6, period: 30)
         let step = try totp.step(at: Int64(clock.now.timeIntervalSince1970))
         let done = try await post("/enroll", ["displayName": "phone", "code": totp.code(step: step)])
-        #expect(done.location == "/account?done=enrolled")
+        // The first enrollment shows the recovery codes; a later one goes on.
+        #expect(done.location == "/account?done=enrolled" || done.recoveryCodes.count == 10)
+        lastRecoveryCodes = done.recoveryCodes
+        // "I saved them": on to the account page (and its forms' token).
+        if !done.recoveryCodes.isEmpty { _ = try await get("/account?done=enrolled") }
         return totp
+    }
+
+    /// The codes the last enrollment showed (empty when it showed none).
+    private(set) var lastRecoveryCodes: [String] = []
+
+    /// The TOTP generator for the key on the enrollment page.
+    static func generator(_ page: Page) throws -> TOTP {
+        try TOTP(key: try Base32.decode(try #require(page.element(id: "secret"))), digits: 6, period: 30)
     }
 }
 
