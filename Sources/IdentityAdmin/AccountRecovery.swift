@@ -18,7 +18,7 @@ public import OTP
 /// withdrawn factors' ids, how many codes remain — never a code) and calls
 /// the app's `notify` hook, to email the user that their account was
 /// recovered. Firebase has no recovery codes; the codes live in the app's
-/// ``RecoveryCodeStore`` (PostgreSQL's for several instances).
+/// `RecoveryCodeStore` (PostgreSQL's for several instances).
 ///
 /// The code is spent as soon as it matches: if a later step fails (the
 /// failure names it), the factors may still be there, and the user tries
