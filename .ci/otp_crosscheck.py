@@ -23,8 +23,9 @@ failures = []
 ZBAR = ("zbarimg", "-q", "--raw", "-Sdisable", "-Sqrcode.enable", "-Sbinary")
 
 
-def run(*args, check=True):
-    result = subprocess.run(args, capture_output=True)
+def run(*args, check=True, secret=None):
+    """Runs a command; `secret` goes to its standard input, never on its command line."""
+    result = subprocess.run(args, capture_output=True, input=secret.encode() if secret is not None else None)
     if check and result.returncode != 0:
         raise RuntimeError(f"{args[:3]}... exited {result.returncode}: {result.stderr.decode(errors='replace')}")
     return result
@@ -39,21 +40,21 @@ for index in range(CODE_CASES):
     digits = rng.choice([6, 7, 8])
     period = rng.choice([30, 30, 60, 15, 1])
     time = rng.choice([rng.randrange(0, 2**31), rng.randrange(2**31, 2**32), rng.randrange(2**32, 253402300000)])
-    ours = run(MFA, "totp", "code", "--secret", secret, "--algorithm", algorithm, "--digits", str(digits),
-               "--period", str(period), "--time", str(time)).stdout.decode().strip()
+    ours = run(MFA, "totp", "code", "--algorithm", algorithm, "--digits", str(digits),
+               "--period", str(period), "--time", str(time), secret=secret).stdout.decode().strip()
     theirs = pyotp.TOTP(secret, digits=digits, digest=DIGESTS[algorithm], interval=period).at(time)
     oath = run("oathtool", f"--totp={algorithm}", "-d", str(digits), "-s", f"{period}s",
-               "-N", f"@{time}", key.hex()).stdout.decode().strip()
+               "-N", f"@{time}", "-", secret=key.hex()).stdout.decode().strip()
     if not (ours == theirs == oath):
         failures.append(f"code: {algorithm} d={digits} p={period} t={time}: mfa={ours} pyotp={theirs} oathtool={oath}")
     if index % 25 == 0:
-        verdict = run(MFA, "totp", "verify", "--secret", secret, "--algorithm", algorithm, "--digits", str(digits),
-                      "--period", str(period), "--time", str(time + period), "--code", theirs, "--window", "1", check=False)
+        verdict = run(MFA, "totp", "verify", "--algorithm", algorithm, "--digits", str(digits),
+                      "--period", str(period), "--time", str(time + period), "--code", theirs, "--window", "1", check=False, secret=secret)
         if verdict.returncode != 0:
             failures.append(f"verify refused pyotp's code one step back (t={time})")
         wrong = str((int(theirs) + 1) % 10**digits).zfill(digits)
-        verdict = run(MFA, "totp", "verify", "--secret", secret, "--algorithm", algorithm, "--digits", str(digits),
-                      "--period", str(period), "--time", str(time), "--code", wrong, "--window", "0", check=False)
+        verdict = run(MFA, "totp", "verify", "--algorithm", algorithm, "--digits", str(digits),
+                      "--period", str(period), "--time", str(time), "--code", wrong, "--window", "0", check=False, secret=secret)
         if verdict.returncode != 1:
             failures.append(f"verify accepted a wrong code (t={time})")
 print(f"{CODE_CASES} random codes: mfa, pyotp and oathtool agree" if not failures else "code mismatches")
@@ -66,8 +67,8 @@ for index in range(URI_CASES):
     secret = base64.b32encode(key).decode().rstrip("=")
     issuer, account = rng.choice(NAMES), rng.choice(NAMES) + str(index)
     algorithm, digits, period = rng.choice(list(DIGESTS)), rng.choice([6, 8]), rng.choice([30, 60])
-    uri = run(MFA, "totp", "uri", "--secret", secret, "--account", account, "--issuer", issuer, "--algorithm", algorithm,
-              "--digits", str(digits), "--period", str(period)).stdout.decode().strip()
+    uri = run(MFA, "totp", "uri", "--account", account, "--issuer", issuer, "--algorithm", algorithm,
+              "--digits", str(digits), "--period", str(period), secret=secret).stdout.decode().strip()
     parsed = pyotp.parse_uri(uri)
     if (parsed.issuer, parsed.name, parsed.secret, parsed.digits, parsed.interval) != (issuer, account, secret, digits, period) \
             or parsed.digest().name.upper().replace("-", "") != algorithm:

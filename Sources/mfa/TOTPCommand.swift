@@ -22,8 +22,14 @@ extension QRCode.ErrorCorrection: ExpressibleByArgument {
 
 /// The TOTP parameters shared by `code`, `verify` and `uri`.
 struct TOTPOptions: ParsableArguments {
-    @Option(help: "The shared secret in base32 (spaces and hyphens allowed).")
-    var secret: String
+    @Option(help: ArgumentHelp(
+        "The shared secret in base32 (spaces and hyphens allowed), or '-' (the default) to read it from standard input. "
+            + "Prefer standard input or --secret-file: a command line is visible to every process on the machine.",
+        valueName: "base32"))
+    var secret: String = "-"
+
+    @Option(help: ArgumentHelp("A file holding the secret in base32 (instead of --secret).", valueName: "path"))
+    var secretFile: String?
 
     @Option(help: "The HMAC hash: SHA1, SHA256 or SHA512.")
     var algorithm: HashAlgorithm = .sha1
@@ -42,25 +48,62 @@ struct TOTPOptions: ParsableArguments {
     func validate() throws {
         guard (6...8).contains(digits) else { throw ValidationError("--digits must be 6, 7 or 8, not \(digits)") }
         guard period >= 1 else { throw ValidationError("--period must be at least 1 second, not \(period)") }
+        if secretFile != nil && secret != "-" { throw ValidationError("give the secret once: --secret or --secret-file") }
+        if secretFile?.isEmpty == true { throw ValidationError("--secret-file must not be empty") }
         let key: [UInt8]
         do {
-            key = try Base32.decode(secret, mode: .lenient)
+            key = try Base32.decode(try secretText(), mode: .lenient)
+        } catch let error as ValidationError {
+            throw error
         } catch {
-            throw ValidationError("--secret is not valid base32: \(error)")
+            throw ValidationError("the secret is not valid base32: \(error)")
         }
-        guard !key.isEmpty else { throw ValidationError("--secret must not be empty") }
+        guard !key.isEmpty else { throw ValidationError("the secret must not be empty") }
         guard keyLengthPolicy.allows(byteCount: key.count) else {
-            throw ValidationError("--secret has \(key.count) bytes; at least \(keyLengthPolicy.minimumByteCount) are required (RFC 4226); "
+            throw ValidationError("the secret has \(key.count) bytes; at least \(keyLengthPolicy.minimumByteCount) are required (RFC 4226); "
                                   + "--allow-short-secret accepts an older, shorter one")
         }
     }
 
     func key() throws -> [UInt8] {
-        try Base32.decode(secret, mode: .lenient)
+        try Base32.decode(try secretText(), mode: .lenient)
+    }
+
+    /// The secret's text: the option, the file, or standard input (read
+    /// once per process, so that validation and use see the same text).
+    func secretText() throws -> String {
+        if let secretFile {
+            do { return try String(contentsOfFile: secretFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) } catch {
+                throw ValidationError("cannot read --secret-file \(secretFile): \(error.localizedDescription)")
+            }
+        }
+        guard secret == "-" else { return secret }
+        return try StandardInputSecret.shared.text()
     }
 
     func totp() throws -> TOTP {
         try TOTP(key: key(), algorithm: algorithm, digits: digits, period: period, keyLengthPolicy: keyLengthPolicy)
+    }
+}
+
+/// The secret read from standard input, once.
+final class StandardInputSecret: @unchecked Sendable {
+    static let shared = StandardInputSecret()
+    private let lock = NSLock()
+    private var cached: String?
+
+    func text() throws -> String {
+        try lock.withLock {
+            if let cached { return cached }
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("standard input is not UTF-8 text") }
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else {
+                throw ValidationError("no secret: pass it on standard input, with --secret-file, or (visible to other processes) --secret")
+            }
+            cached = trimmed
+            return trimmed
+        }
     }
 }
 

@@ -41,6 +41,26 @@ enum MFABinary {
         #expect(lenient.stdout == "94287082\n")
     }
 
+    /// The secret off the command line: standard input (the default) or a file.
+    @Test func theSecretComesFromStandardInputOrAFile() async throws {
+        let piped = try await MFABinary.run(["totp", "code", "--digits", "8", "--time", "59"], input: Data((Self.rfcSecret + "\n").utf8))
+        #expect(piped.status == 0)
+        #expect(piped.stdout == "94287082\n")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mfa-secret-\(UUID().uuidString)")
+        try Data(Self.rfcSecret.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fromFile = try await MFABinary.run(["totp", "verify", "--secret-file", file.path, "--digits", "8", "--time", "59", "--code", "94287082"])
+        #expect(fromFile.status == 0)
+        let none = try await MFABinary.run(["totp", "code"], input: Data())
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("no secret"))
+        let both = try await MFABinary.run(["totp", "code", "--secret", Self.rfcSecret, "--secret-file", file.path])
+        #expect(both.status == 2)
+        let missing = try await MFABinary.run(["totp", "code", "--secret-file", "/nonexistent/secret"])
+        #expect(missing.status == 2)
+        #expect(!missing.stderr.contains(Self.rfcSecret))
+    }
+
     @Test func verifyExitsZeroOrOne() async throws {
         let valid = try await MFABinary.run(["totp", "verify", "--secret", Self.rfcSecret, "--digits", "8", "--time", "89", "--code", "94287082"])
         #expect(valid.status == 0)
@@ -77,7 +97,7 @@ enum MFABinary {
     }
 
     @Test(arguments: [
-        (["totp", "code", "--secret", "GEZ0"], "--secret is not valid base32"),
+        (["totp", "code", "--secret", "GEZ0"], "the secret is not valid base32"),
         (["totp", "code", "--secret", "JBSWY3DP", "--digits", "9"], "--digits must be 6, 7 or 8, not 9"),
         (["totp", "code", "--secret", "JBSWY3DP", "--period", "0"], "--period must be at least 1 second, not 0"),
         (["totp", "code", "--secret", "JBSWY3DP", "--algorithm", "MD5"], "'--algorithm <algorithm>'"),
@@ -92,7 +112,7 @@ enum MFABinary {
         (["totp", "qr", "--uri", "", "--format", "svg"], "--uri must not be empty"),
         (["totp", "qr", "--uri", "x", "--format", "svg", "--output", ""], "--output must name a file"),
         // An 80-bit secret, as many old examples have, is below RFC 4226's 128 bits.
-        (["totp", "code", "--secret", "JBSWY3DPEHPK3PXP"], "--secret has 10 bytes; at least 16 are required"),
+        (["totp", "code", "--secret", "JBSWY3DPEHPK3PXP"], "the secret has 10 bytes; at least 16 are required"),
         (["emulator", "--recent-sign-in", "0"], "--recent-sign-in must be 1 to 86400 seconds, not 0"),
         (["emulator", "--challenge-lifetime", "99999"], "--challenge-lifetime must be 1 to 86400 seconds, not 99999"),
         (["emulator", "--max-code-attempts", "0"], "--max-code-attempts must be 1 to 1000, not 0"),
