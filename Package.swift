@@ -179,6 +179,7 @@ let package = Package(
                 "IdentityToolkitJWT",
                 // Recovery codes (AccountRecovery); swift-crypto is here already.
                 "OTP",
+                "OTPFormats",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -1,6 +1,7 @@
 public import Foundation
 public import IdentityToolkit
 import IdentityToolkitJWT
+import OTPFormats
 
 /// Why a custom token could not be made. A struct over a private enum, so
 /// a later release can add a case.
@@ -63,7 +64,7 @@ enum CustomTokenMinter: Sendable {
             do {
                 let header = Data(#"{"alg":"none","typ":"JWT"}"#.utf8)
                 let payload = try JSONEncoder().encode(claims)
-                return Self.base64URL(header) + "." + Self.base64URL(payload) + "."
+                return header.base64URLEncoded + "." + payload.base64URLEncoded + "."
             } catch {
                 throw CustomTokenError(code: .signingFailed, detail: "the claims could not be encoded")
             }
@@ -76,11 +77,6 @@ enum CustomTokenMinter: Sendable {
         case .none:
             throw CustomTokenError(code: .noSigningKey, detail: "this credential has no private key: use a service account key (or the emulator)")
         }
-    }
-
-    private static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }
 

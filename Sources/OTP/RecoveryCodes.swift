@@ -1,5 +1,6 @@
 public import Foundation
 import Crypto
+import OTPFormats
 import _CryptoExtras
 
 /// A fresh set of recovery codes: the codes, to show the user **once**, and
@@ -139,7 +140,7 @@ public struct RecoveryCodeVerifiers: Codable, Sendable, Hashable, CustomStringCo
     /// stored one in time that does not depend on which (or whether one) matches.
     public func indexOfDigest(_ digest: Data) -> Int? {
         var found: Int?
-        for (index, stored) in digests.enumerated() where Self.constantTimeEqual(stored, digest) && found == nil {
+        for (index, stored) in digests.enumerated() where ConstantTime.equal(stored, digest) && found == nil {
             found = index
         }
         return found
@@ -155,14 +156,6 @@ public struct RecoveryCodeVerifiers: Codable, Sendable, Hashable, CustomStringCo
         guard (1_000...10_000_000).contains(rounds) else {
             throw OTPError.invalidRecoveryCodeParameters("PBKDF2 rounds must be 1,000 to 10,000,000, not \(rounds)")
         }
-    }
-
-    /// Compares every byte, whatever the first difference.
-    static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for (x, y) in zip(a, b) { difference |= x ^ y }
-        return difference == 0
     }
 
     /// `RecoveryCodeVerifiers(remaining: 9, <redacted>)`.

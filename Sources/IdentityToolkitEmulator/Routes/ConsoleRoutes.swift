@@ -1,6 +1,7 @@
 import Foundation
 import IdentityToolkit
 import OTP
+import OTPFormats
 
 /// What the emulator's page (`/emulator/ui`) needs besides the state.
 struct ConsoleSettings: Sendable {
@@ -29,7 +30,7 @@ extension HelperRoutes {
     }
 
     func actOnConsole(_ body: ConsoleAction, request: APIServerRequest) async throws -> String {
-        guard Self.constantTimeEqual(body.csrf, console.formToken) else {
+        guard ConstantTime.equal(Array(body.csrf.utf8), Array(console.formToken.utf8)) else {
             throw APIServerError.permissionDenied("the form's token is missing or out of date: reload the page and try again")
         }
         let project = body.project ?? services.defaultProject
@@ -105,11 +106,5 @@ extension HelperRoutes {
         snapshot.links = services.links
         snapshot.notice = notice
         return ConsolePage.render(snapshot)
-    }
-
-    private static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8), right = Array(rhs.utf8)
-        guard left.count == right.count else { return false }
-        return zip(left, right).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

@@ -22,7 +22,7 @@ enum PasswordRules {
     static func check(_ password: String, against stored: StoredPassword) -> Check {
         switch stored {
         case .emulator(let expected, _):
-            return constantTimeEqual(Array(password.utf8), Array(expected.utf8)) ? .matches : .doesNotMatch
+            return ConstantTime.equal(Array(password.utf8), Array(expected.utf8)) ? .matches : .doesNotMatch
         case .imported(let imported):
             guard let algorithm = imported.algorithm else {
                 return .cannotVerify("the password hash was imported without its algorithm; import it again with hashAlgorithm and its parameters, or reset the password")
@@ -31,7 +31,7 @@ enum PasswordRules {
                 guard let computed = try hash(Data(password.utf8), salt: imported.salt, algorithm: algorithm, imported.parameters) else {
                     return .cannotVerify("the emulator cannot verify \(algorithm.rawValue) password hashes; reset the password to sign in with one")
                 }
-                return computed.contains { constantTimeEqual(Array($0), Array(imported.hash)) } ? .matches : .doesNotMatch
+                return computed.contains { ConstantTime.equal(Array($0), Array(imported.hash)) } ? .matches : .doesNotMatch
             } catch {
                 return .cannotVerify("the imported \(algorithm.rawValue) parameters do not hash")
             }
@@ -96,13 +96,6 @@ enum PasswordRules {
         var digest = Data(H.hash(data: input))
         for _ in 1..<rounds { digest = Data(H.hash(data: digest)) }
         return digest
-    }
-
-    private static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        var difference: UInt8 = 0
-        for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }
-        return difference == 0
     }
 
     // MARK: Import parameters

@@ -40,7 +40,7 @@ struct AttemptLimits: Sendable {
     /// so that the store holds no email addresses.
     static func accountKey(email: String) -> String {
         let normalised = email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        return SHA256.hash(data: Data(normalised.utf8)).map { String(format: "%02x", $0) }.joined()
+        return sha256Hex(normalised)
     }
 
     /// Counts one attempt against the account and the address; refused

@@ -60,6 +60,11 @@ struct BrowserState: Codable, Sendable, Equatable {
     }
 }
 
+/// The SHA-256 of `text` in hex: store keys that do not reveal what they name.
+func sha256Hex(_ text: String) -> String {
+    SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+}
+
 /// Where each browser's ``BrowserState`` lives between requests. The
 /// browser holds one cookie: the state itself, sealed, or the random id of
 /// its entry in a store. Either way every instance that shares the keys or
@@ -150,7 +155,7 @@ struct StoreBackedStorage: BrowserStateStorage {
     var summary: String { "browser state in \(name)" }
 
     static func key(_ cookie: String) -> String {
-        "totplogin/browser/" + SHA256.hash(data: Data(cookie.utf8)).map { String(format: "%02x", $0) }.joined()
+        "totplogin/browser/" + sha256Hex(cookie)
     }
 }
 
