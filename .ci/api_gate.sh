@@ -32,7 +32,7 @@ open(target, "w").write("\n".join(messages) + ("\n" if messages else ""))
 print(f"{len(messages)} allowed break(s) in {source}")
 PY
 
-products=(IdentityToolkit IdentityToolkitAsyncHTTPClient OTP OTPFormats IdentityToolkitEmulator MultiFactorAuth IdentityAdmin)
+products=(IdentityToolkit IdentityToolkitAsyncHTTPClient OTP OTPFormats IdentityToolkitEmulator MultiFactorAuth IdentityAdmin IdentityServerState IdentityStoresPostgres)
 arguments=()
 for product in "${products[@]}"; do arguments+=(--products "$product"); done
 echo "comparing ${products[*]} with $baseline"
