@@ -149,7 +149,9 @@ import _CryptoExtras
         var stale: [Duration] = []
         for _ in 0..<20 { stale.append(try await clock.measure { _ = try await verifier.verify(token) }) }
         let cachedMedian = cached.sorted()[10], staleMax = stale.max() ?? .zero
-        #expect(staleMax < cachedMedian * 20 + .milliseconds(50), "stale \(staleMax) vs cached \(cachedMedian)")
+        // Far from the route's 20 s stall; the margin is for a suite that
+        // keeps both cores busy (one scheduling hiccup there lasted 2 s).
+        #expect(staleMax < cachedMedian * 20 + .seconds(3), "stale \(staleMax) vs cached \(cachedMedian)")
         // One background refresh, shared by the 20 stale verifications.
         for _ in 0..<200 where route.fetches.current < 2 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(route.fetches.current == 2)
