@@ -125,6 +125,20 @@ import Testing
         #expect(throws: OTPAuthURIError.tooLong(limit: 4096)) { try OTPAuthURI(parsing: base + String(repeating: "a", count: 1 << 20)) }
     }
 
+    /// A URI within the bound whose written form would exceed it is refused
+    /// too, so that every parsed value writes a URI that parses again: an
+    /// issuer of 1,300 "é" in the label (2.6 KB) is written twice, encoded
+    /// (15.6 KB).
+    @Test func aURIWhoseWrittenFormWouldNotParseIsRefused() throws {
+        let issuer = String(repeating: "é", count: 1_300)
+        let text = "otpauth://totp/\(issuer):ada?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
+        #expect(text.utf8.count <= OTPAuthURI.maximumLength)
+        #expect(throws: OTPAuthURIError.tooLong(limit: 4096)) { try OTPAuthURI(parsing: text) }
+        // Short enough written: accepted, and it round-trips.
+        let short = try OTPAuthURI(parsing: "otpauth://totp/\(String(repeating: "é", count: 100)):ada?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ")
+        #expect(try OTPAuthURI(parsing: short.string) == short)
+    }
+
     @Test func descriptionsHideTheSecret() {
         let uri = OTPAuthURI(issuer: "I", account: "a", secret: Self.secret)
         #expect(!uri.description.contains("GEZDGNBV"))
