@@ -303,7 +303,10 @@ import Testing
                 for index in 0..<200 {
                     group.addTask {
                         do {
-                            let auth = h.auth(name: "concurrent-\(index)-\(UUID().uuidString)")
+                            // Races are what this looks for, not speed: under the
+                            // thread sanitizer 200 flows at once on two cores
+                            // outlast the default deadline.
+                            let auth = h.auth(name: "concurrent-\(index)-\(UUID().uuidString)", requestTimeout: .seconds(300))
                             let user = try await h.verifiedUser(on: auth, email: "p\(index)-\(UUID().uuidString.prefix(6))@example.com")
                             let secret = try await h.enrollTOTP(user)
                             try auth.signOut()

@@ -28,8 +28,10 @@ struct SDKHarness {
     var clock: EmulatorClock { running.emulator.clock }
 
     /// An independent `Auth` for a new app, whose clock is the emulator's.
-    func auth(name: String = "app-\(UUID().uuidString)", transport: (any HTTPTransport)? = nil, store: any AuthSessionStore = InMemoryAuthSessionStore()) -> Auth {
+    func auth(name: String = "app-\(UUID().uuidString)", transport: (any HTTPTransport)? = nil, store: any AuthSessionStore = InMemoryAuthSessionStore(),
+              requestTimeout: Duration? = nil) -> Auth {
         let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
+        if let requestTimeout { options.requestTimeout = requestTimeout }
         options.apiKey = "sdk-tests"
         options.httpTransport = transport ?? self.transport
         FirebaseApp.configure(name: name, options: options)
