@@ -2,6 +2,7 @@ import Foundation
 @testable import IdentityAdmin
 import IdentityToolkit
 import IdentityToolkitEmulator
+import IdentityToolkitTestSupport
 import Logging
 import OTP
 import Testing
@@ -141,24 +142,3 @@ final class EventRecords: @unchecked Sendable {
     var all: [AccountRecovery.Event] { lock.withLock { stored } }
 }
 
-final class LogRecords: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [String] = []
-    func append(_ line: String) { lock.withLock { stored.append(line) } }
-    var lines: [String] { lock.withLock { stored } }
-}
-
-struct CapturingLogHandler: LogHandler {
-    let records: LogRecords
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        records.append("\(event.level) \(event.message) \(event.metadata ?? [:]) \(metadata)")
-    }
-}
