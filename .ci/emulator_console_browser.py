@@ -21,6 +21,8 @@ import pyotp
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 
 from emulator_process import start_emulator
 
@@ -66,6 +68,14 @@ def main():
             options.add_argument(argument)
         driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
         driver.set_page_load_timeout(30)
+
+        def submit(button, expected):
+            """Clicks a form's button and waits for the answer page (a click can return before it loads)."""
+            page = driver.find_element(By.TAG_NAME, "html")
+            button.click()
+            WebDriverWait(driver, 15).until(expected_conditions.staleness_of(page))
+            WebDriverWait(driver, 15).until(lambda d: expected in d.page_source,
+                                            message=f"no '{expected}' on the answer page")
         try:
             driver.get(f"{base}/emulator/ui?project={PROJECT}")
             assert "grace@example.com" in driver.page_source
@@ -81,17 +91,16 @@ def main():
             field = driver.find_element(By.NAME, "seconds")
             field.clear()
             field.send_keys("30")
-            driver.find_element(By.XPATH, "//button[text()='Move the clock']").click()
-            assert "Moved the clock by 30 s." in driver.page_source, driver.page_source[:600]
+            submit(driver.find_element(By.XPATH, "//button[text()='Move the clock']"), "Moved the clock by 30 s.")
             later = driver.find_element(By.CSS_SELECTOR, "code.totp").text
             assert later == pyotp.TOTP(secret).at(clock + 30), later
             print("ok: moving the clock shows the next step's code")
 
             # Withdraw the factor, then delete the user.
-            driver.find_element(By.XPATH, "//button[text()='Withdraw']").click()
-            assert "Withdrew the factor" in driver.page_source and not driver.find_elements(By.CSS_SELECTOR, "code.totp")
-            driver.find_element(By.XPATH, "//button[text()='Delete']").click()
-            assert "Deleted the user" in driver.page_source and "grace@example.com" not in driver.page_source.replace("Deleted the user", "")
+            submit(driver.find_element(By.XPATH, "//button[text()='Withdraw']"), "Withdrew the factor")
+            assert not driver.find_elements(By.CSS_SELECTOR, "code.totp")
+            submit(driver.find_element(By.XPATH, "//button[text()='Delete']"), "Deleted the user")
+            assert "grace@example.com" not in driver.page_source.replace("Deleted the user", "")
             print("ok: withdraw and delete through the page's forms")
 
             # A form from another origin (a page on another port of this machine) is refused.
