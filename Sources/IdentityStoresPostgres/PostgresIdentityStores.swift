@@ -18,7 +18,7 @@ public import PostgresNIO
 /// // run `client` (client.run(), or in a ServiceGroup), then:
 /// let stores = try PostgresIdentityStores(client: client)
 /// try await stores.migrate()                       // idempotent; safe from every instance at once
-/// let verifier = try TOTPVerifier(totp: totp, replayStore: stores.replayStore, attemptStore: stores.attemptStore)
+/// let verifier = try TOTPVerifier(totp: totp, store: stores.verificationStore)
 /// ```
 ///
 /// Each call is one SQL statement (its atomicity is argued where it is
@@ -27,14 +27,16 @@ public import PostgresNIO
 /// down, refuses the password or drops the connection. Verification fails
 /// closed on such an error.
 ///
-/// Four tables, named with ``tablePrefix``: `…totp_replay` (the last
-/// accepted step per key), `…totp_attempts` (counts with their lock-out
-/// end), `…state` (in-flight state and saved sessions, with expiries) and
-/// `…schema` (the schema version). Expired rows are removed by
+/// The tables, named with ``tablePrefix``: `…totp_verifications` (per key,
+/// the count with its lock-out end and the last accepted step, for
+/// ``verificationStore``), `…totp_replay` and `…totp_attempts` (the same
+/// two halves apart, for ``replayStore`` and ``attemptStore``), `…state`
+/// (in-flight state and saved sessions, with expiries), `…recovery_sets`
+/// and `…recovery_codes`, and `…schema` (the schema version). Expired rows are removed by
 /// ``sweepExpired(now:)``; ``runSweeper(every:)`` calls it periodically.
 public struct PostgresIdentityStores: Sendable {
     /// The schema version ``migrate()`` brings the tables to.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     let backend: PostgresStoreBackend
 
@@ -47,12 +49,18 @@ public struct PostgresIdentityStores: Sendable {
     /// - Throws: ``PostgresStoreError`` `invalidConfiguration` for a bad prefix or timeout.
     public init(client: PostgresClient, tablePrefix: String = "identity_", queryTimeout: Duration = .seconds(5),
                 logger: Logger = Logger(label: "IdentityStoresPostgres")) throws(PostgresStoreError) {
-        let allowed = tablePrefix.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") }
-        guard (1...40).contains(tablePrefix.utf8.count), allowed, !(tablePrefix.first?.isNumber ?? true) else {
+        guard Self.isValidTablePrefix(tablePrefix) else {
             throw .invalidConfiguration("the table prefix must be 1 to 40 of a-z 0-9 _, not starting with a digit")
         }
         guard queryTimeout > .zero else { throw .invalidConfiguration("the query timeout must be positive") }
         backend = PostgresStoreBackend(client: client, tables: PostgresTables(prefix: tablePrefix), queryTimeout: queryTimeout, logger: logger)
+    }
+
+    /// Whether `prefix` can start the tables' names: 1 to 40 of `a–z 0–9 _`,
+    /// not starting with a digit (so that it needs no quoting in SQL).
+    public static func isValidTablePrefix(_ prefix: String) -> Bool {
+        let allowed = prefix.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") }
+        return (1...40).contains(prefix.utf8.count) && allowed && !(prefix.first?.isNumber ?? true)
     }
 
     /// Starts every table's name.
@@ -60,9 +68,13 @@ public struct PostgresIdentityStores: Sendable {
     /// The longest a store call may take.
     public var queryTimeout: Duration { backend.queryTimeout }
 
-    /// The shared `TOTPReplayStore`.
+    /// The shared `TOTPVerificationStore`: one statement per verification,
+    /// the fastest way to verify on a fleet.
+    public var verificationStore: PostgresTOTPVerificationStore { PostgresTOTPVerificationStore(backend: backend) }
+    /// The shared `TOTPReplayStore`, for a verifier with separate stores.
     public var replayStore: PostgresTOTPReplayStore { PostgresTOTPReplayStore(backend: backend) }
-    /// The shared `TOTPAttemptStore`.
+    /// The shared `TOTPAttemptStore`, for a verifier with separate stores
+    /// and for `RecoveryCodeRedeemer`.
     public var attemptStore: PostgresTOTPAttemptStore { PostgresTOTPAttemptStore(backend: backend) }
     /// The shared `ExpiringStateStore` for in-flight state. Wrap it in a
     /// `SealingStateStore` to keep its values sealed at rest.
@@ -108,7 +120,7 @@ public struct PostgresIdentityStores: Sendable {
     @discardableResult
     public func sweepExpired(now: Date = Date()) async throws(PostgresStoreError) -> Int {
         var removed = 0
-        for table in [backend.tables.replay, backend.tables.attempts, backend.tables.state] {
+        for table in [backend.tables.verifications, backend.tables.replay, backend.tables.attempts, backend.tables.state] {
             removed += try await backend.perform("sweep \(table)") { client in
                 let rows = try await client.query("DELETE FROM \(unescaped: table) WHERE expires_at <= \(now) RETURNING 1")
                 var count = 0
@@ -161,6 +173,9 @@ public struct PostgresIdentityStores: Sendable {
 /// The names of the tables and the statements that make them.
 struct PostgresTables: Sendable {
     let prefix: String
+    var verifications: String { prefix + "totp_verifications" }
+    /// The function that settles one verification (``settleFunction``).
+    var settleAttempt: String { prefix + "settle_totp_attempt" }
     var replay: String { prefix + "totp_replay" }
     var attempts: String { prefix + "totp_attempts" }
     var state: String { prefix + "state" }
@@ -188,8 +203,52 @@ struct PostgresTables: Sendable {
             // Version 2: recovery codes (a set's salt and cost; one row per unused code).
             "CREATE TABLE IF NOT EXISTS \(recoverySets) (user_id text PRIMARY KEY, salt bytea NOT NULL, rounds integer NOT NULL, created_at timestamptz NOT NULL)",
             "CREATE TABLE IF NOT EXISTS \(recoveryCodes) (user_id text NOT NULL, digest bytea NOT NULL, PRIMARY KEY (user_id, digest))",
+            // Version 3: counts and accepted steps in one row per key, so that
+            // one statement settles a verification. `expires_at` is the later
+            // of the two expiries, for the sweeper.
+            """
+            CREATE TABLE IF NOT EXISTS \(verifications) (key_id text PRIMARY KEY, attempts integer NOT NULL, attempts_expire_at timestamptz NOT NULL,
+            last_step bigint, step_expires_at timestamptz, expires_at timestamptz NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS \(verifications)_expires_at ON \(verifications) (expires_at)",
+            settleFunction,
             "CREATE TABLE IF NOT EXISTS \(schema) (version integer NOT NULL)",
         ]
+    }
+}
+
+extension PostgresTables {
+    /// `PostgresTOTPVerificationStore.settleAttempt`'s statement, as a
+    /// function so that its plan is kept per session. Arguments: the key,
+    /// the matched step (NULL when none), the lock-out end, the step's
+    /// retention end (NULL when none), now, the limit. It returns NULL at
+    /// the limit (no row was written), true when the step was accepted
+    /// (only then is the count left at 0), false when the attempt was
+    /// counted. *Accepted* is "a step matched and the row holds no live
+    /// step at or after it".
+    var settleFunction: String {
+        let accepted = "(EXCLUDED.last_step IS NOT NULL AND (row.last_step IS NULL OR row.step_expires_at <= p_now OR row.last_step < EXCLUDED.last_step))"
+        return """
+            CREATE OR REPLACE FUNCTION \(settleAttempt)(p_key text, p_step bigint, p_attempts_expire_at timestamptz,
+                                                        p_step_expires_at timestamptz, p_now timestamptz, p_limit integer)
+            RETURNS boolean LANGUAGE plpgsql AS $settle$
+            DECLARE accepted boolean;
+            BEGIN
+            INSERT INTO \(verifications) AS row (key_id, attempts, attempts_expire_at, last_step, step_expires_at, expires_at)
+            VALUES (p_key, CASE WHEN p_step IS NULL THEN 1 ELSE 0 END, p_attempts_expire_at, p_step, p_step_expires_at,
+                    GREATEST(p_attempts_expire_at, p_step_expires_at))
+            ON CONFLICT (key_id) DO UPDATE SET
+            attempts = CASE WHEN \(accepted) THEN 0 WHEN row.attempts_expire_at <= p_now THEN 1 ELSE row.attempts + 1 END,
+            attempts_expire_at = EXCLUDED.attempts_expire_at,
+            last_step = CASE WHEN \(accepted) THEN EXCLUDED.last_step ELSE row.last_step END,
+            step_expires_at = CASE WHEN \(accepted) THEN EXCLUDED.step_expires_at ELSE row.step_expires_at END,
+            expires_at = GREATEST(EXCLUDED.attempts_expire_at, CASE WHEN \(accepted) THEN EXCLUDED.step_expires_at ELSE row.step_expires_at END)
+            WHERE row.attempts_expire_at <= p_now OR row.attempts < p_limit
+            RETURNING row.attempts = 0 INTO accepted;
+            RETURN accepted;
+            END
+            $settle$
+            """
     }
 }
 

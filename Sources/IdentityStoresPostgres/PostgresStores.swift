@@ -4,6 +4,81 @@ public import MultiFactorAuth
 public import OTP
 import PostgresNIO
 
+/// `TOTPVerificationStore` on PostgreSQL: one row per key holding its
+/// attempt count (with the lock-out end) and its last accepted step, so
+/// that one statement settles a verification. Made by
+/// ``PostgresIdentityStores/verificationStore``.
+public struct PostgresTOTPVerificationStore: TOTPVerificationStore {
+    let backend: PostgresStoreBackend
+
+    /// Counts the attempt unless the key is at `limit` and, when
+    /// `matchedStep` is later than the last accepted step, records it and
+    /// clears the count, in one statement: a call of the SQL function that
+    /// ``PostgresIdentityStores/migrate()`` creates
+    /// (`…settle_totp_attempt`), whose one `INSERT … ON CONFLICT DO UPDATE`
+    /// is written beside the tables' statements. A function, because
+    /// PostgreSQL keeps its statement's plan for the session: the
+    /// statement is parsed and planned once per connection instead of on
+    /// every call, which is most of the server's work for it.
+    ///
+    /// Why it is atomic: concurrent settlements of one key serialize on its
+    /// row lock (`INSERT … ON CONFLICT DO UPDATE` inserts or locks the
+    /// row), and each evaluates the limit and the replay rule against the
+    /// version the previous one committed — so no more than `limit`
+    /// attempts are ever counted and one step is accepted once.
+    public func settleAttempt(for keyID: String, matchedStep: UInt64?, limit: Int, at now: Date, attemptsExpireAt: Date,
+                              retainUntil: Date) async throws(PostgresStoreError) -> TOTPAttemptSettlement {
+        guard limit >= 1 else { return .refused }
+        let function = backend.tables.settleAttempt
+        let step: Int64? = matchedStep.map { Int64(clamping: $0) }
+        let stepExpiresAt: Date? = matchedStep == nil ? nil : retainUntil
+        let limit = Int32(clamping: limit)
+        return try await backend.perform("settle a TOTP attempt") { client in
+            let rows = try await client.query("""
+                SELECT \(unescaped: function)(\(keyID), \(step), \(attemptsExpireAt), \(stepExpiresAt), \(now), \(limit))
+                """)
+            var settlement = TOTPAttemptSettlement.refused
+            for try await accepted in rows.decode(Bool?.self) {
+                settlement = accepted.map { $0 ? .accepted : .counted } ?? .refused
+            }
+            return settlement
+        }
+    }
+
+    /// Records `step` for `keyID` unless a live step at or after it is
+    /// recorded (one upsert; the count is left as it is).
+    public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) async throws(PostgresStoreError) -> Bool {
+        let table = backend.tables.verifications
+        let step = Int64(clamping: step)
+        return try await backend.perform("record an accepted TOTP step") { client in
+            let rows = try await client.query("""
+                INSERT INTO \(unescaped: table) AS row (key_id, attempts, attempts_expire_at, last_step, step_expires_at, expires_at)
+                VALUES (\(keyID), 0, \(now), \(step), \(retainUntil), \(retainUntil))
+                ON CONFLICT (key_id) DO UPDATE SET last_step = EXCLUDED.last_step, step_expires_at = EXCLUDED.step_expires_at,
+                expires_at = GREATEST(row.attempts_expire_at, EXCLUDED.step_expires_at)
+                WHERE row.last_step IS NULL OR row.step_expires_at <= \(now) OR row.last_step < EXCLUDED.last_step
+                RETURNING 1
+                """)
+            var recorded = false
+            for try await _ in rows { recorded = true }
+            return recorded
+        }
+    }
+
+    /// Counts an attempt unless `keyID` is at `limit` (a settlement with no matched step).
+    public func recordAttempt(for keyID: String, limit: Int, at now: Date, expiresAt: Date) async throws(PostgresStoreError) -> Bool {
+        try await settleAttempt(for: keyID, matchedStep: nil, limit: limit, at: now, attemptsExpireAt: expiresAt, retainUntil: expiresAt) != .refused
+    }
+
+    /// Forgets `keyID`'s count; its last accepted step stays (one `UPDATE`).
+    public func clearAttempts(for keyID: String) async throws(PostgresStoreError) {
+        let table = backend.tables.verifications
+        try await backend.perform("clear TOTP attempts") { client in
+            try await client.query("UPDATE \(unescaped: table) SET attempts = 0 WHERE key_id = \(keyID)")
+        }
+    }
+}
+
 /// `TOTPReplayStore` on PostgreSQL: one row per key with its last
 /// accepted step. Made by ``PostgresIdentityStores/replayStore``.
 public struct PostgresTOTPReplayStore: TOTPReplayStore {

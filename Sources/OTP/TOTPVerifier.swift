@@ -55,6 +55,8 @@ public struct TOTPVerifier: Sendable {
     public let attemptStore: any TOTPAttemptStore
     /// The attempts allowed per key.
     public let attemptLimit: TOTPAttemptLimit
+    /// Set when one store settles each verification in one call.
+    private let settlingStore: (any TOTPVerificationStore)?
 
     /// A verifier of `totp`'s codes. The stores are required: a verifier is
     /// often built per request (it holds one user's key), and one that made
@@ -79,12 +81,37 @@ public struct TOTPVerifier: Sendable {
         self.replayStore = replayStore
         self.attemptStore = attemptStore
         self.attemptLimit = attemptLimit
+        self.settlingStore = nil
+    }
+
+    /// A verifier whose one `store` counts attempts and remembers accepted
+    /// steps, and settles each verification in one atomic call (one
+    /// database statement instead of three). ``replayStore`` and
+    /// ``attemptStore`` are both `store`.
+    /// - Parameters:
+    ///   - totp: The generator whose codes are accepted.
+    ///   - window: Steps accepted on either side of now, 0 to 10.
+    ///   - store: Where attempts are counted and accepted steps remembered:
+    ///     ``InMemoryTOTPVerificationStore/shared`` for one instance, a
+    ///     store every instance shares (PostgreSQL) for several.
+    ///   - attemptLimit: The attempts allowed per key (five by default, then a lock-out).
+    /// - Throws: ``OTPError/invalidWindow(_:)`` outside 0…10.
+    public init(totp: TOTP, window: Int = 5, store: any TOTPVerificationStore, attemptLimit: TOTPAttemptLimit = .default) throws {
+        guard (0...10).contains(window) else { throw OTPError.invalidWindow(window) }
+        self.totp = totp
+        self.window = window
+        self.replayStore = store
+        self.attemptStore = store
+        self.attemptLimit = attemptLimit
+        self.settlingStore = store
     }
 
     /// Verifies `code` for the key named `keyID` at `unixTime`: the attempt
     /// is counted first (atomically, in ``attemptStore``), then the code is
     /// checked, then its step recorded (atomically, in ``replayStore``); a
-    /// success clears the count.
+    /// success clears the count. With one ``TOTPVerificationStore`` the
+    /// three happen in its one atomic call, and the code's match is used
+    /// only when that call counted the attempt.
     /// - Throws: ``OTPError/tooManyAttempts(limit:)`` once the key has had
     ///   ``attemptLimit`` unsuccessful attempts (the code is not checked),
     ///   or the stores' errors: verification fails closed when a store
@@ -93,6 +120,17 @@ public struct TOTPVerifier: Sendable {
         let now = Date(timeIntervalSince1970: TimeInterval(unixTime))
         let lockout = attemptLimit.lockout
         let lockedUntil = now.addingTimeInterval(TimeInterval(lockout.components.seconds) + TimeInterval(lockout.components.attoseconds) / 1e18)
+        if let settlingStore {
+            let step = try totp.matchingStep(for: code, at: unixTime, window: window)
+            let settlement = try await settlingStore.settleAttempt(for: keyID, matchedStep: step, limit: attemptLimit.maximumFailures, at: now,
+                                                                   attemptsExpireAt: lockedUntil, retainUntil: retentionEnd(of: step ?? 0))
+            switch (settlement, step) {
+            case (.refused, _): throw OTPError.tooManyAttempts(limit: attemptLimit.maximumFailures)
+            case (.accepted, let step?): return .accepted(step: step)
+            case (_, let step?): return .replayed(step: step)
+            case (_, nil): return .invalid
+            }
+        }
         guard try await attemptStore.recordAttempt(for: keyID, limit: attemptLimit.maximumFailures, at: now, expiresAt: lockedUntil) else {
             throw OTPError.tooManyAttempts(limit: attemptLimit.maximumFailures)
         }

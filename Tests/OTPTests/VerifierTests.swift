@@ -63,8 +63,21 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(InMemoryTOTPReplayStore())
         try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(InMemoryTOTPReplayStore())
         try await TOTPStoreConformance.attemptStoreCountsToTheLimit(InMemoryTOTPAttemptStore())
-        try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(replayStore: InMemoryTOTPReplayStore(), attemptStore: InMemoryTOTPAttemptStore())
-        try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(replayStore: InMemoryTOTPReplayStore(), attemptStore: InMemoryTOTPAttemptStore())
+        try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()))
+        try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()))
+    }
+
+    /// The same cases on one in-memory store that settles each verification
+    /// in one call, plus the settlement's own.
+    @Test func inMemoryVerificationStorePassesTheStoreCases() async throws {
+        try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(InMemoryTOTPVerificationStore())
+        try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(InMemoryTOTPVerificationStore())
+        try await TOTPStoreConformance.attemptStoreCountsToTheLimit(InMemoryTOTPVerificationStore())
+        try await TOTPStoreConformance.verificationStoreSettles(InMemoryTOTPVerificationStore())
+        try await TOTPStoreConformance.concurrentSettlementsOfOneStepAcceptOne(InMemoryTOTPVerificationStore())
+        let checked = try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.combined(InMemoryTOTPVerificationStore()))
+        #expect(checked == 5)
+        try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.combined(InMemoryTOTPVerificationStore()))
     }
 
     /// A stream of distinct keys (caller-chosen ids) keeps the in-memory

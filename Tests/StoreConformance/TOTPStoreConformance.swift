@@ -8,6 +8,22 @@ import Testing
 public enum TOTPStoreConformance {
     static let key = Array("12345678901234567890".utf8)
 
+    /// The stores a verifier is built on: the two halves apart, or one
+    /// store that settles each verification in one call.
+    public enum VerifierStores: Sendable {
+        case separate(any TOTPReplayStore, any TOTPAttemptStore)
+        case combined(any TOTPVerificationStore)
+
+        func verifier(_ totp: TOTP, limit: TOTPAttemptLimit = .default) throws -> TOTPVerifier {
+            switch self {
+            case let .separate(replay, attempts):
+                try TOTPVerifier(totp: totp, window: 1, replayStore: replay, attemptStore: attempts, attemptLimit: limit)
+            case let .combined(store):
+                try TOTPVerifier(totp: totp, window: 1, store: store, attemptLimit: limit)
+            }
+        }
+    }
+
     /// A fresh key id, so that cases can share a store (a database) without
     /// seeing each other's rows.
     public static func freshKey(_ label: String) -> String { "\(label)-\(UUID().uuidString)" }
@@ -62,10 +78,9 @@ public enum TOTPStoreConformance {
     /// checked (the count is taken before the check, atomically).
     /// - Returns: How many codes were checked, for the caller's report.
     @discardableResult
-    public static func concurrentWrongCodesStopAtTheLimit(replayStore: any TOTPReplayStore, attemptStore: any TOTPAttemptStore) async throws -> Int {
+    public static func concurrentWrongCodesStopAtTheLimit(_ stores: VerifierStores) async throws -> Int {
         let totp = try TOTP(key: key)
-        let verifier = try TOTPVerifier(totp: totp, window: 1, replayStore: replayStore, attemptStore: attemptStore,
-                                        attemptLimit: TOTPAttemptLimit(maximumFailures: 5))
+        let verifier = try stores.verifier(totp, limit: TOTPAttemptLimit(maximumFailures: 5))
         let now: Int64 = 1_800_000_000
         let wrong = try totp.code(at: now) == "000000" ? "111111" : "000000"
         let user = freshKey("guess")
@@ -93,14 +108,67 @@ public enum TOTPStoreConformance {
 
     /// A code accepted by one verifier (one instance) is a replay for
     /// another verifier (another instance) sharing the stores.
-    public static func aCodeAcceptedOnceIsRefusedEverywhere(replayStore: any TOTPReplayStore, attemptStore: any TOTPAttemptStore) async throws {
+    public static func aCodeAcceptedOnceIsRefusedEverywhere(_ stores: VerifierStores) async throws {
         let totp = try TOTP(key: key)
-        let first = try TOTPVerifier(totp: totp, window: 1, replayStore: replayStore, attemptStore: attemptStore)
-        let second = try TOTPVerifier(totp: totp, window: 1, replayStore: replayStore, attemptStore: attemptStore)
+        let first = try stores.verifier(totp)
+        let second = try stores.verifier(totp)
         let now: Int64 = 1_800_000_000
         let user = freshKey("replay")
         let code = try totp.code(at: now)
         #expect(try await first.verify(code, keyID: user, at: now) == .accepted(step: try totp.step(at: now)))
         #expect(try await second.verify(code, keyID: user, at: now) == .replayed(step: try totp.step(at: now)))
+    }
+
+    /// A settlement counts wrong and replayed codes up to the limit, then
+    /// refuses without counting; an accepted step clears the count and is
+    /// a replay afterwards; a clear keeps the step; counts and steps lapse.
+    public static func verificationStoreSettles(_ store: any TOTPVerificationStore) async throws {
+        let key = freshKey("settle")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let (lockedUntil, retain) = (now.addingTimeInterval(900), now.addingTimeInterval(90))
+        func settle(_ step: UInt64?, at time: Date = now, lockedUntil: Date = lockedUntil) async throws -> TOTPAttemptSettlement {
+            try await store.settleAttempt(for: key, matchedStep: step, limit: 3, at: time, attemptsExpireAt: lockedUntil, retainUntil: retain)
+        }
+        #expect(try await settle(nil) == .counted)
+        #expect(try await settle(100) == .accepted)
+        // The success cleared the count: three more attempts, a replay among them.
+        #expect(try await settle(100) == .counted)
+        #expect(try await settle(99) == .counted)
+        #expect(try await settle(nil) == .counted)
+        #expect(try await settle(101) == .refused)
+        #expect(try await !store.recordAttempt(for: key, limit: 3, at: now, expiresAt: lockedUntil))
+        // A clear ends the lock-out and keeps the step.
+        try await store.clearAttempts(for: key)
+        #expect(try await settle(100) == .counted)
+        #expect(try await settle(101) == .accepted)
+        #expect(try await !store.recordAcceptedStep(101, for: key, at: now, retainUntil: retain))
+        #expect(try await store.recordAcceptedStep(102, for: key, at: now, retainUntil: retain))
+        // After its retention end an old step is no longer a replay; after the
+        // lock-out end the count starts over.
+        for _ in 0..<3 { _ = try await settle(nil) }
+        #expect(try await settle(nil) == .refused)
+        let later = lockedUntil.addingTimeInterval(1)
+        #expect(try await settle(50, at: later, lockedUntil: later.addingTimeInterval(900)) == .accepted)
+        // Keys are independent.
+        #expect(try await store.settleAttempt(for: freshKey("other"), matchedStep: 50, limit: 3, at: now,
+                                              attemptsExpireAt: lockedUntil, retainUntil: retain) == .accepted)
+    }
+
+    /// Of 200 concurrent settlements of one matched step, exactly one is accepted.
+    public static func concurrentSettlementsOfOneStepAcceptOne(_ store: any TOTPVerificationStore) async throws {
+        let key = freshKey("settle-race")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let accepted = try await withThrowingTaskGroup(of: TOTPAttemptSettlement.self) { group in
+            for _ in 0..<200 {
+                group.addTask {
+                    try await store.settleAttempt(for: key, matchedStep: 7, limit: 1_000, at: now, attemptsExpireAt: now.addingTimeInterval(900),
+                                                  retainUntil: now.addingTimeInterval(60))
+                }
+            }
+            var count = 0
+            for try await settlement in group where settlement == .accepted { count += 1 }
+            return count
+        }
+        #expect(accepted == 1)
     }
 }

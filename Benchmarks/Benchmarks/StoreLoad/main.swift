@@ -5,13 +5,13 @@
 //   PGPASSWORD=… swift run -c release StoreLoad --postgres postgres://USER@HOST:PORT/DB?sslmode=disable
 //                                               [--callers 64] [--seconds 10] [--connections 20]
 //
-// Each verification is the accepted path, the most expensive one: the
-// attempt is counted (one upsert), the code checked (window 1), its step
-// recorded (one upsert) and the count cleared (one delete) — three
-// statements on PostgreSQL, each its own transaction. Every call verifies a
+// Each verification is the accepted path, the most expensive one. With
+// separate stores the attempt is counted (one upsert), the code checked
+// (window 1), its step recorded (one upsert) and the count cleared (one
+// delete) — three statements on PostgreSQL, each its own transaction. With
+// one verification store the three are one upsert. Every call verifies a
 // new key id, so no call waits on another's row; 5 % of the calls send a
-// wrong code (one statement, then the count stays). Without --postgres only
-// the in-memory stores run.
+// wrong code. Without --postgres only the in-memory stores run.
 import Foundation
 import IdentityServerState
 import IdentityStoresPostgres
@@ -68,9 +68,22 @@ struct RunResult {
 }
 
 /// `callers` tasks verifying for `seconds`, each call a fresh key id.
-func run(_ name: String, replayStore: any TOTPReplayStore, attemptStore: any TOTPAttemptStore, callers: Int, seconds: Int) async throws -> RunResult {
+/// What a verifier is built on.
+enum Stores {
+    case separate(any TOTPReplayStore, any TOTPAttemptStore)
+    case combined(any TOTPVerificationStore)
+
+    func verifier(_ totp: TOTP) throws -> TOTPVerifier {
+        switch self {
+        case let .separate(replay, attempts): try TOTPVerifier(totp: totp, window: 1, replayStore: replay, attemptStore: attempts)
+        case let .combined(store): try TOTPVerifier(totp: totp, window: 1, store: store)
+        }
+    }
+}
+
+func run(_ name: String, _ stores: Stores, callers: Int, seconds: Int) async throws -> RunResult {
     let totp = try TOTP(key: Array("12345678901234567890".utf8))
-    let verifier = try TOTPVerifier(totp: totp, window: 1, replayStore: replayStore, attemptStore: attemptStore)
+    let verifier = try stores.verifier(totp)
     let now = Int64(Date().timeIntervalSince1970)
     let right = try totp.code(at: now)
     let wrong = right == "000000" ? "111111" : "000000"
@@ -127,9 +140,11 @@ if let postgresURL, PostgresConnectionSettings.urlContainsPassword(postgresURL) 
 say("StoreLoad: \(callers) callers, \(seconds) s per store, \(ProcessInfo.processInfo.activeProcessorCount) cores")
 var results: [RunResult] = []
 // Warm-up, then the measured in-memory run.
-_ = try await run("warm-up", replayStore: InMemoryTOTPReplayStore(), attemptStore: InMemoryTOTPAttemptStore(), callers: callers, seconds: 1)
-results.append(try await run("in-memory stores", replayStore: InMemoryTOTPReplayStore(), attemptStore: InMemoryTOTPAttemptStore(),
+_ = try await run("warm-up", .separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()), callers: callers, seconds: 1)
+results.append(try await run("in-memory: replay + attempt stores", .separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()),
                              callers: callers, seconds: seconds))
+say(results.last!.row)
+results.append(try await run("in-memory: one verification store", .combined(InMemoryTOTPVerificationStore()), callers: callers, seconds: seconds))
 say(results.last!.row)
 
 if let postgresURL {
@@ -146,9 +161,12 @@ if let postgresURL {
         group.addTask { await client.run() }
         let stores = try PostgresIdentityStores(client: client, tablePrefix: "storeload_")
         try await stores.migrate()
-        _ = try await run("warm-up", replayStore: stores.replayStore, attemptStore: stores.attemptStore, callers: callers, seconds: 1)
-        results.append(try await run("PostgreSQL stores (\(connections) connections)", replayStore: stores.replayStore,
-                                     attemptStore: stores.attemptStore, callers: callers, seconds: seconds))
+        _ = try await run("warm-up", .combined(stores.verificationStore), callers: callers, seconds: 1)
+        results.append(try await run("PostgreSQL: replay + attempt stores, 3 statements (\(connections) connections)",
+                                     .separate(stores.replayStore, stores.attemptStore), callers: callers, seconds: seconds))
+        say(results.last!.row)
+        results.append(try await run("PostgreSQL: one verification store, 1 statement (\(connections) connections)",
+                                     .combined(stores.verificationStore), callers: callers, seconds: seconds))
         say(results.last!.row)
         let swept = try await stores.sweepExpired(now: Date().addingTimeInterval(3600))
         say("swept \(swept) rows")
