@@ -211,6 +211,9 @@ let package = Package(
                 "IdentityAdmin",
                 "IdentityToolkit",
                 "IdentityToolkitAsyncHTTPClient",
+                // `admin users recovery-codes` writes to the app's store.
+                "IdentityStoresPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -317,7 +320,8 @@ let package = Package(
             name: "MFACommandTests",
             // Depends on the executable so that `swift test` builds it; the
             // tests run the binary as a user would.
-            dependencies: ["mfa", "OTP", "IdentityToolkit", "IdentityToolkitTestSupport"]
+            dependencies: ["mfa", "OTP", "IdentityToolkit", "IdentityToolkitTestSupport", "IdentityStoresPostgres",
+                           .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         .testTarget(
             name: "FuzzRegressionTests",

@@ -195,8 +195,9 @@ extension AdminCommand {
     /// `mfa admin users …`: help a user who lost an authenticator.
     struct Users: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "users", abstract: "List users, see a user's factors, remove them, end the user's sessions, import users.",
-            subcommands: [Get.self, List.self, Unenroll.self, Revoke.self, Import.self])
+            commandName: "users",
+            abstract: "List users, see a user's factors, remove them, end the user's sessions, issue recovery codes, import users.",
+            subcommands: [Get.self, List.self, Unenroll.self, Revoke.self, RecoveryCodes.self, Import.self])
 
         /// A user as JSON: uid, email, flags, and the enrolled factors.
         static func render(_ user: UserRecord) -> String {

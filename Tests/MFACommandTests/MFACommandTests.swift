@@ -18,7 +18,7 @@ enum MFABinary {
 
 /// `--help` at every level prints the usage on stdout and exits 0.
 @Suite struct MFAHelpTests {
-    @Test(arguments: [[], ["demo"], ["emulator"], ["totp", "code"], ["admin"], ["admin", "users"], ["admin", "users", "list"], ["admin", "verify-token"]])
+    @Test(arguments: [[], ["demo"], ["emulator"], ["totp", "code"], ["admin"], ["admin", "users"], ["admin", "users", "list"], ["admin", "users", "recovery-codes"], ["admin", "verify-token"]])
     func helpPrintsUsage(_ command: [String]) async throws {
         let result = try await MFABinary.run(command + ["--help"])
         #expect(result.status == 0, "\(result.stderr)")
