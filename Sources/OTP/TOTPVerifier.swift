@@ -75,13 +75,8 @@ public struct TOTPVerifier: Sendable {
     /// - Throws: ``OTPError/invalidWindow(_:)`` outside 0…10.
     public init(totp: TOTP, window: Int = 5, replayStore: any TOTPReplayStore, attemptStore: any TOTPAttemptStore,
                 attemptLimit: TOTPAttemptLimit = .default) throws {
-        guard (0...10).contains(window) else { throw OTPError.invalidWindow(window) }
-        self.totp = totp
-        self.window = window
-        self.replayStore = replayStore
-        self.attemptStore = attemptStore
-        self.attemptLimit = attemptLimit
-        self.settlingStore = nil
+        try self.init(totp: totp, window: window, replayStore: replayStore, attemptStore: attemptStore, attemptLimit: attemptLimit,
+                      settlingStore: nil)
     }
 
     /// A verifier whose one `store` counts attempts and remembers accepted
@@ -97,13 +92,18 @@ public struct TOTPVerifier: Sendable {
     ///   - attemptLimit: The attempts allowed per key (five by default, then a lock-out).
     /// - Throws: ``OTPError/invalidWindow(_:)`` outside 0…10.
     public init(totp: TOTP, window: Int = 5, store: any TOTPVerificationStore, attemptLimit: TOTPAttemptLimit = .default) throws {
+        try self.init(totp: totp, window: window, replayStore: store, attemptStore: store, attemptLimit: attemptLimit, settlingStore: store)
+    }
+
+    private init(totp: TOTP, window: Int, replayStore: any TOTPReplayStore, attemptStore: any TOTPAttemptStore,
+                 attemptLimit: TOTPAttemptLimit, settlingStore: (any TOTPVerificationStore)?) throws {
         guard (0...10).contains(window) else { throw OTPError.invalidWindow(window) }
         self.totp = totp
         self.window = window
-        self.replayStore = store
-        self.attemptStore = store
+        self.replayStore = replayStore
+        self.attemptStore = attemptStore
         self.attemptLimit = attemptLimit
-        self.settlingStore = store
+        self.settlingStore = settlingStore
     }
 
     /// Verifies `code` for the key named `keyID` at `unixTime`: the attempt
