@@ -298,6 +298,7 @@ let package = Package(
                 "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "OTP",
                 "IdentityToolkitTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // A top-level-code consumer of IdentityAdmin, run by IdentityAdminTests

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import IdentityToolkit
@@ -297,8 +298,23 @@ import Testing
 }
 
 @Suite struct ConcurrencyTests {
+    /// A client whose requests wait for a pooled connection as long as their
+    /// own deadline. AsyncHTTPClient bounds that wait by the connect timeout
+    /// (10 s by default) and keeps 8 connections per host, so 200 flows at
+    /// once under the thread sanitizer failed queued requests with
+    /// `getConnectionFromPoolTimeout` although their deadline was minutes away.
+    static let patientTransport = AsyncHTTPClientTransport(client: HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: {
+            var configuration = HTTPClient.Configuration()
+            configuration.timeout.connect = .seconds(300)
+            configuration.redirectConfiguration = .disallow
+            return configuration
+        }()
+    ))
+
     @Test func twoHundredAuthInstancesRunFullFlowsAtOnce() async throws {
-        try await withSDK { h in
+        try await withSDK(transport: Self.patientTransport) { h in
             let results = await withTaskGroup(of: String?.self) { group in
                 for index in 0..<200 {
                     group.addTask {

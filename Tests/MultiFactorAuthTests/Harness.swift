@@ -44,7 +44,7 @@ struct SDKHarness {
     func helper(_ path: String) async throws -> [String: Any] {
         var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
         request.url = URL(string: running.baseURL + path)
-        let (_, data) = try await transport.send(request, body: nil, options: TransportOptions(timeout: .seconds(10), maxResponseBytes: 16 << 20))
+        let (_, data) = try await transport.send(request, body: nil, options: TransportOptions(timeout: .seconds(120), maxResponseBytes: 16 << 20))
         return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }
 
@@ -86,8 +86,8 @@ struct SDKHarness {
 }
 
 /// Runs `body` with a fresh harness.
-func withSDK(_ body: (SDKHarness) async throws -> Void) async throws {
-    let harness = try await SDKHarness.start()
+func withSDK(transport: any HTTPTransport = AsyncHTTPClientTransport(), _ body: (SDKHarness) async throws -> Void) async throws {
+    let harness = try await SDKHarness.start(transport: transport)
     do {
         try await body(harness)
     } catch {
