@@ -110,6 +110,9 @@ package struct ExpiringEntries<Value: Sendable>: Sendable {
     /// Keys in the order their current expiry was set; stale positions are skipped.
     private var order: [(key: String, expiresAt: Date)] = []
     private var orderStart = 0
+    /// Positions the compactions have walked so far: what a test holds to
+    /// a constant per ``set(_:for:expiresAt:now:)``.
+    package private(set) var compactedPositions = 0
 
     package init(capacity: Int) {
         self.capacity = capacity
@@ -157,11 +160,22 @@ package struct ExpiringEntries<Value: Sendable>: Sendable {
         return nil
     }
 
-    /// Drops the consumed front and stale positions once they dominate.
+    /// Drops the consumed front once it is half the positions, and stale
+    /// positions once they outnumber the entries twice over. Each pass is
+    /// paid for by at least as many `set` calls as it walks, so a `set`
+    /// costs O(1) amortized: rebuilding every 1024 calls walked all of a
+    /// large store's positions each time (a 20 ms pause at 400,000 keys).
     private mutating func compact() {
-        guard orderStart > 1024 || order.count > 2 * max(entries.count, 512) else { return }
-        order = order[orderStart...].filter { entries[$0.key]?.expiresAt == $0.expiresAt }
-        orderStart = 0
+        if orderStart > 1024, orderStart >= order.count - orderStart {
+            compactedPositions += order.count
+            order.removeFirst(orderStart)
+            orderStart = 0
+        }
+        if order.count - orderStart > 2 * max(entries.count, 512) {
+            compactedPositions += order.count - orderStart
+            order = order[orderStart...].filter { entries[$0.key]?.expiresAt == $0.expiresAt }
+            orderStart = 0
+        }
     }
 }
 
