@@ -16,6 +16,7 @@ package enum Deadline {
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         let race = Race<Value>()
+        let deadline = ContinuousClock.now + timeout
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 race.begin(continuation)
@@ -26,10 +27,7 @@ package enum Deadline {
                         race.finish(.failure(error))
                     }
                 }
-                let timer = Task {
-                    try? await Task.sleep(for: timeout)
-                    if !Task.isCancelled { race.finish(.failure(TransportError.timedOut)) }
-                }
+                let timer = DeadlineSweeper.shared.schedule(at: deadline) { race.finish(.failure(TransportError.timedOut)) }
                 race.attach(work: work, timer: timer)
             }
         } onCancel: {
@@ -38,13 +36,14 @@ package enum Deadline {
     }
 
     /// The first of work, timer and cancellation to finish resumes the caller
-    /// (exactly once) and cancels the other two.
+    /// (exactly once), cancels the work and withdraws the timer.
     private final class Race<Value: Sendable>: Sendable {
         private struct State {
             var continuation: CheckedContinuation<Value, any Error>?
             var outcome: Result<Value, any Error>?
             var work: Task<Void, Never>?
-            var timer: Task<Void, Never>?
+            /// The ``DeadlineSweeper`` registration.
+            var timer: UInt64?
         }
 
         private let state = Locked(State())
@@ -58,7 +57,7 @@ package enum Deadline {
             if let early { continuation.resume(with: early) }
         }
 
-        func attach(work: Task<Void, Never>, timer: Task<Void, Never>) {
+        func attach(work: Task<Void, Never>, timer: UInt64) {
             let finished = state.withLock { state -> Bool in
                 state.work = work
                 state.timer = timer
@@ -66,12 +65,12 @@ package enum Deadline {
             }
             if finished {
                 work.cancel()
-                timer.cancel()
+                DeadlineSweeper.shared.withdraw(timer)
             }
         }
 
         func finish(_ outcome: Result<Value, any Error>) {
-            let (continuation, work, timer) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?, Task<Void, Never>?) in
+            let (continuation, work, timer) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?, UInt64?) in
                 guard state.outcome == nil else { return (nil, nil, nil) }
                 state.outcome = outcome
                 defer { state.continuation = nil }
@@ -79,7 +78,7 @@ package enum Deadline {
             }
             continuation?.resume(with: outcome)
             work?.cancel()
-            timer?.cancel()
+            if let timer { DeadlineSweeper.shared.withdraw(timer) }
         }
     }
 }
