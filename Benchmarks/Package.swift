@@ -62,10 +62,12 @@ let package = Package(
             path: "Benchmarks/SDKBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        // verifyIDToken beside jwt-kit's verification of the same token.
+        // verifyIDToken beside jwt-kit's verification of the same token and
+        // the floor (swift-crypto's and OpenSSL's RS256 check of its input).
         .executableTarget(
             name: "TokenBenchmarks",
             dependencies: [
+                "OpenSSLFloor",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "IdentityAdmin", package: "swift-identity-mfa"),
                 .product(name: "IdentityToolkit", package: "swift-identity-mfa"),
@@ -109,6 +111,7 @@ let package = Package(
                 .product(name: "IdentityServerState", package: "swift-identity-mfa"),
                 .product(name: "IdentityStoresPostgres", package: "swift-identity-mfa"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/StoreLoad"

@@ -16,6 +16,7 @@ import Foundation
 import IdentityServerState
 import IdentityStoresPostgres
 import Logging
+import NIOPosix
 import OTP
 import PostgresNIO
 
@@ -129,6 +130,9 @@ func run(_ name: String, _ stores: Stores, callers: Int, seconds: Int) async thr
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+// Before the first `await`, on the main thread, as NIO requires.
+let onEventLoops = arguments.contains("--nio-executor")
+    && NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 let callers = number(option("--callers", in: arguments), default: 64, name: "--callers")
 let seconds = number(option("--seconds", in: arguments), default: 10, name: "--seconds")
 let connections = number(option("--connections", in: arguments), default: 20, name: "--connections")
@@ -137,7 +141,8 @@ if let postgresURL, PostgresConnectionSettings.urlContainsPassword(postgresURL) 
     fail("put the password in PGPASSWORD, not in the URL (another local user can read a process's arguments)")
 }
 
-say("StoreLoad: \(callers) callers, \(seconds) s per store, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+say("StoreLoad: \(callers) callers, \(seconds) s per store, \(ProcessInfo.processInfo.activeProcessorCount) cores"
+    + (onEventLoops ? ", tasks on NIO's event loops" : ""))
 var results: [RunResult] = []
 // Warm-up, then the measured in-memory run.
 _ = try await run("warm-up", .separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()), callers: callers, seconds: 1)
