@@ -22,15 +22,19 @@ public class BaseAuth: @unchecked Sendable {
     let client: AdminClient
     /// Makes ``createCustomToken(uid:developerClaims:now:)``'s tokens.
     let customTokens: CustomTokenMinter
+    /// The account states `checkRevoked` checks looked up, shared with the
+    /// tenants' instances; nil when ``TokenCacheOptions/revocationMaximumAge`` is zero.
+    let accountStates: AccountStateCache?
 
     init(projectID: String, tenantID: String?, client: AdminClient, customTokens: CustomTokenMinter,
-         idTokenVerifier: IDTokenVerifier, sessionCookieVerifier: IDTokenVerifier) {
+         idTokenVerifier: IDTokenVerifier, sessionCookieVerifier: IDTokenVerifier, accountStates: AccountStateCache?) {
         self.projectID = projectID
         self.tenantID = tenantID
         self.client = client
         self.customTokens = customTokens
         self.idTokenVerifier = idTokenVerifier
         self.sessionCookieVerifier = sessionCookieVerifier
+        self.accountStates = accountStates
     }
 
     // MARK: ID tokens and session cookies
@@ -105,15 +109,33 @@ public class BaseAuth: @unchecked Sendable {
     /// revoked after its sign-in: the `checkRevoked` half of
     /// ``verifyIDToken(_:checkRevoked:)``.
     public func checkNotRevoked(_ token: DecodedIDToken) async throws(TokenVerificationError) {
+        let state = try await accountState(uid: token.uid, tenant: token.tenant)
+        guard state.exists else { throw .userNotFound }
+        if state.disabled { throw .userDisabled }
+        if let validSince = state.validSince, token.authTime < validSince { throw .revoked }
+    }
+
+    /// The account's state as a revocation check needs it: looked up, or
+    /// as looked up within ``TokenCacheOptions/revocationMaximumAge``.
+    private func accountState(uid: String, tenant: String?) async throws(TokenVerificationError) -> AccountStateCache.AccountState {
+        let key = AccountStateCache.Key(tenant: tenant, uid: uid)
+        if let cached = accountStates?.state(for: key, at: Date()) { return cached }
         let users: [UserInfo]
         do {
-            users = try await client.lookupAccounts(targetProjectId: projectID, body: GetAccountInfoRequest(localId: [token.uid], tenantId: token.tenant)).users ?? []
+            users = try await client.lookupAccounts(targetProjectId: projectID, body: GetAccountInfoRequest(localId: [uid], tenantId: tenant)).users ?? []
         } catch {
             throw .revocationCheckFailed(reason: "\(error)")
         }
-        guard let user = users.first(where: { $0.localId == token.uid }) else { throw .userNotFound }
-        if user.disabled == true { throw .userDisabled }
-        if let validSince = user.validSince, token.authTime < Date(timeIntervalSince1970: TimeInterval(validSince)) { throw .revoked }
+        let user = users.first { $0.localId == uid }
+        let state = AccountStateCache.AccountState(exists: user != nil, disabled: user?.disabled == true,
+                                                   validSince: user?.validSince.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+        accountStates?.insert(state, for: key, at: Date())
+        return state
+    }
+
+    /// Forgets what revocation checks remember of `uid`: this instance just changed the account.
+    func forgetAccountState(uid: String) {
+        accountStates?.forget(AccountStateCache.Key(tenant: tenantID, uid: uid))
     }
 
     /// Ends every session of a user: refresh tokens stop working, and ID
@@ -124,6 +146,7 @@ public class BaseAuth: @unchecked Sendable {
     ///   - uid: The user.
     ///   - now: The current time (for tests).
     public func revokeRefreshTokens(uid: String, now: Date = Date()) async throws {
+        defer { forgetAccountState(uid: uid) }
         _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
             tenantId: tenantID, localId: uid, validSince: Int64(now.timeIntervalSince1970.rounded(.down))))
     }

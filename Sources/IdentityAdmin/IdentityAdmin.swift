@@ -21,7 +21,20 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     ///     mode on, one warning line says so (a `.env` file that reached
     ///     production shows in the log).
     ///   - configuration: Transport, emulator host (`FIREBASE_AUTH_EMULATOR_HOST` by default), timeouts, logging.
-    public init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration = ClientConfiguration()) {
+    public convenience init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration = ClientConfiguration()) {
+        self.init(projectID: projectID, credential: credential, configuration: configuration, tokenCache: .default)
+    }
+
+    /// An instance whose token checks remember as `tokenCache` says
+    /// (``TokenCacheOptions/default`` in the other initializer).
+    /// - Parameters:
+    ///   - projectID: The project to manage.
+    ///   - credential: Supplies access tokens (see ``init(projectID:credential:configuration:)``).
+    ///   - configuration: Transport, emulator host, timeouts, logging.
+    ///   - tokenCache: How many verified tokens are recognised without a new
+    ///     signature check, and for how long; how long a `checkRevoked`
+    ///     lookup answers later checks.
+    public init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions) {
         self.configuration = configuration
         let accessToken: @Sendable () async throws -> String
         let customTokens: CustomTokenMinter
@@ -45,8 +58,10 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
             projectID: projectID, tenantID: nil,
             client: AdminClient(accessToken: accessToken, configuration: configuration),
             customTokens: configuration.emulatorHost == nil ? customTokens : .unsigned,
-            idTokenVerifier: IDTokenVerifier(projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration)),
-            sessionCookieVerifier: IDTokenVerifier(projectID: projectID, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration)))
+            idTokenVerifier: IDTokenVerifier(projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration)).withCache(tokenCache),
+            sessionCookieVerifier: IDTokenVerifier(projectID: projectID, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration))
+                .withCache(tokenCache),
+            accountStates: AccountStateCache(tokenCache))
     }
 
     /// An instance for the emulator at `host:port`, authorised as its owner.
@@ -70,7 +85,7 @@ public final class TenantAwareAuth: BaseAuth, @unchecked Sendable {
     init(admin: IdentityAdmin, tenantID: String) {
         super.init(projectID: admin.projectID, tenantID: tenantID, client: admin.client, customTokens: admin.customTokens,
                    idTokenVerifier: admin.idTokenVerifier.forTenant(tenantID),
-                   sessionCookieVerifier: admin.sessionCookieVerifier.forTenant(tenantID))
+                   sessionCookieVerifier: admin.sessionCookieVerifier.forTenant(tenantID), accountStates: admin.accountStates)
     }
 }
 

@@ -48,7 +48,7 @@ extension ExpiringStateStore {
 /// process (tests, a single instance). Bounded: past `capacity` the
 /// entries nearest their expiry go first.
 public actor InMemoryExpiringStateStore: ExpiringStateStore {
-    private var entries: ExpiringEntries<Data>
+    private var entries: ExpiringEntries<String, Data>
 
     /// An empty store.
     /// - Parameter capacity: The most entries kept.

@@ -99,16 +99,16 @@ public protocol TOTPVerificationStore: TOTPReplayStore, TOTPAttemptStore {
 /// calls, so a verifier run at a fixed time in tests sees a fixed world),
 /// and past `capacity` the entries nearest their expiry go first, so a
 /// stream of distinct keys keeps memory flat.
-package struct ExpiringEntries<Value: Sendable>: Sendable {
+package struct ExpiringEntries<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry: Sendable {
         var value: Value
         var expiresAt: Date
     }
 
     package let capacity: Int
-    private var entries: [String: Entry] = [:]
+    private var entries: [Key: Entry] = [:]
     /// Keys in the order their current expiry was set; stale positions are skipped.
-    private var order: [(key: String, expiresAt: Date)] = []
+    private var order: [(key: Key, expiresAt: Date)] = []
     private var orderStart = 0
     /// Positions the compactions have walked so far: what a test holds to
     /// a constant per ``set(_:for:expiresAt:now:)``.
@@ -121,12 +121,12 @@ package struct ExpiringEntries<Value: Sendable>: Sendable {
     package var count: Int { entries.count }
 
     /// The live value of `key` at `now`.
-    package func value(for key: String, at now: Date) -> Value? {
+    package func value(for key: Key, at now: Date) -> Value? {
         guard let entry = entries[key], now < entry.expiresAt else { return nil }
         return entry.value
     }
 
-    package mutating func set(_ value: Value, for key: String, expiresAt: Date, now: Date) {
+    package mutating func set(_ value: Value, for key: Key, expiresAt: Date, now: Date) {
         entries[key] = Entry(value: value, expiresAt: expiresAt)
         order.append((key, expiresAt))
         removeExpired(at: now)
@@ -134,7 +134,7 @@ package struct ExpiringEntries<Value: Sendable>: Sendable {
         compact()
     }
 
-    package mutating func remove(_ key: String) {
+    package mutating func remove(_ key: Key) {
         entries[key] = nil
     }
 
@@ -151,7 +151,7 @@ package struct ExpiringEntries<Value: Sendable>: Sendable {
     }
 
     /// The key whose current expiry was set first, if any.
-    private mutating func popOrder() -> String? {
+    private mutating func popOrder() -> Key? {
         while orderStart < order.count {
             let (key, expiresAt) = order[orderStart]
             orderStart += 1
@@ -182,7 +182,7 @@ package struct ExpiringEntries<Value: Sendable>: Sendable {
 /// Each key's last accepted step, in memory: the one home of the replay
 /// rule for the in-memory stores.
 package struct AcceptedSteps: Sendable {
-    private var entries: ExpiringEntries<UInt64>
+    private var entries: ExpiringEntries<String, UInt64>
 
     package init(capacity: Int) { entries = ExpiringEntries(capacity: max(1, capacity)) }
 
@@ -201,7 +201,7 @@ package struct AcceptedSteps: Sendable {
 /// Each key's attempt count, in memory: the one home of the counting rule
 /// for the in-memory stores.
 package struct AttemptCounts: Sendable {
-    private var entries: ExpiringEntries<Int>
+    private var entries: ExpiringEntries<String, Int>
 
     package init(capacity: Int) { entries = ExpiringEntries(capacity: max(1, capacity)) }
 

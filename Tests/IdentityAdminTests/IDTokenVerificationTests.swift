@@ -97,9 +97,12 @@ import OTPFormats
         let fresh = try await setup.signInWithTOTP(email: email, password: password, totp: totp)
         let freshToken = try #require(fresh.idToken)
         _ = try await admin.verifyIDToken(freshToken, checkRevoked: true)
-        _ = try await admin.client.updateAccount(targetProjectId: Self.project, body: SetAccountInfoRequest(localId: decoded.uid, disableUser: true))
+        // Changed through this admin, so the account state its last check
+        // remembered is forgotten at once (TokenCacheTests has the change
+        // made elsewhere).
+        _ = try await admin.updateUser(decoded.uid, UpdateUserRequest(disabled: true))
         await #expect(throws: TokenVerificationError.userDisabled) { _ = try await admin.verifyIDToken(freshToken, checkRevoked: true) }
-        _ = try await helpers.deleteAllAccounts(project: Self.project)
+        try await admin.deleteUser(uid: decoded.uid)
         await #expect(throws: TokenVerificationError.userNotFound) { _ = try await admin.verifyIDToken(freshToken, checkRevoked: true) }
 
         // A tenant-scoped verifier refuses the project's users.

@@ -108,7 +108,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
     /// (5 million positions here, and 20 ms pauses at 400,000 keys).
     @Test func aFullStoresWritesCostAConstantEach() {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
-        var entries = ExpiringEntries<Int>(capacity: 50_000)
+        var entries = ExpiringEntries<String, Int>(capacity: 50_000)
         let writes = 150_000
         for index in 0..<writes { entries.set(index, for: "k\(index)", expiresAt: start.addingTimeInterval(3600), now: start) }
         #expect(entries.count == 50_000)
@@ -116,7 +116,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         #expect(entries.value(for: "k0", at: start) == nil)
         #expect(entries.compactedPositions <= 3 * writes, "walked \(entries.compactedPositions) positions for \(writes) writes")
         // Rewriting one key leaves stale positions, which are dropped too.
-        var rewritten = ExpiringEntries<Int>(capacity: 10)
+        var rewritten = ExpiringEntries<String, Int>(capacity: 10)
         for index in 0..<100_000 { rewritten.set(index, for: "one", expiresAt: start.addingTimeInterval(Double(index)), now: start) }
         #expect(rewritten.value(for: "one", at: start) == 99_999)
         #expect(rewritten.compactedPositions <= 3 * 100_000)

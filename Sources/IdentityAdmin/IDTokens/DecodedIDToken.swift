@@ -70,8 +70,7 @@ public struct DecodedIDToken: Sendable, Hashable {
         guard let factor = signInSecondFactor, !factor.isEmpty else { throw .secondFactorRequired }
         if let maximumAuthenticationAge {
             let age = now.timeIntervalSince(authTime)
-            let limit = TimeInterval(maximumAuthenticationAge.components.seconds) + TimeInterval(maximumAuthenticationAge.components.attoseconds) / 1e18
-            guard age <= limit else { throw .authenticationTooOld(authTime: authTime, maximumAge: maximumAuthenticationAge) }
+            guard age <= maximumAuthenticationAge.timeInterval else { throw .authenticationTooOld(authTime: authTime, maximumAge: maximumAuthenticationAge) }
         }
         return factor
     }

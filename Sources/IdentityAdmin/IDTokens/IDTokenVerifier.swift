@@ -16,6 +16,11 @@ import IdentityToolkitJWT
 /// Without a tenant it accepts the project's own users and every tenant's,
 /// as firebase-admin does (``forTenant(_:)`` or
 /// ``DecodedIDToken/requireTenant(_:)`` narrow it).
+///
+/// A token that passed every check is recognised again by a digest of its
+/// exact bytes, without a second signature check, until the earlier of
+/// its `exp` and ``TokenCacheOptions/verifiedTokenMaximumAge``, or until a
+/// key rotation drops its key (``withCache(_:)``; on by default).
 public struct IDTokenVerifier: Sendable {
     /// What a verifier accepts: ID tokens and session cookies carry the same
     /// claims, under different issuers and keys.
@@ -45,6 +50,8 @@ public struct IDTokenVerifier: Sendable {
 
     let keys: SigningKeyCache
     let now: @Sendable () -> Date
+    /// Shared by the copies ``forTenant(_:)`` makes: a hit checks the tenant again.
+    let cache: VerifiedTokenCache?
 
     /// The `iss` this verifier requires.
     public var issuer: String { kind.issuerPrefix.rawValue + projectID }
@@ -73,23 +80,51 @@ public struct IDTokenVerifier: Sendable {
                   keys: SigningKeyCache(logger: keys.executor.configuration.logger) { try await keys.getSessionCookieSigningKeysWithHeaders() }, now: Date.init)
     }
 
-    init(projectID: String, kind: TokenKind, tenantID: String?, clockSkew: Duration, keys: SigningKeyCache, now: @escaping @Sendable () -> Date) {
+    init(projectID: String, kind: TokenKind, tenantID: String?, clockSkew: Duration, keys: SigningKeyCache, now: @escaping @Sendable () -> Date,
+         cache: VerifiedTokenCache? = VerifiedTokenCache(.default)) {
         self.projectID = projectID
         self.kind = kind
         self.tenantID = tenantID
         self.clockSkew = clockSkew
         self.keys = keys
         self.now = now
+        self.cache = cache
     }
 
-    /// The same checks for tokens of `tenantID`, sharing this verifier's key cache.
+    /// The same checks for tokens of `tenantID`, sharing this verifier's key cache and verified tokens.
     public func forTenant(_ tenantID: String) -> IDTokenVerifier {
-        IDTokenVerifier(projectID: projectID, kind: kind, tenantID: tenantID, clockSkew: clockSkew, keys: keys, now: now)
+        IDTokenVerifier(projectID: projectID, kind: kind, tenantID: tenantID, clockSkew: clockSkew, keys: keys, now: now, cache: cache)
+    }
+
+    /// The same checks with a verified-token cache of its own as `options`
+    /// say (``TokenCacheOptions/disabled`` checks every signature).
+    /// - Parameter options: The cache's capacity and bound.
+    public func withCache(_ options: TokenCacheOptions) -> IDTokenVerifier {
+        IDTokenVerifier(projectID: projectID, kind: kind, tenantID: tenantID, clockSkew: clockSkew, keys: keys, now: now,
+                        cache: VerifiedTokenCache(options))
     }
 
     /// The token's claims, once every check passed (a session cookie's too:
-    /// they are an ID token's under the session issuer).
+    /// they are an ID token's under the session issuer). A token this
+    /// verifier (or one sharing its cache) accepted before is recognised
+    /// by its digest; the checks of time and tenant are made again.
     public func verify(_ idToken: String) async throws(TokenVerificationError) -> DecodedIDToken {
+        guard let cache else { return try await verifyEveryCheck(idToken, at: now()) }
+        let digest = VerifiedTokenCache.Digest(idToken)
+        let time = now()
+        // Read before the key lookup: a rotation during the checks marks the entry stale.
+        let generation = keys.generation(at: time)
+        if let token = cache.token(for: digest, at: time, keyGeneration: generation) {
+            try checkTimesAndTenant(token, at: time)
+            return token
+        }
+        let token = try await verifyEveryCheck(idToken, at: time)
+        cache.insert(token, for: digest, keyGeneration: generation, at: time)
+        return token
+    }
+
+    /// Every check, with no cache.
+    private func verifyEveryCheck(_ idToken: String, at now: Date) async throws(TokenVerificationError) -> DecodedIDToken {
         let jwt: ParsedJWT
         do {
             jwt = try ParsedJWT(idToken)
@@ -111,15 +146,20 @@ public struct IDTokenVerifier: Sendable {
         guard claims.aud == projectID else { throw .wrongAudience(expected: projectID, found: claims.aud) }
         guard claims.iss == issuer else { throw .wrongIssuer(expected: issuer, found: claims.iss) }
         guard (1...IdentityPlatformLimits.maximumUIDLength).contains(claims.sub.count) else { throw .invalidSubject }
-        let time = now().timeIntervalSince1970
-        let skew = TimeInterval(clockSkew.components.seconds)
-        guard time < TimeInterval(claims.exp) else { throw .expired(at: Date(timeIntervalSince1970: TimeInterval(claims.exp))) }
-        guard TimeInterval(claims.iat) <= time + skew else { throw .issuedInTheFuture(at: Date(timeIntervalSince1970: TimeInterval(claims.iat))) }
-        guard TimeInterval(claims.authTime) <= time + skew else {
-            throw .authenticatedInTheFuture(at: Date(timeIntervalSince1970: TimeInterval(claims.authTime)))
-        }
-        if let tenantID, claims.firebase.tenant != tenantID { throw .tenantMismatch(expected: tenantID, found: claims.firebase.tenant) }
-        return DecodedIDToken(claims, payload: jwt.form.payload)
+        let token = DecodedIDToken(claims, payload: jwt.form.payload)
+        try checkTimesAndTenant(token, at: now)
+        return token
+    }
+
+    /// The checks that depend on the time and on this verifier's tenant:
+    /// made on every call, a cached token's too (a clock set back makes a
+    /// remembered token's `iat` lie in the future again).
+    private func checkTimesAndTenant(_ token: DecodedIDToken, at now: Date) throws(TokenVerificationError) {
+        let latest = now.addingTimeInterval(clockSkew.timeInterval)
+        guard now < token.expiresAt else { throw .expired(at: token.expiresAt) }
+        guard token.issuedAt <= latest else { throw .issuedInTheFuture(at: token.issuedAt) }
+        guard token.authTime <= latest else { throw .authenticatedInTheFuture(at: token.authTime) }
+        if let tenantID, token.tenant != tenantID { throw .tenantMismatch(expected: tenantID, found: token.tenant) }
     }
 
     /// Which claim failed to decode, without its value.

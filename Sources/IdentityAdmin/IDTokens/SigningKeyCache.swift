@@ -44,6 +44,8 @@ package final class SigningKeyCache: Sendable {
         var backgroundRefresh: Task<Void, Never>?
         /// Key ids already logged as skipped (each is logged once).
         var reportedKeys: Set<String> = []
+        /// Moves when a fetched set drops a key or changes one (``generation``).
+        var generation: UInt64 = 0
     }
 
     /// How long keys are kept when the response says nothing.
@@ -109,6 +111,23 @@ package final class SigningKeyCache: Sendable {
         return key
     }
 
+    /// Moves whenever a fetched set lacks a key of the set before it, or
+    /// holds another key under its `kid`: what a token verified with the
+    /// old set needs re-checked. A key added beside the old ones (Google
+    /// publishes the next key ahead of its use) does not move it.
+    ///
+    /// Read at `time`, it also starts a refresh in the background when the
+    /// set has expired, so that a verifier answering from its
+    /// verified-token cache (which never asks for a key) still learns of a
+    /// rotation as soon as one that checks signatures would.
+    package func generation(at time: Date) -> UInt64 {
+        let (generation, expired) = state.withLock { state in
+            (state.generation, state.keySet.map { time >= $0.expiresAt } ?? false)
+        }
+        if expired { refreshInBackground(at: time) }
+        return generation
+    }
+
     /// Waits for the refresh running in the background, if any (tests, and
     /// a server that wants warm keys before it takes traffic).
     package func awaitBackgroundRefresh() async {
@@ -136,6 +155,10 @@ package final class SigningKeyCache: Sendable {
                 let maxAge = Self.maxAge(headers[.cacheControl]) ?? Self.defaultMaxAge
                 let keySet = KeySet(keys: try usableKeys(set), fetchedAt: fetchedAt, expiresAt: fetchedAt.addingTimeInterval(maxAge))
                 state.withLock {
+                    if let previous = $0.keySet?.keys,
+                       previous.contains(where: { kid, key in keySet.keys[kid]?.derRepresentation != key.derRepresentation }) {
+                        $0.generation &+= 1
+                    }
                     $0.keySet = keySet
                     $0.consecutiveFailures = 0
                     $0.nextAttempt = .distantPast

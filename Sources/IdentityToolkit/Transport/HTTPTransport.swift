@@ -100,8 +100,8 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
 }
 
 extension Duration {
-    /// The duration in seconds, as `TimeInterval`.
-    var timeInterval: TimeInterval {
+    /// The duration in seconds, as `TimeInterval` (the package's one conversion).
+    package var timeInterval: TimeInterval {
         let (seconds, attoseconds) = components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
