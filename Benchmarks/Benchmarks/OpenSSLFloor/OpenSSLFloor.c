@@ -3,6 +3,8 @@
 // calls are the cheapest way to reach the same compression function.
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 #include "OpenSSLFloor.h"
+#include <openssl/evp.h>
+#include <openssl/x509.h>
 #include <openssl/sha.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,4 +50,37 @@ uint32_t otp_floor_truncated(const otp_floor *floor, uint64_t counter) {
     int offset = digest[SHA_DIGEST_LENGTH - 1] & 0x0f;
     return ((uint32_t)(digest[offset] & 0x7f) << 24) | ((uint32_t)digest[offset + 1] << 16) | ((uint32_t)digest[offset + 2] << 8)
         | (uint32_t)digest[offset + 3];
+}
+
+struct rs256_floor {
+    EVP_PKEY *key;
+};
+
+rs256_floor *rs256_floor_new(const uint8_t *spki, size_t length) {
+    const unsigned char *cursor = spki;
+    EVP_PKEY *key = d2i_PUBKEY(NULL, &cursor, (long)length);
+    if (!key) return NULL;
+    rs256_floor *floor = malloc(sizeof(rs256_floor));
+    if (!floor) {
+        EVP_PKEY_free(key);
+        return NULL;
+    }
+    floor->key = key;
+    return floor;
+}
+
+void rs256_floor_free(rs256_floor *floor) {
+    if (!floor) return;
+    EVP_PKEY_free(floor->key);
+    free(floor);
+}
+
+int rs256_floor_verify(const rs256_floor *floor, const uint8_t *input, size_t input_length,
+                       const uint8_t *signature, size_t signature_length) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    if (!context) return 0;
+    int valid = EVP_DigestVerifyInit(context, NULL, EVP_sha256(), NULL, floor->key) == 1
+        && EVP_DigestVerify(context, signature, signature_length, input, input_length) == 1;
+    EVP_MD_CTX_free(context);
+    return valid;
 }
