@@ -21,8 +21,11 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     ///     mode on, one warning line says so (a `.env` file that reached
     ///     production shows in the log).
     ///   - configuration: Transport, emulator host (`FIREBASE_AUTH_EMULATOR_HOST` by default), timeouts, logging.
-    public convenience init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration = ClientConfiguration()) {
-        self.init(projectID: projectID, credential: credential, configuration: configuration, tokenCache: .default)
+    public init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration = ClientConfiguration()) {
+        self.configuration = configuration
+        let parts = Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: .default)
+        super.init(projectID: projectID, tenantID: nil, client: parts.client, customTokens: parts.customTokens,
+                   idTokenVerifier: parts.idTokenVerifier, sessionCookieVerifier: parts.sessionCookieVerifier, accountStates: parts.accountStates)
     }
 
     /// An instance whose token checks remember as `tokenCache` says
@@ -36,6 +39,16 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     ///     lookup answers later checks.
     public init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions) {
         self.configuration = configuration
+        let parts = Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: tokenCache)
+        super.init(projectID: projectID, tenantID: nil, client: parts.client, customTokens: parts.customTokens,
+                   idTokenVerifier: parts.idTokenVerifier, sessionCookieVerifier: parts.sessionCookieVerifier, accountStates: parts.accountStates)
+    }
+
+    /// What both initializers hand to ``BaseAuth`` (two designated
+    /// initializers, so that the first one stays what it was in 1.0).
+    private static func parts(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions)
+        -> (client: AdminClient, customTokens: CustomTokenMinter, idTokenVerifier: IDTokenVerifier, sessionCookieVerifier: IDTokenVerifier,
+            accountStates: AccountStateCache?) {
         let accessToken: @Sendable () async throws -> String
         let customTokens: CustomTokenMinter
         if let account = credential as? ServiceAccountCredential {
@@ -54,14 +67,12 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
             accessToken = { try await credential.accessToken() }
         }
         // The key routes' emulator forms when the configuration names an emulator.
-        super.init(
-            projectID: projectID, tenantID: nil,
-            client: AdminClient(accessToken: accessToken, configuration: configuration),
-            customTokens: configuration.emulatorHost == nil ? customTokens : .unsigned,
-            idTokenVerifier: IDTokenVerifier(projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration)).withCache(tokenCache),
-            sessionCookieVerifier: IDTokenVerifier(projectID: projectID, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration))
-                .withCache(tokenCache),
-            accountStates: AccountStateCache(tokenCache))
+        return (client: AdminClient(accessToken: accessToken, configuration: configuration),
+                customTokens: configuration.emulatorHost == nil ? customTokens : .unsigned,
+                idTokenVerifier: IDTokenVerifier(projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration)).withCache(tokenCache),
+                sessionCookieVerifier: IDTokenVerifier(projectID: projectID, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration))
+                    .withCache(tokenCache),
+                accountStates: AccountStateCache(tokenCache))
     }
 
     /// An instance for the emulator at `host:port`, authorised as its owner.
