@@ -119,7 +119,7 @@ public class BaseAuth: @unchecked Sendable {
     /// as looked up within ``TokenCacheOptions/revocationMaximumAge``.
     private func accountState(uid: String, tenant: String?) async throws(TokenVerificationError) -> AccountStateCache.AccountState {
         let key = AccountStateCache.Key(tenant: tenant, uid: uid)
-        if let cached = accountStates?.state(for: key, at: Date()) { return cached }
+        if let cached = accountStates?.state(for: key) { return cached }
         let users: [UserInfo]
         do {
             users = try await client.lookupAccounts(targetProjectId: projectID, body: GetAccountInfoRequest(localId: [uid], tenantId: tenant)).users ?? []
@@ -129,7 +129,7 @@ public class BaseAuth: @unchecked Sendable {
         let user = users.first { $0.localId == uid }
         let state = AccountStateCache.AccountState(exists: user != nil, disabled: user?.disabled == true,
                                                    validSince: user?.validSince.map { Date(timeIntervalSince1970: TimeInterval($0)) })
-        accountStates?.insert(state, for: key, at: Date())
+        accountStates?.insert(state, for: key)
         return state
     }
 

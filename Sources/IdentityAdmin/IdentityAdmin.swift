@@ -44,6 +44,16 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
                    idTokenVerifier: parts.idTokenVerifier, sessionCookieVerifier: parts.sessionCookieVerifier, accountStates: parts.accountStates)
     }
 
+    /// As the initializer above, with the account states aging by `clock` (tests).
+    init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions,
+         accountStateClock clock: @escaping @Sendable () -> Date) {
+        self.configuration = configuration
+        let parts = Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: tokenCache)
+        super.init(projectID: projectID, tenantID: nil, client: parts.client, customTokens: parts.customTokens,
+                   idTokenVerifier: parts.idTokenVerifier, sessionCookieVerifier: parts.sessionCookieVerifier,
+                   accountStates: AccountStateCache(tokenCache, now: clock))
+    }
+
     /// What both initializers hand to ``BaseAuth`` (two designated
     /// initializers, so that the first one stays what it was in 1.0).
     private static func parts(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions)

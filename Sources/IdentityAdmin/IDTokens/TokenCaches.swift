@@ -140,20 +140,27 @@ final class AccountStateCache: Sendable {
 
     private let states: Locked<ExpiringEntries<Key, AccountState>>
     private let maximumAge: TimeInterval
+    /// The time the states age by (tests move it).
+    private let now: @Sendable () -> Date
 
     /// A cache for `options`, or nil when they turn it off.
-    init?(_ options: TokenCacheOptions) {
+    init?(_ options: TokenCacheOptions, now: @escaping @Sendable () -> Date = Date.init) {
         guard options.revocationMaximumAge > .zero else { return nil }
         states = Locked(ExpiringEntries(capacity: 10_000))
         maximumAge = options.revocationMaximumAge.timeInterval
+        self.now = now
     }
 
-    func state(for key: Key, at now: Date) -> AccountState? {
-        states.withLock { $0.value(for: key, at: now) }
+    /// `key`'s state, if one was looked up within the maximum age.
+    func state(for key: Key) -> AccountState? {
+        let time = now()
+        return states.withLock { $0.value(for: key, at: time) }
     }
 
-    func insert(_ state: AccountState, for key: Key, at now: Date) {
-        states.withLock { $0.set(state, for: key, expiresAt: now.addingTimeInterval(maximumAge), now: now) }
+    /// Remembers `key`'s state as just looked up.
+    func insert(_ state: AccountState, for key: Key) {
+        let time = now()
+        states.withLock { $0.set(state, for: key, expiresAt: time.addingTimeInterval(maximumAge), now: time) }
     }
 
     /// Forgets `key`'s state: this process just changed the account.
