@@ -48,15 +48,16 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions,
          accountStateClock clock: @escaping @Sendable () -> Date) {
         self.configuration = configuration
-        let parts = Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: tokenCache)
+        let parts = Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: tokenCache,
+                               accountStateClock: clock)
         super.init(projectID: projectID, tenantID: nil, client: parts.client, customTokens: parts.customTokens,
-                   idTokenVerifier: parts.idTokenVerifier, sessionCookieVerifier: parts.sessionCookieVerifier,
-                   accountStates: AccountStateCache(tokenCache, now: clock))
+                   idTokenVerifier: parts.idTokenVerifier, sessionCookieVerifier: parts.sessionCookieVerifier, accountStates: parts.accountStates)
     }
 
     /// What both initializers hand to ``BaseAuth`` (two designated
     /// initializers, so that the first one stays what it was in 1.0).
-    private static func parts(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions)
+    private static func parts(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions,
+                              accountStateClock: @escaping @Sendable () -> Date = Date.init)
         -> (client: AdminClient, customTokens: CustomTokenMinter, idTokenVerifier: IDTokenVerifier, sessionCookieVerifier: IDTokenVerifier,
             accountStates: AccountStateCache?) {
         let accessToken: @Sendable () async throws -> String
@@ -82,7 +83,7 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
                 idTokenVerifier: IDTokenVerifier(projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration)).withCache(tokenCache),
                 sessionCookieVerifier: IDTokenVerifier(projectID: projectID, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration))
                     .withCache(tokenCache),
-                accountStates: AccountStateCache(tokenCache))
+                accountStates: AccountStateCache(tokenCache, now: accountStateClock))
     }
 
     /// An instance for the emulator at `host:port`, authorised as its owner.

@@ -3,7 +3,10 @@
 // with N concurrent callers (each a server request verifying one code).
 //
 //   PGPASSWORD=… swift run -c release StoreLoad --postgres postgres://USER@HOST:PORT/DB?sslmode=disable
-//                                               [--callers 64] [--seconds 10] [--connections 20]
+//                                               [--callers 64] [--seconds 10] [--connections 20] [--nio-executor]
+//
+// --nio-executor runs the callers' tasks on NIO's event loops (an app's
+// start-up choice), so that an answer resumes its caller on the loop that read it.
 //
 // Each verification is the accepted path, the most expensive one. With
 // separate stores the attempt is counted (one upsert), the code checked
