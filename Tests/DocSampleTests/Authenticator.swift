@@ -83,7 +83,7 @@ struct DocSampleEnvironment {
         try await user.sendEmailVerification()
         var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
         request.url = URL(string: running.baseURL + "/emulator/v1/projects/demo-docs/oobCodes")
-        let (_, data) = try await options.httpTransport.send(request, body: nil, options: TransportOptions(timeout: .seconds(5), maxResponseBytes: 1 << 20))
+        let (_, data) = try await options.httpTransport.send(request, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
         let listing = try JSONSerialization.jsonObject(with: data) as? [String: [[String: String]]]
         try await Auth.auth().applyActionCode(listing?["oobCodes"]?.last?["oobCode"] ?? "")
         try await user.reload()

@@ -93,7 +93,7 @@ import _CryptoExtras
         // Read back with a raw GET.
         var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
         request.url = URL(string: "\(running.baseURL)/identitytoolkit.googleapis.com/v2/projects/demo-admin/config")
-        let (_, data) = try await transport.send(request, body: nil, options: TransportOptions(timeout: .seconds(5), maxResponseBytes: 1 << 20))
+        let (_, data) = try await transport.send(request, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
         #expect(String(decoding: data, as: UTF8.self).contains(#""adjacentIntervals":0"#))
 
         // The emulator now applies a window of 0: a code one step old is refused.
@@ -104,7 +104,7 @@ import _CryptoExtras
         _ = try await accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: idToken))
         var codes = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
         codes.url = URL(string: "\(running.baseURL)/emulator/v1/projects/demo-admin/oobCodes")
-        let (_, listing) = try await transport.send(codes, body: nil, options: TransportOptions(timeout: .seconds(5), maxResponseBytes: 1 << 20))
+        let (_, listing) = try await transport.send(codes, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
         let oob = try #require((try JSONSerialization.jsonObject(with: listing) as? [String: [[String: String]]])?["oobCodes"]?.first?["oobCode"])
         _ = try await accounts.update(SetAccountInfoRequest(oobCode: oob))
         let started = try await accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: idToken, totpEnrollmentInfo: .init()))
@@ -168,7 +168,7 @@ import _CryptoExtras
         var register = HTTPRequest(method: .post, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
         register.url = URL(string: "\(running.baseURL)/emulator/v1/serviceAccounts")
         let registration = try JSONSerialization.data(withJSONObject: ["clientEmail": file.email, "publicKeyPem": file.key.publicKey.pemRepresentation])
-        _ = try await AsyncHTTPClientTransport().send(register, body: registration, options: TransportOptions(timeout: .seconds(5), maxResponseBytes: 1 << 20))
+        _ = try await AsyncHTTPClientTransport().send(register, body: registration, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
 
         let transport = CountingTransport()
         let clock = emulator.clock
@@ -210,7 +210,7 @@ import _CryptoExtras
         register.url = URL(string: "\(running.baseURL)/emulator/v1/serviceAccounts")
         _ = try await AsyncHTTPClientTransport().send(register, body: try JSONSerialization.data(withJSONObject: [
             "clientEmail": trusted.email, "publicKeyPem": trusted.key.publicKey.pemRepresentation]),
-            options: TransportOptions(timeout: .seconds(5), maxResponseBytes: 1 << 20))
+            options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
         // Same issuer, another key: the signature check fails.
         let forged = try ServiceAccountCredential(json: impostor.json, transport: AsyncHTTPClientTransport())
         do {

@@ -19,7 +19,7 @@ import Testing
         }
     }
 
-    static let options = TransportOptions(timeout: .seconds(5), maxResponseBytes: 1 << 20)
+    static let options = TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20)
 
     func request(_ method: HTTPRequest.Method, _ url: String, headers: HTTPFields = [:]) -> HTTPRequest {
         var request = HTTPRequest(method: method, scheme: nil, authority: nil, path: nil, headerFields: headers)
