@@ -170,6 +170,33 @@ struct PostgresOperationTests {
         #expect(versions == 1)
     }
 
+    /// The settle call is a prepared statement named after its store's
+    /// function: two prefixes on one pool (one connection, so both are
+    /// prepared on it) each settle on their own table.
+    @Test func twoPrefixesOnOnePoolSettleOnTheirOwnTables() async throws {
+        var settings = try TestDatabase.settings()
+        settings.maximumConnections = 1
+        let client = PostgresClient(configuration: try settings.clientConfiguration,
+                                    backgroundLogger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            let one = try PostgresIdentityStores(client: client, tablePrefix: TestDatabase.freshPrefix())
+            let other = try PostgresIdentityStores(client: client, tablePrefix: TestDatabase.freshPrefix())
+            try await one.migrate()
+            try await other.migrate()
+            let now = Date()
+            func settle(_ stores: PostgresIdentityStores, _ step: UInt64) async throws -> TOTPAttemptSettlement {
+                try await stores.verificationStore.settleAttempt(for: "shared-key", matchedStep: step, limit: 5, at: now,
+                                                                 attemptsExpireAt: now.addingTimeInterval(60), retainUntil: now.addingTimeInterval(60))
+            }
+            #expect(try await settle(one, 7) == .accepted)
+            #expect(try await settle(other, 7) == .accepted, "the second prefix's call ran on the first prefix's table")
+            #expect(try await settle(one, 7) == .counted)
+            #expect(try await settle(other, 7) == .counted)
+        }
+    }
+
     @Test func withoutMigrationTheErrorSaysSo() async throws {
         try await TestDatabase.withStores(tablePrefix: TestDatabase.freshPrefix(), migrate: false) { stores in
             do {
