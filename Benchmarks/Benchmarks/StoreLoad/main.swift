@@ -3,7 +3,15 @@
 // with N concurrent callers (each a server request verifying one code).
 //
 //   PGPASSWORD=… swift run -c release StoreLoad --postgres postgres://USER@HOST:PORT/DB?sslmode=disable
-//                                               [--callers 64] [--seconds 10] [--connections 20] [--nio-executor]
+//                                               [--callers 64] [--seconds 10] [--connections 20] [--nio-executor] [--rate N]
+//
+// Without --rate each caller sends its next call when the last one is
+// answered (closed loop): the stores run flat out, and the latency is
+// mostly the queue of 64 callers. With --rate N the callers together send
+// N calls per second on a fixed schedule (open loop, each caller every
+// callers ÷ N seconds), and a call's latency runs from when it was due,
+// not from when it was sent, so a stall counts against every call it
+// delayed (no coordinated omission): the latency a server sees at that load.
 //
 // --nio-executor runs the callers' tasks on NIO's event loops (an app's
 // start-up choice), so that an answer resumes its caller on the loop that read it.
@@ -85,7 +93,7 @@ enum Stores {
     }
 }
 
-func run(_ name: String, _ stores: Stores, callers: Int, seconds: Int) async throws -> RunResult {
+func run(_ name: String, _ stores: Stores, callers: Int, seconds: Int, rate: Int? = nil) async throws -> RunResult {
     let totp = try TOTP(key: Array("12345678901234567890".utf8))
     let verifier = try stores.verifier(totp)
     let now = Int64(Date().timeIntervalSince1970)
@@ -96,16 +104,26 @@ func run(_ name: String, _ stores: Stores, callers: Int, seconds: Int) async thr
     let deadline = clock.now + .seconds(seconds)
     let cpuBefore = processCPUSeconds()
     let started = clock.now
+    // Open loop: each caller's calls are due every `interval`, the callers staggered.
+    let interval = rate.map { Duration.seconds(Double(callers) / Double($0)) }
     let perCaller = try await withThrowingTaskGroup(of: (Int, Int, [Duration]).self) { group in
         for caller in 0..<callers {
             group.addTask {
                 var latencies: [Duration] = []
                 latencies.reserveCapacity(seconds * 5000)
                 var (count, errors) = (0, 0)
-                while clock.now < deadline {
+                var due = started + (interval ?? .zero) * (Double(caller) / Double(callers))
+                while (interval == nil ? clock.now : due) < deadline {
                     let key = "\(run)-\(caller)-\(count)"
                     let code = count % 20 == 19 ? wrong : right
-                    let begin = clock.now
+                    let begin: ContinuousClock.Instant
+                    if let interval {
+                        try await clock.sleep(until: due)
+                        begin = due
+                        due += interval
+                    } else {
+                        begin = clock.now
+                    }
                     do {
                         let result = try await verifier.verify(code, keyID: key, at: now)
                         if code == right, case .accepted = result {} else if code == wrong, result == .invalid {} else { errors += 1 }
@@ -139,20 +157,22 @@ let onEventLoops = arguments.contains("--nio-executor")
 let callers = number(option("--callers", in: arguments), default: 64, name: "--callers")
 let seconds = number(option("--seconds", in: arguments), default: 10, name: "--seconds")
 let connections = number(option("--connections", in: arguments), default: 20, name: "--connections")
+let rate = option("--rate", in: arguments).map { number($0, default: 0, name: "--rate") }
 let postgresURL = option("--postgres", in: arguments)
 if let postgresURL, PostgresConnectionSettings.urlContainsPassword(postgresURL) {
     fail("put the password in PGPASSWORD, not in the URL (another local user can read a process's arguments)")
 }
 
 say("StoreLoad: \(callers) callers, \(seconds) s per store, \(ProcessInfo.processInfo.activeProcessorCount) cores"
-    + (onEventLoops ? ", tasks on NIO's event loops" : ""))
+    + (onEventLoops ? ", tasks on NIO's event loops" : "")
+    + (rate.map { ", \($0) calls/s offered (latency from when each call was due)" } ?? ", each caller flat out"))
 var results: [RunResult] = []
 // Warm-up, then the measured in-memory run.
 _ = try await run("warm-up", .separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()), callers: callers, seconds: 1)
 results.append(try await run("in-memory: replay + attempt stores", .separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()),
-                             callers: callers, seconds: seconds))
+                             callers: callers, seconds: seconds, rate: rate))
 say(results.last!.row)
-results.append(try await run("in-memory: one verification store", .combined(InMemoryTOTPVerificationStore()), callers: callers, seconds: seconds))
+results.append(try await run("in-memory: one verification store", .combined(InMemoryTOTPVerificationStore()), callers: callers, seconds: seconds, rate: rate))
 say(results.last!.row)
 
 if let postgresURL {
@@ -171,10 +191,10 @@ if let postgresURL {
         try await stores.migrate()
         _ = try await run("warm-up", .combined(stores.verificationStore), callers: callers, seconds: 1)
         results.append(try await run("PostgreSQL: replay + attempt stores, 3 statements (\(connections) connections)",
-                                     .separate(stores.replayStore, stores.attemptStore), callers: callers, seconds: seconds))
+                                     .separate(stores.replayStore, stores.attemptStore), callers: callers, seconds: seconds, rate: rate))
         say(results.last!.row)
         results.append(try await run("PostgreSQL: one verification store, 1 statement (\(connections) connections)",
-                                     .combined(stores.verificationStore), callers: callers, seconds: seconds))
+                                     .combined(stores.verificationStore), callers: callers, seconds: seconds, rate: rate))
         say(results.last!.row)
         let swept = try await stores.sweepExpired(now: Date().addingTimeInterval(3600))
         say("swept \(swept) rows")
