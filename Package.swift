@@ -19,6 +19,9 @@ let package = Package(
         .library(name: "IdentityToolkitEmulator", targets: ["IdentityToolkitEmulator"]),
         .library(name: "MultiFactorAuth", targets: ["MultiFactorAuth"]),
         .library(name: "IdentityAdmin", targets: ["IdentityAdmin"]),
+        // Hummingbird 2 middleware for IdentityAdmin's token checks: a product
+        // of its own, so that only apps on Hummingbird build hummingbird-auth.
+        .library(name: "IdentityAdminHummingbird", targets: ["IdentityAdminHummingbird"]),
         // State a server keeps between requests: sealed for a cookie, or in
         // an expiring store (swift-crypto and OTP only).
         .library(name: "IdentityServerState", targets: ["IdentityServerState"]),
@@ -50,6 +53,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // The emulator's X.509 form of its signing key (what most ID-token
         // verifiers fetch). The emulator only: about 12 s of a clean debug
@@ -189,6 +193,15 @@ let package = Package(
             plugins: ["SpecCodegenPlugin"]
         ),
         .target(
+            name: "IdentityAdminHummingbird",
+            dependencies: [
+                "IdentityAdmin",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "IdentityServerState",
             dependencies: ["OTP", "OTPFormats", .product(name: "Crypto", package: "swift-crypto")]
         ),
@@ -312,7 +325,9 @@ let package = Package(
             name: "IdentityAdminTests",
             dependencies: [
                 "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "OTP",
-                "IdentityToolkitTestSupport", "TopLevelAdminConsumer",
+                "IdentityToolkitTestSupport", "TopLevelAdminConsumer", "IdentityAdminHummingbird",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]

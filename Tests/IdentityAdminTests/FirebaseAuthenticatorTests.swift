@@ -1,0 +1,181 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdAuth
+import HummingbirdTesting
+import IdentityAdmin
+import IdentityAdminHummingbird
+import IdentityToolkit
+import IdentityToolkitTestSupport
+import Logging
+import Testing
+
+/// The Hummingbird middleware against the emulator's real tokens: every
+/// refusal has its status and reason, and nothing of a credential reaches
+/// an answer or a log.
+@Suite struct FirebaseAuthenticatorTests {
+    typealias Context = BasicAuthRequestContext<DecodedIDToken>
+
+    /// A signed-up user with TOTP enrolled, and its tokens.
+    struct Tokens {
+        let uid: String
+        /// From the sign-up: no second factor.
+        let password: String
+        /// From a password + TOTP sign-in.
+        let totp: String
+        /// Issued two hours ago by the emulator's clock: expired an hour ago.
+        let expired: String
+    }
+
+    static func tokens(_ setup: EmulatorSetup) async throws -> Tokens {
+        let email = "middleware@example.com", password = "correct horse"
+        let created = try await setup.accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true))
+        let uid = try #require(created.localId)
+        // Identity Platform enrolls second factors for verified addresses only.
+        _ = try await setup.admin.updateUser(uid, UpdateUserRequest(emailVerified: true))
+        let passwordToken = try #require(try await setup.accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password)).idToken)
+        let totp = try await setup.enrollTOTP(idToken: passwordToken, displayName: "Phone app")
+        let totpToken = try #require(try await setup.signInWithTOTP(email: email, password: password, totp: totp).idToken)
+        let now = setup.clock.now
+        setup.clock.set(now.addingTimeInterval(-7200))
+        let old = try await setup.accounts.signUp(SignUpRequest(email: "old@example.com", password: password, returnSecureToken: true))
+        setup.clock.set(now)
+        return Tokens(uid: uid, password: passwordToken, totp: totpToken, expired: try #require(old.idToken))
+    }
+
+    /// An app whose `/me` answers the verified uid and second factor, behind
+    /// the middleware with `options`; its logs go to `records`.
+    static func app(_ auth: BaseAuth, _ options: FirebaseAuthenticator<Context>.Options, records: LogRecords) -> some ApplicationProtocol {
+        let router = Router(context: Context.self)
+        router.add(middleware: FirebaseAuthenticator(auth, options: options))
+        router.get("me") { _, context in
+            guard let token = context.identity else { return "anonymous" }
+            return "\(token.uid) \(token.signInSecondFactor ?? "none")"
+        }
+        var logger = Logger(label: "app") { _ in CapturingLogHandler(records: records) }
+        logger.logLevel = .trace
+        return Application(router: router, logger: logger)
+    }
+
+    /// The reason in a refusal's JSON body.
+    static func reason(_ response: TestResponse) throws -> String? {
+        let body = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: [String: String]]
+        return body?["error"]?["reason"]
+    }
+
+    /// `token` with one character of its signature changed (still strict base64url).
+    static func withAnotherSignature(_ token: String) -> String {
+        var characters = Array(token)
+        let middle = characters.count - 100
+        characters[middle] = characters[middle] == "A" ? "B" : "A"
+        return String(characters)
+    }
+
+    static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
+
+    @Test func refusalsHaveTheirStatusAndReasonAndNoCredential() async throws {
+        let setup = try await EmulatorSetup.start(project: "demo-middleware")
+        defer { Task { await setup.running.stop() } }
+        let tokens = try await Self.tokens(setup)
+        let garbage = "not.a-token.at-all"
+        let records = LogRecords()
+        let answers = LogRecords()  // the refusals' bodies
+
+        // The defaults: a bearer token, required; no revocation or second-factor check.
+        try await Self.app(setup.admin, .init(), records: records).test(.router) { client in
+            let missing = try await client.execute(uri: "/me", method: .get)
+            #expect(missing.status == .unauthorized)
+            #expect(try Self.reason(missing) == "missing")
+            #expect(missing.headers[.wwwAuthenticate] == "Bearer")
+            let otherScheme = try await client.execute(uri: "/me", method: .get, headers: [.authorization: "Basic YTpi"])
+            #expect(try Self.reason(otherScheme) == "missing")
+
+            for (token, reason) in [(garbage, "malformed"), (tokens.expired, "expired"), (Self.withAnotherSignature(tokens.password), "badSignature")] {
+                let refused = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(token))
+                #expect(refused.status == .unauthorized, "\(reason)")
+                #expect(try Self.reason(refused) == reason, "\(String(buffer: refused.body))")
+                #expect(refused.headers[.wwwAuthenticate] == "Bearer error=\"invalid_token\"")
+                #expect(refused.headers[.cacheControl] == "no-store")
+                answers.append(String(buffer: refused.body))
+            }
+            let accepted = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.password))
+            #expect(accepted.status == .ok)
+            #expect(String(buffer: accepted.body) == "\(tokens.uid) none")
+            let withTOTP = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.totp))
+            #expect(String(buffer: withTOTP.body) == "\(tokens.uid) totp")
+        }
+
+        // A second factor required: a password-only sign-in is valid but forbidden.
+        try await Self.app(setup.admin, .init(requireSecondFactor: true), records: records).test(.router) { client in
+            let passwordOnly = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.password))
+            #expect(passwordOnly.status == .forbidden)
+            #expect(try Self.reason(passwordOnly) == "secondFactorRequired")
+            #expect(passwordOnly.headers[.wwwAuthenticate] == nil)
+            answers.append(String(buffer: passwordOnly.body))
+            let withTOTP = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.totp))
+            #expect(withTOTP.status == .ok)
+        }
+
+        // One tenant's users only: the project's user is forbidden.
+        let tenantAuth = setup.admin.tenantManager().authForTenant("shop-1")
+        try await Self.app(tenantAuth, .init(), records: records).test(.router) { client in
+            let otherRealm = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.totp))
+            #expect(otherRealm.status == .forbidden)
+            #expect(try Self.reason(otherRealm) == "tenantMismatch")
+            answers.append(String(buffer: otherRealm.body))
+        }
+
+        // Revocation checked: after the admin ends the sessions the token is refused.
+        try await Self.app(setup.admin, .init(checkRevoked: true), records: records).test(.router) { client in
+            #expect(try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.totp)).status == .ok)
+            let signedInAt = try await setup.admin.verifyIDToken(tokens.totp).authTime
+            try await setup.admin.revokeRefreshTokens(uid: tokens.uid, now: signedInAt.addingTimeInterval(1))
+            let revoked = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.totp))
+            #expect(revoked.status == .unauthorized)
+            #expect(try Self.reason(revoked) == "revoked")
+            answers.append(String(buffer: revoked.body))
+        }
+
+        let secrets = [tokens.password, tokens.totp, tokens.expired, garbage]
+        for text in answers.lines + records.lines {
+            for secret in secrets { #expect(!text.contains(secret), "a credential in \(text.prefix(80))…") }
+            // Nor any of a token's three parts.
+            for part in secrets.flatMap({ $0.split(separator: ".") }) where part.count > 8 { #expect(!text.contains(part)) }
+        }
+        #expect(records.lines.contains { $0.contains("request refused") && $0.contains("secondFactorRequired") })
+    }
+
+    @Test func sessionCookiesAndOptionalCredentials() async throws {
+        let setup = try await EmulatorSetup.start(project: "demo-middleware-cookie")
+        defer { Task { await setup.running.stop() } }
+        let tokens = try await Self.tokens(setup)
+        let cookie = try await setup.admin.createSessionCookie(tokens.totp, expiresIn: .seconds(3600))
+        let records = LogRecords()
+
+        try await Self.app(setup.admin, .init(credential: .sessionCookie(named: "__session")), records: records).test(.router) { client in
+            let fromCookie = try await client.execute(uri: "/me", method: .get, headers: [.cookie: "theme=dark; __session=\(cookie)"])
+            #expect(fromCookie.status == .ok)
+            #expect(String(buffer: fromCookie.body) == "\(tokens.uid) totp")
+            // An ID token is not a session cookie, and a bearer header is not read.
+            let idTokenAsCookie = try await client.execute(uri: "/me", method: .get, headers: [.cookie: "__session=\(tokens.totp)"])
+            #expect(idTokenAsCookie.status == .unauthorized)
+            let bearerOnly = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.totp))
+            #expect(try Self.reason(bearerOnly) == "missing")
+            #expect(bearerOnly.headers[.wwwAuthenticate] == nil)
+        }
+
+        let either = FirebaseAuthenticator<Context>.Options(credential: .bearerTokenOrSessionCookie(), requireCredential: false)
+        try await Self.app(setup.admin, either, records: records).test(.router) { client in
+            #expect(String(buffer: try await client.execute(uri: "/me", method: .get).body) == "anonymous")
+            let fromBearer = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.password))
+            #expect(String(buffer: fromBearer.body) == "\(tokens.uid) none")
+            let fromCookie = try await client.execute(uri: "/me", method: .get, headers: [.cookie: "session=\(cookie)"])
+            #expect(String(buffer: fromCookie.body) == "\(tokens.uid) totp")
+            // A credential that is present and fails is refused even when none is required.
+            let expired = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.expired))
+            #expect(expired.status == .unauthorized)
+            #expect(try Self.reason(expired) == "expired")
+        }
+        for line in records.lines { #expect(!line.contains(cookie) && !line.contains(tokens.totp)) }
+    }
+}
