@@ -26,15 +26,24 @@ public class BaseAuth: @unchecked Sendable {
     /// tenants' instances; nil when ``TokenCacheOptions/revocationMaximumAge`` is zero.
     let accountStates: AccountStateCache?
 
-    init(projectID: String, tenantID: String?, client: AdminClient, customTokens: CustomTokenMinter,
-         idTokenVerifier: IDTokenVerifier, sessionCookieVerifier: IDTokenVerifier, accountStates: AccountStateCache?) {
+    /// What an instance is built from: ``IdentityAdmin`` makes them, a
+    /// tenant's instance takes the admin's (its verifiers narrowed to the tenant).
+    struct Parts {
+        var client: AdminClient
+        var customTokens: CustomTokenMinter
+        var idTokenVerifier: IDTokenVerifier
+        var sessionCookieVerifier: IDTokenVerifier
+        var accountStates: AccountStateCache?
+    }
+
+    init(projectID: String, tenantID: String?, parts: Parts) {
         self.projectID = projectID
         self.tenantID = tenantID
-        self.client = client
-        self.customTokens = customTokens
-        self.idTokenVerifier = idTokenVerifier
-        self.sessionCookieVerifier = sessionCookieVerifier
-        self.accountStates = accountStates
+        client = parts.client
+        customTokens = parts.customTokens
+        idTokenVerifier = parts.idTokenVerifier
+        sessionCookieVerifier = parts.sessionCookieVerifier
+        accountStates = parts.accountStates
     }
 
     // MARK: ID tokens and session cookies

@@ -23,9 +23,8 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     ///   - configuration: Transport, emulator host (`FIREBASE_AUTH_EMULATOR_HOST` by default), timeouts, logging.
     public init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration = ClientConfiguration()) {
         self.configuration = configuration
-        let parts = Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: .default)
-        super.init(projectID: projectID, tenantID: nil, client: parts.client, customTokens: parts.customTokens,
-                   idTokenVerifier: parts.idTokenVerifier, sessionCookieVerifier: parts.sessionCookieVerifier, accountStates: parts.accountStates)
+        super.init(projectID: projectID, tenantID: nil,
+                   parts: Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: .default))
     }
 
     /// An instance whose token checks remember as `tokenCache` says
@@ -39,27 +38,22 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     ///     lookup answers later checks.
     public init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions) {
         self.configuration = configuration
-        let parts = Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: tokenCache)
-        super.init(projectID: projectID, tenantID: nil, client: parts.client, customTokens: parts.customTokens,
-                   idTokenVerifier: parts.idTokenVerifier, sessionCookieVerifier: parts.sessionCookieVerifier, accountStates: parts.accountStates)
+        super.init(projectID: projectID, tenantID: nil,
+                   parts: Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: tokenCache))
     }
 
     /// As the initializer above, with the account states aging by `clock` (tests).
     init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions,
          accountStateClock clock: @escaping @Sendable () -> Date) {
         self.configuration = configuration
-        let parts = Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: tokenCache,
-                               accountStateClock: clock)
-        super.init(projectID: projectID, tenantID: nil, client: parts.client, customTokens: parts.customTokens,
-                   idTokenVerifier: parts.idTokenVerifier, sessionCookieVerifier: parts.sessionCookieVerifier, accountStates: parts.accountStates)
+        super.init(projectID: projectID, tenantID: nil, parts: Self.parts(projectID: projectID, credential: credential, configuration: configuration,
+                                                                          tokenCache: tokenCache, accountStateClock: clock))
     }
 
     /// What both initializers hand to ``BaseAuth`` (two designated
     /// initializers, so that the first one stays what it was in 1.0).
     private static func parts(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions,
-                              accountStateClock: @escaping @Sendable () -> Date = Date.init)
-        -> (client: AdminClient, customTokens: CustomTokenMinter, idTokenVerifier: IDTokenVerifier, sessionCookieVerifier: IDTokenVerifier,
-            accountStates: AccountStateCache?) {
+                              accountStateClock: @escaping @Sendable () -> Date = Date.init) -> Parts {
         let accessToken: @Sendable () async throws -> String
         let customTokens: CustomTokenMinter
         if let account = credential as? ServiceAccountCredential {
@@ -78,7 +72,7 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
             accessToken = { try await credential.accessToken() }
         }
         // The key routes' emulator forms when the configuration names an emulator.
-        return (client: AdminClient(accessToken: accessToken, configuration: configuration),
+        return Parts(client: AdminClient(accessToken: accessToken, configuration: configuration),
                 customTokens: configuration.emulatorHost == nil ? customTokens : .unsigned,
                 idTokenVerifier: IDTokenVerifier(projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration)).withCache(tokenCache),
                 sessionCookieVerifier: IDTokenVerifier(projectID: projectID, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration))
@@ -105,9 +99,9 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
 /// with ``TokenVerificationError/tenantMismatch(expected:found:)``.
 public final class TenantAwareAuth: BaseAuth, @unchecked Sendable {
     init(admin: IdentityAdmin, tenantID: String) {
-        super.init(projectID: admin.projectID, tenantID: tenantID, client: admin.client, customTokens: admin.customTokens,
-                   idTokenVerifier: admin.idTokenVerifier.forTenant(tenantID),
-                   sessionCookieVerifier: admin.sessionCookieVerifier.forTenant(tenantID), accountStates: admin.accountStates)
+        super.init(projectID: admin.projectID, tenantID: tenantID, parts: Parts(
+            client: admin.client, customTokens: admin.customTokens, idTokenVerifier: admin.idTokenVerifier.forTenant(tenantID),
+            sessionCookieVerifier: admin.sessionCookieVerifier.forTenant(tenantID), accountStates: admin.accountStates))
     }
 }
 

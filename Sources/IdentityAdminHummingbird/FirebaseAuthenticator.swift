@@ -164,32 +164,32 @@ public struct FirebaseAuthenticator<Context: AuthRequestContext<DecodedIDToken>>
 /// Why ``FirebaseAuthenticator`` refused a request: the answer's status and
 /// reason. Holds no part of the credential.
 public struct FirebaseAuthenticationError: HTTPResponseError, Sendable, CustomStringConvertible {
-    /// 401, 403 or 503.
-    public let status: HTTPResponse.Status
-    /// The reason in the body: `missing`, or a ``TokenVerificationError/Code``'s name (`expired`, `revoked`, `secondFactorRequired`, …).
-    public let reason: String
     /// The verification's own error; nil when the credential was missing.
     public let verificationError: TokenVerificationError?
     /// Whether the answer names the Bearer scheme in `WWW-Authenticate`.
     let bearer: Bool
 
     init(missing source: FirebaseCredentialSource) {
-        status = .unauthorized
-        reason = "missing"
         verificationError = nil
         if case .cookie = source.kind { bearer = false } else { bearer = true }
     }
 
     init(_ error: TokenVerificationError, bearer: Bool) {
-        status = HTTPResponse.Status(code: error.code.httpStatus)
-        reason = error.code.description
         verificationError = error
         self.bearer = bearer
     }
 
+    /// 401, 403 or 503 (``TokenVerificationError/Code/httpStatus``); 401 when the credential was missing.
+    public var status: HTTPResponse.Status {
+        verificationError.map { HTTPResponse.Status(code: $0.code.httpStatus) } ?? .unauthorized
+    }
+
+    /// The reason in the body: `missing`, or a ``TokenVerificationError/Code``'s name (`expired`, `revoked`, `secondFactorRequired`, …).
+    public var reason: String { verificationError?.code.description ?? "missing" }
+
     /// What the body's `message` says: the status and the reason, never a claim's value.
     public var description: String {
-        reason == "missing" ? "no credential" : "the credential was refused: \(reason)"
+        verificationError == nil ? "no credential" : "the credential was refused: \(reason)"
     }
 
     private struct Body: Encodable {
@@ -206,7 +206,7 @@ public struct FirebaseAuthenticationError: HTTPResponseError, Sendable, CustomSt
         response.status = status
         if status == .unauthorized, bearer {
             // RFC 6750 §3: a missing token gets the bare challenge, a refused one `invalid_token`.
-            response.headers[.wwwAuthenticate] = reason == "missing" ? "Bearer" : "Bearer error=\"invalid_token\""
+            response.headers[.wwwAuthenticate] = verificationError == nil ? "Bearer" : "Bearer error=\"invalid_token\""
         }
         response.headers[.cacheControl] = "no-store"
         return response

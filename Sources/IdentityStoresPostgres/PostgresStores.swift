@@ -91,13 +91,14 @@ public struct PostgresTOTPVerificationStore: TOTPVerificationStore {
 /// reads them in the calling task when it builds the request. Each prefix
 /// gets its own statement name. Unbound, the SQL is refused by the server
 /// (a syntax error becomes `queryFailed`), never run against other tables.
+/// The parameters' types are the function's: the server resolves them from
+/// its signature, so they are not written here a second time.
 struct SettleAttemptCall: PostgresPreparedStatement {
     /// The settle function of the store making the call (prefix included).
     @TaskLocal static var function = ""
 
     static var name: String { "identity-settle-totp-attempt:" + function }
     static var sql: String { "SELECT \(function)($1, $2, $3, $4, $5, $6)" }
-    static var bindingDataTypes: [PostgresDataType] { [.text, .int8, .timestamptz, .timestamptz, .timestamptz, .int4] }
 
     typealias Row = Bool?
 
