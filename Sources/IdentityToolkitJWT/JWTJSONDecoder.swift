@@ -267,7 +267,7 @@ struct JSONParser {
 struct NodeDecoder: Decoder {
     let node: JSONNode
     let codingPath: [any CodingKey]
-    var userInfo: [CodingUserInfoKey: any Sendable] { [:] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let members) = node else { throw mismatch([String: Any].self, node, codingPath) }
