@@ -325,7 +325,7 @@ let package = Package(
             name: "IdentityAdminTests",
             dependencies: [
                 "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "OTP",
-                "IdentityToolkitTestSupport", "TopLevelAdminConsumer", "IdentityAdminHummingbird",
+                "IdentityToolkitTestSupport", "TopLevelAdminConsumer", "IdentityAdminHummingbird", "IdentityToolkitJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

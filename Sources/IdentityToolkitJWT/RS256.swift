@@ -35,7 +35,7 @@ package struct ParsedJWT: Sendable {
     /// Splits `token` and decodes its header.
     package init(_ token: some StringProtocol) throws(JWTFailure) {
         guard let form = JWTCompactForm(token) else { throw .notCompactForm }
-        guard let header = try? RS256.decoder.decode(JOSEHeader.self, from: form.header) else { throw .undecodableHeader }
+        guard let header = try? JWTJSONDecoder.decode(JOSEHeader.self, from: form.header) else { throw .undecodableHeader }
         self.form = form
         self.header = header
     }
@@ -59,7 +59,7 @@ package struct ParsedJWT: Sendable {
     /// the caller reads unverified claims on purpose, such as an issuer to pick the key).
     package func claims<Claims: Decodable>(as type: Claims.Type) throws(JWTFailure) -> Claims {
         do {
-            return try RS256.decoder.decode(Claims.self, from: form.payload)
+            return try JWTJSONDecoder.decode(Claims.self, from: form.payload)
         } catch let error as DecodingError {
             throw .undecodableClaims(error)
         } catch {
