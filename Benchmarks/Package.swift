@@ -78,6 +78,17 @@ let package = Package(
             path: "Benchmarks/TokenBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Not a suite: one verification repeated, for callgrind and perf.
+        .executableTarget(
+            name: "TokenProfile",
+            dependencies: [
+                .product(name: "IdentityAdmin", package: "swift-identity-mfa"),
+                .product(name: "IdentityToolkit", package: "swift-identity-mfa"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/TokenProfile"
+        ),
         // Bytes of an idle signed-in Auth + User (glibc's mallinfo2).
         .executableTarget(
             name: "SDKFootprint",

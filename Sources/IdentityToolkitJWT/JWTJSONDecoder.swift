@@ -152,18 +152,22 @@ struct JSONParser {
     private mutating func parseString() throws -> String {
         index += 1
         let start = index
-        // The common case: no escapes, one copy.
+        // The common case: no escapes, one copy; and ASCII, so nothing to
+        // validate (the generic `String(validating:)` was a sixth of a
+        // verification's decoding).
+        var ascii = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                guard let string = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
-                    throw corrupted("invalid UTF-8")
-                }
+                let text = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                if ascii { return String(decoding: text, as: UTF8.self) }
+                guard let string = String(validating: text, as: UTF8.self) else { throw corrupted("invalid UTF-8") }
                 return string
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw corrupted("a control character in a string") }
+            if byte >= 0x80 { ascii = false }
             index += 1
         }
         var scalars = Array(bytes[start..<index])
@@ -293,34 +297,59 @@ func mismatch(_ type: Any.Type, _ node: JSONNode, _ path: [any CodingKey]) -> De
 
 /// The primitive conversions, shared by the three kinds of container.
 enum NodeValue {
-    static func bool(_ node: JSONNode, _ path: [any CodingKey]) throws -> Bool {
-        guard case .bool(let value) = node else { throw mismatch(Bool.self, node, path) }
+    static func bool(_ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        guard case .bool(let value) = node else { throw mismatch(Bool.self, node, path()) }
         return value
     }
 
-    static func string(_ node: JSONNode, _ path: [any CodingKey]) throws -> String {
-        guard case .string(let value) = node else { throw mismatch(String.self, node, path) }
+    static func string(_ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> String {
+        guard case .string(let value) = node else { throw mismatch(String.self, node, path()) }
         return value
     }
 
-    static func integer<T: FixedWidthInteger>(_ type: T.Type, _ node: JSONNode, _ path: [any CodingKey]) throws -> T {
-        guard case .number(let text) = node else { throw mismatch(T.self, node, path) }
+    static func integer<T: FixedWidthInteger>(_ type: T.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
+        guard case .number(let text) = node else { throw mismatch(T.self, node, path()) }
         if let value = T(text) { return value }
         // `1e3` or `1.0`: accepted when integral and in range, as JSONDecoder does.
         if let double = Double(text), double.rounded() == double, let value = T(exactly: double) { return value }
-        throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "the number does not fit \(T.self)"))
+        throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "the number does not fit \(T.self)"))
     }
 
-    static func floatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type, _ node: JSONNode, _ path: [any CodingKey]) throws -> T {
-        guard case .number(let text) = node else { throw mismatch(T.self, node, path) }
+    static func floatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
+        guard case .number(let text) = node else { throw mismatch(T.self, node, path()) }
         guard let value = T(text), value.isFinite else {
-            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "the number does not fit \(T.self)"))
+            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "the number does not fit \(T.self)"))
         }
         return value
     }
 
-    static func decodable<T: Decodable>(_ type: T.Type, _ node: JSONNode, _ path: [any CodingKey]) throws -> T {
-        try T(from: NodeDecoder(node: node, codingPath: path))
+    static func decodable<T: Decodable>(_ type: T.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
+        // The shapes a Firebase token's claims use (`firebase.identities`)
+        // read directly: `Decodable`'s generic path for them cost more than
+        // the rest of the claims together.
+        if T.self == [String].self { return try strings(node, path()) as! T }
+        if T.self == [String: [String]].self { return try stringLists(node, path()) as! T }
+        return try T(from: NodeDecoder(node: node, codingPath: path()))
+    }
+
+    private static func strings(_ node: JSONNode, _ path: [any CodingKey]) throws -> [String] {
+        guard case .array(let elements) = node else { throw mismatch([String].self, node, path) }
+        var strings: [String] = []
+        strings.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            strings.append(try string(element, path + [IndexKey(index: index)]))
+        }
+        return strings
+    }
+
+    private static func stringLists(_ node: JSONNode, _ path: [any CodingKey]) throws -> [String: [String]] {
+        guard case .object(let members) = node else { throw mismatch([String: [String]].self, node, path) }
+        var lists: [String: [String]] = [:]
+        lists.reserveCapacity(members.count)
+        for member in members {
+            lists[member.name] = try strings(member.value, path + [IndexKey(stringValue: member.name)!])
+        }
+        return lists
     }
 }
 
@@ -373,11 +402,29 @@ struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try NodeValue.integer(type, value(key), path(key)) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try NodeValue.decodable(type, value(key), path(key)) }
 
-    /// An absent member and a null one are both nil, as with `JSONDecoder`.
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        guard let member = members.first(where: { $0.name == key.stringValue }) else { return nil }
+    /// The member's value, nil when it is absent or null (as with `JSONDecoder`).
+    private func presentValue(_ key: Key) -> JSONNode? {
+        let name = key.stringValue
+        guard let member = members.first(where: { $0.name == name }) else { return nil }
         if case .null = member.value { return nil }
-        return try NodeValue.string(member.value, path(key))
+        return member.value
+    }
+
+    // The optional claims, read in one lookup (the protocol's defaults make three).
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try presentValue(key).map { try NodeValue.string($0, path(key)) }
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try presentValue(key).map { try NodeValue.bool($0, path(key)) }
+    }
+
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try presentValue(key).map { try NodeValue.integer(type, $0, path(key)) }
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try presentValue(key).map { try NodeValue.decodable(type, $0, path(key)) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {

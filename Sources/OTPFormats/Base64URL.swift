@@ -102,24 +102,56 @@ extension Data {
     /// The bytes of unpadded base64 symbols under `values` (6-bit value or
     /// 0xFF per ASCII byte); nil for a symbol outside it, a lone trailing
     /// symbol, or non-zero leftover bits (a non-canonical spelling).
+    ///
+    /// Four symbols at a time into a buffer of the exact size: the symbol
+    /// by symbol loop with appends was a tenth of an ID-token verification.
     private static func decodeBase64(_ symbols: ArraySlice<UInt8>, values: [UInt8]) -> [UInt8]? {
-        guard symbols.count % 4 != 1 else { return nil }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(symbols.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for symbol in symbols {
-            let value = values[Int(symbol)]
-            guard value != 0xFF else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                bytes.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
+        let tail = symbols.count % 4
+        guard tail != 1 else { return nil }
+        let length = symbols.count / 4 * 3 + (tail == 0 ? 0 : tail - 1)
+        var valid = true
+        let bytes = [UInt8](unsafeUninitializedCapacity: length) { output, initialized in
+            values.withUnsafeBufferPointer { table in
+                symbols.withUnsafeBufferPointer { input in
+                    // Each value is 0...63 or 0xFF: OR-ing them all flags any invalid symbol at the end.
+                    var seen: UInt8 = 0
+                    var read = 0
+                    var written = 0
+                    while read + 4 <= input.count {
+                        let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+                        let c = table[Int(input[read + 2])], d = table[Int(input[read + 3])]
+                        seen |= a | b | c | d
+                        let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                        output[written] = UInt8(truncatingIfNeeded: group >> 16)
+                        output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                        output[written + 2] = UInt8(truncatingIfNeeded: group)
+                        read += 4
+                        written += 3
+                    }
+                    switch tail {
+                    case 2:
+                        let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+                        seen |= a | b
+                        // 12 bits carry 8: the last 4 must be zero.
+                        if b & 0x0F != 0 { valid = false }
+                        output[written] = a << 2 | b >> 4
+                        written += 1
+                    case 3:
+                        let a = table[Int(input[read])], b = table[Int(input[read + 1])], c = table[Int(input[read + 2])]
+                        seen |= a | b | c
+                        // 18 bits carry 16: the last 2 must be zero.
+                        if c & 0x03 != 0 { valid = false }
+                        output[written] = a << 2 | b >> 4
+                        output[written + 1] = b << 4 | c >> 2
+                        written += 2
+                    default:
+                        break
+                    }
+                    if seen & 0xC0 != 0 { valid = false }
+                    initialized = written
+                }
             }
         }
-        guard accumulator == 0 else { return nil }
-        return bytes
+        return valid ? bytes : nil
     }
 }

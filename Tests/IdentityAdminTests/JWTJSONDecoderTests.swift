@@ -75,6 +75,28 @@ import Testing
         #expect(try JWTJSONDecoder.decode(IDTokenClaims.self, from: Data(nullEmail.utf8)).email == nil)
     }
 
+    /// The shapes read without `Decodable`'s generic path (`firebase.identities`)
+    /// and the one-lookup optionals give what Foundation gives, errors with their path.
+    @Test func directShapesAndOptionalsAgreeWithFoundation() throws {
+        struct Optionals: Decodable, Equatable {
+            let flag: Bool?
+            let count: Int64?
+            let lists: [String: [String]]?
+            let names: [String]?
+        }
+        for json in [#"{"flag":true,"count":7,"lists":{"a":["x","é"],"b":[]},"names":["n"]}"#, #"{"flag":null,"count":null}"#, "{}"] {
+            let data = Data(json.utf8)
+            #expect(try JWTJSONDecoder.decode(Optionals.self, from: data) == JSONDecoder().decode(Optionals.self, from: data), "\(json)")
+        }
+        let badIdentity = Self.claims.replacingOccurrences(of: #"["ada@example.com"]"#, with: #"["ada@example.com",5]"#)
+        do {
+            _ = try JWTJSONDecoder.decode(IDTokenClaims.self, from: Data(badIdentity.utf8))
+            Issue.record("decoded a number as an identity")
+        } catch DecodingError.typeMismatch(_, let context) {
+            #expect(context.codingPath.map(\.stringValue) == ["firebase", "identities", "email", "Index 1"])
+        }
+    }
+
     /// Random documents: each is read as Foundation reads it, or refused by both.
     @Test func randomDocumentsAgreeWithFoundation() throws {
         var generator = SystemRandomNumberGenerator()
