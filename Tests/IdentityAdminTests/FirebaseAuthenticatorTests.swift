@@ -30,7 +30,7 @@ import Testing
     static func tokens(_ setup: EmulatorSetup) async throws -> Tokens {
         let email = "middleware@example.com", password = "correct horse"
         let created = try await setup.accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true))
-        let uid = try #require(created.localId)
+        let uid = created.localId
         // Identity Platform enrolls second factors for verified addresses only.
         _ = try await setup.admin.updateUser(uid, UpdateUserRequest(emailVerified: true))
         let passwordToken = try #require(try await setup.accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password)).idToken)
@@ -178,4 +178,14 @@ import Testing
         }
         for line in records.lines { #expect(!line.contains(cookie) && !line.contains(tokens.totp)) }
     }
+
+    /// RFC 6750 §2.1: the scheme in any case, then spaces, then one non-empty token.
+    @Test(arguments: [
+        ("Bearer abc.def", "abc.def"), ("bearer abc", "abc"), ("BEARER   abc", "abc"), ("Bearer", nil), ("Bearer ", nil),
+        ("Bearerabc", nil), ("Basic abc", nil), ("Bearer a b", nil), ("", nil), ("Bearer\tabc", nil),
+    ] as [(String, String?)])
+    func bearerTokensAreReadAsRFC6750Says(header: String, token: String?) {
+        #expect(FirebaseRouteProtection.bearerToken(fromAuthorization: header) == token)
+    }
+
 }

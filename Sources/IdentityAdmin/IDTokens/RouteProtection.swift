@@ -1,0 +1,179 @@
+public import Foundation
+
+/// Where a request carries its Firebase credential.
+public struct FirebaseCredentialSource: Sendable, Hashable, CustomStringConvertible {
+    enum Kind: Sendable, Hashable {
+        case bearer
+        case cookie(String)
+        case bearerOrCookie(String)
+    }
+
+    let kind: Kind
+
+    /// An ID token in `Authorization: Bearer …`, verified with `verifyIDToken`.
+    public static let bearerToken = FirebaseCredentialSource(kind: .bearer)
+
+    /// A session cookie (``BaseAuth/createSessionCookie(_:expiresIn:)``),
+    /// verified with `verifySessionCookie`.
+    /// - Parameter name: The cookie's name; `session` by default.
+    public static func sessionCookie(named name: String = "session") -> FirebaseCredentialSource {
+        FirebaseCredentialSource(kind: .cookie(name))
+    }
+
+    /// A bearer ID token when the request has an `Authorization` header,
+    /// else the session cookie `name` (an API beside a web page).
+    public static func bearerTokenOrSessionCookie(named name: String = "session") -> FirebaseCredentialSource {
+        FirebaseCredentialSource(kind: .bearerOrCookie(name))
+    }
+
+    /// Whether a refusal names the Bearer scheme (RFC 6750) in `WWW-Authenticate`.
+    var readsBearerTokens: Bool {
+        if case .cookie = kind { return false }
+        return true
+    }
+
+    /// Where the credential is read, for logs (a cookie's name, never its value).
+    public var description: String {
+        switch kind {
+        case .bearer: return "bearer token"
+        case .cookie(let name): return "session cookie \(name)"
+        case .bearerOrCookie(let name): return "bearer token or session cookie \(name)"
+        }
+    }
+}
+
+/// The check of a protected route, whatever the server framework: where
+/// the credential is, how it is verified, and what the sign-in must have
+/// been. The Hummingbird and Vapor middlewares are thin adapters over it,
+/// so that both read, refuse and answer the same way.
+public struct FirebaseRouteProtection: Sendable {
+    /// What a protected route reads and what it requires.
+    public struct Options: Sendable {
+        /// Where the credential is; a bearer ID token by default.
+        public var credential: FirebaseCredentialSource
+        /// Whether each request also checks that the user is enabled and its
+        /// refresh tokens were not revoked (answers are remembered for
+        /// ``TokenCacheOptions/revocationMaximumAge``).
+        public var checkRevoked: Bool
+        /// Whether the sign-in must have used a second factor (TOTP or SMS): 403 otherwise.
+        public var requireSecondFactor: Bool
+        /// With `requireSecondFactor`, the oldest sign-in accepted (a step-up
+        /// check); nil for any age.
+        public var maximumAuthenticationAge: Duration?
+        /// Whether a request without a credential is refused (401). When
+        /// false it goes on without an identity, for routes that serve both.
+        /// A credential that is present and fails is refused either way.
+        public var requireCredential: Bool
+
+        /// Options; the defaults read a bearer token, require it, and check neither revocation nor a second factor.
+        public init(credential: FirebaseCredentialSource = .bearerToken, checkRevoked: Bool = false, requireSecondFactor: Bool = false,
+                    maximumAuthenticationAge: Duration? = nil, requireCredential: Bool = true) {
+            self.credential = credential
+            self.checkRevoked = checkRevoked
+            self.requireSecondFactor = requireSecondFactor
+            self.maximumAuthenticationAge = maximumAuthenticationAge
+            self.requireCredential = requireCredential
+        }
+    }
+
+    /// Verifies the credentials: an ``IdentityAdmin`` (the project's users
+    /// and every tenant's) or a ``TenantAwareAuth`` (one tenant's users only).
+    public let auth: BaseAuth
+    /// What the route reads and requires.
+    public let options: Options
+
+    /// The check of `options`, verifying with `auth`.
+    public init(_ auth: BaseAuth, options: Options = Options()) {
+        self.auth = auth
+        self.options = options
+    }
+
+    /// The verified token of a request whose `Authorization` header is
+    /// `authorization` and whose cookies `cookie` looks up by name; nil when
+    /// it has no credential and ``Options/requireCredential`` is false.
+    /// An `Authorization` header of another scheme counts as none.
+    /// - Throws: ``FirebaseAuthenticationError`` (401, 403 or 503).
+    public func authenticate(authorization: String?, cookie: (String) -> String?) async throws(FirebaseAuthenticationError) -> DecodedIDToken? {
+        func bearer() -> String? { authorization.flatMap(Self.bearerToken(fromAuthorization:)) }
+        func nonEmpty(_ value: String?) -> String? { value?.isEmpty == false ? value : nil }
+        let credential: (value: String, isBearer: Bool)?
+        switch options.credential.kind {
+        case .bearer: credential = bearer().map { ($0, true) }
+        case .cookie(let name): credential = nonEmpty(cookie(name)).map { ($0, false) }
+        case .bearerOrCookie(let name): credential = bearer().map { ($0, true) } ?? nonEmpty(cookie(name)).map { ($0, false) }
+        }
+        guard let credential else {
+            guard options.requireCredential else { return nil }
+            throw FirebaseAuthenticationError(verificationError: nil, namesBearerScheme: options.credential.readsBearerTokens)
+        }
+        do throws(TokenVerificationError) {
+            let token = credential.isBearer
+                ? try await auth.verifyIDToken(credential.value, checkRevoked: options.checkRevoked)
+                : try await auth.verifySessionCookie(credential.value, checkRevoked: options.checkRevoked)
+            if options.requireSecondFactor {
+                try token.requireSecondFactor(maximumAuthenticationAge: options.maximumAuthenticationAge)
+            }
+            return token
+        } catch {
+            throw FirebaseAuthenticationError(verificationError: error, namesBearerScheme: credential.isBearer)
+        }
+    }
+
+    /// The token of an `Authorization` header of the Bearer scheme (RFC 6750
+    /// §2.1: the scheme's name in any case, one or more spaces, a non-empty
+    /// token); nil for another scheme.
+    public static func bearerToken(fromAuthorization header: String) -> String? {
+        let scheme = "bearer"
+        let utf8 = header.utf8
+        guard utf8.count > scheme.utf8.count,
+              zip(utf8, scheme.utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+        let rest = header.utf8.dropFirst(scheme.utf8.count)
+        guard rest.first == UInt8(ascii: " ") else { return nil }
+        let token = Substring(rest.drop { $0 == UInt8(ascii: " ") })
+        guard !token.isEmpty, !token.contains(" ") else { return nil }
+        return String(token)
+    }
+}
+
+/// Why a protected route refused a request: the answer's status, reason and
+/// headers. Holds no part of the credential.
+public struct FirebaseAuthenticationError: Error, Sendable, CustomStringConvertible {
+    /// The verification's own error; nil when the credential was missing.
+    public let verificationError: TokenVerificationError?
+    /// Whether the answer names the Bearer scheme in `WWW-Authenticate`.
+    let namesBearerScheme: Bool
+
+    /// 401, 403 or 503 (``TokenVerificationError/Code/httpStatus``); 401 when the credential was missing.
+    public var statusCode: Int { verificationError?.code.httpStatus ?? 401 }
+
+    /// The reason in the body: `missing`, or a ``TokenVerificationError/Code``'s name (`expired`, `revoked`, `secondFactorRequired`, …).
+    public var reason: String { verificationError?.code.description ?? "missing" }
+
+    /// What the body's `message` says: never a claim's value.
+    public var description: String {
+        verificationError == nil ? "no credential" : "the credential was refused: \(reason)"
+    }
+
+    /// The `WWW-Authenticate` challenge of a 401 when the credential is a
+    /// bearer token (RFC 6750 §3: the bare challenge for a missing token,
+    /// `invalid_token` for a refused one); nil otherwise.
+    public var wwwAuthenticate: String? {
+        guard statusCode == 401, namesBearerScheme else { return nil }
+        return verificationError == nil ? "Bearer" : "Bearer error=\"invalid_token\""
+    }
+
+    /// The answer's JSON body: `{"error":{"reason":…,"message":…}}`.
+    public var jsonBody: Data {
+        struct Body: Encodable {
+            struct Detail: Encodable {
+                let reason: String
+                let message: String
+            }
+            let error: Detail
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // Two strings of our own: encoding cannot fail.
+        return (try? encoder.encode(Body(error: .init(reason: reason, message: description)))) ?? Data()
+    }
+}
