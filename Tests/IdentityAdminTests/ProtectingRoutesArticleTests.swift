@@ -1,0 +1,35 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import IdentityAdmin
+import IdentityToolkit
+import Testing
+
+/// IdentityAdmin's "Protecting routes" article: its Hummingbird snippet is
+/// ProtectingRoutesSnippet.swift verbatim, and does what the article says.
+/// (The Vapor snippet is checked the same way by Packages/IdentityAdminVapor.)
+@Suite struct ProtectingRoutesArticleTests {
+    @Test func theArticleShowsTheCompiledSnippet() throws {
+        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let snippet = try String(contentsOf: here.appendingPathComponent("ProtectingRoutesSnippet.swift"), encoding: .utf8)
+        let article = try String(contentsOf: here.appendingPathComponent("../../Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"),
+                                 encoding: .utf8)
+        let code = snippet.split(separator: "\n", omittingEmptySubsequences: false).drop { $0.hasPrefix("//") }.joined(separator: "\n")
+        #expect(article.contains("```swift\n" + code.trimmingCharacters(in: .newlines) + "\n```"))
+    }
+
+    @Test func theSnippetProtectsItsRoutes() async throws {
+        let setup = try await EmulatorSetup.start(project: "demo-article-routes")
+        defer { Task { await setup.running.stop() } }
+        let tokens = try await FirebaseAuthenticatorTests.tokens(setup)
+        try await Application(router: apiRouter(admin: setup.admin)).test(.router) { client in
+            #expect(String(buffer: try await client.execute(uri: "/health", method: .get).body) == "ok")
+            #expect(try await client.execute(uri: "/api/me", method: .get).status == .unauthorized)
+            let passwordOnly = try await client.execute(uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.password)"])
+            #expect(passwordOnly.status == .forbidden)
+            let withTOTP = try await client.execute(uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.totp)"])
+            #expect(String(buffer: withTOTP.body) == "\(tokens.uid) signed in with totp")
+        }
+    }
+}
