@@ -1,0 +1,76 @@
+public import IdentityAdmin
+public import Vapor
+
+/// A verified Firebase user, as Vapor's authentication stores it:
+/// `req.auth.require(FirebaseUser.self)` in a route behind
+/// ``FirebaseAuthenticator``.
+public struct FirebaseUser: Authenticatable, Sendable {
+    /// The verified token's claims (uid, tenant, second factor, custom claims).
+    public let token: DecodedIDToken
+
+    /// The user's uid.
+    public var uid: String { token.uid }
+
+    /// Wraps a verified token.
+    public init(token: DecodedIDToken) {
+        self.token = token
+    }
+}
+
+/// Vapor middleware that verifies the Firebase ID token or session cookie
+/// of each request and logs a ``FirebaseUser`` in (`req.auth`).
+///
+/// ```swift
+/// let api = app.grouped(FirebaseAuthenticator(admin, options: .init(checkRevoked: true, requireSecondFactor: true)))
+/// api.get("me") { req in try req.auth.require(FirebaseUser.self).uid }
+/// ```
+///
+/// A request it refuses is answered at once, as the Hummingbird middleware
+/// answers it (``FirebaseRouteProtection``): 401 when the credential is
+/// missing or fails verification, 403 when it is valid but the policy
+/// refuses it (no second factor, a sign-in too old, another tenant), 503
+/// when the keys or the revocation check cannot be reached; a JSON body
+/// naming the reason and never the credential, `WWW-Authenticate` on 401s
+/// of the Bearer scheme (RFC 6750), `Cache-Control: no-store`. Refusals are
+/// logged at debug level with the reason only.
+///
+/// With ``FirebaseRouteProtection/Options/requireCredential`` false, a
+/// request without a credential goes on with no user: the route decides
+/// (`req.auth.get(FirebaseUser.self)`, or Vapor's `guardMiddleware()`).
+public struct FirebaseAuthenticator: AsyncMiddleware {
+    /// What the middleware reads and what it requires (shared with the Hummingbird middleware).
+    public typealias Options = FirebaseRouteProtection.Options
+
+    /// The check every request goes through.
+    public let protection: FirebaseRouteProtection
+
+    /// Middleware verifying with `auth`: an ``IdentityAdmin`` (the
+    /// project's users and every tenant's) or a ``TenantAwareAuth`` (one
+    /// tenant's users only).
+    public init(_ auth: BaseAuth, options: Options = Options()) {
+        protection = FirebaseRouteProtection(auth, options: options)
+    }
+
+    /// Verifies the request's credential, logs its user in and passes it on; answers a refusal itself.
+    public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        let token: DecodedIDToken?
+        do {
+            token = try await protection.authenticate(authorization: request.headers.first(name: .authorization)) { request.cookies[$0]?.string }
+        } catch {
+            request.logger.debug("request refused", metadata: ["reason": "\(error.reason)", "expects": "\(protection.options.credential)"])
+            return Self.response(for: error)
+        }
+        if let token { request.auth.login(FirebaseUser(token: token)) }
+        return try await next.respond(to: request)
+    }
+
+    /// The JSON answer of a refusal.
+    static func response(for error: FirebaseAuthenticationError) -> Response {
+        var headers: HTTPHeaders = [
+            "Content-Type": "application/json; charset=utf-8",
+            "Cache-Control": "no-store",
+        ]
+        if let challenge = error.wwwAuthenticate { headers.replaceOrAdd(name: .wwwAuthenticate, value: challenge) }
+        return Response(status: HTTPResponseStatus(statusCode: error.statusCode), headers: headers, body: .init(data: error.jsonBody))
+    }
+}
