@@ -64,8 +64,11 @@ extension FirebaseAuthenticationError: HTTPResponseError {
 
     /// The JSON answer (``FirebaseAuthenticationError/jsonBody``).
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
-        if let challenge = wwwAuthenticate { headers[.wwwAuthenticate] = challenge }
+        var headers = HTTPFields()
+        for field in responseHeaders {
+            // The names are fixed, valid tokens (``responseHeaders``).
+            if let name = HTTPFields.Element.Name(field.name) { headers[name] = field.value }
+        }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: jsonBody)))
     }
 }

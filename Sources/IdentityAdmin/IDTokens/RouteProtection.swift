@@ -162,6 +162,15 @@ public struct FirebaseAuthenticationError: Error, Sendable, CustomStringConverti
         return verificationError == nil ? "Bearer" : "Bearer error=\"invalid_token\""
     }
 
+    /// Every header field of the answer, for the framework adapters to
+    /// copy: the JSON content type, `Cache-Control: no-store`, and
+    /// ``wwwAuthenticate`` when there is one.
+    public var responseHeaders: [(name: String, value: String)] {
+        var fields = [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")]
+        if let wwwAuthenticate { fields.append(("WWW-Authenticate", wwwAuthenticate)) }
+        return fields
+    }
+
     /// The answer's JSON body: `{"error":{"reason":…,"message":…}}`.
     public var jsonBody: Data {
         struct Body: Encodable {

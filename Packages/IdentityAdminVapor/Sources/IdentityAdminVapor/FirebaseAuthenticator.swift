@@ -66,11 +66,7 @@ public struct FirebaseAuthenticator: AsyncMiddleware {
 
     /// The JSON answer of a refusal.
     static func response(for error: FirebaseAuthenticationError) -> Response {
-        var headers: HTTPHeaders = [
-            "Content-Type": "application/json; charset=utf-8",
-            "Cache-Control": "no-store",
-        ]
-        if let challenge = error.wwwAuthenticate { headers.replaceOrAdd(name: .wwwAuthenticate, value: challenge) }
+        let headers = HTTPHeaders(error.responseHeaders)
         return Response(status: HTTPResponseStatus(statusCode: error.statusCode), headers: headers, body: .init(data: error.jsonBody))
     }
 }
