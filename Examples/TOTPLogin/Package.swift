@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(name: "swift-identity-mfa", path: "../.."),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
@@ -24,8 +25,10 @@ let package = Package(
             name: "TOTPLoginApp",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "MultiFactorAuth", package: "swift-identity-mfa"),
                 .product(name: "IdentityAdmin", package: "swift-identity-mfa"),
+                .product(name: "IdentityAdminHummingbird", package: "swift-identity-mfa"),
                 .product(name: "IdentityToolkitAsyncHTTPClient", package: "swift-identity-mfa"),
                 .product(name: "OTP", package: "swift-identity-mfa"),
                 .product(name: "OTPFormats", package: "swift-identity-mfa"),
@@ -50,6 +53,7 @@ let package = Package(
             dependencies: [
                 "TOTPLoginApp",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "IdentityToolkitAsyncHTTPClient", package: "swift-identity-mfa"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "IdentityToolkitEmulator", package: "swift-identity-mfa"),

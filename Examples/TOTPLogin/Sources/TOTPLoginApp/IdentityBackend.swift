@@ -26,10 +26,12 @@ public struct IdentityBackend: Sendable {
     ///   - emulatorHost: The address of a running emulator.
     ///   - emulatorPort: Its port.
     ///   - projectID: Its project.
+    ///   - transport: How requests reach it; by default a client that
+    ///     retries connecting until the request's deadline, riding out a
+    ///     restart (``AsyncHTTPClientTransport/failingFast`` does not).
     /// - Throws: ``AppError/configuration(_:)`` when the app cannot be configured.
-    public init(emulatorHost: String, emulatorPort: Int, projectID: String) throws {
+    public init(emulatorHost: String, emulatorPort: Int, projectID: String, transport: AsyncHTTPClientTransport = AsyncHTTPClientTransport()) throws {
         let emulatorHostAndPort = "\(emulatorHost):\(emulatorPort)"
-        let transport = AsyncHTTPClientTransport()
         let options = FirebaseOptions(googleAppID: "1:000000000000:web:0000000000000000", gcmSenderID: "000000000000")
         // The emulator accepts any API key; production needs the project's.
         options.apiKey = "totp-login-example"

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import IdentityAdmin
+import IdentityAdminHummingbird
 import Logging
 import MultiFactorAuth
 import OTP
@@ -19,8 +20,12 @@ import OTPFormats
 ///   instance may serve.
 /// - After sign-in the server exchanges the user's ID token for a session
 ///   cookie (`createSessionCookie`) and sets it HttpOnly, SameSite=Lax.
-/// - `GET /account` verifies the cookie (`verifySessionCookie(checkRevoked: true)`)
-///   and, when the user has a second factor, requires that the sign-in used it.
+/// - The signed-in pages (`/account`, `/enroll`, `/unenroll`,
+///   `/recovery-codes`) sit behind the SDK's `FirebaseAuthenticator`, which
+///   verifies the cookie with revocation checked and puts its claims in the
+///   request context; a refusal becomes a redirect to the sign-in page that
+///   says why. The account page also requires, when the user has a second
+///   factor, that the sign-in used it.
 /// - `GET/POST /enroll`, `POST /unenroll`: manage the factors with the
 ///   user's own client, which Identity Platform requires a recent sign-in for.
 /// - `GET/POST /logout`: clears the cookie and revokes the user's sessions.
@@ -82,7 +87,12 @@ public struct TOTPLoginApp: Sendable {
     /// The routes, for an `Application` or for HummingbirdTesting.
     public func router() -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
-        router.get("/") { request, _ in await self.home(request) }
+        // "/" reads the session cookie when there is one: signed in or not,
+        // it sends the browser on (an invalid cookie to the sign-in page).
+        router.group()
+            .add(middleware: SessionRefusalRedirect(app: self))
+            .add(middleware: FirebaseAuthenticator(backend.admin, options: Self.sessionCheck(required: false)))
+            .get("/") { _, context in Outcome.redirect(context.identity == nil ? "/login" : "/account").response(self.cookies) }
         router.get("/signup") { request, context in await self.page(request, context) { visit in .html(Pages.signUp(csrf: visit.state.csrfToken)) } }
         router.post("/signup") { request, context in await self.form(request, context) { form, visit in await self.signUp(form, &visit) } }
         router.get("/login") { request, context in
@@ -104,22 +114,37 @@ public struct TOTPLoginApp: Sendable {
             }
         }
         router.post("/login/recovery") { request, context in await self.form(request, context) { form, visit in await self.recover(form, &visit) } }
-        router.post("/recovery-codes") { request, context in await self.form(request, context) { _, _ in await self.newRecoveryCodes(request) } }
-        router.get("/account") { request, context in await self.page(request, context) { visit in await self.account(request, visit) } }
-        router.get("/enroll") { request, context in await self.page(request, context) { visit in await self.showEnrollment(request, &visit) } }
-        router.post("/enroll") { request, context in await self.form(request, context) { form, visit in await self.enroll(form, request: request, &visit) } }
-        router.post("/unenroll") { request, context in await self.form(request, context) { form, visit in await self.unenroll(form, request: request, &visit) } }
+        // The signed-in pages: the middleware verifies the session cookie
+        // before the handler runs (`requireIdentity()` reads its claims).
+        let signedIn = router.group()
+            .add(middleware: SessionRefusalRedirect(app: self))
+            .add(middleware: FirebaseAuthenticator(backend.admin, options: Self.sessionCheck(required: true)))
+        signedIn.post("/recovery-codes") { request, context in
+            let token = try context.requireIdentity()
+            return await self.form(request, context) { _, _ in await self.newRecoveryCodes(token) }
+        }
+        signedIn.get("/account") { request, context in
+            let token = try context.requireIdentity()
+            return await self.page(request, context) { visit in await self.account(token, request, visit) }
+        }
+        signedIn.get("/enroll") { request, context in
+            let token = try context.requireIdentity()
+            return await self.page(request, context) { visit in await self.showEnrollment(token, request, &visit) }
+        }
+        signedIn.post("/enroll") { request, context in
+            let token = try context.requireIdentity()
+            return await self.form(request, context) { form, visit in await self.enroll(form, token: token, &visit) }
+        }
+        signedIn.post("/unenroll") { request, context in
+            let token = try context.requireIdentity()
+            return await self.form(request, context) { form, visit in await self.unenroll(form, token: token, &visit) }
+        }
         router.get("/logout") { request, context in await self.page(request, context) { visit in .html(Pages.logout(csrf: visit.state.csrfToken)) } }
         router.post("/logout") { request, context in await self.form(request, context) { _, visit in await self.logOut(request, &visit) } }
         return router
     }
 
     // MARK: Pages
-
-    func home(_ request: Request) async -> Response {
-        guard case .valid = await verifiedSession(request) else { return Outcome.redirect("/login").response(cookies) }
-        return Outcome.redirect("/account").response(cookies)
-    }
 
     func signUp(_ form: FormFields, _ visit: inout Visit) async -> Outcome {
         let email = form["email"]
@@ -265,12 +290,7 @@ public struct TOTPLoginApp: Sendable {
     /// A new set of recovery codes, only for a session whose sign-in used
     /// the authenticator in the last five minutes (a stolen session cookie
     /// alone cannot replace the codes).
-    func newRecoveryCodes(_ request: Request) async -> Outcome {
-        let token: DecodedIDToken
-        switch await verifiedSession(request) {
-        case .valid(let verified): token = verified
-        case .refused(let answer): return answer
-        }
+    func newRecoveryCodes(_ token: DecodedIDToken) async -> Outcome {
         guard token.signInSecondFactor == "totp", Date().timeIntervalSince(token.authTime) < 5 * 60 else {
             return .redirect("/login?reason=\(LoginNotice.recentSignInRequired.rawValue)", clearingSession: true)
         }
@@ -282,12 +302,7 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
-    func account(_ request: Request, _ visit: Visit) async -> Outcome {
-        let token: DecodedIDToken
-        switch await verifiedSession(request) {
-        case .valid(let verified): token = verified
-        case .refused(let answer): return answer
-        }
+    func account(_ token: DecodedIDToken, _ request: Request, _ visit: Visit) async -> Outcome {
         do {
             let user = try await backend.admin.getUser(uid: token.uid)
             // The policy: a user with a second factor has an account page
@@ -309,9 +324,9 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
-    func showEnrollment(_ request: Request, _ visit: inout Visit) async -> Outcome {
+    func showEnrollment(_ token: DecodedIDToken, _ request: Request, _ visit: inout Visit) async -> Outcome {
         let client: SignedInClient
-        switch await signedInClient(request, visit.state) {
+        switch signedInClient(token, visit.state) {
         case .valid(let signedIn): client = signedIn
         case .refused(let answer): return answer
         }
@@ -330,9 +345,9 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
-    func enroll(_ form: FormFields, request: Request, _ visit: inout Visit) async -> Outcome {
+    func enroll(_ form: FormFields, token: DecodedIDToken, _ visit: inout Visit) async -> Outcome {
         let client: SignedInClient
-        switch await signedInClient(request, visit.state) {
+        switch signedInClient(token, visit.state) {
         case .valid(let signedIn): client = signedIn
         case .refused(let answer): return answer
         }
@@ -371,9 +386,9 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
-    func unenroll(_ form: FormFields, request: Request, _ visit: inout Visit) async -> Outcome {
+    func unenroll(_ form: FormFields, token: DecodedIDToken, _ visit: inout Visit) async -> Outcome {
         let client: SignedInClient
-        switch await signedInClient(request, visit.state) {
+        switch signedInClient(token, visit.state) {
         case .valid(let signedIn): client = signedIn
         case .refused(let answer): return answer
         }
@@ -427,26 +442,29 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
-    /// The request's session cookie, verified with revocation checked; a
-    /// redirect to the sign-in page (clearing a bad cookie) when there is none.
-    func verifiedSession(_ request: Request) async -> Checked<DecodedIDToken> {
-        guard let cookie = request.cookies[Self.sessionCookieName]?.value, !cookie.isEmpty else { return .refused(.redirect("/login")) }
-        do throws(TokenVerificationError) {
-            return .valid(try await backend.admin.verifySessionCookie(cookie, checkRevoked: true))
-        } catch {
-            let reason: LoginNotice
-            switch error.code {
-            case .revoked, .userDisabled, .userNotFound: reason = .sessionsEnded
-            case .expired: reason = .expired
-            case .keysUnavailable, .revocationCheckFailed:
-                // Identity Platform is out of reach: the cookie may be fine.
-                logger.warning("could not verify a session cookie", metadata: ["error": "\(error)"])
-                return .refused(Self.unavailable(next: "/account"))
-            default: reason = .invalidSession
-            }
-            logger.info("session cookie refused", metadata: ["reason": "\(reason.rawValue)"])
-            return .refused(.redirect("/login?reason=\(reason.rawValue)", clearingSession: true))
+    /// What the signed-in pages' middleware checks: the session cookie,
+    /// with revocation (a sign-out elsewhere ends this session too);
+    /// `required: false` lets a request without one through.
+    static func sessionCheck(required: Bool) -> FirebaseRouteProtection.Options {
+        .init(credential: .sessionCookie(named: sessionCookieName), checkRevoked: true, requireCredential: required)
+    }
+
+    /// The sign-in page's answer to a refused session cookie: a redirect
+    /// that says why (clearing a cookie that will never pass again), or a
+    /// 503 page when Identity Platform could not be asked (the cookie may be fine).
+    func signInAgain(after refusal: FirebaseAuthenticationError) -> Outcome {
+        guard let error = refusal.verificationError else { return .redirect("/login") }
+        let notice: LoginNotice
+        switch error.code {
+        case .revoked, .userDisabled, .userNotFound: notice = .sessionsEnded
+        case .expired: notice = .expired
+        case .keysUnavailable, .revocationCheckFailed:
+            logger.warning("could not verify a session cookie", metadata: ["reason": "\(refusal.reason)"])
+            return Self.unavailable(next: "/account")
+        default: notice = .invalidSession
         }
+        logger.info("session cookie refused", metadata: ["reason": "\(refusal.reason)"])
+        return .redirect("/login?reason=\(notice.rawValue)", clearingSession: true)
     }
 
     /// A client signed in as the browser's user, rebuilt from its state on
@@ -460,8 +478,7 @@ public struct TOTPLoginApp: Sendable {
     /// user's own ID token: the session cookie must be valid and the kept
     /// user the cookie's (else the sign-in happened in another browser, or
     /// its state expired, and is asked again).
-    func signedInClient(_ request: Request, _ state: BrowserState) async -> Checked<SignedInClient> {
-        guard case .valid(let token) = await verifiedSession(request) else { return .refused(.redirect("/login")) }
+    func signedInClient(_ token: DecodedIDToken, _ state: BrowserState) -> Checked<SignedInClient> {
         guard let session = state.user, session.uid == token.uid else {
             return .refused(.redirect("/login?reason=\(LoginNotice.recentSignInRequired.rawValue)", clearingSession: true))
         }
@@ -741,6 +758,22 @@ public enum AppError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .configuration(let reason): "cannot configure the app: \(reason)"
+        }
+    }
+}
+
+/// Answers the session check's refusal (``FirebaseAuthenticationError``,
+/// thrown by the `FirebaseAuthenticator` it wraps) with the sign-in page's
+/// redirect instead of the middleware's JSON: a browser app's answer.
+struct SessionRefusalRedirect: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let app: TOTPLoginApp
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let refusal as FirebaseAuthenticationError {
+            return app.signInAgain(after: refusal).response(app.cookies)
         }
     }
 }

@@ -3,6 +3,7 @@ import Hummingbird
 import HTTPTypes
 import HummingbirdTesting
 import IdentityServerState
+import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import Logging
 import OTP
@@ -127,6 +128,62 @@ import FoundationNetworking
             try await app.backend.admin.revokeRefreshTokens(uid: uid)
             page = try await browser.get("/account")
             #expect(page.location == "/login?reason=sessions-ended")
+        }
+    }
+
+    /// The signed-in pages sit behind the SDK's `FirebaseAuthenticator`; the
+    /// app turns its refusals into the sign-in page's answers.
+    @Test func theSessionMiddlewareAnswersWithTheSignInPage() async throws {
+        try await withApp { app, emulator, browser in
+            // No session cookie: on to the sign-in page, nothing to clear.
+            var page = try await browser.get("/")
+            #expect(page.location == "/login")
+            page = try await browser.get("/account")
+            #expect(page.location == "/login")
+            #expect(page.setCookies[TOTPLoginApp.sessionCookieName] == nil)
+            _ = try await browser.get("/login")
+            #expect(try await browser.post("/recovery-codes", [:]).location == "/login")
+
+            // A session made 90 minutes ago (the emulator's clock set back)
+            // expired 30 minutes ago: the page says so and clears the cookie.
+            let email = "expiry-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            #expect(emulator.emulator.clock.advance(by: -90 * 60))
+            try await browser.signUpAndVerify(email: email, password: "password-123456")
+            page = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            #expect(emulator.emulator.clock.advance(by: 90 * 60))
+            // The sign-in's redirect to the account page already finds it expired.
+            #expect(browser.followed?.location == "/login?reason=expired")
+            #expect(browser.followed?.setCookies[TOTPLoginApp.sessionCookieName]?.contains("Max-Age=0") == true)
+            let setCookie = try #require(page.setCookies[TOTPLoginApp.sessionCookieName])
+            let expired = try #require(setCookie.firstMatch(of: #/^[^=]+=([^;]+)/#)).1
+            for path in ["/", "/enroll"] {
+                browser.cookies[TOTPLoginApp.sessionCookieName] = String(expired)
+                page = try await browser.get(path)
+                #expect(page.location == "/login?reason=expired")
+                #expect(browser.cookies[TOTPLoginApp.sessionCookieName] == nil)
+            }
+
+            // A session of now: "/" leads to the account page.
+            _ = try await browser.get("/login")
+            _ = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            #expect(try await browser.get("/").location == "/account")
+            let valid = try #require(browser.cookies[TOTPLoginApp.sessionCookieName])
+
+            // Identity Platform out of reach (no keys): a 503 page, and the
+            // cookie, which may be fine, is kept.
+            let unreachable = try IdentityBackend(emulatorHost: "127.0.0.1", emulatorPort: 1, projectID: app.backend.projectID,
+                                                  transport: .failingFast)
+            let cut = TOTPLoginApp(backend: unreachable, state: .store(InMemoryExpiringStateStore(), name: "memory"),
+                                   attempts: InMemoryTOTPAttemptStore(), recoveryCodes: InMemoryRecoveryCodeStore(), logger: app.logger)
+            try await Application(router: cut.router()).test(.router) { client in
+                let response = try await client.execute(uri: "/account", method: .get,
+                                                        headers: [.cookie: "\(TOTPLoginApp.sessionCookieName)=\(valid)"])
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.setCookie] == nil)
+                let body = String(buffer: response.body)
+                #expect(body.contains("Try again shortly"))
+                #expect(!body.contains(valid))
+            }
         }
     }
 
