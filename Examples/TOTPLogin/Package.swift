@@ -48,6 +48,22 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Not part of the app: the server that wrk loads for Benchmarks/README.md
+        // (routes with and without FirebaseAuthenticator), here to share this build.
+        .executableTarget(
+            name: "RouteLoadServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "IdentityAdmin", package: "swift-identity-mfa"),
+                .product(name: "IdentityAdminHummingbird", package: "swift-identity-mfa"),
+                .product(name: "IdentityToolkit", package: "swift-identity-mfa"),
+                .product(name: "IdentityToolkitAsyncHTTPClient", package: "swift-identity-mfa"),
+                .product(name: "IdentityToolkitEmulator", package: "swift-identity-mfa"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "TOTPLoginAppTests",
             dependencies: [

@@ -183,6 +183,7 @@ import Testing
     @Test(arguments: [
         ("Bearer abc.def", "abc.def"), ("bearer abc", "abc"), ("BEARER   abc", "abc"), ("Bearer", nil), ("Bearer ", nil),
         ("Bearerabc", nil), ("Basic abc", nil), ("Bearer a b", nil), ("", nil), ("Bearer\tabc", nil),
+        ("Bearer abc ", nil), ("Bearer    ", nil), ("Beare abc", nil), ("Bëarer abc", nil), ("Bearer ab\u{e9}", "ab\u{e9}"),
     ] as [(String, String?)])
     func bearerTokensAreReadAsRFC6750Says(header: String, token: String?) {
         #expect(FirebaseRouteProtection.bearerToken(fromAuthorization: header) == token)

@@ -14,7 +14,8 @@ import OTPFormats
 /// verified-token cache; jwt-kit 5's `FirebaseAuthIdentityToken`
 /// verification (with its `expectedAudience` check); and the floor no
 /// verifier can go under, the RS256 check of the token's signing input by
-/// swift-crypto and by OpenSSL. Targets: verify ≤ 1.3 × the swift-crypto
+/// swift-crypto and by OpenSSL; and `verifySessionCookie`'s check of the
+/// same claims under the session issuer. Targets: verify ≤ 1.3 × the swift-crypto
 /// floor; a repeated token ≤ 2 µs.
 let benchmarks: @Sendable () -> Void = {
     // 1,000 calls a sample: one call a sample measured the harness's hop between
@@ -26,6 +27,13 @@ let benchmarks: @Sendable () -> Void = {
         let fixture = TokenFixture.shared
         for _ in benchmark.scaledIterations {
             blackHole(try await fixture.verifier.verify(fixture.token))
+        }
+    }
+
+    Benchmark("verifySessionCookie, warm keys, no cache (IdentityAdmin)", configuration: .init(setup: TokenFixture.warmUp)) { benchmark in
+        let fixture = TokenFixture.shared
+        for _ in benchmark.scaledIterations {
+            blackHole(try await fixture.sessionCookieVerifier.verify(fixture.sessionCookie))
         }
     }
 
@@ -66,6 +74,10 @@ final class TokenFixture: Sendable {
     let token: String
     /// Every check on every call.
     let verifier: IDTokenVerifier
+    /// The same claims under the session issuer, signed with the same key.
+    let sessionCookie: String
+    /// A session-cookie verifier, every check on every call.
+    let sessionCookieVerifier: IDTokenVerifier
     /// The default: a token seen before is recognised by its digest.
     let cachingVerifier: IDTokenVerifier
     let jwtKitKeys: JWTKeyCollection
@@ -93,15 +105,19 @@ final class TokenFixture: Sendable {
         let jwksData = try JSONEncoder().encode(jwks)
         jwksJSON = String(decoding: jwksData, as: UTF8.self)
         let now = Int64(Date().timeIntervalSince1970)
-        let claims = IDTokenClaims(
-            iss: TokenIssuerPrefix.idToken.rawValue + Self.project, aud: Self.project, authTime: now - 60, userID: "bench-user", sub: "bench-user",
+        func claims(issuer: TokenIssuerPrefix) -> IDTokenClaims { IDTokenClaims(
+            iss: issuer.rawValue + Self.project, aud: Self.project, authTime: now - 60, userID: "bench-user", sub: "bench-user",
             iat: now - 60, exp: now + 3600, email: "bench@example.com", emailVerified: true,
             firebase: FirebaseSignInClaims(identities: ["email": ["bench@example.com"]], signInProvider: "password",
-                                           signInSecondFactor: "totp", secondFactorIdentifier: "enrollment-1"))
+                                           signInSecondFactor: "totp", secondFactorIdentifier: "enrollment-1")) }
         let header = try JSONEncoder().encode(JOSEHeader(alg: .rs256, typ: "JWT", kid: "bench-key")).base64URLEncoded
-        let signingInput = header + "." + (try JSONEncoder().encode(claims)).base64URLEncoded
+        let signingInput = header + "." + (try JSONEncoder().encode(claims(issuer: .idToken))).base64URLEncoded
         let signature = try key.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
         token = signingInput + "." + signature.rawRepresentation.base64URLEncoded
+        let sessionInput = header + "." + (try JSONEncoder().encode(claims(issuer: .sessionCookie))).base64URLEncoded
+        sessionCookie = sessionInput + "." + (try key.signature(for: Data(sessionInput.utf8), padding: .insecurePKCS1v1_5)).rawRepresentation.base64URLEncoded
+        sessionCookieVerifier = IDTokenVerifier(projectID: Self.project, sessionCookieKeys: SessionCookieKeysClient(
+            configuration: ClientConfiguration(transport: KeyRoute(body: jwksData), emulatorHost: nil))).withCache(.disabled)
         cachingVerifier = IDTokenVerifier(projectID: Self.project, keys: GooglePublicKeysClient(
             configuration: ClientConfiguration(transport: KeyRoute(body: jwksData), emulatorHost: nil)))
         verifier = cachingVerifier.withCache(.disabled)
@@ -129,6 +145,8 @@ final class TokenFixture: Sendable {
         _ = try await fixture.jwtKitKeys.add(jwksJSON: fixture.jwksJSON)
         let decoded = try await fixture.verifier.verify(fixture.token)
         precondition(decoded.signInSecondFactor == "totp")
+        let session = try await fixture.sessionCookieVerifier.verify(fixture.sessionCookie)
+        precondition(session.uid == decoded.uid && session.issuer.hasPrefix(TokenIssuerPrefix.sessionCookie.rawValue))
         let cached = try await fixture.cachingVerifier.verify(fixture.token)
         precondition(cached == decoded)
         precondition(fixture.openSSLVerify() && fixture.publicKey.isValidSignature(fixture.signature, for: fixture.signingInput, padding: .insecurePKCS1v1_5))

@@ -123,15 +123,20 @@ public struct FirebaseRouteProtection: Sendable {
     /// §2.1: the scheme's name in any case, one or more spaces, a non-empty
     /// token); nil for another scheme.
     public static func bearerToken(fromAuthorization header: String) -> String? {
-        let scheme = "bearer"
-        let utf8 = header.utf8
-        guard utf8.count > scheme.utf8.count,
-              zip(utf8, scheme.utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
-        let rest = header.utf8.dropFirst(scheme.utf8.count)
-        guard rest.first == UInt8(ascii: " ") else { return nil }
-        let token = Substring(rest.drop { $0 == UInt8(ascii: " ") })
-        guard !token.isEmpty, !token.contains(" ") else { return nil }
-        return String(token)
+        // On contiguous bytes: this runs on every request, and Foundation's
+        // `contains(" ")` or a generic walk of the UTF-8 view cost more than
+        // a cached verification does.
+        var header = header
+        return header.withUTF8 { bytes -> String? in
+            let scheme = "bearer".utf8, space = UInt8(ascii: " ")
+            guard bytes.count > scheme.count + 1, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }),
+                  bytes[scheme.count] == space else { return nil }
+            var start = scheme.count + 1
+            while start < bytes.count, bytes[start] == space { start += 1 }
+            let token = UnsafeBufferPointer(rebasing: bytes[start...])
+            guard !token.isEmpty, !token.contains(space) else { return nil }
+            return String(decoding: token, as: UTF8.self)
+        }
     }
 }
 
