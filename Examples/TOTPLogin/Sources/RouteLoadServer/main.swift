@@ -19,7 +19,7 @@ import Logging
 /// - `GET /revocation-uncached`: `checkRevoked` with nothing cached (every
 ///   request asks the emulator for the account).
 ///
-/// It signs up `--distinct` users at the emulator and writes their ID tokens,
+/// An emulator runs in the same process. It signs up `--distinct` users there and writes their ID tokens,
 /// one a line, to `--tokens-file` (created 0600: tokens never go on a command
 /// line), then prints `listening on http://HOST:PORT`.
 @main
@@ -35,9 +35,6 @@ struct RouteLoadServer: AsyncParsableCommand {
     @Option(help: "The port to serve on; 0 picks a free one.")
     var port = 0
 
-    @Option(help: ArgumentHelp("Use a running emulator at HOST:PORT instead of starting one in this process.", valueName: "host:port"))
-    var emulator: String?
-
     @Option(help: ArgumentHelp("Where to write the ID tokens, one a line (created with mode 0600).", valueName: "path"))
     var tokensFile: String
 
@@ -49,36 +46,21 @@ struct RouteLoadServer: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
         guard (1...100_000).contains(distinct) else { throw ValidationError("--distinct must be 1 to 100000, not \(distinct)") }
-        if let emulator, Self.address(emulator) == nil {
-            throw ValidationError("--emulator must be HOST:PORT, such as 127.0.0.1:9099, not '\(emulator)'")
-        }
-    }
-
-    static func address(_ text: String) -> (host: String, port: Int)? {
-        let parts = text.split(separator: ":")
-        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else { return nil }
-        return (String(parts[0]), port)
     }
 
     func run() async throws {
         var logger = Logger(label: "RouteLoadServer")
         logger.logLevel = .warning
-        var running: RunningEmulator?
-        let emulatorHost: String
-        if let emulator {
-            emulatorHost = emulator
-        } else {
-            let started = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: Self.projectID)).start()
-            running = started
-            emulatorHost = "\(started.host):\(started.port)"
-        }
+        // The emulator in this process: its loopback hop is what a
+        // revocation check without caching pays per request.
+        let emulator = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: Self.projectID)).start()
         do {
-            try await serve(emulatorHost: emulatorHost, logger: logger)
+            try await serve(emulatorHost: "\(emulator.host):\(emulator.port)", logger: logger)
         } catch {
-            await running?.stop()
+            await emulator.stop()
             throw error
         }
-        await running?.stop()
+        await emulator.stop()
     }
 
     func serve(emulatorHost: String, logger: Logger) async throws {
