@@ -40,11 +40,25 @@ public enum FuzzHarness {
         guard let jwt = JWTCompactForm(String(decoding: bytes, as: UTF8.self)) else { return }
         require(jwt.signingInput.count < bytes.count, "the signing input is a strict prefix")
         _ = try? JSONSerialization.jsonObject(with: jwt.payload)
+        strictReadersAgreeWithFoundation(header: jwt.header, claims: jwt.payload)
+    }
+
+    /// The verifier's strict readers (`x-strict-reader`) accept only what
+    /// Foundation's `JSONDecoder` reads, and read it the same way (they may
+    /// refuse more: duplicate names, invalid UTF-8, deep nesting).
+    static func strictReadersAgreeWithFoundation(header: Data, claims: Data) {
+        if let strict = try? JOSEHeader(strictJSON: header) {
+            require((try? JSONDecoder().decode(JOSEHeader.self, from: header)) == strict, "the strict header reader reads what JSONDecoder reads")
+        }
+        if let strict = try? IDTokenClaims(strictJSON: claims) {
+            require((try? JSONDecoder().decode(IDTokenClaims.self, from: claims)) == strict, "the strict claims reader reads what JSONDecoder reads")
+        }
     }
 
     /// Generated models decode proto3 JSON (int64 as strings, RFC 3339 times, enums).
     static func protoJSON(_ bytes: [UInt8]) {
         let data = Data(bytes)
+        strictReadersAgreeWithFoundation(header: data, claims: data)
         let decoder = JSONDecoder()
         _ = try? decoder.decode(SignInWithPasswordResponse.self, from: data)
         _ = try? decoder.decode(GetAccountInfoResponse.self, from: data)

@@ -416,7 +416,8 @@ struct OpenAPIParser {
                 )
             }
             return Schema(name: name, description: description, kind: .object(properties: properties), errorBody: errorBody,
-                          fieldMask: reader.bool("x-field-mask") ?? false, location: node.location)
+                          fieldMask: reader.bool("x-field-mask") ?? false, strictReader: reader.bool("x-strict-reader") ?? false,
+                          location: node.location)
         case "string":
             guard let values = reader.stringList("enum"), !values.isEmpty else {
                 diagnostics.error("top-level string schema '\(name)' must list its 'enum' values", at: reader.location)

@@ -131,6 +131,11 @@ struct Schema {
     /// `x-field-mask: true`: the type is updated with field masks, so the
     /// generator emits its fields' mask paths (`Type.FieldPath.name`).
     var fieldMask = false
+    /// `x-strict-reader: true`: the type is read from untrusted bytes on a
+    /// hot path (a JWT's header or claims), so the generator also emits
+    /// `init(strictJSON:)`, a pull reader over IdentityToolkit's
+    /// `StrictJSONParser` without `Codable`'s containers.
+    var strictReader = false
     var location: SourceLocation
 }
 
@@ -223,7 +228,8 @@ extension Schema {
     /// Two definitions of one name in different documents must agree; this
     /// compares everything but source locations.
     func isEquivalent(to other: Schema) -> Bool {
-        guard name == other.name, description == other.description, errorBody == other.errorBody, fieldMask == other.fieldMask else { return false }
+        guard name == other.name, description == other.description, errorBody == other.errorBody, fieldMask == other.fieldMask,
+              strictReader == other.strictReader else { return false }
         switch (kind, other.kind) {
         case let (.stringEnum(a), .stringEnum(b)): return a == b
         case let (.map(a), .map(b)): return a == b

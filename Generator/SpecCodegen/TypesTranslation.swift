@@ -4,6 +4,7 @@
 extension Translator {
     func typesFile(_ schemas: [Schema], imports: [SwiftName]) -> SwiftFile {
         let descriptions = Dictionary(schemas.map { ($0.name, $0.description) }, uniquingKeysWith: { first, _ in first })
+        let byName = Dictionary(schemas.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var declarations: [Declaration] = []
         for schema in schemas.sorted(by: { $0.name < $1.name }) {
             switch schema.kind {
@@ -22,6 +23,9 @@ extension Translator {
                 }
                 if schema.fieldMask {
                     declarations.append(.extension(fieldPathExtension(schema.name, properties)))
+                }
+                if schema.strictReader {
+                    declarations.append(.extension(strictReaderExtension(schema.name, properties, schemas: byName)))
                 }
             }
         }
@@ -43,6 +47,55 @@ extension Translator {
         return ExtensionDeclaration(extendedType: "\(name)", members: [.type(TypeDeclaration(
             doc: "The update-mask paths of this type's fields (`updateMask`), as the wire names them; a nested field is `parent + \".\" + child`.",
             access: access, kind: .enum, name: "FieldPath", members: paths))])
+    }
+
+    /// `init(strictJSON:)` (`x-strict-reader`): the members read in one pass
+    /// over the bytes, each by its wire name, unknown ones skipped, then the
+    /// memberwise initializer; never public API (the parser is `package`).
+    private func strictReaderExtension(_ name: SwiftName, _ properties: [Property], schemas: [SwiftName: Schema]) -> ExtensionDeclaration {
+        // Locals by position: no property name can clash with them or with `parser`.
+        var body: [Statement] = properties.enumerated().map { index, property in
+            .line("var field\(index): \(swiftType(property.type))? = nil")
+        }
+        var cases: [Statement] = properties.enumerated().map { index, property in
+            let value = strictRead(property.type, schemas: schemas)
+            return .switchCase("case \(literal: property.wireName):", [
+                .line(property.required ? "field\(index) = try \(value)" : "field\(index) = try parser.readNull() ? nil : \(value)"),
+            ])
+        }
+        cases.append(.switchCase("default:", [.line("try parser.skipValue()")]))
+        body.append(.bracketed(open: properties.isEmpty ? "try parser.readObject { parser, _ in" : "try parser.readObject { parser, member in",
+                               properties.isEmpty ? [.line("try parser.skipValue()")] : [.block("switch member", cases)], close: "}"))
+        for (index, property) in properties.enumerated() where property.required {
+            body.append(.line("guard let field\(index) else { throw StrictJSONParser.missing(\(literal: property.wireName)) }"))
+        }
+        body.append(.line("self.init(\(properties.enumerated().map { "\($0.element.swiftName): field\($0.offset)" }, separator: ", "))"))
+        return ExtensionDeclaration(extendedType: "\(name)", conformances: ["StrictJSONReadable"], members: [
+            .function(FunctionDeclaration(
+                doc: "Reads the value as `init(from:)` decodes it, in one pass without `Codable`'s containers (`x-strict-reader`).",
+                access: access == .public ? .package : access, kind: .initializer(failable: false),
+                parameters: [.init(label: "strictJSON", name: "parser", type: "inout StrictJSONParser")],
+                isThrowing: true, body: body)),
+        ])
+    }
+
+    /// The expression (without `try`) that reads a value of `type` from `parser`.
+    private func strictRead(_ type: TypeRef, schemas: [SwiftName: Schema]) -> Code {
+        switch type {
+        case .string: return "parser.readString()"
+        case .integer: return "parser.readInteger(Int64.self)"
+        case .bool: return "parser.readBool()"
+        case .array(let element): return "parser.readArray { parser in try \(strictRead(element, schemas: schemas)) }"
+        case .map(let value): return "parser.readMap { parser in try \(strictRead(value, schemas: schemas)) }"
+        case .reference(let name, _):
+            switch schemas[name]?.kind {
+            case .stringEnum?: return "\(name)(rawValue: parser.readString())"
+            case .map(let value)?: return strictRead(.map(value), schemas: schemas)
+            default: return "\(name)(strictJSON: &parser)"
+            }
+        // The validator admits no other type to a strict reader.
+        case .int32, .int64, .double, .dateTime, .json: return "parser.skipValue()"
+        }
     }
 
     private func enumType(_ schema: Schema, _ values: [EnumValue]) -> TypeDeclaration {

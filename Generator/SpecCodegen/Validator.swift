@@ -71,6 +71,11 @@ struct Validator {
                     let externalNames = Set(document.externalReferences.map(\.name))
                     for property in properties { checkType(property.type, of: property, in: local, externalNames: externalNames) }
                     if let paths = schema.errorBody { checkErrorBody(paths, of: schema, in: local) }
+                    if schema.strictReader {
+                        for property in properties where !property.type.isStrictlyReadable(in: local) {
+                            diagnostics.error("'\(schema.name)' has 'x-strict-reader', so its field '\(property.wireName)' must be a string, an integer (no format), a boolean, a string enum, an object schema with 'x-strict-reader', or an array or map of those", at: property.location)
+                        }
+                    }
                 }
                 if let existing = merged[schema.name] {
                     if !existing.isEquivalent(to: schema) {
@@ -159,6 +164,25 @@ extension TypeRef {
             if case .stringEnum? = schemas[name]?.kind { return true }
             return false
         case .integer, .double, .bool, .dateTime, .array, .map, .json: return false
+        }
+    }
+
+    /// Whether a strict reader reads it as `init(from:)` decodes it: JSON
+    /// strings, numbers without a proto3 format, booleans, string enums
+    /// read by name only, objects that have a strict reader themselves, and
+    /// arrays and maps of those.
+    func isStrictlyReadable(in schemas: [SwiftName: Schema]) -> Bool {
+        switch self {
+        case .string, .integer, .bool: return true
+        case .reference(let name, _):
+            switch schemas[name]?.kind {
+            case .stringEnum(let values)?: return values.allSatisfy { $0.number == nil }
+            case .object?: return schemas[name]?.strictReader == true
+            case .map(let value)?: return value.isStrictlyReadable(in: schemas)
+            case nil: return false
+            }
+        case .array(let element), .map(let element): return element.isStrictlyReadable(in: schemas)
+        case .int32, .int64, .double, .dateTime, .json: return false
         }
     }
 }

@@ -1,269 +1,29 @@
 package import Foundation
+import IdentityToolkit
 
 /// A `Decoder` for the small JSON objects of a JWT (a JOSE header, a set of
-/// claims), made for the verifier's hot path: Foundation's `JSONDecoder`
-/// was 42 % of an uncached ID-token verification, more than the RSA check.
+/// claims) that have no generated strict reader (custom-token and OAuth2
+/// assertion claims, custom claims as `JSONValue`): Foundation's
+/// `JSONDecoder` was 42 % of an uncached ID-token verification, more than
+/// the RSA check.
 ///
 /// It reads the generated `Codable` types as they are (the wire names stay
-/// in the spec), and is stricter than RFC 8259 requires: it refuses
-/// duplicate member names (RFC 7515 §4 lets a JWS parser refuse them, and a
-/// claim read one way here and another way elsewhere is a classic bypass),
-/// invalid UTF-8, nesting deeper than ``maximumDepth`` and anything after
-/// the value. Errors are `DecodingError`s with the coding path, as
-/// `JSONDecoder`'s, so callers can name the claim that failed.
+/// in the spec), over ``StrictJSONParser``'s tree: as strict as that
+/// grammar (no duplicate member names, no invalid UTF-8, no nesting deeper
+/// than ``maximumDepth``, nothing after the value). Errors are
+/// `DecodingError`s with the coding path, as `JSONDecoder`'s, so callers
+/// can name the claim that failed.
 package enum JWTJSONDecoder {
     /// The deepest nesting accepted; a JWT's claims nest two or three levels.
-    package static let maximumDepth = 32
+    package static let maximumDepth = StrictJSONParser.maximumDepth
 
     /// `T` decoded from `data`.
     package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         let root = try data.withUnsafeBytes { bytes in
-            var parser = JSONParser(bytes: bytes)
+            var parser = StrictJSONParser(bytes: bytes)
             return try parser.parseDocument()
         }
         return try T(from: NodeDecoder(node: root, codingPath: []))
-    }
-}
-
-/// A parsed JSON value.
-enum JSONNode {
-    case null
-    case bool(Bool)
-    /// The number's text, checked against the JSON grammar.
-    case number(String)
-    case string(String)
-    case array([JSONNode])
-    /// Members in order; names are unique.
-    case object([(name: String, value: JSONNode)])
-
-    var kind: String {
-        switch self {
-        case .null: return "null"
-        case .bool: return "a boolean"
-        case .number: return "a number"
-        case .string: return "a string"
-        case .array: return "an array"
-        case .object: return "an object"
-        }
-    }
-}
-
-/// A recursive-descent parser over UTF-8 bytes.
-struct JSONParser {
-    let bytes: UnsafeRawBufferPointer
-    var index = 0
-
-    init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-
-    private func corrupted(_ reason: String) -> DecodingError {
-        .dataCorrupted(.init(codingPath: [], debugDescription: "not JSON: \(reason) at byte \(index)"))
-    }
-
-    mutating func parseDocument() throws -> JSONNode {
-        let value = try parseValue(depth: 0)
-        skipWhitespace()
-        guard index == bytes.count else { throw corrupted("content after the value") }
-        return value
-    }
-
-    private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
-            default: return
-            }
-        }
-    }
-
-    private mutating func parseValue(depth: Int) throws -> JSONNode {
-        guard depth <= JWTJSONDecoder.maximumDepth else { throw corrupted("nested too deep") }
-        skipWhitespace()
-        guard index < bytes.count else { throw corrupted("unexpected end") }
-        switch bytes[index] {
-        case UInt8(ascii: "{"): return try parseObject(depth: depth)
-        case UInt8(ascii: "["): return try parseArray(depth: depth)
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
-        default: throw corrupted("unexpected character")
-        }
-    }
-
-    private mutating func expectLiteral(_ literal: StaticString) throws {
-        let count = literal.utf8CodeUnitCount
-        guard index + count <= bytes.count else { throw corrupted("unexpected end") }
-        for offset in 0..<count where bytes[index + offset] != literal.utf8Start[offset] {
-            throw corrupted("unexpected character")
-        }
-        index += count
-    }
-
-    private mutating func parseObject(depth: Int) throws -> JSONNode {
-        index += 1
-        var members: [(name: String, value: JSONNode)] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw corrupted("expected a member name") }
-            let name = try parseString()
-            // Objects of a JWT are small: a linear scan beats hashing here.
-            guard !members.contains(where: { $0.name == name }) else { throw corrupted("duplicate member name") }
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw corrupted("expected ':'") }
-            index += 1
-            members.append((name, try parseValue(depth: depth + 1)))
-            skipWhitespace()
-            guard index < bytes.count else { throw corrupted("unexpected end") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members)
-            default: throw corrupted("expected ',' or '}'")
-            }
-        }
-    }
-
-    private mutating func parseArray(depth: Int) throws -> JSONNode {
-        index += 1
-        var elements: [JSONNode] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(elements)
-        }
-        while true {
-            elements.append(try parseValue(depth: depth + 1))
-            skipWhitespace()
-            guard index < bytes.count else { throw corrupted("unexpected end") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(elements)
-            default: throw corrupted("expected ',' or ']'")
-            }
-        }
-    }
-
-    /// A string from its opening quote; escapes resolved, UTF-8 checked.
-    private mutating func parseString() throws -> String {
-        index += 1
-        let start = index
-        // The common case: no escapes, one copy; and ASCII, so nothing to
-        // validate (the generic `String(validating:)` was a sixth of a
-        // verification's decoding).
-        var ascii = true
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let text = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
-                index += 1
-                if ascii { return String(decoding: text, as: UTF8.self) }
-                guard let string = String(validating: text, as: UTF8.self) else { throw corrupted("invalid UTF-8") }
-                return string
-            }
-            if byte == UInt8(ascii: "\\") { break }
-            guard byte >= 0x20 else { throw corrupted("a control character in a string") }
-            if byte >= 0x80 { ascii = false }
-            index += 1
-        }
-        var scalars = Array(bytes[start..<index])
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                guard let string = String(validating: scalars, as: UTF8.self) else { throw corrupted("invalid UTF-8") }
-                return string
-            case UInt8(ascii: "\\"):
-                index += 1
-                guard index < bytes.count else { throw corrupted("unexpected end") }
-                let escaped = bytes[index]
-                index += 1
-                switch escaped {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(escaped)
-                case UInt8(ascii: "b"): scalars.append(0x08)
-                case UInt8(ascii: "f"): scalars.append(0x0C)
-                case UInt8(ascii: "n"): scalars.append(0x0A)
-                case UInt8(ascii: "r"): scalars.append(0x0D)
-                case UInt8(ascii: "t"): scalars.append(0x09)
-                case UInt8(ascii: "u"): scalars.append(contentsOf: try parseUnicodeEscape())
-                default: throw corrupted("an unknown escape")
-                }
-            default:
-                guard byte >= 0x20 else { throw corrupted("a control character in a string") }
-                scalars.append(byte)
-                index += 1
-            }
-        }
-        throw corrupted("an unterminated string")
-    }
-
-    /// The UTF-8 of a `\uXXXX` escape (after the `u`), a surrogate pair read whole.
-    private mutating func parseUnicodeEscape() throws -> [UInt8] {
-        var value = try parseHex4()
-        if (0xD800...0xDBFF).contains(value) {
-            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                throw corrupted("a lone surrogate")
-            }
-            index += 2
-            let low = try parseHex4()
-            guard (0xDC00...0xDFFF).contains(low) else { throw corrupted("a lone surrogate") }
-            value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
-        } else if (0xDC00...0xDFFF).contains(value) {
-            throw corrupted("a lone surrogate")
-        }
-        guard let scalar = Unicode.Scalar(value) else { throw corrupted("an invalid escape") }
-        return Array(String(Character(scalar)).utf8)
-    }
-
-    private mutating func parseHex4() throws -> UInt32 {
-        guard index + 4 <= bytes.count else { throw corrupted("unexpected end") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw corrupted("an invalid \\u escape")
-            }
-            value = value << 4 | UInt32(digit)
-            index += 1
-        }
-        return value
-    }
-
-    /// A number's text, checked against RFC 8259 §6.
-    private mutating func parseNumber() throws -> String {
-        let start = index
-        func digits() -> Int {
-            let first = index
-            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
-            return index - first
-        }
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count else { throw corrupted("unexpected end") }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-        } else {
-            guard digits() > 0 else { throw corrupted("a number without digits") }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard digits() > 0 else { throw corrupted("a fraction without digits") }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digits() > 0 else { throw corrupted("an exponent without digits") }
-        }
-        // ASCII only, so this cannot fail.
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     }
 }
 
@@ -309,9 +69,7 @@ enum NodeValue {
 
     static func integer<T: FixedWidthInteger>(_ type: T.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
         guard case .number(let text) = node else { throw mismatch(T.self, node, path()) }
-        if let value = T(text) { return value }
-        // `1e3` or `1.0`: accepted when integral and in range, as JSONDecoder does.
-        if let double = Double(text), double.rounded() == double, let value = T(exactly: double) { return value }
+        if let value = StrictJSONParser.integer(T.self, fromNumber: text) { return value }
         throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "the number does not fit \(T.self)"))
     }
 
@@ -337,7 +95,7 @@ enum NodeValue {
         var strings: [String] = []
         strings.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            strings.append(try string(element, path + [IndexKey(index: index)]))
+            strings.append(try string(element, path + [JSONCodingKey(index: index)]))
         }
         return strings
     }
@@ -347,20 +105,10 @@ enum NodeValue {
         var lists: [String: [String]] = [:]
         lists.reserveCapacity(members.count)
         for member in members {
-            lists[member.name] = try strings(member.value, path + [IndexKey(stringValue: member.name)!])
+            lists[member.name] = try strings(member.value, path + [JSONCodingKey(name: member.name)])
         }
         return lists
     }
-}
-
-/// A coding-path entry for an array index or a super decoder.
-struct IndexKey: CodingKey {
-    let stringValue: String
-    let intValue: Int?
-    init(index: Int) { stringValue = "Index \(index)"; intValue = index }
-    init?(stringValue: String) { self.stringValue = stringValue; intValue = nil }
-    init?(intValue: Int) { self.init(index: intValue) }
-    static let `super` = IndexKey(stringValue: "super")!
 }
 
 struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
@@ -436,7 +184,7 @@ struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        NodeDecoder(node: members.first { $0.name == "super" }?.value ?? .null, codingPath: codingPath + [IndexKey.super])
+        NodeDecoder(node: members.first { $0.name == "super" }?.value ?? .null, codingPath: codingPath + [JSONCodingKey.super])
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
@@ -458,7 +206,7 @@ struct UnkeyedNodeContainer: UnkeyedDecodingContainer {
     var isAtEnd: Bool { currentIndex >= elements.count }
 
     private mutating func next(_ type: Any.Type) throws -> (JSONNode, [any CodingKey]) {
-        let path = codingPath + [IndexKey(index: currentIndex)]
+        let path = codingPath + [JSONCodingKey(index: currentIndex)]
         guard !isAtEnd else { throw DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "the array has ended")) }
         defer { currentIndex += 1 }
         return (elements[currentIndex], path)

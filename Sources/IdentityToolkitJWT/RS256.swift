@@ -35,7 +35,7 @@ package struct ParsedJWT: Sendable {
     /// Splits `token` and decodes its header.
     package init(_ token: some StringProtocol) throws(JWTFailure) {
         guard let form = JWTCompactForm(token) else { throw .notCompactForm }
-        guard let header = try? JWTJSONDecoder.decode(JOSEHeader.self, from: form.header) else { throw .undecodableHeader }
+        guard let header = try? JOSEHeader(strictJSON: form.header) else { throw .undecodableHeader }
         self.form = form
         self.header = header
     }
@@ -58,8 +58,19 @@ package struct ParsedJWT: Sendable {
     /// The payload decoded as `Claims` (after the signature check, unless
     /// the caller reads unverified claims on purpose, such as an issuer to pick the key).
     package func claims<Claims: Decodable>(as type: Claims.Type) throws(JWTFailure) -> Claims {
+        try Self.decodingClaims { try JWTJSONDecoder.decode(Claims.self, from: form.payload) }
+    }
+
+    /// The payload read as `Claims` by its generated strict reader (the
+    /// verifier's hot path): the same checks and errors as the `Decodable`
+    /// path, without its tree and containers.
+    package func claims<Claims: Decodable & StrictJSONReadable>(as type: Claims.Type) throws(JWTFailure) -> Claims {
+        try Self.decodingClaims { try Claims(strictJSON: form.payload) }
+    }
+
+    private static func decodingClaims<Claims>(_ decode: () throws -> Claims) throws(JWTFailure) -> Claims {
         do {
-            return try JWTJSONDecoder.decode(Claims.self, from: form.payload)
+            return try decode()
         } catch let error as DecodingError {
             throw .undecodableClaims(error)
         } catch {

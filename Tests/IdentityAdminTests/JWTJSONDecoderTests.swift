@@ -114,3 +114,115 @@ import Testing
         #expect(agreed > 0)
     }
 }
+
+/// The verifier's hot path reads the header and claims with their generated
+/// strict readers (`x-strict-reader`): they must read what `JWTJSONDecoder`
+/// and Foundation read, refuse what `JWTJSONDecoder` refuses, and name the
+/// claim that failed the same way.
+@Suite struct StrictClaimsReaderTests {
+    static let claims = JWTJSONDecoderTests.claims
+
+    /// Both readers of the claims, as one outcome: the value, or nil when refused.
+    static func outcomes(_ text: String) -> (strict: IDTokenClaims?, tree: IDTokenClaims?, foundation: IDTokenClaims?) {
+        let data = Data(text.utf8)
+        return (try? IDTokenClaims(strictJSON: data), try? JWTJSONDecoder.decode(IDTokenClaims.self, from: data),
+                try? JSONDecoder().decode(IDTokenClaims.self, from: data))
+    }
+
+    @Test func claimsAndHeaderReadAsWithFoundation() throws {
+        let data = Data(Self.claims.utf8)
+        #expect(try IDTokenClaims(strictJSON: data) == JSONDecoder().decode(IDTokenClaims.self, from: data))
+        let header = Data(#"{"alg":"RS256","kid":"k\u0031","typ":"JWT","x5u":null}"#.utf8)
+        #expect(try JOSEHeader(strictJSON: header) == JOSEHeader(alg: .rs256, typ: "JWT", kid: "k1"))
+    }
+
+    /// What a forger tries: each is refused by both JWT readers.
+    @Test(arguments: [
+        (#""sub":"u1","#, #""sub":"u1","sub":"admin","#),                      // a duplicate claim
+        (#""sub":"u1","#, #""sub":"u1","s\u0075b":"admin","#),                 // the same, escaped
+        (#""role":["#, #""role":1,"role":["#),                                  // a duplicate unknown claim
+        (#""tenant":"t-1""#, #""tenant":"t-1","tenant":null"#),                 // a duplicate in a nested object
+        (#""role":["#, #""x":"\ud800","role":["#),                              // a lone surrogate, in a skipped claim
+        (#""role":["#, #""x":01,"role":["#),                                    // a bad number, in a skipped claim
+        (#""role":["#, "\"x\":" + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + ",\"role\":["),
+        (#""exp":1800003600"#, #""exp":1800003600.5"#),                         // a time that is not whole
+        (#""exp":1800003600"#, #""exp":"1800003600""#),                         // a time as a string
+    ])
+    func forgedClaimsAreRefused(original: String, forged: String) {
+        let text = Self.claims.replacingOccurrences(of: original, with: forged)
+        #expect(text != Self.claims)
+        let (strict, tree, _) = Self.outcomes(text)
+        #expect(strict == nil, "\(forged)")
+        #expect(tree == nil, "\(forged)")
+    }
+
+    @Test func invalidUTF8AndTrailingContentAreRefused() {
+        var bytes = Array(Self.claims.utf8)
+        let at = bytes.firstIndex(of: UInt8(ascii: "@"))!
+        bytes[at] = 0xC3
+        #expect(throws: DecodingError.self) { try IDTokenClaims(strictJSON: Data(bytes)) }
+        #expect(throws: DecodingError.self) { try IDTokenClaims(strictJSON: Data((Self.claims + " {}").utf8)) }
+    }
+
+    /// The verifier's message names the claim from the coding path: the same as the tree decoder's.
+    @Test func errorsNameTheClaimAsTheTreeDecoderDoes() {
+        let variants = [
+            Self.claims.replacingOccurrences(of: #""sign_in_provider":"password""#, with: #""sign_in_provider":5"#),
+            Self.claims.replacingOccurrences(of: #""sign_in_provider":"password","#, with: ""),
+            Self.claims.replacingOccurrences(of: #""sub":"u1","#, with: ""),
+            Self.claims.replacingOccurrences(of: #""sub":"u1","#, with: #""sub":null,"#),
+            Self.claims.replacingOccurrences(of: #"["ada@example.com"]"#, with: #"["ada@example.com",5]"#),
+        ]
+        func described(_ error: Error) -> String {
+            switch error as? DecodingError {
+            case .keyNotFound(let key, let context)?: return "missing \((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))"
+            case .typeMismatch(_, let context)?: return "type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+            case .valueNotFound(_, let context)?: return "null at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+            default: return "other: \(error)"
+            }
+        }
+        let expected = ["type at firebase.sign_in_provider", "missing firebase.sign_in_provider", "missing sub", "null at sub",
+                        "type at firebase.identities.email.Index 1"]
+        for (text, expected) in zip(variants, expected) {
+            let data = Data(text.utf8)
+            #expect(throws: (any Error).self) { try IDTokenClaims(strictJSON: data) }
+            #expect(throws: (any Error).self) { try JWTJSONDecoder.decode(IDTokenClaims.self, from: data) }
+            do { _ = try IDTokenClaims(strictJSON: data) } catch { #expect(described(error) == expected) }
+            do { _ = try JWTJSONDecoder.decode(IDTokenClaims.self, from: data) } catch { #expect(described(error) == expected) }
+        }
+    }
+
+    /// Random edits of a real claims set: the strict reader and the tree
+    /// decoder agree on every one (both refuse, or both read the same
+    /// claims), and what they read is what Foundation reads.
+    @Test func randomEditsAgreeWithTheTreeDecoderAndFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        let original = Array(Self.claims.utf8)
+        let inserts: [[UInt8]] = [",", "\"", "{", "}", "[", "]", ":", "null", "1", "-", "e", "\\", "\\u0041", " ", "\"sub\":\"x\",", "\u{7f}"]
+            .map { Array($0.utf8) } + [[0xC3], [0x00]]
+        var accepted = 0
+        for _ in 0..<3_000 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let at = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes.remove(at: at)
+                case 1: bytes.insert(contentsOf: inserts.randomElement(using: &generator)!, at: at)
+                default: bytes[at] = inserts.randomElement(using: &generator)!.first!
+                }
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard String(validating: bytes, as: UTF8.self) != nil else {
+                #expect((try? IDTokenClaims(strictJSON: Data(bytes))) == nil)
+                continue
+            }
+            let (strict, tree, foundation) = Self.outcomes(text)
+            #expect(strict == tree, "\(text)")
+            if let strict {
+                accepted += 1
+                #expect(strict == foundation, "\(text)")
+            }
+        }
+        #expect(accepted > 0)
+    }
+}

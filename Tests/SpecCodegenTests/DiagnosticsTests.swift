@@ -29,6 +29,33 @@ import Testing
         #expect(failures(spec) == ["api.yaml:20:23: error: unknown reference '#/components/schemas/Missing'"])
     }
 
+    /// `x-strict-reader` takes only what its reader reads as `init(from:)` decodes:
+    /// a proto3 number, a date, free JSON or an object without a reader of its own is an error at the field.
+    @Test func strictReaderFieldsItCannotRead() {
+        let spec = document(schemas: """
+                Claims:
+                  type: object
+                  description: C.
+                  x-strict-reader: true
+                  properties:
+                    fine: {type: string, description: F.}
+                    serial: {type: integer, format: int64, description: S.}
+                    other: {$ref: '#/components/schemas/Plain'}
+                    extra: {type: object, additionalProperties: true, description: E.}
+                Plain:
+                  type: object
+                  description: P.
+                  properties:
+                    note: {type: string, description: N.}
+            """)
+        let rule = "must be a string, an integer (no format), a boolean, a string enum, an object schema with 'x-strict-reader', or an array or map of those"
+        #expect(failures(spec) == [
+            "api.yaml:22:17: error: 'Claims' has 'x-strict-reader', so its field 'serial' \(rule)",
+            "api.yaml:23:16: error: 'Claims' has 'x-strict-reader', so its field 'other' \(rule)",
+            "api.yaml:24:16: error: 'Claims' has 'x-strict-reader', so its field 'extra' \(rule)",
+        ])
+    }
+
     @Test func sinceOnARequiredField() {
         let spec = document(schemas: """
                 Thing:

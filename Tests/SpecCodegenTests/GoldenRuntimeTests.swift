@@ -26,6 +26,42 @@ import Testing
         #expect(encoded == #"{"color":"DEEP_RED","created_at":"2024-05-01T12:00:00.250Z","default":"d","marker":{},"name":"w","parts":[{"id":"p"}],"serial":"12345678901234","size":7}"#)
     }
 
+    /// `x-strict-reader`: the generated pull reader gives what `JSONDecoder`
+    /// gives (odd and keyword names, nested readers, arrays, maps, enums, null
+    /// as absence, unknown members skipped) and names the member that failed.
+    @Test func strictReadersReadAsCodableDecodes() throws {
+        let documents = [
+            #"{"default":"d","quote\"d":"q","count":1e3,"flag":false,"kind":"self","stub":{"note":"n","x":[1,{"y":null}]},"#
+                + #""stubs":[{},{"note":null}],"by_kind":{"a":["x","é"],"b":[]},"labels":{"k":"v"},"unknown":{"deep":[true]}}"#,
+            #"{"count":-7,"stub":{},"default":"\u00e9","flag":null,"kind":null,"stubs":null,"by_kind":null,"labels":null}"#,
+        ]
+        for json in documents {
+            let data = Data(json.utf8)
+            #expect(try Ticket(strictJSON: data) == JSONDecoder().decode(Ticket.self, from: data), "\(json)")
+        }
+        func failure(_ json: String) -> DecodingError? {
+            do {
+                _ = try Ticket(strictJSON: Data(json.utf8))
+                return nil
+            } catch {
+                return error as? DecodingError
+            }
+        }
+        guard case .keyNotFound(let key, let context)? = failure(#"{"default":"d","stub":{}}"#) else { Issue.record("no keyNotFound"); return }
+        #expect(key.stringValue == "count" && context.codingPath.isEmpty)
+        guard case .typeMismatch(_, let mismatch)? = failure(#"{"default":"d","count":1,"stub":{},"stubs":[{"note":5}]}"#) else {
+            Issue.record("no typeMismatch"); return
+        }
+        #expect(mismatch.codingPath.map(\.stringValue) == ["stubs", "Index 0", "note"])
+        guard case .valueNotFound? = failure(#"{"default":null,"count":1,"stub":{}}"#) else { Issue.record("null read as a value"); return }
+        // Refused where Codable's reader would pick one of two: a duplicate, however it is escaped.
+        for json in [#"{"default":"a","default":"b","count":1,"stub":{}}"#, #"{"default":"a","d\u0065fault":"b","count":1,"stub":{}}"#,
+                     #"{"default":"a","count":1,"stub":{},"u":1,"u":2}"#, #"{"default":"a","count":1,"stub":{}} x"#,
+                     #"{"default":"a","count":1.5,"stub":{}}"#, #"{"default":"a","count":9223372036854775808,"stub":{}}"#] {
+            #expect(failure(json) != nil, "\(json)")
+        }
+    }
+
     @Test func missingRequiredFieldsFailToDecode() {
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(Widget.self, from: Data(#"{"name":"w"}"#.utf8))

@@ -1,6 +1,7 @@
 import Foundation
 public import IdentityToolkit
 import IdentityToolkitJWT
+import _CryptoExtras
 
 /// Verifies Firebase ID tokens, or session cookies, as Google documents it,
 /// for one project (and optionally one tenant): RS256 only, `kid` among the
@@ -135,7 +136,9 @@ public struct IDTokenVerifier: Sendable {
         }
         guard jwt.header.alg == .rs256 else { throw .unsupportedAlgorithm(jwt.header.alg.rawValue) }
         guard let kid = jwt.header.kid, !kid.isEmpty else { throw .malformed("the header has no kid") }
-        guard jwt.hasValidSignature(try await keys.key(for: kid)) else { throw .badSignature }
+        let key: _RSA.Signing.PublicKey
+        if let fresh = keys.freshKey(for: kid) { key = fresh } else { key = try await keys.key(for: kid) }
+        guard jwt.hasValidSignature(key) else { throw .badSignature }
         let claims: IDTokenClaims
         do {
             claims = try jwt.claims(as: IDTokenClaims.self)

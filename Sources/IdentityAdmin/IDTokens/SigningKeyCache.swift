@@ -78,6 +78,17 @@ package final class SigningKeyCache: Sendable {
         self.fetch = fetch
     }
 
+    /// The key named `kid` when the set holds it and has not expired: the
+    /// common case, answered without an `async` call or a copy of the
+    /// state; nil sends the caller to ``key(for:)``.
+    package func freshKey(for kid: String) -> _RSA.Signing.PublicKey? {
+        let time = now()
+        return state.withLock { state in
+            guard let keySet = state.keySet, time < keySet.expiresAt else { return nil }
+            return keySet.keys[kid]
+        }
+    }
+
     /// The key named `kid`.
     package func key(for kid: String) async throws(TokenVerificationError) -> _RSA.Signing.PublicKey {
         let time = now()

@@ -16,8 +16,13 @@ package struct JWTCompactForm: Sendable, Hashable {
     package let payload: Data
     /// The decoded signature.
     package let signature: Data
-    /// `header.payload` as sent: the bytes the signature covers.
-    package let signingInput: Data
+    /// The token's bytes; the signing input is their start.
+    private let bytes: [UInt8]
+    private let signingInputEnd: Int
+
+    /// `header.payload` as sent: the bytes the signature covers (a slice of
+    /// the token's one copy, not a second copy).
+    package var signingInput: ArraySlice<UInt8> { bytes[..<signingInputEnd] }
 
     /// Splits and decodes `token`; nil unless it is exactly three valid
     /// base64url parts (header and payload non-empty) within ``maximumLength``.
@@ -36,6 +41,7 @@ package struct JWTCompactForm: Sendable, Hashable {
         self.header = header
         self.payload = payload
         self.signature = signature
-        signingInput = Data(bytes[..<second])
+        self.bytes = bytes
+        signingInputEnd = second
     }
 }

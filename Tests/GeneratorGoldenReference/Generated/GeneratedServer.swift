@@ -144,6 +144,26 @@ extension OddRequest {
     }
 }
 
+extension Ticket {
+    /// The wire path of the first field whose value the spec's enum does not list, if any.
+    func firstUnknownValue(at path: String) -> String? {
+        if let value = self.kind {
+            if !value.rawValue.isEmpty, !OddKind.allKnownValues.contains(value) {
+                return path + "kind"
+            }
+        }
+        return nil
+    }
+
+    /// Self, or 400 `INVALID_ARGUMENT` naming a field whose value the spec does not list.
+    func checkedKnownValues() throws -> Self {
+        if let field = firstUnknownValue(at: "") {
+            throw APIServerError.undecodableRequest("invalid value for \(field)")
+        }
+        return self
+    }
+}
+
 extension Widget {
     /// The wire path of the first field whose value the spec's enum does not list, if any.
     func firstUnknownValue(at path: String) -> String? {

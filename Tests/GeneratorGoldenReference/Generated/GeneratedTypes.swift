@@ -284,6 +284,181 @@ public struct Part: Codable, Hashable, Sendable {
     }
 }
 
+/// Read from untrusted bytes: a strict reader beside Codable, with odd names and every shape it takes.
+public struct Ticket: Codable, Hashable, Sendable {
+    /// A keyword as a field name.
+    public var `default`: String
+
+    /// A wire name with a quote.
+    public var quoted: String?
+
+    /// A JSON number.
+    public var count: Int64
+
+    /// A boolean.
+    public var flag: Bool?
+
+    /// Enum values that are keywords or odd.
+    public var kind: OddKind?
+
+    /// A nested object with a strict reader, and none of its own members required.
+    public var stub: TicketStub
+
+    /// Nested objects in an array.
+    public var stubs: [TicketStub]?
+
+    /// Lists by name.
+    public var byKind: [String: [String]]?
+
+    /// Labels by widget name.
+    public var labels: Labels?
+
+    /// Creates a value; optional fields default to absent.
+    public init(
+        `default`: String,
+        quoted: String? = nil,
+        count: Int64,
+        flag: Bool? = nil,
+        kind: OddKind? = nil,
+        stub: TicketStub,
+        stubs: [TicketStub]? = nil,
+        byKind: [String: [String]]? = nil,
+        labels: Labels? = nil
+    ) {
+        self.default = `default`
+        self.quoted = quoted
+        self.count = count
+        self.flag = flag
+        self.kind = kind
+        self.stub = stub
+        self.stubs = stubs
+        self.byKind = byKind
+        self.labels = labels
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case `default`
+        case quoted = "quote\"d"
+        case count
+        case flag
+        case kind
+        case stub
+        case stubs
+        case byKind = "by_kind"
+        case labels
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.default = try container.decode(String.self, forKey: .default)
+        self.quoted = try container.decodeIfPresent(String.self, forKey: .quoted)
+        self.count = try container.decode(Int64.self, forKey: .count)
+        self.flag = try container.decodeIfPresent(Bool.self, forKey: .flag)
+        self.kind = try container.decodeIfPresent(OddKind.self, forKey: .kind)
+        self.stub = try container.decode(TicketStub.self, forKey: .stub)
+        self.stubs = try container.decodeIfPresent([TicketStub].self, forKey: .stubs)
+        self.byKind = try container.decodeIfPresent([String: [String]].self, forKey: .byKind)
+        self.labels = try container.decodeIfPresent(Labels.self, forKey: .labels)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.default, forKey: .default)
+        try container.encodeIfPresent(self.quoted, forKey: .quoted)
+        try container.encode(self.count, forKey: .count)
+        try container.encodeIfPresent(self.flag, forKey: .flag)
+        try container.encodeIfPresent(self.kind, forKey: .kind)
+        try container.encode(self.stub, forKey: .stub)
+        try container.encodeIfPresent(self.stubs, forKey: .stubs)
+        try container.encodeIfPresent(self.byKind, forKey: .byKind)
+        try container.encodeIfPresent(self.labels, forKey: .labels)
+    }
+}
+
+extension Ticket: StrictJSONReadable {
+    /// Reads the value as `init(from:)` decodes it, in one pass without `Codable`'s containers (`x-strict-reader`).
+    package init(strictJSON parser: inout StrictJSONParser) throws {
+        var field0: String? = nil
+        var field1: String? = nil
+        var field2: Int64? = nil
+        var field3: Bool? = nil
+        var field4: OddKind? = nil
+        var field5: TicketStub? = nil
+        var field6: [TicketStub]? = nil
+        var field7: [String: [String]]? = nil
+        var field8: Labels? = nil
+        try parser.readObject { parser, member in
+            switch member {
+            case "default":
+                field0 = try parser.readString()
+            case "quote\"d":
+                field1 = try parser.readNull() ? nil : parser.readString()
+            case "count":
+                field2 = try parser.readInteger(Int64.self)
+            case "flag":
+                field3 = try parser.readNull() ? nil : parser.readBool()
+            case "kind":
+                field4 = try parser.readNull() ? nil : OddKind(rawValue: parser.readString())
+            case "stub":
+                field5 = try TicketStub(strictJSON: &parser)
+            case "stubs":
+                field6 = try parser.readNull() ? nil : parser.readArray { parser in try TicketStub(strictJSON: &parser) }
+            case "by_kind":
+                field7 = try parser.readNull() ? nil : parser.readMap { parser in try parser.readArray { parser in try parser.readString() } }
+            case "labels":
+                field8 = try parser.readNull() ? nil : parser.readMap { parser in try parser.readString() }
+            default:
+                try parser.skipValue()
+            }
+        }
+        guard let field0 else { throw StrictJSONParser.missing("default") }
+        guard let field2 else { throw StrictJSONParser.missing("count") }
+        guard let field5 else { throw StrictJSONParser.missing("stub") }
+        self.init(`default`: field0, quoted: field1, count: field2, flag: field3, kind: field4, stub: field5, stubs: field6, byKind: field7, labels: field8)
+    }
+}
+
+/// A nested object with a strict reader, and none of its own members required.
+public struct TicketStub: Codable, Hashable, Sendable {
+    /// A note.
+    public var note: String?
+
+    /// Creates a value; optional fields default to absent.
+    public init(note: String? = nil) {
+        self.note = note
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case note
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.note = try container.decodeIfPresent(String.self, forKey: .note)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(self.note, forKey: .note)
+    }
+}
+
+extension TicketStub: StrictJSONReadable {
+    /// Reads the value as `init(from:)` decodes it, in one pass without `Codable`'s containers (`x-strict-reader`).
+    package init(strictJSON parser: inout StrictJSONParser) throws {
+        var field0: String? = nil
+        try parser.readObject { parser, member in
+            switch member {
+            case "note":
+                field0 = try parser.readNull() ? nil : parser.readString()
+            default:
+                try parser.skipValue()
+            }
+        }
+        self.init(note: field0)
+    }
+}
+
 /// A widget.
 public struct Widget: Codable, Hashable, Sendable {
     /// The widget's name.
