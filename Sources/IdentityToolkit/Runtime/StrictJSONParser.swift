@@ -58,7 +58,7 @@ package struct StrictJSONParser {
 
     /// The whole input as one value, with nothing after it.
     package mutating func parseDocument() throws -> JSONNode {
-        let value = try parseValue(depth: 0)
+        let value = try parseValue()
         skipWhitespace()
         guard index == bytes.count else { throw corrupted("content after the value") }
         return value
@@ -73,13 +73,17 @@ package struct StrictJSONParser {
         }
     }
 
-    private mutating func parseValue(depth: Int) throws -> JSONNode {
-        guard depth <= Self.maximumDepth else { throw corrupted("nested too deep") }
+    /// One value as a tree; objects and arrays through the pull readers,
+    /// so that both ways of reading share one grammar (and one depth bound).
+    private mutating func parseValue() throws -> JSONNode {
         skipWhitespace()
         guard index < bytes.count else { throw corrupted("unexpected end") }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return try parseObject(depth: depth)
-        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "{"):
+            var members: [(name: String, value: JSONNode)] = []
+            try readObject { parser, name in members.append((name.string, try parser.parseValue())) }
+            return .object(members)
+        case UInt8(ascii: "["): return .array(try readArray { try $0.parseValue() })
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
         case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
@@ -96,54 +100,6 @@ package struct StrictJSONParser {
             throw corrupted("unexpected character")
         }
         index += count
-    }
-
-    private mutating func parseObject(depth: Int) throws -> JSONNode {
-        index += 1
-        var members: [(name: String, value: JSONNode)] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw corrupted("expected a member name") }
-            let name = try parseString()
-            // Objects of a JWT are small: a linear scan beats hashing here.
-            guard !members.contains(where: { $0.name == name }) else { throw corrupted("duplicate member name") }
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw corrupted("expected ':'") }
-            index += 1
-            members.append((name, try parseValue(depth: depth + 1)))
-            skipWhitespace()
-            guard index < bytes.count else { throw corrupted("unexpected end") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members)
-            default: throw corrupted("expected ',' or '}'")
-            }
-        }
-    }
-
-    private mutating func parseArray(depth: Int) throws -> JSONNode {
-        index += 1
-        var elements: [JSONNode] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(elements)
-        }
-        while true {
-            elements.append(try parseValue(depth: depth + 1))
-            skipWhitespace()
-            guard index < bytes.count else { throw corrupted("unexpected end") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(elements)
-            default: throw corrupted("expected ',' or ']'")
-            }
-        }
     }
 
     /// A string from its opening quote; escapes resolved, UTF-8 checked.
@@ -446,7 +402,7 @@ package struct StrictJSONParser {
     /// Reads any value and drops it (a member the reader does not know),
     /// with the same checks as every other value.
     package mutating func skipValue() throws {
-        _ = try parseValue(depth: depth)
+        _ = try parseValue()
     }
 
     /// Throws unless nothing but whitespace is left (after the top-level value).
