@@ -226,8 +226,6 @@ package struct StrictJSONParser {
         return start..<index
     }
 
-
-
     // MARK: Pull readers (no tree)
 
     /// Reads an object, calling `member` with each member's name; `member`
@@ -242,8 +240,8 @@ package struct StrictJSONParser {
             index += 1
             return
         }
-        // The names so far, as ranges of the input: no string is made for a
-        // name the reader knows (a JWT's objects are small: a linear scan).
+        // The names so far, as the input spells them: no string is made for
+        // a name the reader knows (a JWT's objects are small: a linear scan).
         var names: [MemberName] = []
         names.reserveCapacity(16)
         while true {
