@@ -38,7 +38,12 @@ public enum FuzzHarness {
 
     static func jwtCompactForm(_ bytes: [UInt8]) {
         guard let jwt = JWTCompactForm(String(decoding: bytes, as: UTF8.self)) else { return }
-        require(jwt.signingInput.count < bytes.count, "the signing input is a strict prefix")
+        jwt.withSigningInput { input in
+            require(input.count < bytes.count && input.elementsEqual(bytes.prefix(input.count)), "the signing input is a strict prefix")
+        }
+        // The three parts share one buffer: each must be what its text decodes to alone.
+        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map { Data(base64URLEncodedUTF8: $0) }
+        require(parts.count == 3 && parts[0] == jwt.header && parts[1] == jwt.payload && parts[2] == jwt.signature, "each part decodes as it does alone")
         _ = try? JSONSerialization.jsonObject(with: jwt.payload)
         strictReadersAgreeWithFoundation(header: jwt.header, claims: jwt.payload)
     }

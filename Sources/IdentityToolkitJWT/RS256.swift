@@ -33,7 +33,7 @@ package struct ParsedJWT: Sendable {
     package let header: JOSEHeader
 
     /// Splits `token` and decodes its header.
-    package init(_ token: some StringProtocol) throws(JWTFailure) {
+    package init(_ token: String) throws(JWTFailure) {
         guard let form = JWTCompactForm(token) else { throw .notCompactForm }
         guard let header = try? JOSEHeader(strictJSON: form.header) else { throw .undecodableHeader }
         self.form = form
@@ -47,7 +47,8 @@ package struct ParsedJWT: Sendable {
 
     /// Whether the RS256 signature verifies with `key` (the header's `alg` is the caller's check).
     package func hasValidSignature(_ key: _RSA.Signing.PublicKey) -> Bool {
-        key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: form.signature), for: form.signingInput, padding: .insecurePKCS1v1_5)
+        let signature = _RSA.Signing.RSASignature(rawRepresentation: form.signature)
+        return form.withSigningInput { key.isValidSignature(signature, for: $0, padding: .insecurePKCS1v1_5) }
     }
 
     /// Throws unless the RS256 signature verifies with `key`.

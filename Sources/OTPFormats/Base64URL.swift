@@ -99,59 +99,82 @@ extension Data {
         self.init(bytes)
     }
 
-    /// The bytes of unpadded base64 symbols under `values` (6-bit value or
-    /// 0xFF per ASCII byte); nil for a symbol outside it, a lone trailing
-    /// symbol, or non-zero leftover bits (a non-canonical spelling).
-    ///
-    /// Four symbols at a time into a buffer of the exact size: the symbol
-    /// by symbol loop with appends was a tenth of an ID-token verification.
+    /// The bytes of unpadded base64 symbols under `values`; nil as
+    /// ``Base64URL/decode(_:values:into:)`` says.
     private static func decodeBase64(_ symbols: ArraySlice<UInt8>, values: [UInt8]) -> [UInt8]? {
-        let tail = symbols.count % 4
-        guard tail != 1 else { return nil }
-        let length = symbols.count / 4 * 3 + (tail == 0 ? 0 : tail - 1)
+        guard let length = Base64URL.decodedCount(symbols: symbols.count) else { return nil }
         var valid = true
         let bytes = [UInt8](unsafeUninitializedCapacity: length) { output, initialized in
             values.withUnsafeBufferPointer { table in
                 symbols.withUnsafeBufferPointer { input in
-                    // Each value is 0...63 or 0xFF: OR-ing them all flags any invalid symbol at the end.
-                    var seen: UInt8 = 0
-                    var read = 0
-                    var written = 0
-                    while read + 4 <= input.count {
-                        let a = table[Int(input[read])], b = table[Int(input[read + 1])]
-                        let c = table[Int(input[read + 2])], d = table[Int(input[read + 3])]
-                        seen |= a | b | c | d
-                        let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                        output[written] = UInt8(truncatingIfNeeded: group >> 16)
-                        output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
-                        output[written + 2] = UInt8(truncatingIfNeeded: group)
-                        read += 4
-                        written += 3
-                    }
-                    switch tail {
-                    case 2:
-                        let a = table[Int(input[read])], b = table[Int(input[read + 1])]
-                        seen |= a | b
-                        // 12 bits carry 8: the last 4 must be zero.
-                        if b & 0x0F != 0 { valid = false }
-                        output[written] = a << 2 | b >> 4
-                        written += 1
-                    case 3:
-                        let a = table[Int(input[read])], b = table[Int(input[read + 1])], c = table[Int(input[read + 2])]
-                        seen |= a | b | c
-                        // 18 bits carry 16: the last 2 must be zero.
-                        if c & 0x03 != 0 { valid = false }
-                        output[written] = a << 2 | b >> 4
-                        output[written + 1] = b << 4 | c >> 2
-                        written += 2
-                    default:
-                        break
-                    }
-                    if seen & 0xC0 != 0 { valid = false }
-                    initialized = written
+                    valid = Base64URL.decode(input, values: table, into: UnsafeMutableRawBufferPointer(output))
                 }
             }
+            initialized = length
         }
         return valid ? bytes : nil
+    }
+}
+
+/// The decoding core over memory the caller owns, so that a JWT's three
+/// parts can be decoded into one buffer (``JWTCompactForm`` in IdentityToolkit).
+package enum Base64URL {
+    /// How many bytes `symbols` unpadded symbols decode to; nil for a
+    /// count no encoding has (a lone trailing symbol).
+    package static func decodedCount(symbols: Int) -> Int? {
+        let tail = symbols % 4
+        guard tail != 1 else { return nil }
+        return symbols / 4 * 3 + (tail == 0 ? 0 : tail - 1)
+    }
+
+    /// Decodes strict base64url `symbols` into `output`, which holds
+    /// exactly ``decodedCount(symbols:)`` bytes; false for a symbol outside
+    /// the URL alphabet, or non-zero leftover bits (a non-canonical spelling).
+    package static func decodeStrict(_ symbols: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableRawBufferPointer) -> Bool {
+        Base64URLAlphabet.strictValues.withUnsafeBufferPointer { decode(symbols, values: $0, into: output) }
+    }
+
+    /// Decodes `input` under `values` (6-bit value or 0xFF per ASCII byte)
+    /// into `output` (exactly ``decodedCount(symbols:)`` bytes); false for
+    /// a symbol outside it or non-zero leftover bits.
+    ///
+    /// Four symbols at a time: the symbol by symbol loop with appends was a
+    /// tenth of an ID-token verification.
+    static func decode(_ input: UnsafeBufferPointer<UInt8>, values table: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableRawBufferPointer) -> Bool {
+        precondition(decodedCount(symbols: input.count) == output.count, "the output holds exactly the decoded bytes")
+        // Each value is 0...63 or 0xFF: OR-ing them all flags any invalid symbol at the end.
+        var seen: UInt8 = 0
+        var read = 0
+        var written = 0
+        var valid = true
+        while read + 4 <= input.count {
+            let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+            let c = table[Int(input[read + 2])], d = table[Int(input[read + 3])]
+            seen |= a | b | c | d
+            let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+            output[written] = UInt8(truncatingIfNeeded: group >> 16)
+            output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+            output[written + 2] = UInt8(truncatingIfNeeded: group)
+            read += 4
+            written += 3
+        }
+        switch input.count - read {
+        case 2:
+            let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+            seen |= a | b
+            // 12 bits carry 8: the last 4 must be zero.
+            if b & 0x0F != 0 { valid = false }
+            output[written] = a << 2 | b >> 4
+        case 3:
+            let a = table[Int(input[read])], b = table[Int(input[read + 1])], c = table[Int(input[read + 2])]
+            seen |= a | b | c
+            // 18 bits carry 16: the last 2 must be zero.
+            if c & 0x03 != 0 { valid = false }
+            output[written] = a << 2 | b >> 4
+            output[written + 1] = b << 4 | c >> 2
+        default:
+            break
+        }
+        return valid && seen & 0xC0 == 0
     }
 }

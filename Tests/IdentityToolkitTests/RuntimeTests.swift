@@ -286,6 +286,62 @@ final class Counter: @unchecked Sendable {
     }
 }
 
+/// The compact form decodes its three parts into one buffer and reads the
+/// signing input in place: the parts must still be what each part decodes
+/// to on its own, and every malformed part must still refuse the token.
+@Suite struct JWTCompactFormTests {
+    /// Parts of every length modulo 3 (so every kind of tail), with bytes
+    /// whose encodings use the whole alphabet.
+    @Test func partsAndSigningInputAreEachPartsOwn() throws {
+        var generator = SystemRandomNumberGenerator()
+        for headerLength in 1...7 {
+            for payloadLength in [1, 2, 3, 4, 5, 200, 701] {
+                for signatureLength in [0, 1, 2, 256] {
+                    let parts = [headerLength, payloadLength, signatureLength].map { count in
+                        Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+                    }
+                    let encoded = parts.map(\.base64URLEncoded)
+                    let form = try #require(JWTCompactForm(encoded.joined(separator: ".")))
+                    #expect(form.header == parts[0] && form.payload == parts[1] && form.signature == parts[2])
+                    #expect(Array(form.payload) == Array(parts[1]), "the payload reads as a Data of its own")
+                    #expect(form.payload.startIndex == 0)
+                    form.withSigningInput { #expect(Array($0) == Array("\(encoded[0]).\(encoded[1])".utf8)) }
+                }
+            }
+        }
+    }
+
+    @Test func aSubstringsTokenIsReadAsItsOwnText() throws {
+        let token = "xx" + [Data("{}".utf8), Data("{\"a\":1}".utf8), Data([1, 2, 3])].map(\.base64URLEncoded).joined(separator: ".") + "yy"
+        let form = try #require(JWTCompactForm(String(token.dropFirst(2).dropLast(2))))
+        #expect(form.payload == Data("{\"a\":1}".utf8))
+        form.withSigningInput { #expect(String(decoding: $0, as: UTF8.self) == token.dropFirst(2).split(separator: ".").prefix(2).joined(separator: ".")) }
+    }
+
+    /// Each part malformed in turn (a lone symbol, a symbol outside the
+    /// alphabet, leftover bits, padding), and the shapes that are not three parts.
+    @Test func everyMalformedPartRefusesTheToken() {
+        let good = ["eyJhIjoxfQ", "eyJiIjoyfQ", "AQID"]
+        for index in 0..<3 {
+            for bad in ["eyJhIjoxf", "eyJh*joxfQ", "eyJhIjoxfR", "eyJhIjoxfQ==", "eyJh IjoxfQ", "é"] {
+                var parts = good
+                parts[index] = bad
+                #expect(JWTCompactForm(parts.joined(separator: ".")) == nil, "part \(index): \(bad)")
+            }
+        }
+        #expect(JWTCompactForm(good.joined(separator: ".")) != nil)
+        #expect(JWTCompactForm(good.joined(separator: ".") + ".") == nil)
+        #expect(JWTCompactForm(good.prefix(2).joined(separator: ".")) == nil)
+        #expect(JWTCompactForm(".\(good[1]).\(good[2])") == nil)
+        #expect(JWTCompactForm("\(good[0])..\(good[2])") == nil)
+        #expect(JWTCompactForm("\(good[0]).\(good[1]).") != nil, "an empty signature is a shape the signature check refuses")
+        #expect(JWTCompactForm("") == nil)
+        #expect(JWTCompactForm("..") == nil)
+        let long = String(repeating: "A", count: JWTCompactForm.maximumLength)
+        #expect(JWTCompactForm("\(good[0]).\(good[1]).\(long)") == nil)
+    }
+}
+
 @Suite struct HostAndPortTests {
     @Test(arguments: ["127.0.0.1:9099", "localhost:1", "[::1]:65535", "emulator.internal:8080"])
     func accepted(text: String) {
