@@ -156,6 +156,29 @@ import Testing
         #expect(tree == nil, "\(forged)")
     }
 
+    /// An object's first 16 names are kept on the stack for the duplicate
+    /// check and the rest in an array: a duplicate is refused wherever its
+    /// two names fall, and many distinct names read as Foundation reads them.
+    @Test func duplicatesAreFoundAmongManyNames() throws {
+        let extra = (0..<24).map { #""custom_\#($0)":\#($0)"# }.joined(separator: ",")
+        let many = Self.claims.replacingOccurrences(of: #""role":["#, with: extra + #","role":["#)
+        #expect(many != Self.claims)
+        let (strict, tree, foundation) = Self.outcomes(many)
+        #expect(strict != nil && strict == tree && strict == foundation)
+        let duplicates = [
+            #""custom_20":0"#,   // both past the 16th name
+            #""iss":"x""#,       // the first among the first 16, the second past them
+            #""custom_2":0"#,    // the same, an unknown claim
+            #""s\u0075b":"x""#, // escaped, past the 16th
+        ]
+        for duplicate in duplicates {
+            let text = many.replacingOccurrences(of: #""role":["#, with: duplicate + #","role":["#)
+            let (strict, tree, _) = Self.outcomes(text)
+            #expect(strict == nil, "\(duplicate)")
+            #expect(tree == nil, "\(duplicate)")
+        }
+    }
+
     @Test func invalidUTF8AndTrailingContentAreRefused() {
         var bytes = Array(Self.claims.utf8)
         let at = bytes.firstIndex(of: UInt8(ascii: "@"))!
@@ -173,7 +196,7 @@ import Testing
             Self.claims.replacingOccurrences(of: #""sub":"u1","#, with: #""sub":null,"#),
             Self.claims.replacingOccurrences(of: #"["ada@example.com"]"#, with: #"["ada@example.com",5]"#),
         ]
-        func described(_ error: Error) -> String {
+        func described(_ error: any Error) -> String {
             switch error as? DecodingError {
             case .keyNotFound(let key, let context)?: return "missing \((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))"
             case .typeMismatch(_, let context)?: return "type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"

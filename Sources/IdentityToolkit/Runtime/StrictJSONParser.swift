@@ -241,32 +241,42 @@ package struct StrictJSONParser {
             return
         }
         // The names so far, as the input spells them: no string is made for
-        // a name the reader knows (a JWT's objects are small: a linear scan).
-        var names: [MemberName] = []
-        names.reserveCapacity(16)
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw corrupted("expected a member name") }
-            let name = try scanMemberName()
-            guard !names.contains(where: { $0.isSameName(as: name) }) else { throw corrupted("duplicate member name") }
-            names.append(name)
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw corrupted("expected ':'") }
-            index += 1
-            do {
-                try member(&self, name)
-            } catch let error as DecodingError {
-                throw Self.prefixing(error, with: JSONCodingKey(name: name.string))
-            }
-            skipWhitespace()
-            guard index < bytes.count else { throw corrupted("unexpected end") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return
-            default: throw corrupted("expected ',' or '}'")
+        // a name the reader knows. A JWT's objects are small: a linear scan,
+        // over room on the stack for the first 16 names (an array for each
+        // object was four of a verification's allocations).
+        try withUnsafeTemporaryAllocation(of: MemberName.self, capacity: Self.namesOnTheStack) { stack in
+            var count = 0
+            var more: [MemberName] = []
+            defer { stack.baseAddress?.deinitialize(count: Swift.min(count, Self.namesOnTheStack)) }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw corrupted("expected a member name") }
+                let name = try scanMemberName()
+                guard !stack[..<Swift.min(count, Self.namesOnTheStack)].contains(where: { $0.isSameName(as: name) }),
+                      !more.contains(where: { $0.isSameName(as: name) }) else { throw corrupted("duplicate member name") }
+                if count < Self.namesOnTheStack { (stack.baseAddress! + count).initialize(to: name) } else { more.append(name) }
+                count += 1
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw corrupted("expected ':'") }
+                index += 1
+                do {
+                    try member(&self, name)
+                } catch let error as DecodingError {
+                    throw Self.prefixing(error, with: JSONCodingKey(name: name.string))
+                }
+                skipWhitespace()
+                guard index < bytes.count else { throw corrupted("unexpected end") }
+                switch bytes[index] {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "}"): index += 1; return
+                default: throw corrupted("expected ',' or '}'")
+                }
             }
         }
     }
+
+    /// How many names of an object are kept on the stack for the duplicate check.
+    private static var namesOnTheStack: Int { 16 }
 
     /// A member's name as the input spells it, compared with the names a
     /// reader knows without making a string (`case "iss":` in a `switch`).
@@ -291,11 +301,18 @@ package struct StrictJSONParser {
             return same(name.raw, pattern.utf8Start, pattern.utf8CodeUnitCount)
         }
 
-        /// Whether `bytes` are the `count` bytes at `other` (a `switch` asks this of every case: kept to a length check and a memcmp).
+        /// Whether `bytes` are the `count` bytes at `other`. A `switch` asks
+        /// this of every case before the one that matches: a length check,
+        /// then a loop for short names (a claim's name is mostly three
+        /// letters, and a call to `memcmp` cost more than the compare).
         private static func same(_ bytes: UnsafeRawBufferPointer, _ other: UnsafeRawPointer?, _ count: Int) -> Bool {
             guard bytes.count == count else { return false }
             guard count > 0, let base = bytes.baseAddress, let other else { return true }
-            return memcmp(base, other, count) == 0
+            guard count <= 16 else { return memcmp(base, other, count) == 0 }
+            for offset in 0..<count where base.load(fromByteOffset: offset, as: UInt8.self) != other.load(fromByteOffset: offset, as: UInt8.self) {
+                return false
+            }
+            return true
         }
     }
 
