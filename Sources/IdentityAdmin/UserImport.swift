@@ -289,7 +289,7 @@ extension BaseAuth {
 extension UserImportRecord {
     /// The record on the wire, checked as firebase-admin checks it.
     func wire(tenantID: String?) throws(AdminValidationError) -> UserInfo {
-        guard (1...IdentityPlatformLimits.maximumUIDLength).contains(uid.count) else {
+        guard IdentityPlatformLimits.isValidUID(uid) else {
             throw AdminValidationError(field: "uid", message: "must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
         }
         if let email, !email.contains("@") { throw AdminValidationError(field: "email", message: "must be an email address") }

@@ -342,6 +342,20 @@ final class Counter: @unchecked Sendable {
     }
 }
 
+/// The one rule for a uid's length (1 to 128 characters), which a token
+/// verification asks of every `sub` and counts in characters only when it must.
+@Suite struct UIDLengthTests {
+    @Test(arguments: [
+        ("", false), ("a", true), (String(repeating: "a", count: 128), true), (String(repeating: "a", count: 129), false),
+        (String(repeating: "é", count: 128), true), (String(repeating: "é", count: 129), false),
+        (String(repeating: "👩‍👩‍👧", count: 128), true), (String(repeating: "👩‍👩‍👧", count: 129), false),
+    ])
+    func isValidUID(uid: String, valid: Bool) {
+        #expect(IdentityPlatformLimits.isValidUID(uid) == valid)
+        #expect(IdentityPlatformLimits.isValidUID(uid) == (1...128).contains(uid.count))
+    }
+}
+
 @Suite struct HostAndPortTests {
     @Test(arguments: ["127.0.0.1:9099", "localhost:1", "[::1]:65535", "emulator.internal:8080"])
     func accepted(text: String) {

@@ -55,7 +55,9 @@ public struct IDTokenVerifier: Sendable {
     let cache: VerifiedTokenCache?
 
     /// The `iss` this verifier requires.
-    public var issuer: String { kind.issuerPrefix.rawValue + projectID }
+    public var issuer: String { requiredIssuer }
+    /// ``issuer``, made once: joining it on every call was an allocation a verification.
+    private let requiredIssuer: String
 
     /// A verifier of ID tokens that fetches the keys with `keys` (Google's
     /// key route, or the emulator's form of it, through `GooglePublicKeysClient`).
@@ -85,6 +87,7 @@ public struct IDTokenVerifier: Sendable {
          cache: VerifiedTokenCache? = VerifiedTokenCache(.default)) {
         self.projectID = projectID
         self.kind = kind
+        requiredIssuer = kind.issuerPrefix.rawValue + projectID
         self.tenantID = tenantID
         self.clockSkew = clockSkew
         self.keys = keys
@@ -147,8 +150,8 @@ public struct IDTokenVerifier: Sendable {
             throw .malformed("the claims do not decode")
         }
         guard claims.aud == projectID else { throw .wrongAudience(expected: projectID, found: claims.aud) }
-        guard claims.iss == issuer else { throw .wrongIssuer(expected: issuer, found: claims.iss) }
-        guard (1...IdentityPlatformLimits.maximumUIDLength).contains(claims.sub.count) else { throw .invalidSubject }
+        guard claims.iss == requiredIssuer else { throw .wrongIssuer(expected: requiredIssuer, found: claims.iss) }
+        guard IdentityPlatformLimits.isValidUID(claims.sub) else { throw .invalidSubject }
         let token = DecodedIDToken(claims, payload: jwt.form.payload)
         try checkTimesAndTenant(token, at: now)
         return token

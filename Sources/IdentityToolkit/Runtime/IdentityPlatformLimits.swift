@@ -28,6 +28,14 @@ package enum IdentityPlatformLimits {
     /// `totpProviderConfig.adjacentIntervals`: 0 to 10 steps on either side, 5 by default.
     package static let totpAdjacentIntervals: ClosedRange<Int> = 0...10
     package static let defaultTOTPAdjacentIntervals = 5
+    /// Whether `uid` has 1 to ``maximumUIDLength`` characters. Characters
+    /// are counted only when its UTF-8 is longer than that (a character is
+    /// at least a byte): a token verification asks this of every `sub`.
+    package static func isValidUID(_ uid: String) -> Bool {
+        let bytes = uid.utf8.count
+        guard bytes > maximumUIDLength else { return bytes > 0 }
+        return uid.count <= maximumUIDLength
+    }
     /// An E.164 phone number: `+`, then 7 to 15 digits.
     package static func isE164PhoneNumber(_ number: String) -> Bool {
         number.hasPrefix("+") && (8...16).contains(number.utf8.count)

@@ -73,7 +73,7 @@ enum AdminAccountRules {
         try InputRules.checkDisplayName(account.displayName)
         try InputRules.checkPasswordLength(account.password)
         let uid = account.localId ?? AccountRules.newUID()
-        guard (1...IdentityPlatformLimits.maximumUIDLength).contains(uid.count) else {
+        guard IdentityPlatformLimits.isValidUID(uid) else {
             throw APIServerError.invalidArgument("localId must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
         }
         guard state.user(uid, in: realm) == nil else { throw APIServerError.duplicateLocalId }

@@ -101,7 +101,7 @@ enum ImportRules {
     private static func account(from info: UserInfo, realm: Realm, state: EmulatorState, _ options: Options,
                                 _ context: RuleContext) throws -> EmulatedUser {
         guard !info.localId.isEmpty else { throw Refused("localId is missing") }
-        guard info.localId.count <= IdentityPlatformLimits.maximumUIDLength else {
+        guard IdentityPlatformLimits.isValidUID(info.localId) else {
             throw Refused("localId must be at most \(IdentityPlatformLimits.maximumUIDLength) characters")
         }
         if let tenant = info.tenantId, !tenant.isEmpty, tenant != realm.tenant {

@@ -70,7 +70,7 @@ struct CustomTokenVerifier: Sendable {
         default:
             throw APIServerError.invalidCustomToken("alg \(jwt.header.alg.rawValue.prefix(20)) is not RS256")
         }
-        guard (1...IdentityPlatformLimits.maximumUIDLength).contains(claims.uid.count) else {
+        guard IdentityPlatformLimits.isValidUID(claims.uid) else {
             throw APIServerError.invalidCustomToken("uid must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
         }
         return SignIn(uid: claims.uid, tenantID: claims.tenantID, developerClaims: try Self.developerClaims(claims.claims))
@@ -86,7 +86,7 @@ struct CustomTokenVerifier: Sendable {
             throw APIServerError.invalidCustomToken("((Auth Emulator only accepts strict JSON or JWTs as fake custom tokens.))")
         }
         guard let uid = payload.uid ?? payload.userID, !uid.isEmpty else { throw APIServerError.missingIdentifier }
-        guard uid.count <= IdentityPlatformLimits.maximumUIDLength else {
+        guard IdentityPlatformLimits.isValidUID(uid) else {
             throw APIServerError.invalidCustomToken("uid must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
         }
         return SignIn(uid: uid, tenantID: payload.tenantID, developerClaims: try Self.developerClaims(payload.claims))
