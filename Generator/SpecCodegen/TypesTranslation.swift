@@ -69,7 +69,7 @@ extension Translator {
         for (index, property) in properties.enumerated() where property.required {
             body.append(.line("guard let field\(index) else { throw StrictJSONParser.missing(\(literal: property.wireName)) }"))
         }
-        body.append(.line("self.init(\(properties.enumerated().map { "\($0.element.swiftName): field\($0.offset)" }, separator: ", "))"))
+        body.append(.line(Code.call("self.init", properties.enumerated().map { (label: "\($0.element.swiftName)", value: "field\($0.offset)") })))
         return ExtensionDeclaration(extendedType: "\(name)", conformances: ["StrictJSONReadable"], members: [
             .function(FunctionDeclaration(
                 doc: "Reads the value as `init(from:)` decodes it, in one pass without `Codable`'s containers (`x-strict-reader`).",

@@ -414,7 +414,7 @@ extension Ticket: StrictJSONReadable {
         guard let field0 else { throw StrictJSONParser.missing("default") }
         guard let field2 else { throw StrictJSONParser.missing("count") }
         guard let field5 else { throw StrictJSONParser.missing("stub") }
-        self.init(`default`: field0, quoted: field1, count: field2, flag: field3, kind: field4, stub: field5, stubs: field6, byKind: field7, labels: field8)
+        self.init(default: field0, quoted: field1, count: field2, flag: field3, kind: field4, stub: field5, stubs: field6, byKind: field7, labels: field8)
     }
 }
 
