@@ -176,7 +176,7 @@ struct PostgresOperationTests {
     @Test func twoPrefixesOnOnePoolSettleOnTheirOwnTables() async throws {
         var settings = try TestDatabase.settings()
         settings.maximumConnections = 1
-        let client = PostgresClient(configuration: try settings.clientConfiguration,
+        let client = PostgresClient(configuration: settings.clientConfiguration,
                                     backgroundLogger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

@@ -59,7 +59,8 @@ import Testing
             }
             let signedIn = try await h.accounts.signInWithEmailLink(SignInWithEmailLinkRequest(email: "new@example.com", oobCode: code))
             #expect(signedIn.isNewUser == true && signedIn.email == "new@example.com")
-            let user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: try #require(signedIn.idToken))).users?.first)
+            let idToken = try #require(signedIn.idToken)
+            let user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: idToken)).users?.first)
             #expect(user.emailVerified == true && user.emailLinkSignin == true)
             // A code works once.
             await expectServerError("INVALID_OOB_CODE") { try await h.accounts.signInWithEmailLink(SignInWithEmailLinkRequest(email: "new@example.com", oobCode: code)) }
@@ -77,7 +78,8 @@ import Testing
             #expect(first.isNewUser == true && first.email == "g@example.com" && first.idToken != nil)
             let again = try await h.accounts.signInWithIdp(idp(#"{"sub":"g-1"}"#))
             #expect(again.localId == first.localId && again.isNewUser == false)
-            let user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: try #require(again.idToken))).users?.first)
+            let idToken = try #require(again.idToken)
+            let user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: idToken)).users?.first)
             #expect(user.providerUserInfo?.contains { $0.providerId == "google.com" && $0.rawId == "g-1" } == true)
             // An unverified address another account holds: confirm first.
             _ = try await h.accounts.signUp(SignUpRequest(email: "taken@example.com", password: "secret-pw"))
