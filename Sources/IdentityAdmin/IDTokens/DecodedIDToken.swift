@@ -38,7 +38,8 @@ public struct DecodedIDToken: Sendable, Hashable {
         (try? JSONDecoder().decode([String: JSONValue].self, from: payload)) ?? [:]
     }
 
-    /// The verified payload (JSON), without the header and signature.
+    /// The verified payload (JSON): a slice of the buffer the token's three
+    /// parts were decoded into (`JWTCompactForm`), not a copy.
     private let payload: Data
 
     init(_ wire: IDTokenClaims, payload: Data) {

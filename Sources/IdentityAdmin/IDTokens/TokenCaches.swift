@@ -12,7 +12,8 @@ import OTP
 ///                           configuration: ClientConfiguration(), tokenCache: .default)
 /// ```
 public struct TokenCacheOptions: Sendable, Hashable {
-    /// Verified tokens kept, each about 1 KB (the claims and the payload);
+    /// Verified tokens kept, each about 1.5 KB (the claims, and the token's
+    /// decoded parts, which share one buffer);
     /// past it the oldest go first. 0 turns the cache off. Default 10,000.
     public var verifiedTokenCapacity: Int
     /// The longest a verified token is recognised without its signature
