@@ -3,7 +3,8 @@
 FirebaseAuthenticator, in one run, as Benchmarks/README.md reports it.
 
     python3 .ci/route_load.py ROUTE_LOAD_SERVER [--duration S] [--rounds N]
-        [--connections N] [--threads T] [--require-ratio R]
+        [--connections N] [--threads T] [--pairs N [--pair-seconds S]]
+        [--require-ratio R]
 
 Starts the server (an emulator inside it), which writes the ID tokens to a
 0600 file in a private folder; runs wrk on each route in turn, --rounds
@@ -11,9 +12,13 @@ times (a VM's throughput drifts by tens of percent within a minute, so the
 routes are interleaved and each row is the median of its rounds); prints a
 Markdown table. Fails on any error or non-2xx answer, and, with
 --require-ratio, when the cached route keeps less than R of /open's
-requests per second: the median over rounds of each round's /cached run
-divided by the /open run just before it (the VM's drift between minutes is
-larger than the difference measured, and a ratio of neighbours cancels it).
+requests per second. The VM's drift between minutes is larger than the
+difference measured, so the ratio is taken between neighbours: with
+--pairs N, N short /cached runs each between two /open runs
+(open, cached, open, cached, …, open; --pair-seconds each), each divided by
+the mean of the two around it, which cancels a drift that is steady over
+the sandwich; without, each round's /cached run divided by the /open run
+just before it. The judged ratio is the median.
 """
 import argparse
 import json
@@ -42,6 +47,8 @@ def main():
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--distinct", type=int, default=1000)
+    parser.add_argument("--pairs", type=int, default=0)
+    parser.add_argument("--pair-seconds", type=int, default=3)
     parser.add_argument("--require-ratio", type=float)
     args = parser.parse_args()
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "route_load.lua")
@@ -76,6 +83,10 @@ def main():
                         f"{path} {r[-1]['rate']:,.0f}/s" for (path, _, _), r in zip(ROWS, rounds)), flush=True)
             results = [(path, tokens_mode, label, median_result(row_rounds))
                        for (path, tokens_mode, label), row_rounds in zip(ROWS, rounds)]
+            sandwich = []
+            for index in range(2 * args.pairs + 1):
+                path = "/open" if index % 2 == 0 else "/cached"
+                sandwich.append(run_wrk(base + path, tokens, "repeat", script, args, seconds=args.pair_seconds))
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -93,12 +104,23 @@ def main():
                           f"{result['socket_errors']} socket errors")
     print(f"\nwrk -t{args.threads} -c{args.connections} -d{args.duration}s, each route after a 1 s warm-up, "
           f"{args.rounds} round(s); each figure is the median of its rounds; {args.distinct} distinct tokens")
+    failed += [f"{'/open' if index % 2 == 0 else '/cached'} (pair run {index + 1}): {r['status_errors']} non-2xx, "
+               f"{r['socket_errors']} socket errors" for index, r in enumerate(sandwich) if r["status_errors"] or r["socket_errors"]]
     if failed:
         sys.exit("errors under load:\n  " + "\n  ".join(failed))
-    # Each round's /cached run beside the /open run just before it (rows 1 and 0).
-    ratios = [cached["rate"] / opened["rate"] for opened, cached in zip(rounds[0], rounds[1])]
-    ratio = median(ratios)
-    print(f"/cached beside the /open run before it, per round: {', '.join(f'{r:.0%}' for r in ratios)} (median {ratio:.0%})")
+    if sandwich:
+        # Each /cached run beside the mean of the /open runs on either side of it.
+        ratios = [sandwich[index]["rate"] / ((sandwich[index - 1]["rate"] + sandwich[index + 1]["rate"]) / 2)
+                  for index in range(1, len(sandwich), 2)]
+        ratio = median(ratios)
+        print(f"/open and /cached alternated, {args.pair_seconds} s each: "
+              + ", ".join(f"{r['rate']:,.0f}" for r in sandwich) + " requests/s")
+        print(f"/cached beside the mean of the /open runs around it: {', '.join(f'{r:.0%}' for r in ratios)} (median {ratio:.0%})")
+    else:
+        # Each round's /cached run beside the /open run just before it (rows 1 and 0).
+        ratios = [cached["rate"] / opened["rate"] for opened, cached in zip(rounds[0], rounds[1])]
+        ratio = median(ratios)
+        print(f"/cached beside the /open run before it, per round: {', '.join(f'{r:.0%}' for r in ratios)} (median {ratio:.0%})")
     if args.require_ratio is not None:
         if ratio < args.require_ratio:
             sys.exit(f"/cached kept {ratio:.0%} of /open's throughput; {args.require_ratio:.0%} required")
