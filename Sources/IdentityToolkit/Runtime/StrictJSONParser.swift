@@ -264,13 +264,7 @@ package struct StrictJSONParser {
                 } catch let error as DecodingError {
                     throw Self.prefixing(error, with: JSONCodingKey(name: name.string))
                 }
-                skipWhitespace()
-                guard index < bytes.count else { throw corrupted("unexpected end") }
-                switch bytes[index] {
-                case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "}"): index += 1; return
-                default: throw corrupted("expected ',' or '}'")
-                }
+                if try readSeparator(closing: UInt8(ascii: "}")) { return }
             }
         }
     }
@@ -359,13 +353,19 @@ package struct StrictJSONParser {
             } catch let error as DecodingError {
                 throw Self.prefixing(error, with: JSONCodingKey(index: elements.count))
             }
-            skipWhitespace()
-            guard index < bytes.count else { throw corrupted("unexpected end") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return elements
-            default: throw corrupted("expected ',' or ']'")
-            }
+            if try readSeparator(closing: UInt8(ascii: "]")) { return elements }
+        }
+    }
+
+    /// Reads what follows a member or an element: a comma (false, more
+    /// follow) or `closing` (true, the object or array ends).
+    private mutating func readSeparator(closing: UInt8) throws -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw corrupted("unexpected end") }
+        switch bytes[index] {
+        case UInt8(ascii: ","): index += 1; return false
+        case closing: index += 1; return true
+        default: throw corrupted("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
         }
     }
 
