@@ -117,7 +117,7 @@ extension Data {
 }
 
 /// The decoding core over memory the caller owns, so that a JWT's three
-/// parts can be decoded into one buffer (``JWTCompactForm`` in IdentityToolkit).
+/// parts can be decoded into one buffer (`JWTCompactForm` in IdentityToolkit, a module this one cannot link to).
 package enum Base64URL {
     /// How many bytes `symbols` unpadded symbols decode to; nil for a
     /// count no encoding has (a lone trailing symbol).
