@@ -292,11 +292,27 @@ import OTPFormats
     }
 
     @Test func cacheControlIsRead() {
-        #expect(SigningKeyCache.maxAge("public, max-age=19682, must-revalidate, no-transform") == 19682)
-        #expect(SigningKeyCache.maxAge("no-store") == 0)
-        #expect(SigningKeyCache.maxAge("MAX-AGE=5") == 5)
-        #expect(SigningKeyCache.maxAge("private") == nil)
-        #expect(SigningKeyCache.maxAge(nil) == nil)
-        #expect(SigningKeyCache.maxAge("max-age=-1") == nil)
+        #expect(CacheControl.maxAge("public, max-age=19682, must-revalidate, no-transform") == 19682)
+        #expect(CacheControl.maxAge("no-store") == 0)
+        #expect(CacheControl.maxAge("MAX-AGE=5") == 5)
+        #expect(CacheControl.maxAge("max-age=\"30\"") == 30)
+        #expect(CacheControl.maxAge("  max-age = 7 ") == 7)
+        #expect(CacheControl.maxAge("max-age=99999999999999999999999") == CacheControl.longestMaxAge)
+        #expect(CacheControl.maxAge("private") == nil)
+        #expect(CacheControl.maxAge(nil) == nil)
+        #expect(CacheControl.maxAge("max-age=-1") == nil)
+        #expect(CacheControl.maxAge("max-age=1e3") == nil)
+    }
+
+    /// Any bytes a key route sends in Cache-Control give a lifetime or none:
+    /// `=` alone once trapped every verifier (`parts[0]` of an empty split).
+    @Test(arguments: ["=", ",", "=,=", ", ,", "==max-age", "max-age=", "\"", "max-age=\"", "\u{0}=\u{0}", "\u{1F600}=1", String(repeating: "=,", count: 1000)])
+    func malformedCacheControlNeverTraps(_ value: String) async throws {
+        #expect(CacheControl.maxAge(value) == nil)
+        // And through the verifier: the default lifetime, a verified token.
+        let route = KeyRoute(try Self.jwks([("k1", Self.key)]), cacheControl: value)
+        let verifier = Self.verifier(route, at: Locked(Self.now))
+        _ = try await verifier.verify(try Self.token())
+        #expect(route.fetches.current == 1)
     }
 }

@@ -163,7 +163,7 @@ package final class SigningKeyCache: Sendable {
             do {
                 let (set, headers) = try await fetch()
                 let fetchedAt = now()
-                let maxAge = Self.maxAge(headers[.cacheControl]) ?? Self.defaultMaxAge
+                let maxAge = CacheControl.maxAge(headers[.cacheControl]) ?? Self.defaultMaxAge
                 let keySet = KeySet(keys: try usableKeys(set), fetchedAt: fetchedAt, expiresAt: fetchedAt.addingTimeInterval(maxAge))
                 state.withLock {
                     if let previous = $0.keySet?.keys,
@@ -187,20 +187,6 @@ package final class SigningKeyCache: Sendable {
                 throw error
             }
         }
-    }
-
-    /// `max-age` of a `Cache-Control` value, in seconds; 0 for `no-store`
-    /// and `no-cache`; nil when it has none.
-    static func maxAge(_ cacheControl: String?) -> TimeInterval? {
-        guard let cacheControl else { return nil }
-        for directive in cacheControl.lowercased().split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if parts[0] == "no-store" || parts[0] == "no-cache" { return 0 }
-            if parts[0] == "max-age", parts.count == 2, let seconds = Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))), seconds >= 0 {
-                return TimeInterval(min(seconds, 7 * 24 * 3600))
-            }
-        }
-        return nil
     }
 
     /// Why a key of a set cannot verify RS256 signatures; nil when it can.
