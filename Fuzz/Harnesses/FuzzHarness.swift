@@ -14,6 +14,7 @@ public enum FuzzHarness {
     public static let all: [String: @Sendable ([UInt8]) -> Void] = [
         "base32": base32, "otpauth": otpauthURI, "jwt": jwtCompactForm, "protojson": protoJSON,
         "rfc3339": rfc3339, "form": formBody, "spec": yamlSpec, "qr": qrEncoder,
+        "cachecontrol": cacheControl,
     ]
 
     /// Fails loudly: a broken property is as much a finding as a crash.
@@ -73,8 +74,14 @@ public enum FuzzHarness {
         _ = try? decoder.decode(GrantTokenResponse.self, from: data)
         // The server side: structure bound, then decoding with proto3 name aliases.
         let request = APIServerRequest(method: .post, headerFields: [:], query: [:], body: data)
-        _ = try? request.decodeBody(SignUpRequest.self, snakeCaseWireNames: true)
+        _ = try? request.decodeBody(SignUpRequest.self, snakeCaseWireNames: ["email_verified"])
         _ = try? request.decodeBody(FinalizeMfaSignInRequest.self)
+    }
+
+    /// The key routes' `Cache-Control`, read by every token verifier.
+    static func cacheControl(_ bytes: [UInt8]) {
+        guard let seconds = CacheControl.maxAge(String(decoding: bytes, as: UTF8.self)) else { return }
+        require(seconds >= 0 && seconds <= CacheControl.longestMaxAge, "a max-age within 0 and the cap")
     }
 
     static func rfc3339(_ bytes: [UInt8]) {
@@ -91,7 +98,7 @@ public enum FuzzHarness {
         var headers = HTTPFields()
         headers[.contentType] = "application/x-www-form-urlencoded"
         let request = APIServerRequest(method: .post, headerFields: headers, query: [:], body: Data(bytes), acceptsFormBody: true)
-        _ = try? request.decodeBody(GrantTokenRequest.self, snakeCaseWireNames: true)
+        _ = try? request.decodeBody(GrantTokenRequest.self, snakeCaseWireNames: ["grant_type", "refresh_token"])
     }
 
     /// The YAML spec reader and validator, on one in-memory document.

@@ -3,7 +3,6 @@
 extension Translator {
     func serverFile(_ documents: [APIDocument], schemas: [Schema], imports: [SwiftName]) -> SwiftFile {
         let checked = Self.schemasReachingEnums(schemas)
-        let snakeCased = Self.schemasReachingSnakeCaseNames(schemas)
         var declarations: [Declaration] = []
         for document in documents {
             let service: Code = "\(document.clientName.serviceName)"
@@ -34,7 +33,8 @@ extension Translator {
                 }
                 if let body = operation.requestBody {
                     let check: Code = checked.contains(body.name) ? ".checkedKnownValues()" : ""
-                    let snake: Code = snakeCased.contains(body.name) ? ", snakeCaseWireNames: true" : ""
+                    let snakeNames = Self.snakeCaseWireNames(reachableFrom: body.name, in: schemas)
+                    let snake: Code = snakeNames.isEmpty ? "" : ", snakeCaseWireNames: [\(snakeNames.map { Code.literal($0) }, separator: ", ")]"
                     arguments.append((arguments.isEmpty ? nil : "body", "request.decodeBody(\(body.name).self\(snake))\(check)"))
                 }
                 arguments.append(("request", "request"))
@@ -83,11 +83,36 @@ extension Translator {
     }
 
     /// Object schemas with a snake_case wire name, directly or through their fields.
-    static func schemasReachingSnakeCaseNames(_ schemas: [Schema]) -> Set<SwiftName> {
-        schemasReaching(schemas) { schema in
-            guard case .object(let properties) = schema.kind else { return false }
-            return properties.contains { $0.wireName.contains("_") }
+    /// The snake_case wire names of a request schema and of every schema
+    /// it reaches, sorted: the server's decoder reads each key under one
+    /// spelling, and these are the ones that are not lowerCamelCase.
+    static func snakeCaseWireNames(reachableFrom root: SwiftName, in schemas: [Schema]) -> [String] {
+        let byName = Dictionary(schemas.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        func target(_ type: TypeRef) -> SwiftName? {
+            switch type {
+            case .reference(let name, _): return name
+            case .array(let element), .map(let element): return target(element)
+            default: return nil
+            }
         }
+        var names: Set<String> = []
+        var visited: Set<SwiftName> = []
+        var pending = [root]
+        while let name = pending.popLast() {
+            guard visited.insert(name).inserted, let schema = byName[name] else { continue }
+            switch schema.kind {
+            case .object(let properties):
+                for property in properties {
+                    if property.wireName.contains("_") { names.insert(property.wireName) }
+                    if let next = target(property.type) { pending.append(next) }
+                }
+            case .map(let value):
+                if let next = target(value) { pending.append(next) }
+            default:
+                break
+            }
+        }
+        return names.sorted()
     }
 
     /// Object schemas that hold an enum, directly or through their fields.

@@ -217,12 +217,56 @@ final class Counter: @unchecked Sendable {
 
     @Test func bothPathsDecodeTheSame() throws {
         func decode(_ json: String) throws -> Body {
-            try APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(json.utf8)).decodeBody(Body.self, snakeCaseWireNames: true)
+            try APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(json.utf8)).decodeBody(Body.self, snakeCaseWireNames: ["created_at"])
         }
         #expect(try decode(#"{"returnSecureToken":true}"#) == Body(returnSecureToken: true))
         #expect(try decode(#"{"return_secure_token":true}"#) == Body(returnSecureToken: true))
         #expect(try decode(#"{"createdAt":"x"}"#) == Body(created_at: "x"))
         #expect(try decode(#"{"created_at":"x"}"#) == Body(created_at: "x"))
+        // Both spellings sent: the wire name's own wins, whatever the order.
+        #expect(try decode(#"{"return_secure_token":false,"returnSecureToken":true}"#) == Body(returnSecureToken: true))
+        #expect(try decode(#"{"created_at":"wire","createdAt":"other"}"#) == Body(created_at: "wire"))
+    }
+
+    /// A schema whose one field has a snake_case wire name.
+    final class NestedSnake: Decodable {
+        let a_b: NestedSnake?
+    }
+
+    /// The same with a lowerCamelCase wire name.
+    final class NestedCamel: Decodable {
+        let aB: NestedCamel?
+    }
+
+    /// Aliasing once copied each subtree for its other spelling, twice per
+    /// level: 20 levels of `{"a_b": …}` took 15 s and 1.5 GB. One spelling
+    /// per key keeps the work linear; nesting at the cap is answered at once,
+    /// whichever spelling is sent and whichever the schema has.
+    @Test(arguments: ["a_b", "aB"])
+    func nestingAtTheCapDecodesInLinearTime(sentKey: String) throws {
+        let depth = APIServerRequest.maximumNesting
+        let json = String(repeating: "{\"\(sentKey)\":", count: depth - 1) + "{}" + String(repeating: "}", count: depth - 1)
+        let request = APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(json.utf8))
+        let clock = ContinuousClock()
+        var levels = (snake: 0, camel: 0)
+        let elapsed = try clock.measure {
+            var snake: NestedSnake? = try request.decodeBody(NestedSnake.self, snakeCaseWireNames: ["a_b"])
+            while let next = snake { levels.snake += 1; snake = next.a_b }
+            var camel: NestedCamel? = try request.decodeBody(NestedCamel.self)
+            while let next = camel { levels.camel += 1; camel = next.aB }
+        }
+        #expect(levels.snake == depth && levels.camel == depth, "every level was read, under either spelling")
+        #expect(elapsed < .milliseconds(50), "\(elapsed) for \(depth) levels of \(sentKey), twice")
+    }
+
+    /// One spelling per key: the tree decoded is never larger than the one sent.
+    @Test func renamingNeverGrowsTheTree() {
+        let sent: [String: Any] = ["a_b": ["c_d": 1, "cD": 2] as [String: Any], "x": [["y_z": 3]]]
+        let renamed = APIServerRequest.withWireNameSpelling(sent, snakeCaseWireNames: []) as? [String: Any]
+        #expect(renamed?.keys.sorted() == ["aB", "x"])
+        #expect((renamed?["aB"] as? [String: Any])?.count == 1)
+        #expect((renamed?["aB"] as? [String: Any])?["cD"] as? Int == 2)
+        #expect(((renamed?["x"] as? [Any])?.first as? [String: Any])?.keys.sorted() == ["yZ"])
     }
 }
 

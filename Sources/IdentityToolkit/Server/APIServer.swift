@@ -152,14 +152,14 @@ package struct APIServerRequest: Sendable {
     /// operation allows forms.
     /// Field names are read as proto3 JSON parsers read them: the
     /// lowerCamelCase name or the original snake_case one.
-    /// - Parameter snakeCaseWireNames: Whether the schema (or one inside it)
-    ///   has snake_case wire names, which camelCase keys may alias (the
-    ///   generated routes say so from the spec).
-    package func decodeBody<Body: Decodable>(_ type: Body.Type, snakeCaseWireNames: Bool = false) throws -> Body {
+    /// - Parameter snakeCaseWireNames: The snake_case wire names of the
+    ///   schema and of those inside it (the generated routes list them from
+    ///   the spec); every other field's wire name is lowerCamelCase.
+    package func decodeBody<Body: Decodable>(_ type: Body.Type, snakeCaseWireNames: Set<String> = []) throws -> Body {
         let isForm = acceptsFormBody && headerFields[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
         if !isForm { try Self.checkStructure(body) }
         // Fast path: a JSON body whose keys need no proto3 alias decodes in one pass.
-        if !isForm && !snakeCaseWireNames && !Self.hasKeyWithUnderscore(body) {
+        if !isForm && snakeCaseWireNames.isEmpty && !Self.hasKeyWithUnderscore(body) {
             do {
                 return try JSONDecoder().decode(Body.self, from: body.isEmpty ? Data("{}".utf8) : body)
             } catch let error as DecodingError {
@@ -184,7 +184,7 @@ package struct APIServerRequest: Sendable {
             }
         }
         guard var fields = object as? [String: Any] else { throw APIServerError.undecodableRequest("the body must be a JSON object") }
-        fields = Self.withProto3NameAliases(fields) as? [String: Any] ?? fields
+        fields = Self.withWireNameSpelling(fields, snakeCaseWireNames: snakeCaseWireNames) as? [String: Any] ?? fields
         // A required field that is absent is decoded empty ("", [] or {}):
         // as production, the operation checks it in its own order (a
         // project's switches before `MISSING_ID_TOKEN`) and names it with
@@ -244,7 +244,7 @@ package struct APIServerRequest: Sendable {
 
     /// The deepest nesting and the most objects and arrays a request body
     /// may hold: far beyond any request of the API, and small enough that
-    /// decoding (with proto3 aliases, which copies every object) stays cheap.
+    /// decoding stays cheap.
     package static let maximumNesting = 32
     package static let maximumContainers = 2_000
 
@@ -367,21 +367,36 @@ package struct APIServerRequest: Sendable {
         return found
     }
 
-    /// Every key also under its other proto3 spelling (`a_b` ↔ `aB`),
-    /// recursively, without replacing a key that was sent: the decoder then
-    /// finds the field whichever form the spec's wire name has.
-    static func withProto3NameAliases(_ value: Any) -> Any {
+    /// The tree with every key under the one spelling the schema's wire name
+    /// has (proto3 JSON parsers accept `a_b` and `aB` for either): a key sent
+    /// in the other spelling is renamed, never copied, so the result is no
+    /// larger than what was sent. When both spellings of a field are sent,
+    /// the wire name's own wins.
+    static func withWireNameSpelling(_ value: Any, snakeCaseWireNames: Set<String>) -> Any {
         if let dictionary = value as? [String: Any] {
             var result: [String: Any] = [:]
-            for (key, element) in dictionary { result[key] = withProto3NameAliases(element) }
-            for (key, element) in dictionary {
-                let alias = key.contains("_") ? camelCase(key) : snakeCase(key)
-                if result[alias] == nil { result[alias] = withProto3NameAliases(element) }
+            result.reserveCapacity(dictionary.count)
+            // Sorted, so that two other spellings of one name resolve the same way every time.
+            for (key, element) in dictionary.sorted(by: { $0.key < $1.key }) {
+                let wireName = Self.wireName(of: key, snakeCaseWireNames: snakeCaseWireNames)
+                if wireName != key && (dictionary[wireName] != nil || result[wireName] != nil) { continue }
+                result[wireName] = withWireNameSpelling(element, snakeCaseWireNames: snakeCaseWireNames)
             }
             return result
         }
-        if let array = value as? [Any] { return array.map(withProto3NameAliases) }
+        if let array = value as? [Any] { return array.map { withWireNameSpelling($0, snakeCaseWireNames: snakeCaseWireNames) } }
         return value
+    }
+
+    /// The wire name a sent key stands for: itself when it is one of the
+    /// snake_case names, its snake_case form when that is one, else its
+    /// lowerCamelCase form.
+    static func wireName(of key: String, snakeCaseWireNames: Set<String>) -> String {
+        if snakeCaseWireNames.contains(key) { return key }
+        if key.contains("_") { return camelCase(key) }
+        guard !snakeCaseWireNames.isEmpty else { return key }
+        let snake = snakeCase(key)
+        return snakeCaseWireNames.contains(snake) ? snake : key
     }
 
     static func camelCase(_ key: String) -> String {

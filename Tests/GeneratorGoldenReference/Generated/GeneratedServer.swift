@@ -64,10 +64,10 @@ extension WidgetsService {
                 try await APIServerResponse.json(self.getLabels(request: request))
             },
             APIServerRoute(operationID: "createWidget", method: .post, prefix: "/widgets.example.com", path: "/v1/widgets:create", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
-                try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: true).checkedKnownValues(), request: request))
+                try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: ["created_at", "secret_code"]).checkedKnownValues(), request: request))
             },
             APIServerRoute(operationID: "createWidget", method: .post, prefix: "", path: "/legacy.example.com/v0/createWidget", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
-                try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: true).checkedKnownValues(), request: request))
+                try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: ["created_at", "secret_code"]).checkedKnownValues(), request: request))
             },
             APIServerRoute(operationID: "getWidget", method: .get, prefix: "/widgets.example.com", path: "/v1/shelves/{shelf}/widgets/{widget}", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
                 try await APIServerResponse.json(self.getWidget(shelf: request.pathParameter("shelf"), widget: request.pathParameter("widget"), viewMode: request.queryParameter("view_mode"), maxParts: request.queryParameter("max_parts", as: Int32.self), request: request))
