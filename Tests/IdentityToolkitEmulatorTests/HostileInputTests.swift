@@ -140,6 +140,37 @@ import OTPFormats
         }
     }
 
+    /// Every way a name or a photo reaches an account is bounded: the
+    /// profile update, an admin's creation, an import, and a provider's
+    /// id_token (whose `name` and `picture` become the profile).
+    @Test func hugeNamesAndPhotosAreRefusedOnEveryPath() async throws {
+        try await withEmulator { h in
+            let hugeName = String(repeating: "n", count: 257)
+            let hugePhoto = "https://example.com/" + String(repeating: "p", count: 2100)
+            let user = try await h.accounts.signUp(SignUpRequest(email: "photo@example.com", password: "secret-pw", returnSecureToken: true))
+            await expectServerError("INVALID_ARGUMENT") {
+                try await h.accounts.update(SetAccountInfoRequest(idToken: user.idToken, photoUrl: hugePhoto))
+            }
+            await expectServerError("INVALID_ARGUMENT") {
+                try await h.accounts.update(SetAccountInfoRequest(idToken: user.idToken, displayName: hugeName))
+            }
+            let fine = try await h.accounts.update(SetAccountInfoRequest(idToken: user.idToken, photoUrl: "https://example.com/p.png"))
+            #expect(fine.photoUrl == "https://example.com/p.png")
+            func idp(_ claims: [String: String]) throws -> SignInWithIdpRequest {
+                var form = URLComponents()
+                let token = String(decoding: try JSONEncoder().encode(claims), as: UTF8.self)
+                form.queryItems = [URLQueryItem(name: "providerId", value: "google.com"), URLQueryItem(name: "id_token", value: token)]
+                return SignInWithIdpRequest(requestUri: "http://localhost", postBody: form.percentEncodedQuery, returnSecureToken: true)
+            }
+            await expectServerError("INVALID_ARGUMENT") { try await h.accounts.signInWithIdp(try idp(["sub": "g-9", "name": hugeName])) }
+            await expectServerError("INVALID_ARGUMENT") { try await h.accounts.signInWithIdp(try idp(["sub": "g-9", "picture": hugePhoto])) }
+            let imported = try await h.admin.importAccounts(targetProjectId: Harness.project, body: UploadAccountRequest(users: [
+                UserInfo(localId: "ok-photo", photoUrl: "https://example.com/a.png"), UserInfo(localId: "huge-photo", photoUrl: hugePhoto),
+            ]))
+            #expect(imported.error?.map(\.index) == [1])
+        }
+    }
+
     @Test func kelvinSignIsAnotherAddress() async throws {
         try await withEmulator { h in
             let kelvin = "\u{212A}-probe@example.com"
@@ -195,6 +226,27 @@ import OTPFormats
                                                headers: [.contentType: "application/json"])
                 #expect(response.status == 400)
                 #expect(response.errorMessage?.contains(reason) == true, "\(response.errorMessage ?? "")")
+            }
+            try await expectAlive(h)
+        }
+    }
+
+    /// 20 levels of `{"a_b": …}` in a 161-byte body once took 15 s and
+    /// 1.5 GB (each level's subtree copied for its other spelling, twice):
+    /// at the nesting cap, under both spellings, the answer comes at once.
+    @Test func nestingAtTheCapIsAnsweredAtOnce() async throws {
+        try await withEmulator { h in
+            let depth = APIServerRequest.maximumNesting - 1
+            for key in ["a_b", "aB"] {
+                let nested = String(repeating: "{\"\(key)\":", count: depth - 1) + "1" + String(repeating: "}", count: depth - 1)
+                let body = "{\"email\":\"deep-\(key)@example.com\",\"password\":\"secret-pw\",\"return_secure_token\":true,\"x_y\":\(nested)}"
+                let clock = ContinuousClock()
+                let start = clock.now
+                let response = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", body: Data(body.utf8),
+                                               headers: [.contentType: "application/json"])
+                let elapsed = clock.now - start
+                #expect(response.status == 200, "\(response.errorMessage ?? "")")
+                #expect(elapsed < .milliseconds(50), "\(elapsed) for \(depth) levels of \(key)")
             }
             try await expectAlive(h)
         }

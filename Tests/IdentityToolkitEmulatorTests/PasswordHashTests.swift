@@ -94,6 +94,23 @@ import Testing
         expect(.invalidHashMemoryCost, UploadAccountRequest(users: users, hashAlgorithm: .scrypt, signerKey: "a2V5", rounds: 8, memoryCost: 15))
         expect(.invalidHashBlockSize, UploadAccountRequest(users: users, hashAlgorithm: .standardScrypt, cpuMemCost: 1024, parallelization: 1, blockSize: 0, dkLen: 64))
         expect(.invalidHashAlgorithm, UploadAccountRequest(users: users, hashAlgorithm: PasswordHashAlgorithm(rawValue: "ARGON2")))
+        // Parameters that would make one wrong-password sign-in take seconds and gigabytes.
+        func scrypt(n: Int32, r: Int32, p: Int32) -> UploadAccountRequest {
+            UploadAccountRequest(users: users, hashAlgorithm: .standardScrypt, cpuMemCost: n, parallelization: p, blockSize: r, dkLen: 64)
+        }
+        for (n, r, p) in [(1 << 20, 64, 16), (1 << 20, 1, 1), (1 << 17, 8, 1), (1 << 16, 16, 2), (1 << 14, 8, 16)] as [(Int32, Int32, Int32)] {
+            do {
+                _ = try PasswordRules.parameters(of: scrypt(n: n, r: r, p: p))
+                Issue.record("N=\(n) r=\(r) p=\(p) was accepted")
+            } catch let error as APIServerError {
+                #expect(error.shortCode == "INVALID_ARGUMENT")
+                #expect("\(error)".contains("cpuMemCost × blockSize"), "the message names the fields: \(error)")
+            }
+        }
+        // Firebase's own hash (N=2^14, r=8, p=1) and up to eight times its work are taken.
+        for (n, r, p) in [(1 << 14, 8, 1), (1 << 16, 8, 2), (1 << 19, 1, 2)] as [(Int32, Int32, Int32)] {
+            #expect(try PasswordRules.parameters(of: scrypt(n: n, r: r, p: p)) != nil)
+        }
         let sha = try #require(try PasswordRules.parameters(of: UploadAccountRequest(users: users, hashAlgorithm: .sha512, rounds: 4,
                                                                                       passwordHashOrder: .passwordAndSalt)))
         #expect(sha.algorithm == .sha512 && sha.parameters.rounds == 4 && sha.parameters.passwordFirst == true)

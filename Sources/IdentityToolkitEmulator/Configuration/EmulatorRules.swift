@@ -20,6 +20,9 @@ enum EmulatorRules {
     /// Display names: production's bound is undocumented; long enough for
     /// any real name, short enough that an ID token stays small.
     static let maximumDisplayNameLength = 256
+    /// Photo URLs: production's bound is undocumented; 2048 bytes, the
+    /// longest URL browsers and CDNs reliably carry.
+    static let maximumPhotoURLLength = 2048
     /// The characters of generated uids: letters and digits only, so a uid
     /// never reads as an option on a command line (`--uid -x…`).
     static let uidAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")

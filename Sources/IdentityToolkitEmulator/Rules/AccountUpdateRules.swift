@@ -54,7 +54,7 @@ enum AccountUpdateRules {
         var outcome = Outcome(user: user)
         var endsSessions = false
         var emailChanged = false
-        try InputRules.checkDisplayName(body.displayName)
+        try InputRules.checkProfile(displayName: body.displayName, photoURL: body.photoUrl)
         try InputRules.checkPasswordLength(body.password)
         if let email = body.email, !email.isEmpty {
             guard InputRules.isValidEmail(email) else { throw APIServerError.invalidEmail }

@@ -70,7 +70,7 @@ enum AdminAccountRules {
     /// tenant's sign-up switches do not apply to admins.
     static func create(_ state: inout EmulatorState, realm: Realm, _ account: NewAccount, _ context: RuleContext) throws -> EmulatedUser {
         try TenantRules.checkAuthEnabled(state, realm)
-        try InputRules.checkDisplayName(account.displayName)
+        try InputRules.checkProfile(displayName: account.displayName, photoURL: account.photoUrl)
         try InputRules.checkPasswordLength(account.password)
         let uid = account.localId ?? AccountRules.newUID()
         guard IdentityPlatformLimits.isValidUID(uid) else {

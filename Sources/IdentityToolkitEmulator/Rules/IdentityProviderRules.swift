@@ -56,6 +56,7 @@ enum IdentityProviderRules {
         guard let sub = claims.sub, !sub.isEmpty else {
             throw APIServerError.invalidIdpResponse("Invalid Idp Response: id_token missing required fields. ((Missing \"sub\" field.))")
         }
+        try InputRules.checkProfile(displayName: claims.name, photoURL: claims.picture)
         let rawUserInfo = (try? JSONEncoder().encode(claims)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return Assertion(providerId: providerId, rawId: sub, email: claims.email.map(InputRules.emailKey), emailVerified: claims.emailVerified ?? false,
                          displayName: claims.name, photoUrl: claims.picture, idToken: token, rawUserInfo: rawUserInfo)

@@ -112,7 +112,7 @@ enum ImportRules {
                                 isAnonymous: false, validSince: options.fromExport ? info.validSince.map(date(seconds:)) ?? now : now)
         user.displayName = info.displayName
         user.photoUrl = info.photoUrl
-        try InputRules.checkDisplayName(info.displayName)
+        try InputRules.checkProfile(displayName: info.displayName, photoURL: info.photoUrl)
         user.lastLoginAt = info.lastLoginAt.map(date(millis:))
         user.lastRefreshAt = info.lastRefreshAt
         user.emailLinkSignin = info.emailLinkSignin ?? false

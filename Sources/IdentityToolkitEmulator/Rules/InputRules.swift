@@ -55,6 +55,19 @@ enum InputRules {
         return url.host?.isEmpty == false
     }
 
+    /// Refuses an account's display name or photo URL past its bound (they
+    /// are copied into every ID token the user gets) or holding control characters.
+    static func checkProfile(displayName: String?, photoURL: String?) throws {
+        try checkDisplayName(displayName)
+        guard let photoURL else { return }
+        guard photoURL.utf8.count <= EmulatorRules.maximumPhotoURLLength else {
+            throw APIServerError.invalidArgument("photoUrl must be at most \(EmulatorRules.maximumPhotoURLLength) bytes")
+        }
+        guard !photoURL.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw APIServerError.invalidArgument("photoUrl must not contain control characters")
+        }
+    }
+
     /// Refuses a display name longer than the bound or holding control characters.
     static func checkDisplayName(_ name: String?) throws {
         guard let name else { return }

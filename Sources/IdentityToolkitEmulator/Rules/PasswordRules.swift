@@ -138,9 +138,17 @@ enum PasswordRules {
             guard let n = parameters.cpuMemCost, n > 1, n.nonzeroBitCount == 1, n <= 1 << 20 else {
                 throw APIServerError.invalidArgument("cpuMemCost must be a power of two from 2 to 1048576")
             }
-            guard (1...64).contains(parameters.blockSize ?? 0) else { throw APIServerError.invalidHashBlockSize }
-            guard (1...16).contains(parameters.parallelization ?? 0) else { throw APIServerError.invalidHashParallelization }
+            guard let r = parameters.blockSize, (1...64).contains(r) else { throw APIServerError.invalidHashBlockSize }
+            guard let p = parameters.parallelization, (1...16).contains(p) else { throw APIServerError.invalidHashParallelization }
             guard (1...1024).contains(parameters.derivedKeyLength ?? 0) else { throw APIServerError.invalidHashDerivedKeyLength }
+            // Each sign-in with a wrong password runs the hash: unbounded
+            // parameters let one unauthenticated request take seconds and gigabytes.
+            guard 128 * n * r <= maximumScryptMemory else {
+                throw APIServerError.invalidArgument("cpuMemCost × blockSize needs \(128 * n * r >> 20) MiB of scrypt memory (128·N·r); the emulator takes at most \(maximumScryptMemory >> 20) MiB")
+            }
+            guard n * r * p <= maximumScryptWork else {
+                throw APIServerError.invalidArgument("cpuMemCost × blockSize × parallelization is \(n * r * p); the emulator takes at most \(maximumScryptWork) (8 × Firebase's own hash)")
+            }
         case .bcrypt:
             break
         default:
@@ -148,6 +156,14 @@ enum PasswordRules {
         }
         return (algorithm, parameters)
     }
+
+    /// The most memory one `STANDARD_SCRYPT` hash may take (128·N·r bytes):
+    /// four times Firebase's own hash (N = 2^14, r = 8 is 16 MiB).
+    static let maximumScryptMemory = 64 << 20
+    /// The most work one `STANDARD_SCRYPT` hash may take (N·r·p): eight
+    /// times Firebase's own hash (N = 2^14, r = 8, p = 1), a few hundred
+    /// milliseconds here.
+    static let maximumScryptWork = 1 << 20
 
     /// What an export records of an imported hash (its algorithm and
     /// parameters; the hash and salt go in the accounts file).
