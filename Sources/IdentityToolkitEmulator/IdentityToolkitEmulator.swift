@@ -60,7 +60,7 @@ public final class IdentityToolkitEmulator: Sendable {
                 + oauth.routes
                 + (PublicKeyRoutes(key: key) as any GooglePublicKeysService).routes
                 + (PublicKeyRoutes(key: key) as any SessionCookieKeysService).routes
-                + HelperRoutes(services: services, oauth: oauth, console: ConsoleSettings(exportDirectory: configuration.exportOnExitDirectory)).routes
+                + HelperRoutes(services: services, oauth: oauth, console: ConsoleSettings(exportDirectory: configuration.exportOnExitDirectory, exportRoot: configuration.exportRoot)).routes
         )
         handling = RequestHandling(router: router, safety: LaptopSafety(configuration), authorization: services.admins, maxBodyBytes: configuration.maxBodyBytes,
                                    bodyReadTimeout: configuration.bodyReadTimeout, logger: configuration.logger,

@@ -20,7 +20,7 @@ struct EmulatorCommand: AsyncParsableCommand {
             Only loopback browser origins get CORS (--allow-origin adds one), and only requests naming a loopback \
             host are answered (--allow-host adds one). The page for people is at /emulator/ui. \
             --import and --export-on-exit read and write firebase-tools' export format (firebase emulators:export), \
-            TOTP factors included; POST /emulator/v1/export {"path": DIR} exports on demand.
+            TOTP factors included; POST /emulator/v1/export {"path": DIR} exports on demand into the --export-dir folder.
             """
     )
 
@@ -56,8 +56,11 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("import"), help: "A folder in firebase-tools' export format to load at start (a corrupt one stops the emulator, naming the file and field).")
     var importDirectory: String?
 
-    @Option(help: "A folder to write the data to, in the same format, when the emulator stops (SIGINT, SIGTERM); replaced whole.")
+    @Option(help: "A folder to write the data to, in the same format, when the emulator stops (SIGINT, SIGTERM): missing, empty, or a previous export, which is replaced whole; any other folder is refused at start.")
     var exportOnExit: String?
+
+    @Option(help: "The folder POST /emulator/v1/export may write into (itself or a folder inside it); without it, only the --export-on-exit folder.")
+    var exportDir: String?
 
     @Flag(inversion: .prefixedEnableDisable,
           help: "Answer a wrong password and an unknown address alike (INVALID_LOGIN_CREDENTIALS), as production does by default; --disable- gives EMAIL_NOT_FOUND and INVALID_PASSWORD, as Google's emulator does.")
@@ -83,11 +86,13 @@ struct EmulatorCommand: AsyncParsableCommand {
         for name in allowHost { try InputCheck.identifier(name, "--allow-host") }
         if let importDirectory { try InputCheck.path(importDirectory, "--import") }
         if let exportOnExit { try InputCheck.path(exportOnExit, "--export-on-exit") }
+        if let exportDir { try InputCheck.path(exportDir, "--export-dir") }
         do {
             var settings = configuration(logger: Logger(label: "mfa.emulator"))
             settings.importDirectory = nil  // read once, by run()
             _ = try IdentityToolkitEmulator(configuration: settings)
         } catch let error as EmulatorConfigurationError {
+            if error.description.hasPrefix("cannot export to") { throw ValidationError("--export-on-exit \(error.description)") }
             throw ValidationError(error.description.replacingOccurrences(of: "set allowRemote", with: "give --allow-remote"))
         }
     }
@@ -103,6 +108,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         configuration.improvedEmailPrivacy = improvedEmailPrivacy
         configuration.importDirectory = importDirectory.map(Self.absolutePath)
         configuration.exportOnExitDirectory = exportOnExit.map(Self.absolutePath)
+        configuration.exportDirectory = exportDir.map(Self.absolutePath)
         return configuration
     }
 

@@ -139,7 +139,7 @@ import Testing
         let first = Self.temporaryFolder(), second = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: first); try? FileManager.default.removeItem(at: second) }
         var secret = ""
-        try await withEmulator { harness in
+        try await withEmulator(configure: { $0.exportDirectory = first.path }) { harness in
             try await harness.enableTOTP()
             let session = try await harness.verifiedUser("ada@example.com", password: "correct horse")
             secret = try await harness.enrollTOTP(session).secret
@@ -261,22 +261,120 @@ import Testing
         #expect(throws: EmulatorImportError.self) { _ = try IdentityToolkitEmulator(configuration: configuration) }
     }
 
-    /// An export replaces the folder whole and leaves nothing beside it;
-    /// its files are the owner's only.
-    @Test func exportReplacesTheFolderAndKeepsItPrivate() async throws {
+    /// An export replaces a previous export whole and leaves nothing beside
+    /// it; its files are the owner's only.
+    @Test func exportReplacesAPreviousExportAndKeepsItPrivate() async throws {
         let folder = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data("stale".utf8).write(to: folder.appendingPathComponent("stale.txt"))
         try await withEmulator { harness in
             _ = try await harness.verifiedUser()
             let files = try await harness.running.emulator.export(to: folder.path)
             #expect(Set(files) == ["firebase-export-metadata.json", "auth_export/config.json", "auth_export/accounts.json", "auth_export/mfa-emulator.json"])
+            _ = try await harness.verifiedUser("second@example.com")
+            _ = try await harness.running.emulator.export(to: folder.path)
         }
-        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("stale.txt").path))
+        let accounts = try Data(contentsOf: folder.appendingPathComponent("auth_export/accounts.json"))
+        #expect(String(decoding: accounts, as: UTF8.self).contains("second@example.com"), "the second export replaced the first")
         let siblings = try FileManager.default.contentsOfDirectory(atPath: folder.deletingLastPathComponent().path)
         #expect(!siblings.contains { $0.hasPrefix(".\(folder.lastPathComponent).") })
         let permissions = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("auth_export/accounts.json").path)[.posixPermissions] as? Int
         #expect(permissions == 0o600)
+    }
+
+    /// A folder with anything an export does not write (a home folder, a
+    /// project, another emulator's export) is never replaced: `--export-on-exit ~`
+    /// once deleted a home folder at exit.
+    static func folderWithUserFiles() throws -> URL {
+        let folder = temporaryFolder("home")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try Data("keep me".utf8).write(to: folder.appendingPathComponent("important.txt"))
+        return folder
+    }
+
+    static func expectUntouched(_ folder: URL, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect((try? String(contentsOf: folder.appendingPathComponent("important.txt"), encoding: .utf8)) == "keep me", sourceLocation: sourceLocation)
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("sub").path), sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(EmulatorExport.metadataFile).path), sourceLocation: sourceLocation)
+    }
+
+    @Test func anExportNeverReplacesAFolderItDidNotWrite() async throws {
+        let folder = try Self.folderWithUserFiles()
+        let tenantsExport = Self.temporaryFolder("other-emulator")
+        defer { try? FileManager.default.removeItem(at: folder); try? FileManager.default.removeItem(at: tenantsExport) }
+        // Another emulator's data beside an export is not ours to delete either.
+        try FileManager.default.createDirectory(at: tenantsExport.appendingPathComponent("firestore_export"), withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: tenantsExport.appendingPathComponent(EmulatorExport.metadataFile))
+        let file = folder.appendingPathComponent("important.txt")
+        try await withEmulator { harness in
+            for target in [folder, tenantsExport, file] {
+                do {
+                    _ = try await harness.running.emulator.export(to: target.path)
+                    Issue.record("exported over \(target.path)")
+                } catch let error as EmulatorExportError {
+                    #expect(error.description.hasPrefix("cannot export to \(target.path): "), "\(error)")
+                }
+            }
+        }
+        Self.expectUntouched(folder)
+        #expect(FileManager.default.fileExists(atPath: tenantsExport.appendingPathComponent("firestore_export").path))
+        // The refusal names what it found.
+        #expect(throws: EmulatorExportError("cannot export to \(folder.path): it holds files an export does not write (important.txt, sub/); name a missing or empty folder, or a previous export")) {
+            try ExportTarget.check(folder)
+        }
+    }
+
+    /// `--export-on-exit` with such a folder stops the emulator before it starts.
+    @Test func exportOnExitToAFolderOfUserFilesIsRefusedAtStart() throws {
+        let folder = try Self.folderWithUserFiles()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = EmulatorConfiguration(port: 0)
+        configuration.exportOnExitDirectory = folder.path
+        #expect(throws: EmulatorConfigurationError.self) { _ = try IdentityToolkitEmulator(configuration: configuration) }
+        do {
+            _ = try IdentityToolkitEmulator(configuration: configuration)
+        } catch {
+            #expect("\(error)".contains("cannot export to \(folder.path): it holds files an export does not write"))
+        }
+        Self.expectUntouched(folder)
+        // An empty folder and a missing one are fine.
+        let empty = Self.temporaryFolder("empty")
+        defer { try? FileManager.default.removeItem(at: empty) }
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        for target in [empty, Self.temporaryFolder("missing")] {
+            configuration.exportOnExitDirectory = target.path
+            _ = try IdentityToolkitEmulator(configuration: configuration)
+        }
+    }
+
+    /// The export route writes only into the folder given at start.
+    @Test func theExportRouteWritesOnlyUnderTheFolderGivenAtStart() async throws {
+        let root = Self.temporaryFolder("root")
+        let outside = try Self.folderWithUserFiles()
+        defer { try? FileManager.default.removeItem(at: root); try? FileManager.default.removeItem(at: outside) }
+        func export(_ harness: Harness, _ path: String) async throws -> (status: Int, message: String) {
+            let response = try await harness.raw(.post, "/emulator/v1/export", body: try JSONEncoder().encode(["path": path]), headers: Self.ownerJSON)
+            let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
+            return (response.status, message)
+        }
+        try await withEmulator { harness in
+            let refused = try await export(harness, root.path)
+            #expect(refused.status == 400 && refused.message.hasPrefix("FAILED_PRECONDITION : no export folder"), "\(refused)")
+        }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("escape"), withDestinationURL: outside)
+        try await withEmulator(configure: { $0.exportDirectory = root.path }) { harness in
+            for path in [outside.path, "/", root.path + "/../" + outside.lastPathComponent, root.appendingPathComponent("escape").path, "escape/inner"] {
+                let refused = try await export(harness, path)
+                #expect(refused.status == 400 && refused.message.hasPrefix("INVALID_ARGUMENT : cannot export to \(path): "), "\(path): \(refused)")
+            }
+            #expect(try await export(harness, "today").status == 200, "a path relative to the root")
+            #expect(try await export(harness, root.appendingPathComponent("nested/deeper").path).status == 200)
+            #expect(try await export(harness, "today").status == 200, "a previous export is replaced")
+            // The root holds folders of exports now: it is no export itself, and is not replaced.
+            let refused = try await export(harness, root.path)
+            #expect(refused.status == 400 && refused.message.hasPrefix("FAILED_PRECONDITION : cannot export to \(root.path): it holds files"), "\(refused)")
+        }
+        Self.expectUntouched(outside)
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("today/\(EmulatorExport.metadataFile)").path))
     }
 }

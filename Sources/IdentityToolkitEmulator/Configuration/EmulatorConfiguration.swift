@@ -1,4 +1,5 @@
 public import Logging
+import Foundation
 
 /// Settings of an emulator.
 public struct EmulatorConfiguration: Sendable {
@@ -60,8 +61,18 @@ public struct EmulatorConfiguration: Sendable {
     /// (`firebase emulators:start --import`); nil starts empty.
     public var importDirectory: String?
     /// A folder to write the state to, in the same format, when the emulator
-    /// stops gracefully (`--export-on-exit`).
+    /// stops gracefully (`--export-on-exit`). It must be missing or empty, or
+    /// hold a previous export: the emulator refuses to start otherwise, so
+    /// that no folder it did not write is ever replaced.
     public var exportOnExitDirectory: String?
+    /// The folder under which `POST /emulator/v1/export` may write
+    /// (`--export-dir`); nil: only ``exportOnExitDirectory`` itself, and no
+    /// HTTP export at all when that is nil too.
+    public var exportDirectory: String?
+
+    /// Where the export route may write: ``exportDirectory``, else
+    /// ``exportOnExitDirectory``.
+    var exportRoot: String? { exportDirectory ?? exportOnExitDirectory }
 
     /// Creates a configuration; every limit has a default fit for a shared,
     /// long-running emulator.
@@ -86,6 +97,13 @@ public struct EmulatorConfiguration: Sendable {
         guard (0...65_535).contains(port) else { throw EmulatorConfigurationError("port must be 0 to 65535, not \(port)") }
         guard allowRemote || LaptopSafety.isLoopback(host: host) else {
             throw EmulatorConfigurationError("host \(host) is not a loopback address; set allowRemote to serve other machines (the emulator has no authentication)")
+        }
+        if let exportOnExitDirectory {
+            do throws(EmulatorExportError) {
+                try ExportTarget.check(URL(fileURLWithPath: exportOnExitDirectory))
+            } catch {
+                throw EmulatorConfigurationError(error.description)
+            }
         }
     }
 }

@@ -11,10 +11,14 @@ struct ConsoleSettings: Sendable {
     let formToken: String
     /// Where "Export now" writes (`--export-on-exit`), if anywhere.
     let exportDirectory: String?
+    /// Where the export route may write (`--export-dir`, else the
+    /// `--export-on-exit` folder), if anywhere.
+    let exportRoot: String?
 
-    init(exportDirectory: String?) {
+    init(exportDirectory: String?, exportRoot: String?) {
         formToken = Data.randomToken(bytes: 32)
         self.exportDirectory = exportDirectory
+        self.exportRoot = exportRoot
     }
 }
 
@@ -77,6 +81,8 @@ extension HelperRoutes {
             do {
                 let files = try await services.export(to: URL(fileURLWithPath: directory))
                 return "Exported \(files.count) files to \(directory)."
+            } catch let error as EmulatorExportError {
+                throw APIServerError.failedPrecondition(error.description)
             } catch {
                 throw APIServerError.internalError("the export could not be written to \(directory)")
             }

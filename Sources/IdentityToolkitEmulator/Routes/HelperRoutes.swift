@@ -111,16 +111,25 @@ struct HelperRoutes: EmulatorHelpersService {
         }
     }
 
-    /// Exports to an absolute folder the request names.
+    /// Exports to the folder the request names, which must be the export
+    /// folder given at start or inside it (``ExportTarget``).
     func exportState(_ body: ExportRequest, request: APIServerRequest) async throws -> ExportResult {
-        guard body.path.hasPrefix("/"), !body.path.split(separator: "/").contains("..") else {
-            throw APIServerError.invalidArgument("path must be an absolute folder path without '..'")
+        guard console.exportRoot != nil else {
+            throw APIServerError.failedPrecondition("no export folder: start the emulator with --export-dir DIR (or --export-on-exit DIR)")
+        }
+        let folder: URL
+        do {
+            folder = try ExportTarget.folder(forRequestedPath: body.path, root: console.exportRoot)
+        } catch {
+            throw APIServerError.invalidArgument(error.description)
         }
         do {
-            let files = try await services.export(to: URL(fileURLWithPath: body.path))
-            return ExportResult(path: body.path, files: files)
+            let files = try await services.export(to: folder)
+            return ExportResult(path: folder.path, files: files)
         } catch let error as APIServerError {
             throw error
+        } catch let error as EmulatorExportError {
+            throw APIServerError.failedPrecondition(error.description)
         } catch {
             throw APIServerError.internalError("the export could not be written: \(LogSafeText.escaping(error.localizedDescription, limit: 200))")
         }

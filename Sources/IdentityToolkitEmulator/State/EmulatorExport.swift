@@ -84,7 +84,10 @@ enum EmulatorExport {
     /// beside it first, then renamed into place, so that a reader never
     /// sees half an export and a failed export leaves the old one. The
     /// files are the owner's only: they hold passwords and TOTP secrets.
+    /// Only a missing or empty folder, or a previous export, is replaced
+    /// (``ExportTarget/check(_:)``, asked again just before the rename).
     static func write(_ files: [(path: String, contents: Data)], to directory: URL) throws {
+        try ExportTarget.check(directory)
         let manager = FileManager.default
         let parent = directory.deletingLastPathComponent()
         try manager.createDirectory(at: parent, withIntermediateDirectories: true)
@@ -98,6 +101,7 @@ enum EmulatorExport {
                     throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
                 }
             }
+            try ExportTarget.check(directory)
             if manager.fileExists(atPath: directory.path) {
                 let old = parent.appendingPathComponent(".\(directory.lastPathComponent).old-\(UUID().uuidString)")
                 try manager.moveItem(at: directory, to: old)
