@@ -28,15 +28,15 @@ public import PostgresNIO
 /// closed on such an error.
 ///
 /// The tables, named with ``tablePrefix``: `…totp_verifications` (per key,
-/// the count with its lock-out end and the last accepted step, for
-/// ``verificationStore``), `…totp_replay` and `…totp_attempts` (the same
-/// two halves apart, for ``replayStore`` and ``attemptStore``), `…state`
+/// the run of failures with its lock-out and the last accepted step, for
+/// ``verificationStore`` and ``attemptStore``), `…totp_replay` (for
+/// ``replayStore``), `…totp_attempts` (unused since version 4), `…state`
 /// (in-flight state and saved sessions, with expiries), `…recovery_sets`
 /// and `…recovery_codes`, and `…schema` (the schema version). Expired rows are removed by
 /// ``sweepExpired(now:)``; ``runSweeper(every:)`` calls it periodically.
 public struct PostgresIdentityStores: Sendable {
     /// The schema version ``migrate()`` brings the tables to.
-    public static let schemaVersion = 3
+    public static let schemaVersion = 4
 
     let backend: PostgresStoreBackend
 
@@ -211,6 +211,11 @@ struct PostgresTables: Sendable {
             last_step bigint, step_expires_at timestamptz, expires_at timestamptz NOT NULL)
             """,
             "CREATE INDEX IF NOT EXISTS \(verifications)_expires_at ON \(verifications) (expires_at)",
+            // Version 4: runs of failures that only a success clears, with
+            // lock-outs that lengthen (`attempts_expire_at` is when a run
+            // may be forgotten: never for a second factor's limit).
+            "ALTER TABLE \(verifications) ADD COLUMN IF NOT EXISTS locked_until timestamptz",
+            "DROP FUNCTION IF EXISTS \(settleAttempt)(text, bigint, timestamptz, timestamptz, timestamptz, integer)",
             settleFunction,
             "CREATE TABLE IF NOT EXISTS \(schema) (version integer NOT NULL)",
         ]
@@ -219,36 +224,53 @@ struct PostgresTables: Sendable {
 
 extension PostgresTables {
     /// `PostgresTOTPVerificationStore.settleAttempt`'s statement, as a
-    /// function so that its plan is kept per session. Arguments: the key,
-    /// the matched step (NULL when none), the lock-out end, the step's
-    /// retention end (NULL when none), now, the limit. It returns NULL at
-    /// the limit (no row was written), true when the step was accepted
-    /// (only then is the count left at 0), false when the attempt was
-    /// counted. *Accepted* is "a step matched and the row holds no live
-    /// step at or after it".
+    /// function so that its plan is kept per session. It applies
+    /// `TOTPAttemptLimit.admit(_:at:)` (the rule's home, in OTP; the shared
+    /// conformance cases hold this copy to it) to the key's row, locked
+    /// for the call: the row is made if missing, then read `FOR UPDATE`, so
+    /// concurrent calls on one key serialize and each sees what the last
+    /// one committed. Arguments: the key, the matched step (NULL when
+    /// none), the step's retention end, now, the limit's failures per run,
+    /// its final bound (NULL for a rate limit), its first and longest
+    /// lock-out in seconds. It returns `accepted`, `counted:N` (N failures
+    /// before it), `until:EPOCH` or `locked:N`.
     var settleFunction: String {
-        let accepted = "(EXCLUDED.last_step IS NOT NULL AND (row.last_step IS NULL OR row.step_expires_at <= p_now OR row.last_step < EXCLUDED.last_step))"
-        return """
-            CREATE OR REPLACE FUNCTION \(settleAttempt)(p_key text, p_step bigint, p_attempts_expire_at timestamptz,
-                                                        p_step_expires_at timestamptz, p_now timestamptz, p_limit integer)
-            RETURNS boolean LANGUAGE plpgsql AS $settle$
-            DECLARE accepted boolean;
-            BEGIN
-            INSERT INTO \(verifications) AS row (key_id, attempts, attempts_expire_at, last_step, step_expires_at, expires_at)
-            VALUES (p_key, CASE WHEN p_step IS NULL THEN 1 ELSE 0 END, p_attempts_expire_at, p_step, p_step_expires_at,
-                    GREATEST(p_attempts_expire_at, p_step_expires_at))
-            ON CONFLICT (key_id) DO UPDATE SET
-            attempts = CASE WHEN \(accepted) THEN 0 WHEN row.attempts_expire_at <= p_now THEN 1 ELSE row.attempts + 1 END,
-            attempts_expire_at = EXCLUDED.attempts_expire_at,
-            last_step = CASE WHEN \(accepted) THEN EXCLUDED.last_step ELSE row.last_step END,
-            step_expires_at = CASE WHEN \(accepted) THEN EXCLUDED.step_expires_at ELSE row.step_expires_at END,
-            expires_at = GREATEST(EXCLUDED.attempts_expire_at, CASE WHEN \(accepted) THEN EXCLUDED.step_expires_at ELSE row.step_expires_at END)
-            WHERE row.attempts_expire_at <= p_now OR row.attempts < p_limit
-            RETURNING row.attempts = 0 INTO accepted;
-            RETURN accepted;
-            END
-            $settle$
-            """
+        """
+        CREATE OR REPLACE FUNCTION \(settleAttempt)(p_key text, p_step bigint, p_step_expires_at timestamptz, p_now timestamptz,
+                                                    p_run integer, p_cap integer, p_lockout double precision, p_max_lockout double precision)
+        RETURNS text LANGUAGE plpgsql AS $settle$
+        DECLARE
+            r \(verifications)%ROWTYPE;
+            failures integer;
+            locked timestamptz;
+            forget timestamptz;
+        BEGIN
+            INSERT INTO \(verifications) (key_id, attempts, attempts_expire_at, last_step, step_expires_at, expires_at)
+            VALUES (p_key, 0, p_now, NULL, NULL, p_now) ON CONFLICT (key_id) DO NOTHING;
+            SELECT * INTO r FROM \(verifications) WHERE key_id = p_key FOR UPDATE;
+            -- A run past its forget time is no run.
+            IF r.attempts_expire_at > p_now THEN failures := r.attempts; locked := r.locked_until;
+            ELSE failures := 0; locked := NULL; END IF;
+            IF p_cap IS NOT NULL AND failures >= p_cap THEN RETURN 'locked:' || failures; END IF;
+            IF locked IS NOT NULL AND locked > p_now THEN RETURN 'until:' || extract(epoch FROM locked); END IF;
+            IF p_step IS NOT NULL AND (r.last_step IS NULL OR r.step_expires_at <= p_now OR r.last_step < p_step) THEN
+                UPDATE \(verifications) SET attempts = 0, attempts_expire_at = p_now, locked_until = NULL, last_step = p_step,
+                    step_expires_at = p_step_expires_at, expires_at = GREATEST(p_now, p_step_expires_at)
+                WHERE key_id = p_key;
+                RETURN 'accepted';
+            END IF;
+            failures := failures + 1;
+            locked := CASE WHEN failures % p_run = 0
+                THEN p_now + make_interval(secs => LEAST(p_lockout * power(2, LEAST(failures / p_run - 1, 62)), p_max_lockout)) END;
+            forget := CASE WHEN p_cap IS NULL THEN GREATEST(COALESCE(locked, p_now), p_now) + make_interval(secs => p_lockout)
+                ELSE 'infinity'::timestamptz END;
+            UPDATE \(verifications) SET attempts = failures, attempts_expire_at = forget, locked_until = locked,
+                expires_at = GREATEST(forget, COALESCE(r.step_expires_at, forget))
+            WHERE key_id = p_key;
+            RETURN 'counted:' || (failures - 1);
+        END
+        $settle$
+        """
     }
 }
 

@@ -4,41 +4,43 @@ public import MultiFactorAuth
 public import OTP
 import PostgresNIO
 
-/// `TOTPVerificationStore` on PostgreSQL: one row per key holding its
-/// attempt count (with the lock-out end) and its last accepted step, so
-/// that one statement settles a verification. Made by
+/// `TOTPVerificationStore` on PostgreSQL: one row per key holding its run
+/// of failures (with its lock-out) and its last accepted step, so that one
+/// statement settles a verification. Made by
 /// ``PostgresIdentityStores/verificationStore``.
 public struct PostgresTOTPVerificationStore: TOTPVerificationStore {
     let backend: PostgresStoreBackend
 
-    /// Counts the attempt unless the key is at `limit` and, when
+    /// Counts the attempt unless `limit` locks the key and, when
     /// `matchedStep` is later than the last accepted step, records it and
-    /// clears the count, in one statement: a call of the SQL function that
-    /// ``PostgresIdentityStores/migrate()`` creates
-    /// (`…settle_totp_attempt`), whose one `INSERT … ON CONFLICT DO UPDATE`
-    /// is written beside the tables' statements. A function, because
-    /// PostgreSQL keeps its statement's plan for the session: the
-    /// statement is parsed and planned once per connection instead of on
-    /// every call, which is most of the server's work for it.
+    /// clears the run, in one statement: a call of the SQL function that
+    /// ``PostgresIdentityStores/migrate()`` creates (`…settle_totp_attempt`),
+    /// written beside the tables' statements. A function, because
+    /// PostgreSQL keeps its statements' plans for the session: they are
+    /// parsed and planned once per connection instead of on every call.
     ///
-    /// Why it is atomic: concurrent settlements of one key serialize on its
-    /// row lock (`INSERT … ON CONFLICT DO UPDATE` inserts or locks the
-    /// row), and each evaluates the limit and the replay rule against the
-    /// version the previous one committed — so no more than `limit`
-    /// attempts are ever counted and one step is accepted once.
-    public func settleAttempt(for keyID: String, matchedStep: UInt64?, limit: Int, at now: Date, attemptsExpireAt: Date,
+    /// Why it is atomic: the function makes the key's row if it is missing
+    /// and reads it `FOR UPDATE`, so concurrent settlements of one key
+    /// serialize on its row lock and each applies the rule to the version
+    /// the previous one committed — so no more attempts are ever counted
+    /// than the limit allows, and one step is accepted once.
+    public func settleAttempt(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
                               retainUntil: Date) async throws(PostgresStoreError) -> TOTPAttemptSettlement {
-        guard limit >= 1 else { return .refused }
+        try await settle(for: keyID, matchedStep: matchedStep, limit: limit, at: now, retainUntil: retainUntil).settlement
+    }
+
+    /// The settlement, with the failures counted before it.
+    private func settle(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
+                        retainUntil: Date) async throws(PostgresStoreError) -> (settlement: TOTPAttemptSettlement, failuresBefore: Int) {
         let function = backend.tables.settleAttempt
-        let step: Int64? = matchedStep.map { Int64(clamping: $0) }
-        let stepExpiresAt: Date? = matchedStep == nil ? nil : retainUntil
-        let limit = Int32(clamping: limit)
-        let call = SettleAttemptCall(keyID: keyID, step: step, attemptsExpireAt: attemptsExpireAt, stepExpiresAt: stepExpiresAt, now: now, limit: limit)
+        let call = SettleAttemptCall(keyID: keyID, step: matchedStep.map { Int64(clamping: $0) }, stepExpiresAt: matchedStep == nil ? nil : retainUntil,
+                                     now: now, limit: limit)
         return try await backend.perform("settle a TOTP attempt") { client in
             try await SettleAttemptCall.$function.withValue(function) {
-                var settlement = TOTPAttemptSettlement.refused
-                for try await accepted in try await client.execute(call) {
-                    settlement = accepted.map { $0 ? .accepted : .counted } ?? .refused
+                var answer: String?
+                for try await text in try await client.execute(call) { answer = text }
+                guard let answer, let settlement = SettleAttemptCall.answer(answer) else {
+                    throw PostgresStoreError.corruptRow("settle a TOTP attempt")
                 }
                 return settlement
             }
@@ -46,7 +48,7 @@ public struct PostgresTOTPVerificationStore: TOTPVerificationStore {
     }
 
     /// Records `step` for `keyID` unless a live step at or after it is
-    /// recorded (one upsert; the count is left as it is).
+    /// recorded (one upsert; the run is left as it is).
     public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) async throws(PostgresStoreError) -> Bool {
         let table = backend.tables.verifications
         let step = Int64(clamping: step)
@@ -65,16 +67,32 @@ public struct PostgresTOTPVerificationStore: TOTPVerificationStore {
         }
     }
 
-    /// Counts an attempt unless `keyID` is at `limit` (a settlement with no matched step).
-    public func recordAttempt(for keyID: String, limit: Int, at now: Date, expiresAt: Date) async throws(PostgresStoreError) -> Bool {
-        try await settleAttempt(for: keyID, matchedStep: nil, limit: limit, at: now, attemptsExpireAt: expiresAt, retainUntil: expiresAt) != .refused
+    /// Counts an attempt unless `limit` locks `keyID` (a settlement with no matched step).
+    public func recordAttempt(for keyID: String, limit: TOTPAttemptLimit, at now: Date) async throws(PostgresStoreError) -> TOTPAttemptAdmission {
+        let (settlement, failures) = try await settle(for: keyID, matchedStep: nil, limit: limit, at: now, retainUntil: now)
+        if case .refused(let admission) = settlement { return admission }
+        return .counted(failures: failures)
     }
 
-    /// Forgets `keyID`'s count; its last accepted step stays (one `UPDATE`).
+    /// Forgets `keyID`'s run and its lock-out; its last accepted step stays (one `UPDATE`).
     public func clearAttempts(for keyID: String) async throws(PostgresStoreError) {
         let table = backend.tables.verifications
         try await backend.perform("clear TOTP attempts") { client in
-            try await client.query("UPDATE \(unescaped: table) SET attempts = 0 WHERE key_id = \(keyID)")
+            try await client.query("""
+                UPDATE \(unescaped: table) SET attempts = 0, locked_until = NULL, attempts_expire_at = '-infinity',
+                expires_at = COALESCE(step_expires_at, '-infinity') WHERE key_id = \(keyID)
+                """)
+        }
+    }
+
+    /// `keyID`'s run of failures at `now` (0 when none or forgotten).
+    public func failures(for keyID: String, at now: Date = Date()) async throws(PostgresStoreError) -> Int {
+        let table = backend.tables.verifications
+        return try await backend.perform("read TOTP attempts") { client in
+            let rows = try await client.query("SELECT attempts FROM \(unescaped: table) WHERE key_id = \(keyID) AND attempts_expire_at > \(now)")
+            var count = 0
+            for try await attempts in rows.decode(Int32.self) { count = Int(attempts) }
+            return count
         }
     }
 }
@@ -97,31 +115,50 @@ struct SettleAttemptCall: PostgresPreparedStatement {
     /// The settle function of the store making the call (prefix included).
     @TaskLocal static var function = ""
 
-    static var name: String { "identity-settle-totp-attempt:" + function }
-    static var sql: String { "SELECT \(function)($1, $2, $3, $4, $5, $6)" }
+    static var name: String { "identity-settle-totp-attempt-v4:" + function }
+    static var sql: String { "SELECT \(function)($1, $2, $3, $4, $5, $6, $7, $8)" }
 
-    typealias Row = Bool?
+    typealias Row = String
 
     let keyID: String
     let step: Int64?
-    let attemptsExpireAt: Date
     let stepExpiresAt: Date?
     let now: Date
-    let limit: Int32
+    let limit: TOTPAttemptLimit
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 6)
+        var bindings = PostgresBindings(capacity: 8)
         bindings.append(keyID)
         bindings.append(step)
-        bindings.append(attemptsExpireAt)
         bindings.append(stepExpiresAt)
         bindings.append(now)
-        bindings.append(limit)
+        bindings.append(Int32(clamping: limit.maximumFailures))
+        bindings.append(limit.maximumConsecutiveFailures.map { Int32(clamping: $0) })
+        bindings.append(Self.seconds(limit.lockout))
+        bindings.append(Self.seconds(limit.maximumLockout))
         return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Bool? {
-        try row.decode(Bool?.self)
+    func decodeRow(_ row: PostgresRow) throws -> String {
+        try row.decode(String.self)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// The function's answer as a settlement with the failures counted
+    /// before it; nil for text it never returns.
+    static func answer(_ answer: String) -> (settlement: TOTPAttemptSettlement, failuresBefore: Int)? {
+        if answer == "accepted" { return (.accepted, 0) }
+        let parts = answer.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        switch parts[0] {
+        case "counted": return Int(parts[1]).map { (.counted, $0) }
+        case "locked": return Int(parts[1]).map { (.refused(.locked(failures: $0)), $0) }
+        case "until": return Double(parts[1]).map { (.refused(.lockedUntil(Date(timeIntervalSince1970: $0))), 0) }
+        default: return nil
+        }
     }
 }
 
@@ -161,58 +198,31 @@ public struct PostgresTOTPReplayStore: TOTPReplayStore {
     }
 }
 
-/// `TOTPAttemptStore` on PostgreSQL: one row per key with its count and
-/// the end of its lock-out. Made by ``PostgresIdentityStores/attemptStore``.
+/// `TOTPAttemptStore` on PostgreSQL: the run half of
+/// ``PostgresTOTPVerificationStore`` (one row per key with its run of
+/// failures and its lock-out, settled by the same function). Made by
+/// ``PostgresIdentityStores/attemptStore``.
 public struct PostgresTOTPAttemptStore: TOTPAttemptStore {
     let backend: PostgresStoreBackend
 
-    /// Counts an attempt for `keyID` unless it already had `limit`, in one statement:
-    ///
-    /// ```sql
-    /// INSERT … VALUES (key, 1, expires) ON CONFLICT (key_id) DO UPDATE
-    ///   SET attempts = CASE WHEN row.expires_at <= now THEN 1 ELSE row.attempts + 1 END, …
-    ///   WHERE row.expires_at <= now OR row.attempts < limit RETURNING 1
-    /// ```
-    ///
-    /// Why it is atomic: as for the replay store, concurrent attempts on
-    /// one key serialize on its row lock and each sees the count the
-    /// previous one committed, so no more than `limit` are ever counted —
-    /// and the count is taken before the code is checked.
-    public func recordAttempt(for keyID: String, limit: Int, at now: Date, expiresAt: Date) async throws(PostgresStoreError) -> Bool {
-        guard limit >= 1 else { return false }
-        let table = backend.tables.attempts
-        let limit = Int32(clamping: limit)
-        return try await backend.perform("count a TOTP attempt") { client in
-            let rows = try await client.query("""
-                INSERT INTO \(unescaped: table) AS row (key_id, attempts, expires_at) VALUES (\(keyID), 1, \(expiresAt))
-                ON CONFLICT (key_id) DO UPDATE
-                SET attempts = CASE WHEN row.expires_at <= \(now) THEN 1 ELSE row.attempts + 1 END, expires_at = EXCLUDED.expires_at
-                WHERE row.expires_at <= \(now) OR row.attempts < \(limit)
-                RETURNING 1
-                """)
-            var counted = false
-            for try await _ in rows { counted = true }
-            return counted
-        }
+    private var runs: PostgresTOTPVerificationStore { PostgresTOTPVerificationStore(backend: backend) }
+
+    /// Counts an attempt for `keyID` unless `limit` locks it, in one
+    /// statement (see ``PostgresTOTPVerificationStore/settleAttempt(for:matchedStep:limit:at:retainUntil:)``):
+    /// the count is taken before the code is checked, and concurrent
+    /// attempts on one key serialize on its row.
+    public func recordAttempt(for keyID: String, limit: TOTPAttemptLimit, at now: Date) async throws(PostgresStoreError) -> TOTPAttemptAdmission {
+        try await runs.recordAttempt(for: keyID, limit: limit, at: now)
     }
 
-    /// Forgets `keyID`'s count (one `DELETE`).
+    /// Forgets `keyID`'s run and its lock-out.
     public func clearAttempts(for keyID: String) async throws(PostgresStoreError) {
-        let table = backend.tables.attempts
-        try await backend.perform("clear TOTP attempts") { client in
-            try await client.query("DELETE FROM \(unescaped: table) WHERE key_id = \(keyID)")
-        }
+        try await runs.clearAttempts(for: keyID)
     }
 
-    /// The attempts counted for `keyID` at `now` (0 when none or lapsed).
-    public func attempts(for keyID: String, at now: Date = Date()) async throws(PostgresStoreError) -> Int {
-        let table = backend.tables.attempts
-        return try await backend.perform("read TOTP attempts") { client in
-            let rows = try await client.query("SELECT attempts FROM \(unescaped: table) WHERE key_id = \(keyID) AND expires_at > \(now)")
-            var count = 0
-            for try await attempts in rows.decode(Int32.self) { count = Int(attempts) }
-            return count
-        }
+    /// `keyID`'s run of failures at `now` (0 when none or forgotten).
+    public func failures(for keyID: String, at now: Date = Date()) async throws(PostgresStoreError) -> Int {
+        try await runs.failures(for: keyID, at: now)
     }
 }
 

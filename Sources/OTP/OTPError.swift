@@ -10,7 +10,7 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         fileprivate enum Base: String, Sendable, Hashable {
             case invalidDigits, invalidPeriod, invalidWindow, secretTooShort, timeBeforeEpoch, tooManyAttempts
-            case invalidAttemptLimit, invalidLockout, invalidRecoveryCodeParameters
+            case invalidAttemptLimit, invalidLockout, invalidRecoveryCodeParameters, factorLocked
         }
 
         fileprivate let base: Base
@@ -27,6 +27,9 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let timeBeforeEpoch = Code(base: .timeBeforeEpoch)
         /// Too many unsuccessful attempts: no code is checked for now.
         public static let tooManyAttempts = Code(base: .tooManyAttempts)
+        /// Too many unsuccessful attempts in a row: the key is locked until
+        /// the user proves themselves another way.
+        public static let factorLocked = Code(base: .factorLocked)
         /// An attempt limit must allow at least one failure.
         public static let invalidAttemptLimit = Code(base: .invalidAttemptLimit)
         /// A lock-out must last at least a second.
@@ -50,6 +53,7 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case secretTooShort(byteCount: Int, minimum: Int)
         case timeBeforeEpoch
         case tooManyAttempts(limit: Int)
+        case factorLocked(failures: Int)
         case invalidAttemptLimit(Int)
         case invalidLockout(Duration)
         case invalidRecoveryCodeParameters(String)
@@ -70,6 +74,7 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case .secretTooShort: return .secretTooShort
         case .timeBeforeEpoch: return .timeBeforeEpoch
         case .tooManyAttempts: return .tooManyAttempts
+        case .factorLocked: return .factorLocked
         case .invalidAttemptLimit: return .invalidAttemptLimit
         case .invalidLockout: return .invalidLockout
         case .invalidRecoveryCodeParameters: return .invalidRecoveryCodeParameters
@@ -89,6 +94,11 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Too many unsuccessful attempts for one key or challenge: no code is
     /// checked until the count lapses or is cleared (``TOTPAttemptLimit``).
     public static func tooManyAttempts(limit: Int) -> Self { Self(.tooManyAttempts(limit: limit)) }
+    /// `failures` unsuccessful attempts in a row, the limit's final bound
+    /// (``TOTPAttemptLimit/maximumConsecutiveFailures``): no code is checked
+    /// until a success through another path (a recovery code, an
+    /// administrator) clears the run.
+    public static func factorLocked(failures: Int) -> Self { Self(.factorLocked(failures: failures)) }
     /// An attempt limit must allow at least one failure.
     public static func invalidAttemptLimit(_ limit: Int) -> Self { Self(.invalidAttemptLimit(limit)) }
     /// A lock-out must last at least a second.
@@ -110,8 +120,10 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case .secretTooShort(let count, let minimum): return "the secret has \(count) bytes; at least \(minimum) are required"
         case .timeBeforeEpoch: return "the time is before the generator's T0"
         case .tooManyAttempts(let limit): return "\(limit) unsuccessful codes were entered; no more codes are checked for now"
-        case .invalidAttemptLimit(let limit): return "the attempt limit must be at least 1, not \(limit)"
-        case .invalidLockout(let lockout): return "the lock-out must last at least 1 second, not \(lockout)"
+        case .factorLocked(let failures):
+            return "\(failures) unsuccessful codes were entered in a row; this factor is locked until the user proves themselves another way"
+        case .invalidAttemptLimit(let limit): return "the attempt limit must be at least 1 (and at most 100 in a row), not \(limit)"
+        case .invalidLockout(let lockout): return "the lock-out must last at least 1 second (the longest at least the first), not \(lockout)"
         case .invalidRecoveryCodeParameters(let reason): return "recovery codes: \(reason)"
         }
     }

@@ -254,14 +254,13 @@ public struct RecoveryCodeRedeemer: Sendable {
     /// Redeems `input` for `userID`: the attempt is counted first, then the
     /// typed code is hashed with the set's salt and its digest consumed in
     /// one atomic store call; a success clears the count.
-    /// - Throws: ``OTPError/tooManyAttempts(limit:)`` once the user is at the
-    ///   limit (nothing is checked), or the stores' errors (it fails closed).
+    /// - Throws: ``OTPError/tooManyAttempts(limit:)`` while the user is locked
+    ///   out, ``OTPError/factorLocked(failures:)`` after the limit's final
+    ///   bound (nothing is checked), or the stores' errors (it fails closed).
     public func redeem(_ input: String, for userID: String, at now: Date = Date()) async throws -> Result {
-        let lockout = attemptLimit.lockout
-        let lockedUntil = now.addingTimeInterval(TimeInterval(lockout.components.seconds) + TimeInterval(lockout.components.attoseconds) / 1e18)
         let attemptKey = "recovery-code/" + userID
-        guard try await attemptStore.recordAttempt(for: attemptKey, limit: attemptLimit.maximumFailures, at: now, expiresAt: lockedUntil) else {
-            throw OTPError.tooManyAttempts(limit: attemptLimit.maximumFailures)
+        if let refusal = try await attemptStore.recordAttempt(for: attemptKey, limit: attemptLimit, at: now).refusal(attemptLimit) {
+            throw refusal
         }
         guard let verifiers = try await store.verifiers(for: userID) else { return .noCodes }
         guard let digest = try verifiers.digest(of: input),

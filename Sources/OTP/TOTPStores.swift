@@ -23,8 +23,9 @@ public protocol TOTPReplayStore: Sendable {
     func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) async throws -> Bool
 }
 
-/// Counts the attempts each key (or sign-in challenge) gets, for
-/// ``TOTPVerifier``'s attempt limit.
+/// Counts each key's unsuccessful attempts, for ``TOTPVerifier``'s
+/// ``TOTPAttemptLimit``: runs of failures, lock-outs that lengthen, and a
+/// final lock after too many in a row.
 ///
 /// The count is taken **before** the code is checked, in one atomic call,
 /// so that concurrent wrong codes can never be checked more often than the
@@ -32,90 +33,123 @@ public protocol TOTPReplayStore: Sendable {
 /// through). State a second instance needs: share one store between
 /// instances, or an attacker gets the limit once per instance.
 public protocol TOTPAttemptStore: Sendable {
-    /// Counts one attempt for `keyID` unless it already had `limit`
-    /// unsuccessful ones since its count last expired or was cleared.
+    /// Counts one attempt for `keyID` unless `limit` locks it at `now`, as
+    /// ``TOTPAttemptLimit/admit(_:at:)`` says, atomically.
     /// - Parameters:
     ///   - keyID: Whose key.
-    ///   - limit: The attempts allowed.
+    ///   - limit: The rule.
     ///   - now: The time of the attempt.
-    ///   - expiresAt: When the count lapses if nothing else happens (the
-    ///     lock-out ends); each counted attempt moves it.
-    /// - Returns: true when the attempt was counted and its code may be
-    ///   checked; false when the key is at its limit (nothing is counted).
-    func recordAttempt(for keyID: String, limit: Int, at now: Date, expiresAt: Date) async throws -> Bool
+    /// - Returns: ``TOTPAttemptAdmission/counted(failures:)`` when the
+    ///   attempt was counted and its code may be checked; a refusal (nothing
+    ///   counted) when the key is locked.
+    func recordAttempt(for keyID: String, limit: TOTPAttemptLimit, at now: Date) async throws -> TOTPAttemptAdmission
 
-    /// Forgets `keyID`'s count: after a success, or when the user proved
-    /// themselves another way (a support desk, a recovery code).
+    /// Forgets `keyID`'s run of failures, its lock-outs included: after a
+    /// success, or when the user proved themselves another way (a support
+    /// desk, a recovery code). The only way out of the final lock.
     func clearAttempts(for keyID: String) async throws
 }
 
-/// What ``TOTPVerificationStore/settleAttempt(for:matchedStep:limit:at:attemptsExpireAt:retainUntil:)``
+/// What ``TOTPVerificationStore/settleAttempt(for:matchedStep:limit:at:retainUntil:)``
 /// did with one attempt.
 public enum TOTPAttemptSettlement: Sendable, Hashable {
-    /// The key was at its limit: nothing was counted or recorded, and the
-    /// code's match must not be used.
-    case refused
+    /// The key was locked: nothing was counted or recorded, and the code's
+    /// match must not be used.
+    case refused(TOTPAttemptAdmission)
     /// The attempt was counted: the code matched no step, or its step was
     /// not later than the last accepted one (a replay).
     case counted
-    /// The matched step was recorded and the key's count cleared.
+    /// The matched step was recorded and the key's run cleared.
     case accepted
 }
 
-/// A store that keeps each key's attempt count and last accepted step
+/// A store that keeps each key's attempt record and last accepted step
 /// together and settles a whole verification in one atomic call: the
-/// attempt is counted unless the key is at its limit and, in the same
-/// step, a matched code's step is recorded and the count cleared. On a
-/// database that is one statement where separate stores need three
-/// (count, record, clear), so a fleet verifies about three times as many
-/// codes per second (see `Benchmarks/README.md`).
+/// attempt is counted unless the key is locked and, in the same step, a
+/// matched code's step is recorded and the run cleared. On a database that
+/// is one statement where separate stores need three (count, record,
+/// clear), so a fleet verifies about three times as many codes per second
+/// (see `Benchmarks/README.md`).
 ///
 /// The verifier matches the code before this call, but uses the match only
 /// when the call counted the attempt, so concurrent wrong codes are still
 /// never judged more often than the limit allows. Its
 /// ``TOTPReplayStore`` and ``TOTPAttemptStore`` calls act on the same
 /// records, for callers that need one half (a recovery that clears a
-/// count).
+/// run).
 public protocol TOTPVerificationStore: TOTPReplayStore, TOTPAttemptStore {
-    /// Counts one attempt for `keyID` and, when `matchedStep` is later than
-    /// the last accepted step, records it and clears the count — atomically.
+    /// Counts one attempt for `keyID` unless `limit` locks it and, when
+    /// `matchedStep` is later than the last accepted step, records it and
+    /// clears the run — atomically.
     /// - Parameters:
     ///   - keyID: Whose key.
     ///   - matchedStep: The step the code matched, nil when it matched none.
-    ///   - limit: The attempts allowed since the count last lapsed or was cleared.
+    ///   - limit: The rule (``TOTPAttemptLimit/admit(_:at:)``).
     ///   - now: The time of the attempt.
-    ///   - attemptsExpireAt: When the count lapses if nothing else happens
-    ///     (the lock-out ends); each counted attempt moves it.
     ///   - retainUntil: When an accepted step's record stops mattering.
-    /// - Returns: ``TOTPAttemptSettlement/refused`` at the limit,
+    /// - Returns: ``TOTPAttemptSettlement/refused(_:)`` when locked,
     ///   ``TOTPAttemptSettlement/accepted`` when the step was recorded,
     ///   ``TOTPAttemptSettlement/counted`` otherwise.
-    func settleAttempt(for keyID: String, matchedStep: UInt64?, limit: Int, at now: Date, attemptsExpireAt: Date,
+    func settleAttempt(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
                        retainUntil: Date) async throws -> TOTPAttemptSettlement
 }
 
+/// An in-memory store holds `capacity` live records and is full: it
+/// refuses to forget a live one (that would end a lock-out or reopen a
+/// replay), so the verification fails closed until records expire.
+public struct InMemoryStoreFullError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The records the store holds at most.
+    public let capacity: Int
+
+    /// A refusal of a store of `capacity` records.
+    public init(capacity: Int) { self.capacity = capacity }
+
+    /// What happened and what to do; no key is named.
+    public var description: String {
+        "the in-memory store holds its \(capacity) live records and forgets none of them early; attempts are refused until records expire (give it a larger capacity, or use a shared store)"
+    }
+}
+
 /// Entries with an expiry, bounded in number: what the in-memory stores
-/// keep. Expired entries are removed as time passes (the `now` of the
-/// calls, so a verifier run at a fixed time in tests sees a fixed world),
-/// and past `capacity` the entries nearest their expiry go first, so a
-/// stream of distinct keys keeps memory flat.
+/// and caches keep. Expired entries are removed as time passes (the `now`
+/// of the calls, so a verifier run at a fixed time in tests sees a fixed
+/// world). Past `capacity`, a cache (``WhenFull/evictNearestExpiry``)
+/// drops the entries nearest their expiry, so a stream of distinct keys
+/// keeps memory flat; a security store (``WhenFull/refuse``) drops no live
+/// entry — forgetting one would end a lock-out or reopen a replay, and the
+/// keys may be an attacker's — and refuses the new one instead.
 package struct ExpiringEntries<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    /// What a full store does with a new key.
+    package enum WhenFull: Sendable {
+        case evictNearestExpiry, refuse
+    }
+
     private struct Entry: Sendable {
         var value: Value
         var expiresAt: Date
     }
 
+    /// A key at the expiry it had when set; stale once the key's expiry changed.
+    private struct Position: Sendable {
+        var expiresAt: Date
+        var key: Key
+    }
+
     package let capacity: Int
+    package let whenFull: WhenFull
     private var entries: [Key: Entry] = [:]
-    /// Keys in the order their current expiry was set; stale positions are skipped.
-    private var order: [(key: Key, expiresAt: Date)] = []
-    private var orderStart = 0
-    /// Positions the compactions have walked so far: what a test holds to
-    /// a constant per ``set(_:for:expiresAt:now:)``.
+    /// A min-heap of positions by expiry: the nearest expiry at the top,
+    /// whatever order the keys came in (a record kept for ever does not
+    /// hold back the removal of those behind it). Stale positions are
+    /// skipped when they surface and dropped when they outnumber the entries.
+    private var heap: [Position] = []
+    /// Positions the rebuilds have walked so far: what a test holds to a
+    /// constant per ``set(_:for:expiresAt:now:)``.
     package private(set) var compactedPositions = 0
 
-    package init(capacity: Int) {
+    package init(capacity: Int, whenFull: WhenFull = .evictNearestExpiry) {
         self.capacity = capacity
+        self.whenFull = whenFull
     }
 
     package var count: Int { entries.count }
@@ -126,55 +160,77 @@ package struct ExpiringEntries<Key: Hashable & Sendable, Value: Sendable>: Senda
         return entry.value
     }
 
-    package mutating func set(_ value: Value, for key: Key, expiresAt: Date, now: Date) {
-        entries[key] = Entry(value: value, expiresAt: expiresAt)
-        order.append((key, expiresAt))
+    /// Sets `key`'s value; false (nothing changed) when a refusing store is
+    /// full of live entries and `key` is not one of them.
+    @discardableResult
+    package mutating func set(_ value: Value, for key: Key, expiresAt: Date, now: Date) -> Bool {
         removeExpired(at: now)
-        while entries.count > capacity, let oldest = popOrder() { entries[oldest] = nil }
+        if whenFull == .refuse, entries[key] == nil, entries.count >= capacity { return false }
+        let previous = entries.updateValue(Entry(value: value, expiresAt: expiresAt), forKey: key)
+        if previous?.expiresAt != expiresAt { push(Position(expiresAt: expiresAt, key: key)) }
+        while entries.count > capacity, let nearest = popCurrent() { entries[nearest.key] = nil }
         compact()
+        return true
     }
 
     package mutating func remove(_ key: Key) {
         entries[key] = nil
     }
 
-    /// Removes entries whose expiry has passed, oldest first.
+    /// Removes the entries whose expiry has passed, nearest first.
     private mutating func removeExpired(at now: Date) {
-        while orderStart < order.count {
-            let (key, expiresAt) = order[orderStart]
-            if let entry = entries[key], entry.expiresAt == expiresAt {
-                guard expiresAt <= now else { break }
-                entries[key] = nil
-            }
-            orderStart += 1
+        while let top = heap.first, top.expiresAt <= now {
+            popTop()
+            if entries[top.key]?.expiresAt == top.expiresAt { entries[top.key] = nil }
         }
     }
 
-    /// The key whose current expiry was set first, if any.
-    private mutating func popOrder() -> Key? {
-        while orderStart < order.count {
-            let (key, expiresAt) = order[orderStart]
-            orderStart += 1
-            if entries[key]?.expiresAt == expiresAt { return key }
+    /// The current position nearest its expiry, taken off the heap.
+    private mutating func popCurrent() -> Position? {
+        while let top = heap.first {
+            popTop()
+            if entries[top.key]?.expiresAt == top.expiresAt { return top }
         }
         return nil
     }
 
-    /// Drops the consumed front once it is half the positions, and stale
-    /// positions once they outnumber the entries twice over. Each pass is
-    /// paid for by at least as many `set` calls as it walks, so a `set`
-    /// costs O(1) amortized: rebuilding every 1024 calls walked all of a
-    /// large store's positions each time (a 20 ms pause at 400,000 keys).
+    /// Rebuilds the heap from the entries once stale positions outnumber
+    /// them twice over: each rebuild is paid for by as many `set` calls as
+    /// it walks, so a `set` costs O(log n) amortized.
     private mutating func compact() {
-        if orderStart > 1024, orderStart >= order.count - orderStart {
-            compactedPositions += order.count
-            order.removeFirst(orderStart)
-            orderStart = 0
+        guard heap.count > 2 * max(entries.count, 512) else { return }
+        compactedPositions += heap.count
+        heap = entries.map { Position(expiresAt: $0.value.expiresAt, key: $0.key) }
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+    }
+
+    private mutating func push(_ position: Position) {
+        heap.append(position)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].expiresAt < heap[parent].expiresAt else { break }
+            heap.swapAt(child, parent)
+            child = parent
         }
-        if order.count - orderStart > 2 * max(entries.count, 512) {
-            compactedPositions += order.count - orderStart
-            order = order[orderStart...].filter { entries[$0.key]?.expiresAt == $0.expiresAt }
-            orderStart = 0
+    }
+
+    private mutating func popTop() {
+        heap.swapAt(0, heap.count - 1)
+        heap.removeLast()
+        if !heap.isEmpty { siftDown(0) }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left].expiresAt < heap[smallest].expiresAt { smallest = left }
+            if right < heap.count, heap[right].expiresAt < heap[smallest].expiresAt { smallest = right }
+            guard smallest != parent else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
         }
     }
 }
@@ -184,37 +240,44 @@ package struct ExpiringEntries<Key: Hashable & Sendable, Value: Sendable>: Senda
 package struct AcceptedSteps: Sendable {
     private var entries: ExpiringEntries<String, UInt64>
 
-    package init(capacity: Int) { entries = ExpiringEntries(capacity: max(1, capacity)) }
+    package init(capacity: Int) { entries = ExpiringEntries(capacity: max(1, capacity), whenFull: .refuse) }
 
     package var count: Int { entries.count }
 
     package func lastAcceptedStep(for keyID: String, at now: Date) -> UInt64? { entries.value(for: keyID, at: now) }
 
+    /// Whether `step` would be recorded: it is after the last one recorded.
+    package func isLater(_ step: UInt64, for keyID: String, at now: Date) -> Bool {
+        !TOTPVerifier.isReplay(step, lastAcceptedStep: entries.value(for: keyID, at: now))
+    }
+
     /// Records `step` unless it is not after the last one recorded.
-    package mutating func record(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) -> Bool {
-        if TOTPVerifier.isReplay(step, lastAcceptedStep: entries.value(for: keyID, at: now)) { return false }
-        entries.set(step, for: keyID, expiresAt: retainUntil, now: now)
+    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    package mutating func record(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) throws(InMemoryStoreFullError) -> Bool {
+        guard isLater(step, for: keyID, at: now) else { return false }
+        guard entries.set(step, for: keyID, expiresAt: retainUntil, now: now) else { throw InMemoryStoreFullError(capacity: entries.capacity) }
         return true
     }
 }
 
-/// Each key's attempt count, in memory: the one home of the counting rule
-/// for the in-memory stores.
+/// Each key's attempt record, in memory: the store half of the counting
+/// rule (``TOTPAttemptLimit/admit(_:at:)`` is the rule).
 package struct AttemptCounts: Sendable {
-    private var entries: ExpiringEntries<String, Int>
+    private var entries: ExpiringEntries<String, TOTPAttemptRecord>
 
-    package init(capacity: Int) { entries = ExpiringEntries(capacity: max(1, capacity)) }
+    package init(capacity: Int) { entries = ExpiringEntries(capacity: max(1, capacity), whenFull: .refuse) }
 
     package var count: Int { entries.count }
 
-    package func attempts(for keyID: String, at now: Date) -> Int { entries.value(for: keyID, at: now) ?? 0 }
+    package func record(for keyID: String, at now: Date) -> TOTPAttemptRecord? { entries.value(for: keyID, at: now) }
 
-    /// Counts an attempt unless `keyID` is at `limit`.
-    package mutating func record(for keyID: String, limit: Int, at now: Date, expiresAt: Date) -> Bool {
-        let count = attempts(for: keyID, at: now)
-        guard count < limit else { return false }
-        entries.set(count + 1, for: keyID, expiresAt: expiresAt, now: now)
-        return true
+    /// Counts an attempt unless `limit` locks `keyID`.
+    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    package mutating func admit(for keyID: String, limit: TOTPAttemptLimit, at now: Date) throws(InMemoryStoreFullError) -> TOTPAttemptAdmission {
+        let (admission, next) = limit.admit(record(for: keyID, at: now), at: now)
+        guard admission.isCounted, let next else { return admission }
+        guard entries.set(next, for: keyID, expiresAt: next.forgetAt, now: now) else { throw InMemoryStoreFullError(capacity: entries.capacity) }
+        return admission
     }
 
     package mutating func clear(for keyID: String) { entries.remove(keyID) }
@@ -231,15 +294,16 @@ public actor InMemoryTOTPReplayStore: TOTPReplayStore {
     private var steps: AcceptedSteps
 
     /// An empty store.
-    /// - Parameter capacity: The most keys remembered; past it the records
-    ///   nearest their expiry go first.
+    /// - Parameter capacity: The most live records kept; a full store
+    ///   refuses new keys (``InMemoryStoreFullError``) until records expire.
     public init(capacity: Int = 100_000) {
         steps = AcceptedSteps(capacity: capacity)
     }
 
     /// Records `step` for `keyID` unless it is not after the last one recorded.
-    public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) -> Bool {
-        steps.record(step, for: keyID, at: now, retainUntil: retainUntil)
+    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) throws -> Bool {
+        try steps.record(step, for: keyID, at: now, retainUntil: retainUntil)
     }
 
     /// The last accepted step of `keyID` still remembered at `now`, if any.
@@ -258,24 +322,25 @@ public actor InMemoryTOTPAttemptStore: TOTPAttemptStore {
     private var counts: AttemptCounts
 
     /// An empty store.
-    /// - Parameter capacity: The most keys counted; past it the counts
-    ///   nearest their expiry go first.
+    /// - Parameter capacity: The most live records kept; a full store
+    ///   refuses new keys (``InMemoryStoreFullError``) until records expire.
     public init(capacity: Int = 100_000) {
         counts = AttemptCounts(capacity: capacity)
     }
 
-    /// Counts an attempt unless `keyID` is at `limit`.
-    public func recordAttempt(for keyID: String, limit: Int, at now: Date, expiresAt: Date) -> Bool {
-        counts.record(for: keyID, limit: limit, at: now, expiresAt: expiresAt)
+    /// Counts an attempt unless `limit` locks `keyID`.
+    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    public func recordAttempt(for keyID: String, limit: TOTPAttemptLimit, at now: Date) throws -> TOTPAttemptAdmission {
+        try counts.admit(for: keyID, limit: limit, at: now)
     }
 
-    /// Forgets `keyID`'s count.
+    /// Forgets `keyID`'s run.
     public func clearAttempts(for keyID: String) {
         counts.clear(for: keyID)
     }
 
-    /// The attempts counted for `keyID` at `now` (0 when none or lapsed).
-    public func attempts(for keyID: String, at now: Date = Date()) -> Int { counts.attempts(for: keyID, at: now) }
+    /// `keyID`'s record at `now`, if any.
+    public func attempts(for keyID: String, at now: Date = Date()) -> TOTPAttemptRecord? { counts.record(for: keyID, at: now) }
 
     /// How many keys have a count (lapsed ones may remain until the next write).
     public var count: Int { counts.count }
@@ -291,39 +356,51 @@ public actor InMemoryTOTPVerificationStore: TOTPVerificationStore {
     private var steps: AcceptedSteps
 
     /// An empty store.
-    /// - Parameter capacity: The most keys remembered, for counts and for
-    ///   accepted steps each; past it the entries nearest their expiry go first.
+    /// - Parameter capacity: The most live records kept, for attempts and
+    ///   for accepted steps each; a full store refuses new keys
+    ///   (``InMemoryStoreFullError``) until records expire.
     public init(capacity: Int = 100_000) {
         counts = AttemptCounts(capacity: capacity)
         steps = AcceptedSteps(capacity: capacity)
     }
 
-    /// Counts the attempt unless at `limit`; records a later matched step and clears the count.
-    public func settleAttempt(for keyID: String, matchedStep: UInt64?, limit: Int, at now: Date, attemptsExpireAt: Date,
-                              retainUntil: Date) -> TOTPAttemptSettlement {
-        guard counts.record(for: keyID, limit: limit, at: now, expiresAt: attemptsExpireAt) else { return .refused }
-        guard let matchedStep, steps.record(matchedStep, for: keyID, at: now, retainUntil: retainUntil) else { return .counted }
-        counts.clear(for: keyID)
-        return .accepted
+    /// Counts the attempt unless `limit` locks the key; records a later
+    /// matched step and clears the run.
+    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    public func settleAttempt(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
+                              retainUntil: Date) throws -> TOTPAttemptSettlement {
+        // A later step is accepted whatever the count would become, so a
+        // success is never refused for want of room to count it.
+        if let matchedStep, steps.isLater(matchedStep, for: keyID, at: now) {
+            let admission = limit.admit(counts.record(for: keyID, at: now), at: now).admission
+            guard admission.isCounted else { return .refused(admission) }
+            _ = try steps.record(matchedStep, for: keyID, at: now, retainUntil: retainUntil)
+            counts.clear(for: keyID)
+            return .accepted
+        }
+        let admission = try counts.admit(for: keyID, limit: limit, at: now)
+        return admission.isCounted ? .counted : .refused(admission)
     }
 
     /// Records `step` for `keyID` unless it is not after the last one recorded.
-    public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) -> Bool {
-        steps.record(step, for: keyID, at: now, retainUntil: retainUntil)
+    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) throws -> Bool {
+        try steps.record(step, for: keyID, at: now, retainUntil: retainUntil)
     }
 
-    /// Counts an attempt unless `keyID` is at `limit`.
-    public func recordAttempt(for keyID: String, limit: Int, at now: Date, expiresAt: Date) -> Bool {
-        counts.record(for: keyID, limit: limit, at: now, expiresAt: expiresAt)
+    /// Counts an attempt unless `limit` locks `keyID`.
+    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    public func recordAttempt(for keyID: String, limit: TOTPAttemptLimit, at now: Date) throws -> TOTPAttemptAdmission {
+        try counts.admit(for: keyID, limit: limit, at: now)
     }
 
-    /// Forgets `keyID`'s count (its last accepted step stays).
+    /// Forgets `keyID`'s run (its last accepted step stays).
     public func clearAttempts(for keyID: String) {
         counts.clear(for: keyID)
     }
 
-    /// The attempts counted for `keyID` at `now` (0 when none or lapsed).
-    public func attempts(for keyID: String, at now: Date = Date()) -> Int { counts.attempts(for: keyID, at: now) }
+    /// `keyID`'s record at `now`, if any.
+    public func attempts(for keyID: String, at now: Date = Date()) -> TOTPAttemptRecord? { counts.record(for: keyID, at: now) }
 
     /// The last accepted step of `keyID` still remembered at `now`, if any.
     public func lastAcceptedStep(for keyID: String, at now: Date = Date()) -> UInt64? { steps.lastAcceptedStep(for: keyID, at: now) }

@@ -1,36 +1,5 @@
 public import Foundation
 
-/// How many wrong codes one key (or one sign-in challenge) may receive
-/// before verification stops, so that a 6-digit code cannot be guessed by
-/// trying: NIST SP 800-63B §5.2.2 asks verifiers to limit failed attempts.
-/// With a window of 5 (11 accepted codes in 10⁶) and a limit of 5, a guesser
-/// succeeds with a probability of about 5.5 × 10⁻⁵ per challenge.
-public struct TOTPAttemptLimit: Sendable, Hashable {
-    /// The failures allowed; the next attempt is refused, right code or not.
-    public let maximumFailures: Int
-    /// How long a key stays locked after its last counted attempt, unless a
-    /// success or ``TOTPAttemptStore/clearAttempts(for:)`` ends it sooner.
-    public let lockout: Duration
-
-    /// - Parameters:
-    ///   - maximumFailures: The failures allowed, at least 1.
-    ///   - lockout: How long the count lasts after the last attempt, at least a second.
-    /// - Throws: ``OTPError/invalidAttemptLimit(_:)`` below 1 failure or 1 second.
-    public init(maximumFailures: Int = 5, lockout: Duration = .seconds(15 * 60)) throws {
-        guard maximumFailures >= 1 else { throw OTPError.invalidAttemptLimit(maximumFailures) }
-        guard lockout >= .seconds(1) else { throw OTPError.invalidLockout(lockout) }
-        self.init(checked: maximumFailures, lockout: lockout)
-    }
-
-    private init(checked maximumFailures: Int, lockout: Duration) {
-        self.maximumFailures = maximumFailures
-        self.lockout = lockout
-    }
-
-    /// Five failures, then no code is checked for 15 minutes.
-    public static let `default` = TOTPAttemptLimit(checked: 5, lockout: .seconds(15 * 60))
-}
-
 /// Verifies TOTP codes with a window and replay protection (RFC 6238 §5.2):
 /// once a code is accepted, no code of that step or an earlier one is
 /// accepted again for the same key.
@@ -97,7 +66,7 @@ public struct TOTPVerifier: Sendable {
 
     private init(totp: TOTP, window: Int, replayStore: any TOTPReplayStore, attemptStore: any TOTPAttemptStore,
                  attemptLimit: TOTPAttemptLimit, settlingStore: (any TOTPVerificationStore)?) throws {
-        guard (0...10).contains(window) else { throw OTPError.invalidWindow(window) }
+        guard (0...Self.widestWindow).contains(window) else { throw OTPError.invalidWindow(window) }
         self.totp = totp
         self.window = window
         self.replayStore = replayStore
@@ -112,28 +81,27 @@ public struct TOTPVerifier: Sendable {
     /// success clears the count. With one ``TOTPVerificationStore`` the
     /// three happen in its one atomic call, and the code's match is used
     /// only when that call counted the attempt.
-    /// - Throws: ``OTPError/tooManyAttempts(limit:)`` once the key has had
-    ///   ``attemptLimit`` unsuccessful attempts (the code is not checked),
-    ///   or the stores' errors: verification fails closed when a store
-    ///   cannot be reached.
+    /// - Throws: ``OTPError/tooManyAttempts(limit:)`` while the key is locked
+    ///   out (the code is not checked), ``OTPError/factorLocked(failures:)``
+    ///   once it has had ``TOTPAttemptLimit/maximumConsecutiveFailures``
+    ///   unsuccessful attempts in a row (until the run is cleared), or the
+    ///   stores' errors: verification fails closed when a store cannot be
+    ///   reached or is full.
     public func verify(_ code: String, keyID: String, at unixTime: Int64) async throws -> Result {
         let now = Date(timeIntervalSince1970: TimeInterval(unixTime))
-        let lockout = attemptLimit.lockout
-        let lockedUntil = now.addingTimeInterval(TimeInterval(lockout.components.seconds) + TimeInterval(lockout.components.attoseconds) / 1e18)
         if let settlingStore {
             let step = try totp.matchingStep(for: code, at: unixTime, window: window)
-            let settlement = try await settlingStore.settleAttempt(for: keyID, matchedStep: step, limit: attemptLimit.maximumFailures, at: now,
-                                                                   attemptsExpireAt: lockedUntil, retainUntil: retentionEnd(of: step ?? 0))
+            let settlement = try await settlingStore.settleAttempt(for: keyID, matchedStep: step, limit: attemptLimit, at: now,
+                                                                   retainUntil: retentionEnd(of: step ?? 0))
             switch (settlement, step) {
-            case (.refused, _): throw OTPError.tooManyAttempts(limit: attemptLimit.maximumFailures)
+            case (.refused(let admission), _): throw admission.refusal(attemptLimit) ?? OTPError.tooManyAttempts(limit: attemptLimit.maximumFailures)
             case (.accepted, let step?): return .accepted(step: step)
             case (_, let step?): return .replayed(step: step)
             case (_, nil): return .invalid
             }
         }
-        guard try await attemptStore.recordAttempt(for: keyID, limit: attemptLimit.maximumFailures, at: now, expiresAt: lockedUntil) else {
-            throw OTPError.tooManyAttempts(limit: attemptLimit.maximumFailures)
-        }
+        let admission = try await attemptStore.recordAttempt(for: keyID, limit: attemptLimit, at: now)
+        if let refusal = admission.refusal(attemptLimit) { throw refusal }
         guard let step = try totp.matchingStep(for: code, at: unixTime, window: window) else { return .invalid }
         guard try await replayStore.recordAcceptedStep(step, for: keyID, at: now, retainUntil: retentionEnd(of: step)) else {
             return .replayed(step: step)
@@ -148,10 +116,15 @@ public struct TOTPVerifier: Sendable {
     }
 
     /// When a record of `step` stops mattering: the end of the last time
-    /// step whose window still holds it.
+    /// step whose window still holds it, for the widest window any verifier
+    /// may use (Identity Platform's maximum, 10 intervals), so that widening
+    /// the window later cannot reopen a replay.
     private func retentionEnd(of step: UInt64) -> Date {
-        Date(timeIntervalSince1970: Double(totp.t0) + (Double(step) + Double(window) + 1) * Double(totp.period))
+        Date(timeIntervalSince1970: Double(totp.t0) + (Double(step) + Double(Self.widestWindow) + 1) * Double(totp.period))
     }
+
+    /// The widest window a verifier accepts.
+    public static let widestWindow = 10
 
     /// The same verification for a caller that keeps each key's last
     /// accepted step itself, such as a server's account store: it must

@@ -78,7 +78,20 @@ struct PostgresConformanceTests {
 
     @Test func attemptStore() async throws {
         try await TestDatabase.withStores { stores in
-            try await TOTPStoreConformance.attemptStoreCountsToTheLimit(stores.attemptStore)
+            try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(stores.attemptStore)
+            try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(stores.attemptStore)
+        }
+    }
+
+    /// The year-long simulation of a patient guesser, on PostgreSQL.
+    @Test func aPatientGuesserGetsAtMostOneHundredCodesAYear() async throws {
+        for combined in [false, true] {
+            let name = combined ? "verification" : "separate"
+            let year = try await TestDatabase.withStores { stores in
+                try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(
+                    combined ? .combined(stores.verificationStore) : .separate(stores.replayStore, stores.attemptStore))
+            }
+            print("PostgreSQL \(name) stores, a year of a patient guesser at the default limit: \(year.checked) codes checked, locked for good after \(Int(year.days)) days")
         }
     }
 
@@ -93,7 +106,8 @@ struct PostgresConformanceTests {
         let checked = try await TestDatabase.withStores { stores in
             try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(stores.verificationStore)
             try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(stores.verificationStore)
-            try await TOTPStoreConformance.attemptStoreCountsToTheLimit(stores.verificationStore)
+            try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(stores.verificationStore)
+            try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(stores.verificationStore)
             try await TOTPStoreConformance.verificationStoreSettles(stores.verificationStore)
             try await TOTPStoreConformance.concurrentSettlementsOfOneStepAcceptOne(stores.verificationStore)
             try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.combined(stores.verificationStore))
@@ -162,7 +176,7 @@ struct PostgresOperationTests {
                 try await group.waitForAll()
             }
             try await stores.migrate()
-            #expect(try await stores.attemptStore.recordAttempt(for: "k", limit: 1, at: Date(), expiresAt: Date().addingTimeInterval(60)))
+            #expect(try await stores.attemptStore.recordAttempt(for: "k", limit: .default, at: Date()) == .counted(failures: 0))
         }
         let versions = try await TestDatabase.withConnection { connection in
             try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(prefix)schema"), logger: Logger(label: "test")).collect().count
@@ -187,8 +201,8 @@ struct PostgresOperationTests {
             try await other.migrate()
             let now = Date()
             func settle(_ stores: PostgresIdentityStores, _ step: UInt64) async throws -> TOTPAttemptSettlement {
-                try await stores.verificationStore.settleAttempt(for: "shared-key", matchedStep: step, limit: 5, at: now,
-                                                                 attemptsExpireAt: now.addingTimeInterval(60), retainUntil: now.addingTimeInterval(60))
+                try await stores.verificationStore.settleAttempt(for: "shared-key", matchedStep: step, limit: .default, at: now,
+                                                                 retainUntil: now.addingTimeInterval(60))
             }
             #expect(try await settle(one, 7) == .accepted)
             #expect(try await settle(other, 7) == .accepted, "the second prefix's call ran on the first prefix's table")
@@ -268,13 +282,13 @@ struct PostgresOperationTests {
     @Test func aConnectionDroppedMidCallIsATypedError() async throws {
         let key = TOTPStoreConformance.freshKey("dropped")
         try await TestDatabase.withStores { stores in
-            _ = try await stores.attemptStore.recordAttempt(for: key, limit: 5, at: Date(), expiresAt: Date().addingTimeInterval(60))
+            _ = try await stores.attemptStore.recordAttempt(for: key, limit: .default, at: Date())
             try await TestDatabase.withConnection { locker in
                 let logger = Logger(label: "test")
                 let lockerPID = try await locker.query("SELECT pg_backend_pid()", logger: logger).collect().first?.decode(Int32.self) ?? 0
                 try await locker.query("BEGIN", logger: logger)
-                try await locker.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM test_totp_attempts WHERE key_id = '\(key)' FOR UPDATE"), logger: logger)
-                let call = Task { try await stores.attemptStore.recordAttempt(for: key, limit: 5, at: Date(), expiresAt: Date().addingTimeInterval(60)) }
+                try await locker.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM test_totp_verifications WHERE key_id = '\(key)' FOR UPDATE"), logger: logger)
+                let call = Task { try await stores.attemptStore.recordAttempt(for: key, limit: .default, at: Date()) }
                 // Wait until the call is blocked on this lock (no other
                 // test's), then end its backend.
                 var terminated = false
@@ -303,7 +317,7 @@ struct PostgresOperationTests {
             var recovered = false
             for _ in 0..<5 where !recovered {
                 do {
-                    recovered = try await stores.attemptStore.attempts(for: key) >= 1
+                    recovered = try await stores.attemptStore.failures(for: key) >= 1
                 } catch let error as PostgresStoreError {
                     #expect(error.code == .unavailable, "\(error)")
                     try await Task.sleep(for: .milliseconds(200))
@@ -319,13 +333,13 @@ struct PostgresOperationTests {
         // suites' migrations hold the advisory lock for longer than 500 ms.
         try await TestDatabase.withStores { _ in }
         try await TestDatabase.withStores(settings: try TestDatabase.settings(statementTimeout: .milliseconds(500)), migrate: false) { stores in
-            _ = try await stores.attemptStore.recordAttempt(for: key, limit: 5, at: Date(), expiresAt: Date().addingTimeInterval(60))
+            _ = try await stores.attemptStore.recordAttempt(for: key, limit: .default, at: Date())
             try await TestDatabase.withConnection { locker in
                 let logger = Logger(label: "test")
                 try await locker.query("BEGIN", logger: logger)
-                try await locker.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM test_totp_attempts WHERE key_id = '\(key)' FOR UPDATE"), logger: logger)
+                try await locker.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM test_totp_verifications WHERE key_id = '\(key)' FOR UPDATE"), logger: logger)
                 do {
-                    _ = try await stores.attemptStore.recordAttempt(for: key, limit: 5, at: Date(), expiresAt: Date().addingTimeInterval(60))
+                    _ = try await stores.attemptStore.recordAttempt(for: key, limit: .default, at: Date())
                     Issue.record("a call waited out a held lock")
                 } catch let error as PostgresStoreError {
                     #expect(error.code == .timedOut)

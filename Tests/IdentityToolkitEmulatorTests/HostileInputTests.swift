@@ -246,7 +246,11 @@ import OTPFormats
                                                headers: [.contentType: "application/json"])
                 let elapsed = clock.now - start
                 #expect(response.status == 200, "\(response.errorMessage ?? "")")
-                #expect(elapsed < .milliseconds(50), "\(elapsed) for \(depth) levels of \(key)")
+                // 50 ms when run alone (the sign-up's own work included); the
+                // suite runs in parallel on two shared cores, so the bound is
+                // generous: the old decoder needed hours (2^31 copies) here.
+                #expect(elapsed < .seconds(3), "\(elapsed) for \(depth) levels of \(key)")
+                print("nesting at the cap (\(depth) levels of \(key)): answered in \(elapsed)")
             }
             try await expectAlive(h)
         }

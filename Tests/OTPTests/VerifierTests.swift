@@ -40,7 +40,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         let wrong = right == "000000" ? "111111" : "000000"
         #expect(try await limited.verify(wrong, keyID: "u", at: now) == .invalid)
         #expect(try await limited.verify(right, keyID: "u", at: now) == .accepted(step: try totp.step(at: now)))
-        #expect(await attempts.attempts(for: "u", at: at) == 0)
+        #expect(await attempts.attempts(for: "u", at: at) == nil)
         for _ in 0..<2 { #expect(try await limited.verify(wrong, keyID: "u", at: now) == .invalid) }
         #expect(try await limited.verify(right, keyID: "u", at: now) == .replayed(step: try totp.step(at: now)))
         await #expect(throws: OTPError.tooManyAttempts(limit: 3)) { _ = try await limited.verify(try totp.code(at: now + 30), keyID: "u", at: now + 30) }
@@ -55,6 +55,30 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         #expect(try await limited.verify(try totp.code(at: now + 601), keyID: "w", at: now + 601) == .accepted(step: try totp.step(at: now + 601)))
         #expect(throws: OTPError.invalidAttemptLimit(0)) { _ = try TOTPAttemptLimit(maximumFailures: 0) }
         #expect(performing: { _ = try TOTPAttemptLimit(lockout: .milliseconds(10)) }, throws: { ($0 as? OTPError)?.code == .invalidLockout })
+        // NIST SP 800-63B §5.2.2: no limit allows more than 100 failures in a row.
+        #expect(throws: OTPError.invalidAttemptLimit(101)) { _ = try TOTPAttemptLimit(maximumConsecutiveFailures: 101) }
+        #expect(throws: OTPError.invalidLockout(.seconds(60))) { _ = try TOTPAttemptLimit(lockout: .seconds(120), maximumLockout: .seconds(60)) }
+    }
+
+    /// The rule itself: runs of `maximumFailures`, lock-outs doubling to the
+    /// cap, the final lock at 100, and nothing lapsing with time.
+    @Test func theDefaultLimitsLockOutsDoubleToADayAndEndAtOneHundred() {
+        let limit = TOTPAttemptLimit.default
+        #expect(limit.maximumFailures == 5 && limit.maximumConsecutiveFailures == 100)
+        let minutes = (1...8).map { Int(limit.lockoutSeconds(afterRun: $0) / 60) }
+        #expect(minutes == [15, 30, 60, 120, 240, 480, 960, 1440])
+        #expect(limit.lockoutSeconds(afterRun: 1_000) == 24 * 3600)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        // 99 failures, their last lock-out long over: the 100th attempt is counted, the 101st never.
+        let ninetyNine = TOTPAttemptRecord(failures: 99, lockedUntil: now.addingTimeInterval(-1), forgetAt: .distantFuture)
+        let (admission, record) = limit.admit(ninetyNine, at: now)
+        #expect(admission == .counted(failures: 99))
+        #expect(record?.failures == 100 && record?.lockedUntil == now.addingTimeInterval(24 * 3600))
+        let years = now.addingTimeInterval(10 * 365 * 24 * 3600)
+        #expect(limit.admit(record, at: years).admission == .locked(failures: 100))
+        // A mistyped code or two is forgotten only by a success: the run waits.
+        let two = limit.admit(limit.admit(nil, at: now).record, at: now).record
+        #expect(limit.admit(two, at: years).admission == .counted(failures: 2))
     }
 
     /// The shared store cases, on the in-memory stores (`.ci/run` runs the
@@ -62,8 +86,11 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
     @Test func inMemoryStoresPassTheStoreCases() async throws {
         try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(InMemoryTOTPReplayStore())
         try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(InMemoryTOTPReplayStore())
-        try await TOTPStoreConformance.attemptStoreCountsToTheLimit(InMemoryTOTPAttemptStore())
+        try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(InMemoryTOTPAttemptStore())
+        try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(InMemoryTOTPAttemptStore())
         try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()))
+        let year = try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(.separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()))
+        print("In-memory stores, a year of a patient guesser at the default limit: \(year.checked) codes checked, locked for good after \(Int(year.days)) days; P(success) ≤ \(year.checked) × 11/10⁶ = \(Double(year.checked) * 11 / 1e6)")
         try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()))
     }
 
@@ -72,8 +99,10 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
     @Test func inMemoryVerificationStorePassesTheStoreCases() async throws {
         try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(InMemoryTOTPVerificationStore())
         try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(InMemoryTOTPVerificationStore())
-        try await TOTPStoreConformance.attemptStoreCountsToTheLimit(InMemoryTOTPVerificationStore())
+        try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(InMemoryTOTPVerificationStore())
+        try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(InMemoryTOTPVerificationStore())
         try await TOTPStoreConformance.verificationStoreSettles(InMemoryTOTPVerificationStore())
+        try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(.combined(InMemoryTOTPVerificationStore()))
         try await TOTPStoreConformance.concurrentSettlementsOfOneStepAcceptOne(InMemoryTOTPVerificationStore())
         let checked = try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.combined(InMemoryTOTPVerificationStore()))
         #expect(checked == 5)
@@ -89,18 +118,53 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         for index in 0..<50_000 {
             // One key a 10 ms step; records matter for 5 minutes.
             let now = start.addingTimeInterval(Double(index) * 0.01)
-            _ = await replay.recordAcceptedStep(UInt64(index), for: "key-\(index)", at: now, retainUntil: now.addingTimeInterval(60))
-            _ = await attempts.recordAttempt(for: "key-\(index)", limit: 5, at: now, expiresAt: now.addingTimeInterval(60))
+            _ = try await replay.recordAcceptedStep(UInt64(index), for: "key-\(index)", at: now, retainUntil: now.addingTimeInterval(60))
+            _ = try await attempts.recordAttempt(for: "key-\(index)", limit: .rateLimit(5, per: .seconds(60)), at: now)
             if index % 1000 == 0 { largest = max(largest, await replay.count, await attempts.count) }
         }
         // 60 s of keys at 100 a second: about 6,000 live, never 50,000.
         #expect(largest <= 6_100, "largest \(largest)")
         let (replayCount, attemptCount) = (await replay.count, await attempts.count)
         #expect(replayCount <= 6_100 && attemptCount <= 6_100)
-        // Without time passing, the capacity holds.
+        // Without time passing, the capacity holds: a full store refuses new
+        // keys rather than forget a live record (which would reopen a replay).
         let capped = InMemoryTOTPReplayStore(capacity: 1_000)
-        for index in 0..<10_000 { _ = await capped.recordAcceptedStep(1, for: "k\(index)", at: start, retainUntil: start.addingTimeInterval(3600)) }
-        #expect(await capped.count == 1_000)
+        var refused = 0
+        for index in 0..<10_000 {
+            do {
+                _ = try await capped.recordAcceptedStep(1, for: "k\(index)", at: start, retainUntil: start.addingTimeInterval(3600))
+            } catch is InMemoryStoreFullError {
+                refused += 1
+            }
+        }
+        #expect(await capped.count == 1_000 && refused == 9_000)
+        #expect(try await !capped.recordAcceptedStep(1, for: "k0", at: start, retainUntil: start.addingTimeInterval(3600)), "k0's record was kept")
+    }
+
+    /// Churning attacker-chosen keys through a full store once evicted the
+    /// oldest counts, locked ones included, and so ended their lock-outs:
+    /// now a full store refuses the new keys (fails closed) and keeps every
+    /// live record; expired ones make room again.
+    @Test func churningKeysCannotEvictALockout() async throws {
+        let store = InMemoryTOTPAttemptStore(capacity: 10)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let limit = try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(600))
+        for _ in 0..<3 { _ = try await store.recordAttempt(for: "victim", limit: limit, at: now) }
+        var refused = 0
+        for index in 0..<1_000 {
+            do {
+                _ = try await store.recordAttempt(for: "churn-\(index)", limit: .rateLimit(3, per: .seconds(60)), at: now)
+            } catch let error as InMemoryStoreFullError {
+                #expect(error.capacity == 10)
+                refused += 1
+            }
+        }
+        #expect(refused == 991)
+        #expect(try await store.recordAttempt(for: "victim", limit: limit, at: now) == .lockedUntil(now.addingTimeInterval(600)))
+        // The churned rate-limit records lapse after their quiet minute; the victim's run stays.
+        let later = now.addingTimeInterval(61)
+        #expect(try await store.recordAttempt(for: "newcomer", limit: limit, at: later) == .counted(failures: 0))
+        #expect(await store.attempts(for: "victim", at: later)?.failures == 3)
     }
 
     /// A full store's bookkeeping costs a constant per write: compacting
@@ -154,7 +218,9 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
             return all
         }
         #expect(results.filter { if case .accepted = $0 { return true } else { return false } }.count == 1)
-        #expect(results.filter { if case .replayed = $0 { return true } else { return false } }.count == 199)
+        // The replays are failures too: 100 in a row lock the key for good (nil: refused).
+        let replayed = results.filter { if case .replayed = $0 { return true } else { return false } }.count
+        #expect(replayed >= 99 && results.filter { $0 == nil }.count == 199 - replayed, "\(replayed) replays")
     }
 
     @Test func aCustomStoreIsUsed() async throws {
@@ -202,7 +268,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         let store = InMemoryTOTPReplayStore()
         let now = Int64(earlier + 4) * 30  // the earlier step is the nearer one
         let at = Date(timeIntervalSince1970: TimeInterval(now))
-        #expect(await store.recordAcceptedStep(earlier + 1, for: "k", at: at, retainUntil: at.addingTimeInterval(600)))
+        #expect(try await store.recordAcceptedStep(earlier + 1, for: "k", at: at, retainUntil: at.addingTimeInterval(600)))
         let verifier = try makeVerifier(totp, window: 5, replayStore: store)
         #expect(try await verifier.verify(totp.code(step: later), keyID: "k", at: now) == .accepted(step: later))
     }

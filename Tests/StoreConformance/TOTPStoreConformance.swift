@@ -57,21 +57,77 @@ public enum TOTPStoreConformance {
         #expect(accepted == 1)
     }
 
-    /// Attempts are counted up to the limit, then refused without counting;
-    /// a clear starts over; a count lapses at its expiry.
-    public static func attemptStoreCountsToTheLimit(_ store: any TOTPAttemptStore) async throws {
+    /// Attempts are counted to the end of a run, then refused without
+    /// counting until the lock-out ends; the next run's lock-out is twice as
+    /// long; a clear starts over; a run never lapses by itself.
+    public static func attemptStoreCountsRunsWithBackoff(_ store: any TOTPAttemptStore) async throws {
         let key = freshKey("limit")
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let lockedUntil = now.addingTimeInterval(900)
-        for _ in 0..<3 { #expect(try await store.recordAttempt(for: key, limit: 3, at: now, expiresAt: lockedUntil)) }
-        #expect(try await !store.recordAttempt(for: key, limit: 3, at: now, expiresAt: lockedUntil))
-        #expect(try await store.recordAttempt(for: freshKey("other"), limit: 3, at: now, expiresAt: lockedUntil))
+        let limit = try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(900), maximumLockout: .seconds(3600))
+        for failures in 0..<3 { #expect(try await store.recordAttempt(for: key, limit: limit, at: now) == .counted(failures: failures)) }
+        #expect(try await store.recordAttempt(for: key, limit: limit, at: now) == .lockedUntil(now.addingTimeInterval(900)))
+        #expect(try await store.recordAttempt(for: freshKey("other"), limit: limit, at: now) == .counted(failures: 0))
+        #expect(try await store.recordAttempt(for: key, limit: limit, at: now.addingTimeInterval(899)) == .lockedUntil(now.addingTimeInterval(900)))
+        // The lock-out ends; the run goes on (it never lapses), and its next lock-out doubles.
+        let second = now.addingTimeInterval(900)
+        for failures in 3..<6 { #expect(try await store.recordAttempt(for: key, limit: limit, at: second) == .counted(failures: failures)) }
+        #expect(try await store.recordAttempt(for: key, limit: limit, at: second) == .lockedUntil(second.addingTimeInterval(1800)))
+        // A clear starts over.
         try await store.clearAttempts(for: key)
-        #expect(try await store.recordAttempt(for: key, limit: 3, at: now, expiresAt: lockedUntil))
-        for _ in 0..<2 { _ = try await store.recordAttempt(for: key, limit: 3, at: now, expiresAt: lockedUntil) }
-        #expect(try await !store.recordAttempt(for: key, limit: 3, at: now.addingTimeInterval(899), expiresAt: lockedUntil))
-        // The lock-out ends when the count lapses.
-        #expect(try await store.recordAttempt(for: key, limit: 3, at: now.addingTimeInterval(901), expiresAt: now.addingTimeInterval(1801)))
+        #expect(try await store.recordAttempt(for: key, limit: limit, at: second) == .counted(failures: 0))
+    }
+
+    /// The default limit against a patient guesser over a year of simulated
+    /// time: one wrong code whenever the key is not locked. At most 100 codes
+    /// are ever checked (NIST SP 800-63B §5.2.2), then the key stays locked
+    /// until a clear (a recovery code, an administrator).
+    /// - Returns: How many codes were checked, and the simulated days it took.
+    @discardableResult
+    public static func aPatientGuesserGetsAtMostOneHundredCodesAYear(_ stores: VerifierStores) async throws -> (checked: Int, days: Double) {
+        let totp = try TOTP(key: key)
+        let verifier = try stores.verifier(totp)
+        let start: Int64 = 1_800_000_000
+        let year: Int64 = 365 * 24 * 3600
+        let user = freshKey("patient")
+        var now = start, checked = 0, lockedAt: Int64?
+        while now < start + year {
+            let wrong = try totp.code(at: now) == "000000" ? "111111" : "000000"
+            do {
+                _ = try await verifier.verify(wrong, keyID: user, at: now)
+                checked += 1
+                now += 1
+            } catch let error as OTPError where error.code == .tooManyAttempts {
+                now += 60  // waits a minute, then tries again: a lock-out cannot be waited out faster
+            } catch let error as OTPError where error.code == .factorLocked {
+                #expect(error == .factorLocked(failures: 100))
+                lockedAt = lockedAt ?? now
+                now += 7 * 24 * 3600  // locked for good: tries again weekly
+            }
+        }
+        #expect(checked == 100, "\(checked) codes checked in a year")
+        let days = Double((lockedAt ?? now) - start) / 86_400
+        #expect(days > 10, "the lock-outs lengthen: \(days) days to reach the final lock")
+        // The right code is refused too until a success through another path clears the run.
+        let later = start + year
+        await #expect(throws: OTPError.factorLocked(failures: 100)) { _ = try await verifier.verify(try totp.code(at: later), keyID: user, at: later) }
+        try await verifier.attemptStore.clearAttempts(for: user)
+        #expect(try await verifier.verify(try totp.code(at: later), keyID: user, at: later) == .accepted(step: try totp.step(at: later)))
+        return (checked, days)
+    }
+
+    /// A rate limit (for keys an attacker chooses) has no final lock and
+    /// forgets a run after a quiet window.
+    public static func aRateLimitForgetsAfterAQuietWindow(_ store: any TOTPAttemptStore) async throws {
+        let key = freshKey("rate")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let limit = try TOTPAttemptLimit.rateLimit(2, per: .seconds(600))
+        #expect(limit.maximumConsecutiveFailures == nil)
+        #expect(try await store.recordAttempt(for: key, limit: limit, at: now) == .counted(failures: 0))
+        #expect(try await store.recordAttempt(for: key, limit: limit, at: now) == .counted(failures: 1))
+        #expect(try await store.recordAttempt(for: key, limit: limit, at: now) == .lockedUntil(now.addingTimeInterval(600)))
+        // The lock-out ends (no doubling); a quiet window after it forgets the run.
+        #expect(try await store.recordAttempt(for: key, limit: limit, at: now.addingTimeInterval(600)) == .counted(failures: 2))
+        #expect(try await store.recordAttempt(for: key, limit: limit, at: now.addingTimeInterval(1201)) == .counted(failures: 0))
     }
 
     /// 200 wrong codes sent at once against a limit of 5: at most 5 are
@@ -119,24 +175,25 @@ public enum TOTPStoreConformance {
         #expect(try await second.verify(code, keyID: user, at: now) == .replayed(step: try totp.step(at: now)))
     }
 
-    /// A settlement counts wrong and replayed codes up to the limit, then
-    /// refuses without counting; an accepted step clears the count and is
-    /// a replay afterwards; a clear keeps the step; counts and steps lapse.
+    /// A settlement counts wrong and replayed codes to the end of a run,
+    /// then refuses without counting; an accepted step clears the run and is
+    /// a replay afterwards; a clear keeps the step; steps lapse.
     public static func verificationStoreSettles(_ store: any TOTPVerificationStore) async throws {
         let key = freshKey("settle")
         let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let limit = try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(900))
         let (lockedUntil, retain) = (now.addingTimeInterval(900), now.addingTimeInterval(90))
-        func settle(_ step: UInt64?, at time: Date = now, lockedUntil: Date = lockedUntil) async throws -> TOTPAttemptSettlement {
-            try await store.settleAttempt(for: key, matchedStep: step, limit: 3, at: time, attemptsExpireAt: lockedUntil, retainUntil: retain)
+        func settle(_ step: UInt64?, at time: Date = now) async throws -> TOTPAttemptSettlement {
+            try await store.settleAttempt(for: key, matchedStep: step, limit: limit, at: time, retainUntil: retain)
         }
         #expect(try await settle(nil) == .counted)
         #expect(try await settle(100) == .accepted)
-        // The success cleared the count: three more attempts, a replay among them.
+        // The success cleared the run: three more attempts, a replay among them.
         #expect(try await settle(100) == .counted)
         #expect(try await settle(99) == .counted)
         #expect(try await settle(nil) == .counted)
-        #expect(try await settle(101) == .refused)
-        #expect(try await !store.recordAttempt(for: key, limit: 3, at: now, expiresAt: lockedUntil))
+        #expect(try await settle(101) == .refused(.lockedUntil(lockedUntil)))
+        #expect(try await store.recordAttempt(for: key, limit: limit, at: now) == .lockedUntil(lockedUntil))
         // A clear ends the lock-out and keeps the step.
         try await store.clearAttempts(for: key)
         #expect(try await settle(100) == .counted)
@@ -144,25 +201,23 @@ public enum TOTPStoreConformance {
         #expect(try await !store.recordAcceptedStep(101, for: key, at: now, retainUntil: retain))
         #expect(try await store.recordAcceptedStep(102, for: key, at: now, retainUntil: retain))
         // After its retention end an old step is no longer a replay; after the
-        // lock-out end the count starts over.
+        // lock-out end the run goes on.
         for _ in 0..<3 { _ = try await settle(nil) }
-        #expect(try await settle(nil) == .refused)
-        let later = lockedUntil.addingTimeInterval(1)
-        #expect(try await settle(50, at: later, lockedUntil: later.addingTimeInterval(900)) == .accepted)
+        #expect(try await settle(nil) == .refused(.lockedUntil(lockedUntil)))
+        #expect(try await settle(50, at: lockedUntil.addingTimeInterval(1)) == .accepted)
         // Keys are independent.
-        #expect(try await store.settleAttempt(for: freshKey("other"), matchedStep: 50, limit: 3, at: now,
-                                              attemptsExpireAt: lockedUntil, retainUntil: retain) == .accepted)
+        #expect(try await store.settleAttempt(for: freshKey("other"), matchedStep: 50, limit: limit, at: now, retainUntil: retain) == .accepted)
     }
 
     /// Of 200 concurrent settlements of one matched step, exactly one is accepted.
     public static func concurrentSettlementsOfOneStepAcceptOne(_ store: any TOTPVerificationStore) async throws {
         let key = freshKey("settle-race")
         let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let limit = try TOTPAttemptLimit(maximumFailures: 1_000, maximumConsecutiveFailures: 100)
         let accepted = try await withThrowingTaskGroup(of: TOTPAttemptSettlement.self) { group in
             for _ in 0..<200 {
                 group.addTask {
-                    try await store.settleAttempt(for: key, matchedStep: 7, limit: 1_000, at: now, attemptsExpireAt: now.addingTimeInterval(900),
-                                                  retainUntil: now.addingTimeInterval(60))
+                    try await store.settleAttempt(for: key, matchedStep: 7, limit: limit, at: now, retainUntil: now.addingTimeInterval(60))
                 }
             }
             var count = 0
