@@ -6,6 +6,10 @@ public import OTP
 /// the password step of a sign-in that asked for a second factor, one of
 /// the user's recovery codes proves them, and the server
 ///
+/// 0. checks the proof of that password step (``FirstFactorProof``): at
+///    most ``maximumFirstFactorAge`` old, and not older than the account's
+///    last revocation (a password change, a sign-out everywhere), so that
+///    someone who once knew the password cannot use a code later;
 /// 1. redeems the code (counted against the attempt limit first, consumed
 ///    atomically: it works once, on every instance);
 /// 2. withdraws the user's TOTP factors (other kinds stay);
@@ -58,6 +62,8 @@ public struct AccountRecovery: Sendable {
 
     /// Where verifiers and attempts are kept.
     public let redeemer: RecoveryCodeRedeemer
+    /// The oldest password step a recovery accepts.
+    public let maximumFirstFactorAge: Duration
     let admin: BaseAuth
     let logger: Logger
     let notify: (@Sendable (Event) async -> Void)?
@@ -65,13 +71,16 @@ public struct AccountRecovery: Sendable {
     /// - Parameters:
     ///   - admin: The project's (or a tenant's) admin API.
     ///   - redeemer: The recovery codes and the attempt limit.
+    ///   - maximumFirstFactorAge: The oldest password step a recovery
+    ///     accepts: five minutes by default, as long as a sign-in challenge.
     ///   - logger: Where the audit lines go.
     ///   - notify: Called after each recovery (to email the user); its
     ///     failures are the app's to log.
-    public init(admin: BaseAuth, redeemer: RecoveryCodeRedeemer, logger: Logger = Logger(label: "IdentityAdmin.AccountRecovery"),
-                notify: (@Sendable (Event) async -> Void)? = nil) {
+    public init(admin: BaseAuth, redeemer: RecoveryCodeRedeemer, maximumFirstFactorAge: Duration = .seconds(5 * 60),
+                logger: Logger = Logger(label: "IdentityAdmin.AccountRecovery"), notify: (@Sendable (Event) async -> Void)? = nil) {
         self.admin = admin
         self.redeemer = redeemer
+        self.maximumFirstFactorAge = maximumFirstFactorAge
         self.logger = logger
         self.notify = notify
     }
@@ -80,21 +89,51 @@ public struct AccountRecovery: Sendable {
     /// codes once (after an enrollment, or from the account page after a
     /// fresh second-factor check; support uses `mfa admin users recovery-codes`).
     public func issueCodes(for uid: String, count: Int = 10) async throws -> RecoveryCodes {
-        let codes = try await redeemer.regenerate(for: uid, count: count)
+        let codes = try await redeemer.regenerate(for: storeKey(uid), count: count)
         logger.notice("recovery codes issued", metadata: ["uid": "\(uid)", "count": "\(codes.codes.count)"])
         return codes
     }
 
-    /// Runs the whole path for `uid` with the code the user typed.
+    /// How many unused codes `uid` has; nil when the user has no set.
+    public func remainingCodes(for uid: String) async throws -> Int? {
+        try await redeemer.store.verifiers(for: storeKey(uid))?.digests.count
+    }
+
+    /// The key of a user's codes and attempts in the stores: the tenant
+    /// and the uid, so that users of two tenants (or a tenant and the
+    /// project) whose uids are equal never share codes. Tenant ids hold no
+    /// `/`, so the first one ends the tenant.
+    func storeKey(_ uid: String) -> String { "\(admin.tenantID ?? "")/\(uid)" }
+
+    /// Runs the whole path with the code the user typed, for the user whose
+    /// password step `proof` records.
     /// - Parameters:
-    ///   - uid: The user whose password step asked for a second factor.
+    ///   - proof: The password step: whose, and when it was checked.
     ///   - code: What the user typed (case, spaces and dashes do not matter).
     ///   - now: The time (for tests).
-    /// - Throws: ``AccountRecoveryError``, naming the step that failed.
-    public func recover(uid: String, code: String, now: Date = Date()) async throws(AccountRecoveryError) -> Recovered {
+    /// - Throws: ``AccountRecoveryError``, naming the step that failed;
+    ///   ``AccountRecoveryError/Code/firstFactorTooOld`` (nothing counted or
+    ///   spent) for a password step older than ``maximumFirstFactorAge`` or
+    ///   than the account's last revocation.
+    public func recover(_ proof: FirstFactorProof, code: String, now: Date = Date()) async throws(AccountRecoveryError) -> Recovered {
+        let uid = proof.uid
+        let age = now.timeIntervalSince(proof.checkedAt)
+        guard age <= TimeInterval(maximumFirstFactorAge.components.seconds), age >= -60 else {
+            logger.notice("recovery refused: the password step is too old", metadata: ["uid": "\(uid)", "ageSeconds": "\(Int(age))"])
+            throw AccountRecoveryError(code: .firstFactorTooOld, underlying: nil)
+        }
+        let user: UserRecord
+        do { user = try await admin.getUser(uid: uid) } catch {
+            throw AccountRecoveryError(code: .userLookupFailed, underlying: error)
+        }
+        // Revoked since (tokens valid after a whole second): a password change or a sign-out everywhere.
+        if let validSince = user.tokensValidAfterTime, proof.checkedAt.timeIntervalSince1970.rounded(.down) < validSince.timeIntervalSince1970 {
+            logger.notice("recovery refused: the account was revoked after the password step", metadata: ["uid": "\(uid)"])
+            throw AccountRecoveryError(code: .firstFactorTooOld, underlying: nil)
+        }
         let remaining: Int
         do {
-            switch try await redeemer.redeem(code, for: uid, at: now) {
+            switch try await redeemer.redeem(code, for: storeKey(uid), at: now) {
             case .redeemed(let left): remaining = left
             case .invalid:
                 logger.notice("recovery code refused", metadata: ["uid": "\(uid)"])
@@ -103,15 +142,11 @@ public struct AccountRecovery: Sendable {
             }
         } catch let error as AccountRecoveryError {
             throw error
-        } catch let error as OTPError where error.code == .tooManyAttempts {
+        } catch let error as OTPError where error.code == .tooManyAttempts || error.code == .factorLocked {
             logger.warning("recovery attempts at the limit", metadata: ["uid": "\(uid)"])
             throw AccountRecoveryError(code: .tooManyAttempts, underlying: error)
         } catch {
             throw AccountRecoveryError(code: .codeStoreUnavailable, underlying: error)
-        }
-        let user: UserRecord
-        do { user = try await admin.getUser(uid: uid) } catch {
-            throw AccountRecoveryError(code: .userLookupFailed, underlying: error)
         }
         let factors = user.multiFactor.enrolledFactors
         let withdrawn = factors.filter { $0.factorID == "totp" }
@@ -137,7 +172,25 @@ public struct AccountRecovery: Sendable {
     }
 }
 
-/// Why ``AccountRecovery/recover(uid:code:now:)`` stopped, and at which step.
+/// The proof of a sign-in's first factor that a recovery builds on: whose
+/// password was checked, and when. Make it where the password step
+/// succeeded (the sign-in asked for a second factor), keep it with the
+/// pending sign-in on the server side (never from the browser's say-so), and
+/// drop it when that sign-in ends.
+public struct FirstFactorProof: Codable, Sendable, Hashable {
+    /// The user whose password was checked.
+    public let uid: String
+    /// When it was checked.
+    public let checkedAt: Date
+
+    /// The proof that `uid`'s password was checked at `checkedAt`.
+    public init(uid: String, checkedAt: Date) {
+        self.uid = uid
+        self.checkedAt = checkedAt
+    }
+}
+
+/// Why ``AccountRecovery/recover(_:code:now:)`` stopped, and at which step.
 public struct AccountRecoveryError: Error, Sendable, CustomStringConvertible {
     /// The step that failed.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
@@ -148,9 +201,12 @@ public struct AccountRecoveryError: Error, Sendable, CustomStringConvertible {
         public static let noCodes = Code(name: "noCodes")
         /// Too many wrong codes: none is checked until the lock-out ends.
         public static let tooManyAttempts = Code(name: "tooManyAttempts")
+        /// The password step is older than ``AccountRecovery/maximumFirstFactorAge``
+        /// or than the account's last revocation: sign in with the password again.
+        public static let firstFactorTooOld = Code(name: "firstFactorTooOld")
         /// The code store or the attempt store cannot be reached (nothing was decided).
         public static let codeStoreUnavailable = Code(name: "codeStoreUnavailable")
-        /// The code was spent, but the user could not be read.
+        /// The user could not be read (nothing was counted or spent).
         public static let userLookupFailed = Code(name: "userLookupFailed")
         /// The code was spent, but the TOTP factors could not be withdrawn.
         public static let withdrawFailed = Code(name: "withdrawFailed")

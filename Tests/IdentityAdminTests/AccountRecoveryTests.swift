@@ -36,20 +36,23 @@ import Testing
             redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(), attemptStore: InMemoryTOTPAttemptStore()),
             logger: Logger(label: "audit") { _ in CapturingLogHandler(records: records) },
             notify: { event in events.append(event) })
-        await #expect(throws: AccountRecoveryError.self) { _ = try await recovery.recover(uid: uid, code: "0000-0000-0000") }
+        await #expect(throws: AccountRecoveryError.self) {
+            _ = try await recovery.recover(FirstFactorProof(uid: uid, checkedAt: clock.now), code: "0000-0000-0000", now: clock.now)
+        }
         let codes = try await recovery.issueCodes(for: uid)
 
         // The password step asks for the second factor; the user has no phone.
         let pending = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password))
         #expect(pending.mfaPendingCredential != nil)
+        let proof = FirstFactorProof(uid: uid, checkedAt: clock.now)
         do {
-            _ = try await recovery.recover(uid: uid, code: "0000-0000-0000", now: clock.now)
+            _ = try await recovery.recover(proof, code: "0000-0000-0000", now: clock.now)
             Issue.record("a wrong code recovered the account")
         } catch {
             #expect(error.code == .invalidCode)
         }
         clock.advance(by: 2)
-        let recovered = try await recovery.recover(uid: uid, code: codes.codes[0].lowercased(), now: clock.now)
+        let recovered = try await recovery.recover(proof, code: codes.codes[0].lowercased(), now: clock.now)
         #expect(recovered.uid == uid)
         #expect(recovered.withdrawnFactors.map(\.displayName) == ["Old phone"])
         #expect(recovered.remainingCodes == 9)
@@ -67,14 +70,23 @@ import Testing
         _ = try await setup.enrollTOTP(idToken: newToken, displayName: "New phone")
         #expect(try await admin.getUser(uid: uid).multiFactor.enrolledFactors.map(\.displayName) == ["New phone"])
 
-        // The used code is refused the second time; the next one works.
+        // The recovery revoked the sessions, so its own password step is spent too.
         do {
-            _ = try await recovery.recover(uid: uid, code: codes.codes[0], now: clock.now)
+            _ = try await recovery.recover(proof, code: codes.codes[1], now: clock.now)
+            Issue.record("a password step from before the recovery was used again")
+        } catch {
+            #expect(error.code == .firstFactorTooOld)
+        }
+        // With a new password step: the used code is refused; the next one works.
+        clock.advance(by: 2)
+        let again = FirstFactorProof(uid: uid, checkedAt: clock.now)
+        do {
+            _ = try await recovery.recover(again, code: codes.codes[0], now: clock.now)
             Issue.record("a used code worked again")
         } catch {
             #expect(error.code == .invalidCode)
         }
-        #expect(try await recovery.recover(uid: uid, code: codes.codes[1], now: clock.now).remainingCodes == 8)
+        #expect(try await recovery.recover(again, code: codes.codes[1], now: clock.now).remainingCodes == 8)
 
         // The audit: one line per redemption, the hook called, never a code or token.
         #expect(events.all.map(\.withdrawnFactorIDs.count) == [1, 1])
@@ -98,27 +110,84 @@ import Testing
             redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(), attemptStore: InMemoryTOTPAttemptStore(),
                                            attemptLimit: try TOTPAttemptLimit(maximumFailures: 2)),
             logger: Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() })
-        let codes = try await recovery.issueCodes(for: "nobody-here")
+        let uid = try await setup.accounts.signUp(SignUpRequest(email: "limit@example.com", password: "correct horse", returnSecureToken: true)).localId
+        let codes = try await recovery.issueCodes(for: uid)
+        let proof = FirstFactorProof(uid: uid, checkedAt: setup.clock.now)
         for _ in 0..<2 {
-            do { _ = try await recovery.recover(uid: "nobody-here", code: "0000-0000-0000") } catch { #expect(error.code == .invalidCode) }
+            do { _ = try await recovery.recover(proof, code: "0000-0000-0000", now: setup.clock.now) } catch { #expect(error.code == .invalidCode) }
         }
         do {
-            _ = try await recovery.recover(uid: "nobody-here", code: codes.codes[0])
+            _ = try await recovery.recover(proof, code: codes.codes[0], now: setup.clock.now)
             Issue.record("a code was checked past the limit")
         } catch {
             #expect(error.code == .tooManyAttempts)
         }
-        // A right code for a user Identity Platform does not know: spent,
-        // then the lookup step fails, named.
+        // A uid Identity Platform does not know: refused before any code is counted or spent.
         let other = try await recovery.issueCodes(for: "ghost")
         do {
-            _ = try await recovery.recover(uid: "ghost", code: other.codes[0])
+            _ = try await recovery.recover(FirstFactorProof(uid: "ghost", checkedAt: setup.clock.now), code: other.codes[0], now: setup.clock.now)
             Issue.record("recovered a user that does not exist")
         } catch {
             #expect(error.code == .userLookupFailed)
             #expect("\(error)".hasPrefix("account recovery: userLookupFailed"))
             #expect(!"\(error)".contains(other.codes[0]))
         }
+        #expect(try await recovery.redeemer.redeem(other.codes[0], for: recovery.storeKey("ghost")) == .redeemed(remaining: 9), "the code was not spent")
+    }
+
+    /// Recovery once trusted a password step of any age: anyone who once
+    /// knew the password and holds a code could withdraw the factor later.
+    /// Now a step older than five minutes, or older than the account's last
+    /// revocation (a password change), is refused, and nothing is spent.
+    @Test func aStaleOrRevokedPasswordStepCannotRecover() async throws {
+        let setup = try await EmulatorSetup.start(project: "demo-recovery-fresh")
+        let running = setup.running
+        defer { Task { await running.stop() } }
+        let clock = setup.clock
+        clock.set(Date().addingTimeInterval(-3600))
+        let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(), attemptStore: InMemoryTOTPAttemptStore()),
+                                       logger: Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() })
+        let uid = try await setup.accounts.signUp(SignUpRequest(email: "fresh@example.com", password: "correct horse", returnSecureToken: true)).localId
+        let codes = try await recovery.issueCodes(for: uid)
+        let proof = FirstFactorProof(uid: uid, checkedAt: clock.now)
+        for late in [301.0, 3600, -120] {
+            do {
+                _ = try await recovery.recover(proof, code: codes.codes[0], now: clock.now.addingTimeInterval(late))
+                Issue.record("a password step \(late) s old recovered the account")
+            } catch {
+                #expect(error.code == .firstFactorTooOld)
+            }
+        }
+        // The password changes (sessions end) after the step: the step is spent.
+        clock.advance(by: 2)
+        _ = try await setup.admin.updateUser(uid, UpdateUserRequest(password: "another horse"))
+        clock.advance(by: 2)
+        do {
+            _ = try await recovery.recover(proof, code: codes.codes[0], now: clock.now)
+            Issue.record("a password step from before a password change recovered the account")
+        } catch {
+            #expect(error.code == .firstFactorTooOld)
+        }
+        // Nothing was counted or spent: a fresh step recovers with the same code.
+        #expect(try await recovery.recover(FirstFactorProof(uid: uid, checkedAt: clock.now), code: codes.codes[0], now: clock.now).remainingCodes == 9)
+    }
+
+    /// Codes and attempts are keyed by (tenant, uid): a tenant's user and
+    /// another tenant's (or the project's) user with the same uid never
+    /// share codes.
+    @Test func tenantsWithEqualUIDsShareNoCodes() async throws {
+        let admin = IdentityAdmin.emulator(projectID: "demo-tenant-keys", hostAndPort: "127.0.0.1:1")
+        let redeemer = RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(), attemptStore: InMemoryTOTPAttemptStore())
+        let quiet = Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() }
+        let project = AccountRecovery(admin: admin, redeemer: redeemer, logger: quiet)
+        let tenantA = AccountRecovery(admin: admin.tenantManager().authForTenant("tenant-a"), redeemer: redeemer, logger: quiet)
+        let tenantB = AccountRecovery(admin: admin.tenantManager().authForTenant("tenant-b"), redeemer: redeemer, logger: quiet)
+        #expect(Set([project.storeKey("same"), tenantA.storeKey("same"), tenantB.storeKey("same")]).count == 3)
+        #expect(tenantA.storeKey("b/same") != tenantB.storeKey("same"), "a tenant id holds no '/', so the first one ends it")
+        let codes = try await tenantA.issueCodes(for: "same")
+        #expect(try await redeemer.redeem(codes.codes[0], for: tenantB.storeKey("same")) == .noCodes)
+        #expect(try await redeemer.redeem(codes.codes[0], for: project.storeKey("same")) == .noCodes)
+        #expect(try await redeemer.redeem(codes.codes[0], for: tenantA.storeKey("same")) == .redeemed(remaining: 9))
     }
 
     @Test func customTokensAreUnsignedForTheEmulatorAndRefusedWithoutAKey() throws {
