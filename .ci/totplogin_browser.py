@@ -224,6 +224,12 @@ def run_story(base, shots, before_code_step=lambda: None):
         fill(code="0000-0000-0000")
         submit()
         expect("not one of your unused recovery codes" in driver.page_source, "a wrong recovery code is refused")
+        # A wrong recovery code ends the sign-in: the password comes first again.
+        click(driver.find_element(By.ID, "next"))
+        fill(email=email, password=password)
+        submit()
+        expect(path() == "/login/totp", "signed in with the password again")
+        click(driver.find_element(By.ID, "use-recovery-code"))
         fill(code=recovery_codes[0].lower().replace("-", " "))
         shot("recovery-code")
         submit()

@@ -9,6 +9,8 @@ Usage: totplogin_fleet.py MFA_BINARY TOTPLOGIN_BINARY SCREENSHOT_DIR
 1. The headless-Chromium story of totplogin_browser.py through nginx, every
    request alternating instances (nginx's log shows which), with instance A
    restarted between the password step and the TOTP step.
+0. Started without sealing keys, an instance refuses to run (the store would
+   hold refresh tokens and TOTP keys in clear); both get the same keys.
 2. Straight to the instances: a code accepted through A is refused when
    replayed through B; wrong codes spread over both stop at the app's
    per-account limit (the 11th is refused with `attempt-limit`, though no
@@ -28,6 +30,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import base64
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -186,6 +189,14 @@ def main():
         public_url = f"http://127.0.0.1:{nginx_port}"
         a = Instance("A", free_port(), emulator_address, public_url)
         b = Instance("B", free_port(), emulator_address, public_url)
+        without_keys = dict(os.environ)
+        without_keys.pop("TOTPLOGIN_SEALING_KEYS", None)
+        refused = subprocess.run(a.arguments, env=without_keys, capture_output=True, text=True, timeout=60)
+        if refused.returncode == 0 or "needs sealing keys" not in refused.stdout + refused.stderr:
+            sys.exit(f"an instance started on PostgreSQL without sealing keys: {refused.returncode} {refused.stderr[-400:]}")
+        print("without sealing keys:", (refused.stdout + refused.stderr).strip().splitlines()[-1], flush=True)
+        # The same key ring on every instance; the key itself is never printed.
+        os.environ["TOTPLOGIN_SEALING_KEYS"] = "fleet:" + base64.b64encode(os.urandom(32)).decode()
         for instance in (a, b):
             print(f"instance {instance.name} up in {instance.start():.1f} s (migrate() ran at its start)", flush=True)
             processes.append(instance)

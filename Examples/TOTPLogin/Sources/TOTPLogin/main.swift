@@ -82,6 +82,8 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         var logger = Logger(label: "TOTPLogin")
         logger.logLevel = .info
         let keyRing = try sealingKeyRing()
+        // The store would hold refresh tokens and pending TOTP keys: never in clear.
+        if postgres != nil && keyRing == nil { throw Self.noSealingKeys }
         var postgresClient: PostgresClient?
         var stores: PostgresIdentityStores?
         if let postgres {
@@ -118,10 +120,10 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         let attempts: any TOTPAttemptStore
         var recoveryCodes: any RecoveryCodeStore = InMemoryRecoveryCodeStore()
         if let stores {
+            guard let keyRing else { throw Self.noSealingKeys }
             recoveryCodes = stores.recoveryCodeStore
-            let base = stores.stateStore
-            state = keyRing.map { .store(SealingStateStore(base: base, codec: SealedStateCodec(keyRing: $0, purpose: "totplogin.browser-store")),
-                                         name: "PostgreSQL, sealed") } ?? .store(base, name: "PostgreSQL")
+            state = .store(SealingStateStore(base: stores.stateStore, codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.browser-store")),
+                           name: "PostgreSQL, sealed", keyRing: keyRing)
             attempts = stores.attemptStore
         } else {
             if keyRing == nil {
@@ -165,6 +167,8 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         }
         await running?.stop()
     }
+
+    static let noSealingKeys = StartupError(description: "--postgres needs sealing keys, so that refresh tokens and TOTP keys are not stored in clear: set \(sealingKeysVariable)=\"k1:$(head -c 32 /dev/urandom | base64)\" (the same on every instance) or give --sealing-keys-file")
 
     /// The sealing keys from --sealing-keys-file or the environment; nil when neither is given.
     func sealingKeyRing() throws -> SealingKeyRing? {

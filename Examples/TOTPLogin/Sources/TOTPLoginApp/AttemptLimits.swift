@@ -28,12 +28,15 @@ struct AttemptLimits: Sendable {
     }
 
     let store: any TOTPAttemptStore
-    /// Attempts per account and kind in one ``window``.
-    var perAccount = 10
-    /// Attempts per client address and kind in one ``window``.
-    var perAddress: [Kind: Int] = [.password: 100, .code: 50]
-    /// How long a count lasts after its last attempt (the lock-out).
-    var window: TimeInterval = 15 * 60
+    /// Attempts per account and kind: 10 in a row, then a lock-out of 15
+    /// minutes that doubles with each further run, and after 100 in a row
+    /// the account is locked until a success through another path (a
+    /// recovery code), as the library's limit does for a second factor.
+    var perAccount = try! TOTPAttemptLimit(maximumFailures: 10, lockout: .seconds(15 * 60))
+    /// Attempts per client address and kind in 15 minutes: a rate limit
+    /// (addresses are shared and chosen by whoever sends), no final lock.
+    var perAddress: [Kind: TOTPAttemptLimit] = [.password: try! .rateLimit(100, per: .seconds(15 * 60)),
+                                                .code: try! .rateLimit(50, per: .seconds(15 * 60))]
     var logger = Logger(label: "TOTPLogin.limits")
 
     /// The store's key for an account: a digest of the normalised address,
@@ -44,25 +47,27 @@ struct AttemptLimits: Sendable {
     }
 
     /// Counts one attempt against the account and the address; refused
-    /// when either is at its limit. A store that cannot be reached refuses
-    /// too (503): a limit that fails open is no limit.
+    /// when either is locked. A store that cannot be reached (or an
+    /// in-memory one that is full) refuses too (503): a limit that fails
+    /// open is no limit.
     func admit(_ kind: Kind, account: String, address: String?) async -> Decision {
         let now = Date()
         do {
-            if let address, let limit = perAddress[kind],
-               try await !store.recordAttempt(for: "totplogin/\(kind.rawValue)/address/\(address)", limit: limit, at: now,
-                                              expiresAt: now.addingTimeInterval(window)) {
-                logger.warning("attempt limit reached", metadata: ["kind": "\(kind.rawValue)", "per": "address"])
-                return .refused(refusal)
+            if let address, let limit = perAddress[kind] {
+                let admission = try await store.recordAttempt(for: "totplogin/\(kind.rawValue)/address/\(address)", limit: limit, at: now)
+                guard admission.isCounted else {
+                    logger.warning("attempt limit reached", metadata: ["kind": "\(kind.rawValue)", "per": "address"])
+                    return .refused(refusal(admission, now: now))
+                }
             }
-            guard try await store.recordAttempt(for: "totplogin/\(kind.rawValue)/account/\(account)", limit: perAccount, at: now,
-                                                expiresAt: now.addingTimeInterval(window)) else {
+            let admission = try await store.recordAttempt(for: "totplogin/\(kind.rawValue)/account/\(account)", limit: perAccount, at: now)
+            guard admission.isCounted else {
                 logger.warning("attempt limit reached", metadata: ["kind": "\(kind.rawValue)", "per": "account"])
-                return .refused(refusal)
+                return .refused(refusal(admission, now: now))
             }
             return .admitted
         } catch {
-            logger.error("attempt store unavailable", metadata: ["error": "\(type(of: error))"])
+            logger.error("attempt store unavailable", metadata: ["error": "\(error)"])
             return .refused(TOTPLoginApp.unavailable(next: "/login"))
         }
     }
@@ -76,10 +81,27 @@ struct AttemptLimits: Sendable {
     }
 
     /// The app's page when a limit is reached: 429, with the app's own id
-    /// (no Firebase code: Identity Platform did not refuse anything).
+    /// (no Firebase code: Identity Platform did not refuse anything), saying
+    /// how long to wait, or that only a recovery code opens the account now.
+    func refusal(_ admission: TOTPAttemptAdmission, now: Date) -> Outcome {
+        let explanation: String
+        switch admission {
+        case .lockedUntil(let until):
+            let minutes = max(1, Int((until.timeIntervalSince(now) / 60).rounded(.up)))
+            explanation = "Too many wrong attempts for this account. Wait \(minutes) minute\(minutes == 1 ? "" : "s"), then try again."
+        default:
+            explanation = "Too many wrong attempts in a row: this account's codes are locked. Sign in with a recovery code, or contact support."
+        }
+        return .html(Pages.error(status: 429, title: "Too many attempts", explanation: explanation,
+                                 firebaseCode: nil, next: ("/login", "Back to sign-in"), id: "attempt-limit"),
+                     status: .tooManyRequests)
+    }
+
+    /// The page for a limit reached in the library (recovery codes), whose
+    /// lock-out end the app does not see.
     var refusal: Outcome {
         .html(Pages.error(status: 429, title: "Too many attempts",
-                          explanation: "Too many wrong attempts for this account. Wait \(Int(window / 60)) minutes, then try again.",
+                          explanation: "Too many wrong attempts for this account. Wait a while, then try again; after many, only support can help.",
                           firebaseCode: nil, next: ("/login", "Back to sign-in"), id: "attempt-limit"),
               status: .tooManyRequests)
     }

@@ -23,6 +23,9 @@ struct BrowserState: Codable, Sendable, Equatable {
     var pendingSignIn: PendingSignIn?
     /// A TOTP secret shown on the enrollment page, waiting for its first code.
     var pendingSecret: TOTPSecret.Snapshot?
+    /// A user whose sign-out could not end the sessions elsewhere: the
+    /// sign-out page offers to try again for them.
+    var unrevokedSessionsOf: String?
     /// When it was last written, so that an unchanged state is written again
     /// only now and then (to move its expiry), not on every request.
     var savedAt: Date
@@ -35,12 +38,19 @@ struct BrowserState: Codable, Sendable, Equatable {
         /// The address the password was given for: the recovery path looks
         /// the user up by it.
         var email: String
+        /// When the password was checked: a recovery accepts only a recent
+        /// password step (`AccountRecovery.maximumFirstFactorAge`).
+        var passwordCheckedAt: Date
     }
 
     /// A fresh state: a new CSRF token and nothing else.
     static func fresh(now: Date = Date()) -> BrowserState {
         BrowserState(csrfToken: randomToken(), savedAt: now)
     }
+
+    /// Whether it holds nothing but its CSRF token (a browser that has only
+    /// loaded pages).
+    var holdsOnlyItsToken: Bool { user == nil && pendingSignIn == nil && pendingSecret == nil && unrevokedSessionsOf == nil }
 
     /// Forgets the user and the steps in flight, keeping nothing (sign-out).
     mutating func reset() {
@@ -132,17 +142,37 @@ struct BrowserStateTooLarge: Error, CustomStringConvertible {
 /// PostgreSQL one); the cookie holds only a random id. The store's key is a
 /// digest of that id, so that a reader of the table cannot use its keys as
 /// cookies.
+///
+/// A browser that has only loaded a page holds nothing but its CSRF token:
+/// that state goes sealed in the cookie itself (``preStateCodec``, a
+/// `p.`-prefixed value), and the store gets a row only when a form post
+/// gives the state something to keep (a sign-in step). So requests without
+/// a cookie, which anyone can send, never grow the table.
 struct StoreBackedStorage: BrowserStateStorage {
     let store: any ExpiringStateStore
     let name: String
+    /// Seals the state of a browser that has a CSRF token only.
+    let preStateCodec: SealedStateCodec
+
+    static let preStatePrefix = "p."
 
     func load(cookie: String) async throws -> BrowserState? {
-        try await store.get(BrowserState.self, forKey: Self.key(cookie))
+        if cookie.hasPrefix(Self.preStatePrefix) {
+            // Expired, tampered with or under an old key: a new browser.
+            guard let state = try? preStateCodec.open(BrowserState.self, from: cookie.dropFirst(Self.preStatePrefix.count)),
+                  state.holdsOnlyItsToken else { return nil }
+            return state
+        }
+        return try await store.get(BrowserState.self, forKey: Self.key(cookie))
     }
 
     func save(_ state: BrowserState, previousCookie: String?, rotate: Bool) async throws -> String {
-        let id = rotate ? nil : previousCookie
-        if rotate, let previousCookie { try await store.removeValue(forKey: Self.key(previousCookie)) }
+        let previousRow = previousCookie.flatMap { $0.hasPrefix(Self.preStatePrefix) ? nil : $0 }
+        if state.holdsOnlyItsToken && previousRow == nil {
+            return Self.preStatePrefix + (try preStateCodec.seal(state, expiresAt: state.savedAt.addingTimeInterval(browserStateLifetime)))
+        }
+        let id = rotate ? nil : previousRow
+        if rotate, let previousRow { try await store.removeValue(forKey: Self.key(previousRow)) }
         let cookie = id ?? BrowserState.randomToken()
         try await store.set(state, forKey: Self.key(cookie), expiresAt: state.savedAt.addingTimeInterval(browserStateLifetime))
         return cookie
@@ -170,8 +200,11 @@ public struct BrowserStateConfiguration: Sendable {
     }
 
     /// The state in a store every instance shares (PostgreSQL's), the cookie
-    /// holding a random id; `name` says which in the start-up log.
-    public static func store(_ store: any ExpiringStateStore, name: String) -> BrowserStateConfiguration {
-        BrowserStateConfiguration(storage: StoreBackedStorage(store: store, name: name))
+    /// holding a random id; `name` says which in the start-up log. Until a
+    /// browser has something to keep, its token alone is sealed in its
+    /// cookie under `keyRing` (every instance's), and no row is written.
+    public static func store(_ store: any ExpiringStateStore, name: String, keyRing: SealingKeyRing) -> BrowserStateConfiguration {
+        BrowserStateConfiguration(storage: StoreBackedStorage(store: store, name: name,
+                                                              preStateCodec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.browser-pre")))
     }
 }

@@ -198,6 +198,17 @@ enum Pages {
             """)
     }
 
+    /// A sign-out that cleared this browser's session but could not end the
+    /// others: says so, and offers to try again.
+    static func signOutIncomplete(csrf: String) -> String {
+        layout("Signed out here only", """
+            <p class="error" id="error" data-reason="sessions-not-revoked">You are signed out on this browser, but your sessions on other \
+            devices could not be ended just now: they may still be signed in.</p>
+            <form method="post" action="/logout/retry">\(csrfField(csrf))<button id="retry-logout" type="submit">Try again</button></form>
+            <p><small>HTTP 503</small></p>
+            """)
+    }
+
     /// An error page that names the Firebase error, so that a developer can
     /// look it up; `next` is where the person can go on; `id`, when the
     /// app itself refused, names the reason for scripts (`attempt-limit`).

@@ -141,6 +141,7 @@ public struct TOTPLoginApp: Sendable {
         }
         router.get("/logout") { request, context in await self.page(request, context) { visit in .html(Pages.logout(csrf: visit.state.csrfToken)) } }
         router.post("/logout") { request, context in await self.form(request, context) { _, visit in await self.logOut(request, &visit) } }
+        router.post("/logout/retry") { request, context in await self.form(request, context) { _, visit in await self.retryRevocation(&visit) } }
         return router
     }
 
@@ -163,6 +164,8 @@ public struct TOTPLoginApp: Sendable {
     }
 
     func logIn(_ form: FormFields, from address: String?, _ visit: inout Visit) async -> Outcome {
+        // A new attempt ends any sign-in in flight on this browser (another user's included).
+        visit.state.pendingSignIn = nil
         let email = form["email"]
         let account = AttemptLimits.accountKey(email: email)
         switch await limits.admit(.password, account: account, address: address) {
@@ -184,7 +187,8 @@ public struct TOTPLoginApp: Sendable {
                                  explanation: "Your account's second factor is not an authenticator app.", next: ("/login", "Back to sign-in"))
             }
             visit.rotate()
-            visit.state.pendingSignIn = BrowserState.PendingSignIn(resolver: resolver.snapshot, accountKey: account, email: email)
+            visit.state.pendingSignIn = BrowserState.PendingSignIn(resolver: resolver.snapshot, accountKey: account, email: email,
+                                                                   passwordCheckedAt: Date())
             return .redirect("/login/totp")
         } catch let error as AuthErrorCode {
             return .html(Pages.login(csrf: visit.state.csrfToken, email: email, error: Self.sentence(error)), status: .unauthorized)
@@ -244,11 +248,19 @@ public struct TOTPLoginApp: Sendable {
         let recovered: AccountRecovery.Recovered
         do {
             let uid = try await backend.admin.getUser(email: pending.email).uid
-            recovered = try await recovery.recover(uid: uid, code: form["code"])
+            recovered = try await recovery.recover(FirstFactorProof(uid: uid, checkedAt: pending.passwordCheckedAt), code: form["code"])
         } catch let error as AccountRecoveryError {
             switch error.code {
             case .invalidCode:
-                return .html(Pages.recoveryCode(csrf: visit.state.csrfToken, error: "That is not one of your unused recovery codes."), status: .unauthorized)
+                // A wrong code ends this sign-in: the next try starts with the password again.
+                visit.state.pendingSignIn = nil
+                return .html(Pages.error(status: 401, title: "That is not one of your recovery codes",
+                                         explanation: "That is not one of your unused recovery codes. Sign in with your password again to try another.",
+                                         firebaseCode: nil, next: ("/login", "Sign in again"), id: "recovery-code-refused"),
+                             status: .unauthorized)
+            case .firstFactorTooOld:
+                visit.state.pendingSignIn = nil
+                return .redirect("/login?reason=\(LoginNotice.expired.rawValue)")
             case .noCodes:
                 return .html(Pages.recoveryCode(csrf: visit.state.csrfToken, error: "Your account has no recovery codes: contact support."),
                              status: .unauthorized)
@@ -279,7 +291,7 @@ public struct TOTPLoginApp: Sendable {
     /// and the account page offers codes again).
     func firstRecoveryCodes(for uid: String) async -> RecoveryCodes? {
         do {
-            guard try await recovery.redeemer.store.verifiers(for: uid)?.digests.isEmpty ?? true else { return nil }
+            guard try await (recovery.remainingCodes(for: uid) ?? 0) == 0 else { return nil }
             return try await recovery.issueCodes(for: uid)
         } catch {
             logger.error("could not issue recovery codes", metadata: ["uid": "\(uid)", "error": "\(type(of: error))"])
@@ -316,7 +328,7 @@ public struct TOTPLoginApp: Sendable {
                 Pages.Factor(uid: $0.uid, displayName: $0.displayName ?? "(no name)", factorID: $0.factorID, enrolled: $0.enrollmentTime)
             }
             let notice = AccountNotice(rawValue: request.uri.queryParameters["done"].map(String.init) ?? "")?.text
-            let remaining = try await recovery.redeemer.store.verifiers(for: user.uid)?.digests.count
+            let remaining = try await recovery.remainingCodes(for: user.uid)
             return .html(Pages.account(csrf: visit.state.csrfToken, email: user.email ?? token.email ?? token.uid,
                                        secondFactor: token.signInSecondFactor, factors: factors, remainingCodes: remaining, notice: notice))
         } catch {
@@ -408,16 +420,42 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
+    /// Signs out: the session cookie is cleared either way, and the
+    /// sessions elsewhere are revoked (as Google's guide does: a stolen copy
+    /// of the cookie dies too). When the revocation fails, the page says so
+    /// and offers to try again, rather than claiming a sign-out it did not do.
     func logOut(_ request: Request, _ visit: inout Visit) async -> Outcome {
+        var unrevoked: String?
         if let cookie = request.cookies[Self.sessionCookieName]?.value,
            let token = try? await backend.admin.verifySessionCookie(cookie) {
-            // As Google's guide does: a stolen copy of the cookie dies too.
-            do { try await backend.admin.revokeRefreshTokens(uid: token.uid) } catch {
-                logger.warning("could not revoke the sessions at sign-out", metadata: ["uid": "\(token.uid)", "error": "\(type(of: error))"])
-            }
+            if await !revokeSessions(of: token.uid) { unrevoked = token.uid }
         }
         visit.signOut()
-        return .redirect("/login?reason=\(LoginNotice.signedOut.rawValue)", clearingSession: true)
+        guard let unrevoked else { return .redirect("/login?reason=\(LoginNotice.signedOut.rawValue)", clearingSession: true) }
+        visit.state.unrevokedSessionsOf = unrevoked
+        var outcome = Outcome.html(Pages.signOutIncomplete(csrf: visit.state.csrfToken), status: .serviceUnavailable)
+        outcome.clearSession = true
+        return outcome
+    }
+
+    /// Tries again to end the sessions a sign-out could not end.
+    func retryRevocation(_ visit: inout Visit) async -> Outcome {
+        guard let uid = visit.state.unrevokedSessionsOf else { return .redirect("/login") }
+        guard await revokeSessions(of: uid) else {
+            return .html(Pages.signOutIncomplete(csrf: visit.state.csrfToken), status: .serviceUnavailable)
+        }
+        visit.state.unrevokedSessionsOf = nil
+        return .redirect("/login?reason=\(LoginNotice.signedOut.rawValue)")
+    }
+
+    private func revokeSessions(of uid: String) async -> Bool {
+        do {
+            try await backend.admin.revokeRefreshTokens(uid: uid)
+            return true
+        } catch {
+            logger.warning("could not revoke the sessions at sign-out", metadata: ["uid": "\(uid)", "error": "\(type(of: error))"])
+            return false
+        }
     }
 
     // MARK: Sessions

@@ -173,7 +173,7 @@ import FoundationNetworking
             // cookie, which may be fine, is kept.
             let unreachable = try IdentityBackend(emulatorHost: "127.0.0.1", emulatorPort: 1, projectID: app.backend.projectID,
                                                   transport: .failingFast)
-            let cut = TOTPLoginApp(backend: unreachable, state: .store(InMemoryExpiringStateStore(), name: "memory"),
+            let cut = TOTPLoginApp(backend: unreachable, state: .store(InMemoryExpiringStateStore(), name: "memory", keyRing: try! SealingKeyRing([SealingKey.random(id: "test")])),
                                    attempts: InMemoryTOTPAttemptStore(), recoveryCodes: InMemoryRecoveryCodeStore(), logger: app.logger)
             try await Application(router: cut.router()).test(.router) { client in
                 let response = try await client.execute(uri: "/account", method: .get,
@@ -184,6 +184,27 @@ import FoundationNetworking
                 #expect(body.contains("Try again shortly"))
                 #expect(!body.contains(valid))
             }
+        }
+    }
+
+    /// Sign-out once failed open: when the revocation failed it still said
+    /// "You are signed out". Now the cookie is cleared and the page says the
+    /// sessions elsewhere may still be live, with a way to try again.
+    @Test func aSignOutThatCannotRevokeSaysSo() async throws {
+        try await withApp { app, emulator, browser in
+            let email = "signout-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            try await browser.signUpAndVerify(email: email, password: "password-123456")
+            _ = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            #expect(try await browser.get("/account").status == .ok)
+            _ = try await browser.get("/logout")
+            await emulator.stop()  // the keys stay cached; the revocation cannot reach Identity Platform
+            let page = try await browser.post("/logout", [:])
+            #expect(page.status == .serviceUnavailable)
+            #expect(page.body.contains("data-reason=\"sessions-not-revoked\""))
+            #expect(!page.body.contains("You are signed out."))
+            #expect(browser.cookies[TOTPLoginApp.sessionCookieName] == nil, "the cookie is cleared either way")
+            let retried = try await browser.post("/logout/retry", [:])
+            #expect(retried.status == .serviceUnavailable && retried.body.contains("id=\"retry-logout\""))
         }
     }
 
@@ -273,6 +294,10 @@ import FoundationNetworking
             _ = try await browser.get("/login/recovery")
             page = try await browser.post("/login/recovery", ["code": "0000-0000-0000"])
             #expect(page.status == .unauthorized)
+            // A wrong code ends the sign-in on this browser: a second code needs the password again.
+            #expect(try await browser.post("/login/recovery", ["code": codes[0].lowercased()]).location == "/login")
+            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+            _ = try await browser.get("/login/recovery")
             page = try await browser.post("/login/recovery", ["code": codes[0].lowercased()])
             #expect(page.location == "/enroll?reason=recovered", "\(page.status) \(page.element(id: "error") ?? "") \(page.element(id: "error-code") ?? "")")
             #expect(browser.followed?.body.contains("Your lost authenticator was removed") == true)
@@ -290,7 +315,7 @@ import FoundationNetworking
             #expect(try await browser.post("/login/totp", ["code": lostPhone.code(step: step)]).status == .unauthorized, "the lost phone's code")
             _ = try await browser.get("/login/recovery")
             #expect(try await browser.post("/login/recovery", ["code": codes[0]]).status == .unauthorized, "a used recovery code")
-            _ = try await browser.get("/login/totp")
+            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
             page = try await browser.post("/login/totp", ["code": newPhone.code(step: step)])
             #expect(page.location == "/account")
         }
@@ -380,10 +405,14 @@ import FoundationNetworking
             let after = try #require(browser.cookies[browser.cookieName])
             #expect(after != before)
             #expect(browser.csrf != csrfBefore)
-            // The planted (old) cookie no longer names any state.
+            // The planted (old) cookie carries nothing of the sign-in: it held
+            // only a token (sealed in itself, no row), and the sign-in's state
+            // went to a new cookie.
+            #expect(before.hasPrefix("p.") && !after.hasPrefix("p."))
             let planted = browser.stranger()
             planted.cookies[browser.cookieName] = before
-            #expect(try await planted.post("/logout", [:], csrf: csrfBefore).status == .forbidden)
+            #expect(try await planted.post("/login/totp", ["code": "000000"], csrf: csrfBefore).location == "/login")
+            #expect(try await planted.post("/logout", [:], csrf: "not-the-token").status == .forbidden)
         }
     }
 
@@ -454,7 +483,7 @@ import FoundationNetworking
         let backend = try IdentityBackend(emulatorHost: "127.0.0.1", emulatorPort: 1, projectID: project)
         var quiet = Logger(label: "TOTPLoginTests")
         quiet.logLevel = .critical
-        let app = TOTPLoginApp(backend: backend, state: .store(UnreachableStore(), name: "down"), attempts: InMemoryTOTPAttemptStore(),
+        let app = TOTPLoginApp(backend: backend, state: .store(UnreachableStore(), name: "down", keyRing: try! SealingKeyRing([SealingKey.random(id: "test")])), attempts: InMemoryTOTPAttemptStore(),
                                recoveryCodes: InMemoryRecoveryCodeStore(), logger: quiet)
         try await Application(router: app.router()).test(.router) { (client: any TestClientProtocol) async throws in
             let browser = TestBrowser(clients: [client], cookieName: app.cookies.browserCookieName)
@@ -462,6 +491,43 @@ import FoundationNetworking
             #expect(try await browser.get("/login").status == .serviceUnavailable)
             #expect(try await browser.post("/login", ["email": "a@example.com", "password": "x"], csrf: "t").status == .serviceUnavailable)
         }
+    }
+
+    /// Requests without a cookie, which anyone can send, once each inserted
+    /// a state row: now a browser that only loads pages keeps its CSRF token
+    /// sealed in its cookie, and its first form post is accepted from it;
+    /// rows are written once the state holds a sign-in step.
+    @Test func pagesWithoutACookieWriteNoStateRow() async throws {
+        let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
+        let emulator = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
+        let backend = try IdentityBackend(emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project)
+        var quiet = Logger(label: "TOTPLoginTests")
+        quiet.logLevel = .critical
+        let store = InMemoryExpiringStateStore()
+        let app = TOTPLoginApp(backend: backend, state: .store(store, name: "memory", keyRing: try SealingKeyRing([SealingKey.random(id: "k1")])),
+                               attempts: InMemoryTOTPAttemptStore(), recoveryCodes: InMemoryRecoveryCodeStore(), logger: quiet)
+        do {
+            try await Application(router: app.router()).test(.router) { (client: any TestClientProtocol) async throws in
+                for path in Array(repeating: "/login", count: 40) + ["/signup"] {
+                    let stranger = TestBrowser(clients: [client], cookieName: app.cookies.browserCookieName)
+                    _ = try await stranger.get(path)
+                    #expect(stranger.cookies[stranger.cookieName]?.hasPrefix("p.") == true)
+                }
+                #expect(await store.count == 0, "pages without a cookie wrote rows")
+                // The first form is accepted from the sealed token (not 403), and a wrong password keeps nothing.
+                let browser = TestBrowser(clients: [client], cookieName: app.cookies.browserCookieName)
+                _ = try await browser.get("/login")
+                #expect(try await browser.post("/login", ["email": "nobody@example.com", "password": "wrong-password-1"]).status == .unauthorized)
+                #expect(await store.count == 0)
+                // A tampered sealed token is a new browser: its form is refused.
+                browser.cookies[browser.cookieName] = "p.forged"
+                #expect(try await browser.post("/login", ["email": "nobody@example.com", "password": "x"], csrf: "t").status == .forbidden)
+            }
+        } catch {
+            await emulator.stop()
+            throw error
+        }
+        await emulator.stop()
     }
 
     @Test func theProjectMustBeTheEmulators() throws {
@@ -504,7 +570,7 @@ import FoundationNetworking
             var quiet = Logger(label: "TOTPLoginTests")
             quiet.logLevel = .critical
             let configuration: BrowserStateConfiguration = switch state {
-            case .store: .store(InMemoryExpiringStateStore(), name: "memory")
+            case .store: .store(InMemoryExpiringStateStore(), name: "memory", keyRing: try! SealingKeyRing([SealingKey.random(id: "test")]))
             case .sealed: .sealedCookie(keyRing: try SealingKeyRing([SealingKey.random(id: "k1")]))
             }
             let attempts = InMemoryTOTPAttemptStore()
