@@ -336,7 +336,7 @@ let package = Package(
             name: "MFACommandTests",
             // Depends on the executable so that `swift test` builds it; the
             // tests run the binary as a user would.
-            dependencies: ["mfa", "OTP", "IdentityToolkit", "IdentityToolkitTestSupport", "IdentityStoresPostgres",
+            dependencies: ["mfa", "OTP", "IdentityToolkit", "IdentityToolkitTestSupport", "IdentityStoresPostgres", "IdentityAdmin",
                            .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         .testTarget(

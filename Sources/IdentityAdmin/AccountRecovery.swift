@@ -99,11 +99,12 @@ public struct AccountRecovery: Sendable {
         try await redeemer.store.verifiers(for: storeKey(uid))?.digests.count
     }
 
-    /// The key of a user's codes and attempts in the stores: the tenant
-    /// and the uid, so that users of two tenants (or a tenant and the
-    /// project) whose uids are equal never share codes. Tenant ids hold no
-    /// `/`, so the first one ends the tenant.
-    func storeKey(_ uid: String) -> String { "\(admin.tenantID ?? "")/\(uid)" }
+    /// The key of a user's codes and attempts in the stores, for an app
+    /// that calls the ``redeemer`` itself: the tenant and the uid, so that
+    /// users of two tenants (or a tenant and the project) whose uids are
+    /// equal never share codes. Tenant ids hold no `/`, so the first one
+    /// ends the tenant.
+    public func storeKey(_ uid: String) -> String { "\(admin.tenantID ?? "")/\(uid)" }
 
     /// Runs the whole path with the code the user typed, for the user whose
     /// password step `proof` records.

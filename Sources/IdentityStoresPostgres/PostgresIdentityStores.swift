@@ -40,20 +40,30 @@ public struct PostgresIdentityStores: Sendable {
 
     let backend: PostgresStoreBackend
 
+    /// Whose clock judges whether a lock-out or a record has lapsed.
+    public enum Clock: Sendable, Hashable {
+        /// The database server's (`now()`): one clock for the whole fleet,
+        /// so an instance whose clock runs ahead cannot end a lock-out early.
+        case database
+        /// The `now` each call passes: for tests that move time.
+        case caller
+    }
+
     /// Stores on `client`'s database.
     /// - Parameters:
     ///   - client: A running `PostgresClient` (the app runs it).
     ///   - tablePrefix: Starts every table's name: 1 to 40 of `a–z 0–9 _`, not starting with a digit.
     ///   - queryTimeout: The longest a store call may take before it throws `timedOut`.
+    ///   - clock: Whose clock judges lapses: the database's by default.
     ///   - logger: Where failures are noted (never a bound value).
     /// - Throws: ``PostgresStoreError`` `invalidConfiguration` for a bad prefix or timeout.
-    public init(client: PostgresClient, tablePrefix: String = "identity_", queryTimeout: Duration = .seconds(5),
+    public init(client: PostgresClient, tablePrefix: String = "identity_", queryTimeout: Duration = .seconds(5), clock: Clock = .database,
                 logger: Logger = Logger(label: "IdentityStoresPostgres")) throws(PostgresStoreError) {
         guard Self.isValidTablePrefix(tablePrefix) else {
             throw .invalidConfiguration("the table prefix must be 1 to 40 of a-z 0-9 _, not starting with a digit")
         }
         guard queryTimeout > .zero else { throw .invalidConfiguration("the query timeout must be positive") }
-        backend = PostgresStoreBackend(client: client, tables: PostgresTables(prefix: tablePrefix), queryTimeout: queryTimeout, logger: logger)
+        backend = PostgresStoreBackend(client: client, tables: PostgresTables(prefix: tablePrefix), queryTimeout: queryTimeout, clock: clock, logger: logger)
     }
 
     /// Whether `prefix` can start the tables' names: 1 to 40 of `a–z 0–9 _`,
@@ -115,14 +125,16 @@ public struct PostgresIdentityStores: Sendable {
         }
     }
 
-    /// Removes every row whose expiry is at or before `now`.
+    /// Removes every row whose expiry is at or before now (the database's
+    /// clock, or `now` with ``Clock/caller``).
     /// - Returns: How many rows were removed.
     @discardableResult
     public func sweepExpired(now: Date = Date()) async throws(PostgresStoreError) -> Int {
         var removed = 0
+        let now = backend.now(now)
         for table in [backend.tables.verifications, backend.tables.replay, backend.tables.attempts, backend.tables.state] {
             removed += try await backend.perform("sweep \(table)") { client in
-                let rows = try await client.query("DELETE FROM \(unescaped: table) WHERE expires_at <= \(now) RETURNING 1")
+                let rows = try await client.query("DELETE FROM \(unescaped: table) WHERE expires_at <= COALESCE(\(now), now()) RETURNING 1")
                 var count = 0
                 for try await _ in rows { count += 1 }
                 return count
@@ -214,7 +226,16 @@ struct PostgresTables: Sendable {
             // Version 4: runs of failures that only a success clears, with
             // lock-outs that lengthen (`attempts_expire_at` is when a run
             // may be forgotten: never for a second factor's limit).
-            "ALTER TABLE \(verifications) ADD COLUMN IF NOT EXISTS locked_until timestamptz",
+            // Only when missing: ALTER TABLE waits for every row lock on the
+            // table, so an instance starting beside busy ones would stall.
+            """
+            DO $add$ BEGIN
+            IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+                           AND table_name = '\(verifications)' AND column_name = 'locked_until') THEN
+                ALTER TABLE \(verifications) ADD COLUMN locked_until timestamptz;
+            END IF;
+            END $add$
+            """,
             "DROP FUNCTION IF EXISTS \(settleAttempt)(text, bigint, timestamptz, timestamptz, timestamptz, integer)",
             settleFunction,
             "CREATE TABLE IF NOT EXISTS \(schema) (version integer NOT NULL)",
@@ -232,7 +253,8 @@ extension PostgresTables {
     /// one committed. Arguments: the key, the matched step (NULL when
     /// none), the step's retention end, now, the limit's failures per run,
     /// its final bound (NULL for a rate limit), its first and longest
-    /// lock-out in seconds. It returns `accepted`, `counted:N` (N failures
+    /// lock-out in seconds. Now is the database's clock when `p_now` is
+    /// NULL (``PostgresIdentityStores/Clock/database``). It returns `accepted`, `counted:N` (N failures
     /// before it), `until:EPOCH` or `locked:N`.
     var settleFunction: String {
         """
@@ -240,29 +262,30 @@ extension PostgresTables {
                                                     p_run integer, p_cap integer, p_lockout double precision, p_max_lockout double precision)
         RETURNS text LANGUAGE plpgsql AS $settle$
         DECLARE
+            now_ timestamptz := COALESCE(p_now, now());
             r \(verifications)%ROWTYPE;
             failures integer;
             locked timestamptz;
             forget timestamptz;
         BEGIN
             INSERT INTO \(verifications) (key_id, attempts, attempts_expire_at, last_step, step_expires_at, expires_at)
-            VALUES (p_key, 0, p_now, NULL, NULL, p_now) ON CONFLICT (key_id) DO NOTHING;
+            VALUES (p_key, 0, now_, NULL, NULL, now_) ON CONFLICT (key_id) DO NOTHING;
             SELECT * INTO r FROM \(verifications) WHERE key_id = p_key FOR UPDATE;
             -- A run past its forget time is no run.
-            IF r.attempts_expire_at > p_now THEN failures := r.attempts; locked := r.locked_until;
+            IF r.attempts_expire_at > now_ THEN failures := r.attempts; locked := r.locked_until;
             ELSE failures := 0; locked := NULL; END IF;
             IF p_cap IS NOT NULL AND failures >= p_cap THEN RETURN 'locked:' || failures; END IF;
-            IF locked IS NOT NULL AND locked > p_now THEN RETURN 'until:' || extract(epoch FROM locked); END IF;
-            IF p_step IS NOT NULL AND (r.last_step IS NULL OR r.step_expires_at <= p_now OR r.last_step < p_step) THEN
-                UPDATE \(verifications) SET attempts = 0, attempts_expire_at = p_now, locked_until = NULL, last_step = p_step,
-                    step_expires_at = p_step_expires_at, expires_at = GREATEST(p_now, p_step_expires_at)
+            IF locked IS NOT NULL AND locked > now_ THEN RETURN 'until:' || extract(epoch FROM locked); END IF;
+            IF p_step IS NOT NULL AND (r.last_step IS NULL OR r.step_expires_at <= now_ OR r.last_step < p_step) THEN
+                UPDATE \(verifications) SET attempts = 0, attempts_expire_at = now_, locked_until = NULL, last_step = p_step,
+                    step_expires_at = p_step_expires_at, expires_at = GREATEST(now_, p_step_expires_at)
                 WHERE key_id = p_key;
                 RETURN 'accepted';
             END IF;
             failures := failures + 1;
             locked := CASE WHEN failures % p_run = 0
-                THEN p_now + make_interval(secs => LEAST(p_lockout * power(2, LEAST(failures / p_run - 1, 62)), p_max_lockout)) END;
-            forget := CASE WHEN p_cap IS NULL THEN GREATEST(COALESCE(locked, p_now), p_now) + make_interval(secs => p_lockout)
+                THEN now_ + make_interval(secs => LEAST(p_lockout * power(2, LEAST(failures / p_run - 1, 62)), p_max_lockout)) END;
+            forget := CASE WHEN p_cap IS NULL THEN GREATEST(COALESCE(locked, now_), now_) + make_interval(secs => p_lockout)
                 ELSE 'infinity'::timestamptz END;
             UPDATE \(verifications) SET attempts = failures, attempts_expire_at = forget, locked_until = locked,
                 expires_at = GREATEST(forget, COALESCE(r.step_expires_at, forget))
@@ -280,7 +303,12 @@ struct PostgresStoreBackend: Sendable {
     let client: PostgresClient
     let tables: PostgresTables
     let queryTimeout: Duration
+    let clock: PostgresIdentityStores.Clock
     let logger: Logger
+
+    /// The `now` a statement binds: nil (then `now()`, the database's
+    /// clock) unless the stores judge time by the caller's.
+    func now(_ callerNow: Date) -> Date? { clock == .caller ? callerNow : nil }
 
     /// Runs `body` under the query timeout; every failure becomes a
     /// ``PostgresStoreError``.

@@ -34,7 +34,7 @@ public struct PostgresTOTPVerificationStore: TOTPVerificationStore {
                         retainUntil: Date) async throws(PostgresStoreError) -> (settlement: TOTPAttemptSettlement, failuresBefore: Int) {
         let function = backend.tables.settleAttempt
         let call = SettleAttemptCall(keyID: keyID, step: matchedStep.map { Int64(clamping: $0) }, stepExpiresAt: matchedStep == nil ? nil : retainUntil,
-                                     now: now, limit: limit)
+                                     now: backend.now(now), limit: limit)
         return try await backend.perform("settle a TOTP attempt") { client in
             try await SettleAttemptCall.$function.withValue(function) {
                 var answer: String?
@@ -52,13 +52,14 @@ public struct PostgresTOTPVerificationStore: TOTPVerificationStore {
     public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) async throws(PostgresStoreError) -> Bool {
         let table = backend.tables.verifications
         let step = Int64(clamping: step)
+        let now = backend.now(now)
         return try await backend.perform("record an accepted TOTP step") { client in
             let rows = try await client.query("""
                 INSERT INTO \(unescaped: table) AS row (key_id, attempts, attempts_expire_at, last_step, step_expires_at, expires_at)
-                VALUES (\(keyID), 0, \(now), \(step), \(retainUntil), \(retainUntil))
+                VALUES (\(keyID), 0, COALESCE(\(now), now()), \(step), \(retainUntil), \(retainUntil))
                 ON CONFLICT (key_id) DO UPDATE SET last_step = EXCLUDED.last_step, step_expires_at = EXCLUDED.step_expires_at,
                 expires_at = GREATEST(row.attempts_expire_at, EXCLUDED.step_expires_at)
-                WHERE row.last_step IS NULL OR row.step_expires_at <= \(now) OR row.last_step < EXCLUDED.last_step
+                WHERE row.last_step IS NULL OR row.step_expires_at <= COALESCE(\(now), now()) OR row.last_step < EXCLUDED.last_step
                 RETURNING 1
                 """)
             var recorded = false
@@ -88,8 +89,9 @@ public struct PostgresTOTPVerificationStore: TOTPVerificationStore {
     /// `keyID`'s run of failures at `now` (0 when none or forgotten).
     public func failures(for keyID: String, at now: Date = Date()) async throws(PostgresStoreError) -> Int {
         let table = backend.tables.verifications
+        let now = backend.now(now)
         return try await backend.perform("read TOTP attempts") { client in
-            let rows = try await client.query("SELECT attempts FROM \(unescaped: table) WHERE key_id = \(keyID) AND attempts_expire_at > \(now)")
+            let rows = try await client.query("SELECT attempts FROM \(unescaped: table) WHERE key_id = \(keyID) AND attempts_expire_at > COALESCE(\(now), now())")
             var count = 0
             for try await attempts in rows.decode(Int32.self) { count = Int(attempts) }
             return count
@@ -123,7 +125,8 @@ struct SettleAttemptCall: PostgresPreparedStatement {
     let keyID: String
     let step: Int64?
     let stepExpiresAt: Date?
-    let now: Date
+    /// Nil: the database's clock.
+    let now: Date?
     let limit: TOTPAttemptLimit
 
     func makeBindings() throws -> PostgresBindings {
@@ -184,11 +187,12 @@ public struct PostgresTOTPReplayStore: TOTPReplayStore {
     public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) async throws(PostgresStoreError) -> Bool {
         let table = backend.tables.replay
         let step = Int64(clamping: step)
+        let now = backend.now(now)
         return try await backend.perform("record an accepted TOTP step") { client in
             let rows = try await client.query("""
                 INSERT INTO \(unescaped: table) AS row (key_id, last_step, expires_at) VALUES (\(keyID), \(step), \(retainUntil))
                 ON CONFLICT (key_id) DO UPDATE SET last_step = EXCLUDED.last_step, expires_at = EXCLUDED.expires_at
-                WHERE row.last_step < EXCLUDED.last_step OR row.expires_at <= \(now)
+                WHERE row.last_step < EXCLUDED.last_step OR row.expires_at <= COALESCE(\(now), now())
                 RETURNING 1
                 """)
             var recorded = false
@@ -242,11 +246,13 @@ public struct PostgresStateStore: ExpiringStateStore {
         }
     }
 
-    /// The value under `key`, unless absent or expired by `now`.
+    /// The value under `key`, unless absent or expired by now (the
+    /// database's clock, or `now` with ``PostgresIdentityStores/Clock/caller``).
     public func value(forKey key: String, at now: Date) async throws(PostgresStoreError) -> Data? {
         let table = backend.tables.state
+        let now = backend.now(now)
         return try await backend.perform("read state") { client in
-            let rows = try await client.query("SELECT value FROM \(unescaped: table) WHERE key = \(key) AND expires_at > \(now)")
+            let rows = try await client.query("SELECT value FROM \(unescaped: table) WHERE key = \(key) AND expires_at > COALESCE(\(now), now())")
             var value: Data?
             for try await bytes in rows.decode(Data.self) { value = bytes }
             return value
@@ -258,10 +264,11 @@ public struct PostgresStateStore: ExpiringStateStore {
     /// wins the row lock gets it, the others find no row).
     public func takeValue(forKey key: String, at now: Date) async throws(PostgresStoreError) -> Data? {
         let table = backend.tables.state
+        let now = backend.now(now)
         return try await backend.perform("take state") { client in
-            let rows = try await client.query("DELETE FROM \(unescaped: table) WHERE key = \(key) RETURNING value, expires_at")
+            let rows = try await client.query("DELETE FROM \(unescaped: table) WHERE key = \(key) RETURNING value, expires_at > COALESCE(\(now), now())")
             var value: Data?
-            for try await (bytes, expiresAt) in rows.decode((Data, Date).self) where expiresAt > now { value = bytes }
+            for try await (bytes, live) in rows.decode((Data, Bool).self) where live { value = bytes }
             return value
         }
     }

@@ -25,13 +25,16 @@ enum TestDatabase {
     }
 
     /// Runs `body` with stores on a running client, then shuts the client down.
+    /// The shared cases move time, so they judge it by the caller's clock
+    /// (`clock: .caller`); ``PostgresClockTests`` checks the default.
     static func withStores<T: Sendable>(settings: PostgresConnectionSettings? = nil, tablePrefix: String = "test_", queryTimeout: Duration = .seconds(5),
-                                        migrate: Bool = true, _ body: @Sendable (PostgresIdentityStores) async throws -> T) async throws -> T {
+                                        clock: PostgresIdentityStores.Clock = .caller, migrate: Bool = true,
+                                        _ body: @Sendable (PostgresIdentityStores) async throws -> T) async throws -> T {
         let client = PostgresClient(configuration: try (settings ?? Self.settings()).clientConfiguration,
                                     backgroundLogger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { await client.run(); return nil }
-            let stores = try PostgresIdentityStores(client: client, tablePrefix: tablePrefix, queryTimeout: queryTimeout)
+            let stores = try PostgresIdentityStores(client: client, tablePrefix: tablePrefix, queryTimeout: queryTimeout, clock: clock)
             do {
                 if migrate { try await stores.migrate() }
                 let result = try await body(stores)
@@ -63,6 +66,34 @@ enum TestDatabase {
     }
 
     static func freshPrefix() -> String { "t\(UUID().uuidString.prefix(8).lowercased())_" }
+}
+
+/// By default the database's clock judges lapses: an instance whose clock
+/// runs ahead (or behind) cannot end a lock-out early or see an expired
+/// record as live.
+@Suite(.enabled(if: TestDatabase.isConfigured, "IDENTITY_TEST_POSTGRES_URL names no PostgreSQL server"))
+struct PostgresClockTests {
+    @Test func theDatabasesClockJudgesLockOutsAndExpiry() async throws {
+        try await TestDatabase.withStores(clock: .database) { stores in
+            let key = TOTPStoreConformance.freshKey("clock")
+            let limit = try TOTPAttemptLimit(maximumFailures: 1, lockout: .seconds(600))
+            let now = Date()
+            #expect(try await stores.attemptStore.recordAttempt(for: key, limit: limit, at: now) == .counted(failures: 0))
+            // An instance a day ahead: the lock-out (judged by the database) still holds.
+            let ahead = now.addingTimeInterval(24 * 3600)
+            guard case .lockedUntil(let until) = try await stores.attemptStore.recordAttempt(for: key, limit: limit, at: ahead) else {
+                Issue.record("a clock a day ahead ended the lock-out")
+                return
+            }
+            #expect(abs(until.timeIntervalSince(now) - 600) < 60, "the lock-out ends 10 minutes after the database's now")
+            // State expired by the database's clock is gone, whatever the caller's clock says.
+            let state = stores.stateStore
+            try await state.setValue(Data("x".utf8), forKey: key, expiresAt: now.addingTimeInterval(-1))
+            #expect(try await state.value(forKey: key, at: now.addingTimeInterval(-3600)) == nil)
+            try await state.setValue(Data("y".utf8), forKey: key, expiresAt: now.addingTimeInterval(600))
+            #expect(try await state.value(forKey: key, at: now.addingTimeInterval(3600)) == Data("y".utf8))
+        }
+    }
 }
 
 /// One suite, two stores: the cases `swift test` runs on the in-memory

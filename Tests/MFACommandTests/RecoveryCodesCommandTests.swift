@@ -1,4 +1,5 @@
 import Foundation
+import IdentityAdmin
 import IdentityStoresPostgres
 import IdentityToolkit
 import IdentityToolkitTestSupport
@@ -79,6 +80,8 @@ struct RecoveryCodesCommandPostgresTests {
             let stores = try PostgresIdentityStores(client: client, tablePrefix: prefix)
             try await stores.migrate()
             let redeemer = RecoveryCodeRedeemer(store: stores.recoveryCodeStore, attemptStore: stores.attemptStore)
+            // The project's own users: the key the app's AccountRecovery reads.
+            let key = AccountRecovery(admin: IdentityAdmin.emulator(projectID: "demo-key", hostAndPort: "127.0.0.1:1"), redeemer: redeemer).storeKey(uid)
 
             let first = try await MFABinary.run(command, environment: ["PGPASSWORD": password])
             #expect(first.status == 0, "\(first.stderr)")
@@ -87,15 +90,15 @@ struct RecoveryCodesCommandPostgresTests {
             #expect(codes.allSatisfy { $0.wholeMatch(of: /[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}/) != nil }, "\(codes)")
             #expect(first.stderr.contains("issued 4 recovery codes for \(uid)"), "\(first.stderr)")
             #expect(codes.allSatisfy { !first.stderr.contains($0) })
-            #expect(try await redeemer.redeem(codes[0], for: uid) == .redeemed(remaining: 3))
+            #expect(try await redeemer.redeem(codes[0], for: key) == .redeemed(remaining: 3))
 
             // Support issues again: the old set stops working, the new one works.
             let second = try await MFABinary.run(command, environment: ["PGPASSWORD": password])
             #expect(second.status == 0, "\(second.stderr)")
             let replaced = second.stdout.split(separator: "\n").map(String.init)
             #expect(Set(replaced).isDisjoint(with: codes))
-            #expect(try await redeemer.redeem(codes[1], for: uid) == .invalid)
-            #expect(try await redeemer.redeem(replaced[3], for: uid) == .redeemed(remaining: 3))
+            #expect(try await redeemer.redeem(codes[1], for: key) == .invalid)
+            #expect(try await redeemer.redeem(replaced[3], for: key) == .redeemed(remaining: 3))
         }
     }
 }
