@@ -130,9 +130,12 @@ package struct ExpiringEntries<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// A key at the expiry it had when set; stale once the key's expiry changed.
-    private struct Position: Sendable {
+    private struct Position: Sendable, Comparable {
         var expiresAt: Date
         var key: Key
+
+        static func < (lhs: Position, rhs: Position) -> Bool { lhs.expiresAt < rhs.expiresAt }
+        static func == (lhs: Position, rhs: Position) -> Bool { lhs.expiresAt == rhs.expiresAt && lhs.key == rhs.key }
     }
 
     package let capacity: Int
@@ -142,7 +145,7 @@ package struct ExpiringEntries<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// whatever order the keys came in (a record kept for ever does not
     /// hold back the removal of those behind it). Stale positions are
     /// skipped when they surface and dropped when they outnumber the entries.
-    private var heap: [Position] = []
+    private var heap = MinHeap<Position>()
     /// Positions the rebuilds have walked so far: what a test holds to a
     /// constant per ``set(_:for:expiresAt:now:)``.
     package private(set) var compactedPositions = 0
@@ -167,7 +170,7 @@ package struct ExpiringEntries<Key: Hashable & Sendable, Value: Sendable>: Senda
         removeExpired(at: now)
         if whenFull == .refuse, entries[key] == nil, entries.count >= capacity { return false }
         let previous = entries.updateValue(Entry(value: value, expiresAt: expiresAt), forKey: key)
-        if previous?.expiresAt != expiresAt { push(Position(expiresAt: expiresAt, key: key)) }
+        if previous?.expiresAt != expiresAt { heap.push(Position(expiresAt: expiresAt, key: key)) }
         while entries.count > capacity, let nearest = popCurrent() { entries[nearest.key] = nil }
         compact()
         return true
@@ -179,16 +182,15 @@ package struct ExpiringEntries<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Removes the entries whose expiry has passed, nearest first.
     private mutating func removeExpired(at now: Date) {
-        while let top = heap.first, top.expiresAt <= now {
-            popTop()
+        while let top = heap.min, top.expiresAt <= now {
+            heap.popMin()
             if entries[top.key]?.expiresAt == top.expiresAt { entries[top.key] = nil }
         }
     }
 
     /// The current position nearest its expiry, taken off the heap.
     private mutating func popCurrent() -> Position? {
-        while let top = heap.first {
-            popTop()
+        while let top = heap.popMin() {
             if entries[top.key]?.expiresAt == top.expiresAt { return top }
         }
         return nil
@@ -200,38 +202,7 @@ package struct ExpiringEntries<Key: Hashable & Sendable, Value: Sendable>: Senda
     private mutating func compact() {
         guard heap.count > 2 * max(entries.count, 512) else { return }
         compactedPositions += heap.count
-        heap = entries.map { Position(expiresAt: $0.value.expiresAt, key: $0.key) }
-        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
-    }
-
-    private mutating func push(_ position: Position) {
-        heap.append(position)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].expiresAt < heap[parent].expiresAt else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private mutating func popTop() {
-        heap.swapAt(0, heap.count - 1)
-        heap.removeLast()
-        if !heap.isEmpty { siftDown(0) }
-    }
-
-    private mutating func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var smallest = parent
-            if left < heap.count, heap[left].expiresAt < heap[smallest].expiresAt { smallest = left }
-            if right < heap.count, heap[right].expiresAt < heap[smallest].expiresAt { smallest = right }
-            guard smallest != parent else { return }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
+        heap = MinHeap(entries.map { Position(expiresAt: $0.value.expiresAt, key: $0.key) })
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import OTP
 import StoreConformance
+import OTPFormats
 import Testing
 
 /// A verifier with fresh in-memory stores (each test its own).
@@ -165,6 +166,27 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         let later = now.addingTimeInterval(61)
         #expect(try await store.recordAttempt(for: "newcomer", limit: limit, at: later) == .counted(failures: 0))
         #expect(await store.attempts(for: "victim", at: later)?.failures == 3)
+    }
+
+    /// The one min-heap (expiring stores, the deadline sweeper): whatever
+    /// order elements come in, they leave least first; a filter keeps the heap.
+    @Test func theMinHeapPopsInOrder() {
+        var generator = SystemRandomNumberGenerator()
+        for count in [0, 1, 2, 3, 17, 1_000] {
+            let values = (0..<count).map { _ in Int.random(in: -50...50, using: &generator) }
+            var pushed = MinHeap<Int>()
+            for value in values { pushed.push(value) }
+            var built = MinHeap(values)
+            var fromPushes: [Int] = [], fromBuild: [Int] = []
+            while let least = pushed.popMin() { fromPushes.append(least) }
+            while let least = built.popMin() { fromBuild.append(least) }
+            #expect(fromPushes == values.sorted() && fromBuild == values.sorted())
+            var filtered = MinHeap(values)
+            filtered.filter { $0 % 2 == 0 }
+            var evens: [Int] = []
+            while let least = filtered.popMin() { evens.append(least) }
+            #expect(evens == values.filter { $0 % 2 == 0 }.sorted())
+        }
     }
 
     /// A full store's bookkeeping costs a constant per write: compacting

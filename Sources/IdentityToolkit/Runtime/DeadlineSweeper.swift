@@ -1,4 +1,5 @@
 import Foundation
+import OTPFormats
 
 /// One task for the whole process that fires ``Deadline``'s timeouts.
 ///
@@ -14,15 +15,17 @@ package final class DeadlineSweeper: Sendable {
     /// The process's sweeper; its task starts with the first deadline.
     package static let shared = DeadlineSweeper()
 
-    private struct Entry {
+    private struct Entry: Comparable, Sendable {
         var deadline: ContinuousClock.Instant
         var id: UInt64
+
+        static func < (lhs: Entry, rhs: Entry) -> Bool { lhs.deadline < rhs.deadline }
     }
 
     private struct State {
         /// A binary min-heap by deadline. Withdrawn entries stay until they
         /// reach the top or a compaction drops them.
-        var heap: [Entry] = []
+        var heap = MinHeap<Entry>()
         var pending: [UInt64: @Sendable () -> Void] = [:]
         var nextID: UInt64 = 0
         var sweeping = false
@@ -45,7 +48,7 @@ package final class DeadlineSweeper: Sendable {
             state.nextID &+= 1
             let id = state.nextID
             state.pending[id] = expire
-            Self.push(Entry(deadline: deadline, id: id), into: &state.heap)
+            state.heap.push(Entry(deadline: deadline, id: id))
             let start = !state.sweeping
             state.sweeping = true
             var wake: Task<Void, Never>?
@@ -67,8 +70,8 @@ package final class DeadlineSweeper: Sendable {
             // Withdrawn entries outnumbering live ones twice over are dropped
             // in one O(n) pass, paid for by the n/2 calls that made them.
             if state.heap.count > 2 * state.pending.count + 64 {
-                state.heap.removeAll { state.pending[$0.id] == nil }
-                Self.heapify(&state.heap)
+                let pending = state.pending
+                state.heap.filter { pending[$0.id] != nil }
             }
         }
     }
@@ -86,15 +89,15 @@ package final class DeadlineSweeper: Sendable {
             let now = clock.now
             let (due, next) = state.withLock { state -> ([@Sendable () -> Void], Task<Void, Never>?) in
                 var due: [@Sendable () -> Void] = []
-                while let top = state.heap.first {
+                while let top = state.heap.min {
                     if let expire = state.pending[top.id] {
                         guard top.deadline <= now else { break }
                         state.pending[top.id] = nil
                         due.append(expire)
                     }
-                    Self.popTop(&state.heap)
+                    state.heap.popMin()
                 }
-                guard let top = state.heap.first else {
+                guard let top = state.heap.min else {
                     state.sweeping = false
                     state.target = nil
                     state.sleep = nil
@@ -109,40 +112,6 @@ package final class DeadlineSweeper: Sendable {
             for expire in due { expire() }
             guard let next else { return }
             await next.value
-        }
-    }
-
-    private static func push(_ entry: Entry, into heap: inout [Entry]) {
-        heap.append(entry)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].deadline < heap[parent].deadline else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private static func popTop(_ heap: inout [Entry]) {
-        heap.swapAt(0, heap.count - 1)
-        heap.removeLast()
-        siftDown(0, in: &heap)
-    }
-
-    private static func heapify(_ heap: inout [Entry]) {
-        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index, in: &heap) }
-    }
-
-    private static func siftDown(_ start: Int, in heap: inout [Entry]) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var smallest = parent
-            if left < heap.count, heap[left].deadline < heap[smallest].deadline { smallest = left }
-            if right < heap.count, heap[right].deadline < heap[smallest].deadline { smallest = right }
-            guard smallest != parent else { return }
-            heap.swapAt(parent, smallest)
-            parent = smallest
         }
     }
 }
