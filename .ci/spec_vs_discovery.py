@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Spec/ beside Google's own discovery documents of Identity Toolkit (the
+identitytoolkit v1, v2 and v3 JSON that google-api-python-client ships).
+
+Usage: spec_vs_discovery.py DISCOVERY_DIR [--fail-on-breaking]
+
+Each production operation of Spec/ (documents without `x-emulator-only`) is
+matched to Google's method by host, path (every `{…}` segment alike) and
+HTTP method, and its request body is compared with Google's request schema,
+field by field, recursively:
+
+- breaking: a field the spec lets a client send that Google's request type
+  does not have (production answers `Unknown name`), or a field whose kind
+  differs (an object where Google has a map, a list where it has one value);
+- risk: an operation of the spec that Google does not describe;
+- note: a response field Google does not describe (harmless to a client).
+
+Prints every difference and a closing count. With --fail-on-breaking it
+exits 1 when a breaking difference or a risk is found.
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load_discovery(directory):
+    """Google's methods by (host+path pattern, HTTP method), and its schemas."""
+    methods, schemas = {}, {}
+    for path in sorted(glob.glob(os.path.join(directory, "identitytoolkit.v*.json"))):
+        document = json.load(open(path))
+        base = re.sub(r"^https?://", "", document["rootUrl"]) + document.get("servicePath", "")
+        version = document["version"]
+        for name, schema in document.get("schemas", {}).items():
+            schemas[(version, name)] = schema
+
+        def walk(resources):
+            for resource in resources.values():
+                for method in resource.get("methods", {}).values():
+                    for template in {method.get("flatPath", method["path"]), method["path"]}:
+                        key = (pattern(base + template), method["httpMethod"].upper())
+                        methods[key] = (version, method)
+                walk(resource.get("resources", {}))
+        walk(document.get("resources", {}))
+        for method in document.get("methods", {}).values():
+            methods[(pattern(base + method["path"]), method["httpMethod"].upper())] = (version, method)
+    return methods, schemas
+
+
+def pattern(url):
+    """A URL with every `{…}` segment alike and no leading slash."""
+    return re.sub(r"\{[^}]*\}", "{}", url).replace("//", "/").lstrip("/")
+
+
+def google_kind(schema, schemas, version):
+    """('object', properties) | ('map', value) | ('array', items) | ('scalar', type)."""
+    if not isinstance(schema, dict):
+        return ("scalar", "any")  # additionalProperties: true
+    if "$ref" in schema:
+        return google_kind(schemas.get((version, schema["$ref"]), {}), schemas, version)
+    if schema.get("type") == "array":
+        return ("array", schema.get("items", {}))
+    if schema.get("type") == "object" and "additionalProperties" in schema and "properties" not in schema:
+        return ("map", schema["additionalProperties"])
+    if "properties" in schema:
+        return ("object", schema["properties"])
+    if schema.get("type") == "object":
+        return ("object", {})
+    return ("scalar", schema.get("type"))
+
+
+def spec_kind(schema, components):
+    if not isinstance(schema, dict):
+        return ("scalar", "any")  # additionalProperties: true
+    if "$ref" in schema:
+        return spec_kind(components[schema["$ref"].split("/")[-1]], components)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), None)
+    if kind == "array":
+        return ("array", schema.get("items", {}))
+    if "properties" in schema:
+        return ("object", schema["properties"])
+    if kind == "object" and "additionalProperties" in schema:
+        return ("map", schema["additionalProperties"])
+    if kind == "object":
+        return ("object", {})
+    return ("scalar", kind)
+
+
+def compare(ours, theirs, components, schemas, version, where, findings, seen):
+    """Every field of `ours` a client may send must be in `theirs`, of the same kind."""
+    key = (json.dumps(ours, sort_keys=True), json.dumps(theirs, sort_keys=True))
+    if key in seen:
+        return
+    seen.add(key)
+    our_kind, our_value = spec_kind(ours, components)
+    their_kind, their_value = google_kind(theirs, schemas, version)
+    if their_kind == "object" and not their_value and our_kind in ("object", "map"):
+        return  # Google's free-form object (a JSON value): anything goes
+    if our_kind != their_kind and not (our_kind == "scalar" and their_kind == "scalar"):
+        findings.append(("breaking", f"{where}: the spec has {our_kind}, Google has {their_kind}"))
+        return
+    if our_kind == "object":
+        for name, field in our_value.items():
+            if field.get("readOnly"):
+                continue
+            if name not in their_value:
+                findings.append(("breaking", f"{where}.{name}: not in Google's request type (production answers 'Unknown name')"))
+                continue
+            compare(field, their_value[name], components, schemas, version, f"{where}.{name}", findings, seen)
+    elif our_kind in ("array", "map"):
+        compare(our_value, their_value, components, schemas, version, f"{where}[]", findings, seen)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    methods, schemas = load_discovery(sys.argv[1])
+    findings = []
+    compared = 0
+    # Schemas by name across the documents (a `$ref` may name another file;
+    # the generator makes one Swift type per name, so names are unique).
+    components = {}
+    documents = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "Spec", "*.yaml"))):
+        text = open(path).read()
+        if text.startswith("openapi:"):
+            document = yaml.safe_load(text)
+            components.update(document.get("components", {}).get("schemas", {}))
+            documents.append((path, document))
+    for path, document in documents:
+        if document.get("info", {}).get("x-emulator-only"):
+            continue
+        server = re.sub(r"^https?://", "", document["servers"][0]["url"])
+        if not server.startswith(("identitytoolkit.googleapis.com", "www.googleapis.com/identitytoolkit")):
+            continue  # securetoken, OAuth2 and the key routes have no discovery document here
+        for route, operations in document.get("paths", {}).items():
+            for http_method, operation in operations.items():
+                if http_method.startswith("x-") or not isinstance(operation, dict):
+                    continue
+                name = f"{os.path.basename(path)} {http_method.upper()} {route}"
+                match = methods.get((pattern(server + "/" + route.lstrip("/")), http_method.upper()))
+                if match is None:
+                    findings.append(("risk", f"{name} ({operation.get('operationId')}): Google describes no such method"))
+                    continue
+                version, method = match
+                compared += 1
+                body = operation.get("requestBody", {}).get("content", {})
+                schema = next(iter(body.values()), {}).get("schema") if body else None
+                if schema is None:
+                    continue
+                if "request" not in method:
+                    findings.append(("breaking", f"{name}: the spec sends a body; Google's method takes none"))
+                    continue
+                compare(schema, method["request"], components, schemas, version,
+                        f"{name} {method['request']['$ref']}", findings, set())
+    order = {"breaking": 0, "risk": 1, "note": 2}
+    for kind, text in sorted(set(findings), key=lambda f: (order[f[0]], f[1])):
+        print(f"{kind}: {text}")
+    breaking = len({f for f in findings if f[0] == "breaking"})
+    risks = len({f for f in findings if f[0] == "risk"})
+    print(f"{compared} operations compared with Google's discovery documents: {breaking} breaking differences, {risks} risks")
+    if "--fail-on-breaking" in sys.argv and (breaking or risks):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
