@@ -218,6 +218,15 @@ import Testing
         let state = SealedStateCodec(keyRing: sealer.codec.keyRing, purpose: "totplogin.browser")
         #expect(throws: SealedStateError.self) { try state.openData(sealed, boundTo: "user:alice") }
         #expect("\(sealer)" == "TOTPSecretSealer(keys: k1)")
+        // Tenants: a key sealed for one tenant's user opens for no other
+        // tenant's user of the same uid, nor for the project's.
+        let tenantSealed = try sealer.seal(key, userID: "alice", tenantID: "tenant-a")
+        #expect(try sealer.open(tenantSealed, userID: "alice", tenantID: "tenant-a") == key)
+        for (uid, tenant) in [("alice", "tenant-b"), ("alice", nil), ("tenant-a/user:alice", nil)] as [(String, String?)] {
+            #expect(#expect(throws: SealedStateError.self) { try sealer.open(tenantSealed, userID: uid, tenantID: tenant) }?.code == .authenticationFailed)
+        }
+        #expect(#expect(throws: SealedStateError.self) { try sealer.open(sealed, userID: "alice", tenantID: "tenant-a") }?.code == .authenticationFailed)
+        #expect(try sealer.open(sealed, userID: "alice", tenantID: nil) == key, "the project's rows sealed before stay readable")
     }
 
     @Test func rotationResealsUnderTheNewestKeyAndAnOldKeyIsNamed() throws {
