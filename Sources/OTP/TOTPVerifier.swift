@@ -81,6 +81,10 @@ public struct TOTPVerifier: Sendable {
     /// success clears the count. With one ``TOTPVerificationStore`` the
     /// three happen in its one atomic call, and the code's match is used
     /// only when that call counted the attempt.
+    ///
+    /// `keyID` names the key in the shared stores: include the tenant when
+    /// users of several tenants share them (`tenant/uid`), so that equal
+    /// uids of two tenants never share a count or a replay record.
     /// - Throws: ``OTPError/tooManyAttempts(limit:)`` while the key is locked
     ///   out (the code is not checked), ``OTPError/factorLocked(failures:)``
     ///   once it has had ``TOTPAttemptLimit/maximumConsecutiveFailures``
