@@ -168,6 +168,24 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         #expect(await store.attempts(for: "victim", at: later)?.failures == 3)
     }
 
+    /// A code accepted under a narrow window stays a replay for a verifier
+    /// whose window was widened later (Identity Platform allows up to 10):
+    /// records were kept only for the narrow window, and widening reopened
+    /// the code.
+    @Test func wideningTheWindowLaterCannotReopenAReplay() async throws {
+        let totp = try TOTP(key: Self.key)
+        let store = InMemoryTOTPVerificationStore()
+        let narrow = try TOTPVerifier(totp: totp, window: 1, store: store)
+        let wide = try TOTPVerifier(totp: totp, window: 10, store: store)
+        let now: Int64 = 1_800_000_000
+        let code = try totp.code(at: now)
+        let step = try totp.step(at: now)
+        #expect(try await narrow.verify(code, keyID: "u", at: now) == .accepted(step: step))
+        // Five steps later the narrow window's record would have lapsed; the wide window still holds the code.
+        let later = now + 5 * 30
+        #expect(try await wide.verify(code, keyID: "u", at: later) == .replayed(step: step))
+    }
+
     /// The one min-heap (expiring stores, the deadline sweeper): whatever
     /// order elements come in, they leave least first; a filter keeps the heap.
     @Test func theMinHeapPopsInOrder() {
