@@ -168,11 +168,17 @@ say("StoreLoad: \(callers) callers, \(seconds) s per store, \(ProcessInfo.proces
     + (rate.map { ", \($0) calls/s offered (latency from when each call was due)" } ?? ", each caller flat out"))
 var results: [RunResult] = []
 // Warm-up, then the measured in-memory run.
-_ = try await run("warm-up", .separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()), callers: callers, seconds: 1)
-results.append(try await run("in-memory: replay + attempt stores", .separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()),
+// Every call uses a fresh key whose records live for minutes (and a wrong
+// code's run for ever), and a full in-memory store refuses new keys rather
+// than forget live records: room for every key a run makes.
+let inMemoryCapacity = 50_000_000
+_ = try await run("warm-up", .separate(InMemoryTOTPReplayStore(capacity: inMemoryCapacity), InMemoryTOTPAttemptStore(capacity: inMemoryCapacity)),
+                  callers: callers, seconds: 1)
+results.append(try await run("in-memory: replay + attempt stores",
+                             .separate(InMemoryTOTPReplayStore(capacity: inMemoryCapacity), InMemoryTOTPAttemptStore(capacity: inMemoryCapacity)),
                              callers: callers, seconds: seconds, rate: rate))
 say(results.last!.row)
-results.append(try await run("in-memory: one verification store", .combined(InMemoryTOTPVerificationStore()), callers: callers, seconds: seconds, rate: rate))
+results.append(try await run("in-memory: one verification store", .combined(InMemoryTOTPVerificationStore(capacity: inMemoryCapacity)), callers: callers, seconds: seconds, rate: rate))
 say(results.last!.row)
 
 if let postgresURL {
