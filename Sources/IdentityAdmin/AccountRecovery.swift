@@ -119,7 +119,7 @@ public struct AccountRecovery: Sendable {
     public func recover(_ proof: FirstFactorProof, code: String, now: Date = Date()) async throws(AccountRecoveryError) -> Recovered {
         let uid = proof.uid
         let age = now.timeIntervalSince(proof.checkedAt)
-        guard age <= TimeInterval(maximumFirstFactorAge.components.seconds), age >= -60 else {
+        guard age <= maximumFirstFactorAge.timeInterval, age >= -60 else {
             logger.notice("recovery refused: the password step is too old", metadata: ["uid": "\(uid)", "ageSeconds": "\(Int(age))"])
             throw AccountRecoveryError(code: .firstFactorTooOld, underlying: nil)
         }

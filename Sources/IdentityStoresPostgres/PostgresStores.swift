@@ -137,17 +137,13 @@ struct SettleAttemptCall: PostgresPreparedStatement {
         bindings.append(now)
         bindings.append(Int32(clamping: limit.maximumFailures))
         bindings.append(limit.maximumConsecutiveFailures.map { Int32(clamping: $0) })
-        bindings.append(Self.seconds(limit.lockout))
-        bindings.append(Self.seconds(limit.maximumLockout))
+        bindings.append(limit.lockout.timeInterval)
+        bindings.append(limit.maximumLockout.timeInterval)
         return bindings
     }
 
     func decodeRow(_ row: PostgresRow) throws -> String {
         try row.decode(String.self)
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// The function's answer as a settlement with the failures counted
@@ -300,8 +296,7 @@ public struct PostgresAuthSessionStore: AuthSessionStore {
 
     /// Saves `session` under `key`.
     public func save(_ session: AuthSession, key: String) async throws {
-        let seconds = Double(lifetime.components.seconds) + Double(lifetime.components.attoseconds) / 1e18
-        try await state.set(session, forKey: Self.prefix + key, expiresAt: Date().addingTimeInterval(seconds))
+        try await state.set(session, forKey: Self.prefix + key, expiresAt: Date().addingTimeInterval(lifetime.timeInterval))
     }
 
     /// The session saved under `key`, or nil.

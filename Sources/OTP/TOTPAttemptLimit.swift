@@ -96,7 +96,7 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
             next.lockedUntil = now.addingTimeInterval(lockoutSeconds(afterRun: counted / maximumFailures))
         }
         if maximumConsecutiveFailures == nil {
-            next.forgetAt = max(next.lockedUntil ?? now, now).addingTimeInterval(Self.seconds(lockout))
+            next.forgetAt = max(next.lockedUntil ?? now, now).addingTimeInterval(lockout.timeInterval)
         }
         return (.counted(failures: failures), next)
     }
@@ -104,13 +104,9 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
     /// The lock-out after the `run`-th run of ``maximumFailures`` failures:
     /// ``lockout`` doubled `run - 1` times, at most ``maximumLockout``.
     public func lockoutSeconds(afterRun run: Int) -> TimeInterval {
-        let first = Self.seconds(lockout), cap = Self.seconds(maximumLockout)
+        let first = lockout.timeInterval, cap = maximumLockout.timeInterval
         let doublings = min(max(run - 1, 0), 62)
         return min(first * pow(2, Double(doublings)), cap)
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
     }
 }
 

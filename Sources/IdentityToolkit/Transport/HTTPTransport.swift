@@ -99,10 +99,3 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     }
 }
 
-extension Duration {
-    /// The duration in seconds, as `TimeInterval` (the package's one conversion).
-    package var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}

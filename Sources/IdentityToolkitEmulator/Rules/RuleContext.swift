@@ -20,11 +20,6 @@ struct RuleContext: Sendable {
     var attemptLimit: TOTPAttemptLimit {
         (try? TOTPAttemptLimit(maximumFailures: secondFactors.maximumCodeAttempts)) ?? .default
     }
-
-    /// Seconds of a rule's duration.
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
-    }
 }
 
 extension EmulatorState {

@@ -38,7 +38,7 @@ enum SessionRules {
         let credential = Data.randomToken(bytes: 32)
         state.sessions.pendingCredentials[credential] = PendingCredential(
             uid: user.localId, realm: user.realm, provider: provider,
-            expiresAt: context.now.addingTimeInterval(RuleContext.seconds(context.secondFactors.challengeLifetime)))
+            expiresAt: context.now.addingTimeInterval(context.secondFactors.challengeLifetime.timeInterval))
         return credential
     }
 
@@ -70,7 +70,7 @@ enum SessionRules {
     /// Refuses an ID token whose sign-in is older than ``SecondFactorRules/recentSignIn``
     /// (`CREDENTIAL_TOO_OLD_LOGIN_AGAIN`, as production answers sensitive operations).
     static func checkRecentSignIn(_ authTime: Date, _ context: RuleContext) throws {
-        guard context.now.timeIntervalSince(authTime) <= RuleContext.seconds(context.secondFactors.recentSignIn) else {
+        guard context.now.timeIntervalSince(authTime) <= context.secondFactors.recentSignIn.timeInterval else {
             throw APIServerError.credentialTooOldLoginAgain("sign in again before changing second factors")
         }
     }
