@@ -34,6 +34,11 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
     /// The most consecutive failures a limit may allow (NIST SP 800-63B §5.2.2).
     public static let consecutiveFailureCap = 100
 
+    /// The defaults, in one place for the initializer and ``default``.
+    @usableFromInline static let defaultMaximumFailures = 5
+    @usableFromInline static let defaultLockout = Duration.seconds(15 * 60)
+    @usableFromInline static let defaultMaximumLockout = Duration.seconds(24 * 3600)
+
     /// - Parameters:
     ///   - maximumFailures: Unsuccessful attempts in a row before each lock-out, at least 1.
     ///   - lockout: The first lock-out, at least a second.
@@ -42,7 +47,8 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
     ///     the key stays locked until cleared: 1 to 100.
     /// - Throws: ``OTPError/invalidAttemptLimit(_:)`` for a count out of range,
     ///   ``OTPError/invalidLockout(_:)`` for a lock-out under a second or a cap under the lock-out.
-    public init(maximumFailures: Int = 5, lockout: Duration = .seconds(15 * 60), maximumLockout: Duration = .seconds(24 * 3600),
+    public init(maximumFailures: Int = TOTPAttemptLimit.defaultMaximumFailures, lockout: Duration = TOTPAttemptLimit.defaultLockout,
+                maximumLockout: Duration = TOTPAttemptLimit.defaultMaximumLockout,
                 maximumConsecutiveFailures: Int = TOTPAttemptLimit.consecutiveFailureCap) throws {
         guard (1...Self.consecutiveFailureCap).contains(maximumConsecutiveFailures) else {
             throw OTPError.invalidAttemptLimit(maximumConsecutiveFailures)
@@ -67,8 +73,8 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
 
     /// Five failures, then 15 minutes, doubling to a day; after 100 in a row
     /// the key is locked until cleared.
-    public static let `default` = TOTPAttemptLimit(checked: 5, lockout: .seconds(15 * 60), maximumLockout: .seconds(24 * 3600),
-                                                   consecutiveFailures: consecutiveFailureCap)
+    public static let `default` = TOTPAttemptLimit(checked: defaultMaximumFailures, lockout: defaultLockout,
+                                                   maximumLockout: defaultMaximumLockout, consecutiveFailures: consecutiveFailureCap)
 
     /// A rate limit for keys an attacker can choose (a client address):
     /// `attempts`, then no attempt until `window` has passed since the last;
