@@ -162,6 +162,17 @@ struct OpenAPIParser {
             if let body = operation.mapping("requestBody") {
                 (requestBody, bodyEncoding) = requestBodyReference(body, what: "request body of '\(id)'")
             }
+            var emulatorRequestBody: SchemaReference?
+            if let body = operation.mapping("x-emulator-request-body") {
+                let encoding: BodyEncoding
+                (emulatorRequestBody, encoding) = requestBodyReference(body, what: "'x-emulator-request-body' of '\(id)'")
+                if requestBody != nil {
+                    diagnostics.error("'\(id)' has both 'requestBody' and 'x-emulator-request-body'; the emulator's body is for operations whose production body is not described", at: operation.keyLocation("x-emulator-request-body") ?? operation.location)
+                }
+                if encoding != .json {
+                    diagnostics.error("'x-emulator-request-body' of '\(id)' must be JSON only", at: operation.keyLocation("x-emulator-request-body") ?? operation.location)
+                }
+            }
             var response: SchemaReference?
             var responseHeaders: [String] = []
             var errorResponse: SchemaReference?
@@ -223,7 +234,7 @@ struct OpenAPIParser {
                     summary: operation.string("summary") ?? operation.string("description"),
                     pathParameters: parameters.filter { $0.0 == "path" }.map(\.1),
                     queryParameters: parameters.filter { $0.0 == "query" }.map(\.1),
-                    requestBody: requestBody, bodyEncoding: bodyEncoding, response: response, responseHeaders: responseHeaders, errorResponse: errorResponse,
+                    requestBody: requestBody, emulatorRequestBody: emulatorRequestBody, bodyEncoding: bodyEncoding, response: response, responseHeaders: responseHeaders, errorResponse: errorResponse,
                     respondsWithHTML: respondsWithHTML, isOpen: isOpen, serverAliases: aliases, location: item.keyLocation(method) ?? operation.location
                 )
             )

@@ -31,7 +31,7 @@ extension Translator {
                         : "request.\(accessor)(\(literal: parameter.name), as: \(parameter.valueType.swiftType).self)"
                     arguments.append(("\(parameter.swiftName)", value))
                 }
-                if let body = operation.requestBody {
+                if let body = operation.serverRequestBody {
                     let check: Code = checked.contains(body.name) ? ".checkedKnownValues()" : ""
                     let snakeNames = Self.snakeCaseWireNames(reachableFrom: body.name, in: schemas)
                     let snake: Code = snakeNames.isEmpty ? "" : ", snakeCaseWireNames: [\(snakeNames.map { Code.literal($0) }, separator: ", ")]"

@@ -150,6 +150,14 @@ public enum SpecCodegen {
         let errorType = config.errorType.flatMap {
             Naming.qualifiedName($0, "'errorType'", at: configLocation, diagnostics: diagnostics)
         }
+        if parts.contains(.clients) {
+            // A client of such an operation would send no body at all.
+            for document in documents {
+                for operation in document.operations where operation.emulatorRequestBody != nil {
+                    diagnostics.error("'\(operation.id)' has only an 'x-emulator-request-body', which no client sends: generate 'server' alone for '\(document.file)', or describe its production body in 'requestBody'", at: operation.location)
+                }
+            }
+        }
         if diagnostics.hasErrors { throw SpecCodegenFailure(diagnostics: diagnostics.sorted) }
 
         let translator = Translator(access: access)

@@ -45,6 +45,15 @@ struct Operation {
     var pathParameters: [Parameter]
     var queryParameters: [Parameter]
     var requestBody: SchemaReference?
+    /// `x-emulator-request-body`: the body the emulator reads for an
+    /// operation whose production body no client of ours sends (the legacy
+    /// v3 routes, which Google's emulator rewrites to v1 ones). Its schema
+    /// lives in the emulator's own document, so the production schemas
+    /// stay Google's; an operation has it or `requestBody`, never both, and
+    /// no client is generated for it.
+    var emulatorRequestBody: SchemaReference?
+    /// The body a server decodes: the production one, else the emulator's.
+    var serverRequestBody: SchemaReference? { requestBody ?? emulatorRequestBody }
     /// How the request body is encoded on the wire.
     var bodyEncoding: BodyEncoding = .json
     var response: SchemaReference?

@@ -83,7 +83,7 @@ struct Translator {
             parameters.append(.init(label: "\(parameter.swiftName)", name: "\(parameter.swiftName)",
                 type: required ? type : "\(type)?", defaultValue: required ? nil : "nil"))
         }
-        if let body = operation.requestBody {
+        if let body = forClient ? operation.requestBody : operation.serverRequestBody {
             parameters.append(.init(label: parameters.isEmpty ? nil : "body", name: "body", type: "\(body.name)"))
         }
         return parameters

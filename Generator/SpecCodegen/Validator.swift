@@ -34,7 +34,8 @@ struct Validator {
                 } else {
                     operationIDs[operation.id] = operation.location
                 }
-                for (role, reference) in [("request body", operation.requestBody), ("response", operation.response), ("error response", operation.errorResponse)] {
+                for (role, reference) in [("request body", operation.requestBody), ("request body", operation.emulatorRequestBody),
+                                          ("response", operation.response), ("error response", operation.errorResponse)] {
                     guard let reference else { continue }
                     let name = reference.name
                     guard let schema = local[name] else {
@@ -113,8 +114,29 @@ struct Validator {
             // helper or enum check reaches inside it.
             switch value {
             case .string, .integer, .double, .bool, .array(.string), .json: break
+            case .reference(let name, let location):
+                // Flat records (a trigger by event): no enum or nested
+                // object inside, so nothing a server check must reach.
+                guard let schema = schemas[name] else {
+                    if !externalNames.contains(name) { diagnostics.error("unknown reference '#/components/schemas/\(name)'", at: location) }
+                    break
+                }
+                let isFlat: Bool
+                if case .object(let fields) = schema.kind {
+                    isFlat = fields.allSatisfy { field in
+                        switch field.type {
+                        case .string, .integer, .double, .bool, .int32, .int64, .dateTime: return true
+                        default: return false
+                        }
+                    }
+                } else {
+                    isFlat = false
+                }
+                if !isFlat {
+                    diagnostics.error("unsupported schema construct: the map in property '\(property.wireName)' holds '\(name)', which must be an object of strings, numbers, booleans and date-times only", at: property.location)
+                }
             default:
-                diagnostics.error("unsupported schema construct: a map in property '\(property.wireName)' may hold strings, numbers, booleans or arrays of strings only", at: property.location)
+                diagnostics.error("unsupported schema construct: a map in property '\(property.wireName)' may hold strings, numbers, booleans, arrays of strings or flat objects only", at: property.location)
             }
         }
     }

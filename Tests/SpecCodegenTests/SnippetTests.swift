@@ -366,6 +366,43 @@ import Testing
         #expect(text.contains("try await APIServerResponse.json(self.grant(request.decodeBody(Body.self), request: request))"))
     }
 
+    /// `x-emulator-request-body`: the emulator decodes a body of its own
+    /// schema for an operation whose production body is not described (the
+    /// legacy v3 routes); a client of it would send nothing, so generating
+    /// one is an error, as is giving both bodies.
+    @Test func emulatorRequestBodiesAreServedButNeverSent() throws {
+        let schemas = """
+                Selector:
+                  type: object
+                  description: S.
+                  properties:
+                    targetProjectId: {type: string, description: P.}
+            """
+        let paths = """
+
+              /v3/download:
+                post:
+                  operationId: legacyDownload
+                  x-emulator-request-body:
+                    content:
+                      application/json:
+                        schema: {$ref: '#/components/schemas/Selector'}
+                  responses: {'200': {description: ok}}
+            """
+        let spec = InMemorySpec(["api.yaml": document(schemas: schemas, paths: paths)])
+        let server = try spec.generate([.server])[.server] ?? ""
+        #expect(server.contains("    func legacyDownload(_ body: Selector, request: APIServerRequest) async throws -> EmptyResponse\n"), "\(server)")
+        #expect(server.contains("self.legacyDownload(request.decodeBody(Selector.self), request: request)"), "\(server)")
+        let clients = spec.failures([.clients])
+        #expect(clients.contains { $0.contains("'legacyDownload' has only an 'x-emulator-request-body', which no client sends") }, "\(clients)")
+        let both = paths.replacingOccurrences(
+            of: "      x-emulator-request-body:",
+            with: "      requestBody:\n        content:\n          application/json:\n            schema: {$ref: '#/components/schemas/Selector'}\n      x-emulator-request-body:")
+        #expect(both != paths)
+        let twice = InMemorySpec(["api.yaml": document(schemas: schemas, paths: both)]).failures([.server])
+        #expect(twice.contains { $0.contains("'legacyDownload' has both 'requestBody' and 'x-emulator-request-body'") }, "\(twice)")
+    }
+
     /// Spec strings reach the output only as escaped literals or comment
     /// lines: a path with `"` and `\(`, a summary with a carriage return.
     @Test func hostilePathsAndTextAreEscaped() throws {
@@ -536,7 +573,44 @@ import Testing
                   properties:
                     big: {type: object, description: B., additionalProperties: {type: integer, format: int64}}
             """)]).failures()
-        #expect(bad.contains { $0.contains("a map in property 'big' may hold strings, numbers, booleans or arrays of strings only") }, "\(bad)")
+        #expect(bad.contains { $0.contains("a map in property 'big' may hold strings, numbers, booleans, arrays of strings or flat objects only") }, "\(bad)")
+    }
+
+    /// A map may hold flat records (Google's `BlockingFunctionsConfig.triggers`,
+    /// a `Trigger` by event); a record with a nested object or an enum is an
+    /// error, because a server's checks do not reach inside a map.
+    @Test func mapsOfFlatRecords() throws {
+        let text = try types("""
+                Trigger:
+                  type: object
+                  description: T.
+                  properties:
+                    functionUri: {type: string, description: U.}
+                    updateTime: {type: string, format: date-time, description: W.}
+                Config:
+                  type: object
+                  description: C.
+                  properties:
+                    triggers: {type: object, description: By event., additionalProperties: {$ref: '#/components/schemas/Trigger'}}
+            """)
+        #expect(text.contains("public var triggers: [String: Trigger]?"), "\(text)")
+        let bad = InMemorySpec(["api.yaml": document(schemas: """
+                Kind:
+                  type: string
+                  description: K.
+                  enum: [A, B]
+                Record:
+                  type: object
+                  description: R.
+                  properties:
+                    kind: {$ref: '#/components/schemas/Kind'}
+                Holder:
+                  type: object
+                  description: H.
+                  properties:
+                    records: {type: object, description: By id., additionalProperties: {$ref: '#/components/schemas/Record'}}
+            """)]).failures()
+        #expect(bad.contains { $0.contains("the map in property 'records' holds 'Record', which must be an object of strings, numbers, booleans and date-times only") }, "\(bad)")
     }
 
     /// A document may use another document's schemas (`FILE.yaml#/components/schemas/NAME`),
