@@ -15,9 +15,38 @@ field by field, recursively:
 - risk: an operation of the spec that Google does not describe;
 - note: a response field Google does not describe (harmless to a client).
 
+An operation with `x-emulator-request-body` instead of `requestBody` (the
+legacy v3 routes, served by the emulator only) has no client: nothing of
+ours sends its body, so it is listed, not compared.
+
+A few fields production takes although Google's discovery document leaves
+them out are listed in DOCUMENTED_EXTRAS, each with where production
+documents it (reported as `documented:`); known leaks still to fix are in
+PENDING_LEAKS (reported as `pending:`). An entry of either list that no
+longer matches anything fails the check, so both lists stay true.
+
 Prints every difference and a closing count. With --fail-on-breaking it
-exits 1 when a breaking difference or a risk is found.
+exits 1 when a breaking difference, a risk or a stale exception is found.
 """
+
+# (Google's request type, field): a known leak of an emulator extension into
+# a production schema, still to move into Spec/emulator.yaml, with what is
+# left to do. Reported as `pending:`; it fails the check once it is gone
+# from the spec and still listed here.
+PENDING_LEAKS = {
+    ("GoogleCloudIdentitytoolkitV1TotpInfo", "sharedSecretKey"):
+        "issue 35 item 13: the emulator's export and its import of TOTP factors carry the secret "
+        "in totpInfo; it moves to the export's extras file (an emulator schema), and TotpInfo "
+        "becomes Google's empty message",
+}
+
+# (Google's request type, field): where production documents the field.
+DOCUMENTED_EXTRAS = {
+    ("GoogleCloudIdentitytoolkitV1SignUpRequest", "returnSecureToken"):
+        "Firebase Auth REST API reference, 'Sign up with email / password' "
+        "(https://firebase.google.com/docs/reference/rest/auth#section-create-email-password) "
+        "lists it in the request body; every Firebase client SDK sends it",
+}
 import glob
 import json
 import os
@@ -58,7 +87,11 @@ def pattern(url):
 
 
 def google_kind(schema, schemas, version):
-    """('object', properties) | ('map', value) | ('array', items) | ('scalar', type)."""
+    """('object', properties) | ('free', None) | ('map', value) | ('array', items) | ('scalar', type).
+
+    A message with no fields (`properties: {}`, such as `TotpInfo`) is an
+    object that takes nothing; only an object without `properties` (or
+    whose values are `any`) is a free-form JSON value."""
     if not isinstance(schema, dict):
         return ("scalar", "any")  # additionalProperties: true
     if "$ref" in schema:
@@ -66,11 +99,14 @@ def google_kind(schema, schemas, version):
     if schema.get("type") == "array":
         return ("array", schema.get("items", {}))
     if schema.get("type") == "object" and "additionalProperties" in schema and "properties" not in schema:
-        return ("map", schema["additionalProperties"])
+        values = schema["additionalProperties"]
+        if isinstance(values, dict) and values.get("type") == "any":
+            return ("free", None)
+        return ("map", values)
     if "properties" in schema:
         return ("object", schema["properties"])
     if schema.get("type") == "object":
-        return ("object", {})
+        return ("free", None)
     return ("scalar", schema.get("type"))
 
 
@@ -93,7 +129,12 @@ def spec_kind(schema, components):
     return ("scalar", kind)
 
 
-def compare(ours, theirs, components, schemas, version, where, findings, seen):
+def google_type_name(schema):
+    """The name of Google's schema behind `schema` (a `$ref`), if any."""
+    return schema.get("$ref") if isinstance(schema, dict) else None
+
+
+def compare(ours, theirs, components, schemas, version, where, findings, seen, used_extras):
     """Every field of `ours` a client may send must be in `theirs`, of the same kind."""
     key = (json.dumps(ours, sort_keys=True), json.dumps(theirs, sort_keys=True))
     if key in seen:
@@ -101,7 +142,7 @@ def compare(ours, theirs, components, schemas, version, where, findings, seen):
     seen.add(key)
     our_kind, our_value = spec_kind(ours, components)
     their_kind, their_value = google_kind(theirs, schemas, version)
-    if their_kind == "object" and not their_value and our_kind in ("object", "map"):
+    if their_kind == "free" and our_kind in ("object", "map"):
         return  # Google's free-form object (a JSON value): anything goes
     if our_kind != their_kind and not (our_kind == "scalar" and their_kind == "scalar"):
         findings.append(("breaking", f"{where}: the spec has {our_kind}, Google has {their_kind}"))
@@ -111,11 +152,19 @@ def compare(ours, theirs, components, schemas, version, where, findings, seen):
             if field.get("readOnly"):
                 continue
             if name not in their_value:
-                findings.append(("breaking", f"{where}.{name}: not in Google's request type (production answers 'Unknown name')"))
+                extra = (google_type_name(theirs), name)
+                if extra in PENDING_LEAKS:
+                    used_extras.add(extra)
+                    findings.append(("pending", f"{where}.{name}: not in Google's request type; {PENDING_LEAKS[extra]}"))
+                elif extra in DOCUMENTED_EXTRAS:
+                    used_extras.add(extra)
+                    findings.append(("documented", f"{where}.{name}: not in Google's discovery document; {DOCUMENTED_EXTRAS[extra]}"))
+                else:
+                    findings.append(("breaking", f"{where}.{name}: not in Google's request type (production answers 'Unknown name')"))
                 continue
-            compare(field, their_value[name], components, schemas, version, f"{where}.{name}", findings, seen)
+            compare(field, their_value[name], components, schemas, version, f"{where}.{name}", findings, seen, used_extras)
     elif our_kind in ("array", "map"):
-        compare(our_value, their_value, components, schemas, version, f"{where}[]", findings, seen)
+        compare(our_value, their_value, components, schemas, version, f"{where}[]", findings, seen, used_extras)
 
 
 def main():
@@ -123,6 +172,7 @@ def main():
         sys.exit(__doc__)
     methods, schemas = load_discovery(sys.argv[1])
     findings = []
+    used_extras = set()
     compared = 0
     # Schemas by name across the documents (a `$ref` may name another file;
     # the generator makes one Swift type per name, so names are unique).
@@ -150,6 +200,9 @@ def main():
                     findings.append(("risk", f"{name} ({operation.get('operationId')}): Google describes no such method"))
                     continue
                 version, method = match
+                if "x-emulator-request-body" in operation and "requestBody" not in operation:
+                    findings.append(("emulator", f"{name} ({operation.get('operationId')}): the emulator's body only; no client sends it"))
+                    continue
                 compared += 1
                 body = operation.get("requestBody", {}).get("content", {})
                 schema = next(iter(body.values()), {}).get("schema") if body else None
@@ -159,14 +212,20 @@ def main():
                     findings.append(("breaking", f"{name}: the spec sends a body; Google's method takes none"))
                     continue
                 compare(schema, method["request"], components, schemas, version,
-                        f"{name} {method['request']['$ref']}", findings, set())
-    order = {"breaking": 0, "risk": 1, "note": 2}
+                        f"{name} {method['request']['$ref']}", findings, set(), used_extras)
+    for extra in sorted((set(DOCUMENTED_EXTRAS) | set(PENDING_LEAKS)) - used_extras):
+        findings.append(("stale", f"{extra[0]}.{extra[1]}: listed as an exception but no longer sent; remove it"))
+    order = {"breaking": 0, "risk": 1, "stale": 2, "pending": 3, "documented": 4, "emulator": 5, "note": 6}
     for kind, text in sorted(set(findings), key=lambda f: (order[f[0]], f[1])):
         print(f"{kind}: {text}")
     breaking = len({f for f in findings if f[0] == "breaking"})
     risks = len({f for f in findings if f[0] == "risk"})
-    print(f"{compared} operations compared with Google's discovery documents: {breaking} breaking differences, {risks} risks")
-    if "--fail-on-breaking" in sys.argv and (breaking or risks):
+    stale = len({f for f in findings if f[0] == "stale"})
+    pending = len({f for f in findings if f[0] == "pending"})
+    print(f"{compared} operations compared with Google's discovery documents: {breaking} breaking differences, {risks} risks"
+          + (f", {pending} pending leaks (listed in PENDING_LEAKS)" if pending else "")
+          + (f", {stale} stale exceptions" if stale else ""))
+    if "--fail-on-breaking" in sys.argv and (breaking or risks or stale):
         sys.exit(1)
 
 

@@ -165,7 +165,8 @@ public struct TenantInfo: Sendable, Hashable {
     public var anonymousSignInEnabled: Bool
 
     init(_ tenant: Tenant) {
-        tenantID = tenant.tenantId ?? String((tenant.name ?? "").split(separator: "/").last ?? "")
+        // Production names a tenant only by its resource name, as firebase-admin reads it.
+        tenantID = String((tenant.name ?? "").split(separator: "/").last ?? "")
         displayName = tenant.displayName
         multiFactorConfig = tenant.mfaConfig.map(MultiFactorConfig.init(wire:))
         emailSignInConfig = EmailSignInConfig(enabled: tenant.allowPasswordSignup ?? false, passwordRequired: !(tenant.enableEmailLinkSignin ?? false))

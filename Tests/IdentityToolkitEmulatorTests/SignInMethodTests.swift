@@ -131,6 +131,16 @@ import Testing
             let noProject = try await h.raw(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/downloadAccount", body: Data("{}".utf8),
                                             headers: Self.ownerJSON)
             #expect(noProject.errorMessage == "INSUFFICIENT_PERMISSION")
+            // v3 uploadAccount: v1's import body with the project added, as Google's emulator reads it.
+            let uploaded = try await h.raw(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/uploadAccount",
+                                           body: Data(#"{"targetProjectId":"\#(Harness.project)","users":[{"localId":"v3-imported","email":"imported@example.com"}]}"#.utf8),
+                                           headers: Self.ownerJSON)
+            #expect(uploaded.status == 200 && (uploaded.json["error"] as? [Any])?.isEmpty == true, "\(uploaded.json)")
+            let imported = try await h.admin.lookupAccounts(targetProjectId: Harness.project, body: GetAccountInfoRequest(localId: ["v3-imported"]))
+            #expect(imported.users?.first?.email == "imported@example.com")
+            let uploadNoProject = try await h.raw(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/uploadAccount",
+                                                  body: Data(#"{"users":[{"localId":"v3-other"}]}"#.utf8), headers: Self.ownerJSON)
+            #expect(uploadNoProject.errorMessage == "INSUFFICIENT_PERMISSION")
             // requestType 6 is EMAIL_SIGNIN.
             let numbered = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:sendOobCode",
                                            body: Data(#"{"email":"n@example.com","requestType":6,"returnOobLink":true}"#.utf8), headers: Self.ownerJSON)
@@ -142,6 +152,28 @@ import Testing
         }
     }
 
+    /// An admin creates a user with phone factors as Google's `MfaFactor`
+    /// (a name and a number): the server gives each its id and enrolment
+    /// time; an id, a time or a TOTP secret in the body is not part of that
+    /// type, and a factor without a number is refused as Google's emulator
+    /// refuses it.
+    @Test func adminCreatesUsersWithPhoneFactorsOnly() async throws {
+        try await withEmulator { h in
+            let created = try await h.admin.createAccount(targetProjectId: Harness.project, body: SignUpRequest(
+                email: "phones@example.com", password: "secret-pw",
+                mfaInfo: [MfaFactor(displayName: "work", phoneInfo: "+15555550142")]))
+            let user = try #require(try await h.admin.lookupAccounts(targetProjectId: Harness.project,
+                                                                     body: GetAccountInfoRequest(localId: [created.localId])).users?.first)
+            let factor = try #require(user.mfaInfo?.first)
+            #expect(user.mfaInfo?.count == 1 && factor.displayName == "work" && factor.phoneInfo == "+15555550142")
+            #expect(factor.mfaEnrollmentId?.isEmpty == false && factor.enrolledAt.map { abs($0.timeIntervalSince(h.clock.now)) < 60 } == true)
+            let smuggled = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/projects/\(Harness.project)/accounts",
+                                           body: Data(#"{"email":"totp@example.com","password":"secret-pw","mfaInfo":[{"mfaEnrollmentId":"chosen","enrolledAt":"2001-01-01T00:00:00Z","totpInfo":{}}]}"#.utf8),
+                                           headers: Self.ownerJSON)
+            #expect(smuggled.errorMessage == "INVALID_MFA_PHONE_NUMBER : Invalid format.")
+        }
+    }
+
     @Test func projectConfigFieldsAndBlockingFunctions() async throws {
         try await withEmulator { h in
             let config = try await h.admin.updateProjectConfig(project: Harness.project, updateMask: "signIn.allowDuplicateEmails",
@@ -149,16 +181,25 @@ import Testing
             #expect(config.signIn?.allowDuplicateEmails == true && config.blockingFunctions != nil)
             await expectServerError("INVALID_BLOCKING_FUNCTION") {
                 try await h.admin.updateProjectConfig(project: Harness.project, updateMask: "blockingFunctions",
-                                                      body: ProjectConfig(blockingFunctions: BlockingFunctionsConfig(triggers: ["beforeLunch": .object([:])])))
+                                                      body: ProjectConfig(blockingFunctions: BlockingFunctionsConfig(triggers: ["beforeLunch": BlockingFunctionTrigger()])))
             }
+            // Google's shape: a trigger by event name, read back typed.
+            let uri = "https://us-central1-demo.cloudfunctions.net/beforeCreate"
+            let triggered = try await h.admin.updateProjectConfig(project: Harness.project, updateMask: "blockingFunctions.triggers",
+                                                                  body: ProjectConfig(blockingFunctions: BlockingFunctionsConfig(triggers: ["beforeCreate": BlockingFunctionTrigger(functionUri: uri)])))
+            #expect(triggered.blockingFunctions?.triggers?["beforeCreate"]?.functionUri == uri)
             // No mask: every field replaced, an absent one by its default.
             let reset = try await h.raw(.patch, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/config", body: Data("{}".utf8), headers: Self.ownerJSON)
             #expect((reset.json["signIn"] as? [String: Any])?["allowDuplicateEmails"] as? Bool == false)
             // A new tenant's switches are off, as production's.
             let tenant = try await h.admin.createTenant(project: Harness.project, body: Tenant(displayName: "Shop"))
-            #expect(tenant.allowPasswordSignup == false && tenant.enableAnonymousUser == false && tenant.tenantId?.isEmpty == false)
+            // Named by its resource name only: production's Tenant has no `tenantId`.
+            let tenantID = try #require(tenant.name?.split(separator: "/").last.map(String.init))
+            #expect(tenant.allowPasswordSignup == false && tenant.enableAnonymousUser == false && tenant.name == "projects/\(Harness.project)/tenants/\(tenantID)")
+            let listed = try await h.raw(.get, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/tenants/\(tenantID)", headers: Self.ownerJSON)
+            #expect(listed.json["name"] as? String == tenant.name && listed.json["tenantId"] == nil)
             await expectServerError("OPERATION_NOT_ALLOWED") {
-                try await h.accounts.signUp(SignUpRequest(email: "t@example.com", password: "secret-pw", tenantId: tenant.tenantId))
+                try await h.accounts.signUp(SignUpRequest(email: "t@example.com", password: "secret-pw", tenantId: tenantID))
             }
         }
     }

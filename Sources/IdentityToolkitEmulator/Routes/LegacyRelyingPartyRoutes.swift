@@ -18,7 +18,10 @@ struct LegacyRelyingPartyRoutes: LegacyRelyingPartyService {
                                          nextPageToken: body.nextPageToken, tenantId: body.tenantId, request: request)
     }
 
+    /// The body is v1's `UploadAccountRequest` with the project added
+    /// (`LegacyTargetProject`), as Google's emulator reads it.
     func legacyUploadAccount(_ body: UploadAccountRequest, request: APIServerRequest) async throws -> UploadAccountResponse {
-        try await admin.importAccounts(targetProjectId: Self.project(body.targetProjectId), body: body, request: request)
+        let target = try request.decodeBody(LegacyTargetProject.self)
+        return try await admin.importAccounts(targetProjectId: Self.project(target.targetProjectId), body: body, request: request)
     }
 }

@@ -44,7 +44,7 @@ enum AccountRules {
     /// and the password. An anonymous sign-up takes no profile; `factors`
     /// (phone) are enrolled as Google's emulator does.
     static func signUp(_ state: inout EmulatorState, realm: Realm, email: String?, password: String?, displayName: String?,
-                       linking: EmulatedUser? = nil, factors: [MfaEnrollment] = [], _ context: RuleContext) throws -> SessionGrant {
+                       linking: EmulatedUser? = nil, factors: [MfaFactor] = [], _ context: RuleContext) throws -> SessionGrant {
         try TenantRules.checkAuthEnabled(state, realm)
         let switches = TenantRules.switches(state, of: realm)
         let sentEmail = email
@@ -79,11 +79,7 @@ enum AccountRules {
             if linking != nil { SessionRules.revokeSessions(of: &user, at: now) }
         }
         if !factors.isEmpty {
-            user.enrollments = try AdminAccountRules.enrollments(of: user, keeping: factors.map { factor in
-                var entry = factor
-                entry.mfaEnrollmentId = AccountRules.newUID()
-                return entry
-            }, context)
+            user.enrollments = try AdminAccountRules.newFactors(factors, of: user, context)
         }
         state.store(user)
         return SessionRules.grant(&state, for: user, facts: SessionFacts(provider: user.isAnonymous ? .anonymous : .password, authTime: now))

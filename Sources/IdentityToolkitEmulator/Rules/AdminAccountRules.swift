@@ -50,6 +50,15 @@ enum AdminAccountRules {
         return result
     }
 
+    /// The phone factors a new account is created with (`mfaInfo` of a
+    /// sign-up, Google's `MfaFactor`): each gets a new id and the time of
+    /// creation, as production gives them, then the checks of ``enrollments(of:keeping:_:)``.
+    static func newFactors(_ factors: [MfaFactor], of user: EmulatedUser, _ context: RuleContext) throws -> [SecondFactor] {
+        try enrollments(of: user, keeping: factors.map { factor in
+            MfaEnrollment(mfaEnrollmentId: AccountRules.newUID(), displayName: factor.displayName, phoneInfo: factor.phoneInfo)
+        }, context)
+    }
+
     /// The fields of an account an admin creates.
     struct NewAccount: Sendable {
         var localId: String?
@@ -62,7 +71,7 @@ enum AdminAccountRules {
         var phoneNumber: String?
         /// Phone second factors to enroll (production enrolls TOTP only
         /// through the user).
-        var factors: [MfaEnrollment] = []
+        var factors: [MfaFactor] = []
     }
 
     /// An account an admin creates: any uid of 1 to 128 characters not in
@@ -103,12 +112,7 @@ enum AdminAccountRules {
         }
         user.emailVerified = account.emailVerified ?? false
         user.disabled = account.disabled ?? false
-        // New factors get new ids, as production gives them.
-        user.enrollments = try enrollments(of: user, keeping: account.factors.map { factor in
-            var entry = factor
-            entry.mfaEnrollmentId = AccountRules.newUID()
-            return entry
-        }, context)
+        user.enrollments = try newFactors(account.factors, of: user, context)
         state.store(user)
         return user
     }

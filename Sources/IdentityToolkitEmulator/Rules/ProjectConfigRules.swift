@@ -83,13 +83,12 @@ enum ProjectConfigRules {
 
     /// Blocking functions as production checks them: known events, each
     /// with an absolute http(s) URI (`INVALID_BLOCKING_FUNCTION`).
-    static func checkTriggers(_ triggers: [String: JSONValue]?) throws {
+    static func checkTriggers(_ triggers: [String: BlockingFunctionTrigger]?) throws {
         for (event, trigger) in triggers ?? [:] {
             guard BlockingFunctionEvent.allKnownValues.contains(BlockingFunctionEvent(rawValue: event)) else {
                 throw APIServerError.invalidBlockingFunction("\(LogSafeText.escaping(event, limit: 60)) is not a blocking function event")
             }
-            let decoded = try? JSONDecoder().decode(BlockingFunctionTrigger.self, from: JSONEncoder().encode(trigger))
-            guard let uri = decoded?.functionUri, InputRules.isAbsoluteURI(uri) else {
+            guard let uri = trigger.functionUri, InputRules.isAbsoluteURI(uri) else {
                 throw APIServerError.invalidBlockingFunction("\(event).functionUri must be an absolute http(s) URI")
             }
         }

@@ -103,7 +103,6 @@ enum TenantRules {
         } while state.projects[project]?.tenants[id] != nil
         var stored = withDefaults(tenant)
         stored.name = "projects/\(project)/tenants/\(id)"
-        stored.tenantId = id
         state.projects[project, default: ProjectState()].tenants[id] = TenantState(config: stored)
         state.projects[project]?.tenantOrder.append(id)
         return stored

@@ -197,7 +197,7 @@ enum EmulatorExport {
                 projectState.tenantOrder.append(tenant)
                 // Named only by its file: Google's emulator's implicit tenant, everything enabled.
                 projectState.tenants[tenant] = TenantState(config: Tenant(
-                    name: "projects/\(project)/tenants/\(tenant)", tenantId: tenant, allowPasswordSignup: true, enableEmailLinkSignin: true,
+                    name: "projects/\(project)/tenants/\(tenant)", allowPasswordSignup: true, enableEmailLinkSignin: true,
                     enableAnonymousUser: true, disableAuth: false, mfaConfig: MultiFactorAuthConfig(state: .enabled, enabledProviders: [.phoneSms])))
             }
         }
