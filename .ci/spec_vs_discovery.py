@@ -21,24 +21,12 @@ ours sends its body, so it is listed, not compared.
 
 A few fields production takes although Google's discovery document leaves
 them out are listed in DOCUMENTED_EXTRAS, each with where production
-documents it (reported as `documented:`); known leaks still to fix are in
-PENDING_LEAKS (reported as `pending:`). An entry of either list that no
-longer matches anything fails the check, so both lists stay true.
+documents it (reported as `documented:`); an entry that no longer matches
+anything fails the check, so the list stays true.
 
 Prints every difference and a closing count. With --fail-on-breaking it
 exits 1 when a breaking difference, a risk or a stale exception is found.
 """
-
-# (Google's request type, field): a known leak of an emulator extension into
-# a production schema, still to move into Spec/emulator.yaml, with what is
-# left to do. Reported as `pending:`; it fails the check once it is gone
-# from the spec and still listed here.
-PENDING_LEAKS = {
-    ("GoogleCloudIdentitytoolkitV1TotpInfo", "sharedSecretKey"):
-        "issue 35 item 13: the emulator's export and its import of TOTP factors carry the secret "
-        "in totpInfo; it moves to the export's extras file (an emulator schema), and TotpInfo "
-        "becomes Google's empty message",
-}
 
 # (Google's request type, field): where production documents the field.
 DOCUMENTED_EXTRAS = {
@@ -153,10 +141,7 @@ def compare(ours, theirs, components, schemas, version, where, findings, seen, u
                 continue
             if name not in their_value:
                 extra = (google_type_name(theirs), name)
-                if extra in PENDING_LEAKS:
-                    used_extras.add(extra)
-                    findings.append(("pending", f"{where}.{name}: not in Google's request type; {PENDING_LEAKS[extra]}"))
-                elif extra in DOCUMENTED_EXTRAS:
+                if extra in DOCUMENTED_EXTRAS:
                     used_extras.add(extra)
                     findings.append(("documented", f"{where}.{name}: not in Google's discovery document; {DOCUMENTED_EXTRAS[extra]}"))
                 else:
@@ -213,17 +198,15 @@ def main():
                     continue
                 compare(schema, method["request"], components, schemas, version,
                         f"{name} {method['request']['$ref']}", findings, set(), used_extras)
-    for extra in sorted((set(DOCUMENTED_EXTRAS) | set(PENDING_LEAKS)) - used_extras):
+    for extra in sorted(set(DOCUMENTED_EXTRAS) - used_extras):
         findings.append(("stale", f"{extra[0]}.{extra[1]}: listed as an exception but no longer sent; remove it"))
-    order = {"breaking": 0, "risk": 1, "stale": 2, "pending": 3, "documented": 4, "emulator": 5, "note": 6}
+    order = {"breaking": 0, "risk": 1, "stale": 2, "documented": 3, "emulator": 4, "note": 5}
     for kind, text in sorted(set(findings), key=lambda f: (order[f[0]], f[1])):
         print(f"{kind}: {text}")
     breaking = len({f for f in findings if f[0] == "breaking"})
     risks = len({f for f in findings if f[0] == "risk"})
     stale = len({f for f in findings if f[0] == "stale"})
-    pending = len({f for f in findings if f[0] == "pending"})
     print(f"{compared} operations compared with Google's discovery documents: {breaking} breaking differences, {risks} risks"
-          + (f", {pending} pending leaks (listed in PENDING_LEAKS)" if pending else "")
           + (f", {stale} stale exceptions" if stale else ""))
     if "--fail-on-breaking" in sys.argv and (breaking or risks or stale):
         sys.exit(1)

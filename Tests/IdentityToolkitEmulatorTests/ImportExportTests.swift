@@ -37,7 +37,7 @@ import Testing
         #expect(refusals.map(\.message) == [
             "email is invalid", "email exists in other account in database", "localId belongs to an existing account - can not overwrite.",
             "Custom claims provided include a reserved claim.", "phone number format is invalid", "Second factor account requires email to be verified.",
-            "TOTP factors need totpInfo.sharedSecretKey (an emulator export writes it; production never does)",
+            "TOTP factors cannot be imported without their secret, which only an export of this emulator carries (auth_export/mfa-emulator.json)",
             "Tenant id in userInfo does not match the tenant id in request.",
         ])
         // The accepted user: address lowercased, password usable.
@@ -76,26 +76,24 @@ import Testing
             let admin = harness.admin
             let project = Harness.project
             try await harness.enableTOTP(phone: true)
-            let secret = Base32.encode(try OTPSecret.generate())
             let result = try await admin.importAccounts(targetProjectId: project, body: UploadAccountRequest(
                 users: [
                     UserInfo(localId: "hmac", email: "hmac@example.com", emailVerified: true,
                              passwordHash: "ZO4Yc03C4IOoQghiswqkORya2cHT1pALvr8XSkge-5A", salt: Data("NaCl-salt".utf8).base64EncodedString(),
-                             mfaInfo: [MfaEnrollment(mfaEnrollmentId: "totp-1", displayName: "Phone app", totpInfo: TotpInfo(sharedSecretKey: secret)),
-                                       MfaEnrollment(displayName: "Work phone", phoneInfo: "+15555550100")]),
+                             mfaInfo: [MfaEnrollment(displayName: "Work phone", phoneInfo: "+15555550100")]),
+                    // Production's TotpInfo has no secret: a TOTP factor cannot come in over HTTP.
+                    UserInfo(localId: "totp", email: "totp@example.com", emailVerified: true,
+                             mfaInfo: [MfaEnrollment(mfaEnrollmentId: "totp-1", displayName: "Phone app", totpInfo: TotpInfo())]),
                 ],
                 hashAlgorithm: .hmacSHA256, signerKey: Data("signer-key-0123".utf8).base64EncodedString(), passwordHashOrder: .saltAndPassword))
-            #expect(result.error?.isEmpty == true)
-            // The imported password and TOTP factor sign in.
+            #expect(result.error?.map(\.index) == [1])
+            #expect(result.error?.first?.message?.hasPrefix("TOTP factors cannot be imported without their secret") == true)
+            // The imported password and phone factor sign in.
             let session = Harness.Session(uid: "hmac", email: "hmac@example.com", password: "hunter22", idToken: "", refreshToken: "")
-            let (credential, hints) = try await harness.pendingCredential(session)
-            #expect(Set(hints.compactMap(\.displayName)) == ["Phone app", "Work phone"])
-            let finished = try await harness.accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
-                mfaPendingCredential: credential, mfaEnrollmentId: "totp-1", totpVerificationInfo: MfaTotpSignInRequestInfo(verificationCode: try harness.code(secret))))
-            #expect(finished.idToken != nil)
-            // Lookups never show the secret; the hash is redacted as production redacts it.
+            let (_, hints) = try await harness.pendingCredential(session)
+            #expect(hints.compactMap(\.displayName) == ["Work phone"])
+            // The hash is redacted in lookups as production redacts it.
             let looked = try #require(try await admin.lookupAccounts(targetProjectId: project, body: GetAccountInfoRequest(localId: ["hmac"])).users?.first)
-            #expect(looked.mfaInfo?.first { $0.totpInfo != nil }?.totpInfo?.sharedSecretKey == nil)
             #expect(looked.passwordHash == "UkVEQUNURUQ=" && looked.salt == nil)
 
             // Without allowOverwrite an existing uid is refused; with it, replaced.
@@ -156,6 +154,11 @@ import Testing
                                                  headers: Self.ownerJSON)
             #expect(exported.status == 200, "\(String(decoding: exported.body, as: UTF8.self))")
             #expect((exported.json["files"] as? [String])?.contains("auth_export/accounts-\(tenant).json") == true)
+            // The accounts file is production's shape (an empty totpInfo); the secret is in the extra file.
+            let accounts = try String(contentsOf: first.appendingPathComponent("auth_export/accounts.json"), encoding: .utf8)
+            #expect(accounts.contains(#""totpInfo" : {"#) && !accounts.contains(secret) && !accounts.contains("sharedSecretKey"))
+            let extras = try JSONDecoder().decode(ExportExtras.self, from: Data(contentsOf: first.appendingPathComponent("auth_export/mfa-emulator.json")))
+            #expect(extras.totpSecrets?.map(\.sharedSecretKey) == [secret])
         }
         try await withEmulator(configure: { $0.importDirectory = first.path }) { harness in
             // The TOTP factor and the imported hash work after the restart.
@@ -176,6 +179,34 @@ import Testing
             _ = try await harness.running.emulator.export(to: second.path)
         }
         #expect(try Self.normalizedExport(first) == Self.normalizedExport(second))
+    }
+
+    /// An export of the first format (`swift-identity-mfa-1`) kept each TOTP
+    /// secret inline, in `mfaInfo[].totpInfo.sharedSecretKey`: it still
+    /// imports whole, and the factor signs in.
+    @Test func aFirstFormatExportKeepsItsTOTPFactors() async throws {
+        let folder = Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let secret = Base32.encode(try OTPSecret.generate())
+        let auth = folder.appendingPathComponent("auth_export")
+        try FileManager.default.createDirectory(at: auth, withIntermediateDirectories: true)
+        try Data(#"{"version":"swift-identity-mfa-1","auth":{"version":"swift-identity-mfa-1","path":"auth_export"}}"#.utf8)
+            .write(to: folder.appendingPathComponent("firebase-export-metadata.json"))
+        try Data(#"{"mfa":{"state":"ENABLED","providerConfigs":[{"state":"ENABLED","totpProviderConfig":{"adjacentIntervals":5}}]},"tenants":[],"passwordHashes":[]}"#.utf8)
+            .write(to: auth.appendingPathComponent("mfa-emulator.json"))
+        let accounts = #"{"kind":"identitytoolkit#DownloadAccountResponse","users":[{"localId":"old-totp","email":"old@example.com","emailVerified":true,"#
+            + #""passwordHash":"fakeHash:salt=s1:password=correct horse","salt":"s1","#
+            + #""mfaInfo":[{"mfaEnrollmentId":"totp-old","displayName":"Old app","totpInfo":{"sharedSecretKey":"\#(secret)"}}]}]}"#
+        try Data(accounts.utf8).write(to: auth.appendingPathComponent("accounts.json"))
+        try await withEmulator(configure: { $0.importDirectory = folder.path }) { harness in
+            let (credential, hints) = try await harness.pendingCredential(Harness.Session(uid: "old-totp", email: "old@example.com", password: "correct horse",
+                                                                                          idToken: "", refreshToken: ""))
+            #expect(hints.map(\.mfaEnrollmentId) == ["totp-old"])
+            let finished = try await harness.accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
+                mfaPendingCredential: credential, mfaEnrollmentId: "totp-old",
+                totpVerificationInfo: MfaTotpSignInRequestInfo(verificationCode: try harness.code(secret))))
+            #expect(finished.idToken != nil)
+        }
     }
 
     /// Every file of an export as JSON, with the fields a sign-in changes

@@ -10,11 +10,9 @@ enum AccountViews {
         /// A lookup: the password hash redacted as production redacts it.
         case lookup
         /// An admin listing (`accounts:batchGet`, what `firebase
-        /// auth:export` reads): the hash and its salt.
+        /// auth:export` reads, and an export's accounts files): the hash
+        /// and its salt.
         case download
-        /// An export file: a listing plus what only the emulator may write
-        /// (TOTP secrets in `totpInfo.sharedSecretKey`).
-        case export
     }
 
     /// What production answers in place of a password hash outside a
@@ -27,12 +25,13 @@ enum AccountViews {
     }
 
     /// The factors as `mfaInfo` lists them; sign-in hints mask phone
-    /// numbers, exports carry TOTP secrets.
-    static func enrollments(_ factors: [SecondFactor], maskPhones: Bool, withSecrets: Bool = false) -> [MfaEnrollment] {
+    /// numbers. A TOTP factor is marked by an empty `totpInfo`, as
+    /// production marks it: its secret never appears here.
+    static func enrollments(_ factors: [SecondFactor], maskPhones: Bool) -> [MfaEnrollment] {
         // Lookups and listings also give the whole number, as Google's emulator does; sign-in hints never.
         factors.map { factor in
             var totp: TotpInfo?
-            if case .totp(let secret, _) = factor.kind { totp = TotpInfo(sharedSecretKey: withSecrets ? Base32.encode(secret) : nil) }
+            if case .totp = factor.kind { totp = TotpInfo() }
             return MfaEnrollment(
                 mfaEnrollmentId: factor.id, displayName: factor.displayName, enrolledAt: factor.enrolledAt,
                 phoneInfo: factor.phoneNumber.map { maskPhones ? mask($0) : $0 },
@@ -63,13 +62,13 @@ enum AccountViews {
             phoneNumber: user.phoneNumber, initialEmail: user.initialEmail, lastRefreshAt: user.lastRefreshAt,
             emailLinkSignin: user.emailLinkSignin ? true : nil,
             providerUserInfo: providers,
-            mfaInfo: user.enrollments.isEmpty ? nil : enrollments(user.enrollments, maskPhones: false, withSecrets: detail == .export)
+            mfaInfo: user.enrollments.isEmpty ? nil : enrollments(user.enrollments, maskPhones: false)
         )
         if let password = user.password {
             switch detail {
             case .lookup:
                 info.passwordHash = redactedPasswordHash
-            case .download, .export:
+            case .download:
                 info.passwordHash = password.exportedHash
                 info.salt = password.exportedSalt
             }

@@ -23,6 +23,10 @@ enum ImportRules {
         var fromExport = false
         /// Per-uid hash parameters an export recorded (emulator only).
         var exportedHashing: [String: ImportedPasswordHash] = [:]
+        /// The TOTP secrets an export recorded (emulator only), base32,
+        /// by uid and then by enrolment id: production's `TotpInfo` has no
+        /// place for one, so an import over HTTP cannot bring TOTP factors.
+        var exportedTOTPSecrets: [String: [String: String]] = [:]
     }
 
     /// A user refused, by position in the request.
@@ -156,7 +160,7 @@ enum ImportRules {
         user.isAnonymous = user.email == nil && user.password == nil && user.phoneNumber == nil && user.linkedProviders.isEmpty
         user.emailVerified = info.emailVerified ?? false
         user.disabled = info.disabled ?? false
-        user.enrollments = try factors(of: info, user: user, context)
+        user.enrollments = try factors(of: info, user: user, options, context)
         return user
     }
 
@@ -182,7 +186,7 @@ enum ImportRules {
 
     /// The second factors an import gives: phone ones as production takes
     /// them, TOTP ones with the secret an emulator export carries.
-    private static func factors(of info: UserInfo, user: EmulatedUser, _ context: RuleContext) throws -> [SecondFactor] {
+    private static func factors(of info: UserInfo, user: EmulatedUser, _ options: Options, _ context: RuleContext) throws -> [SecondFactor] {
         guard let enrollments = info.mfaInfo, !enrollments.isEmpty else { return [] }
         guard user.email != nil else { throw Refused("Second factor account requires email to be presented.") }
         guard user.emailVerified else { throw Refused("Second factor account requires email to be verified.") }
@@ -194,12 +198,12 @@ enum ImportRules {
         return try enrollments.map { enrollment in
             let id = enrollment.mfaEnrollmentId ?? AccountRules.newUID()
             let kind: SecondFactor.Kind
-            if let totp = enrollment.totpInfo {
-                guard let encoded = totp.sharedSecretKey else {
-                    throw Refused("TOTP factors need totpInfo.sharedSecretKey (an emulator export writes it; production never does)")
+            if enrollment.totpInfo != nil {
+                guard let encoded = enrollment.mfaEnrollmentId.flatMap({ options.exportedTOTPSecrets[info.localId]?[$0] }) else {
+                    throw Refused("TOTP factors cannot be imported without their secret, which only an export of this emulator carries (\(EmulatorExport.authFolder)/\(EmulatorExport.extrasFile))")
                 }
                 guard let secret = try? Base32.decode(encoded, mode: .lenient), secret.count >= OTPKeyLengthPolicy.rfc4226.minimumByteCount else {
-                    throw Refused("totpInfo.sharedSecretKey is not a base32 secret of at least \(OTPKeyLengthPolicy.rfc4226.minimumByteCount) bytes")
+                    throw Refused("the exported TOTP secret is not base32 of at least \(OTPKeyLengthPolicy.rfc4226.minimumByteCount) bytes")
                 }
                 kind = .totp(secret: secret, lastAcceptedStep: nil)
             } else if let phone = enrollment.unobfuscatedPhoneInfo ?? enrollment.phoneInfo {

@@ -1,5 +1,6 @@
 import Foundation
 import IdentityToolkit
+import OTPFormats
 
 /// The emulator's state in firebase-tools' export format (`firebase
 /// emulators:export`, `--import`), so that data moves both ways between
@@ -14,9 +15,11 @@ import IdentityToolkit
 /// ```
 ///
 /// Emulator passwords are written as Google's emulator writes them
-/// (`fakeHash:salt=…:password=…`, in clear: test data only); TOTP factors
-/// carry their secret in `mfaInfo[].totpInfo.sharedSecretKey`, a field
-/// only this emulator writes or reads. firebase-tools reads every file
+/// (`fakeHash:salt=…:password=…`, in clear: test data only); TOTP factors'
+/// secrets go in the extra file (`ExportExtras.totpSecrets`), since
+/// production's `TotpInfo` has no field for one (an export of the first
+/// format kept them in `mfaInfo[].totpInfo.sharedSecretKey`, which is still
+/// read: `LegacyExportedAccounts`). firebase-tools reads every file
 /// whose name contains "accounts" as accounts, so the extra file's name
 /// does not. Only the emulator's project is exported, as firebase-tools does.
 enum EmulatorExport {
@@ -27,7 +30,8 @@ enum EmulatorExport {
     /// What marks an accounts file, for firebase-tools and here.
     static let accountsMarker = "accounts"
     /// The version the metadata names (firebase-tools writes its own).
-    static let formatVersion = "swift-identity-mfa-1"
+    /// 2: TOTP secrets in the extra file, not in the accounts files.
+    static let formatVersion = "swift-identity-mfa-2"
 
     /// The accounts file of `tenant` (nil: the project's own).
     static func accountsFile(tenant: String?) -> String { tenant.map { "\(accountsMarker)-\($0).json" } ?? "\(accountsMarker).json" }
@@ -53,7 +57,7 @@ enum EmulatorExport {
     /// The files of `project`'s state, by path relative to the folder.
     static func files(of state: EmulatorState, project: String, _ context: RuleContext) throws -> [(path: String, contents: Data)] {
         let projectState = state.projects[project] ?? ProjectState()
-        var extras = ExportExtras(mfa: projectState.mfa, tenants: [], passwordHashes: [])
+        var extras = ExportExtras(mfa: projectState.mfa, tenants: [], passwordHashes: [], totpSecrets: [])
         var files: [(String, Data)] = [("\(authFolder)/\(configFile)", try encoder.encode(projectConfig(state, project: project, context)))]
         for tenant in [nil] + projectState.tenantOrder.map(Optional.some) {
             if let tenant, let config = projectState.tenants[tenant]?.config { extras.tenants?.append(config) }
@@ -62,8 +66,13 @@ enum EmulatorExport {
                 if case .imported(let hash) = user.password {
                     extras.passwordHashes?.append(PasswordRules.record(of: hash, uid: user.localId, tenant: tenant))
                 }
+                for factor in user.enrollments {
+                    guard case .totp(let secret, _) = factor.kind else { continue }
+                    extras.totpSecrets?.append(ExportedTOTPSecret(localId: user.localId, tenantId: tenant, mfaEnrollmentId: factor.id,
+                                                                  sharedSecretKey: Base32.encode(secret)))
+                }
             }
-            let body = DownloadAccountResponse(users: users.isEmpty ? nil : users.map { AccountViews.userInfo($0, detail: .export) },
+            let body = DownloadAccountResponse(users: users.isEmpty ? nil : users.map { AccountViews.userInfo($0, detail: .download) },
                                                kind: ResponseKind.downloadAccount.rawValue)
             files.append(("\(authFolder)/\(accountsFile(tenant: tenant))", try encoder.encode(body)))
         }
@@ -124,6 +133,10 @@ enum EmulatorExport {
         var extras: ExportExtras?
         /// Accounts files: (file name, tenant or nil, users).
         var accounts: [(file: String, tenant: String?, users: [UserInfo])] = []
+        /// TOTP secrets (base32) by tenant (nil: the project's own), uid
+        /// and enrolment id: from the extra file, or inline in a
+        /// first-format accounts file.
+        var totpSecrets: [String?: [String: [String: String]]] = [:]
     }
 
     /// Reads an export folder, refusing anything that does not parse with
@@ -155,8 +168,20 @@ enum EmulatorExport {
         }
         for name in names {
             guard case .some(let tenant) = tenant(ofAccountsFile: name) else { continue }
-            let body: DownloadAccountResponse = try decode(authDirectory.appendingPathComponent(name), named: "\(auth.path)/\(name)")
+            let url = authDirectory.appendingPathComponent(name)
+            let body: DownloadAccountResponse = try decode(url, named: "\(auth.path)/\(name)")
             contents.accounts.append((name, tenant, body.users ?? []))
+            let inline: LegacyExportedAccounts = try decode(url, named: "\(auth.path)/\(name)")
+            for user in inline.users ?? [] {
+                guard let uid = user.localId else { continue }
+                for factor in user.mfaInfo ?? [] {
+                    guard let id = factor.mfaEnrollmentId, let secret = factor.totpInfo?.sharedSecretKey else { continue }
+                    contents.totpSecrets[tenant, default: [:]][uid, default: [:]][id] = secret
+                }
+            }
+        }
+        for record in contents.extras?.totpSecrets ?? [] {
+            contents.totpSecrets[record.tenantId, default: [:]][record.localId, default: [:]][record.mfaEnrollmentId] = record.sharedSecretKey
         }
         return contents
     }
@@ -206,6 +231,7 @@ enum EmulatorExport {
             var options = ImportRules.Options()
             options.fromExport = true
             options.exportedHashing = hashing[file.tenant] ?? [:]
+            options.exportedTOTPSecrets = contents.totpSecrets[file.tenant] ?? [:]
             let refusals: [ImportRules.Refusal]
             do {
                 refusals = try ImportRules.importUsers(&state, realm: Realm(project: project, tenant: file.tenant), users: file.users, options, context)
@@ -234,50 +260,5 @@ enum EmulatorExport {
         } catch {
             throw EmulatorImportError(file: name, field: nil, reason: "is not JSON of the expected shape")
         }
-    }
-}
-
-/// An export folder the emulator cannot load: the file, the field within
-/// it (`users[3].createdAt`) and why. Nothing is loaded when one is thrown.
-public struct EmulatorImportError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The file, relative to the export folder (or the folder itself).
-    public let file: String
-    /// The field within the file, if one is to blame.
-    public let field: String?
-    /// What is wrong with it.
-    public let reason: String
-
-    init(file: String, field: String?, reason: String) {
-        self.file = file
-        self.field = field
-        self.reason = LogSafeText.escaping(reason, limit: 300)
-    }
-
-    init(decoding error: DecodingError, file: String) {
-        func path(_ codingPath: [any CodingKey]) -> String? {
-            guard !codingPath.isEmpty else { return nil }
-            var text = ""
-            for key in codingPath {
-                if let index = key.intValue { text += "[\(index)]" } else { text += text.isEmpty ? key.stringValue : ".\(key.stringValue)" }
-            }
-            return text
-        }
-        switch error {
-        case .dataCorrupted(let context):
-            self.init(file: file, field: path(context.codingPath), reason: context.codingPath.isEmpty ? "is not valid JSON" : "has a value of the wrong form")
-        case .keyNotFound(let key, let context):
-            self.init(file: file, field: path(context.codingPath + [key]), reason: "is missing")
-        case .typeMismatch(let type, let context):
-            self.init(file: file, field: path(context.codingPath), reason: "is not a \(type)")
-        case .valueNotFound(let type, let context):
-            self.init(file: file, field: path(context.codingPath), reason: "is null where a \(type) is expected")
-        @unknown default:
-            self.init(file: file, field: nil, reason: "does not decode")
-        }
-    }
-
-    /// `FILE: FIELD REASON`, safe to print (no value from the file is quoted).
-    public var description: String {
-        "cannot import \(file)\(field.map { ": \($0)" } ?? "") \(reason)"
     }
 }
