@@ -2,8 +2,38 @@
 //
 // One package: the spec-driven REST layer (`IdentityToolkit`, generated at
 // build time by `spec-codegen` through `SpecCodegenPlugin`), its transports,
-// the OTP module, and the `mfa` command-line tool. See ARCHITECTURE.md.
+// the OTP module, the server side for Hummingbird and Vapor apps, and the
+// `mfa` command-line tool. See ARCHITECTURE.md.
+//
+// What is heavy sits behind a package trait (SE-0450), so an app resolves
+// only what it builds: with no trait, the package brings Yams, swift-http-types,
+// swift-log and swift-crypto (with swift-asn1). A dependency used only behind
+// a disabled trait is neither fetched nor pinned. Each gated module says which
+// trait it needs (a `#error` in its TraitRequirement.swift). In this
+// repository, build and test with every trait on: `swift test --enable-all-traits`.
 import PackageDescription
+
+/// The package's traits: each names what it brings.
+enum Trait {
+    /// `IdentityToolkitAsyncHTTPClient`: the server transport (AsyncHTTPClient, SwiftNIO).
+    static let asyncHTTPClient = "AsyncHTTPClient"
+    /// `IdentityToolkitEmulator`: the embedded emulator (Hummingbird, swift-certificates, ServiceLifecycle).
+    static let emulator = "Emulator"
+    /// `IdentityAdminHummingbird`: the Hummingbird 2 middleware (Hummingbird, hummingbird-auth).
+    static let hummingbird = "Hummingbird"
+    /// `IdentityAdminVapor`: the Vapor 4 middleware (Vapor).
+    static let vapor = "Vapor"
+    /// `IdentityStoresPostgres`: the shared stores on PostgreSQL (postgres-nio).
+    static let postgreSQL = "PostgreSQL"
+    /// The `mfa` and `spec-codegen` command-line tools (swift-argument-parser,
+    /// and what `mfa` runs: the emulator, the server transport, PostgreSQL).
+    static let tools = "Tools"
+}
+
+/// A product that only the given trait brings into an app's graph.
+func gated(_ product: String, _ package: String, by trait: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(traits: [trait]))
+}
 
 let package = Package(
     name: "swift-identity-mfa",
@@ -35,6 +65,20 @@ let package = Package(
         .executable(name: "mfa", targets: ["mfa"]),
         .plugin(name: "SpecCodegenPlugin", targets: ["SpecCodegenPlugin"]),
         .plugin(name: "GenerateCodeFromSpec", targets: ["GenerateCodeFromSpec"]),
+        // Vapor 4 middleware for IdentityAdmin's token checks (the `Vapor` trait).
+        .library(name: "IdentityAdminVapor", targets: ["IdentityAdminVapor"]),
+    ],
+    // No default trait: an app names what it uses, and none pulls a server
+    // framework by default.
+    traits: [
+        .trait(name: Trait.asyncHTTPClient, description: "IdentityToolkitAsyncHTTPClient: the server transport over AsyncHTTPClient and SwiftNIO."),
+        .trait(name: Trait.emulator, description: "IdentityToolkitEmulator: the embedded Auth emulator (Hummingbird, swift-certificates, ServiceLifecycle)."),
+        .trait(name: Trait.hummingbird, description: "IdentityAdminHummingbird: the Hummingbird 2 middleware (Hummingbird, hummingbird-auth)."),
+        .trait(name: Trait.vapor, description: "IdentityAdminVapor: the Vapor 4 middleware (Vapor)."),
+        .trait(name: Trait.postgreSQL, description: "IdentityStoresPostgres: the shared stores on PostgreSQL (postgres-nio)."),
+        .trait(name: Trait.tools, description: "The mfa and spec-codegen command-line tools (swift-argument-parser; mfa also needs the emulator, the server transport and PostgreSQL).",
+               enabledTraits: [Trait.emulator, Trait.asyncHTTPClient, Trait.postgreSQL]),
+        .default(enabledTraits: []),
     ],
     // Floors are the lowest releases the code needs, so that apps are not
     // forced to upgrade: Yams 6.0 (its Swift 6 release: Node.alias and the
@@ -68,6 +112,9 @@ let package = Package(
         // it is named for the TLS settings of a connection URL.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // IdentityAdminVapor only (the `Vapor` trait). VaporTesting (Swift
+        // Testing helpers, used by its tests) first shipped in 4.111.
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.111.0"),
     ],
     targets: [
         // MARK: Generator (imports no target of Sources/)
@@ -80,7 +127,7 @@ let package = Package(
             name: "spec-codegen",
             dependencies: [
                 "SpecCodegen",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                gated("ArgumentParser", "swift-argument-parser", by: Trait.tools),
             ],
             path: "Generator/spec-codegen"
         ),
@@ -127,10 +174,10 @@ let package = Package(
             name: "IdentityToolkitAsyncHTTPClient",
             dependencies: [
                 "IdentityToolkit",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                gated("AsyncHTTPClient", "async-http-client", by: Trait.asyncHTTPClient),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                gated("NIOCore", "swift-nio", by: Trait.asyncHTTPClient),
+                gated("NIOHTTP1", "swift-nio", by: Trait.asyncHTTPClient),
             ]
         ),
         // The one home of RS256 JWTs (sign and verify over the compact form),
@@ -151,15 +198,15 @@ let package = Package(
                 "IdentityToolkit",
                 "IdentityToolkitJWT",
                 "OTP",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
+                gated("Hummingbird", "hummingbird", by: Trait.emulator),
+                gated("HummingbirdCore", "hummingbird", by: Trait.emulator),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "X509", package: "swift-certificates"),
+                gated("NIOCore", "swift-nio", by: Trait.emulator),
+                gated("ServiceLifecycle", "swift-service-lifecycle", by: Trait.emulator),
+                gated("X509", "swift-certificates", by: Trait.emulator),
             ],
             exclude: ["spec-codegen-config.json"],
             plugins: ["SpecCodegenPlugin"]
@@ -196,9 +243,16 @@ let package = Package(
             name: "IdentityAdminHummingbird",
             dependencies: [
                 "IdentityAdmin",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                gated("Hummingbird", "hummingbird", by: Trait.hummingbird),
+                gated("HummingbirdAuth", "hummingbird-auth", by: Trait.hummingbird),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "IdentityAdminVapor",
+            dependencies: [
+                "IdentityAdmin",
+                gated("Vapor", "vapor", by: Trait.vapor),
             ]
         ),
         .target(
@@ -209,9 +263,9 @@ let package = Package(
             name: "IdentityStoresPostgres",
             dependencies: [
                 "IdentityServerState", "OTP", "MultiFactorAuth", "IdentityToolkit",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                gated("PostgresNIO", "postgres-nio", by: Trait.postgreSQL),
+                gated("NIOSSL", "swift-nio-ssl", by: Trait.postgreSQL),
+                gated("NIOCore", "swift-nio", by: Trait.postgreSQL),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -226,9 +280,9 @@ let package = Package(
                 "IdentityToolkitAsyncHTTPClient",
                 // `admin users recovery-codes` writes to the app's store.
                 "IdentityStoresPostgres",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                gated("PostgresNIO", "postgres-nio", by: Trait.tools),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                gated("ArgumentParser", "swift-argument-parser", by: Trait.tools),
             ]
         ),
 
@@ -254,16 +308,18 @@ let package = Package(
         ),
         // Seeded randomness for the tests that draw inputs (one generator, no dependencies).
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
-        // Shared by the test targets: an in-memory transport and a loopback HTTP server.
+        // Shared by the test targets: an in-memory transport and a loopback
+        // HTTP server. Its SwiftNIO comes with the AsyncHTTPClient trait (the
+        // tests run with every trait on), so that apps never pin SwiftNIO for it.
         .target(
             name: "IdentityToolkitTestSupport",
             dependencies: [
                 "IdentityToolkit",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                gated("NIOCore", "swift-nio", by: Trait.asyncHTTPClient),
+                gated("NIOPosix", "swift-nio", by: Trait.asyncHTTPClient),
+                gated("NIOHTTP1", "swift-nio", by: Trait.asyncHTTPClient),
             ],
             path: "Tests/IdentityToolkitTestSupport"
         ),
@@ -330,6 +386,14 @@ let package = Package(
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The Vapor middleware's tests, and a Vapor app that names our TOTP types.
+        .testTarget(
+            name: "IdentityAdminVaporTests",
+            dependencies: [
+                "IdentityAdminVapor", "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "OTP",
+                .product(name: "VaporTesting", package: "vapor"),
             ]
         ),
         .testTarget(

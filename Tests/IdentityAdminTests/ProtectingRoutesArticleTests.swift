@@ -8,7 +8,7 @@ import Testing
 
 /// IdentityAdmin's "Protecting routes" article: its Hummingbird snippet is
 /// ProtectingRoutesSnippet.swift verbatim, and does what the article says.
-/// (The Vapor snippet is checked the same way by Packages/IdentityAdminVapor.)
+/// (The Vapor snippet is checked the same way by IdentityAdminVaporTests.)
 @Suite struct ProtectingRoutesArticleTests {
     @Test func theArticleShowsTheCompiledSnippet() throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -207,11 +207,11 @@ final class LogLines: @unchecked Sendable {
         await tokens.running.stop()
     }
 
-    /// The article shows this package's snippet verbatim.
+    /// The article shows the compiled Vapor snippet verbatim.
     @Test func theArticleShowsTheCompiledSnippet() throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let snippet = try String(contentsOf: here.appendingPathComponent("ProtectingRoutesSnippet.swift"), encoding: .utf8)
-        let article = try String(contentsOf: here.appendingPathComponent("../../../../Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"),
+        let article = try String(contentsOf: here.appendingPathComponent("../../Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"),
                                  encoding: .utf8)
         let code = snippet.split(separator: "\n", omittingEmptySubsequences: false).drop { $0.hasPrefix("//") }.joined(separator: "\n")
         #expect(article.contains("```swift\n" + code.trimmingCharacters(in: .newlines) + "\n```"))
