@@ -243,6 +243,7 @@ let package = Package(
             name: "IdentityAdminHummingbird",
             dependencies: [
                 "IdentityAdmin",
+                "IdentityToolkit",
                 gated("Hummingbird", "hummingbird", by: Trait.hummingbird),
                 gated("HummingbirdAuth", "hummingbird-auth", by: Trait.hummingbird),
                 .product(name: "Logging", package: "swift-log"),
@@ -252,6 +253,7 @@ let package = Package(
             name: "IdentityAdminVapor",
             dependencies: [
                 "IdentityAdmin",
+                "IdentityToolkit",
                 gated("Vapor", "vapor", by: Trait.vapor),
             ]
         ),

@@ -32,10 +32,10 @@ open(target, "w").write("\n".join(messages) + ("\n" if messages else ""))
 print(f"{len(messages)} allowed break(s) in {source}")
 PY
 
-# IdentityAdminHummingbird joins the list once the baseline has it (the digester fails on a product the baseline lacks).
+# IdentityAdminHummingbird and IdentityAdminVapor join the list once the baseline has them (the digester fails on a product the baseline lacks).
 products=(IdentityToolkit IdentityToolkitAsyncHTTPClient OTP OTPFormats IdentityToolkitEmulator MultiFactorAuth IdentityAdmin IdentityServerState IdentityStoresPostgres)
 arguments=()
 for product in "${products[@]}"; do arguments+=(--products "$product"); done
 echo "comparing ${products[*]} with $baseline"
-swift package diagnose-api-breaking-changes "$baseline" "${arguments[@]}" \
+swift package --enable-all-traits diagnose-api-breaking-changes "$baseline" "${arguments[@]}" \
     --breakage-allowlist-path "$allowlist" --baseline-dir "${1:-.build/api-baseline}"

@@ -1,6 +1,7 @@
 public import Foundation
 public import Logging
 public import OTP
+import IdentityToolkit
 
 /// The self-service path for a user who lost their authenticator: after
 /// the password step of a sign-in that asked for a second factor, one of
@@ -73,7 +74,8 @@ public struct AccountRecovery: Sendable {
     ///   - redeemer: The recovery codes and the attempt limit.
     ///   - maximumFirstFactorAge: The oldest password step a recovery
     ///     accepts: five minutes by default, as long as a sign-in challenge.
-    ///   - logger: Where the audit lines go.
+    ///   - logger: Where the audit lines go when no request's logger is set
+    ///     (``IdentityToolkit/RequestLogger``, which the middlewares set).
     ///   - notify: Called after each recovery (to email the user); its
     ///     failures are the app's to log.
     public init(admin: BaseAuth, redeemer: RecoveryCodeRedeemer, maximumFirstFactorAge: Duration = .seconds(5 * 60),
@@ -90,7 +92,7 @@ public struct AccountRecovery: Sendable {
     /// fresh second-factor check; support uses `mfa admin users recovery-codes`).
     public func issueCodes(for uid: String, count: Int = 10) async throws -> RecoveryCodes {
         let codes = try await redeemer.regenerate(for: storeKey(uid), count: count)
-        logger.notice("recovery codes issued", metadata: ["uid": "\(uid)", "count": "\(codes.codes.count)"])
+        RequestLogger.or(logger).notice("recovery codes issued", metadata: ["uid": "\(uid)", "count": "\(codes.codes.count)"])
         return codes
     }
 
@@ -120,7 +122,7 @@ public struct AccountRecovery: Sendable {
         let uid = proof.uid
         let age = now.timeIntervalSince(proof.checkedAt)
         guard age <= maximumFirstFactorAge.timeInterval, age >= -60 else {
-            logger.notice("recovery refused: the password step is too old", metadata: ["uid": "\(uid)", "ageSeconds": "\(Int(age))"])
+            RequestLogger.or(logger).notice("recovery refused: the password step is too old", metadata: ["uid": "\(uid)", "ageSeconds": "\(Int(age))"])
             throw AccountRecoveryError(code: .firstFactorTooOld, underlying: nil)
         }
         let user: UserRecord
@@ -129,7 +131,7 @@ public struct AccountRecovery: Sendable {
         }
         // Revoked since (tokens valid after a whole second): a password change or a sign-out everywhere.
         if let validSince = user.tokensValidAfterTime, proof.checkedAt.timeIntervalSince1970.rounded(.down) < validSince.timeIntervalSince1970 {
-            logger.notice("recovery refused: the account was revoked after the password step", metadata: ["uid": "\(uid)"])
+            RequestLogger.or(logger).notice("recovery refused: the account was revoked after the password step", metadata: ["uid": "\(uid)"])
             throw AccountRecoveryError(code: .firstFactorTooOld, underlying: nil)
         }
         let remaining: Int
@@ -137,14 +139,14 @@ public struct AccountRecovery: Sendable {
             switch try await redeemer.redeem(code, for: storeKey(uid), at: now) {
             case .redeemed(let left): remaining = left
             case .invalid:
-                logger.notice("recovery code refused", metadata: ["uid": "\(uid)"])
+                RequestLogger.or(logger).notice("recovery code refused", metadata: ["uid": "\(uid)"])
                 throw AccountRecoveryError(code: .invalidCode, underlying: nil)
             case .noCodes: throw AccountRecoveryError(code: .noCodes, underlying: nil)
             }
         } catch let error as AccountRecoveryError {
             throw error
         } catch let error as OTPError where error.code == .tooManyAttempts || error.code == .factorLocked {
-            logger.warning("recovery attempts at the limit", metadata: ["uid": "\(uid)"])
+            RequestLogger.or(logger).warning("recovery attempts at the limit", metadata: ["uid": "\(uid)"])
             throw AccountRecoveryError(code: .tooManyAttempts, underlying: error)
         } catch {
             throw AccountRecoveryError(code: .codeStoreUnavailable, underlying: error)
@@ -165,7 +167,7 @@ public struct AccountRecovery: Sendable {
         do { token = try admin.createCustomToken(uid: uid, now: now) } catch {
             throw AccountRecoveryError(code: .signInTokenFailed, underlying: error)
         }
-        logger.notice("account recovered with a recovery code", metadata: [
+        RequestLogger.or(logger).notice("account recovered with a recovery code", metadata: [
             "uid": "\(uid)", "withdrawn": "\(withdrawn.map(\.uid).joined(separator: ","))", "remainingCodes": "\(remaining)",
         ])
         await notify?(Event(uid: uid, email: user.email, withdrawnFactorIDs: withdrawn.map(\.uid), remainingCodes: remaining, date: now))

@@ -1,6 +1,7 @@
 public import Hummingbird
 public import HummingbirdAuth
 public import IdentityAdmin
+import IdentityToolkit
 import Logging
 
 /// Hummingbird middleware that verifies the Firebase ID token or session
@@ -41,6 +42,18 @@ public struct FirebaseAuthenticator<Context: AuthRequestContext<DecodedIDToken>>
     /// tenant's users only).
     public init(_ auth: BaseAuth, options: Options = Options()) {
         protection = FirebaseRouteProtection(auth, options: options)
+    }
+
+    /// Authenticates the request, then passes it on with the context's
+    /// logger as ``IdentityToolkit/RequestLogger/current``, so that the
+    /// package's lines for this request (the verification's REST calls, a
+    /// recovery in the handler) carry its metadata.
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try await RequestLogger.$current.withValue(context.logger) {
+            var context = context
+            if let identity = try await authenticate(request: request, context: context) { context.identity = identity }
+            return try await next(request, context)
+        }
     }
 
     /// The verified token of `request`; nil when it has no credential and

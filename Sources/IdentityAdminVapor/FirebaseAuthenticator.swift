@@ -1,4 +1,5 @@
 public import IdentityAdmin
+import IdentityToolkit
 public import Vapor
 
 /// A verified Firebase user, as Vapor's authentication stores it:
@@ -52,7 +53,15 @@ public struct FirebaseAuthenticator: AsyncMiddleware {
     }
 
     /// Verifies the request's credential, logs its user in and passes it on; answers a refusal itself.
+    /// The rest of the request runs with `request.logger` as
+    /// ``IdentityToolkit/RequestLogger/current``, so that the package's lines
+    /// for it (the verification's REST calls, a recovery in the handler)
+    /// carry its metadata.
     public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        try await RequestLogger.$current.withValue(request.logger) { try await authenticate(request, chainingTo: next) }
+    }
+
+    private func authenticate(_ request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let token: DecodedIDToken?
         do {
             token = try await protection.authenticate(authorization: request.headers.first(name: .authorization)) { request.cookies[$0]?.string }

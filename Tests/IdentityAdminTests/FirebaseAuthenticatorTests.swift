@@ -8,6 +8,7 @@ import IdentityAdminHummingbird
 import IdentityToolkit
 import IdentityToolkitTestSupport
 import Logging
+import OTP
 import Testing
 
 /// The Hummingbird middleware against the emulator's real tokens: every
@@ -72,6 +73,38 @@ import Testing
     }
 
     static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
+
+    /// The package's lines for a request (the revocation check's REST call,
+    /// a recovery refused in the handler) go to that request's logger, with
+    /// the metadata Hummingbird put there, not to the admin's own logger.
+    @Test func linesForARequestCarryItsMetadata() async throws {
+        let setup = try await EmulatorSetup.start(project: "demo-request-logs")
+        defer { Task { await setup.running.stop() } }
+        let tokens = try await Self.tokens(setup)
+        let records = LogRecords()
+        let router = Router(context: Context.self)
+        let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(), attemptStore: InMemoryTOTPAttemptStore()))
+        _ = try await recovery.issueCodes(for: tokens.uid)
+        router.group("api")
+            .add(middleware: FirebaseAuthenticator(setup.admin, options: .init(checkRevoked: true)))
+            .get("recover") { _, context in
+                let token = try context.requireIdentity()
+                let proof = FirstFactorProof(uid: token.uid, checkedAt: Date())
+                return (try? await recovery.recover(proof, code: "AAAA-BBBB-CCCC")) == nil ? "refused" : "recovered"
+            }
+        var logger = Logger(label: "app") { _ in CapturingLogHandler(records: records) }
+        logger.logLevel = .debug
+        try await Application(router: router, logger: logger).test(.router) { client in
+            let response = try await client.execute(uri: "/api/recover", method: .get, headers: Self.bearer(tokens.password))
+            #expect(String(buffer: response.body) == "refused")
+        }
+        let lines = records.lines
+        let lookup = lines.first { $0.contains("sending request") && $0.contains("accounts:lookup") }
+        let refused = lines.first { $0.contains("recovery code refused") }
+        #expect(lookup?.contains("hb.request.id") == true, "\(lines)")
+        #expect(refused?.contains("hb.request.id") == true, "\(lines)")
+        #expect(!lines.joined().contains(tokens.password))
+    }
 
     @Test func refusalsHaveTheirStatusAndReasonAndNoCredential() async throws {
         let setup = try await EmulatorSetup.start(project: "demo-middleware")

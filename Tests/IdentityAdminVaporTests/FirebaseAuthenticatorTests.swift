@@ -2,11 +2,14 @@ import Foundation
 import IdentityAdmin
 import IdentityAdminVapor
 import Logging
+import OTP
 import Testing
 import Vapor
 import VaporTesting
 
-/// What the tests' log handler received (the middleware logs through `req.logger`).
+/// What the tests' log handler received: a request's logger is the app's
+/// logger with the request's id, so the app's logger is replaced (no
+/// process-wide bootstrap: the other suites share this process).
 final class LogLines: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [String] = []
@@ -14,14 +17,12 @@ final class LogLines: @unchecked Sendable {
     var lines: [String] { lock.withLock { stored } }
     static let shared = LogLines()
 
-    /// Sends every logger of the process here, once.
-    static let installed: Void = {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .critical
-            return MultiplexLogHandler([handler, Capture(label: label)])
-        }
-    }()
+    /// A logger at trace level writing here.
+    static func logger() -> Logger {
+        var logger = Logger(label: "app") { Capture(label: $0) }
+        logger.logLevel = .trace
+        return logger
+    }
 
     struct Capture: LogHandler {
         let label: String
@@ -44,9 +45,8 @@ final class LogLines: @unchecked Sendable {
 @Suite(.serialized) struct FirebaseAuthenticatorTests {
     /// An app whose `/me` answers the verified uid and second factor, behind the middleware with `options`.
     static func withApp(_ auth: BaseAuth, _ options: FirebaseAuthenticator.Options, _ test: (Application) async throws -> Void) async throws {
-        LogLines.installed
         let app = try await Application.make(.testing)
-        app.logger.logLevel = .trace
+        app.logger = LogLines.logger()
         let protected = app.grouped(FirebaseAuthenticator(auth, options: options))
         protected.get("me") { req -> String in
             guard let user = req.auth.get(FirebaseUser.self) else { return "anonymous" }
@@ -184,6 +184,36 @@ final class LogLines: @unchecked Sendable {
             }
         }
         await tokens.running.stop()
+    }
+
+    /// The package's lines for a request (the revocation check's REST call,
+    /// a recovery refused in the handler) go to `req.logger`, with the
+    /// request's id, not to the admin's own logger.
+    @Test func linesForARequestCarryItsMetadata() async throws {
+        let tokens = try await EmulatorTokens.start(project: "demo-vapor-request-logs")
+        let app = try await Application.make(.testing)
+        app.logger = LogLines.logger()
+        let recovery = AccountRecovery(admin: tokens.admin, redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(),
+                                                                                          attemptStore: InMemoryTOTPAttemptStore()))
+        _ = try await recovery.issueCodes(for: tokens.uid)
+        app.grouped(FirebaseAuthenticator(tokens.admin, options: .init(checkRevoked: true))).get("recover") { req -> String in
+            let user = try req.auth.require(FirebaseUser.self)
+            let proof = FirstFactorProof(uid: user.uid, checkedAt: Date())
+            return (try? await recovery.recover(proof, code: "AAAA-BBBB-CCCC")) == nil ? "refused" : "recovered"
+        }
+        do {
+            try await app.testing().test(.GET, "recover", headers: Self.bearer(tokens.password)) { #expect($0.body.string == "refused") }
+        } catch {
+            try await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+        await tokens.running.stop()
+        let lines = LogLines.shared.lines
+        let refused = lines.first { $0.contains("recovery code refused") && $0.contains("uid=\(tokens.uid)") }
+        #expect(refused?.contains("request-id=") == true, "\(lines)")
+        let lookup = lines.first { $0.contains("sending request") && $0.contains("accounts:lookup") && $0.contains("request-id=") }
+        #expect(lookup != nil, "\(lines)")
     }
 
     /// The article's snippet, as written: public routes answer, the API

@@ -223,7 +223,7 @@ package final class SigningKeyCache: Sendable {
     private func report(_ kid: String, _ problem: String) {
         let isNew = state.withLock { $0.reportedKeys.count < 1000 && $0.reportedKeys.insert(kid).inserted }
         guard isNew else { return }
-        logger.warning("skipping a key of the key set", metadata: ["kid": "\(LogSafeText.escaping(kid, limit: 64))", "reason": "\(LogSafeText.escaping(problem))"])
+        RequestLogger.or(logger).warning("skipping a key of the key set", metadata: ["kid": "\(LogSafeText.escaping(kid, limit: 64))", "reason": "\(LogSafeText.escaping(problem))"])
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -17,8 +17,6 @@ public struct APIRequestExecutor: Sendable {
 
     /// The production URL's parts, parsed once.
     private let production: (scheme: String, host: String, authority: String, path: String)?
-    /// Whether debug lines are wanted (checked once, so that hot paths build no metadata otherwise).
-    private let logsRequests: Bool
     /// Whether the API exists only in the emulator, at its root (the spec's
     /// `x-emulator-only`), rather than below `/<production host>`.
     private let servedAtEmulatorRoot: Bool
@@ -39,7 +37,6 @@ public struct APIRequestExecutor: Sendable {
         } else {
             production = nil
         }
-        logsRequests = configuration.logger.logLevel <= .debug
     }
 
     /// Sends a request without a body and decodes the response.
@@ -186,7 +183,10 @@ public struct APIRequestExecutor: Sendable {
         var prepared = try await makeRequest(method, path: path, query: query, hasBody: body != nil, contentType: contentType)
         prepared.headerFields[.accept] = accept
         let request = prepared
-        let logger = configuration.logger
+        // The serving request's logger, so that these lines carry its metadata.
+        let logger = RequestLogger.or(configuration.logger)
+        // Checked first, so that no metadata is built when no debug line is wanted.
+        let logsRequests = logger.logLevel <= .debug
         // The path alone: the query may hold the API key.
         let metadata: Logger.Metadata = logsRequests ? ["http.method": "\(method.rawValue)", "http.path": "\(path)"] : [:]
         if logsRequests { logger.debug("sending request", metadata: metadata) }

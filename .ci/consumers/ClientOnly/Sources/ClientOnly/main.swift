@@ -13,8 +13,9 @@ options.projectID = "demo-consumers"
 FirebaseApp.configure(options: options)
 Auth.auth().useEmulator(withHost: String(host[..<colon]), port: port)
 let email = "client-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-let created = try await Auth.auth().createUser(withEmail: email, password: "correct horse")
-let signedIn = try await Auth.auth().signIn(withEmail: email, password: "correct horse")
+// Top-level code needs the type to pick the async call over its completion twin (issue 40).
+let created: AuthDataResult = try await Auth.auth().createUser(withEmail: email, password: "correct horse")
+let signedIn: AuthDataResult = try await Auth.auth().signIn(withEmail: email, password: "correct horse")
 guard signedIn.user.uid == created.user.uid else {
     print("signed in as another user")
     exit(1)
