@@ -75,7 +75,7 @@ public struct AccountRecovery: Sendable {
     ///   - maximumFirstFactorAge: The oldest password step a recovery
     ///     accepts: five minutes by default, as long as a sign-in challenge.
     ///   - logger: Where the audit lines go when no request's logger is set
-    ///     (``IdentityToolkit/RequestLogger``, which the middlewares set).
+    ///     (`RequestLogger`, which the middlewares set).
     ///   - notify: Called after each recovery (to email the user); its
     ///     failures are the app's to log.
     public init(admin: BaseAuth, redeemer: RecoveryCodeRedeemer, maximumFirstFactorAge: Duration = .seconds(5 * 60),

@@ -45,7 +45,7 @@ public struct FirebaseAuthenticator<Context: AuthRequestContext<DecodedIDToken>>
     }
 
     /// Authenticates the request, then passes it on with the context's
-    /// logger as ``IdentityToolkit/RequestLogger/current``, so that the
+    /// logger as `RequestLogger.current`, so that the
     /// package's lines for this request (the verification's REST calls, a
     /// recovery in the handler) carry its metadata.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

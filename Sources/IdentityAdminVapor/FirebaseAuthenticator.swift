@@ -54,7 +54,7 @@ public struct FirebaseAuthenticator: AsyncMiddleware {
 
     /// Verifies the request's credential, logs its user in and passes it on; answers a refusal itself.
     /// The rest of the request runs with `request.logger` as
-    /// ``IdentityToolkit/RequestLogger/current``, so that the package's lines
+    /// `RequestLogger.current`, so that the package's lines
     /// for it (the verification's REST calls, a recovery in the handler)
     /// carry its metadata.
     public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {

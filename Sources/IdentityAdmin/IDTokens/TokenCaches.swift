@@ -113,7 +113,7 @@ final class VerifiedTokenCache: Sendable {
     /// Remembers a token that passed every check at `now`, with its key looked up at `keyGeneration`.
     func insert(_ token: DecodedIDToken, for digest: Digest, keyGeneration: UInt64, at now: Date) {
         let until = min(token.expiresAt, now.addingTimeInterval(maximumAge))
-        state.withLock { $0.entries.set(Entry(token: token, keyGeneration: keyGeneration), for: digest, expiresAt: until, now: now) }
+        _ = state.withLock { $0.entries.set(Entry(token: token, keyGeneration: keyGeneration), for: digest, expiresAt: until, now: now) }
     }
 
     /// Tokens held now (tests hold it to the capacity).
@@ -161,7 +161,7 @@ final class AccountStateCache: Sendable {
     /// Remembers `key`'s state as just looked up.
     func insert(_ state: AccountState, for key: Key) {
         let time = now()
-        states.withLock { $0.set(state, for: key, expiresAt: time.addingTimeInterval(maximumAge), now: time) }
+        _ = states.withLock { $0.set(state, for: key, expiresAt: time.addingTimeInterval(maximumAge), now: time) }
     }
 
     /// Forgets `key`'s state: this process just changed the account.
