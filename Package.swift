@@ -379,10 +379,17 @@ let package = Package(
             dependencies: ["IdentityAdmin", "IdentityToolkit"],
             path: "Tests/TopLevelAdminConsumer"
         ),
+        // The emulator setup and the middleware tokens that IdentityAdmin's
+        // tests and the Vapor middleware's share (apps never build it).
+        .target(
+            name: "AdminTestSupport",
+            dependencies: ["IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "OTP"],
+            path: "Tests/AdminTestSupport"
+        ),
         .testTarget(
             name: "IdentityAdminTests",
             dependencies: [
-                "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "OTP",
+                "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "OTP", "AdminTestSupport",
                 "IdentityToolkitTestSupport", "TopLevelAdminConsumer", "IdentityAdminHummingbird", "IdentityToolkitJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -394,7 +401,7 @@ let package = Package(
         .testTarget(
             name: "IdentityAdminVaporTests",
             dependencies: [
-                "IdentityAdminVapor", "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "OTP",
+                "IdentityAdminVapor", "IdentityAdmin", "IdentityToolkit", "OTP", "AdminTestSupport",
                 .product(name: "VaporTesting", package: "vapor"),
             ]
         ),

@@ -9,6 +9,7 @@ import IdentityToolkit
 import IdentityToolkitTestSupport
 import Logging
 import OTP
+import AdminTestSupport
 import Testing
 
 /// The Hummingbird middleware against the emulator's real tokens: every
@@ -16,33 +17,6 @@ import Testing
 /// an answer or a log.
 @Suite struct FirebaseAuthenticatorTests {
     typealias Context = BasicAuthRequestContext<DecodedIDToken>
-
-    /// A signed-up user with TOTP enrolled, and its tokens.
-    struct Tokens {
-        let uid: String
-        /// From the sign-up: no second factor.
-        let password: String
-        /// From a password + TOTP sign-in.
-        let totp: String
-        /// Issued two hours ago by the emulator's clock: expired an hour ago.
-        let expired: String
-    }
-
-    static func tokens(_ setup: EmulatorSetup) async throws -> Tokens {
-        let email = "middleware@example.com", password = "correct horse"
-        let created = try await setup.accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true))
-        let uid = created.localId
-        // Identity Platform enrolls second factors for verified addresses only.
-        _ = try await setup.admin.updateUser(uid, UpdateUserRequest(emailVerified: true))
-        let passwordToken = try #require(try await setup.accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password)).idToken)
-        let totp = try await setup.enrollTOTP(idToken: passwordToken, displayName: "Phone app")
-        let totpToken = try #require(try await setup.signInWithTOTP(email: email, password: password, totp: totp).idToken)
-        let now = setup.clock.now
-        setup.clock.set(now.addingTimeInterval(-7200))
-        let old = try await setup.accounts.signUp(SignUpRequest(email: "old@example.com", password: password, returnSecureToken: true))
-        setup.clock.set(now)
-        return Tokens(uid: uid, password: passwordToken, totp: totpToken, expired: try #require(old.idToken))
-    }
 
     /// An app whose `/me` answers the verified uid and second factor, behind
     /// the middleware with `options`; its logs go to `records`.
@@ -80,7 +54,7 @@ import Testing
     @Test func linesForARequestCarryItsMetadata() async throws {
         let setup = try await EmulatorSetup.start(project: "demo-request-logs")
         defer { Task { await setup.running.stop() } }
-        let tokens = try await Self.tokens(setup)
+        let tokens = try await MiddlewareTokens.make(setup)
         let records = LogRecords()
         let router = Router(context: Context.self)
         let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(), attemptStore: InMemoryTOTPAttemptStore()))
@@ -109,7 +83,7 @@ import Testing
     @Test func refusalsHaveTheirStatusAndReasonAndNoCredential() async throws {
         let setup = try await EmulatorSetup.start(project: "demo-middleware")
         defer { Task { await setup.running.stop() } }
-        let tokens = try await Self.tokens(setup)
+        let tokens = try await MiddlewareTokens.make(setup)
         let garbage = "not.a-token.at-all"
         let records = LogRecords()
         let answers = LogRecords()  // the refusals' bodies
@@ -181,7 +155,7 @@ import Testing
     @Test func sessionCookiesAndOptionalCredentials() async throws {
         let setup = try await EmulatorSetup.start(project: "demo-middleware-cookie")
         defer { Task { await setup.running.stop() } }
-        let tokens = try await Self.tokens(setup)
+        let tokens = try await MiddlewareTokens.make(setup)
         let cookie = try await setup.admin.createSessionCookie(tokens.totp, expiresIn: .seconds(3600))
         let records = LogRecords()
 

@@ -1,3 +1,4 @@
+import AdminTestSupport
 import Crypto
 import Foundation
 import HTTPTypes

@@ -1,3 +1,4 @@
+import AdminTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -12,17 +13,13 @@ import Testing
 @Suite struct ProtectingRoutesArticleTests {
     @Test func theArticleShowsTheCompiledSnippet() throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let snippet = try String(contentsOf: here.appendingPathComponent("ProtectingRoutesSnippet.swift"), encoding: .utf8)
-        let article = try String(contentsOf: here.appendingPathComponent("../../Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"),
-                                 encoding: .utf8)
-        let code = snippet.split(separator: "\n", omittingEmptySubsequences: false).drop { $0.hasPrefix("//") }.joined(separator: "\n")
-        #expect(article.contains("```swift\n" + code.trimmingCharacters(in: .newlines) + "\n```"))
+        #expect(try ProtectingRoutesArticle.shows(here.appendingPathComponent("ProtectingRoutesSnippet.swift")))
     }
 
     @Test func theSnippetProtectsItsRoutes() async throws {
         let setup = try await EmulatorSetup.start(project: "demo-article-routes")
         defer { Task { await setup.running.stop() } }
-        let tokens = try await FirebaseAuthenticatorTests.tokens(setup)
+        let tokens = try await MiddlewareTokens.make(setup)
         try await Application(router: apiRouter(admin: setup.admin)).test(.router) { client in
             #expect(String(buffer: try await client.execute(uri: "/health", method: .get).body) == "ok")
             #expect(try await client.execute(uri: "/api/me", method: .get).status == .unauthorized)

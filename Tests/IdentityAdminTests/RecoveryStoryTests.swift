@@ -1,3 +1,4 @@
+import AdminTestSupport
 import Foundation
 @testable import IdentityAdmin
 import IdentityToolkit

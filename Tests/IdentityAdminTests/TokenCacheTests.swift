@@ -1,3 +1,4 @@
+import AdminTestSupport
 import Foundation
 import HTTPTypes
 @testable import IdentityAdmin

@@ -1,3 +1,4 @@
+import AdminTestSupport
 import Foundation
 import IdentityAdmin
 import IdentityAdminVapor
@@ -78,11 +79,12 @@ final class LogLines: @unchecked Sendable {
     }
 
     @Test func refusalsHaveTheirStatusAndReasonAndNoCredential() async throws {
-        let tokens = try await EmulatorTokens.start(project: "demo-vapor")
+        let setup = try await EmulatorSetup.start(project: "demo-vapor")
+        let tokens = try await MiddlewareTokens.make(setup)
         let garbage = "not.a-token.at-all"
         var answers: [String] = []
 
-        try await Self.withApp(tokens.admin, .init()) { app in
+        try await Self.withApp(setup.admin, .init()) { app in
             try await app.testing().test(.GET, "me") { response in
                 #expect(response.status == .unauthorized)
                 #expect(Self.reason(response) == "missing")
@@ -108,7 +110,7 @@ final class LogLines: @unchecked Sendable {
         }
 
         // A second factor required: a password-only sign-in is valid but forbidden.
-        try await Self.withApp(tokens.admin, .init(requireSecondFactor: true)) { app in
+        try await Self.withApp(setup.admin, .init(requireSecondFactor: true)) { app in
             try await app.testing().test(.GET, "me", headers: Self.bearer(tokens.password)) { response in
                 #expect(response.status == .forbidden)
                 #expect(Self.reason(response) == "secondFactorRequired")
@@ -118,7 +120,7 @@ final class LogLines: @unchecked Sendable {
         }
 
         // One tenant's users only: the project's user is forbidden.
-        try await Self.withApp(tokens.admin.tenantManager().authForTenant("shop-1"), .init()) { app in
+        try await Self.withApp(setup.admin.tenantManager().authForTenant("shop-1"), .init()) { app in
             try await app.testing().test(.GET, "me", headers: Self.bearer(tokens.totp)) { response in
                 #expect(response.status == .forbidden)
                 #expect(Self.reason(response) == "tenantMismatch")
@@ -126,19 +128,19 @@ final class LogLines: @unchecked Sendable {
         }
 
         // Revocation checked: after the admin ends the sessions the token is refused.
-        try await Self.withApp(tokens.admin, .init(checkRevoked: true)) { app in
+        try await Self.withApp(setup.admin, .init(checkRevoked: true)) { app in
             try await app.testing().test(.GET, "me", headers: Self.bearer(tokens.totp)) { response in
                 #expect(response.status == .ok)
             }
-            let signedInAt = try await tokens.admin.verifyIDToken(tokens.totp).authTime
-            try await tokens.admin.revokeRefreshTokens(uid: tokens.uid, now: signedInAt.addingTimeInterval(1))
+            let signedInAt = try await setup.admin.verifyIDToken(tokens.totp).authTime
+            try await setup.admin.revokeRefreshTokens(uid: tokens.uid, now: signedInAt.addingTimeInterval(1))
             try await app.testing().test(.GET, "me", headers: Self.bearer(tokens.totp)) { response in
                 #expect(response.status == .unauthorized)
                 #expect(Self.reason(response) == "revoked")
                 answers.append(response.body.string)
             }
         }
-        await tokens.running.stop()
+        await setup.running.stop()
 
         let secrets = [tokens.password, tokens.totp, tokens.expired, garbage]
         let logged = LogLines.shared.lines
@@ -151,10 +153,11 @@ final class LogLines: @unchecked Sendable {
     }
 
     @Test func sessionCookiesAndOptionalCredentials() async throws {
-        let tokens = try await EmulatorTokens.start(project: "demo-vapor-cookie")
-        let cookie = try await tokens.admin.createSessionCookie(tokens.totp, expiresIn: .seconds(3600))
+        let setup = try await EmulatorSetup.start(project: "demo-vapor-cookie")
+        let tokens = try await MiddlewareTokens.make(setup)
+        let cookie = try await setup.admin.createSessionCookie(tokens.totp, expiresIn: .seconds(3600))
 
-        try await Self.withApp(tokens.admin, .init(credential: .sessionCookie(named: "__session"))) { app in
+        try await Self.withApp(setup.admin, .init(credential: .sessionCookie(named: "__session"))) { app in
             try await app.testing().test(.GET, "me", headers: ["Cookie": "theme=dark; __session=\(cookie)"]) { response in
                 #expect(response.status == .ok)
                 #expect(response.body.string == "\(tokens.uid) totp")
@@ -170,7 +173,7 @@ final class LogLines: @unchecked Sendable {
         }
 
         let either = FirebaseAuthenticator.Options(credential: .bearerTokenOrSessionCookie(), requireCredential: false)
-        try await Self.withApp(tokens.admin, either) { app in
+        try await Self.withApp(setup.admin, either) { app in
             try await app.testing().test(.GET, "me") { response in
                 #expect(response.body.string == "anonymous")
             }
@@ -183,20 +186,21 @@ final class LogLines: @unchecked Sendable {
                 #expect(Self.reason(response) == "expired")
             }
         }
-        await tokens.running.stop()
+        await setup.running.stop()
     }
 
     /// The package's lines for a request (the revocation check's REST call,
     /// a recovery refused in the handler) go to `req.logger`, with the
     /// request's id, not to the admin's own logger.
     @Test func linesForARequestCarryItsMetadata() async throws {
-        let tokens = try await EmulatorTokens.start(project: "demo-vapor-request-logs")
+        let setup = try await EmulatorSetup.start(project: "demo-vapor-request-logs")
+        let tokens = try await MiddlewareTokens.make(setup)
         let app = try await Application.make(.testing)
         app.logger = LogLines.logger()
-        let recovery = AccountRecovery(admin: tokens.admin, redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(),
+        let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(),
                                                                                           attemptStore: InMemoryTOTPAttemptStore()))
         _ = try await recovery.issueCodes(for: tokens.uid)
-        app.grouped(FirebaseAuthenticator(tokens.admin, options: .init(checkRevoked: true))).get("recover") { req -> String in
+        app.grouped(FirebaseAuthenticator(setup.admin, options: .init(checkRevoked: true))).get("recover") { req -> String in
             let user = try req.auth.require(FirebaseUser.self)
             let proof = FirstFactorProof(uid: user.uid, checkedAt: Date())
             return (try? await recovery.recover(proof, code: "AAAA-BBBB-CCCC")) == nil ? "refused" : "recovered"
@@ -208,7 +212,7 @@ final class LogLines: @unchecked Sendable {
             throw error
         }
         try await app.asyncShutdown()
-        await tokens.running.stop()
+        await setup.running.stop()
         let lines = LogLines.shared.lines
         let refused = lines.first { $0.contains("recovery code refused") && $0.contains("uid=\(tokens.uid)") }
         #expect(refused?.contains("request-id=") == true, "\(lines)")
@@ -219,9 +223,10 @@ final class LogLines: @unchecked Sendable {
     /// The article's snippet, as written: public routes answer, the API
     /// refuses a request without a token and serves a TOTP sign-in.
     @Test func theArticleSnippetProtectsItsRoutes() async throws {
-        let tokens = try await EmulatorTokens.start(project: "demo-vapor-snippet")
+        let setup = try await EmulatorSetup.start(project: "demo-vapor-snippet")
+        let tokens = try await MiddlewareTokens.make(setup)
         let app = try await Application.make(.testing)
-        routes(app, admin: tokens.admin)
+        routes(app, admin: setup.admin)
         do {
             try await app.testing().test(.GET, "health") { #expect($0.body.string == "ok") }
             try await app.testing().test(.GET, "api/me") { #expect($0.status == .unauthorized) }
@@ -234,16 +239,12 @@ final class LogLines: @unchecked Sendable {
             throw error
         }
         try await app.asyncShutdown()
-        await tokens.running.stop()
+        await setup.running.stop()
     }
 
     /// The article shows the compiled Vapor snippet verbatim.
     @Test func theArticleShowsTheCompiledSnippet() throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let snippet = try String(contentsOf: here.appendingPathComponent("ProtectingRoutesSnippet.swift"), encoding: .utf8)
-        let article = try String(contentsOf: here.appendingPathComponent("../../Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"),
-                                 encoding: .utf8)
-        let code = snippet.split(separator: "\n", omittingEmptySubsequences: false).drop { $0.hasPrefix("//") }.joined(separator: "\n")
-        #expect(article.contains("```swift\n" + code.trimmingCharacters(in: .newlines) + "\n```"))
+        #expect(try ProtectingRoutesArticle.shows(here.appendingPathComponent("ProtectingRoutesSnippet.swift")))
     }
 }

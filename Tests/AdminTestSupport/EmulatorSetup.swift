@@ -1,0 +1,96 @@
+import Foundation
+public import IdentityAdmin
+public import IdentityToolkit
+import IdentityToolkitAsyncHTTPClient
+public import IdentityToolkitEmulator
+public import OTP
+import Testing
+
+/// A running emulator with TOTP on, the clients the admin tests use on it,
+/// and the end-user steps they share (enroll TOTP, sign in with it), for
+/// IdentityAdmin's tests and the Vapor middleware's alike.
+public struct EmulatorSetup: Sendable {
+    public let running: RunningEmulator
+    public let configuration: ClientConfiguration
+    public let admin: IdentityAdmin
+    public let accounts: AccountsClient
+
+    /// Starts an emulator for `project` with TOTP enabled (one adjacent interval).
+    public static func start(project: String) async throws -> EmulatorSetup {
+        let running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
+        let transport = AsyncHTTPClientTransport()
+        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort)
+        let admin = IdentityAdmin.emulator(projectID: project, hostAndPort: running.hostAndPort, transport: transport)
+        _ = try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 1)))
+        return EmulatorSetup(running: running, configuration: configuration, admin: admin, accounts: AccountsClient(apiKey: "k", configuration: configuration))
+    }
+
+    /// The emulator's clock, which tests move.
+    public var clock: EmulatorClock { running.emulator.clock }
+
+    /// The current code of `totp` by the emulator's clock.
+    public func code(_ totp: TOTP) throws -> String { try totp.code(at: Int64(clock.now.timeIntervalSince1970)) }
+
+    /// Enrolls a TOTP factor for the user of `idToken`; returns the generator.
+    public func enrollTOTP(idToken: String, displayName: String, tenantID: String? = nil) async throws -> TOTP {
+        let started = try await accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: idToken, tenantId: tenantID, totpEnrollmentInfo: .init()))
+        let totp = try TOTP(key: try Base32.decode(try #require(started.totpSessionInfo?.sharedSecretKey)))
+        _ = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(
+            idToken: idToken, displayName: displayName, tenantId: tenantID,
+            totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(sessionInfo: try #require(started.totpSessionInfo?.sessionInfo), verificationCode: try code(totp))))
+        return totp
+    }
+
+    /// Signs in with the password and the first factor's TOTP code, 30 s of
+    /// the emulator's clock after the last code (a code is accepted once).
+    public func signInWithTOTP(email: String, password: String, totp: TOTP, tenantID: String? = nil) async throws -> FinalizeMfaSignInResponse {
+        clock.advance(by: 30)
+        let pending = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password, tenantId: tenantID))
+        return try await accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
+            mfaPendingCredential: try #require(pending.mfaPendingCredential), mfaEnrollmentId: pending.mfaInfo?.first?.mfaEnrollmentId,
+            tenantId: tenantID, totpVerificationInfo: .init(verificationCode: try code(totp))))
+    }
+}
+
+/// A signed-up user with TOTP enrolled, and the tokens the route-protection
+/// tests (Hummingbird's and Vapor's) send: real tokens, signed by the
+/// emulator's keys.
+public struct MiddlewareTokens: Sendable {
+    public let uid: String
+    /// From the password sign-in: no second factor.
+    public let password: String
+    /// From a password + TOTP sign-in.
+    public let totp: String
+    /// Issued two hours ago by the emulator's clock: expired an hour ago.
+    public let expired: String
+
+    /// Signs a user up on `setup`'s emulator, enrolls TOTP and signs in both ways.
+    public static func make(_ setup: EmulatorSetup) async throws -> MiddlewareTokens {
+        let email = "middleware@example.com", password = "correct horse"
+        let uid = try await setup.accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true)).localId
+        // Identity Platform enrolls second factors for verified addresses only.
+        _ = try await setup.admin.updateUser(uid, UpdateUserRequest(emailVerified: true))
+        let passwordToken = try #require(try await setup.accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password)).idToken)
+        let totp = try await setup.enrollTOTP(idToken: passwordToken, displayName: "Phone app")
+        let totpToken = try #require(try await setup.signInWithTOTP(email: email, password: password, totp: totp).idToken)
+        let now = setup.clock.now
+        setup.clock.set(now.addingTimeInterval(-7200))
+        let old = try await setup.accounts.signUp(SignUpRequest(email: "old@example.com", password: password, returnSecureToken: true))
+        setup.clock.set(now)
+        return MiddlewareTokens(uid: uid, password: passwordToken, totp: totpToken, expired: try #require(old.idToken))
+    }
+}
+
+/// The "Protecting routes" article of IdentityAdmin's catalog shows each
+/// framework's snippet verbatim: the snippet file, its leading comment
+/// lines dropped, in a Swift code block.
+public enum ProtectingRoutesArticle {
+    /// Whether the article shows the snippet in `snippetFile`.
+    public static func shows(_ snippetFile: URL) throws -> Bool {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let article = try String(contentsOf: root.appendingPathComponent("Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"), encoding: .utf8)
+        let snippet = try String(contentsOf: snippetFile, encoding: .utf8)
+        let code = snippet.split(separator: "\n", omittingEmptySubsequences: false).drop { $0.hasPrefix("//") }.joined(separator: "\n")
+        return article.contains("```swift\n" + code.trimmingCharacters(in: .newlines) + "\n```")
+    }
+}
