@@ -56,6 +56,9 @@ public enum AdminCredentialError: Error, Sendable, Hashable, CustomStringConvert
         switch self {
         case .unreadableKeyFile(let path, let reason): return "cannot read the service account key file \(path): \(reason)"
         case .malformedKeyFile(let reason): return "malformed service account key: \(reason)"
+        case .missingEnvironmentVariable(let name) where name == ApplicationDefaultCredential.environmentVariable:
+            return "\(name) is not set: point it at a service account's JSON key file (Firebase console, Project settings, Service accounts), "
+                + "or run against the emulator (IdentityAdmin.emulator(projectID:hostAndPort:), or FIREBASE_AUTH_EMULATOR_HOST), which needs no credential"
         case .missingEnvironmentVariable(let name): return "\(name) is not set"
         case .tokenEndpoint(let status, let error, let description):
             return "the token endpoint refused the assertion (HTTP \(status)\(error.map { ", \($0)" } ?? "")\(description.map { ": \($0)" } ?? ""))"
@@ -148,14 +151,15 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
         self.now = now
     }
 
-    /// The key file named by `GOOGLE_APPLICATION_CREDENTIALS`.
+    /// The key file named by `GOOGLE_APPLICATION_CREDENTIALS`, read now.
+    /// ``ApplicationDefaultCredential`` reads it only when a token is first
+    /// needed, so that an app in emulator mode needs no key at all.
     public static func applicationDefault(
         environment: [String: String] = ProcessInfo.processInfo.environment, tokenEndpoint: String? = nil,
         transport: any HTTPTransport = URLSessionTransport.shared
     ) throws -> ServiceAccountCredential {
-        guard let path = environment["GOOGLE_APPLICATION_CREDENTIALS"], !path.isEmpty else {
-            throw AdminCredentialError.missingEnvironmentVariable("GOOGLE_APPLICATION_CREDENTIALS")
-        }
+        let name = ApplicationDefaultCredential.environmentVariable
+        guard let path = environment[name], !path.isEmpty else { throw AdminCredentialError.missingEnvironmentVariable(name) }
         return try ServiceAccountCredential(keyFile: path, tokenEndpoint: tokenEndpoint, transport: transport)
     }
 
@@ -203,5 +207,53 @@ final class TokenCache: Sendable {
             token.withLock { $0 = Token(value: value, expires: expires) }
             return value
         }
+    }
+}
+
+/// firebase-admin's application default credential: the service account
+/// whose key file `GOOGLE_APPLICATION_CREDENTIALS` names, read when a token
+/// or a custom token's signature is first needed, then kept.
+///
+/// In emulator mode (``IdentityAdmin/emulator(projectID:hostAndPort:transport:)``,
+/// or `FIREBASE_AUTH_EMULATOR_HOST` set) the admin never asks a credential
+/// for anything, so the same line serves production and the emulator:
+///
+/// ```swift
+/// let admin = IdentityAdmin(projectID: "my-project", credential: ApplicationDefaultCredential())
+/// ```
+public final class ApplicationDefaultCredential: AdminCredential, Sendable {
+    /// The environment variable that names the key file.
+    public static let environmentVariable = "GOOGLE_APPLICATION_CREDENTIALS"
+
+    private let environment: [String: String]
+    private let tokenEndpoint: String?
+    private let transport: any HTTPTransport
+    private let resolved = Locked<ServiceAccountCredential?>(nil)
+
+    /// A credential that reads `GOOGLE_APPLICATION_CREDENTIALS` from
+    /// `environment` when first used.
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, tokenEndpoint: String? = nil,
+                transport: any HTTPTransport = URLSessionTransport.shared) {
+        self.environment = environment
+        self.tokenEndpoint = tokenEndpoint
+        self.transport = transport
+    }
+
+    /// The service account, read from its key file on the first call.
+    /// - Throws: ``AdminCredentialError`` naming what to do when the
+    ///   variable is unset or the file is not a service account key.
+    public func serviceAccount() throws -> ServiceAccountCredential {
+        if let account = resolved.current { return account }
+        let account = try ServiceAccountCredential.applicationDefault(environment: environment, tokenEndpoint: tokenEndpoint, transport: transport)
+        return resolved.withLock { stored in
+            if let stored { return stored }
+            stored = account
+            return account
+        }
+    }
+
+    /// The service account's access token (read from the key file first, once).
+    public func accessToken() async throws -> String {
+        try await serviceAccount().accessToken()
     }
 }

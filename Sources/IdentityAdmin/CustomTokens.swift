@@ -37,6 +37,9 @@ enum CustomTokenMinter: Sendable {
     case unsigned
     /// Signed with a service account's key (RS256), as production requires.
     case serviceAccount(email: String, signer: RS256Signer)
+    /// The service account of the application default credential, read
+    /// when the first token is minted.
+    case applicationDefault(ApplicationDefaultCredential)
     /// A credential without a key (a static token, the metadata server).
     case none
 
@@ -74,6 +77,13 @@ enum CustomTokenMinter: Sendable {
             do { return try signer.sign(claims) } catch {
                 throw CustomTokenError(code: .signingFailed, detail: "RS256 signing failed")
             }
+        case .applicationDefault(let credential):
+            let account: ServiceAccountCredential
+            do { account = try credential.serviceAccount() } catch {
+                throw CustomTokenError(code: .noSigningKey, detail: "\(error)")
+            }
+            return try CustomTokenMinter.serviceAccount(email: account.key.clientEmail, signer: account.signer)
+                .mint(uid: uid, tenantID: tenantID, developerClaims: developerClaims, now: now)
         case .none:
             throw CustomTokenError(code: .noSigningKey, detail: "this credential has no private key: use a service account key (or the emulator)")
         }

@@ -58,6 +58,8 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
         let customTokens: CustomTokenMinter
         if let account = credential as? ServiceAccountCredential {
             customTokens = .serviceAccount(email: account.key.clientEmail, signer: account.signer)
+        } else if let applicationDefault = credential as? ApplicationDefaultCredential {
+            customTokens = .applicationDefault(applicationDefault)
         } else {
             customTokens = .none
         }

@@ -1,3 +1,4 @@
+import AdminTestSupport
 import Foundation
 import HTTPTypes
 import IdentityAdmin
@@ -244,6 +245,39 @@ import _CryptoExtras
         #expect(throws: AdminCredentialError.missingEnvironmentVariable("GOOGLE_APPLICATION_CREDENTIALS")) {
             try ServiceAccountCredential.applicationDefault(environment: [:])
         }
+    }
+
+    /// The README's line, `IdentityAdmin(projectID:credential: ApplicationDefaultCredential())`:
+    /// in emulator mode nothing asks for the key, so no key is needed; in
+    /// production the missing variable is reported with what to do; with a
+    /// key file, the account is read once and signs custom tokens.
+    @Test func theApplicationDefaultCredentialIsReadOnlyWhenNeeded() async throws {
+        let setup = try await EmulatorSetup.start(project: "demo-adc")
+        defer { Task { await setup.running.stop() } }
+        let noKey = ApplicationDefaultCredential(environment: [:])
+        let emulated = IdentityAdmin(projectID: "demo-adc", credential: noKey, configuration: setup.configuration)
+        _ = try await emulated.projectConfigManager().getProjectConfig()
+        #expect(try emulated.createCustomToken(uid: "u1").hasSuffix("."))   // unsigned, as the emulator takes it
+
+        let production = IdentityAdmin(projectID: "my-project", credential: noKey)
+        do {
+            _ = try await production.projectConfigManager().getProjectConfig()
+            Issue.record("a call without a credential succeeded")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("GOOGLE_APPLICATION_CREDENTIALS is not set") && text.contains("Service accounts") && text.contains("IdentityAdmin.emulator"), "\(text)")
+        }
+        do { _ = try production.createCustomToken(uid: "u1") } catch { #expect(error.code == .noSigningKey) }
+
+        let file = try KeyFile(tokenURI: "https://oauth2.googleapis.com/token")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("adc-\(UUID().uuidString).json")
+        try file.json.write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let withKey = ApplicationDefaultCredential(environment: ["GOOGLE_APPLICATION_CREDENTIALS": path.path])
+        #expect(try withKey.serviceAccount() === withKey.serviceAccount())
+        let signed = try IdentityAdmin(projectID: "demo-admin", credential: withKey).createCustomToken(uid: "u1")
+        // Signed with the key file's account (an unsigned token ends with an empty signature).
+        #expect(signed.split(separator: ".", omittingEmptySubsequences: false).last?.isEmpty == false)
     }
 
     @Test func theAssertionCarriesTheRequiredClaims() throws {
