@@ -49,7 +49,7 @@ public struct FirebaseAuthenticator<Context: AuthRequestContext<DecodedIDToken>>
     /// package's lines for this request (the verification's REST calls, a
     /// recovery in the handler) carry its metadata.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        try await RequestLogger.$current.withValue(context.logger) {
+        try await RequestLogger.withValue(context.logger) {
             var context = context
             if let identity = try await authenticate(request: request, context: context) { context.identity = identity }
             return try await next(request, context)

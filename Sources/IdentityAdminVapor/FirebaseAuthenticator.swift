@@ -58,7 +58,7 @@ public struct FirebaseAuthenticator: AsyncMiddleware {
     /// for it (the verification's REST calls, a recovery in the handler)
     /// carry its metadata.
     public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        try await RequestLogger.$current.withValue(request.logger) { try await authenticate(request, chainingTo: next) }
+        try await RequestLogger.withValue(request.logger) { try await authenticate(request, chainingTo: next) }
     }
 
     private func authenticate(_ request: Request, chainingTo next: any AsyncResponder) async throws -> Response {

@@ -9,17 +9,26 @@ public import Logging
 /// they pass on. An app sets it around its own calls:
 ///
 /// ```swift
-/// let result = try await RequestLogger.$current.withValue(context.logger) {
+/// let result = try await RequestLogger.withValue(context.logger) {
 ///     try await recovery.recover(proof, code: code)
 /// }
 /// ```
 ///
 /// Where it is not set, each component logs to the logger it was given.
 public enum RequestLogger {
+    @TaskLocal private static var stored: Logger?
+
     /// The serving request's logger, if any.
-    @TaskLocal public static var current: Logger?
+    public static var current: Logger? { stored }
 
     /// The serving request's logger, else `fallback` (the component's own).
-    @inlinable
-    public static func or(_ fallback: Logger) -> Logger { current ?? fallback }
+    public static func or(_ fallback: Logger) -> Logger { stored ?? fallback }
+
+    /// Runs `operation` with `logger` as the serving request's logger (for
+    /// it and every task it starts).
+    public static func withValue<Result>(
+        _ logger: Logger, isolation: isolated (any Actor)? = #isolation, _ operation: () async throws -> Result
+    ) async rethrows -> Result {
+        try await $stored.withValue(logger, operation: operation, isolation: isolation)
+    }
 }
