@@ -67,6 +67,8 @@ public struct AccountRecovery: Sendable {
     public let maximumFirstFactorAge: Duration
     let admin: BaseAuth
     let logger: Logger
+    /// Where an audit line goes: the serving request's logger, else ``logger``.
+    private var auditLog: Logger { RequestLogger.or(logger) }
     let notify: (@Sendable (Event) async -> Void)?
 
     /// - Parameters:
@@ -92,7 +94,7 @@ public struct AccountRecovery: Sendable {
     /// fresh second-factor check; support uses `mfa admin users recovery-codes`).
     public func issueCodes(for uid: String, count: Int = 10) async throws -> RecoveryCodes {
         let codes = try await redeemer.regenerate(for: storeKey(uid), count: count)
-        RequestLogger.or(logger).notice("recovery codes issued", metadata: ["uid": "\(uid)", "count": "\(codes.codes.count)"])
+        auditLog.notice("recovery codes issued", metadata: ["uid": "\(uid)", "count": "\(codes.codes.count)"])
         return codes
     }
 
@@ -122,7 +124,7 @@ public struct AccountRecovery: Sendable {
         let uid = proof.uid
         let age = now.timeIntervalSince(proof.checkedAt)
         guard age <= maximumFirstFactorAge.timeInterval, age >= -60 else {
-            RequestLogger.or(logger).notice("recovery refused: the password step is too old", metadata: ["uid": "\(uid)", "ageSeconds": "\(Int(age))"])
+            auditLog.notice("recovery refused: the password step is too old", metadata: ["uid": "\(uid)", "ageSeconds": "\(Int(age))"])
             throw AccountRecoveryError(code: .firstFactorTooOld, underlying: nil)
         }
         let user: UserRecord
@@ -131,7 +133,7 @@ public struct AccountRecovery: Sendable {
         }
         // Revoked since (tokens valid after a whole second): a password change or a sign-out everywhere.
         if let validSince = user.tokensValidAfterTime, proof.checkedAt.timeIntervalSince1970.rounded(.down) < validSince.timeIntervalSince1970 {
-            RequestLogger.or(logger).notice("recovery refused: the account was revoked after the password step", metadata: ["uid": "\(uid)"])
+            auditLog.notice("recovery refused: the account was revoked after the password step", metadata: ["uid": "\(uid)"])
             throw AccountRecoveryError(code: .firstFactorTooOld, underlying: nil)
         }
         let remaining: Int
@@ -139,14 +141,14 @@ public struct AccountRecovery: Sendable {
             switch try await redeemer.redeem(code, for: storeKey(uid), at: now) {
             case .redeemed(let left): remaining = left
             case .invalid:
-                RequestLogger.or(logger).notice("recovery code refused", metadata: ["uid": "\(uid)"])
+                auditLog.notice("recovery code refused", metadata: ["uid": "\(uid)"])
                 throw AccountRecoveryError(code: .invalidCode, underlying: nil)
             case .noCodes: throw AccountRecoveryError(code: .noCodes, underlying: nil)
             }
         } catch let error as AccountRecoveryError {
             throw error
         } catch let error as OTPError where error.code == .tooManyAttempts || error.code == .factorLocked {
-            RequestLogger.or(logger).warning("recovery attempts at the limit", metadata: ["uid": "\(uid)"])
+            auditLog.warning("recovery attempts at the limit", metadata: ["uid": "\(uid)"])
             throw AccountRecoveryError(code: .tooManyAttempts, underlying: error)
         } catch {
             throw AccountRecoveryError(code: .codeStoreUnavailable, underlying: error)
@@ -167,7 +169,7 @@ public struct AccountRecovery: Sendable {
         do { token = try admin.createCustomToken(uid: uid, now: now) } catch {
             throw AccountRecoveryError(code: .signInTokenFailed, underlying: error)
         }
-        RequestLogger.or(logger).notice("account recovered with a recovery code", metadata: [
+        auditLog.notice("account recovered with a recovery code", metadata: [
             "uid": "\(uid)", "withdrawn": "\(withdrawn.map(\.uid).joined(separator: ","))", "remainingCodes": "\(remaining)",
         ])
         await notify?(Event(uid: uid, email: user.email, withdrawnFactorIDs: withdrawn.map(\.uid), remainingCodes: remaining, date: now))

@@ -168,10 +168,11 @@ enum EmulatorExport {
         }
         for name in names {
             guard case .some(let tenant) = tenant(ofAccountsFile: name) else { continue }
-            let url = authDirectory.appendingPathComponent(name)
-            let body: DownloadAccountResponse = try decode(url, named: "\(auth.path)/\(name)")
+            // Read once, decoded twice: production's shape, and the secrets a first-format export kept inline.
+            let data = try read(authDirectory.appendingPathComponent(name), named: "\(auth.path)/\(name)")
+            let body: DownloadAccountResponse = try decode(data, named: "\(auth.path)/\(name)")
             contents.accounts.append((name, tenant, body.users ?? []))
-            let inline: LegacyExportedAccounts = try decode(url, named: "\(auth.path)/\(name)")
+            let inline: LegacyExportedAccounts = try decode(data, named: "\(auth.path)/\(name)")
             for user in inline.users ?? [] {
                 guard let uid = user.localId else { continue }
                 for factor in user.mfaInfo ?? [] {
@@ -247,12 +248,20 @@ enum EmulatorExport {
     /// A JSON file decoded as `T`; errors name the file and the field.
     private static func decode<T: Decodable>(_ url: URL, named name: String? = nil) throws(EmulatorImportError) -> T {
         let name = name ?? url.lastPathComponent
-        let data: Data
+        return try decode(try read(url, named: name), named: name)
+    }
+
+    /// A file's bytes; an error names the file.
+    private static func read(_ url: URL, named name: String) throws(EmulatorImportError) -> Data {
         do {
-            data = try Data(contentsOf: url)
+            return try Data(contentsOf: url)
         } catch {
             throw EmulatorImportError(file: name, field: nil, reason: "cannot be read")
         }
+    }
+
+    /// JSON bytes decoded as `T`; errors name the file and the field.
+    private static func decode<T: Decodable>(_ data: Data, named name: String) throws(EmulatorImportError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
