@@ -372,12 +372,13 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        // A top-level-code consumer of IdentityAdmin, run by IdentityAdminTests
-        // (a dependency so that `swift test` builds it).
+        // A top-level `main.swift` that awaits every async method of
+        // MultiFactorAuth and IdentityAdmin, run by IdentityAdminTests (a
+        // dependency so that `swift test` builds it).
         .executableTarget(
-            name: "TopLevelAdminConsumer",
-            dependencies: ["IdentityAdmin", "IdentityToolkit"],
-            path: "Tests/TopLevelAdminConsumer"
+            name: "TopLevelConsumer",
+            dependencies: ["IdentityAdmin", "IdentityToolkit", "MultiFactorAuth", "OTP"],
+            path: "Tests/TopLevelConsumer"
         ),
         // The emulator setup and the middleware tokens that IdentityAdmin's
         // tests and the Vapor middleware's share (apps never build it).
@@ -390,7 +391,7 @@ let package = Package(
             name: "IdentityAdminTests",
             dependencies: [
                 "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "OTP", "AdminTestSupport",
-                "IdentityToolkitTestSupport", "TopLevelAdminConsumer", "IdentityAdminHummingbird", "IdentityToolkitJWT",
+                "IdentityToolkitTestSupport", "TopLevelConsumer", "IdentityAdminHummingbird", "IdentityToolkitJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

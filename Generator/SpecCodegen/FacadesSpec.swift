@@ -38,6 +38,12 @@ struct FacadesSpec {
         var completion: FunctionName?
         var objc: FunctionName?
         var doc: String?
+        /// Why a caller may leave the completion out (`omittableCompletion:`):
+        /// only then does an optional completion get a `nil` default. Without
+        /// a default, `try await f()` in top-level code can only be the async
+        /// method; with one, it silently compiles to the twin and is not
+        /// awaited. So a default needs a documented call that omits it.
+        var omittableCompletion: String?
         var location: SourceLocation
     }
 
@@ -51,11 +57,10 @@ struct FacadesSpec {
     var file: String
     /// The hand-written function that runs an async call and completes once.
     var delivery: Code
-    /// Whether completions are optional with a `nil` default (Firebase's
-    /// shape, `optionalCompletions: true`, the default) or required
-    /// (`false`). An optional completion makes `let x = try await f()` in
-    /// top-level code pick the twin, which returns `()` and runs unawaited;
-    /// a server API with no Firebase shape to match requires it instead.
+    /// Whether a completion is optional, so that a caller may pass `nil`
+    /// (Firebase's shape, `optionalCompletions: true`, the default), or
+    /// required (`false`). Either way it has no default value unless its
+    /// method names a reason (`omittableCompletion`).
     var optionalCompletions: Bool
     var types: [FacadeType]
 
@@ -91,6 +96,11 @@ struct FacadesSpec {
             types.append(FacadeType(name: name, methods: methods, location: item.location))
         }
         let optionalCompletions = reader.bool("optionalCompletions") ?? true
+        if !optionalCompletions {
+            for method in types.flatMap(\.methods) where method.omittableCompletion != nil {
+                diagnostics.error("'omittableCompletion' of '\(method.swift)' needs 'optionalCompletions: true' (a required completion cannot be left out)", at: method.location)
+            }
+        }
         reader.rejectUnknownKeys()
         return FacadesSpec(file: root.file, delivery: delivery, optionalCompletions: optionalCompletions, types: types)
     }
@@ -132,7 +142,8 @@ struct FacadesSpec {
             isStatic: reader.bool("static") ?? false, throwing: reader.bool("throws") ?? true,
             parameters: parameters,
             returns: reader.string("returns").flatMap { Naming.typeExpression($0, "'returns'", at: reader.raw("returns")?.location ?? reader.location, diagnostics: diagnostics) },
-            completion: name("completion"), objc: name("objc"), doc: reader.string("doc"), location: node.location
+            completion: name("completion"), objc: name("objc"), doc: reader.string("doc"),
+            omittableCompletion: reader.string("omittableCompletion"), location: node.location
         )
         reader.rejectUnknownKeys()
         guard let swift, kind != nil else { return nil }
@@ -150,10 +161,16 @@ struct FacadesSpec {
             if completion.labels.count != parameters.count + 1 {
                 diagnostics.error("completion twin '\(completion)' of \(where_) must take \(parameters.count + 1) arguments (the parameters and the completion)", at: reader.keyLocation("completion") ?? method.location)
             }
+            if let reason = method.omittableCompletion, reason.allSatisfy(\.isWhitespace) {
+                diagnostics.error("'omittableCompletion' of \(where_) must say why a caller may leave the completion out (a documented call that does)", at: reader.keyLocation("omittableCompletion") ?? method.location)
+            }
             if let objc = method.objc, objc.labels.count != parameters.count + 1 {
                 diagnostics.error("Objective-C name '\(objc)' of \(where_) must take \(parameters.count + 1) arguments (the parameters and the completion)", at: reader.keyLocation("objc") ?? method.location)
             }
         case .sync:
+            if method.omittableCompletion != nil {
+                diagnostics.error("sync \(where_) has no completion to leave out ('omittableCompletion')", at: reader.keyLocation("omittableCompletion") ?? method.location)
+            }
             if method.completion != nil {
                 diagnostics.error("sync \(where_) cannot have a completion twin", at: reader.keyLocation("completion") ?? method.location)
             }

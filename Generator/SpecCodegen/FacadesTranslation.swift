@@ -12,10 +12,12 @@ extension Translator {
                 switch method.kind {
                 case .async:
                     guard let completion = method.completion else { continue }
-                    // Optional with a nil default, as Firebase's twins: a caller
-                    // may pass nil or leave the completion out (fire and forget).
-                    // Required where the spec says so (no parity to keep).
+                    // Optional as Firebase's twins (a caller may pass nil), or
+                    // required where the spec says so. A nil default only
+                    // where the method says why it may be left out: with one,
+                    // `try await f()` in top-level code compiles to the twin.
                     let optional = spec.optionalCompletions
+                    let completionDefault: Code? = optional && method.omittableCompletion != nil ? "nil" : nil
                     let call: Code = optional ? "completion?" : "completion"
                     let completionType: Code
                     let adapter: Code
@@ -28,7 +30,7 @@ extension Translator {
                     }
                     let twinParameters = relabel(parameters, completion.labels)
                         + [FunctionDeclaration.Parameter(label: completion.labels.last.flatMap { $0.map { "\($0)" } }, name: "completion", type: completionType,
-                                                         defaultValue: optional ? "nil" : nil)]
+                                                         defaultValue: completionDefault)]
                     let tryKeyword: Code = method.throwing ? "try " : ""
                     members.append(.function(FunctionDeclaration(
                         doc: (method.doc.map { "\($0)\n\n" } ?? "") + "Completion-handler form of ``\(method.swift)``.\n"
@@ -39,7 +41,7 @@ extension Translator {
                     if let objc = method.objc {
                         let twinCall = Code.call(Code.member(receiver, completion.base), forwardedArguments(twinParameters))
                         var aliasParameters = relabel(twinParameters, objc.labels)
-                        aliasParameters[aliasParameters.count - 1].defaultValue = spec.optionalCompletions ? "nil" : nil
+                        aliasParameters[aliasParameters.count - 1].defaultValue = completionDefault
                         members.append(.function(FunctionDeclaration(
                             doc: "Objective-C-style name of ``\(completion)``.", access: access, isStatic: method.isStatic,
                             kind: .function("\(objc.base)"), parameters: aliasParameters, body: [.line(twinCall)]

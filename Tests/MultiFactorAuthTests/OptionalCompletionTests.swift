@@ -2,17 +2,19 @@ import Foundation
 import MultiFactorAuth
 import Testing
 
-/// Firebase's completion twins take `((…) -> Void)? = nil`: `completion: nil`
-/// and calls without a completion compile and still do the work.
+/// The completion twins take `((…) -> Void)?` as Firebase's do: a caller
+/// passing `completion: nil` still gets the work done. (They have no `nil`
+/// default: a call without a completion is the async method; see the
+/// top-level test in `TopLevelAwaitTests`.)
 @Suite struct OptionalCompletionTests {
     /// Code as an app writes it outside `async` contexts.
     static func fireAndForget(_ user: User) {
-        user.sendEmailVerification()
+        user.sendEmailVerification(completion: nil)
         user.reload(completion: nil)
         user.getIDToken(completion: nil)
     }
 
-    @Test func callsWithoutACompletionStillRun() async throws {
+    @Test func callsWithANilCompletionStillRun() async throws {
         try await withSDK { h in
             let auth = h.auth()
             let user = try await auth.createUser(withEmail: "forget@example.com", password: "secret-password").user

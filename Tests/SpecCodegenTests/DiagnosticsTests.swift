@@ -364,4 +364,38 @@ import Testing
         #expect(found.contains { $0.contains("parameter type 'String") && $0.contains("is not a Swift type") }, "\(found)")
         #expect(found.contains { $0.contains("'returns' 'String /* x */' is not a Swift type") }, "\(found)")
     }
+
+    /// A completion may lose its place in a call only for a stated reason, and
+    /// only where a completion is optional and there is one.
+    @Test func anOmittableCompletionNeedsAReasonAndAnOptionalCompletion() {
+        let blank = """
+            delivery: Deliver.run
+            types:
+              - name: Box
+                methods:
+                  - swift: open()
+                    completion: open(completion:)
+                    omittableCompletion: "  "
+                  - swift: code()
+                    kind: sync
+                    returns: String
+                    objc: codeValue()
+                    omittableCompletion: a reason
+            """
+        let found = InMemorySpec(["api.yaml": document(schemas: "    {}"), "facades.yaml": blank]).failures([.facades], facades: "facades.yaml")
+        #expect(found.contains { $0.contains("'omittableCompletion' of method 'open()' of 'Box' must say why") }, "\(found)")
+        #expect(found.contains { $0.contains("sync method 'code()' of 'Box' has no completion to leave out") }, "\(found)")
+        let required = """
+            delivery: Deliver.run
+            optionalCompletions: false
+            types:
+              - name: Box
+                methods:
+                  - swift: open()
+                    completion: open(completion:)
+                    omittableCompletion: a reason
+            """
+        let refused = InMemorySpec(["api.yaml": document(schemas: "    {}"), "facades.yaml": required]).failures([.facades], facades: "facades.yaml")
+        #expect(refused.contains { $0.contains("'omittableCompletion' of 'open()' needs 'optionalCompletions: true'") }, "\(refused)")
+    }
 }

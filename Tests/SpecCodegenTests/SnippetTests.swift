@@ -273,6 +273,10 @@ import Testing
                   - swift: open()
                     completion: open(completion:)
                     objc: openWithCompletion(_:)
+                  - swift: close()
+                    completion: close(completion:)
+                    objc: closeWithCompletion(_:)
+                    omittableCompletion: Box's guide calls close() and never waits.
                   - swift: item(at:)
                     static: true
                     throws: false
@@ -286,11 +290,15 @@ import Testing
                     objc: codeForKey(_:)
             """
         let text = try InMemorySpec(["f.yaml": facades]).generate([.facades], specs: [], facades: "f.yaml")[.facades] ?? ""
-        // Completions are optional with a nil default, as Firebase's.
-        #expect(text.contains("public func open(completion: (@Sendable ((any Error)?) -> Void)? = nil) {"), "\(text)")
+        // Completions are optional, as Firebase's, and have no default: in
+        // top-level code `try await open()` can only be the async method.
+        #expect(text.contains("public func open(completion: (@Sendable ((any Error)?) -> Void)?) {"), "\(text)")
         #expect(text.contains("Deliver.run({ try await self.open() }, completion: { (_: Void?, error: (any Error)?) in completion?(error) })"))
-        #expect(text.contains("public func openWithCompletion(_ completion: (@Sendable ((any Error)?) -> Void)? = nil) {"))
-        #expect(text.contains("public static func item(at index: Int, completion: (@Sendable (String?, (any Error)?) -> Void)? = nil) {"))
+        #expect(text.contains("public func openWithCompletion(_ completion: (@Sendable ((any Error)?) -> Void)?) {"))
+        #expect(text.contains("public static func item(at index: Int, completion: (@Sendable (String?, (any Error)?) -> Void)?) {"))
+        // A method that says why its completion may be left out gets the nil default.
+        #expect(text.contains("public func close(completion: (@Sendable ((any Error)?) -> Void)? = nil) {"), "\(text)")
+        #expect(text.contains("public func closeWithCompletion(_ completion: (@Sendable ((any Error)?) -> Void)? = nil) {"))
         #expect(text.contains("Deliver.run({ await Self.item(at: index) }, completion: { value, error in completion?(value, error) })"))
         #expect(text.contains("public func codeForKey(_ key: String) throws -> String {"))
         #expect(text.contains("try self.code(for: key)"))
