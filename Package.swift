@@ -380,6 +380,12 @@ let package = Package(
             dependencies: ["IdentityAdmin", "IdentityToolkit", "MultiFactorAuth", "OTP"],
             path: "Tests/TopLevelConsumer"
         ),
+        // The README's quick-start client, a `main.swift` run by IdentityAdminTests.
+        .executableTarget(
+            name: "QuickStartClient",
+            dependencies: ["MultiFactorAuth", "IdentityToolkit", "OTP"],
+            path: "Tests/QuickStartClient"
+        ),
         // The emulator setup and the middleware tokens that IdentityAdmin's
         // tests and the Vapor middleware's share (apps never build it).
         .target(
@@ -391,7 +397,7 @@ let package = Package(
             name: "IdentityAdminTests",
             dependencies: [
                 "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "OTP", "AdminTestSupport",
-                "IdentityToolkitTestSupport", "TopLevelConsumer", "IdentityAdminHummingbird", "IdentityToolkitJWT",
+                "IdentityToolkitTestSupport", "TopLevelConsumer", "QuickStartClient", "IdentityAdminHummingbird", "IdentityToolkitJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

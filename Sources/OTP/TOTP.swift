@@ -25,6 +25,28 @@ public struct TOTP: Sendable {
         self.t0 = t0
     }
 
+    /// Creates a generator from a key in Base32, as authenticator apps show
+    /// and take it (`TOTPSecret.sharedSecretKey()` gives this form): case,
+    /// spaces, hyphens and `=` padding do not matter.
+    ///
+    /// ```swift
+    /// let totp = try TOTP(base32Secret: "JBSW Y3DP EHPK 3PXP JBSW Y3DP EHPK 3PXP")
+    /// let code = try totp.code(at: Date())
+    /// ```
+    /// - Parameters:
+    ///   - base32Secret: The shared secret in Base32.
+    ///   - algorithm: The HMAC hash (SHA-1 by default, as Identity Platform uses).
+    ///   - digits: 6, 7 or 8.
+    ///   - period: The time step in seconds, at least 1.
+    ///   - keyLengthPolicy: The shortest key accepted (16 bytes by default; see ``HOTP``).
+    /// - Throws: `Base32Error` (naming the position of the first bad
+    ///   character, never the character) or ``OTPError``.
+    public init(base32Secret: String, algorithm: HashAlgorithm = .sha1, digits: Int = 6, period: Int64 = 30,
+                keyLengthPolicy: OTPKeyLengthPolicy = .rfc4226) throws {
+        try self.init(key: try Base32.decode(base32Secret, mode: .lenient), algorithm: algorithm, digits: digits, period: period,
+                      keyLengthPolicy: keyLengthPolicy)
+    }
+
     /// The time step of `unixTime` (64-bit: past 2038 and 2106).
     public func step(at unixTime: Int64) throws -> UInt64 {
         guard unixTime >= t0 else { throw OTPError.timeBeforeEpoch }

@@ -80,17 +80,3 @@ public struct MiddlewareTokens: Sendable {
         return MiddlewareTokens(uid: uid, password: passwordToken, totp: totpToken, expired: try #require(old.idToken))
     }
 }
-
-/// The "Protecting routes" article of IdentityAdmin's catalog shows each
-/// framework's snippet verbatim: the snippet file, its leading comment
-/// lines dropped, in a Swift code block.
-public enum ProtectingRoutesArticle {
-    /// Whether the article shows the snippet in `snippetFile`.
-    public static func shows(_ snippetFile: URL) throws -> Bool {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let article = try String(contentsOf: root.appendingPathComponent("Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"), encoding: .utf8)
-        let snippet = try String(contentsOf: snippetFile, encoding: .utf8)
-        let code = snippet.split(separator: "\n", omittingEmptySubsequences: false).drop { $0.hasPrefix("//") }.joined(separator: "\n")
-        return article.contains("```swift\n" + code.trimmingCharacters(in: .newlines) + "\n```")
-    }
-}

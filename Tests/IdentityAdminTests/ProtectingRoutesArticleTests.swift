@@ -13,7 +13,7 @@ import Testing
 @Suite struct ProtectingRoutesArticleTests {
     @Test func theArticleShowsTheCompiledSnippet() throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        #expect(try ProtectingRoutesArticle.shows(here.appendingPathComponent("ProtectingRoutesSnippet.swift")))
+        #expect(try DocSnippet.shows(here.appendingPathComponent("ProtectingRoutesSnippet.swift"), in: "Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"))
     }
 
     @Test func theSnippetProtectsItsRoutes() async throws {

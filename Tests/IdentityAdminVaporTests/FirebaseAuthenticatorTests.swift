@@ -245,6 +245,6 @@ final class LogLines: @unchecked Sendable {
     /// The article shows the compiled Vapor snippet verbatim.
     @Test func theArticleShowsTheCompiledSnippet() throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        #expect(try ProtectingRoutesArticle.shows(here.appendingPathComponent("ProtectingRoutesSnippet.swift")))
+        #expect(try DocSnippet.shows(here.appendingPathComponent("ProtectingRoutesSnippet.swift"), in: "Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"))
     }
 }

@@ -36,6 +36,25 @@ import Testing
         #expect(try TOTP(key: key, keyLengthPolicy: .legacyImport).code(at: 1_297_553_958) == "102705")
     }
 
+    /// A key as an authenticator app shows it (grouped, lower case, padded)
+    /// gives the RFC 6238 codes of the same key; a bad character is refused
+    /// by position, without showing it.
+    @Test func aBase32SecretAsAppsShowItGivesTheCodes() throws {
+        let shown = Base32.encode(Self.rfcSHA1, padding: true).lowercased()
+        let grouped = stride(from: 0, to: shown.count, by: 4).map { offset in
+            String(shown.dropFirst(offset).prefix(4))
+        }.joined(separator: " ")
+        #expect(try TOTP(base32Secret: grouped, digits: 8).code(at: 59) == "94287082")
+        #expect(try TOTP(base32Secret: shown, digits: 8).code(at: 1_111_111_109) == "07081804")
+        do {
+            _ = try TOTP(base32Secret: "GEZDGNBVGY3TQOJQ1EZDGNBVGY3TQOJQ")
+            Issue.record("a '1' was accepted")
+        } catch let error as Base32Error {
+            #expect(error.description.contains("17") && !error.description.contains("\"1\""), "\(error)")
+        }
+        #expect(throws: OTPError.self) { try TOTP(base32Secret: "GEZDGNBV") }   // 5 bytes: too short
+    }
+
     @Test func pyotpFixtures() throws {
         let cases = try Fixture.load("pyotp-codes.json", as: [Fixture.Code].self)
         #expect(cases.count >= 500)
