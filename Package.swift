@@ -366,7 +366,7 @@ let package = Package(
         .testTarget(
             name: "MultiFactorAuthTests",
             dependencies: [
-                "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "OTP",
+                "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "OTP", "IdentityAdmin",
                 "IdentityToolkitTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -408,7 +408,7 @@ let package = Package(
         .testTarget(
             name: "IdentityAdminVaporTests",
             dependencies: [
-                "IdentityAdminVapor", "IdentityAdmin", "IdentityToolkit", "OTP", "AdminTestSupport",
+                "IdentityAdminVapor", "IdentityAdmin", "IdentityToolkit", "OTP", "AdminTestSupport", "IdentityToolkitTestSupport",
                 .product(name: "VaporTesting", package: "vapor"),
             ]
         ),

@@ -1,5 +1,6 @@
 import AdminTestSupport
 import Foundation
+import IdentityToolkitTestSupport
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
