@@ -1,5 +1,6 @@
 import Foundation
 public import IdentityToolkit
+import Logging
 
 /// Admin access to a project: its users (``BaseAuth``: token and session
 /// cookie verification, user management), its configuration
@@ -42,18 +43,20 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
                    parts: Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: tokenCache))
     }
 
-    /// As the initializer above, with the account states aging by `clock` (tests).
+    /// As the initializer above, with the account states aging by `clock`
+    /// (tests), and whether the emulator host was named in code (``emulator(projectID:hostAndPort:transport:)``).
     init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions,
-         accountStateClock clock: @escaping @Sendable () -> Date) {
+         accountStateClock clock: @escaping @Sendable () -> Date = Date.init, emulatorNamedInCode: Bool = false) {
         self.configuration = configuration
         super.init(projectID: projectID, tenantID: nil, parts: Self.parts(projectID: projectID, credential: credential, configuration: configuration,
-                                                                          tokenCache: tokenCache, accountStateClock: clock))
+                                                                          tokenCache: tokenCache, accountStateClock: clock,
+                                                                          emulatorNamedInCode: emulatorNamedInCode))
     }
 
     /// What both initializers hand to ``BaseAuth`` (two designated
     /// initializers, so that the first one stays what it was in 1.0).
     private static func parts(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions,
-                              accountStateClock: @escaping @Sendable () -> Date = Date.init) -> Parts {
+                              accountStateClock: @escaping @Sendable () -> Date = Date.init, emulatorNamedInCode: Bool = false) -> Parts {
         let accessToken: @Sendable () async throws -> String
         let customTokens: CustomTokenMinter
         if let account = credential as? ServiceAccountCredential {
@@ -63,13 +66,13 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
         } else {
             customTokens = .none
         }
-        if let emulatorHost = configuration.emulatorHost {
+        if let line = emulatorModeLine(configured: configuration.emulatorHost, environment: ClientConfiguration.environmentEmulatorHost(),
+                                       namedInCode: emulatorNamedInCode) {
+            configuration.logger.log(level: line.level, "\(line.message)")
+        }
+        if configuration.emulatorHost != nil {
             let owner = EmulatorAdminToken.owner.rawValue
             accessToken = { owner }
-            if emulatorHost == ClientConfiguration.environmentEmulatorHost() {
-                configuration.logger.warning(
-                    "\(ClientConfiguration.emulatorEnvironmentVariable) is set: admin calls go to the emulator at \(LogSafeText.escaping(emulatorHost, limit: 64)) over plain HTTP as 'Bearer owner' (the credential is not used), and tokens are verified with that host's keys; unset it in production")
-            }
         } else {
             accessToken = { try await credential.accessToken() }
         }
@@ -85,7 +88,32 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     /// An instance for the emulator at `host:port`, authorised as its owner.
     public static func emulator(projectID: String, hostAndPort: String, transport: any HTTPTransport = URLSessionTransport.shared) -> IdentityAdmin {
         IdentityAdmin(projectID: projectID, credential: EmulatorOwnerCredential(),
-                      configuration: ClientConfiguration(transport: transport, emulatorHost: hostAndPort))
+                      configuration: ClientConfiguration(transport: transport, emulatorHost: hostAndPort), tokenCache: .default, emulatorNamedInCode: true)
+    }
+
+    /// The one line that says where admin calls go when an emulator is in
+    /// play, and which setting won: a warning when the environment variable
+    /// decided it (a `.env` file that reached production shows in the log) or
+    /// when it names another host than the one given in code; a debug line
+    /// when code chose the emulator; nil when neither names one.
+    static func emulatorModeLine(configured: String?, environment: String?, namedInCode: Bool) -> (level: Logger.Level, message: String)? {
+        let variable = ClientConfiguration.emulatorEnvironmentVariable
+        let safe = { (host: String) in LogSafeText.escaping(host, limit: 64) }
+        let consequence = "over plain HTTP as 'Bearer owner' (the credential is not used), and tokens are verified with that host's keys"
+        switch (configured, environment) {
+        case (nil, nil):
+            return nil
+        case (nil, let environment?):
+            return (.warning, "\(variable) names \(safe(environment)), but this configuration's emulatorHost is nil, which wins: admin calls go to Google")
+        case (let configured?, nil):
+            return (.debug, "admin calls go to the emulator at \(safe(configured)) named in code, \(consequence)")
+        case (let configured?, let environment?) where configured != environment:
+            return (.warning, "\(variable) names \(safe(environment)), but the emulator host named in code, \(safe(configured)), wins: admin calls go there \(consequence)")
+        case (let configured?, _) where namedInCode:
+            return (.debug, "admin calls go to the emulator at \(safe(configured)) named in code (\(variable) names the same host), \(consequence)")
+        case (let configured?, _):
+            return (.warning, "\(variable) is set: admin calls go to the emulator at \(safe(configured)) \(consequence); unset it in production")
+        }
     }
 
     /// The project's configuration.

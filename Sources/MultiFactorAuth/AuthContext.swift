@@ -45,7 +45,24 @@ final class AuthContext: Sendable {
         self.now = now
         self.sessionStore = sessionStore
         self.storeQueue = SessionStoreQueue(store: sessionStore)
-        self.settings = Locked(Settings(emulatorHost: ClientConfiguration.environmentEmulatorHost()))
+        let environmentHost = ClientConfiguration.environmentEmulatorHost()
+        self.settings = Locked(Settings(emulatorHost: environmentHost))
+        if let environmentHost { Self.sayOnce(emulatorHost: environmentHost) }
+    }
+
+    private static let saidEmulatorHost = Locked(false)
+
+    /// One line per process on standard error when `FIREBASE_AUTH_EMULATOR_HOST`
+    /// sends every `Auth` to an emulator (as Firebase's SDKs honour it), so a
+    /// variable left set is seen; `useEmulator(withHost:port:)` still wins.
+    private static func sayOnce(emulatorHost: String) {
+        let first = saidEmulatorHost.withLock { said in
+            defer { said = true }
+            return !said
+        }
+        guard first else { return }
+        let host = LogSafeText.escaping(emulatorHost, limit: 64)
+        FileHandle.standardError.write(Data("MultiFactorAuth: \(ClientConfiguration.emulatorEnvironmentVariable) is set: Auth sends its requests to the emulator at \(host) over plain HTTP (useEmulator(withHost:port:) overrides it)\n".utf8))
     }
 
     /// The server ended the session of user `uid` (a refresh refused, a

@@ -117,17 +117,35 @@ public final class FirebaseApp: Sendable {
         configure(options: options)
     }
 
-    /// Configures the default app. Configuring it again replaces it (Firebase
-    /// stops the process instead; a server may reconfigure).
+    /// Configures the default app, once. A second call is refused with a
+    /// line on standard error and the first configuration stays (Firebase
+    /// raises an exception there); to replace it, ``delete()`` it first.
     public static func configure(options: FirebaseOptions) {
         configure(name: defaultAppName, options: options)
     }
 
-    /// Configures an app with a name, for several projects or tenants in one process.
+    /// Configures an app with a name, for several projects or tenants in one
+    /// process; once per name, as ``configure(options:)``.
     public static func configure(name: String, options: FirebaseOptions) {
         let app = FirebaseApp(name: name, options: options)
-        registry.withLock { $0[name] = app }
+        let added = registry.withLock { apps in
+            guard apps[name] == nil else { return false }
+            apps[name] = app
+            return true
+        }
+        guard added else {
+            FileHandle.standardError.write(Data((alreadyConfiguredMessage(name: name) + "\n").utf8))
+            return
+        }
         Auth.forget(appNamed: name)
+    }
+
+    /// What a second `configure` of the same app says: which call, why it
+    /// did nothing, and the two ways to do what was meant.
+    static func alreadyConfiguredMessage(name: String) -> String {
+        let app = name == defaultAppName ? "the default app" : "the app named '\(LogSafeText.escaping(name, limit: 64))'"
+        return "FirebaseApp.configure: \(app) is already configured, so this call changes nothing (Firebase raises an exception here): "
+            + "configure it once at startup, or delete() it first to replace it"
     }
 
     /// The default app, if configured.

@@ -71,6 +71,7 @@ struct DocSampleEnvironment {
         options.apiKey = "doc-samples"
         options.projectID = "demo-docs"
         options.httpTransport = AsyncHTTPClientTransport()
+        FirebaseApp.app()?.delete()   // each test's emulator: the default app is configured once
         FirebaseApp.configure(options: options)
         Auth.auth().useEmulator(withHost: running.host, port: running.port)
         let configuration = ClientConfiguration(transport: options.httpTransport, emulatorHost: running.hostAndPort)

@@ -63,6 +63,9 @@ import Testing
         let result = try await BuiltExecutable("QuickStartClient").run([], environment: ["FIREBASE_AUTH_EMULATOR_HOST": setup.running.hostAndPort])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "signed in with totp\n", "\(result.stdout)")
+        // Auth says once that the environment variable sent it to the emulator.
+        let notices = result.stderr.split(separator: "\n").filter { $0.contains("FIREBASE_AUTH_EMULATOR_HOST is set: Auth sends its requests to the emulator at \(setup.running.hostAndPort)") }
+        #expect(notices.count == 1, "\(result.stderr)")
         let user = try await setup.admin.getUser(email: "ada@example.com")
         #expect(user.multiFactor.enrolledFactors.map(\.displayName) == ["Authenticator"])
     }

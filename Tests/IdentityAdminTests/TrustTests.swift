@@ -62,6 +62,24 @@ import _CryptoExtras
         #expect(tokenEndpoint.requests.isEmpty, "the token endpoint was asked: \(tokenEndpoint.requests)")
     }
 
+    /// The emulator-mode line names the setting that decided where admin
+    /// calls go, and says which won when code and environment disagree.
+    @Test func theEmulatorModeLineSaysWhichSettingWon() throws {
+        #expect(IdentityAdmin.emulatorModeLine(configured: nil, environment: nil, namedInCode: false) == nil)
+        let fromEnvironment = try #require(IdentityAdmin.emulatorModeLine(configured: "127.0.0.1:9099", environment: "127.0.0.1:9099", namedInCode: false))
+        #expect(fromEnvironment.level == .warning && fromEnvironment.message.hasPrefix("FIREBASE_AUTH_EMULATOR_HOST is set"), "\(fromEnvironment)")
+        let inCode = try #require(IdentityAdmin.emulatorModeLine(configured: "127.0.0.1:9099", environment: nil, namedInCode: true))
+        #expect(inCode.level == .debug && inCode.message.contains("named in code") && !inCode.message.contains("FIREBASE_AUTH_EMULATOR_HOST"), "\(inCode)")
+        let both = try #require(IdentityAdmin.emulatorModeLine(configured: "127.0.0.1:9099", environment: "127.0.0.1:9099", namedInCode: true))
+        #expect(both.level == .debug && both.message.contains("named in code (FIREBASE_AUTH_EMULATOR_HOST names the same host)"), "\(both)")
+        let disagree = try #require(IdentityAdmin.emulatorModeLine(configured: "127.0.0.1:9099", environment: "10.0.0.7:9099", namedInCode: false))
+        #expect(disagree.level == .warning && disagree.message.contains("names 10.0.0.7:9099, but the emulator host named in code, 127.0.0.1:9099, wins"), "\(disagree)")
+        let production = try #require(IdentityAdmin.emulatorModeLine(configured: nil, environment: "10.0.0.7:9099", namedInCode: false))
+        #expect(production.level == .warning && production.message.contains("emulatorHost is nil, which wins: admin calls go to Google"), "\(production)")
+        let hostile = try #require(IdentityAdmin.emulatorModeLine(configured: nil, environment: "evil\ninfo: forged", namedInCode: false))
+        #expect(!hostile.message.contains("\n"))
+    }
+
     /// Values from an unverified token reach messages escaped and bounded:
     /// a `kid` with a newline cannot forge a second log line.
     @Test func tokenValuesInMessagesAreEscapedAndBounded() {

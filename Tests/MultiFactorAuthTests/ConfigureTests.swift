@@ -22,6 +22,26 @@ import Testing
         </plist>
         """
 
+    /// A second `configure` of the same app changes nothing and says why;
+    /// `delete()` then `configure` replaces it.
+    @Test func configuringAnAppTwiceIsRefusedAndSaysWhy() throws {
+        let name = "twice-\(UUID().uuidString)"
+        let first = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
+        first.apiKey = "first"
+        let second = FirebaseOptions(googleAppID: "1:1:ios:2", gcmSenderID: "2")
+        second.apiKey = "second"
+        FirebaseApp.configure(name: name, options: first)
+        FirebaseApp.configure(name: name, options: second)
+        #expect(FirebaseApp.app(name: name)?.options.apiKey == "first")
+        let message = FirebaseApp.alreadyConfiguredMessage(name: name)
+        #expect(message.contains("'\(name)' is already configured") && message.contains("delete()"), "\(message)")
+        #expect(FirebaseApp.alreadyConfiguredMessage(name: FirebaseApp.defaultAppName).contains("the default app is already configured"))
+        FirebaseApp.app(name: name)?.delete()
+        FirebaseApp.configure(name: name, options: second)
+        #expect(FirebaseApp.app(name: name)?.options.apiKey == "second")
+        FirebaseApp.app(name: name)?.delete()
+    }
+
     @Test func optionsComeFromAPlist() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plist-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -11,23 +11,23 @@ extension Shelf {
     /// - Parameters:
     ///   - name: As for ``widget(named:)``.
     ///   - completion: Called exactly once, as `GoldenDelivery.deliver` documents.
-    public func widget(named name: String, completion: (@Sendable (String?, (any Error)?) -> Void)? = nil) {
+    public func widget(named name: String, completion: (@Sendable (String?, (any Error)?) -> Void)?) {
         GoldenDelivery.deliver({ try await self.widget(named: name) }, completion: { value, error in completion?(value, error) })
     }
 
     /// Objective-C-style name of ``widget(named:completion:)``.
-    public func widgetWithName(_ name: String, completion: (@Sendable (String?, (any Error)?) -> Void)? = nil) {
+    public func widgetWithName(_ name: String, completion: (@Sendable (String?, (any Error)?) -> Void)?) {
         self.widget(named: name, completion: completion)
     }
 
     /// Completion-handler form of ``clear()``.
     /// - Parameter completion: Called exactly once, as `GoldenDelivery.deliver` documents.
-    public func clear(completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+    public func clear(completion: (@Sendable ((any Error)?) -> Void)?) {
         GoldenDelivery.deliver({ try await self.clear() }, completion: { (_: Void?, error: (any Error)?) in completion?(error) })
     }
 
     /// Objective-C-style name of ``clear(completion:)``.
-    public func clearWithCompletion(_ completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+    public func clearWithCompletion(_ completion: (@Sendable ((any Error)?) -> Void)?) {
         self.clear(completion: completion)
     }
 
@@ -35,7 +35,7 @@ extension Shelf {
     /// - Parameters:
     ///   - kind: As for ``make(kind:)``.
     ///   - completion: Called exactly once, as `GoldenDelivery.deliver` documents.
-    public static func make(kind: Int, completion: (@Sendable (Shelf?, (any Error)?) -> Void)? = nil) {
+    public static func make(kind: Int, completion: (@Sendable (Shelf?, (any Error)?) -> Void)?) {
         GoldenDelivery.deliver({ try await Self.make(kind: kind) }, completion: { value, error in completion?(value, error) })
     }
 
