@@ -25,6 +25,9 @@ public class BaseAuth: @unchecked Sendable {
     /// The account states `checkRevoked` checks looked up, shared with the
     /// tenants' instances; nil when ``TokenCacheOptions/revocationMaximumAge`` is zero.
     let accountStates: AccountStateCache?
+    /// The lookups behind `checkRevoked`: one in flight per account, and a
+    /// breaker that fails fast while the backend is down (shared with the tenants).
+    let accountLookups: AccountLookups
 
     /// What an instance is built from: ``IdentityAdmin`` makes them, a
     /// tenant's instance takes the admin's (its verifiers narrowed to the tenant).
@@ -34,6 +37,7 @@ public class BaseAuth: @unchecked Sendable {
         var idTokenVerifier: IDTokenVerifier
         var sessionCookieVerifier: IDTokenVerifier
         var accountStates: AccountStateCache?
+        var accountLookups: AccountLookups
     }
 
     init(projectID: String, tenantID: String?, parts: Parts) {
@@ -44,6 +48,7 @@ public class BaseAuth: @unchecked Sendable {
         idTokenVerifier = parts.idTokenVerifier
         sessionCookieVerifier = parts.sessionCookieVerifier
         accountStates = parts.accountStates
+        accountLookups = parts.accountLookups
     }
 
     // MARK: ID tokens and session cookies
@@ -117,6 +122,13 @@ public class BaseAuth: @unchecked Sendable {
     /// The account behind a verified `token` is enabled, exists, and was not
     /// revoked after its sign-in: the `checkRevoked` half of
     /// ``verifyIDToken(_:checkRevoked:)``.
+    ///
+    /// The account's state is looked up once per account at a time, and kept
+    /// for ``TokenCacheOptions/revocationMaximumAge``; while lookups keep
+    /// failing (three in a row) the check fails at once with
+    /// ``TokenVerificationError/revocationCheckFailed(reason:)`` (a 503)
+    /// instead of waiting for each request's deadline, until one lookup
+    /// succeeds again.
     public func checkNotRevoked(_ token: DecodedIDToken) async throws(TokenVerificationError) {
         let state = try await accountState(uid: token.uid, tenant: token.tenant)
         guard state.exists else { throw .userNotFound }
@@ -129,15 +141,13 @@ public class BaseAuth: @unchecked Sendable {
     private func accountState(uid: String, tenant: String?) async throws(TokenVerificationError) -> AccountStateCache.AccountState {
         let key = AccountStateCache.Key(tenant: tenant, uid: uid)
         if let cached = accountStates?.state(for: key) { return cached }
-        let users: [UserInfo]
-        do {
-            users = try await client.lookupAccounts(targetProjectId: projectID, body: GetAccountInfoRequest(localId: [uid], tenantId: tenant)).users ?? []
-        } catch {
-            throw .revocationCheckFailed(reason: "\(error)")
+        let (client, projectID) = (client, projectID)
+        let state = try await accountLookups.state(for: key) {
+            let users = try await client.lookupAccounts(targetProjectId: projectID, body: GetAccountInfoRequest(localId: [uid], tenantId: tenant)).users ?? []
+            let user = users.first { $0.localId == uid }
+            return AccountStateCache.AccountState(exists: user != nil, disabled: user?.disabled == true,
+                                                  validSince: user?.validSince.map { Date(timeIntervalSince1970: TimeInterval($0)) })
         }
-        let user = users.first { $0.localId == uid }
-        let state = AccountStateCache.AccountState(exists: user != nil, disabled: user?.disabled == true,
-                                                   validSince: user?.validSince.map { Date(timeIntervalSince1970: TimeInterval($0)) })
         accountStates?.insert(state, for: key)
         return state
     }

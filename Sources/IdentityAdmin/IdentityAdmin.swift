@@ -44,13 +44,16 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     }
 
     /// As the initializer above, with the account states aging by `clock`
-    /// (tests), and whether the emulator host was named in code (``emulator(projectID:hostAndPort:transport:)``).
+    /// (tests), whether the emulator host was named in code
+    /// (``emulator(projectID:hostAndPort:transport:)``), and the account
+    /// lookups' guard (tests).
     init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions,
-         accountStateClock clock: @escaping @Sendable () -> Date = Date.init, emulatorNamedInCode: Bool = false) {
+         accountStateClock clock: @escaping @Sendable () -> Date = Date.init, emulatorNamedInCode: Bool = false, accountLookups: AccountLookups? = nil) {
         self.configuration = configuration
-        super.init(projectID: projectID, tenantID: nil, parts: Self.parts(projectID: projectID, credential: credential, configuration: configuration,
-                                                                          tokenCache: tokenCache, accountStateClock: clock,
-                                                                          emulatorNamedInCode: emulatorNamedInCode))
+        var parts = Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: tokenCache,
+                               accountStateClock: clock, emulatorNamedInCode: emulatorNamedInCode)
+        if let accountLookups { parts.accountLookups = accountLookups }
+        super.init(projectID: projectID, tenantID: nil, parts: parts)
     }
 
     /// What both initializers hand to ``BaseAuth`` (two designated
@@ -82,7 +85,8 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
                 idTokenVerifier: IDTokenVerifier(projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration)).withCache(tokenCache),
                 sessionCookieVerifier: IDTokenVerifier(projectID: projectID, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration))
                     .withCache(tokenCache),
-                accountStates: AccountStateCache(tokenCache, now: accountStateClock))
+                accountStates: AccountStateCache(tokenCache, now: accountStateClock),
+                accountLookups: AccountLookups(logger: configuration.logger))
     }
 
     /// An instance for the emulator at `host:port`, authorised as its owner.
@@ -131,7 +135,8 @@ public final class TenantAwareAuth: BaseAuth, @unchecked Sendable {
     init(admin: IdentityAdmin, tenantID: String) {
         super.init(projectID: admin.projectID, tenantID: tenantID, parts: Parts(
             client: admin.client, customTokens: admin.customTokens, idTokenVerifier: admin.idTokenVerifier.forTenant(tenantID),
-            sessionCookieVerifier: admin.sessionCookieVerifier.forTenant(tenantID), accountStates: admin.accountStates))
+            sessionCookieVerifier: admin.sessionCookieVerifier.forTenant(tenantID), accountStates: admin.accountStates,
+            accountLookups: admin.accountLookups))
     }
 }
 

@@ -63,7 +63,7 @@ public struct FirebaseAuthenticator<Context: AuthRequestContext<DecodedIDToken>>
         do {
             return try await protection.authenticate(authorization: request.headers[.authorization]) { request.cookies[$0]?.value }
         } catch {
-            context.logger.debug("request refused", metadata: ["reason": "\(error.reason)", "expects": "\(protection.options.credential)"])
+            context.logger.debug("request refused", metadata: error.logMetadata(expects: protection.options.credential))
             throw error
         }
     }

@@ -66,7 +66,7 @@ public struct FirebaseAuthenticator: AsyncMiddleware {
         do {
             token = try await protection.authenticate(authorization: request.headers.first(name: .authorization)) { request.cookies[$0]?.string }
         } catch {
-            request.logger.debug("request refused", metadata: ["reason": "\(error.reason)", "expects": "\(protection.options.credential)"])
+            request.logger.debug("request refused", metadata: error.logMetadata(expects: protection.options.credential))
             return Self.response(for: error)
         }
         if let token { request.auth.login(FirebaseUser(token: token)) }

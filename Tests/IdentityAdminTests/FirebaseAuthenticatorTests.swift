@@ -80,6 +80,28 @@ import Testing
         #expect(!lines.joined().contains(tokens.password))
     }
 
+    /// A token of another project is refused with a debug line that names
+    /// the project the server expects and the one the token names.
+    @Test func aWrongAudienceRefusalLogsBothProjects() async throws {
+        let setup = try await EmulatorSetup.start(project: "demo-audience")
+        defer { Task { await setup.running.stop() } }
+        let tokens = try await MiddlewareTokens.make(setup)
+        let otherProject = IdentityAdmin.emulator(projectID: "demo-elsewhere", hostAndPort: setup.running.hostAndPort)
+        let records = LogRecords()
+        let router = Router(context: Context.self)
+        router.group("api").add(middleware: FirebaseAuthenticator(otherProject)).get("me") { _, context in try context.requireIdentity().uid }
+        var logger = Logger(label: "app") { _ in CapturingLogHandler(records: records) }
+        logger.logLevel = .debug
+        try await Application(router: router, logger: logger).test(.router) { client in
+            let response = try await client.execute(uri: "/api/me", method: .get, headers: Self.bearer(tokens.totp))
+            #expect(response.status == .unauthorized)
+        }
+        let refused = records.lines.first { $0.contains("request refused") }
+        #expect(refused?.contains("wrongAudience") == true && refused?.contains("\"expected_project\": demo-elsewhere") == true
+                && refused?.contains("\"received_project\": demo-audience") == true, "\(records.lines)")
+        #expect(!records.lines.joined().contains(tokens.totp))
+    }
+
     @Test func refusalsHaveTheirStatusAndReasonAndNoCredential() async throws {
         let setup = try await EmulatorSetup.start(project: "demo-middleware")
         defer { Task { await setup.running.stop() } }

@@ -1,4 +1,5 @@
 public import Foundation
+package import Logging
 
 /// Where a request carries its Firebase credential.
 public struct FirebaseCredentialSource: Sendable, Hashable, CustomStringConvertible {
@@ -189,5 +190,19 @@ public struct FirebaseAuthenticationError: Error, Sendable, CustomStringConverti
         encoder.outputFormatting = .sortedKeys
         // Two strings of our own: encoding cannot fail.
         return (try? encoder.encode(Body(error: .init(reason: reason, message: description)))) ?? Data()
+    }
+}
+
+extension FirebaseAuthenticationError {
+    /// What an adapter's debug line for this refusal carries: the reason,
+    /// what the route expects, and for a token of another project both
+    /// project ids (neither is a secret; a misconfigured project shows).
+    package func logMetadata(expects credential: FirebaseCredentialSource) -> Logger.Metadata {
+        var metadata: Logger.Metadata = ["reason": "\(reason)", "expects": "\(credential)"]
+        if let mismatch = verificationError?.audienceMismatch {
+            metadata["expected_project"] = "\(mismatch.expected)"
+            metadata["received_project"] = "\(mismatch.found)"
+        }
+        return metadata
     }
 }

@@ -110,6 +110,13 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         self.storage = storage
     }
 
+    /// The project a ``wrongAudience`` refusal expected and the one the token
+    /// named (escaped and bounded), for the refusal's debug line.
+    package var audienceMismatch: (expected: String, found: String)? {
+        if case .wrongAudience(let expected, let found) = storage { return (expected, found) }
+        return nil
+    }
+
     /// The kind of refusal, without its details.
     public var code: Code {
         switch storage {
