@@ -2,7 +2,7 @@
 //
 // One package: the spec-driven REST layer (`IdentityToolkit`, generated at
 // build time by `spec-codegen` through `SpecCodegenPlugin`), its transports,
-// the OTP module, the server side for Hummingbird and Vapor apps, and the
+// the IdentityOTP module, the server side for Hummingbird and Vapor apps, and the
 // `mfa` command-line tool. See ARCHITECTURE.md.
 //
 // What is heavy sits behind a package trait (SE-0450), so an app resolves
@@ -43,9 +43,9 @@ let package = Package(
         // A product of its own so that apps which bring their own transport
         // never build AsyncHTTPClient and SwiftNIO.
         .library(name: "IdentityToolkitAsyncHTTPClient", targets: ["IdentityToolkitAsyncHTTPClient"]),
-        .library(name: "OTP", targets: ["OTP"]),
-        // Base32, otpauth:// URIs, QR codes: no swift-crypto (OTP re-exports it).
-        .library(name: "OTPFormats", targets: ["OTPFormats"]),
+        .library(name: "IdentityOTP", targets: ["IdentityOTP"]),
+        // Base32, otpauth:// URIs, QR codes: no swift-crypto (IdentityOTP re-exports it).
+        .library(name: "IdentityOTPFormats", targets: ["IdentityOTPFormats"]),
         .library(name: "IdentityToolkitEmulator", targets: ["IdentityToolkitEmulator"]),
         .library(name: "MultiFactorAuth", targets: ["MultiFactorAuth"]),
         .library(name: "IdentityAdmin", targets: ["IdentityAdmin"]),
@@ -53,7 +53,7 @@ let package = Package(
         // of its own, so that only apps on Hummingbird build hummingbird-auth.
         .library(name: "IdentityAdminHummingbird", targets: ["IdentityAdminHummingbird"]),
         // State a server keeps between requests: sealed for a cookie, or in
-        // an expiring store (swift-crypto and OTP only).
+        // an expiring store (swift-crypto and IdentityOTP only).
         .library(name: "IdentityServerState", targets: ["IdentityServerState"]),
         // The shared stores on PostgreSQL, in a product of their own so that
         // apps which do not use them never build postgres-nio.
@@ -162,7 +162,7 @@ let package = Package(
             name: "IdentityToolkit",
             dependencies: [
                 // Only for base64url, whose home is that crypto-free module of formats.
-                "OTPFormats",
+                "IdentityOTPFormats",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -187,17 +187,17 @@ let package = Package(
             name: "IdentityToolkitJWT",
             dependencies: ["IdentityToolkit", .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
-        .target(name: "OTPFormats"),
+        .target(name: "IdentityOTPFormats"),
         .target(
-            name: "OTP",
-            dependencies: ["OTPFormats", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
+            name: "IdentityOTP",
+            dependencies: ["IdentityOTPFormats", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
         .target(
             name: "IdentityToolkitEmulator",
             dependencies: [
                 "IdentityToolkit",
                 "IdentityToolkitJWT",
-                "OTP",
+                "IdentityOTP",
                 gated("Hummingbird", "hummingbird", by: Trait.emulator),
                 gated("HummingbirdCore", "hummingbird", by: Trait.emulator),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -217,7 +217,7 @@ let package = Package(
                 "IdentityToolkit",
                 // Only the formats (Base32, otpauth:// URIs): apps of the
                 // client SDK do not build BoringSSL for it.
-                "OTPFormats",
+                "IdentityOTPFormats",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             exclude: ["spec-codegen-config.json"],
@@ -229,8 +229,8 @@ let package = Package(
                 "IdentityToolkit",
                 "IdentityToolkitJWT",
                 // Recovery codes (AccountRecovery); swift-crypto is here already.
-                "OTP",
-                "OTPFormats",
+                "IdentityOTP",
+                "IdentityOTPFormats",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -259,12 +259,12 @@ let package = Package(
         ),
         .target(
             name: "IdentityServerState",
-            dependencies: ["OTP", "OTPFormats", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["IdentityOTP", "IdentityOTPFormats", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
             name: "IdentityStoresPostgres",
             dependencies: [
-                "IdentityServerState", "OTP", "MultiFactorAuth", "IdentityToolkit",
+                "IdentityServerState", "IdentityOTP", "MultiFactorAuth", "IdentityToolkit",
                 gated("PostgresNIO", "postgres-nio", by: Trait.postgreSQL),
                 gated("NIOSSL", "swift-nio-ssl", by: Trait.postgreSQL),
                 gated("NIOCore", "swift-nio", by: Trait.postgreSQL),
@@ -274,7 +274,7 @@ let package = Package(
         .executableTarget(
             name: "mfa",
             dependencies: [
-                "OTP",
+                "IdentityOTP",
                 "IdentityToolkitEmulator",
                 "MultiFactorAuth",
                 "IdentityAdmin",
@@ -294,7 +294,7 @@ let package = Package(
         // .ci/fuzz) and, in a normal build, replays files through them.
         .target(
             name: "FuzzHarnesses",
-            dependencies: ["OTP", "IdentityToolkit", "SpecCodegen", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["IdentityOTP", "IdentityToolkit", "SpecCodegen", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Fuzz/Harnesses"
         ),
         .target(name: "FuzzDriver", path: "Fuzz/Driver"),
@@ -349,7 +349,7 @@ let package = Package(
                 "IdentityToolkitEmulator",
                 "IdentityToolkit",
                 "IdentityToolkitAsyncHTTPClient",
-                "OTP",
+                "IdentityOTP",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -359,14 +359,14 @@ let package = Package(
         .testTarget(
             name: "DocSampleTests",
             dependencies: [
-                "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "OTP",
+                "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "IdentityOTP",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(
             name: "MultiFactorAuthTests",
             dependencies: [
-                "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "OTP", "IdentityAdmin",
+                "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "IdentityAdmin",
                 "IdentityToolkitTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -377,26 +377,26 @@ let package = Package(
         // dependency so that `swift test` builds it).
         .executableTarget(
             name: "TopLevelConsumer",
-            dependencies: ["IdentityAdmin", "IdentityToolkit", "MultiFactorAuth", "OTP"],
+            dependencies: ["IdentityAdmin", "IdentityToolkit", "MultiFactorAuth", "IdentityOTP"],
             path: "Tests/TopLevelConsumer"
         ),
         // The README's quick-start client, a `main.swift` run by IdentityAdminTests.
         .executableTarget(
             name: "QuickStartClient",
-            dependencies: ["MultiFactorAuth", "IdentityToolkit", "OTP"],
+            dependencies: ["MultiFactorAuth", "IdentityToolkit", "IdentityOTP"],
             path: "Tests/QuickStartClient"
         ),
         // The emulator setup and the middleware tokens that IdentityAdmin's
         // tests and the Vapor middleware's share (apps never build it).
         .target(
             name: "AdminTestSupport",
-            dependencies: ["IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "OTP"],
+            dependencies: ["IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "IdentityOTP"],
             path: "Tests/AdminTestSupport"
         ),
         .testTarget(
             name: "IdentityAdminTests",
             dependencies: [
-                "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "OTP", "AdminTestSupport",
+                "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "AdminTestSupport",
                 "IdentityToolkitTestSupport", "TopLevelConsumer", "QuickStartClient", "IdentityAdminHummingbird", "IdentityToolkitJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -408,7 +408,7 @@ let package = Package(
         .testTarget(
             name: "IdentityAdminVaporTests",
             dependencies: [
-                "IdentityAdminVapor", "IdentityAdmin", "IdentityToolkit", "OTP", "AdminTestSupport", "IdentityToolkitTestSupport",
+                "IdentityAdminVapor", "IdentityAdmin", "IdentityToolkit", "IdentityOTP", "AdminTestSupport", "IdentityToolkitTestSupport",
                 .product(name: "VaporTesting", package: "vapor"),
             ]
         ),
@@ -416,7 +416,7 @@ let package = Package(
             name: "MFACommandTests",
             // Depends on the executable so that `swift test` builds it; the
             // tests run the binary as a user would.
-            dependencies: ["mfa", "OTP", "IdentityToolkit", "IdentityToolkitTestSupport", "IdentityStoresPostgres", "IdentityAdmin",
+            dependencies: ["mfa", "IdentityOTP", "IdentityToolkit", "IdentityToolkitTestSupport", "IdentityStoresPostgres", "IdentityAdmin",
                            .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         .testTarget(
@@ -427,12 +427,12 @@ let package = Package(
         // PostgreSQL in .ci/run): one suite, several stores.
         .target(
             name: "StoreConformance",
-            dependencies: ["OTP", "IdentityServerState", "MultiFactorAuth"],
+            dependencies: ["IdentityOTP", "IdentityServerState", "MultiFactorAuth"],
             path: "Tests/StoreConformance"
         ),
         .testTarget(
             name: "IdentityServerStateTests",
-            dependencies: ["IdentityServerState", "StoreConformance", "MultiFactorAuth", "OTP"]
+            dependencies: ["IdentityServerState", "StoreConformance", "MultiFactorAuth", "IdentityOTP"]
         ),
         // The same shared cases on PostgreSQL, and its failure modes. They
         // run when IDENTITY_TEST_POSTGRES_URL names a server (.ci/run starts
@@ -440,14 +440,14 @@ let package = Package(
         .testTarget(
             name: "IdentityStoresPostgresTests",
             dependencies: [
-                "IdentityStoresPostgres", "IdentityServerState", "StoreConformance", "MultiFactorAuth", "OTP",
+                "IdentityStoresPostgres", "IdentityServerState", "StoreConformance", "MultiFactorAuth", "IdentityOTP",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
-            name: "OTPTests",
-            dependencies: ["OTP", "OTPFormats", "SeededRandom", "StoreConformance"],
+            name: "IdentityOTPTests",
+            dependencies: ["IdentityOTP", "IdentityOTPFormats", "SeededRandom", "StoreConformance"],
             exclude: ["Fixtures"]
         ),
     ],
@@ -464,6 +464,6 @@ for target in package.targets where target.type != .plugin && !["FuzzDriver", "D
 // Hummingbird's do), so a module re-exports only what its public API uses;
 // the generator writes `public import Foundation` where generated public
 // declarations use its types.
-for target in package.targets where ["IdentityToolkit", "IdentityToolkitJWT", "IdentityToolkitAsyncHTTPClient", "OTP", "OTPFormats", "MultiFactorAuth", "IdentityAdmin", "IdentityToolkitEmulator", "IdentityServerState", "IdentityStoresPostgres", "SpecCodegen"].contains(target.name) {
+for target in package.targets where ["IdentityToolkit", "IdentityToolkitJWT", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "IdentityOTPFormats", "MultiFactorAuth", "IdentityAdmin", "IdentityToolkitEmulator", "IdentityServerState", "IdentityStoresPostgres", "SpecCodegen"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("InternalImportsByDefault")]
 }

@@ -6,7 +6,7 @@ generated API is rebuilt from the mutated Spec/ and
 `swift package diagnose-api-breaking-changes` compares it with the unmutated
 baseline; api-diff's verdict (breaking or not) must equal the digester's, and
 both the corpus's `expect`. The builds happen in two small probe packages
-(IdentityToolkit; IdentityToolkit + OTPFormats + MultiFactorAuth) made from
+(IdentityToolkit; IdentityToolkit + IdentityOTPFormats + MultiFactorAuth) made from
 this checkout, so that a mutation the hand-written server or admin code would
 not compile with still gets its verdict. Each probe builds its baseline once
 (--baseline-dir); a mutation rebuilds what it touches.
@@ -26,12 +26,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PROBES = {
     "toolkit": ["IdentityToolkit"],
-    "auth": ["IdentityToolkit", "OTPFormats", "MultiFactorAuth"],
+    "auth": ["IdentityToolkit", "IdentityOTPFormats", "MultiFactorAuth"],
 }
 
 # Modules every probe builds (IdentityToolkit depends on them) without
 # comparing their API.
-SUPPORT = ["OTPFormats"]
+SUPPORT = ["IdentityOTPFormats"]
 
 # The targets below mirror their definitions in the root Package.swift (same
 # dependencies, floors and settings); a drift shows as a baseline that does
@@ -54,11 +54,11 @@ let package = Package(
         .target(name: "SpecCodegen", dependencies: [.product(name: "Yams", package: "Yams")], path: "Generator/SpecCodegen"),
         .executableTarget(name: "spec-codegen-plugin-tool", dependencies: ["SpecCodegen"], path: "Generator/spec-codegen-plugin-tool"),
         .plugin(name: "SpecCodegenPlugin", capability: .buildTool(), dependencies: ["spec-codegen-plugin-tool"], path: "Plugins/SpecCodegenPlugin"),
-        .target(name: "OTPFormats"),
+        .target(name: "IdentityOTPFormats"),
         .target(
             name: "IdentityToolkit",
             dependencies: [
-                "OTPFormats",
+                "IdentityOTPFormats",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -76,7 +76,7 @@ for target in package.targets where target.type != .plugin {
 
 AUTH_TARGETS = """        .target(
             name: "MultiFactorAuth",
-            dependencies: ["IdentityToolkit", "OTPFormats", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["IdentityToolkit", "IdentityOTPFormats", .product(name: "HTTPTypes", package: "swift-http-types")],
             exclude: ["spec-codegen-config.json"], plugins: ["SpecCodegenPlugin"]
         ),"""
 

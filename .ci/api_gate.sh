@@ -33,7 +33,7 @@ print(f"{len(messages)} allowed break(s) in {source}")
 PY
 
 # IdentityAdminHummingbird and IdentityAdminVapor join the list once the baseline has them (the digester fails on a product the baseline lacks).
-products=(IdentityToolkit IdentityToolkitAsyncHTTPClient OTP OTPFormats IdentityToolkitEmulator MultiFactorAuth IdentityAdmin IdentityServerState IdentityStoresPostgres)
+products=(IdentityToolkit IdentityToolkitAsyncHTTPClient IdentityOTP IdentityOTPFormats IdentityToolkitEmulator MultiFactorAuth IdentityAdmin IdentityServerState IdentityStoresPostgres)
 arguments=()
 for product in "${products[@]}"; do arguments+=(--products "$product"); done
 echo "comparing ${products[*]} with $baseline"

@@ -42,7 +42,7 @@ let package = Package(
             name: "OTPBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "OTP", package: "swift-identity-mfa"),
+                .product(name: "IdentityOTP", package: "swift-identity-mfa"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 "OpenSSLFloor",
             ],
@@ -103,7 +103,7 @@ let package = Package(
                 .product(name: "IdentityToolkitEmulator", package: "swift-identity-mfa"),
                 .product(name: "IdentityToolkit", package: "swift-identity-mfa"),
                 .product(name: "IdentityToolkitAsyncHTTPClient", package: "swift-identity-mfa"),
-                .product(name: "OTP", package: "swift-identity-mfa"),
+                .product(name: "IdentityOTP", package: "swift-identity-mfa"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -118,7 +118,7 @@ let package = Package(
         .executableTarget(
             name: "StoreLoad",
             dependencies: [
-                .product(name: "OTP", package: "swift-identity-mfa"),
+                .product(name: "IdentityOTP", package: "swift-identity-mfa"),
                 .product(name: "IdentityServerState", package: "swift-identity-mfa"),
                 .product(name: "IdentityStoresPostgres", package: "swift-identity-mfa"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 @_spi(Generated) import IdentityToolkit
-import OTP
+import IdentityOTP
 import SpecCodegen
 
 /// One function per parser of outside input, for libFuzzer (`fuzz-runner`)

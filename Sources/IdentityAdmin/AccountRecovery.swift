@@ -1,6 +1,6 @@
 public import Foundation
 public import Logging
-public import OTP
+public import IdentityOTP
 import IdentityToolkit
 
 /// The self-service path for a user who lost their authenticator: after

@@ -1,6 +1,6 @@
 import Crypto
 public import Foundation
-import OTPFormats
+import IdentityOTPFormats
 
 /// A 256-bit AES key with a name, for ``SealedStateCodec``.
 ///

@@ -1,7 +1,7 @@
 public import Foundation
 public import IdentityServerState
 public import MultiFactorAuth
-public import OTP
+public import IdentityOTP
 import PostgresNIO
 
 /// `TOTPVerificationStore` on PostgreSQL: one row per key holding its run

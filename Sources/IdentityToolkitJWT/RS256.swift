@@ -1,5 +1,5 @@
 package import Foundation
-import OTPFormats
+import IdentityOTPFormats
 package import IdentityToolkit
 package import _CryptoExtras
 

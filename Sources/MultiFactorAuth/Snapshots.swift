@@ -1,6 +1,6 @@
 public import Foundation
 import IdentityToolkit
-import OTPFormats
+import IdentityOTPFormats
 
 // In-flight state that serializes: a server that runs several instances
 // finishes a sign-in or an enrollment on whichever instance the next

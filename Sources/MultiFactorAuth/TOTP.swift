@@ -1,6 +1,6 @@
 public import Foundation
 import IdentityToolkit
-import OTPFormats
+import IdentityOTPFormats
 
 /// Makes TOTP secrets and assertions.
 public enum TOTPMultiFactorGenerator {
@@ -102,7 +102,7 @@ public final class TOTPSecret: Sendable, CustomStringConvertible, CustomDebugStr
         set { opener.withLock { $0 = newValue } }
     }
 
-    /// The code lengths authenticator apps (and the OTP module) support.
+    /// The code lengths authenticator apps (and the IdentityOTP module) support.
     static let supportedCodeLengths = 6...8
     /// Time steps from one second to one hour.
     static let supportedPeriods = 1...3600

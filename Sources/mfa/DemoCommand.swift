@@ -5,7 +5,7 @@ import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import MultiFactorAuth
-import OTP
+import IdentityOTP
 
 /// `mfa demo`: the whole TOTP story against an emulator, one line per step.
 struct DemoCommand: AsyncParsableCommand {

@@ -3,7 +3,7 @@ import Foundation
 import IdentityAdmin
 import IdentityStoresPostgres
 import Logging
-import OTP
+import IdentityOTP
 import PostgresNIO
 
 extension AdminCommand.Users {

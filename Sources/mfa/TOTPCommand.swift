@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import OTP
+import IdentityOTP
 
 struct TOTPCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import IdentityAdmin
 import IdentityToolkit
-import OTPFormats
+import IdentityOTPFormats
 
 extension AdminCommand.Users {
     /// `mfa admin users import FILE`: users from a `firebase auth:export`

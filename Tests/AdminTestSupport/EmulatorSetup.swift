@@ -3,7 +3,7 @@ public import IdentityAdmin
 public import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 public import IdentityToolkitEmulator
-public import OTP
+public import IdentityOTP
 import Testing
 
 /// A running emulator with TOTP on, the clients the admin tests use on it,

@@ -4,7 +4,7 @@ import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import MultiFactorAuth
-import OTP
+import IdentityOTP
 import Testing
 
 /// Plays the user's authenticator app: `openInOTPApp(withQRCodeURL:)` hands

@@ -5,7 +5,7 @@ import IdentityToolkit
 import IdentityToolkitEmulator
 import IdentityToolkitTestSupport
 import Logging
-import OTP
+import IdentityOTP
 import Testing
 
 /// The self-service path against the emulator: a user with TOTP and a

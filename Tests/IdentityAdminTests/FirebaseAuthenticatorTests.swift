@@ -8,7 +8,7 @@ import IdentityAdminHummingbird
 import IdentityToolkit
 import IdentityToolkitTestSupport
 import Logging
-import OTP
+import IdentityOTP
 import AdminTestSupport
 import Testing
 

@@ -6,10 +6,10 @@ import HTTPTypes
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
-import OTP
+import IdentityOTP
 import Testing
 import _CryptoExtras
-import OTPFormats
+import IdentityOTPFormats
 
 /// `verifyIDToken` against tokens the emulator issues (a TOTP sign-in, a
 /// password one, a tenant's), through the key route the spec describes.

@@ -6,7 +6,7 @@ import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import IdentityToolkitTestSupport
-import OTP
+import IdentityOTP
 import Testing
 import _CryptoExtras
 

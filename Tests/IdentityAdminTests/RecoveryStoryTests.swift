@@ -4,7 +4,7 @@ import Foundation
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
-import OTP
+import IdentityOTP
 import Testing
 
 /// The support desk's story, end to end against the emulator: a user enrolls

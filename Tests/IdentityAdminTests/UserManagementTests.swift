@@ -3,7 +3,7 @@ import Foundation
 @testable import IdentityAdmin
 import IdentityToolkit
 import IdentityToolkitEmulator
-import OTP
+import IdentityOTP
 import Testing
 
 /// The admin's user API against the emulator: create, list (pages and the

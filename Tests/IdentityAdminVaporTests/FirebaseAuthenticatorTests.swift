@@ -4,7 +4,7 @@ import IdentityToolkitTestSupport
 import IdentityAdmin
 import IdentityAdminVapor
 import Logging
-import OTP
+import IdentityOTP
 import Testing
 import Vapor
 import VaporTesting

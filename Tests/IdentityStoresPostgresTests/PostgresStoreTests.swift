@@ -3,7 +3,7 @@ import IdentityServerState
 import IdentityStoresPostgres
 import Logging
 import MultiFactorAuth
-import OTP
+import IdentityOTP
 import PostgresNIO
 import StoreConformance
 import Testing

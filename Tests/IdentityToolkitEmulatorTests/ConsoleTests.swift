@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import IdentityToolkit
 import IdentityToolkitEmulator
-import OTP
+import IdentityOTP
 import Testing
 
 /// The emulator's page (`/emulator/ui`): what it shows, its forms, and the

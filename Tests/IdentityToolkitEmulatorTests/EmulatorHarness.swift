@@ -3,7 +3,7 @@ import HTTPTypes
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
-import OTP
+import IdentityOTP
 import Testing
 
 /// A fresh emulator on an ephemeral loopback port, with generated clients

@@ -10,7 +10,7 @@ import _CryptoExtras
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-import OTPFormats
+import IdentityOTPFormats
 #endif
 
 /// Requests that once killed, starved or fooled the emulator: each is now a

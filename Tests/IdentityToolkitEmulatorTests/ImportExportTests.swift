@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import IdentityToolkit
 @testable import IdentityToolkitEmulator
-import OTP
+import IdentityOTP
 import Testing
 
 /// Bulk import (`accounts:batchCreate`), batch delete and query, and the

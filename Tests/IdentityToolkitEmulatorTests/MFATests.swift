@@ -1,8 +1,8 @@
 import Foundation
 import IdentityToolkit
-import OTP
+import IdentityOTP
 import Testing
-import OTPFormats
+import IdentityOTPFormats
 
 @Suite struct TOTPEnrollmentTests {
     @Test func enrollmentSessionHasIdentityPlatformsParameters() async throws {

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityToolkit
 @testable import IdentityToolkitEmulator
-import OTP
+import IdentityOTP
 import Testing
 
 /// The rule types on a plain state value, without HTTP: each area's rules

@@ -4,7 +4,7 @@ import HTTPTypes
 import IdentityToolkitTestSupport
 import Logging
 import Testing
-import OTPFormats
+import IdentityOTPFormats
 
 @Suite struct RuntimeTests {
     @Test(arguments: [

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityToolkitTestSupport
-import OTP
+import IdentityOTP
 import Testing
 
 /// Runs the built `mfa` binary.

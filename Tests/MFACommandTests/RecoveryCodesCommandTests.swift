@@ -4,7 +4,7 @@ import IdentityStoresPostgres
 import IdentityToolkit
 import IdentityToolkitTestSupport
 import Logging
-import OTP
+import IdentityOTP
 import PostgresNIO
 import Testing
 

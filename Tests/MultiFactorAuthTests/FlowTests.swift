@@ -5,7 +5,7 @@ import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitTestSupport
 import MultiFactorAuth
-import OTP
+import IdentityOTP
 import Testing
 
 @Suite struct FlowTests {

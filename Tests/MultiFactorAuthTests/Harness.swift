@@ -4,7 +4,7 @@ import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import MultiFactorAuth
-import OTP
+import IdentityOTP
 import Testing
 
 /// A fresh emulator and named Firebase apps pointed at it.

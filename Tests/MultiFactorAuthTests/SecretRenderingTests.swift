@@ -1,7 +1,7 @@
 import Foundation
 import IdentityToolkit
 @testable import MultiFactorAuth
-import OTP
+import IdentityOTP
 import Testing
 
 /// No secret in any rendering: `print`, string interpolation,

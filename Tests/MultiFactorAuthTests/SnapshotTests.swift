@@ -1,7 +1,7 @@
 import Foundation
 import IdentityToolkit
 import MultiFactorAuth
-import OTP
+import IdentityOTP
 import Testing
 
 /// In-flight state written down on one instance and finished on another:

@@ -5,7 +5,7 @@ import IdentityAdmin
 import IdentityToolkit
 import IdentityToolkitEmulator
 import MultiFactorAuth
-import OTP
+import IdentityOTP
 import Testing
 
 @Test func aUserEnrollsTOTPAndSignsInWithIt() async throws {

@@ -3,7 +3,7 @@
 import Foundation
 import IdentityToolkit
 import MultiFactorAuth
-import OTP
+import IdentityOTP
 
 let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
 options.apiKey = "any-key"   // the emulator takes any key; a real app's is in GoogleService-Info.plist

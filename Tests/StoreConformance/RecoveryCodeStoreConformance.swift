@@ -1,5 +1,5 @@
 import Foundation
-import OTP
+import IdentityOTP
 import Testing
 
 /// The cases every `RecoveryCodeStore` must pass: run by `swift test` on the

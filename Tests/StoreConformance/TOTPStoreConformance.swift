@@ -1,5 +1,5 @@
 import Foundation
-import OTP
+import IdentityOTP
 import Testing
 
 /// The cases every ``TOTPReplayStore`` and ``TOTPAttemptStore`` must pass,

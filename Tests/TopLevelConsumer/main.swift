@@ -19,7 +19,7 @@ import Foundation
 import IdentityAdmin
 import IdentityToolkit
 import MultiFactorAuth
-import OTP
+import IdentityOTP
 
 let environment = ProcessInfo.processInfo.environment
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -8,7 +8,7 @@ import IdentityToolkit
 import NIOCore
 import NIOFoundationCompat
 import NIOPosix
-import OTP
+import IdentityOTP
 
 /// A sign-in the load runs: which user, and at which TOTP step.
 struct SignInJob: Sendable {

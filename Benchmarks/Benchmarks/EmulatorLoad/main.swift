@@ -31,7 +31,7 @@ import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import NIOCore
-import OTP
+import IdentityOTP
 
 struct User: Sendable {
     var email: String

@@ -1,6 +1,6 @@
 import Benchmark
 import Crypto
-import OTP
+import IdentityOTP
 import OpenSSLFloor
 
 /// Targets (release, this 2-core machine): one 6-digit SHA-1 code ≤ 3× the

@@ -28,7 +28,7 @@ import IdentityServerState
 import IdentityStoresPostgres
 import Logging
 import NIOPosix
-import OTP
+import IdentityOTP
 import PostgresNIO
 
 func option(_ flag: String, in arguments: [String]) -> String? {

@@ -6,7 +6,7 @@ import IdentityToolkit
 import JWTKit
 import OpenSSLFloor
 import _CryptoExtras
-import OTPFormats
+import IdentityOTPFormats
 
 /// One token, in one run: `IDTokenVerifier.verify` with warm keys and no
 /// cache (every check Google documents: header, kid, RS256 signature, aud,

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import IdentityToolkit
-import OTP
+import IdentityOTP
 
 /// What ``IDTokenVerifier`` and ``BaseAuth`` remember of earlier checks, so
 /// that a server does not pay a signature check and an account lookup on

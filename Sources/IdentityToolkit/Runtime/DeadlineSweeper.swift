@@ -1,5 +1,5 @@
 import Foundation
-import OTPFormats
+import IdentityOTPFormats
 
 /// One task for the whole process that fires ``Deadline``'s timeouts.
 ///

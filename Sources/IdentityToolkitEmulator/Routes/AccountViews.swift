@@ -1,6 +1,6 @@
 import Foundation
 import IdentityToolkit
-import OTP
+import IdentityOTP
 
 /// How an account looks on the wire (`UserInfo`, `MfaEnrollment`): what
 /// lookups, listings, exports and sign-in hints answer.

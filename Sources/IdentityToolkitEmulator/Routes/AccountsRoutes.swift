@@ -1,6 +1,6 @@
 import Foundation
 import IdentityToolkit
-import OTP
+import IdentityOTP
 
 /// The end-user API (`AccountsService`, generated from
 /// `Spec/identitytoolkit-accounts.yaml`): each operation settles its realm

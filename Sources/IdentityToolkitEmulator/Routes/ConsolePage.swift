@@ -1,6 +1,6 @@
 import Foundation
 import IdentityToolkit
-import OTP
+import IdentityOTP
 
 /// The emulator's page, rendered from a snapshot: plain HTML with inline
 /// style, no script and no outside asset. Every value from the state is

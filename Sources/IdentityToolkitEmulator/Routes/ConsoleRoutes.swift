@@ -1,7 +1,7 @@
 import Foundation
 import IdentityToolkit
-import OTP
-import OTPFormats
+import IdentityOTP
+import IdentityOTPFormats
 
 /// What the emulator's page (`/emulator/ui`) needs besides the state.
 struct ConsoleSettings: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityToolkit
-import OTP
+import IdentityOTP
 
 /// The v2 multi-factor operations of `AccountsService`: enrollment, sign-in
 /// and withdrawal, TOTP (production's rules, `MultiFactorRules`) and SMS,

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityToolkit
-import OTP
-import OTPFormats
+import IdentityOTP
+import IdentityOTPFormats
 
 /// Accounts in bulk, as `accounts:batchCreate` takes them: request-wide
 /// checks first (they fail the whole request), then each user on its own

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityToolkit
-import OTP
+import IdentityOTP
 
 /// Second factors, TOTP here and SMS in `PhoneFactorRules.swift`: who may
 /// enroll, enrollment, the sign-in challenge after the password, and

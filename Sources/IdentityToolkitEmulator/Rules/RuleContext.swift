@@ -1,6 +1,6 @@
 import Foundation
 import IdentityToolkit
-import OTP
+import IdentityOTP
 
 /// What every rule reads besides the state and the request: the time and
 /// the emulator's settings. Rules are functions of (state, request,

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityToolkit
-import OTPFormats
+import IdentityOTPFormats
 
 /// The emulator's state in firebase-tools' export format (`firebase
 /// emulators:export`, `--import`), so that data moves both ways between

@@ -5,7 +5,7 @@ import IdentityServerState
 import IdentityStoresPostgres
 import IdentityToolkitEmulator
 import Logging
-import OTP
+import IdentityOTP
 import PostgresNIO
 import TOTPLoginApp
 

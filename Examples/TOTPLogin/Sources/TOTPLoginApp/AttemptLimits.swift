@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import Logging
-import OTP
+import IdentityOTP
 
 /// The app's own limits on wrong passwords and codes, counted in a
 /// ``TOTPAttemptStore`` that every instance shares, so that a second

@@ -5,8 +5,8 @@ import IdentityAdmin
 import IdentityAdminHummingbird
 import Logging
 import MultiFactorAuth
-import OTP
-import OTPFormats
+import IdentityOTP
+import IdentityOTPFormats
 
 /// The example web app: sign-up, sign-in with a password and a TOTP code,
 /// enrollment with a QR code, and a session kept in a Firebase session cookie.

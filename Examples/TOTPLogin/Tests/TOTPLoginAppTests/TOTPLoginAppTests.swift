@@ -6,7 +6,7 @@ import IdentityServerState
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import Logging
-import OTP
+import IdentityOTP
 import Testing
 @testable import TOTPLoginApp
 

@@ -1,5 +1,5 @@
 import Foundation
-import OTP
+import IdentityOTP
 import StoreConformance
 import Testing
 

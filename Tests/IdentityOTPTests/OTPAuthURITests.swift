@@ -1,4 +1,4 @@
-import OTP
+import IdentityOTP
 import SeededRandom
 import Testing
 

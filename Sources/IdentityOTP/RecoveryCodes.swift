@@ -1,6 +1,6 @@
 public import Foundation
 import Crypto
-import OTPFormats
+import IdentityOTPFormats
 import _CryptoExtras
 
 /// A fresh set of recovery codes: the codes, to show the user **once**, and

@@ -4,7 +4,7 @@ import Crypto
 /// padded key blocks are hashed at initialisation, and each MAC copies the
 /// two swift-crypto hasher states and feeds them the message and the inner
 /// digest. Every hash is swift-crypto's (BoringSSL); nothing here computes
-/// one. Cross-checked against `HMAC<H>` in `OTPTests.HashCrossCheckTests`.
+/// one. Cross-checked against `HMAC<H>` in `IdentityOTPTests.HashCrossCheckTests`.
 struct PrecomputedHMAC: Sendable {
     private enum States: Sendable {
         case sha1(inner: Insecure.SHA1, outer: Insecure.SHA1)

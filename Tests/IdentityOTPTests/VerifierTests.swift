@@ -1,7 +1,7 @@
 import Foundation
-import OTP
+import IdentityOTP
 import StoreConformance
-import OTPFormats
+import IdentityOTPFormats
 import Testing
 
 /// A verifier with fresh in-memory stores (each test its own).

@@ -1,5 +1,5 @@
-@testable import OTP
-@testable import OTPFormats
+@testable import IdentityOTP
+@testable import IdentityOTPFormats
 import Testing
 
 @Suite struct QRCodeTests {

@@ -1,5 +1,5 @@
 import Foundation
-@testable import OTP
+@testable import IdentityOTP
 import SeededRandom
 import Testing
 

@@ -1,0 +1,4 @@
+// `import IdentityOTP` brings the crypto-free formats too (Base32, otpauth:// URIs,
+// QR codes, `HashAlgorithm`), which live in `IdentityOTPFormats` so that code that
+// only needs them (MultiFactorAuth) does not build swift-crypto.
+@_exported import IdentityOTPFormats

@@ -1,4 +1,0 @@
-// `import OTP` brings the crypto-free formats too (Base32, otpauth:// URIs,
-// QR codes, `HashAlgorithm`), which live in `OTPFormats` so that code that
-// only needs them (MultiFactorAuth) does not build swift-crypto.
-@_exported import OTPFormats
