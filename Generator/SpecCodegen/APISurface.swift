@@ -47,7 +47,8 @@ enum APISurface {
             switch declaration {
             case .type(let type):
                 let name = type.name.description
-                let exposed = isPublic(type.access)
+                // An SPI type (`@_spi(Generated)`) is plumbing, not API.
+                let exposed = isPublic(type.access) && !type.attributes.contains { $0.text.hasPrefix("@_spi(") }
                 found.append(APIDeclaration(module: module, file: output, path: parent + [name], kind: .type, key: name,
                                             signature: "\(type.kind.rawValue) \(name)", isPublic: exposed))
                 for member in type.members {

@@ -52,7 +52,7 @@ extension Translator {
         )
     }
 
-    func operationDoc(_ operation: Operation, extra: [(String, String)] = [], returns: String) -> String {
+    func operationDoc(_ operation: Operation, extra: [(String, String)] = [], returns: String?) -> String {
         var doc = docText(operation.summary) + "\n\n`\(operation.method) \(operation.path)`"
         var parameters: [(String, String)] = []
         for parameter in operation.pathParameters + operation.queryParameters {
@@ -66,7 +66,7 @@ extension Translator {
             doc += "\n- Parameters:"
             for (name, text) in parameters { doc += "\n  - \(name): \(text)" }
         }
-        doc += "\n- Returns: \(returns)"
+        if let returns { doc += "\n- Returns: \(returns)" }
         return doc
     }
 
@@ -83,7 +83,7 @@ extension Translator {
             }
         }
         let response: Code = operation.response.map { "\($0.name)" } ?? "EmptyResponse"
-        let errorBody: Code = operation.errorResponse.map { "\($0.name).self" } ?? "nil"
+        let errorBody: Code = operation.errorResponse.map { "\($0.name).\(Self.errorReaderName).self" } ?? "nil"
         let method = methodCase(operation.method)
         // `x-client-required`: an empty value is refused before anything is sent.
         let returnKeyword: Code = operation.queryParameters.contains(where: \.clientRequired) ? "return " : ""
@@ -99,11 +99,14 @@ extension Translator {
         arguments += [("response", "\(response).self"), ("errorBody", errorBody)]
         if returningHeaders {
             let headers = operation.responseHeaders.map { "`\($0)`" }.joined(separator: ", ")
+            // An operation without a response body returns the header fields alone.
+            let call = Code.call("executor.sendReturningHeaders", arguments)
             return FunctionDeclaration(
-                doc: operationDoc(operation, returns: "The decoded `\(operation.response.map { $0.name.bare } ?? "EmptyResponse")` and the response's header fields (the spec declares \(headers))."),
+                doc: operationDoc(operation, returns: operation.response.map { "The decoded `\($0.name.bare)` and the response's header fields (the spec declares \(headers))." }
+                    ?? "The response's header fields (the spec declares \(headers))."),
                 access: access, kind: .function("\(operation.id)WithHeaders"), parameters: operationParameters(operation),
-                isAsync: true, isThrowing: true, returnType: "(\(response), HTTPFields)",
-                body: checks + [.line("\(returnKeyword)try await \(Code.call("executor.sendReturningHeaders", arguments))")]
+                isAsync: true, isThrowing: true, returnType: operation.response == nil ? "HTTPFields" : "(\(response), HTTPFields)",
+                body: checks + [.line(operation.response == nil ? "return try await \(call).1" : "\(returnKeyword)try await \(call)")]
             )
         }
         if operation.respondsWithHTML {
@@ -117,11 +120,14 @@ extension Translator {
                 body: checks + [.line("\(returnKeyword)try await \(Code.call("executor.sendReturningText", textArguments))")]
             )
         }
+        // An operation without a response body returns nothing: the empty
+        // value the executor decodes is the runtime's business, not the API's.
+        let send = Code.call("executor.send", arguments)
         return FunctionDeclaration(
-            doc: operationDoc(operation, returns: operation.response.map { "The decoded `\($0.name)`." } ?? "Nothing."),
+            doc: operationDoc(operation, returns: operation.response.map { "The decoded `\($0.name)`." }),
             access: access, kind: .function("\(operation.id)"), parameters: operationParameters(operation),
-            isAsync: true, isThrowing: true, returnType: response,
-            body: checks + [.line("\(returnKeyword)try await \(Code.call("executor.send", arguments))")]
+            isAsync: true, isThrowing: true, returnType: operation.response == nil ? nil : response,
+            body: checks + [.line(operation.response == nil ? "_ = try await \(send)" : "\(returnKeyword)try await \(send)")]
         )
     }
 
@@ -129,7 +135,7 @@ extension Translator {
         var declarations: [Declaration] = []
         for document in documents {
             let members: [Declaration] = document.operations.map { operation in
-                let response: Code = operation.respondsWithHTML ? "String" : operation.response.map { "\($0.name)" } ?? "EmptyResponse"
+                let response: Code = operation.respondsWithHTML ? "String" : operation.response.map { "\($0.name)" } ?? "Void"
                 var parameters = operationParameters(operation)
                 let call = Code.call(Code.member("self", operation.id), forwardedArguments(parameters))
                 parameters.append(.init(label: "completion", name: "completion", type: "@escaping @Sendable (Result<\(response), any Error>) -> Void"))

@@ -63,6 +63,7 @@ struct Renderer {
             emit("case \(decl.name)" + (decl.rawValue.map { " = \($0)" } ?? ""))
         case .type(let decl):
             emitDoc(decl.doc)
+            for attribute in decl.attributes { emit(attribute.text) }
             let conformances = decl.conformances.isEmpty ? "" : ": " + decl.conformances.map(\.text).joined(separator: ", ")
             if decl.members.isEmpty {
                 emit("\(Self.prefix(decl.access))\(decl.kind.rawValue) \(decl.name)\(conformances) {}")

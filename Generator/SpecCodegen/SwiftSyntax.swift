@@ -34,6 +34,8 @@ struct TypeDeclaration {
     enum Kind: String { case `struct`, `enum`, `protocol` }
 
     var doc: String?
+    /// Such as `@_spi(Generated)`, each on a line of its own.
+    var attributes: [Code] = []
     var access: AccessModifier?
     var kind: Kind
     var name: Code

@@ -255,32 +255,46 @@ extension Translator {
         )
     }
 
-    /// `serverMessage` and `serverReasons` read along the `x-error-body` paths.
+    /// `serverMessage` and `serverReasons` read along the `x-error-body`
+    /// paths, by a reader type nested in the error body's type: the request
+    /// executor decodes it (`ServerErrorBody`), and, being SPI where the
+    /// types are public, it is plumbing of the generated clients, not API.
     private func errorBodyExtension(_ schema: Schema, _ paths: ErrorBodyPaths, in schemas: [Schema]) -> ExtensionDeclaration {
-        let message = accessExpression(paths.message, from: schema, in: schemas)
+        let root: Code = "self.body"
+        let message = accessExpression(paths.message, from: schema, in: schemas, root: root)
         let reasons: [Code] = paths.reasons.map { path in
-            let access = accessExpression(path, from: schema, in: schemas)
+            let access = accessExpression(path, from: schema, in: schemas, root: root)
             return access.isArray ? access.code : "[\(access.code)].compactMap { $0 }"
         }
         var messageGetter: [Statement] = [.line(message.optional ? message.code : "Optional(\(message.code))")]
         if let detailPath = paths.detail {
-            let detail = accessExpression(detailPath, from: schema, in: schemas)
+            let detail = accessExpression(detailPath, from: schema, in: schemas, root: root)
             messageGetter = [
                 .block("guard let message = \(message.optional ? message.code : "Optional(\(message.code))") else", [.line("return nil")]),
                 .block("if let detail = \(detail.optional ? detail.code : "Optional(\(detail.code))")", [.line("return message + \" : \" + detail")]),
                 .line("return message"),
             ]
         }
-        return ExtensionDeclaration(
-            extendedType: "\(schema.name)", conformances: ["ServerErrorBody"],
+        let reader = TypeDeclaration(
+            doc: "Reads the server's message and reasons from a `\(schema.name.bare)` error body, for the request executor.",
+            attributes: access == .public ? ["@_spi(Generated)"] : [], access: access, kind: .struct, name: Self.errorReaderName,
+            conformances: ["ServerErrorBody"],
             members: [
+                .variable(VariableDeclaration(doc: "The decoded error body.", access: access, isLet: true, name: "body", type: "\(schema.name)")),
+                .function(FunctionDeclaration(doc: "Decodes the error body.\n- Parameter decoder: The body's decoder.", access: access,
+                    kind: .initializer(failable: false), parameters: [.init(label: "from", name: "decoder", type: "any Decoder")], isThrowing: true,
+                    body: [.line("body = try \(schema.name)(from: decoder)")])),
                 .variable(VariableDeclaration(doc: "The server's message, `SHORT_CODE` or `SHORT_CODE : detail`.", access: access,
                     isLet: false, name: "serverMessage", type: "String?", getter: messageGetter)),
                 .variable(VariableDeclaration(doc: "The machine-readable reasons.", access: access, isLet: false,
                     name: "serverReasons", type: "[String]", getter: [.line(reasons.isEmpty ? "[]" : "\(reasons, separator: " + ")")])),
             ]
         )
+        return ExtensionDeclaration(extendedType: "\(schema.name)", members: [.type(reader)])
     }
+
+    /// The name of the reader nested in each `x-error-body` type.
+    static let errorReaderName: Code = "ServerErrorReader"
 
     struct Access {
         var code: Code
@@ -289,8 +303,8 @@ extension Translator {
     }
 
     /// Builds `self.a?.b` style access for a validated path; `x[]` maps over an array.
-    func accessExpression(_ path: [String], from root: Schema, in schemas: [Schema]) -> Access {
-        var code: Code = "self"
+    func accessExpression(_ path: [String], from root: Schema, in schemas: [Schema], root rootExpression: Code = "self") -> Access {
+        var code: Code = rootExpression
         var optional = false
         var isArray = false
         var current: Schema? = root

@@ -1,7 +1,7 @@
 // Hand-written types that the golden reference's generated facades and
 // error codes extend, so the committed expected output compiles and runs.
 import Foundation
-import IdentityToolkit
+@_spi(Generated) import IdentityToolkit
 
 /// The error type the golden `errors.yaml` generates codes for.
 public struct GoldenError: Error, Sendable {

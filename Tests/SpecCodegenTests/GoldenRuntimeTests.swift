@@ -1,6 +1,6 @@
 import Foundation
 import GeneratorGoldenReference
-import IdentityToolkit
+@_spi(Generated) import IdentityToolkit
 import IdentityToolkitTestSupport
 import Testing
 

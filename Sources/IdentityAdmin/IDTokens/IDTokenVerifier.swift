@@ -1,5 +1,5 @@
 import Foundation
-public import IdentityToolkit
+@_spi(Generated) public import IdentityToolkit
 import IdentityToolkitJWT
 import _CryptoExtras
 

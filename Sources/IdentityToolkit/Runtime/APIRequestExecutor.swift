@@ -7,7 +7,7 @@ import Logging
 /// Hand-written and spec-agnostic: the generated methods pass it the method,
 /// path, query, body and the types to decode; JSON keys and paths live only
 /// in the spec and the generated code.
-public struct APIRequestExecutor: Sendable {
+@_spi(Generated) public struct APIRequestExecutor: Sendable {
     /// The production base URL, such as `https://identitytoolkit.googleapis.com`.
     public let productionBaseURL: String
     /// How requests are authorised.

@@ -74,7 +74,7 @@ public struct ClientConfiguration: Sendable {
 
 /// How a client authorises its requests; chosen by the generated client's
 /// initializer from the spec's security scheme.
-public enum RequestCredential: Sendable {
+@_spi(Generated) public enum RequestCredential: Sendable {
     /// An API key in the query parameter `name`.
     case apiKeyQuery(name: String, value: String)
     /// An `Authorization: Bearer` token, fetched before each request.

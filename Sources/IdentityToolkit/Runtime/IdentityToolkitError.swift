@@ -149,7 +149,7 @@ public struct ServerError: Sendable, Hashable, CustomStringConvertible {
 
 /// A generated error-body type: the spec's `x-error-body` says where the
 /// message and reasons are, and the generator conforms the type to this.
-public protocol ServerErrorBody: Decodable, Sendable {
+@_spi(Generated) public protocol ServerErrorBody: Decodable, Sendable {
     /// `SHORT_CODE` or `SHORT_CODE : detail`.
     var serverMessage: String? { get }
     /// The machine-readable reasons.
@@ -157,7 +157,7 @@ public protocol ServerErrorBody: Decodable, Sendable {
 }
 
 /// The response of an operation whose spec declares no body.
-public struct EmptyResponse: Codable, Hashable, Sendable {
+@_spi(Generated) public struct EmptyResponse: Codable, Hashable, Sendable {
     /// The empty response.
     public init() {}
     /// Accepts any body: the operation's answer carries nothing to read.

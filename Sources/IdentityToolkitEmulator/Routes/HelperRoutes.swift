@@ -1,5 +1,5 @@
 import Foundation
-import IdentityToolkit
+@_spi(Generated) import IdentityToolkit
 
 /// The `/emulator/v1/…` helpers (`EmulatorHelpersService`, generated from
 /// `Spec/emulator.yaml`): the codes the emulator "sent", a store reset, the

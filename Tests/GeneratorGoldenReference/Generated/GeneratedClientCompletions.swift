@@ -83,7 +83,7 @@ extension WidgetsClient {
         xgafv: String? = nil,
         `in`: String? = nil,
         body: OddRequest,
-        completion: @escaping @Sendable (Result<EmptyResponse, any Error>) -> Void
+        completion: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) -> Task<Void, Never> {
         CompletionDelivery.deliver({ try await self.runOdd(default: `default`, xgafv: xgafv, in: `in`, body: body) }, completion: completion)
     }
@@ -117,7 +117,7 @@ extension TokensClient {
     public func revokeToken(
         token: String,
         reason: String,
-        completion: @escaping @Sendable (Result<EmptyResponse, any Error>) -> Void
+        completion: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) -> Task<Void, Never> {
         CompletionDelivery.deliver({ try await self.revokeToken(token: token, reason: reason) }, completion: completion)
     }

@@ -29,7 +29,7 @@ public struct WidgetsClient: Sendable {
     /// - Parameter title: The page title.
     /// - Returns: The page's HTML text.
     public func getPage(title: String) async throws -> String {
-        try await executor.sendReturningText(.get, path: "/v1/widgets:page", query: [("title", title)], errorBody: Failure.self)
+        try await executor.sendReturningText(.get, path: "/v1/widgets:page", query: [("title", title)], errorBody: Failure.ServerErrorReader.self)
     }
 
     /// Every widget's label by widget name (a map response).
@@ -37,7 +37,7 @@ public struct WidgetsClient: Sendable {
     /// `GET /v1/widgets:labels`
     /// - Returns: The decoded `Labels`.
     public func getLabels() async throws -> Labels {
-        try await executor.send(.get, path: "/v1/widgets:labels", query: [], response: Labels.self, errorBody: Failure.self)
+        try await executor.send(.get, path: "/v1/widgets:labels", query: [], response: Labels.self, errorBody: Failure.ServerErrorReader.self)
     }
 
     /// Creates a widget.
@@ -46,7 +46,7 @@ public struct WidgetsClient: Sendable {
     /// - Parameter body: The request body.
     /// - Returns: The decoded `Widget`.
     public func createWidget(_ body: Widget) async throws -> Widget {
-        try await executor.send(.post, path: "/v1/widgets:create", query: [], body: body, response: Widget.self, errorBody: Failure.self)
+        try await executor.send(.post, path: "/v1/widgets:create", query: [], body: body, response: Widget.self, errorBody: Failure.ServerErrorReader.self)
     }
 
     /// Returns one widget.
@@ -64,7 +64,7 @@ public struct WidgetsClient: Sendable {
         viewMode: String? = nil,
         maxParts: Int32? = nil
     ) async throws -> Widget {
-        try await executor.send(.get, path: "/v1/shelves/\(APIPath.escape(shelf))/widgets/\(APIPath.escape(widget))", query: [("view_mode", viewMode), ("max_parts", maxParts.map(String.init))], response: Widget.self, errorBody: Failure.self)
+        try await executor.send(.get, path: "/v1/shelves/\(APIPath.escape(shelf))/widgets/\(APIPath.escape(widget))", query: [("view_mode", viewMode), ("max_parts", maxParts.map(String.init))], response: Widget.self, errorBody: Failure.ServerErrorReader.self)
     }
 
     /// Ends the comment?
@@ -76,14 +76,13 @@ public struct WidgetsClient: Sendable {
     ///   - xgafv: Google's error-format parameter.
     ///   - in: A query parameter named like a keyword.
     ///   - body: The request body.
-    /// - Returns: Nothing.
     public func runOdd(
         `default`: String,
         xgafv: String? = nil,
         `in`: String? = nil,
         body: OddRequest
-    ) async throws -> EmptyResponse {
-        try await executor.send(.post, path: "/v1/odd/\(APIPath.escape(`default`))/say\"hi\\(x)\":run", query: [("$.xgafv", xgafv), ("in", `in`)], body: body, response: EmptyResponse.self, errorBody: Failure.self)
+    ) async throws {
+        _ = try await executor.send(.post, path: "/v1/odd/\(APIPath.escape(`default`))/say\"hi\\(x)\":run", query: [("$.xgafv", xgafv), ("in", `in`)], body: body, response: EmptyResponse.self, errorBody: Failure.ServerErrorReader.self)
     }
 
     /// Sends a form body (as an OAuth2 token request does).
@@ -123,8 +122,7 @@ public struct TokensClient: Sendable {
     /// - Parameters:
     ///   - token: Undocumented in the spec.
     ///   - reason: Undocumented in the spec.
-    /// - Returns: Nothing.
-    public func revokeToken(token: String, reason: String) async throws -> EmptyResponse {
-        try await executor.send(.delete, path: "/v2/tokens/\(APIPath.escape(token))", query: [("reason", reason)], response: EmptyResponse.self, errorBody: nil)
+    public func revokeToken(token: String, reason: String) async throws {
+        _ = try await executor.send(.delete, path: "/v2/tokens/\(APIPath.escape(token))", query: [("reason", reason)], response: EmptyResponse.self, errorBody: nil)
     }
 }

@@ -77,15 +77,28 @@ public struct Failure: Codable, Hashable, Sendable {
     }
 }
 
-extension Failure: ServerErrorBody {
-    /// The server's message, `SHORT_CODE` or `SHORT_CODE : detail`.
-    public var serverMessage: String? {
-        self.error.message
-    }
+extension Failure {
+    /// Reads the server's message and reasons from a `Failure` error body, for the request executor.
+    @_spi(Generated)
+    public struct ServerErrorReader: ServerErrorBody {
+        /// The decoded error body.
+        public let body: Failure
 
-    /// The machine-readable reasons.
-    public var serverReasons: [String] {
-        (self.error.details ?? []).compactMap { $0.reason }
+        /// Decodes the error body.
+        /// - Parameter decoder: The body's decoder.
+        public init(from decoder: any Decoder) throws {
+            body = try Failure(from: decoder)
+        }
+
+        /// The server's message, `SHORT_CODE` or `SHORT_CODE : detail`.
+        public var serverMessage: String? {
+            self.body.error.message
+        }
+
+        /// The machine-readable reasons.
+        public var serverReasons: [String] {
+            (self.body.error.details ?? []).compactMap { $0.reason }
+        }
     }
 }
 
