@@ -31,9 +31,15 @@ public struct GeneratorConfig: Decodable, Sendable {
     public var publicImports: [String]?
     /// The hand-written type that the generated error codes extend.
     public var errorType: String?
+    /// The specs (a subset of `specs`) whose schemas `types` generates; all
+    /// by default. The others are read for references only: their types come
+    /// from an imported module (the emulator generates the schemas of its
+    /// own state format, and imports the API's from IdentityToolkit).
+    public var typesFrom: [String]?
 
     public init(specs: [String], errors: String? = nil, facades: String? = nil, generate: [Part],
-                accessModifier: String? = nil, imports: [String]? = nil, publicImports: [String]? = nil, errorType: String? = nil) {
+                accessModifier: String? = nil, imports: [String]? = nil, publicImports: [String]? = nil, errorType: String? = nil,
+                typesFrom: [String]? = nil) {
         self.specs = specs
         self.errors = errors
         self.facades = facades
@@ -42,6 +48,7 @@ public struct GeneratorConfig: Decodable, Sendable {
         self.imports = imports
         self.publicImports = publicImports
         self.errorType = errorType
+        self.typesFrom = typesFrom
     }
 }
 
@@ -158,11 +165,17 @@ public enum SpecCodegen {
                 }
             }
         }
+        for spec in config.typesFrom ?? [] where !config.specs.contains(spec) {
+            diagnostics.error("'typesFrom' names '\(spec)', which 'specs' does not list", at: configLocation)
+        }
         if diagnostics.hasErrors { throw SpecCodegenFailure(diagnostics: diagnostics.sorted) }
 
         let translator = Translator(access: access)
         var files: [OutputFile: SwiftFile] = [:]
-        if parts.contains(.types) { files[.types] = translator.typesFile(schemas, imports: imports) }
+        if parts.contains(.types) {
+            let typed = config.typesFrom.map { Set($0.map(resolve)) }
+            files[.types] = translator.typesFile(typed.map { files in schemas.filter { files.contains($0.location.file) } } ?? schemas, imports: imports)
+        }
         if parts.contains(.clients) {
             files[.clients] = translator.clientsFile(documents, imports: imports)
             files[.clientCompletions] = translator.completionsFile(documents, imports: imports)

@@ -648,4 +648,29 @@ import Testing
         let missing = InMemorySpec(["a-api.yaml": first, "b-api.yaml": second.replacingOccurrences(of: "schemas/Shared'", with: "schemas/Missing'")]).failures()
         #expect(missing.contains { $0.contains("error: unknown reference 'Missing' in 'a-api.yaml'") }, "\(missing)")
     }
+
+    /// `typesFrom` generates the schemas of some specs only (the emulator's
+    /// state format), the others read for references: their types are imported.
+    @Test func typesFromLimitsTheTypesToSomeSpecs() throws {
+        let first = document(schemas: """
+                Shared:
+                  type: object
+                  description: S.
+                  properties:
+                    name: {type: string, description: N.}
+            """, client: "FirstClient")
+        let second = document(schemas: """
+                Holder:
+                  type: object
+                  description: H.
+                  properties:
+                    shared: {$ref: 'a-api.yaml#/components/schemas/Shared'}
+            """, client: "SecondClient")
+        let files = InMemorySpec(["a-api.yaml": first, "b-api.yaml": second])
+        let config = GeneratorConfig(specs: ["a-api.yaml", "b-api.yaml"], generate: [.types], accessModifier: "internal", typesFrom: ["b-api.yaml"])
+        let types = try SpecCodegen.generate(config: config, baseDirectory: "", readFile: files.reader())[.types] ?? ""
+        #expect(types.contains("struct Holder:") && types.contains("var shared: Shared?") && !types.contains("struct Shared:"), "\(types)")
+        let unlisted = GeneratorConfig(specs: ["a-api.yaml"], generate: [.types], typesFrom: ["b-api.yaml"])
+        #expect(throws: SpecCodegenFailure.self) { _ = try SpecCodegen.generate(config: unlisted, baseDirectory: "", readFile: files.reader()) }
+    }
 }
