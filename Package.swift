@@ -235,9 +235,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            exclude: ["spec-codegen-config.json"],
-            plugins: ["SpecCodegenPlugin"]
+            ]
         ),
         .target(
             name: "IdentityAdminHummingbird",

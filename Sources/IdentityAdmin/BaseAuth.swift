@@ -170,8 +170,7 @@ public class BaseAuth: @unchecked Sendable {
             tenantId: tenantID, localId: uid, validSince: Int64(now.timeIntervalSince1970.rounded(.down))))
     }
 
-    /// Ends every session of `uid` as of now: firebase-admin's call, and the
-    /// one whose completion-handler form `Spec/admin-facades.yaml` declares.
+    /// Ends every session of `uid` as of now: firebase-admin's call.
     /// - Parameter uid: The user.
     public func revokeRefreshTokens(uid: String) async throws {
         try await revokeRefreshTokens(uid: uid, now: Date())

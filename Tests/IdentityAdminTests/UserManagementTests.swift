@@ -131,37 +131,6 @@ import Testing
         #expect(try await admin.verifyIDToken(try #require(again.idToken)).claims["role"] == nil)
     }
 
-    /// The completion-handler twins call the async methods and deliver once.
-    @Test func completionTwinsDeliverResultsAndErrors() async throws {
-        let setup = try await EmulatorSetup.start(project: Self.project)
-        let admin = setup.admin
-        defer { Task { await setup.running.stop() } }
-        let created: UserRecord = try await withCheckedThrowingContinuation { continuation in
-            admin.createUser(CreateUserRequest(uid: "twin", email: "twin@example.com")) { user, error in
-                if let user { continuation.resume(returning: user) } else { continuation.resume(throwing: error ?? CancellationError()) }
-            }
-        }
-        #expect(created.uid == "twin")
-        let page: ListUsersResult = try await withCheckedThrowingContinuation { continuation in
-            admin.listUsers(pageSize: 10, pageToken: nil) { page, error in
-                if let page { continuation.resume(returning: page) } else { continuation.resume(throwing: error ?? CancellationError()) }
-            }
-        }
-        #expect(page.users.map(\.uid) == ["twin"])
-        let deleteError: (any Error)? = await withCheckedContinuation { continuation in
-            admin.deleteUser(uid: "twin") { continuation.resume(returning: $0) }
-        }
-        #expect(deleteError == nil)
-        let missing: (any Error)? = await withCheckedContinuation { continuation in
-            admin.getUser(uid: "twin") { user, error in continuation.resume(returning: user == nil ? error : nil) }
-        }
-        #expect(missing as? UserManagementError == .userNotFound("twin"))
-        let refused: (any Error)? = await withCheckedContinuation { continuation in
-            admin.verifyIDToken("not a token", checkRevoked: false) { token, error in continuation.resume(returning: token == nil ? error : nil) }
-        }
-        #expect(refused is TokenVerificationError)
-    }
-
     @Test func requestsNeverShowPasswords() {
         let create = CreateUserRequest(uid: "u", email: "a@example.com", password: "hunter2-secret")
         let update = UpdateUserRequest(password: "hunter2-secret")

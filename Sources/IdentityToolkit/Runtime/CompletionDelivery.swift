@@ -1,8 +1,8 @@
 public import Dispatch
 import Foundation
 
-/// How the generated completion-handler facades (`Spec/facades.yaml`,
-/// `Spec/admin-facades.yaml`) deliver their results.
+/// How the generated completion-handler facades (MultiFactorAuth's, from
+/// `Spec/facades.yaml`) deliver their results.
 ///
 /// Each runs its async twin in a task and calls the completion exactly once,
 /// on ``queue``: by default a private serial queue, never the main queue,
