@@ -623,9 +623,9 @@ import Testing
         #expect(bad.contains { $0.contains("the map in property 'records' holds 'Record', which must be an object of strings, numbers, booleans and date-times only") }, "\(bad)")
     }
 
-    /// A document may use another document's schemas (`FILE.yaml#/components/schemas/NAME`),
-    /// as the admin API reuses the accounts API's `UserInfo`; they are generated once.
-    @Test func referencesIntoAnotherDocumentOfTheConfig() throws {
+    /// `a-api.yaml` with a schema `Shared`, and `b-api.yaml` whose `Holder`
+    /// refers to it across documents (with `secondPaths` as its paths).
+    func documentsSharingASchema(secondPaths: String? = nil) -> (first: String, second: String) {
         let first = document(schemas: """
                 Shared:
                   type: object
@@ -633,14 +633,21 @@ import Testing
                   properties:
                     name: {type: string, description: N.}
             """, client: "FirstClient")
-        let paths = postOperation("/v1/things", id: "postThing", ref: "a-api.yaml#/components/schemas/Shared")
-        let second = document(schemas: """
+        let holder = """
                 Holder:
                   type: object
                   description: H.
                   properties:
                     shared: {$ref: 'a-api.yaml#/components/schemas/Shared'}
-            """, paths: paths, client: "SecondClient")
+            """
+        let second = document(schemas: holder, paths: secondPaths ?? "{}", client: "SecondClient")
+        return (first, second)
+    }
+
+    /// A document may use another document's schemas (`FILE.yaml#/components/schemas/NAME`),
+    /// as the admin API reuses the accounts API's `UserInfo`; they are generated once.
+    @Test func referencesIntoAnotherDocumentOfTheConfig() throws {
+        let (first, second) = documentsSharingASchema(secondPaths: postOperation("/v1/things", id: "postThing", ref: "a-api.yaml#/components/schemas/Shared"))
         let outputs = try InMemorySpec(["a-api.yaml": first, "b-api.yaml": second]).generate([.types, .clients])
         #expect(outputs[.types]?.components(separatedBy: "public struct Shared:").count == 2)
         #expect(outputs[.types]?.contains("public var shared: Shared?") == true)
@@ -652,20 +659,7 @@ import Testing
     /// `typesFrom` generates the schemas of some specs only (the emulator's
     /// state format), the others read for references: their types are imported.
     @Test func typesFromLimitsTheTypesToSomeSpecs() throws {
-        let first = document(schemas: """
-                Shared:
-                  type: object
-                  description: S.
-                  properties:
-                    name: {type: string, description: N.}
-            """, client: "FirstClient")
-        let second = document(schemas: """
-                Holder:
-                  type: object
-                  description: H.
-                  properties:
-                    shared: {$ref: 'a-api.yaml#/components/schemas/Shared'}
-            """, client: "SecondClient")
+        let (first, second) = documentsSharingASchema()
         let files = InMemorySpec(["a-api.yaml": first, "b-api.yaml": second])
         let config = GeneratorConfig(specs: ["a-api.yaml", "b-api.yaml"], generate: [.types], accessModifier: "internal", typesFrom: ["b-api.yaml"])
         let types = try SpecCodegen.generate(config: config, baseDirectory: "", readFile: files.reader())[.types] ?? ""
