@@ -1,4 +1,5 @@
 public import Foundation
+import IdentityOTPFormats
 
 /// How many unsuccessful codes one key may receive, so that a 6-digit code
 /// cannot be guessed by trying, however patient the guesser.
@@ -110,9 +111,7 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
     /// The lock-out after the `run`-th run of ``maximumFailures`` failures:
     /// ``lockout`` doubled `run - 1` times, at most ``maximumLockout``.
     public func lockoutSeconds(afterRun run: Int) -> TimeInterval {
-        let first = lockout.timeInterval, cap = maximumLockout.timeInterval
-        let doublings = min(max(run - 1, 0), 62)
-        return min(first * pow(2, Double(doublings)), cap)
+        doubled(lockout.timeInterval, times: run - 1, atMost: maximumLockout.timeInterval)
     }
 }
 

@@ -7,7 +7,7 @@ func switchTOTPOn() async throws {
     // with FIREBASE_AUTH_EMULATOR_HOST set, nothing asks for it.
     let admin = IdentityAdmin(projectID: "my-project", credential: ApplicationDefaultCredential())
     // Or the emulator, named in code: IdentityAdmin.emulator(projectID: "demo-mfa", hostAndPort: "127.0.0.1:9099")
-    try await admin.projectConfigManager().updateProjectConfig(
+    _ = try await admin.projectConfigManager().updateProjectConfig(
         UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 5)))
-    try await admin.tenantManager().updateTenant("tenant-1", TenantRequest(multiFactorConfig: .totpEnabled()))
+    _ = try await admin.tenantManager().updateTenant("tenant-1", TenantRequest(multiFactorConfig: .totpEnabled()))
 }

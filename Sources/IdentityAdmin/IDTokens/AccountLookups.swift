@@ -1,4 +1,5 @@
 import Foundation
+import IdentityOTPFormats
 import IdentityToolkit
 import Logging
 
@@ -107,8 +108,8 @@ final class AccountLookups: Sendable {
             breaker.consecutiveFailures += 1
             breaker.lastFailure = description
             if breaker.consecutiveFailures >= openingFailures {
-                let doublings = Double(min(breaker.consecutiveFailures - openingFailures, 30))
-                breaker.openUntil = time.addingTimeInterval(min(maximumOpenInterval, initialOpenInterval * pow(2, doublings)))
+                breaker.openUntil = time.addingTimeInterval(
+                    doubled(initialOpenInterval, times: breaker.consecutiveFailures - openingFailures, atMost: maximumOpenInterval))
             }
             guard time.timeIntervalSince(breaker.lastWarning) >= warningInterval else { return nil }
             breaker.lastWarning = time

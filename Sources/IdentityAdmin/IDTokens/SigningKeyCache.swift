@@ -180,7 +180,7 @@ package final class SigningKeyCache: Sendable {
                 let failedAt = now()
                 state.withLock { state in
                     state.consecutiveFailures += 1
-                    let delay = min(maximumBackoff, initialBackoff * pow(2, Double(min(state.consecutiveFailures - 1, 30))))
+                    let delay = doubled(initialBackoff, times: state.consecutiveFailures - 1, atMost: maximumBackoff)
                     state.nextAttempt = failedAt.addingTimeInterval(delay)
                     state.lastFailure = Self.describe(error)
                 }
