@@ -21,11 +21,15 @@ struct Translator {
         return modules.map { module in
             // The runtime's coding wrappers and path escaping are SPI
             // `Generated`: generated code sees them, callers do not.
-            let spi: Code = module == Self.runtimeModule ? "@_spi(Generated) " : ""
+            let spi: Code = module == Self.runtimeModule ? "\(Self.generatedSPI) " : ""
             if let keyword, exposed.contains(module) { return "\(spi)\(keyword) import \(module)" }
             return spi.isEmpty ? module : "\(spi)import \(module)"
         }
     }
+
+    /// The SPI of the runtime's plumbing that generated code uses, and of
+    /// the plumbing the generator emits into public types.
+    static let generatedSPI: Code = "@_spi(Generated)"
 
     /// The module whose runtime (executor, coding wrappers, path escaping)
     /// generated code calls.

@@ -277,7 +277,7 @@ extension Translator {
         }
         let reader = TypeDeclaration(
             doc: "Reads the server's message and reasons from a `\(schema.name.bare)` error body, for the request executor.",
-            attributes: access == .public ? ["@_spi(Generated)"] : [], access: access, kind: .struct, name: Self.errorReaderName,
+            attributes: access == .public ? [Self.generatedSPI] : [], access: access, kind: .struct, name: Self.errorReaderName,
             conformances: ["ServerErrorBody"],
             members: [
                 .variable(VariableDeclaration(doc: "The decoded error body.", access: access, isLet: true, name: "body", type: "\(schema.name)")),

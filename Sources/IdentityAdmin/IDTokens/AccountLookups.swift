@@ -58,8 +58,9 @@ final class AccountLookups: Sendable {
     /// same key; refused at once while the breaker is open.
     func state(for key: Key, lookUp: @escaping @Sendable () async throws -> AccountState) async throws(TokenVerificationError) -> AccountState {
         let isTrial = try admit()
+        defer { if isTrial { breaker.withLock { $0.trialRunning = false } } }
         do {
-            let state = try await fetches.value(for: key) { [self] in
+            return try await fetches.value(for: key) { [self] in
                 do {
                     let state = try await lookUp()
                     succeeded()
@@ -69,10 +70,7 @@ final class AccountLookups: Sendable {
                     throw error
                 }
             }
-            if isTrial { breaker.withLock { $0.trialRunning = false } }
-            return state
         } catch {
-            if isTrial { breaker.withLock { $0.trialRunning = false } }
             throw .revocationCheckFailed(reason: "\(error)")
         }
     }
