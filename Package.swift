@@ -25,6 +25,10 @@ enum Trait {
     static let vapor = "Vapor"
     /// `IdentityStoresPostgres`: the shared stores on PostgreSQL (postgres-nio).
     static let postgreSQL = "PostgreSQL"
+    /// Metrics (swift-metrics) and trace spans (swift-distributed-tracing):
+    /// two API packages with no dependencies, on by every server trait (each
+    /// of their frameworks brings both already); the app bootstraps the backends.
+    static let telemetry = "Telemetry"
     /// The `mfa` and `spec-codegen` command-line tools (swift-argument-parser,
     /// and what `mfa` runs: the emulator, the server transport, PostgreSQL).
     static let tools = "Tools"
@@ -71,11 +75,16 @@ let package = Package(
     // No default trait: an app names what it uses, and none pulls a server
     // framework by default.
     traits: [
-        .trait(name: Trait.asyncHTTPClient, description: "IdentityToolkitAsyncHTTPClient: the server transport over AsyncHTTPClient and SwiftNIO."),
-        .trait(name: Trait.emulator, description: "IdentityToolkitEmulator: the embedded Auth emulator (Hummingbird, swift-certificates, ServiceLifecycle)."),
-        .trait(name: Trait.hummingbird, description: "IdentityAdminHummingbird: the Hummingbird 2 middleware (Hummingbird, hummingbird-auth)."),
-        .trait(name: Trait.vapor, description: "IdentityAdminVapor: the Vapor 4 middleware (Vapor)."),
-        .trait(name: Trait.postgreSQL, description: "IdentityStoresPostgres: the shared stores on PostgreSQL (postgres-nio)."),
+        .trait(name: Trait.telemetry, description: "Metrics (swift-metrics) and trace spans (swift-distributed-tracing) from token checks, TOTP, recovery, stores and REST calls."),
+        .trait(name: Trait.asyncHTTPClient, description: "IdentityToolkitAsyncHTTPClient: the server transport over AsyncHTTPClient and SwiftNIO.",
+               enabledTraits: [Trait.telemetry]),
+        .trait(name: Trait.emulator, description: "IdentityToolkitEmulator: the embedded Auth emulator (Hummingbird, swift-certificates, ServiceLifecycle).",
+               enabledTraits: [Trait.telemetry]),
+        .trait(name: Trait.hummingbird, description: "IdentityAdminHummingbird: the Hummingbird 2 middleware (Hummingbird, hummingbird-auth).",
+               enabledTraits: [Trait.telemetry]),
+        .trait(name: Trait.vapor, description: "IdentityAdminVapor: the Vapor 4 middleware (Vapor).", enabledTraits: [Trait.telemetry]),
+        .trait(name: Trait.postgreSQL, description: "IdentityStoresPostgres: the shared stores on PostgreSQL (postgres-nio).",
+               enabledTraits: [Trait.telemetry]),
         .trait(name: Trait.tools, description: "The mfa and spec-codegen command-line tools (swift-argument-parser; mfa also needs the emulator, the server transport and PostgreSQL).",
                enabledTraits: [Trait.emulator, Trait.asyncHTTPClient, Trait.postgreSQL]),
         .default(enabledTraits: []),
@@ -99,6 +108,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // The `Telemetry` trait: API packages without dependencies (the app
+        // picks the backends); the releases verified here.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         // The emulator's X.509 form of its signing key (what most ID-token
         // verifiers fetch). The emulator only: about 12 s of a clean debug
         // build; 1.21.1 is the release verified here.
@@ -187,7 +200,15 @@ let package = Package(
             name: "IdentityToolkitJWT",
             dependencies: ["IdentityToolkit", .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
-        .target(name: "IdentityOTPFormats"),
+        // Also the one door to swift-metrics and swift-distributed-tracing
+        // (Telemetry.swift): every module that records goes through it.
+        .target(
+            name: "IdentityOTPFormats",
+            dependencies: [
+                gated("CoreMetrics", "swift-metrics", by: Trait.telemetry),
+                gated("Tracing", "swift-distributed-tracing", by: Trait.telemetry),
+            ]
+        ),
         .target(
             name: "IdentityOTP",
             dependencies: ["IdentityOTPFormats", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
@@ -262,7 +283,7 @@ let package = Package(
         .target(
             name: "IdentityStoresPostgres",
             dependencies: [
-                "IdentityServerState", "IdentityOTP", "MultiFactorAuth", "IdentityToolkit",
+                "IdentityServerState", "IdentityOTP", "IdentityOTPFormats", "MultiFactorAuth", "IdentityToolkit",
                 gated("PostgresNIO", "postgres-nio", by: Trait.postgreSQL),
                 gated("NIOSSL", "swift-nio-ssl", by: Trait.postgreSQL),
                 gated("NIOCore", "swift-nio", by: Trait.postgreSQL),
@@ -400,6 +421,9 @@ let package = Package(
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                // TelemetryTests: a metrics factory and a tracer bound to each test's task.
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The Vapor middleware's tests, and a Vapor app that names our TOTP types.

@@ -2,6 +2,7 @@ public import Foundation
 public import Logging
 public import IdentityOTP
 import IdentityToolkit
+import IdentityOTPFormats
 
 /// The self-service path for a user who lost their authenticator: after
 /// the password step of a sign-in that asked for a second factor, one of
@@ -94,6 +95,7 @@ public struct AccountRecovery: Sendable {
     /// fresh second-factor check; support uses `mfa admin users recovery-codes`).
     public func issueCodes(for uid: String, count: Int = 10) async throws -> RecoveryCodes {
         let codes = try await redeemer.regenerate(for: storeKey(uid), count: count)
+        Telemetry.counter("recovery_code_sets_issued_total").increment()
         auditLog.notice("recovery codes issued", metadata: ["uid": "\(uid)", "count": "\(codes.codes.count)"])
         return codes
     }
@@ -120,7 +122,27 @@ public struct AccountRecovery: Sendable {
     ///   ``AccountRecoveryError/Code/firstFactorTooOld`` (nothing counted or
     ///   spent) for a password step older than ``maximumFirstFactorAge`` or
     ///   than the account's last revocation.
+    ///
+    /// Runs in a span `recoverAccount` and is counted in
+    /// `account_recoveries_total` by `outcome`: `recovered` (a code
+    /// redeemed), or the failed step's ``AccountRecoveryError/Code`` (the
+    /// `Telemetry` trait).
     public func recover(_ proof: FirstFactorProof, code: String, now: Date = Date()) async throws(AccountRecoveryError) -> Recovered {
+        try await Telemetry.withSpan("recoverAccount") { span async throws(AccountRecoveryError) -> Recovered in
+            do throws(AccountRecoveryError) {
+                let recovered = try await recoverUncounted(proof, code: code, now: now)
+                Telemetry.counter("account_recoveries_total", [("outcome", "recovered")]).increment()
+                span.set("identity.recovery.withdrawn_factors", recovered.withdrawnFactors.count)
+                return recovered
+            } catch {
+                Telemetry.counter("account_recoveries_total", [("outcome", error.code.description)]).increment()
+                span.fail(error.code.description)
+                throw error
+            }
+        }
+    }
+
+    private func recoverUncounted(_ proof: FirstFactorProof, code: String, now: Date) async throws(AccountRecoveryError) -> Recovered {
         let uid = proof.uid
         let age = now.timeIntervalSince(proof.checkedAt)
         guard age <= maximumFirstFactorAge.timeInterval, age >= -60 else {

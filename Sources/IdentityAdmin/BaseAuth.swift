@@ -1,5 +1,6 @@
 public import Foundation
 import IdentityToolkit
+import IdentityOTPFormats
 
 /// What the project's admin (``IdentityAdmin``) and a tenant's
 /// (``TenantAwareAuth``, from ``TenantManager/authForTenant(_:)``) share, as
@@ -74,9 +75,7 @@ public class BaseAuth: @unchecked Sendable {
     ///     (``revokeRefreshTokens(uid:now:)``). Compares `auth_time`, as
     ///     firebase-admin does, so a token refreshed after the revocation is refused too.
     public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) async throws(TokenVerificationError) -> DecodedIDToken {
-        let token = try await idTokenVerifier.verify(idToken)
-        if checkRevoked { try await checkNotRevoked(token) }
-        return token
+        try await verify(idToken, with: idTokenVerifier, checkRevoked: checkRevoked)
     }
 
     /// The shortest and longest session a cookie may hold: 5 minutes and 2 weeks.
@@ -114,9 +113,28 @@ public class BaseAuth: @unchecked Sendable {
     ///   - sessionCookie: The cookie's value.
     ///   - checkRevoked: As for ``verifyIDToken(_:checkRevoked:)``.
     public func verifySessionCookie(_ sessionCookie: String, checkRevoked: Bool = false) async throws(TokenVerificationError) -> DecodedIDToken {
-        let token = try await sessionCookieVerifier.verify(sessionCookie)
-        if checkRevoked { try await checkNotRevoked(token) }
-        return token
+        try await verify(sessionCookie, with: sessionCookieVerifier, checkRevoked: checkRevoked)
+    }
+
+    /// Both verifications, in one span (`verifyIDToken` or
+    /// `verifySessionCookie`, the `Telemetry` trait) whose children are the
+    /// REST calls it made (a key fetch, an account lookup). Its attributes
+    /// say what happened, never whose token it was.
+    private func verify(_ credential: String, with verifier: IDTokenVerifier, checkRevoked: Bool) async throws(TokenVerificationError) -> DecodedIDToken {
+        let name = verifier.kind == .idToken ? "verifyIDToken" : "verifySessionCookie"
+        return try await Telemetry.withSpan(name) { span async throws(TokenVerificationError) -> DecodedIDToken in
+            span.set("firebase.token.check_revoked", checkRevoked)
+            do throws(TokenVerificationError) {
+                let (token, cached) = try await verifier.verifyNotingCache(credential)
+                span.set("firebase.token.cached", cached)
+                if checkRevoked { try await checkNotRevoked(token) }
+                return token
+            } catch {
+                span.set("firebase.token.refusal", error.code.description)
+                span.fail(error.code.description)
+                throw error
+            }
+        }
     }
 
     /// The account behind a verified `token` is enabled, exists, and was not
@@ -129,18 +147,32 @@ public class BaseAuth: @unchecked Sendable {
     /// ``TokenVerificationError/revocationCheckFailed(reason:)`` (a 503)
     /// instead of waiting for each request's deadline, until one lookup
     /// succeeds again.
+    ///
+    /// Counted in `firebase_token_revocation_checks_total` by `outcome` and
+    /// `source` (`cache` or `lookup`; the `Telemetry` trait).
     public func checkNotRevoked(_ token: DecodedIDToken) async throws(TokenVerificationError) {
-        let state = try await accountState(uid: token.uid, tenant: token.tenant)
-        guard state.exists else { throw .userNotFound }
-        if state.disabled { throw .userDisabled }
-        if let validSince = state.validSince, token.authTime < validSince { throw .revoked }
+        var source = "lookup"
+        do throws(TokenVerificationError) {
+            let state = try await accountState(uid: token.uid, tenant: token.tenant, source: &source)
+            guard state.exists else { throw TokenVerificationError.userNotFound }
+            if state.disabled { throw TokenVerificationError.userDisabled }
+            if let validSince = state.validSince, token.authTime < validSince { throw TokenVerificationError.revoked }
+            VerificationMetrics.revocationCheck(outcome: "ok", looked: source)
+        } catch {
+            VerificationMetrics.revocationCheck(outcome: error.code.description, looked: source)
+            throw error
+        }
     }
 
     /// The account's state as a revocation check needs it: looked up, or
-    /// as looked up within ``TokenCacheOptions/revocationMaximumAge``.
-    private func accountState(uid: String, tenant: String?) async throws(TokenVerificationError) -> AccountStateCache.AccountState {
+    /// as looked up within ``TokenCacheOptions/revocationMaximumAge``
+    /// (`source` becomes `cache`).
+    private func accountState(uid: String, tenant: String?, source: inout String) async throws(TokenVerificationError) -> AccountStateCache.AccountState {
         let key = AccountStateCache.Key(tenant: tenant, uid: uid)
-        if let cached = accountStates?.state(for: key) { return cached }
+        if let cached = accountStates?.state(for: key) {
+            source = "cache"
+            return cached
+        }
         let (client, projectID) = (client, projectID)
         let state = try await accountLookups.state(for: key) {
             let users = try await client.lookupAccounts(targetProjectId: projectID, body: GetAccountInfoRequest(localId: [uid], tenantId: tenant)).users ?? []

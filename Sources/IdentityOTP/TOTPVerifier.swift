@@ -1,4 +1,5 @@
 public import Foundation
+import IdentityOTPFormats
 
 /// Verifies TOTP codes with a window and replay protection (RFC 6238 §5.2):
 /// once a code is accepted, no code of that step or an earlier one is
@@ -91,7 +92,48 @@ public struct TOTPVerifier: Sendable {
     ///   unsuccessful attempts in a row (until the run is cleared), or the
     ///   stores' errors: verification fails closed when a store cannot be
     ///   reached or is full.
+    ///
+    /// Runs in a span `verifyTOTP` and is counted in
+    /// `totp_verifications_total` by `outcome`: `accepted`, `invalid`,
+    /// `replayed`, `locked_out` (refused during a lock-out),
+    /// `factor_locked` (refused after the final bound), `rejected_input` (a
+    /// time before 1970) or `store_failed` (the `Telemetry` trait). `keyID` appears in neither.
     public func verify(_ code: String, keyID: String, at unixTime: Int64) async throws -> Result {
+        try await Telemetry.withSpan("verifyTOTP") { span async throws -> Result in
+            let outcome: String
+            do {
+                let result = try await verifyUncounted(code, keyID: keyID, at: unixTime)
+                switch result {
+                case .accepted: outcome = "accepted"
+                case .replayed: outcome = "replayed"
+                case .invalid: outcome = "invalid"
+                }
+                Self.count(outcome)
+                span.set("totp.outcome", outcome)
+                return result
+            } catch let error as OTPError {
+                switch error.code {
+                case .factorLocked: outcome = "factor_locked"
+                case .tooManyAttempts: outcome = "locked_out"
+                default: outcome = "rejected_input"
+                }
+                Self.count(outcome)
+                span.fail(outcome)
+                throw error
+            } catch {
+                Self.count("store_failed")
+                span.fail("store_failed")
+                throw error
+            }
+        }
+    }
+
+    /// `totp_verifications_total{outcome}`.
+    private static func count(_ outcome: String) {
+        Telemetry.counter("totp_verifications_total", [("outcome", outcome)]).increment()
+    }
+
+    private func verifyUncounted(_ code: String, keyID: String, at unixTime: Int64) async throws -> Result {
         let now = Date(timeIntervalSince1970: TimeInterval(unixTime))
         if let settlingStore {
             let step = try totp.matchingStep(for: code, at: unixTime, window: window)

@@ -1,6 +1,7 @@
 public import Foundation
 public import IdentityServerState
 import IdentityToolkit
+import IdentityOTPFormats
 public import Logging
 import NIOCore
 public import PostgresNIO
@@ -311,18 +312,26 @@ struct PostgresStoreBackend: Sendable {
     func now(_ callerNow: Date) -> Date? { clock == .caller ? callerNow : nil }
 
     /// Runs `body` under the query timeout; every failure becomes a
-    /// ``PostgresStoreError``.
+    /// ``PostgresStoreError``. Timed in `identity_store_seconds` by
+    /// `operation` (these fixed phrases) and `outcome` (`ok`, `failed`;
+    /// the `Telemetry` trait).
     @discardableResult
     func perform<Value: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresClient) async throws -> Value) async throws(PostgresStoreError) -> Value {
         let client = self.client
+        let started = ContinuousClock.now
         do {
-            return try await Deadline.run(within: queryTimeout) { try await body(client) }
+            let value = try await Deadline.run(within: queryTimeout) { try await body(client) }
+            Telemetry.timer(Self.latencyLabel, [("operation", operation), ("outcome", "ok")]).record(ContinuousClock.now - started)
+            return value
         } catch {
+            Telemetry.timer(Self.latencyLabel, [("operation", operation), ("outcome", "failed")]).record(ContinuousClock.now - started)
             let storeError = Self.storeError(error, operation: operation, timeout: queryTimeout)
             logger.warning("store call failed", metadata: ["operation": "\(operation)", "error": "\(storeError)"])
             throw storeError
         }
     }
+
+    static let latencyLabel = "identity_store_seconds"
 
     /// The store error for whatever a PostgreSQL call threw.
     static func storeError(_ error: any Error, operation: String, timeout: Duration) -> PostgresStoreError {

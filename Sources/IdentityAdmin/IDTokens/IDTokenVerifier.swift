@@ -53,6 +53,8 @@ public struct IDTokenVerifier: Sendable {
     let now: @Sendable () -> Date
     /// Shared by the copies ``forTenant(_:)`` makes: a hit checks the tenant again.
     let cache: VerifiedTokenCache?
+    /// Made with the verifier, from the metrics factory bound then.
+    let metrics: VerificationMetrics
 
     /// The `iss` this verifier requires.
     public var issuer: String { requiredIssuer }
@@ -93,6 +95,7 @@ public struct IDTokenVerifier: Sendable {
         self.keys = keys
         self.now = now
         self.cache = cache
+        metrics = VerificationMetrics(kind)
     }
 
     /// The same checks for tokens of `tenantID`, sharing this verifier's key cache and verified tokens.
@@ -112,19 +115,47 @@ public struct IDTokenVerifier: Sendable {
     /// they are an ID token's under the session issuer). A token this
     /// verifier (or one sharing its cache) accepted before is recognised
     /// by its digest; the checks of time and tenant are made again.
+    ///
+    /// Counted in `firebase_token_verifications_total` (by outcome and
+    /// reason) and `firebase_token_cache_hits_total`; the checks the cache
+    /// did not answer are timed in `firebase_token_signature_check_seconds`
+    /// (the `Telemetry` trait).
     public func verify(_ idToken: String) async throws(TokenVerificationError) -> DecodedIDToken {
-        guard let cache else { return try await verifyEveryCheck(idToken, at: now()) }
+        try await verifyNotingCache(idToken).token
+    }
+
+    /// ``verify(_:)``, saying whether the verified-token cache answered.
+    func verifyNotingCache(_ idToken: String) async throws(TokenVerificationError) -> (token: DecodedIDToken, cached: Bool) {
+        do {
+            let verified = try await verifyRemembering(idToken)
+            if verified.cached { metrics.cacheHits.increment() }
+            metrics.verified.increment()
+            return verified
+        } catch {
+            metrics.refused(error.code)
+            throw error
+        }
+    }
+
+    private func verifyRemembering(_ idToken: String) async throws(TokenVerificationError) -> (token: DecodedIDToken, cached: Bool) {
+        guard let cache else { return (try await timedEveryCheck(idToken, at: now()), false) }
         let digest = VerifiedTokenCache.Digest(idToken)
         let time = now()
         // Read before the key lookup: a rotation during the checks marks the entry stale.
         let generation = keys.generation(at: time)
         if let token = cache.token(for: digest, at: time, keyGeneration: generation) {
             try checkTimesAndTenant(token, at: time)
-            return token
+            return (token, true)
         }
-        let token = try await verifyEveryCheck(idToken, at: time)
+        let token = try await timedEveryCheck(idToken, at: time)
         cache.insert(token, for: digest, keyGeneration: generation, at: time)
-        return token
+        return (token, false)
+    }
+
+    private func timedEveryCheck(_ idToken: String, at now: Date) async throws(TokenVerificationError) -> DecodedIDToken {
+        try await metrics.signatureChecks.measure { () async throws(TokenVerificationError) -> DecodedIDToken in
+            try await verifyEveryCheck(idToken, at: now)
+        }
     }
 
     /// Every check, with no cache.

@@ -175,6 +175,7 @@ package final class SigningKeyCache: Sendable {
                     $0.nextAttempt = .distantPast
                     $0.lastFailure = nil
                 }
+                Self.countFetch("ok")
                 return keySet
             } catch {
                 let failedAt = now()
@@ -184,9 +185,16 @@ package final class SigningKeyCache: Sendable {
                     state.nextAttempt = failedAt.addingTimeInterval(delay)
                     state.lastFailure = Self.describe(error)
                 }
+                Self.countFetch("failed")
                 throw error
             }
         }
+    }
+
+    /// `firebase_signing_key_fetches_total` by `outcome` (`ok`, `failed`):
+    /// one per request to the key route, however many callers shared it.
+    private static func countFetch(_ outcome: String) {
+        Telemetry.counter("firebase_signing_key_fetches_total", [("outcome", outcome)]).increment()
     }
 
     /// Why a key of a set cannot verify RS256 signatures; nil when it can.

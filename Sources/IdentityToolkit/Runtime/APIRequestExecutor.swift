@@ -1,6 +1,7 @@
 import Foundation
 public import HTTPTypes
 import Logging
+import IdentityOTPFormats
 
 /// Builds, sends and decodes the requests of a generated client.
 ///
@@ -174,15 +175,43 @@ import Logging
         }
     }
 
-    /// The exchange: the request, the deadline, the status, then `decode`
-    /// for a success or the spec's error body for a failure.
+    /// The exchange in a client span named `METHOD path` (the `Telemetry`
+    /// trait), whose trace context travels in the request's header fields:
+    /// attributes `http.request.method`, `server.address`, `url.path` (never
+    /// the query, which may hold the API key) and `http.response.status_code`.
     private func perform<Response: Sendable>(
         _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Data?, contentType: String = jsonContentType,
         accept: String = jsonContentType, errorBody: (any ServerErrorBody.Type)?, decode: (Data) throws -> Response
     ) async throws -> (Response, HTTPFields) {
-        var prepared = try await makeRequest(method, path: path, query: query, hasBody: body != nil, contentType: contentType)
-        prepared.headerFields[.accept] = accept
-        let request = prepared
+        try await Telemetry.withSpan("\(method.rawValue) \(path)", kind: .client) { span async throws -> (Response, HTTPFields) in
+            var request = try await makeRequest(method, path: path, query: query, hasBody: body != nil, contentType: contentType)
+            request.headerFields[.accept] = accept
+            for (name, value) in Telemetry.propagationFields() {
+                if let name = HTTPField.Name(name) { request.headerFields[name] = value }
+            }
+            if span.isRecording {
+                span.set("http.request.method", method.rawValue)
+                span.set("server.address", request.authority ?? "")
+                span.set("url.path", path)
+            }
+            do {
+                let answer = try await exchange(request, method: method, path: path, body: body, errorBody: errorBody, decode: decode)
+                span.set("http.response.status_code", answer.status)
+                return (answer.response, answer.fields)
+            } catch let error as IdentityToolkitError {
+                if let status = error.status { span.set("http.response.status_code", status) }
+                span.fail(error.code.description)
+                throw error
+            }
+        }
+    }
+
+    /// The exchange: the request, the deadline, the status, then `decode`
+    /// for a success or the spec's error body for a failure.
+    private func exchange<Response: Sendable>(
+        _ request: HTTPRequest, method: HTTPRequest.Method, path: String, body: Data?,
+        errorBody: (any ServerErrorBody.Type)?, decode: (Data) throws -> Response
+    ) async throws -> (response: Response, fields: HTTPFields, status: Int) {
         // The serving request's logger, so that these lines carry its metadata.
         let logger = RequestLogger.or(configuration.logger)
         // Checked first, so that no metadata is built when no debug line is wanted.
@@ -226,7 +255,7 @@ import Logging
         let decoder = JSONDecoder()
         if (200..<300).contains(status) {
             do {
-                return (try decode(data), httpResponse.headerFields)
+                return (try decode(data), httpResponse.headerFields, status)
             } catch {
                 throw IdentityToolkitError.undecodableResponse(status: status, underlying: error)
             }

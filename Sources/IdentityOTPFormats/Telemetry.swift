@@ -1,0 +1,198 @@
+#if Telemetry
+import CoreMetrics
+import Tracing
+#endif
+
+/// The package's one door to swift-metrics and swift-distributed-tracing
+/// (the `Telemetry` trait; without it every call here does nothing and
+/// neither package is built).
+///
+/// Metrics come from `MetricsSystem.factory` and spans from
+/// `InstrumentationSystem.tracer`, as they are when the metric or span is
+/// made: the task-local ones (`withMetricsFactory`, `withTracer`) first,
+/// then what the app bootstrapped. A metric made before the app bootstraps
+/// its backend stays silent, as swift-metrics documents, so an app
+/// bootstraps first and builds `IdentityAdmin` after.
+///
+/// Labels and dimension values are fixed words chosen here (an outcome, a
+/// reason, a store's operation): never a uid, an email, a token, a code or
+/// a key, so that no secret reaches a metrics backend and no dimension has
+/// unbounded values.
+package enum Telemetry {
+    /// A counter of `label` with `dimensions`.
+    package static func counter(_ label: String, _ dimensions: [(String, String)] = []) -> TelemetryCounter {
+        #if Telemetry
+        TelemetryCounter(Counter(label: label, dimensions: dimensions, factory: MetricsSystem.factory))
+        #else
+        TelemetryCounter()
+        #endif
+    }
+
+    /// A timer of `label` with `dimensions`, in seconds (the unit Prometheus expects).
+    package static func timer(_ label: String, _ dimensions: [(String, String)] = []) -> TelemetryTimer {
+        #if Telemetry
+        TelemetryTimer(CoreMetrics.Timer(label: label, dimensions: dimensions, preferredDisplayUnit: .seconds, factory: MetricsSystem.factory))
+        #else
+        TelemetryTimer()
+        #endif
+    }
+
+    /// Runs `body` in a span named `name`, a child of the task's current
+    /// context, ended when `body` returns or throws (an error marks it
+    /// failed with `body`'s own description, which the caller keeps free of
+    /// secrets through ``TelemetrySpan/fail(_:)``). Without a tracer (the
+    /// no-op one) no span is made and `body` runs at once.
+    package static func withSpan<T, Failure: Error>(
+        _ name: String, kind: TelemetrySpanKind = .internal, _ body: (TelemetrySpan) async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        #if Telemetry
+        let tracer = InstrumentationSystem.tracer
+        if tracer is NoOpTracer { return try await body(TelemetrySpan()) }
+        let span = tracer.startSpan(name, context: ServiceContext.current ?? .topLevel, ofKind: kind.spanKind)
+        defer { span.end() }
+        let outcome: Result<T, Failure> = await ServiceContext.withValue(span.context) {
+            do throws(Failure) { return .success(try await body(TelemetrySpan(span))) } catch { return .failure(error) }
+        }
+        return try outcome.get()
+        #else
+        return try await body(TelemetrySpan())
+        #endif
+    }
+
+    /// The header fields that carry the task's trace context to a server
+    /// (W3C `traceparent` with the usual tracers): what the bootstrapped
+    /// instrument injects; none without one.
+    package static func propagationFields() -> [(name: String, value: String)] {
+        #if Telemetry
+        guard let context = ServiceContext.current else { return [] }
+        var fields = PropagationFields()
+        InstrumentationSystem.instrument.inject(context, into: &fields, using: PropagationFields.Writer())
+        return fields.pairs
+        #else
+        return []
+        #endif
+    }
+}
+
+/// What a span stands for (the subset of OpenTelemetry's kinds used here).
+package enum TelemetrySpanKind: Sendable {
+    /// Work inside this process (a token check).
+    case `internal`
+    /// A call this process makes to another server (a REST call).
+    case client
+
+    #if Telemetry
+    var spanKind: SpanKind {
+        switch self {
+        case .internal: return .internal
+        case .client: return .client
+        }
+    }
+    #endif
+}
+
+/// A counter, or nothing without the `Telemetry` trait.
+package struct TelemetryCounter: Sendable {
+    #if Telemetry
+    let counter: Counter
+    init(_ counter: Counter) { self.counter = counter }
+    #else
+    init() {}
+    #endif
+
+    /// Adds `amount`.
+    package func increment(by amount: Int = 1) {
+        #if Telemetry
+        counter.increment(by: amount)
+        #endif
+    }
+}
+
+/// A timer, or nothing without the `Telemetry` trait.
+package struct TelemetryTimer: Sendable {
+    #if Telemetry
+    let timer: CoreMetrics.Timer
+    init(_ timer: CoreMetrics.Timer) { self.timer = timer }
+    #else
+    init() {}
+    #endif
+
+    /// Records one duration.
+    package func record(_ duration: Duration) {
+        #if Telemetry
+        timer.recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        #endif
+    }
+
+    /// Runs `body` and records how long it took, whether it returned or threw.
+    package func measure<T, Failure: Error>(_ body: () async throws(Failure) -> T) async throws(Failure) -> T {
+        #if Telemetry
+        let start = ContinuousClock.now
+        defer { record(ContinuousClock.now - start) }
+        #endif
+        return try await body()
+    }
+}
+
+/// The span a ``Telemetry/withSpan(_:kind:_:)`` body may annotate; every
+/// method does nothing when no span was made.
+package struct TelemetrySpan {
+    #if Telemetry
+    private let span: (any Span)?
+    init(_ span: (any Span)? = nil) { self.span = span }
+    #else
+    init() {}
+    #endif
+
+    /// Whether a span is being recorded (attributes worth computing).
+    package var isRecording: Bool {
+        #if Telemetry
+        span?.isRecording ?? false
+        #else
+        false
+        #endif
+    }
+
+    /// Sets attribute `key` (a fixed word, never a secret) to `value`.
+    package func set(_ key: String, _ value: String) {
+        #if Telemetry
+        span?.attributes[key] = value
+        #endif
+    }
+
+    /// Sets attribute `key` to `value`.
+    package func set(_ key: String, _ value: Int) {
+        #if Telemetry
+        span?.attributes[key] = Int64(value)
+        #endif
+    }
+
+    /// Sets attribute `key` to `value`.
+    package func set(_ key: String, _ value: Bool) {
+        #if Telemetry
+        span?.attributes[key] = value
+        #endif
+    }
+
+    /// Marks the span failed with `reason`: a fixed word or a message the
+    /// caller knows holds no secret (a refusal's reason, an HTTP status),
+    /// never an error's own description, which may echo its input.
+    package func fail(_ reason: String) {
+        #if Telemetry
+        span?.setStatus(SpanStatus(code: .error, message: reason))
+        #endif
+    }
+}
+
+#if Telemetry
+/// The carrier ``Telemetry/propagationFields()`` injects into.
+private struct PropagationFields {
+    var pairs: [(name: String, value: String)] = []
+
+    struct Writer: Injector {
+        func inject(_ value: String, forKey key: String, into carrier: inout PropagationFields) {
+            carrier.pairs.append((key, value))
+        }
+    }
+}
+#endif
