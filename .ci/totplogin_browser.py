@@ -27,19 +27,51 @@ from selenium.webdriver.common.by import By
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.ui import WebDriverWait
 
-def start_app(binary):
-    process = subprocess.Popen([binary, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def start_app(binary, metrics=False):
+    """Starts the example; returns the process, its URL and (with `metrics`)
+    the URL of its Prometheus endpoint."""
+    command = [binary, "--port", "0"] + (["--metrics-port", "0"] if metrics else [])
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.time() + 60
+    base, scrape = None, None
     while time.time() < deadline:
         line = process.stdout.readline()
         if not line:
             break
         print("app:", line.rstrip())
-        match = re.match(r"listening on (http://\S+)", line)
-        if match:
-            return process, match.group(1)
+        if match := re.match(r"listening on (http://\S+)", line):
+            base = match.group(1)
+        if match := re.match(r"metrics at (http://\S+)", line):
+            scrape = match.group(1)
+        if base and (scrape or not metrics):
+            return (process, base, scrape) if metrics else (process, base)
     process.kill()
-    sys.exit("the example did not print 'listening on'")
+    sys.exit("the example did not print 'listening on'" + (" and 'metrics at'" if metrics else ""))
+
+
+def check_scrape(url):
+    """The example's /metrics after the story: Prometheus text in which the
+    SDK counted the session checks and the key fetch, and holds no secret's
+    shape (an email, a JWT). Prints the SDK's lines, which the README shows."""
+    import urllib.request
+    with urllib.request.urlopen(url, timeout=10) as response:
+        content_type = response.headers.get("Content-Type", "")
+        text = response.read().decode()
+    assert content_type.startswith("text/plain"), content_type
+    values = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            values[name] = float(value)
+    verified = values.get('firebase_token_verifications_total{kind="session_cookie",outcome="verified",reason="none"}', 0)
+    fetched = values.get('firebase_signing_key_fetches_total{outcome="ok"}', 0)
+    assert verified > 0, "no session-cookie verification counted"
+    assert fetched > 0, "no key fetch counted"
+    assert "@" not in text and not re.search(r"eyJ[\w-]{10,}\.", text), "a secret's shape in /metrics"
+    print("scrape of", url, "after the story (SDK lines with a value):")
+    for name, value in sorted(values.items()):
+        if value and name.split("{")[0].startswith(("firebase_", "totp_", "account_", "recovery_", "identity_")) and "_bucket" not in name:
+            print("  ", name, value)
 
 
 def oathtool(secret, offset=0):
@@ -276,9 +308,10 @@ def run_story(base, shots, before_code_step=lambda: None):
 
 
 def main():
-    process, base = start_app(sys.argv[1])
+    process, base, scrape = start_app(sys.argv[1], metrics=True)
     try:
         run_story(base, sys.argv[2])
+        check_scrape(scrape)
     finally:
         process.terminate()
         process.wait(timeout=10)

@@ -19,6 +19,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // The metrics backend the example picks (the SDK records through
+        // swift-metrics' API): Prometheus text at --metrics-port's /metrics.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // The pages, the browser sessions and the sign-in flow: a library so
@@ -48,6 +52,8 @@ let package = Package(
                 .product(name: "IdentityStoresPostgres", package: "swift-identity-mfa"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // Not part of the app: the server that wrk loads for Benchmarks/README.md

@@ -1,6 +1,5 @@
 public import Foundation
 import IdentityToolkit
-import IdentityOTPFormats
 
 /// What the project's admin (``IdentityAdmin``) and a tenant's
 /// (``TenantAwareAuth``, from ``TenantManager/authForTenant(_:)``) share, as
@@ -116,24 +115,11 @@ public class BaseAuth: @unchecked Sendable {
         try await verify(sessionCookie, with: sessionCookieVerifier, checkRevoked: checkRevoked)
     }
 
-    /// Both verifications, in one span (`verifyIDToken` or
-    /// `verifySessionCookie`, the `Telemetry` trait) whose children are the
-    /// REST calls it made (a key fetch, an account lookup). Its attributes
-    /// say what happened, never whose token it was.
+    /// Both verifications: the verifier's checks and the revocation check,
+    /// in the verifier's one span (the `Telemetry` trait).
     private func verify(_ credential: String, with verifier: IDTokenVerifier, checkRevoked: Bool) async throws(TokenVerificationError) -> DecodedIDToken {
-        let name = verifier.kind == .idToken ? "verifyIDToken" : "verifySessionCookie"
-        return try await Telemetry.withSpan(name) { span async throws(TokenVerificationError) -> DecodedIDToken in
-            span.set("firebase.token.check_revoked", checkRevoked)
-            do throws(TokenVerificationError) {
-                let (token, cached) = try await verifier.verifyNotingCache(credential)
-                span.set("firebase.token.cached", cached)
-                if checkRevoked { try await checkNotRevoked(token) }
-                return token
-            } catch {
-                span.set("firebase.token.refusal", error.code.description)
-                span.fail(error.code.description)
-                throw error
-            }
+        try await verifier.verify(credential, checkRevoked: checkRevoked) { token throws(TokenVerificationError) in
+            try await checkNotRevoked(token)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Generated) public import IdentityToolkit
 import IdentityToolkitJWT
+import IdentityOTPFormats
 import _CryptoExtras
 
 /// Verifies Firebase ID tokens, or session cookies, as Google documents it,
@@ -53,8 +54,9 @@ public struct IDTokenVerifier: Sendable {
     let now: @Sendable () -> Date
     /// Shared by the copies ``forTenant(_:)`` makes: a hit checks the tenant again.
     let cache: VerifiedTokenCache?
-    /// Made with the verifier, from the metrics factory bound then.
-    let metrics: VerificationMetrics
+    /// Made with the verifier, from the metrics factory bound then; nil
+    /// in ``withoutTelemetry()``'s copies.
+    let metrics: VerificationMetrics?
 
     /// The `iss` this verifier requires.
     public var issuer: String { requiredIssuer }
@@ -86,7 +88,7 @@ public struct IDTokenVerifier: Sendable {
     }
 
     init(projectID: String, kind: TokenKind, tenantID: String?, clockSkew: Duration, keys: SigningKeyCache, now: @escaping @Sendable () -> Date,
-         cache: VerifiedTokenCache? = VerifiedTokenCache(.default)) {
+         cache: VerifiedTokenCache? = VerifiedTokenCache(.default), recorded: Bool = true) {
         self.projectID = projectID
         self.kind = kind
         requiredIssuer = kind.issuerPrefix.rawValue + projectID
@@ -95,7 +97,7 @@ public struct IDTokenVerifier: Sendable {
         self.keys = keys
         self.now = now
         self.cache = cache
-        metrics = VerificationMetrics(kind)
+        metrics = recorded ? VerificationMetrics(kind) : nil
     }
 
     /// The same checks for tokens of `tenantID`, sharing this verifier's key cache and verified tokens.
@@ -116,24 +118,52 @@ public struct IDTokenVerifier: Sendable {
     /// verifier (or one sharing its cache) accepted before is recognised
     /// by its digest; the checks of time and tenant are made again.
     ///
-    /// Counted in `firebase_token_verifications_total` (by outcome and
-    /// reason) and `firebase_token_cache_hits_total`; the checks the cache
-    /// did not answer are timed in `firebase_token_signature_check_seconds`
-    /// (the `Telemetry` trait).
+    /// With the `Telemetry` trait: a span `verifyIDToken` (or
+    /// `verifySessionCookie`) whose children are the REST calls it made,
+    /// and the counters `firebase_token_verifications_total` (by `outcome`
+    /// and `reason`) and `firebase_token_cache_hits_total`; the checks the
+    /// cache did not answer are timed in `firebase_token_signature_check_seconds`.
     public func verify(_ idToken: String) async throws(TokenVerificationError) -> DecodedIDToken {
-        try await verifyNotingCache(idToken).token
+        try await verify(idToken, checkRevoked: false) { _ throws(TokenVerificationError) in }
     }
 
-    /// ``verify(_:)``, saying whether the verified-token cache answered.
-    func verifyNotingCache(_ idToken: String) async throws(TokenVerificationError) -> (token: DecodedIDToken, cached: Bool) {
-        do {
-            let verified = try await verifyRemembering(idToken)
-            if verified.cached { metrics.cacheHits.increment() }
-            metrics.verified.increment()
-            return verified
-        } catch {
-            metrics.refused(error.code)
-            throw error
+    /// A copy that records no metric and no span: the baseline that the
+    /// benchmarks measure the telemetry's cost against, in the same run.
+    @_spi(Benchmarks) public func withoutTelemetry() -> IDTokenVerifier {
+        IDTokenVerifier(projectID: projectID, kind: kind, tenantID: tenantID, clockSkew: clockSkew, keys: keys, now: now, cache: cache, recorded: false)
+    }
+
+    /// The checks, then (when `checkRevoked`) `revocationCheck`, in one
+    /// span; the counters count this verifier's checks only (the
+    /// revocation check counts its own).
+    func verify(_ idToken: String, checkRevoked: Bool,
+                revocationCheck: (DecodedIDToken) async throws(TokenVerificationError) -> Void) async throws(TokenVerificationError) -> DecodedIDToken {
+        guard let metrics else {
+            let token = try await verifyRemembering(idToken).token
+            if checkRevoked { try await revocationCheck(token) }
+            return token
+        }
+        return try await Telemetry.withSpan(kind.spanName) { span async throws(TokenVerificationError) -> DecodedIDToken in
+            span.set("firebase.token.check_revoked", checkRevoked)
+            do throws(TokenVerificationError) {
+                let token: DecodedIDToken
+                do throws(TokenVerificationError) {
+                    let verified = try await verifyRemembering(idToken)
+                    if verified.cached { metrics.cacheHits.increment() }
+                    metrics.verified.increment()
+                    span.set("firebase.token.cached", verified.cached)
+                    token = verified.token
+                } catch {
+                    metrics.refused(error.code)
+                    throw error
+                }
+                if checkRevoked { try await revocationCheck(token) }
+                return token
+            } catch {
+                span.set("firebase.token.refusal", error.code.description)
+                span.fail(error.code.description)
+                throw error
+            }
         }
     }
 
@@ -153,7 +183,8 @@ public struct IDTokenVerifier: Sendable {
     }
 
     private func timedEveryCheck(_ idToken: String, at now: Date) async throws(TokenVerificationError) -> DecodedIDToken {
-        try await metrics.signatureChecks.measure { () async throws(TokenVerificationError) -> DecodedIDToken in
+        guard let timer = metrics?.signatureChecks else { return try await verifyEveryCheck(idToken, at: now) }
+        return try await timer.measure { () async throws(TokenVerificationError) -> DecodedIDToken in
             try await verifyEveryCheck(idToken, at: now)
         }
     }

@@ -42,6 +42,14 @@ struct VerificationMetrics: Sendable {
 }
 
 extension IDTokenVerifier.TokenKind {
+    /// The span of a verification: the firebase-admin call's name.
+    var spanName: String {
+        switch self {
+        case .idToken: return "verifyIDToken"
+        case .sessionCookie: return "verifySessionCookie"
+        }
+    }
+
     /// The word metrics and spans use.
     var metricName: String {
         switch self {

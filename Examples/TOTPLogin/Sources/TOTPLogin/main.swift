@@ -6,7 +6,9 @@ import IdentityStoresPostgres
 import IdentityToolkitEmulator
 import Logging
 import IdentityOTP
+import Metrics
 import PostgresNIO
+import Prometheus
 import TOTPLoginApp
 
 /// `swift run TOTPLogin`: the example app and, unless `--emulator` names a
@@ -50,11 +52,18 @@ struct TOTPLoginCommand: AsyncParsableCommand {
     @Flag(help: "Take the client's address from the last X-Forwarded-For entry (only behind a proxy that sets it).")
     var trustForwardedFor = false
 
+    @Option(help: ArgumentHelp("Serve Prometheus text at /metrics on 127.0.0.1:PORT (0 picks a free one), apart from the app's port.",
+                               valueName: "port"))
+    var metricsPort: Int?
+
     static let defaultProject = "demo-totp-login"
     static let sealingKeysVariable = "TOTPLOGIN_SEALING_KEYS"
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
+        if let metricsPort, !(0...65535).contains(metricsPort) {
+            throw ValidationError("--metrics-port must be 0 to 65535, not \(metricsPort)")
+        }
         if let emulator {
             guard Self.address(emulator) != nil else {
                 throw ValidationError("--emulator must be HOST:PORT, such as 127.0.0.1:9099, not '\(emulator)'")
@@ -81,6 +90,16 @@ struct TOTPLoginCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "TOTPLogin")
         logger.logLevel = .info
+        // First, so that every metric the SDK makes (they are made with the
+        // admin instance) reaches the registry.
+        let metricsRegistry = PrometheusCollectorRegistry()
+        if metricsPort != nil {
+            var factory = PrometheusMetricsFactory(registry: metricsRegistry)
+            // A signature check takes tens of microseconds, a REST call milliseconds.
+            factory.defaultDurationHistogramBuckets = [.microseconds(50), .microseconds(200), .milliseconds(1), .milliseconds(5),
+                                                       .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2)]
+            MetricsSystem.bootstrap(factory)
+        }
         let keyRing = try sealingKeyRing()
         // The store would hold refresh tokens and pending TOTP keys: never in clear.
         if postgres != nil && keyRing == nil { throw Self.noSealingKeys }
@@ -147,8 +166,10 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             },
             logger: logger
         )
+        let metricsApplication = metricsPort.map { Self.metricsApplication(metricsRegistry, port: $0, logger: logger) }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
+                if let metricsApplication { group.addTask { try await metricsApplication.runService() } }
                 if let postgresClient, let stores {
                     group.addTask { await postgresClient.run() }
                     group.addTask { await stores.runSweeper() }
@@ -166,6 +187,24 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             throw error
         }
         await running?.stop()
+    }
+
+    /// The scrape endpoint: its own listener on loopback, so that a proxy
+    /// in front of the app never exposes it.
+    static func metricsApplication(_ registry: PrometheusCollectorRegistry, port: Int, logger: Logger) -> some ApplicationProtocol {
+        let router = Router()
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+        }
+        return Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: nil),
+            onServerRunning: { channel in
+                FileHandle.standardOutput.write(Data("metrics at http://127.0.0.1:\(channel.localAddress?.port ?? 0)/metrics\n".utf8))
+            },
+            logger: logger
+        )
     }
 
     static let noSealingKeys = StartupError(description: "--postgres needs sealing keys, so that refresh tokens and TOTP keys are not stored in clear: set \(sealingKeysVariable)=\"k1:$(head -c 32 /dev/urandom | base64)\" (the same on every instance) or give --sealing-keys-file")
