@@ -29,6 +29,11 @@ enum Trait {
     /// two API packages with no dependencies, on by every server trait (each
     /// of their frameworks brings both already); the app bootstraps the backends.
     static let telemetry = "Telemetry"
+    /// `Service` conformances (swift-service-lifecycle) for what runs beside
+    /// a server: the key refresher, the stores' sweeper, the emulator. On
+    /// with the traits whose frameworks bring it already (Hummingbird,
+    /// postgres-nio, the emulator's Hummingbird).
+    static let serviceLifecycle = "ServiceLifecycle"
     /// The `mfa` and `spec-codegen` command-line tools (swift-argument-parser,
     /// and what `mfa` runs: the emulator, the server transport, PostgreSQL).
     static let tools = "Tools"
@@ -76,15 +81,16 @@ let package = Package(
     // framework by default.
     traits: [
         .trait(name: Trait.telemetry, description: "Metrics (swift-metrics) and trace spans (swift-distributed-tracing) from token checks, TOTP, recovery, stores and REST calls."),
+        .trait(name: Trait.serviceLifecycle, description: "Service conformances (swift-service-lifecycle): the signing-key refresher, the PostgreSQL stores' sweeper, the emulator."),
         .trait(name: Trait.asyncHTTPClient, description: "IdentityToolkitAsyncHTTPClient: the server transport over AsyncHTTPClient and SwiftNIO.",
                enabledTraits: [Trait.telemetry]),
         .trait(name: Trait.emulator, description: "IdentityToolkitEmulator: the embedded Auth emulator (Hummingbird, swift-certificates, ServiceLifecycle).",
-               enabledTraits: [Trait.telemetry]),
+               enabledTraits: [Trait.telemetry, Trait.serviceLifecycle]),
         .trait(name: Trait.hummingbird, description: "IdentityAdminHummingbird: the Hummingbird 2 middleware (Hummingbird, hummingbird-auth).",
-               enabledTraits: [Trait.telemetry]),
+               enabledTraits: [Trait.telemetry, Trait.serviceLifecycle]),
         .trait(name: Trait.vapor, description: "IdentityAdminVapor: the Vapor 4 middleware (Vapor).", enabledTraits: [Trait.telemetry]),
         .trait(name: Trait.postgreSQL, description: "IdentityStoresPostgres: the shared stores on PostgreSQL (postgres-nio).",
-               enabledTraits: [Trait.telemetry]),
+               enabledTraits: [Trait.telemetry, Trait.serviceLifecycle]),
         .trait(name: Trait.tools, description: "The mfa and spec-codegen command-line tools (swift-argument-parser; mfa also needs the emulator, the server transport and PostgreSQL).",
                enabledTraits: [Trait.emulator, Trait.asyncHTTPClient, Trait.postgreSQL]),
         .default(enabledTraits: []),
@@ -256,6 +262,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                gated("ServiceLifecycle", "swift-service-lifecycle", by: Trait.serviceLifecycle),
             ]
         ),
         .target(
@@ -288,6 +295,7 @@ let package = Package(
                 gated("NIOSSL", "swift-nio-ssl", by: Trait.postgreSQL),
                 gated("NIOCore", "swift-nio", by: Trait.postgreSQL),
                 .product(name: "Logging", package: "swift-log"),
+                gated("ServiceLifecycle", "swift-service-lifecycle", by: Trait.serviceLifecycle),
             ]
         ),
         .executableTarget(

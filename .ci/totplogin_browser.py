@@ -63,7 +63,8 @@ def check_scrape(url):
         if line and not line.startswith("#"):
             name, _, value = line.rpartition(" ")
             values[name] = float(value)
-    verified = values.get('firebase_token_verifications_total{kind="session_cookie",outcome="verified",reason="none"}', 0)
+    verified = sum(value for name, value in values.items()
+                   if name.startswith('firebase_token_verifications_total{kind="session_cookie",outcome="verified",'))
     fetched = values.get('firebase_signing_key_fetches_total{outcome="ok"}', 0)
     assert verified > 0, "no session-cookie verification counted"
     assert fetched > 0, "no key fetch counted"

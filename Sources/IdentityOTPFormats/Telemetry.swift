@@ -37,26 +37,13 @@ package enum Telemetry {
         #endif
     }
 
-    /// Runs `body` in a span named `name`, a child of the task's current
-    /// context, ended when `body` returns or throws (an error marks it
-    /// failed with `body`'s own description, which the caller keeps free of
-    /// secrets through ``TelemetrySpan/fail(_:)``). Without a tracer (the
-    /// no-op one) no span is made and `body` runs at once.
+    /// Runs `body` in a span named `name`, with the tracer bound now
+    /// (``TelemetryTracer/current``): for calls whose own cost dwarfs the
+    /// lookup (a REST call). A hot path captures its tracer once instead.
     package static func withSpan<T, Failure: Error>(
         _ name: String, kind: TelemetrySpanKind = .internal, _ body: (TelemetrySpan) async throws(Failure) -> T
     ) async throws(Failure) -> T {
-        #if Telemetry
-        let tracer = InstrumentationSystem.tracer
-        if tracer is NoOpTracer { return try await body(TelemetrySpan()) }
-        let span = tracer.startSpan(name, context: ServiceContext.current ?? .topLevel, ofKind: kind.spanKind)
-        defer { span.end() }
-        let outcome: Result<T, Failure> = await ServiceContext.withValue(span.context) {
-            do throws(Failure) { return .success(try await body(TelemetrySpan(span))) } catch { return .failure(error) }
-        }
-        return try outcome.get()
-        #else
-        return try await body(TelemetrySpan())
-        #endif
+        try await TelemetryTracer.current.withSpan(name, kind: kind, body)
     }
 
     /// The header fields that carry the task's trace context to a server
@@ -70,6 +57,52 @@ package enum Telemetry {
         return fields.pairs
         #else
         return []
+        #endif
+    }
+}
+
+/// A tracer captured once, as swift-metrics captures its factory when a
+/// metric is made: looking up `InstrumentationSystem.tracer` (a task-local,
+/// a lock and dynamic casts) cost about half a microsecond, half of a
+/// remembered token's whole check. An object that makes spans on a hot
+/// path captures this when it is made (so an app bootstraps tracing first).
+package struct TelemetryTracer: Sendable {
+    #if Telemetry
+    private let tracer: (any Tracer)?
+    #endif
+    /// Whether spans are made: false for the no-op tracer, so that a hot
+    /// path can skip ``withSpan(_:kind:_:)`` (its generic closure call, and
+    /// each copy of the tracer existential, cost tens of nanoseconds).
+    package let isTracing: Bool
+
+    /// The tracer bound now (`withTracer`'s, else the bootstrapped one);
+    /// none when that is the no-op tracer or without the trait.
+    package static var current: TelemetryTracer {
+        #if Telemetry
+        let tracer = InstrumentationSystem.tracer
+        return tracer is NoOpTracer ? TelemetryTracer(tracer: nil, isTracing: false) : TelemetryTracer(tracer: tracer, isTracing: true)
+        #else
+        return TelemetryTracer(isTracing: false)
+        #endif
+    }
+
+    /// Runs `body` in a span named `name`, a child of the task's current
+    /// context, ended when `body` returns or throws (the caller marks a
+    /// failure with ``TelemetrySpan/fail(_:)``, in words free of secrets).
+    /// Without a tracer no span is made and `body` runs at once.
+    package func withSpan<T, Failure: Error>(
+        _ name: String, kind: TelemetrySpanKind = .internal, _ body: (TelemetrySpan) async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        #if Telemetry
+        guard let tracer else { return try await body(TelemetrySpan()) }
+        let span = tracer.startSpan(name, context: ServiceContext.current ?? .topLevel, ofKind: kind.spanKind)
+        defer { span.end() }
+        let outcome: Result<T, Failure> = await ServiceContext.withValue(span.context) {
+            do throws(Failure) { return .success(try await body(TelemetrySpan(span))) } catch { return .failure(error) }
+        }
+        return try outcome.get()
+        #else
+        return try await body(TelemetrySpan())
         #endif
     }
 }
@@ -135,8 +168,9 @@ package struct TelemetryTimer: Sendable {
 }
 
 /// The span a ``Telemetry/withSpan(_:kind:_:)`` body may annotate; every
-/// method does nothing when no span was made.
-package struct TelemetrySpan {
+/// method does nothing when no span was made. A class, so that a hot path
+/// without a tracer passes `nil` (one pointer) rather than an existential.
+package final class TelemetrySpan {
     #if Telemetry
     private let span: (any Span)?
     init(_ span: (any Span)? = nil) { self.span = span }

@@ -5,6 +5,7 @@ import IdentityOTPFormats
 public import Logging
 import NIOCore
 public import PostgresNIO
+public import ServiceLifecycle
 
 /// The package's shared stores on PostgreSQL, for apps that run several
 /// instances: every instance gives its verifiers and its sign-in flow the
@@ -156,6 +157,14 @@ public struct PostgresIdentityStores: Sendable {
             }
             try? await Task.sleep(for: interval)
         }
+    }
+
+    /// The sweeper as a service of the app's `ServiceGroup` (or Hummingbird's
+    /// `Application(services:)`): ``runSweeper(every:)`` until graceful
+    /// shutdown; list it after the `PostgresClient`, so that it stops first.
+    /// - Parameter interval: The time between two sweeps.
+    public func sweeper(every interval: Duration = .seconds(300)) -> PostgresStoreSweeper {
+        PostgresStoreSweeper(stores: self, interval: interval)
     }
 
     /// Connects once with `settings` and runs `SELECT 1`, outside any pool,
@@ -381,5 +390,19 @@ struct PostgresStoreBackend: Sendable {
         default:
             return .unavailable("\(operation): the connection failed or ended (\(error.code))")
         }
+    }
+}
+
+/// ``PostgresIdentityStores/runSweeper(every:)`` as a `Service`, from
+/// ``PostgresIdentityStores/sweeper(every:)``.
+public struct PostgresStoreSweeper: Service {
+    let stores: PostgresIdentityStores
+    let interval: Duration
+
+    /// Sweeps every interval until graceful shutdown or cancellation; a
+    /// sweep under way is cancelled (rows left for the next run), and the
+    /// service returns without an error.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown { await stores.runSweeper(every: interval) }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import IdentityAdmin
+@_spi(Benchmarks) import IdentityAdmin
 import IdentityToolkit
 import _CryptoExtras
 
@@ -8,10 +8,13 @@ import _CryptoExtras
 // (warm keys, no cache) a given number of times, so that callgrind or perf
 // see only the verifier's work and not a harness's.
 //
-//   valgrind --tool=callgrind --callgrind-out-file=/tmp/verify.cg .build/release/TokenProfile 2000
+//   valgrind --tool=callgrind --callgrind-out-file=/tmp/verify.cg .build/release/TokenProfile 2000 [--cached] [--no-telemetry]
 //   callgrind_annotate --inclusive=yes /tmp/verify.cg | head -60
 //
-// `--session-cookie` verifies a session cookie instead.
+// `--session-cookie` verifies a session cookie instead; `--cached` keeps the
+// verified-token cache on (every call after the first is a remembered
+// token); `--no-telemetry` records no metric and no span (the baseline of
+// the telemetry's cost).
 
 /// Answers the key route with the JWKS, cacheable for an hour.
 struct KeyRoute: HTTPTransport {
@@ -29,6 +32,8 @@ extension Data {
 
 let arguments = CommandLine.arguments.dropFirst()
 let sessionCookie = arguments.contains("--session-cookie")
+let cached = arguments.contains("--cached")
+let withoutTelemetry = arguments.contains("--no-telemetry")
 guard let count = arguments.lazy.compactMap({ Int($0) }).first, count > 0 else {
     FileHandle.standardError.write(Data("usage: TokenProfile COUNT [--session-cookie]\n".utf8))
     exit(64)
@@ -51,10 +56,11 @@ let signingInput = header + "." + (try JSONEncoder().encode(claims)).base64URLEn
 let signature = try key.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
 let token = signingInput + "." + signature.rawRepresentation.base64URLEncoded
 let configuration = ClientConfiguration(transport: KeyRoute(body: jwksData), emulatorHost: nil)
-let verifier = (sessionCookie
+let caching = sessionCookie
     ? IDTokenVerifier(projectID: project, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration))
-    : IDTokenVerifier(projectID: project, keys: GooglePublicKeysClient(configuration: configuration)))
-    .withCache(.disabled)
+    : IDTokenVerifier(projectID: project, keys: GooglePublicKeysClient(configuration: configuration))
+let chosen = cached ? caching : caching.withCache(.disabled)
+let verifier = withoutTelemetry ? chosen.withoutTelemetry() : chosen
 
 // One task for the whole loop: awaiting each call from the main actor
 // would add a hop between threads to every verification.

@@ -119,9 +119,11 @@ public struct IDTokenVerifier: Sendable {
     /// by its digest; the checks of time and tenant are made again.
     ///
     /// With the `Telemetry` trait: a span `verifyIDToken` (or
-    /// `verifySessionCookie`) whose children are the REST calls it made,
-    /// and the counters `firebase_token_verifications_total` (by `outcome`
-    /// and `reason`) and `firebase_token_cache_hits_total`; the checks the
+    /// `verifySessionCookie`) whose children are the REST calls it made
+    /// (with the tracer bound when the verifier was made: bootstrap
+    /// tracing before creating ``IdentityAdmin``), and the counter
+    /// `firebase_token_verifications_total` by `outcome`, `reason` and
+    /// `source` (`cache` for the cache's hits, `signature`); the checks the
     /// cache did not answer are timed in `firebase_token_signature_check_seconds`.
     public func verify(_ idToken: String) async throws(TokenVerificationError) -> DecodedIDToken {
         try await verify(idToken, checkRevoked: false) { _ throws(TokenVerificationError) in }
@@ -139,47 +141,62 @@ public struct IDTokenVerifier: Sendable {
     func verify(_ idToken: String, checkRevoked: Bool,
                 revocationCheck: (DecodedIDToken) async throws(TokenVerificationError) -> Void) async throws(TokenVerificationError) -> DecodedIDToken {
         guard let metrics else {
-            let token = try await verifyRemembering(idToken).token
+            var cached = false
+            let token = try await verifyRemembering(idToken, cached: &cached)
             if checkRevoked { try await revocationCheck(token) }
             return token
         }
-        return try await Telemetry.withSpan(kind.spanName) { span async throws(TokenVerificationError) -> DecodedIDToken in
-            span.set("firebase.token.check_revoked", checkRevoked)
-            do throws(TokenVerificationError) {
-                let token: DecodedIDToken
-                do throws(TokenVerificationError) {
-                    let verified = try await verifyRemembering(idToken)
-                    if verified.cached { metrics.cacheHits.increment() }
-                    metrics.verified.increment()
-                    span.set("firebase.token.cached", verified.cached)
-                    token = verified.token
-                } catch {
-                    metrics.refused(error.code)
-                    throw error
-                }
-                if checkRevoked { try await revocationCheck(token) }
-                return token
-            } catch {
-                span.set("firebase.token.refusal", error.code.description)
-                span.fail(error.code.description)
-                throw error
-            }
+        guard metrics.isTracing else {
+            return try await verifyCounted(idToken, metrics: metrics, checkRevoked: checkRevoked, revocationCheck: revocationCheck, span: nil)
+        }
+        return try await metrics.tracer.withSpan(kind.spanName) { span async throws(TokenVerificationError) -> DecodedIDToken in
+            try await verifyCounted(idToken, metrics: metrics, checkRevoked: checkRevoked, revocationCheck: revocationCheck, span: span)
         }
     }
 
-    private func verifyRemembering(_ idToken: String) async throws(TokenVerificationError) -> (token: DecodedIDToken, cached: Bool) {
-        guard let cache else { return (try await timedEveryCheck(idToken, at: now()), false) }
+    /// The counted checks, annotating `span` (nil without a tracer); inlined,
+    /// so that the hot path takes no extra async frame.
+    @inline(__always)
+    private func verifyCounted(_ idToken: String, metrics: VerificationMetrics, checkRevoked: Bool,
+                               revocationCheck: (DecodedIDToken) async throws(TokenVerificationError) -> Void,
+                               span: TelemetrySpan?) async throws(TokenVerificationError) -> DecodedIDToken {
+        span?.set("firebase.token.check_revoked", checkRevoked)
+        do throws(TokenVerificationError) {
+            let token: DecodedIDToken
+            var cached = false
+            do throws(TokenVerificationError) {
+                token = try await verifyRemembering(idToken, cached: &cached)
+                metrics.verified(cached: cached)
+                span?.set("firebase.token.cached", cached)
+            } catch {
+                metrics.refused(error.code, cached: cached)
+                throw error
+            }
+            if checkRevoked { try await revocationCheck(token) }
+            return token
+        } catch {
+            span?.set("firebase.token.refusal", error.code.description)
+            span?.fail(error.code.description)
+            throw error
+        }
+    }
+
+    /// The checks, or the cache's answer (`cached` set, before the checks
+    /// of time and tenant, so that their refusal counts as the cache's).
+    private func verifyRemembering(_ idToken: String, cached: inout Bool) async throws(TokenVerificationError) -> DecodedIDToken {
+        guard let cache else { return try await timedEveryCheck(idToken, at: now()) }
         let digest = VerifiedTokenCache.Digest(idToken)
         let time = now()
         // Read before the key lookup: a rotation during the checks marks the entry stale.
         let generation = keys.generation(at: time)
         if let token = cache.token(for: digest, at: time, keyGeneration: generation) {
+            cached = true
             try checkTimesAndTenant(token, at: time)
-            return (token, true)
+            return token
         }
         let token = try await timedEveryCheck(idToken, at: time)
         cache.insert(token, for: digest, keyGeneration: generation, at: time)
-        return (token, false)
+        return token
     }
 
     private func timedEveryCheck(_ idToken: String, at now: Date) async throws(TokenVerificationError) -> DecodedIDToken {

@@ -145,6 +145,25 @@ package final class SigningKeyCache: Sendable {
         await state.current.backgroundRefresh?.value
     }
 
+    /// For ``SigningKeyRefresher``: fetches the set now unless it stays
+    /// fresh beyond its refresh point (a tenth of its lifetime, at most five
+    /// minutes, before it expires), and says when to call again: the next
+    /// refresh point, or the end of the backoff after a failure.
+    package func refreshIfDue() async -> Date {
+        func refreshPoint(_ set: KeySet) -> Date {
+            let margin = min(300, set.expiresAt.timeIntervalSince(set.fetchedAt) / 10)
+            return set.expiresAt.addingTimeInterval(-margin)
+        }
+        let current = state.current
+        if let set = current.keySet, now() < refreshPoint(set) { return refreshPoint(set) }
+        guard now() >= current.nextAttempt else { return current.nextAttempt }
+        do {
+            return refreshPoint(try await sharedRefresh())
+        } catch {
+            return state.current.nextAttempt
+        }
+    }
+
     /// Starts one refresh in the background unless one runs or the backoff forbids it.
     private func refreshInBackground(at time: Date) {
         state.withLock { state in

@@ -1,4 +1,5 @@
 import Foundation
+public import ServiceLifecycle
 
 /// An emulator serving in the background of this process.
 public final class RunningEmulator: Sendable {
@@ -47,5 +48,17 @@ extension IdentityToolkitEmulator {
         }
         try await task.value
         throw CancellationError()
+    }
+}
+
+/// A started emulator as a service of the app's `ServiceGroup` (or
+/// Hummingbird's `Application(services:)`): listed first, it is stopped
+/// last, after the server whose requests still call it has drained.
+extension RunningEmulator: Service {
+    /// Waits for graceful shutdown (or cancellation), then stops the
+    /// emulator and returns once it has shut down.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await stop()
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 import IdentityServerState
 import IdentityStoresPostgres
 import IdentityToolkitEmulator
@@ -155,10 +156,21 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         let app = TOTPLoginApp(backend: backend, state: state, attempts: attempts, recoveryCodes: recoveryCodes, publicURL: publicURL.flatMap(URL.init(string:)),
                                trustForwardedFor: trustForwardedFor, logger: logger)
         logger.info("\(app.stateSummary)")
+        // What runs beside the server, in start order; on SIGTERM or SIGINT
+        // the server stops taking connections and finishes the requests in
+        // flight, then these stop in reverse order: the key refresher, the
+        // sweeper, the PostgreSQL pool, and last the embedded emulator
+        // (which the draining requests still call).
+        var services: [any Service] = []
+        if let running { services.append(running) }
+        if let postgresClient, let stores { services += [postgresClient, stores.sweeper()] }
+        services.append(backend.admin.signingKeyRefresher)
+        if let metricsPort { services.append(Self.metricsApplication(metricsRegistry, port: metricsPort, logger: logger)) }
         let host = self.host
-        let application = Application(
+        var application = Application(
             router: app.router(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            services: services,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 // Whole lines, flushed: scripts wait for this one.
@@ -166,27 +178,23 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             },
             logger: logger
         )
-        let metricsApplication = metricsPort.map { Self.metricsApplication(metricsRegistry, port: $0, logger: logger) }
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                if let metricsApplication { group.addTask { try await metricsApplication.runService() } }
-                if let postgresClient, let stores {
-                    group.addTask { await postgresClient.run() }
-                    group.addTask { await stores.runSweeper() }
-                    // Creates or upgrades the tables; safe from every instance at once.
-                    do { try await stores.migrate() } catch { throw StartupError(description: "cannot prepare the PostgreSQL tables: \(error)") }
-                }
-                do { try await backend.enableTOTP() } catch {
-                    throw StartupError(description: "cannot switch TOTP on at the emulator \(emulatorURL): \(error)")
-                }
-                try await application.runService()
-                group.cancelAll()
+        // Once the services run (the pool among them), before the first connection.
+        application.beforeServerStarts { [stores] in
+            if let stores {
+                // Creates or upgrades the tables; safe from every instance at once.
+                do { try await stores.migrate() } catch { throw StartupError(description: "cannot prepare the PostgreSQL tables: \(error)") }
             }
+            do { try await backend.enableTOTP() } catch {
+                throw StartupError(description: "cannot switch TOTP on at the emulator \(emulatorURL): \(error)")
+            }
+        }
+        do {
+            try await application.runService()
         } catch {
             await running?.stop()
             throw error
         }
-        await running?.stop()
+        FileHandle.standardOutput.write(Data("stopped: requests in flight answered, the pool closed\n".utf8))
     }
 
     /// The scrape endpoint: its own listener on loopback, so that a proxy
