@@ -34,6 +34,10 @@ enum Trait {
     /// with the traits whose frameworks bring it already (Hummingbird,
     /// postgres-nio, the emulator's Hummingbird).
     static let serviceLifecycle = "ServiceLifecycle"
+    /// Initializers from a swift-configuration `ConfigReader`: IdentityAdmin,
+    /// the sealing key ring, the PostgreSQL settings. On with Hummingbird,
+    /// AsyncHTTPClient and the emulator, which bring swift-configuration already.
+    static let configuration = "Configuration"
     /// The `mfa` and `spec-codegen` command-line tools (swift-argument-parser,
     /// and what `mfa` runs: the emulator, the server transport, PostgreSQL).
     static let tools = "Tools"
@@ -82,12 +86,13 @@ let package = Package(
     traits: [
         .trait(name: Trait.telemetry, description: "Metrics (swift-metrics) and trace spans (swift-distributed-tracing) from token checks, TOTP, recovery, stores and REST calls."),
         .trait(name: Trait.serviceLifecycle, description: "Service conformances (swift-service-lifecycle): the signing-key refresher, the PostgreSQL stores' sweeper, the emulator."),
+        .trait(name: Trait.configuration, description: "Initializers from a swift-configuration ConfigReader: IdentityAdmin, SealingKeyRing, PostgresConnectionSettings."),
         .trait(name: Trait.asyncHTTPClient, description: "IdentityToolkitAsyncHTTPClient: the server transport over AsyncHTTPClient and SwiftNIO.",
-               enabledTraits: [Trait.telemetry]),
+               enabledTraits: [Trait.telemetry, Trait.configuration]),
         .trait(name: Trait.emulator, description: "IdentityToolkitEmulator: the embedded Auth emulator (Hummingbird, swift-certificates, ServiceLifecycle).",
-               enabledTraits: [Trait.telemetry, Trait.serviceLifecycle]),
+               enabledTraits: [Trait.telemetry, Trait.serviceLifecycle, Trait.configuration]),
         .trait(name: Trait.hummingbird, description: "IdentityAdminHummingbird: the Hummingbird 2 middleware (Hummingbird, hummingbird-auth).",
-               enabledTraits: [Trait.telemetry, Trait.serviceLifecycle]),
+               enabledTraits: [Trait.telemetry, Trait.serviceLifecycle, Trait.configuration]),
         .trait(name: Trait.vapor, description: "IdentityAdminVapor: the Vapor 4 middleware (Vapor).", enabledTraits: [Trait.telemetry]),
         .trait(name: Trait.postgreSQL, description: "IdentityStoresPostgres: the shared stores on PostgreSQL (postgres-nio).",
                enabledTraits: [Trait.telemetry, Trait.serviceLifecycle]),
@@ -118,6 +123,9 @@ let package = Package(
         // picks the backends); the releases verified here.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // The `Configuration` trait; none of its own traits (JSON, YAML…):
+        // the app picks its providers.
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
         // The emulator's X.509 form of its signing key (what most ID-token
         // verifiers fetch). The emulator only: about 12 s of a clean debug
         // build; 1.21.1 is the release verified here.
@@ -263,6 +271,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 gated("ServiceLifecycle", "swift-service-lifecycle", by: Trait.serviceLifecycle),
+                gated("Configuration", "swift-configuration", by: Trait.configuration),
             ]
         ),
         .target(
@@ -285,7 +294,10 @@ let package = Package(
         ),
         .target(
             name: "IdentityServerState",
-            dependencies: ["IdentityOTP", "IdentityOTPFormats", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "IdentityOTP", "IdentityOTPFormats", .product(name: "Crypto", package: "swift-crypto"),
+                gated("Configuration", "swift-configuration", by: Trait.configuration),
+            ]
         ),
         .target(
             name: "IdentityStoresPostgres",
@@ -296,6 +308,7 @@ let package = Package(
                 gated("NIOCore", "swift-nio", by: Trait.postgreSQL),
                 .product(name: "Logging", package: "swift-log"),
                 gated("ServiceLifecycle", "swift-service-lifecycle", by: Trait.serviceLifecycle),
+                gated("Configuration", "swift-configuration", by: Trait.configuration),
             ]
         ),
         .executableTarget(
@@ -434,6 +447,7 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
         // The Vapor middleware's tests, and a Vapor app that names our TOTP types.
@@ -464,7 +478,8 @@ let package = Package(
         ),
         .testTarget(
             name: "IdentityServerStateTests",
-            dependencies: ["IdentityServerState", "StoreConformance", "MultiFactorAuth", "IdentityOTP"]
+            dependencies: ["IdentityServerState", "StoreConformance", "MultiFactorAuth", "IdentityOTP",
+                           .product(name: "Configuration", package: "swift-configuration")]
         ),
         // The same shared cases on PostgreSQL, and its failure modes. They
         // run when IDENTITY_TEST_POSTGRES_URL names a server (.ci/run starts
@@ -474,6 +489,8 @@ let package = Package(
             dependencies: [
                 "IdentityStoresPostgres", "IdentityServerState", "StoreConformance", "MultiFactorAuth", "IdentityOTP",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

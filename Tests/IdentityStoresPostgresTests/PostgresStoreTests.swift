@@ -1,7 +1,10 @@
+import Configuration
 import Foundation
 import IdentityServerState
 import IdentityStoresPostgres
 import Logging
+import Metrics
+import MetricsTestKit
 import MultiFactorAuth
 import IdentityOTP
 import PostgresNIO
@@ -416,4 +419,52 @@ struct PostgresOperationTests {
             }
         }
     }
+}
+
+/// The stores' statements are timed in `identity_store_seconds`, by operation and outcome.
+@Suite(.enabled(if: TestDatabase.isConfigured, "IDENTITY_TEST_POSTGRES_URL names no PostgreSQL server"))
+struct PostgresStoreMetricsTests {
+    @Test func aSettledAttemptIsTimedByItsOperation() async throws {
+        let metrics = TestMetrics()
+        try await withMetricsFactory(metrics) {
+            try await TestDatabase.withStores(tablePrefix: TestDatabase.freshPrefix()) { stores in
+                _ = try await stores.verificationStore.settleAttempt(for: "tenant/user", matchedStep: 7, limit: .default, at: Date(),
+                                                                     retainUntil: Date().addingTimeInterval(600))
+            }
+        }
+        let timer = try metrics.expectTimer("identity_store_seconds", [("operation", "settle a TOTP attempt"), ("outcome", "ok")])
+        #expect(timer.values.count == 1)
+        #expect(!metrics.timers.contains { $0.dimensions.contains { $0.1.contains("tenant/user") } })
+    }
+}
+
+/// Settings from swift-configuration: the keys, and the password read as a
+/// secret (an access log never shows it).
+@Suite struct PostgresSettingsConfigurationTests {
+    @Test func settingsAreReadFromAConfigReaderAndThePasswordStaysSecret() throws {
+        let reporter = RecordingAccessReporter()
+        let config = ConfigReader(provider: InMemoryProvider(values: [
+            "postgres.url": "postgres://app@db.internal:6543/identity?sslmode=require",
+            "postgres.password": "hunter2-secret",
+            "postgres.maximumConnections": ConfigValue(.int(7), isSecret: false),
+        ]), accessReporter: reporter)
+        let settings = try PostgresConnectionSettings(config: config.scoped(to: "postgres"))
+        #expect(settings.host == "db.internal" && settings.port == 6543 && settings.password == "hunter2-secret" && settings.maximumConnections == 7)
+        #expect(!reporter.lines.isEmpty)
+        #expect(!reporter.lines.contains { $0.contains("hunter2-secret") })
+    }
+
+    @Test func aMissingURLOrOneWithAPasswordIsRefused() {
+        for values: [AbsoluteConfigKey: ConfigValue] in [[:], ["url": "postgres://app:pw-in-url@localhost/db"], ["url": "postgres://app@localhost/db", "maximumConnections": ConfigValue(.int(0), isSecret: false)]] {
+            #expect(throws: PostgresStoreError.self) { _ = try PostgresConnectionSettings(config: ConfigReader(provider: InMemoryProvider(values: values))) }
+        }
+    }
+}
+
+/// Every access event a reader reports, as text (what an access log writes).
+final class RecordingAccessReporter: AccessReporter, @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [String] = []
+    var lines: [String] { lock.withLock { recorded } }
+    func report(_ event: AccessEvent) { lock.withLock { recorded.append("\(event)") } }
 }
