@@ -325,6 +325,8 @@ let package = Package(
                 gated("PostgresNIO", "postgres-nio", by: Trait.tools),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 gated("ArgumentParser", "swift-argument-parser", by: Trait.tools),
+                // Reads the environment through one reader (ToolConfiguration).
+                gated("Configuration", "swift-configuration", by: Trait.tools),
             ]
         ),
 

@@ -57,7 +57,7 @@ struct AdminTarget: ParsableArguments {
         if let credentials {
             return try ServiceAccountCredential(keyFile: credentials, tokenEndpoint: tokenEndpoint, transport: transport)
         }
-        if ProcessInfo.processInfo.environment["GOOGLE_APPLICATION_CREDENTIALS"] != nil {
+        if ToolConfiguration.applicationCredentialsFile != nil {
             return try ServiceAccountCredential.applicationDefault(tokenEndpoint: tokenEndpoint, transport: transport)
         }
         if ClientConfiguration.environmentEmulatorHost() != nil { return EmulatorOwnerCredential() }

@@ -1,3 +1,4 @@
+import Configuration
 import ArgumentParser
 import Foundation
 import IdentityAdmin
@@ -53,7 +54,8 @@ extension AdminCommand.Users {
         }
 
         func settings() throws -> PostgresConnectionSettings {
-            var settings = try PostgresConnectionSettings(url: postgres, password: ProcessInfo.processInfo.environment["PGPASSWORD"])
+            let config = ToolConfiguration.reader(options: ["postgres.url": ConfigValue(.string(postgres), isSecret: false)])
+            var settings = try PostgresConnectionSettings(config: config.scoped(to: "postgres"))
             settings.maximumConnections = 2
             return settings
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import Hummingbird
 import ServiceLifecycle
@@ -28,94 +29,101 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The address to serve on.")
-    var host = "127.0.0.1"
+    // Every option is optional and without a default: a value given here
+    // wins over the environment and the file, and the defaults live in one
+    // place (TOTPLoginSettings, which lists every key).
+    @Option(help: "The address to serve on (http.host; default 127.0.0.1).")
+    var host: String?
 
-    @Option(help: "The port to serve on; 0 picks a free one.")
-    var port = 8080
+    @Option(help: "The port to serve on; 0 picks a free one (http.port; default 8080).")
+    var port: Int?
 
-    @Option(help: ArgumentHelp("Use a running emulator at HOST:PORT instead of starting one.", valueName: "host:port"))
+    @Option(help: ArgumentHelp("Use a running emulator at HOST:PORT instead of starting one (firebase.emulatorHost).", valueName: "host:port"))
     var emulator: String?
 
-    @Option(help: "The Identity Platform project (default: the running emulator's, or demo-totp-login for the embedded one).")
+    @Option(help: "The Identity Platform project (firebase.projectId; default: the running emulator's, or demo-totp-login for the embedded one).")
     var project: String?
 
-    @Option(help: ArgumentHelp("Share state and attempt counts through PostgreSQL (libpq URL without a password; the password from PGPASSWORD).",
+    @Option(help: ArgumentHelp("Share state and attempt counts through PostgreSQL (postgres.url: a libpq URL without a password; the password from TOTPLOGIN_POSTGRES_PASSWORD or PGPASSWORD).",
                                valueName: "url"))
     var postgres: String?
 
-    @Option(help: ArgumentHelp("A file holding the sealing key ring (else TOTPLOGIN_SEALING_KEYS).", valueName: "path"))
+    @Option(help: ArgumentHelp("A file holding the sealing key ring (sealing.keys; else TOTPLOGIN_SEALING_KEYS).", valueName: "path"))
     var sealingKeysFile: String?
 
-    @Option(help: ArgumentHelp("Where browsers reach the app; an https URL marks the cookies Secure.", valueName: "url"))
+    @Option(help: ArgumentHelp("Where browsers reach the app; an https URL marks the cookies Secure (publicURL).", valueName: "url"))
     var publicURL: String?
 
-    @Flag(help: "Take the client's address from the last X-Forwarded-For entry (only behind a proxy that sets it).")
+    @Flag(help: "Take the client's address from the last X-Forwarded-For entry, only behind a proxy that sets it (trustForwardedFor).")
     var trustForwardedFor = false
 
-    @Option(help: ArgumentHelp("Serve Prometheus text at /metrics on 127.0.0.1:PORT (0 picks a free one), apart from the app's port.",
+    @Option(help: ArgumentHelp("Serve Prometheus text at /metrics on 127.0.0.1:PORT, apart from the app's port; 0 picks a free one (metrics.port).",
                                valueName: "port"))
     var metricsPort: Int?
+
+    @Option(help: ArgumentHelp("A JSON file of settings, under \"totplogin\" (the options and the environment win over it).", valueName: "path"))
+    var configFile: String?
 
     static let defaultProject = "demo-totp-login"
     static let sealingKeysVariable = "TOTPLOGIN_SEALING_KEYS"
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
-        if let metricsPort, !(0...65535).contains(metricsPort) {
-            throw ValidationError("--metrics-port must be 0 to 65535, not \(metricsPort)")
-        }
-        if let emulator {
-            guard Self.address(emulator) != nil else {
-                throw ValidationError("--emulator must be HOST:PORT, such as 127.0.0.1:9099, not '\(emulator)'")
-            }
-        }
         if let postgres, PostgresConnectionSettings.urlContainsPassword(postgres) {
             // A password on the command line is visible to every process.
-            throw ValidationError("--postgres must not hold a password: give it in PGPASSWORD")
-        }
-        if let publicURL {
-            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-                throw ValidationError("--public-url must be an http or https URL, such as https://login.example.com")
-            }
+            throw ValidationError("--postgres must not hold a password: give it in TOTPLOGIN_POSTGRES_PASSWORD or PGPASSWORD")
         }
     }
 
-    /// `HOST:PORT` split, or nil when it is not that.
-    static func address(_ text: String) -> (host: String, port: Int)? {
-        let parts = text.split(separator: ":")
-        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else { return nil }
-        return (String(parts[0]), port)
+    /// The options given on the command line, as configuration keys.
+    func optionValues() throws -> [AbsoluteConfigKey: ConfigValue] {
+        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+        func set(_ key: String, _ content: ConfigContent?, secret: Bool = false) {
+            if let content { values[AbsoluteConfigKey(stringLiteral: "\(TOTPLoginSettings.scope).\(key)")] = ConfigValue(content, isSecret: secret) }
+        }
+        set("http.host", host.map { .string($0) })
+        set("http.port", port.map { .int($0) })
+        set("metrics.port", metricsPort.map { .int($0) })
+        set("firebase.emulatorHost", emulator.map { .string($0) })
+        set("firebase.projectId", project.map { .string($0) })
+        set("postgres.url", postgres.map { .string($0) })
+        set("publicURL", publicURL.map { .string($0) })
+        if trustForwardedFor { set("trustForwardedFor", .bool(true)) }
+        if let sealingKeysFile {
+            let text: String
+            do { text = try String(contentsOfFile: sealingKeysFile, encoding: .utf8) } catch {
+                throw StartupError(description: "cannot read --sealing-keys-file: \(error.localizedDescription)")
+            }
+            set("sealing.keys", .string(text.trimmingCharacters(in: .whitespacesAndNewlines)), secret: true)
+        }
+        return values
     }
 
     func run() async throws {
         var logger = Logger(label: "TOTPLogin")
         logger.logLevel = .info
+        let settings = try TOTPLoginSettings(config: try await TOTPLoginSettings.reader(options: try optionValues(), file: configFile)
+            .scoped(to: ConfigKey(TOTPLoginSettings.scope)))
         // First, so that every metric the SDK makes (they are made with the
         // admin instance) reaches the registry.
         let metricsRegistry = PrometheusCollectorRegistry()
-        if metricsPort != nil {
+        if settings.metricsPort != nil {
             var factory = PrometheusMetricsFactory(registry: metricsRegistry)
             // A signature check takes tens of microseconds, a REST call milliseconds.
             factory.defaultDurationHistogramBuckets = [.microseconds(50), .microseconds(200), .milliseconds(1), .milliseconds(5),
                                                        .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2)]
             MetricsSystem.bootstrap(factory)
         }
-        let keyRing = try sealingKeyRing()
+        let keyRing = settings.sealingKeys
         // The store would hold refresh tokens and pending TOTP keys: never in clear.
-        if postgres != nil && keyRing == nil { throw Self.noSealingKeys }
+        if settings.postgres != nil && keyRing == nil { throw Self.noSealingKeys }
         var postgresClient: PostgresClient?
         var stores: PostgresIdentityStores?
-        if let postgres {
-            let settings: PostgresConnectionSettings
-            do { settings = try PostgresConnectionSettings(url: postgres, password: ProcessInfo.processInfo.environment["PGPASSWORD"]) } catch {
-                throw StartupError(description: "--postgres: \(error)")
-            }
+        if let database = settings.postgres {
             // Refuse to start without the database, rather than fail every sign-in.
-            do { try await PostgresIdentityStores.checkConnection(settings, logger: logger) } catch {
-                throw StartupError(description: "cannot reach PostgreSQL at \(settings): \(error)")
+            do { try await PostgresIdentityStores.checkConnection(database, logger: logger) } catch {
+                throw StartupError(description: "cannot reach PostgreSQL at \(database): \(error)")
             }
-            let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: logger)
+            let client = PostgresClient(configuration: database.clientConfiguration, backgroundLogger: logger)
             postgresClient = client
             stores = try PostgresIdentityStores(client: client, logger: logger)
         }
@@ -123,11 +131,11 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         var running: RunningEmulator?
         let emulatorAddress: (host: String, port: Int)
         let projectID: String
-        if let emulator, let address = Self.address(emulator) {
+        if let address = settings.emulator {
             emulatorAddress = address
-            projectID = try await agreedProject(emulatorHost: address.host, port: address.port)
+            projectID = try await agreedProject(emulatorHost: address.host, port: address.port, requested: settings.project)
         } else {
-            projectID = project ?? Self.defaultProject
+            projectID = settings.project ?? Self.defaultProject
             let started = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: projectID)).start()
             running = started
             emulatorAddress = (started.host, started.port)
@@ -153,8 +161,8 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             logger.warning("attempt counts are kept in this process: each instance grants the limit again (use --postgres)")
             attempts = InMemoryTOTPAttemptStore()
         }
-        let app = TOTPLoginApp(backend: backend, state: state, attempts: attempts, recoveryCodes: recoveryCodes, publicURL: publicURL.flatMap(URL.init(string:)),
-                               trustForwardedFor: trustForwardedFor, logger: logger)
+        let app = TOTPLoginApp(backend: backend, state: state, attempts: attempts, recoveryCodes: recoveryCodes, publicURL: settings.publicURL,
+                               trustForwardedFor: settings.trustForwardedFor, logger: logger)
         logger.info("\(app.stateSummary)")
         // What runs beside the server, in start order; on SIGTERM or SIGINT
         // the server stops taking connections and finishes the requests in
@@ -165,11 +173,11 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         if let running { services.append(running) }
         if let postgresClient, let stores { services += [postgresClient, stores.sweeper()] }
         services.append(backend.admin.signingKeyRefresher)
-        if let metricsPort { services.append(Self.metricsApplication(metricsRegistry, port: metricsPort, logger: logger)) }
-        let host = self.host
+        if let metricsPort = settings.metricsPort { services.append(Self.metricsApplication(metricsRegistry, port: metricsPort, logger: logger)) }
+        let host = settings.host
         var application = Application(
             router: app.router(),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: settings.port), serverName: nil),
             services: services,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
@@ -217,25 +225,10 @@ struct TOTPLoginCommand: AsyncParsableCommand {
 
     static let noSealingKeys = StartupError(description: "--postgres needs sealing keys, so that refresh tokens and TOTP keys are not stored in clear: set \(sealingKeysVariable)=\"k1:$(head -c 32 /dev/urandom | base64)\" (the same on every instance) or give --sealing-keys-file")
 
-    /// The sealing keys from --sealing-keys-file or the environment; nil when neither is given.
-    func sealingKeyRing() throws -> SealingKeyRing? {
-        do {
-            if let sealingKeysFile {
-                let text = try String(contentsOfFile: sealingKeysFile, encoding: .utf8)
-                return try SealingKeyRing(configuration: text.trimmingCharacters(in: .whitespacesAndNewlines))
-            }
-            return try SealingKeyRing(environmentVariable: Self.sealingKeysVariable)
-        } catch let error as SealedStateError {
-            throw StartupError(description: "the sealing keys: \(error)")
-        } catch {
-            throw StartupError(description: "cannot read --sealing-keys-file: \(error.localizedDescription)")
-        }
-    }
-
     /// The project of the running emulator, which every call with an API
     /// key acts on: --project must name it (users signed up in one project
     /// cannot be found from another).
-    func agreedProject(emulatorHost: String, port: Int) async throws -> String {
+    func agreedProject(emulatorHost: String, port: Int, requested project: String?) async throws -> String {
         let served: String?
         do { served = try await IdentityBackend.emulatorProject(host: emulatorHost, port: port) } catch {
             throw StartupError(description: "cannot reach the emulator at \(emulatorHost):\(port): \(error)")
