@@ -475,7 +475,7 @@ let package = Package(
         // PostgreSQL in .ci/run): one suite, several stores.
         .target(
             name: "StoreConformance",
-            dependencies: ["IdentityOTP", "IdentityServerState", "MultiFactorAuth"],
+            dependencies: ["IdentityOTP", "IdentityServerState", "MultiFactorAuth", .product(name: "Configuration", package: "swift-configuration")],
             path: "Tests/StoreConformance"
         ),
         .testTarget(

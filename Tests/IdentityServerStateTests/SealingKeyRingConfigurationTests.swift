@@ -1,21 +1,15 @@
 import Configuration
 import Foundation
 import IdentityServerState
+import StoreConformance
 import Testing
 
 /// The sealing key ring from swift-configuration: its one key, read as a
 /// secret, so that an access log shows neither key.
 @Suite struct SealingKeyRingConfigurationTests {
-    final class Recorder: AccessReporter, @unchecked Sendable {
-        private let lock = NSLock()
-        private var recorded: [String] = []
-        var lines: [String] { lock.withLock { recorded } }
-        func report(_ event: AccessEvent) { lock.withLock { recorded.append("\(event)") } }
-    }
-
     @Test func theRingIsReadAsASecret() throws {
         let newest = Data(repeating: 7, count: 32).base64EncodedString(), older = Data(repeating: 9, count: 32).base64EncodedString()
-        let recorder = Recorder()
+        let recorder = ConfigurationAccessRecorder()
         // The provider does not know the value is secret; the ring's read says so.
         let config = ConfigReader(provider: InMemoryProvider(values: ["sealing.keys": ConfigValue(.string("k2:\(newest),k1:\(older)"), isSecret: false)]),
                                   accessReporter: recorder)

@@ -442,7 +442,7 @@ struct PostgresStoreMetricsTests {
 /// secret (an access log never shows it).
 @Suite struct PostgresSettingsConfigurationTests {
     @Test func settingsAreReadFromAConfigReaderAndThePasswordStaysSecret() throws {
-        let reporter = RecordingAccessReporter()
+        let reporter = ConfigurationAccessRecorder()
         let config = ConfigReader(provider: InMemoryProvider(values: [
             "postgres.url": "postgres://app@db.internal:6543/identity?sslmode=require",
             "postgres.password": "hunter2-secret",
@@ -459,12 +459,4 @@ struct PostgresStoreMetricsTests {
             #expect(throws: PostgresStoreError.self) { _ = try PostgresConnectionSettings(config: ConfigReader(provider: InMemoryProvider(values: values))) }
         }
     }
-}
-
-/// Every access event a reader reports, as text (what an access log writes).
-final class RecordingAccessReporter: AccessReporter, @unchecked Sendable {
-    private let lock = NSLock()
-    private var recorded: [String] = []
-    var lines: [String] { lock.withLock { recorded } }
-    func report(_ event: AccessEvent) { lock.withLock { recorded.append("\(event)") } }
 }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 #if ServiceLifecycle
 public import ServiceLifecycle
 #endif
