@@ -6,7 +6,9 @@ package import Logging
 package import _CryptoExtras
 
 /// The public keys that verify ID tokens, fetched from the key route and
-/// kept for the `Cache-Control: max-age` they come with.
+/// kept for the `Cache-Control: max-age` they come with: a thin shell of
+/// locks, fetches and tasks around ``SigningKeyStateMachine``, which makes
+/// every decision.
 ///
 /// A verification never waits on the key route when it has keys to use:
 /// - Concurrent verifications during a fetch share it (one request).
@@ -26,53 +28,51 @@ package final class SigningKeyCache: Sendable {
     /// What one fetch gives: the key set and the response's header fields.
     package typealias Fetch = @Sendable () async throws -> (JSONWebKeySet, HTTPFields)
 
-    struct KeySet: Sendable {
-        var keys: [String: _RSA.Signing.PublicKey]
-        var fetchedAt: Date
-        var expiresAt: Date
+    /// A usable key and its DER form, by which a fetched set is compared
+    /// with the one before it (a changed key moves the generation).
+    struct VerificationKey: Sendable, Equatable {
+        let key: _RSA.Signing.PublicKey
+        let der: Data
+        init(_ key: _RSA.Signing.PublicKey) {
+            self.key = key
+            der = key.derRepresentation
+        }
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.der == rhs.der }
     }
 
-    private struct State: Sendable {
-        var keySet: KeySet?
-        /// Failed fetches since the last success.
-        var consecutiveFailures = 0
-        /// No fetch starts before this time (the backoff after failures).
-        var nextAttempt = Date.distantPast
-        /// Why the last fetch failed, for the error when nothing is usable.
-        var lastFailure: String?
-        /// The refresh running in the background, if any.
-        var backgroundRefresh: Task<Void, Never>?
-        /// Key ids already logged as skipped (each is logged once).
-        var reportedKeys: Set<String> = []
-        /// Moves when a fetched set drops a key or changes one (``generation``).
-        var generation: UInt64 = 0
-    }
+    typealias StateMachine = SigningKeyStateMachine<VerificationKey>
+    typealias KeySet = StateMachine.KeySet
 
     /// How long keys are kept when the response says nothing.
     package static let defaultMaxAge: TimeInterval = 300
     /// How long an expired key set is used while refreshes fail.
-    package let staleGrace: TimeInterval
+    package var staleGrace: TimeInterval { policy.staleGrace }
     /// The least time between two fetches caused by unknown `kid`s.
-    package let minimumRefetchInterval: TimeInterval
+    package var minimumRefetchInterval: TimeInterval { policy.minimumRefetchInterval }
     /// The wait after a first failed fetch; it doubles with each further failure.
-    package let initialBackoff: TimeInterval
+    package var initialBackoff: TimeInterval { policy.initialBackoff }
     /// The longest wait between two fetches after failures.
-    package let maximumBackoff: TimeInterval
+    package var maximumBackoff: TimeInterval { policy.maximumBackoff }
 
+    private let policy: StateMachine.Policy
     private let fetch: Fetch
     private let now: @Sendable () -> Date
     private let logger: Logger
-    private let state = Locked(State())
+    /// Every decision (the state machine) and the background refresh's
+    /// task, behind one lock, so that the task the machine started is the
+    /// one kept.
+    private let state: Locked<(machine: StateMachine, backgroundRefresh: Task<Void, Never>?)>
+    /// Key ids already logged as skipped (each is logged once).
+    private let reportedKeys = Locked<Set<String>>([])
     private let refresh = SharedFetch<KeySet>()
 
     package init(staleGrace: TimeInterval = 3600, minimumRefetchInterval: TimeInterval = 30,
                  initialBackoff: TimeInterval = 1, maximumBackoff: TimeInterval = 300,
                  logger: Logger = Logger(label: "IdentityAdmin.keys"),
                  now: @escaping @Sendable () -> Date = Date.init, fetch: @escaping Fetch) {
-        self.staleGrace = staleGrace
-        self.minimumRefetchInterval = minimumRefetchInterval
-        self.initialBackoff = initialBackoff
-        self.maximumBackoff = maximumBackoff
+        policy = StateMachine.Policy(staleGrace: staleGrace, minimumRefetchInterval: minimumRefetchInterval,
+                                     initialBackoff: initialBackoff, maximumBackoff: maximumBackoff)
+        state = Locked((StateMachine(policy: policy), nil))
         self.logger = logger
         self.now = now
         self.fetch = fetch
@@ -83,43 +83,34 @@ package final class SigningKeyCache: Sendable {
     /// state; nil sends the caller to ``key(for:)``.
     package func freshKey(for kid: String) -> _RSA.Signing.PublicKey? {
         let time = now()
-        return state.withLock { state in
-            guard let keySet = state.keySet, time < keySet.expiresAt else { return nil }
-            return keySet.keys[kid]
-        }
+        return state.withLock { $0.machine.freshKey(for: kid, at: time)?.key }
     }
 
-    /// The key named `kid`.
+    /// The key named `kid`: what the machine decides, carried out.
     package func key(for kid: String) async throws(TokenVerificationError) -> _RSA.Signing.PublicKey {
         let time = now()
-        let current = state.current
-        if let cached = current.keySet {
-            if time < cached.expiresAt {
-                if let key = cached.keys[kid] { return key }
-                // A fresh set without this kid: fetch again only if the last
-                // fetch is old enough (a rotation), else the kid is unknown.
-                guard time.timeIntervalSince(cached.fetchedAt) >= minimumRefetchInterval else { throw .unknownKey(kid: kid) }
-            } else if time < cached.expiresAt.addingTimeInterval(staleGrace), let key = cached.keys[kid] {
-                // Expired but within the grace: serve it, refresh behind.
-                refreshInBackground(at: time)
-                return key
+        let action = state.withLock { state in
+            let action = state.machine.key(for: kid, at: time)
+            if case .useAndRefreshInBackground = action { state.backgroundRefresh = backgroundRefreshTask() }
+            return action
+        }
+        switch action {
+        case .use(let key), .useAndRefreshInBackground(let key):
+            return key.key
+        case .unknownKey:
+            throw .unknownKey(kid: kid)
+        case .keysUnavailable(let failures, let lastFailure, let nextAttempt):
+            throw .keysUnavailable(reason: "the key route failed \(failures) time(s) (\(lastFailure ?? "no answer")); the next attempt is at \(nextAttempt)")
+        case .fetch:
+            let fresh: KeySet
+            do {
+                fresh = try await sharedRefresh()
+            } catch {
+                throw .keysUnavailable(reason: Self.describe(error))
             }
+            guard let key = fresh.keys[kid] else { throw .unknownKey(kid: kid) }
+            return key.key
         }
-        // Nothing usable for this kid: wait for a fetch, unless backing off.
-        guard time >= current.nextAttempt else {
-            if current.keySet.map({ time < $0.expiresAt }) == true { throw .unknownKey(kid: kid) }
-            throw .keysUnavailable(reason: "the key route failed \(current.consecutiveFailures) time(s) (\(current.lastFailure ?? "no answer")); "
-                                   + "the next attempt is at \(current.nextAttempt)")
-        }
-        let fresh: KeySet
-        do {
-            fresh = try await sharedRefresh()
-        } catch {
-            let reason = Self.describe(error)
-            throw .keysUnavailable(reason: reason)
-        }
-        guard let key = fresh.keys[kid] else { throw .unknownKey(kid: kid) }
-        return key
     }
 
     /// Moves whenever a fetched set lacks a key of the set before it, or
@@ -132,17 +123,17 @@ package final class SigningKeyCache: Sendable {
     /// verified-token cache (which never asks for a key) still learns of a
     /// rotation as soon as one that checks signatures would.
     package func generation(at time: Date) -> UInt64 {
-        let (generation, expired) = state.withLock { state in
-            (state.generation, state.keySet.map { time >= $0.expiresAt } ?? false)
+        state.withLock { state in
+            let (generation, refreshInBackground) = state.machine.generation(at: time)
+            if refreshInBackground { state.backgroundRefresh = backgroundRefreshTask() }
+            return generation
         }
-        if expired { refreshInBackground(at: time) }
-        return generation
     }
 
     /// Waits for the refresh running in the background, if any (tests, and
     /// a server that wants warm keys before it takes traffic).
     package func awaitBackgroundRefresh() async {
-        await state.current.backgroundRefresh?.value
+        await state.withLock { $0.backgroundRefresh }?.value
     }
 
     /// For ``SigningKeyRefresher``: fetches the set now unless it stays
@@ -150,33 +141,30 @@ package final class SigningKeyCache: Sendable {
     /// minutes, before it expires), and says when to call again: the next
     /// refresh point, or the end of the backoff after a failure.
     package func refreshIfDue() async -> Date {
-        func refreshPoint(_ set: KeySet) -> Date {
-            let margin = min(300, set.expiresAt.timeIntervalSince(set.fetchedAt) / 10)
-            return set.expiresAt.addingTimeInterval(-margin)
-        }
-        let current = state.current
-        if let set = current.keySet, now() < refreshPoint(set) { return refreshPoint(set) }
-        guard now() >= current.nextAttempt else { return current.nextAttempt }
-        do {
-            return refreshPoint(try await sharedRefresh())
-        } catch {
-            return state.current.nextAttempt
-        }
-    }
-
-    /// Starts one refresh in the background unless one runs or the backoff forbids it.
-    private func refreshInBackground(at time: Date) {
-        state.withLock { state in
-            guard state.backgroundRefresh == nil, time >= state.nextAttempt else { return }
-            state.backgroundRefresh = Task { [self] in
-                _ = try? await sharedRefresh()
-                self.state.withLock { $0.backgroundRefresh = nil }
+        let time = now()
+        switch state.withLock({ $0.machine.refreshAction(at: time) }) {
+        case .waitUntil(let time):
+            return time
+        case .fetch:
+            do {
+                return StateMachine.refreshPoint(of: try await sharedRefresh())
+            } catch {
+                return state.withLock { $0.machine.nextAttempt }
             }
         }
     }
 
+    /// The refresh the machine marked as started (made under the lock; it
+    /// takes the lock only when it ends, to tell the machine).
+    private func backgroundRefreshTask() -> Task<Void, Never> {
+        Task { [self] in
+            _ = try? await sharedRefresh()
+            state.withLock { $0.machine.backgroundRefreshEnded() }
+        }
+    }
+
     /// One fetch, shared by every caller that arrives while it runs; its
-    /// outcome updates the set or the backoff.
+    /// outcome goes to the machine.
     private func sharedRefresh() async throws -> KeySet {
         try await refresh.value { [self] in
             do {
@@ -184,26 +172,12 @@ package final class SigningKeyCache: Sendable {
                 let fetchedAt = now()
                 let maxAge = CacheControl.maxAge(headers[.cacheControl]) ?? Self.defaultMaxAge
                 let keySet = KeySet(keys: try usableKeys(set), fetchedAt: fetchedAt, expiresAt: fetchedAt.addingTimeInterval(maxAge))
-                state.withLock {
-                    if let previous = $0.keySet?.keys,
-                       previous.contains(where: { kid, key in keySet.keys[kid]?.derRepresentation != key.derRepresentation }) {
-                        $0.generation &+= 1
-                    }
-                    $0.keySet = keySet
-                    $0.consecutiveFailures = 0
-                    $0.nextAttempt = .distantPast
-                    $0.lastFailure = nil
-                }
+                state.withLock { $0.machine.fetchSucceeded(keySet) }
                 Self.countFetch("ok")
                 return keySet
             } catch {
                 let failedAt = now()
-                state.withLock { state in
-                    state.consecutiveFailures += 1
-                    let delay = doubled(initialBackoff, times: state.consecutiveFailures - 1, atMost: maximumBackoff)
-                    state.nextAttempt = failedAt.addingTimeInterval(delay)
-                    state.lastFailure = Self.describe(error)
-                }
+                state.withLock { $0.machine.fetchFailed(Self.describe(error), at: failedAt) }
                 Self.countFetch("failed")
                 throw error
             }
@@ -228,14 +202,14 @@ package final class SigningKeyCache: Sendable {
     /// The RS256 signature keys of a set by `kid`. A key that is of another
     /// type, use or algorithm, or that does not parse, is skipped and logged
     /// once; the set is refused only when no usable key is left.
-    func usableKeys(_ set: JSONWebKeySet) throws -> [String: _RSA.Signing.PublicKey] {
-        var keys: [String: _RSA.Signing.PublicKey] = [:]
+    func usableKeys(_ set: JSONWebKeySet) throws -> [String: VerificationKey] {
+        var keys: [String: VerificationKey] = [:]
         for (index, key) in (set.keys ?? []).enumerated() {
             var problem = Self.unusable(key)
             if problem == nil, let kid = key.kid {
                 if let n = key.n.flatMap(Data.init(lenientBase64URLEncoded:)), let e = key.e.flatMap(Data.init(lenientBase64URLEncoded:)),
                    let parsed = try? _RSA.Signing.PublicKey(n: n, e: e) {
-                    keys[kid] = parsed
+                    keys[kid] = VerificationKey(parsed)
                 } else {
                     problem = "its n and e are not an RSA public key"
                 }
@@ -248,7 +222,7 @@ package final class SigningKeyCache: Sendable {
 
     /// Logs a skipped key once per key id.
     private func report(_ kid: String, _ problem: String) {
-        let isNew = state.withLock { $0.reportedKeys.count < 1000 && $0.reportedKeys.insert(kid).inserted }
+        let isNew = reportedKeys.withLock { $0.count < 1000 && $0.insert(kid).inserted }
         guard isNew else { return }
         RequestLogger.or(logger).warning("skipping a key of the key set", metadata: ["kid": "\(LogSafeText.escaping(kid, limit: 64))", "reason": "\(LogSafeText.escaping(problem))"])
     }
