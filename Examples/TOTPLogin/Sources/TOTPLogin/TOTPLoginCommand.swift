@@ -65,7 +65,9 @@ struct TOTPLoginCommand: AsyncParsableCommand {
     var configFile: String?
 
     static let defaultProject = "demo-totp-login"
-    static let sealingKeysVariable = "TOTPLOGIN_SEALING_KEYS"
+    /// The variable the environment provider reads `sealing.keys` from: derived
+    /// from the settings' scope, so that a message never names another one.
+    static let sealingKeysVariable = "\(TOTPLoginSettings.scope)_sealing_keys".uppercased()
 
     func validate() throws {
         if let postgres, PostgresConnectionSettings.urlContainsPassword(postgres) {
