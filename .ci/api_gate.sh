@@ -63,6 +63,26 @@ GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z"
 git fetch -q "$work/baseline" HEAD
 buildable=$(git rev-parse FETCH_HEAD)
 rm -rf "$work"
+# The baseline's API files are committed (.ci/api-baseline/<commit>.tar.xz,
+# with the toolchain that made them): a release's API never changes, so CI
+# reads them instead of building the baseline (about five minutes). A
+# different toolchain, or no archive, builds them as before.
+baseline_dir="${1:-.build/api-baseline}/$baseline"
+archive=.ci/api-baseline/$baseline.tar.xz
+toolchain=$(swift --version 2>/dev/null | head -1)
+if [ -f "$archive" ] && [ ! -d "$baseline_dir/$buildable" ]; then
+    stamp=$(tar -xJOf "$archive" ./toolchain.txt 2>/dev/null || true)
+    if [ "$stamp" = "$toolchain" ]; then
+        mkdir -p "$baseline_dir/$buildable"
+        tar -xJf "$archive" -C "$baseline_dir/$buildable" --exclude ./toolchain.txt
+        echo "the baseline's API files: $archive ($(ls "$baseline_dir/$buildable" | wc -l) modules, made by $stamp)"
+    else
+        echo "$archive was made by '$stamp', this is '$toolchain': building the baseline"
+    fi
+fi
 echo "comparing ${products[*]} with $baseline (built as $buildable, every trait on)"
 swift package --enable-all-traits diagnose-api-breaking-changes "$buildable" "${arguments[@]}" \
-    --breakage-allowlist-path "$allowlist" --baseline-dir "${1:-.build/api-baseline}/$baseline"
+    --breakage-allowlist-path "$allowlist" --baseline-dir "$baseline_dir"
+if [ ! -f "$archive" ] || [ "$(tar -xJOf "$archive" ./toolchain.txt 2>/dev/null)" != "$toolchain" ]; then
+    echo "to keep this baseline's API files for CI: (cd $baseline_dir/$buildable && swift --version 2>/dev/null | head -1 > toolchain.txt && tar -cJf \"\$OLDPWD/$archive\" --sort=name ./*.json ./toolchain.txt && rm toolchain.txt)"
+fi
