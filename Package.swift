@@ -185,11 +185,22 @@ let package = Package(
         ),
 
         // MARK: Library
+        // The package's generic helpers (Locked, SharedFetch, Deadline,
+        // LogSafeText, base64url, ExpiringEntries, Telemetry...): not a
+        // product, so that no module imports another for a helper. Also the
+        // one door to swift-metrics and swift-distributed-tracing
+        // (Telemetry.swift): every module that records goes through it.
+        .target(
+            name: "IdentitySupport",
+            dependencies: [
+                gated("CoreMetrics", "swift-metrics", by: Trait.telemetry),
+                gated("Tracing", "swift-distributed-tracing", by: Trait.telemetry),
+            ]
+        ),
         .target(
             name: "IdentityToolkit",
             dependencies: [
-                // Only for base64url, whose home is that crypto-free module of formats.
-                "IdentityOTPFormats",
+                "IdentitySupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -212,20 +223,14 @@ let package = Package(
         // IdentityToolkit so that client apps never build BoringSSL for it.
         .target(
             name: "IdentityToolkitJWT",
-            dependencies: ["IdentityToolkit", .product(name: "_CryptoExtras", package: "swift-crypto")]
+            dependencies: ["IdentityToolkit", "IdentitySupport", .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
-        // Also the one door to swift-metrics and swift-distributed-tracing
-        // (Telemetry.swift): every module that records goes through it.
-        .target(
-            name: "IdentityOTPFormats",
-            dependencies: [
-                gated("CoreMetrics", "swift-metrics", by: Trait.telemetry),
-                gated("Tracing", "swift-distributed-tracing", by: Trait.telemetry),
-            ]
-        ),
+        // Base32, otpauth:// URIs and QR codes: formats over the standard
+        // library alone, so that client apps build no crypto for them.
+        .target(name: "IdentityOTPFormats"),
         .target(
             name: "IdentityOTP",
-            dependencies: ["IdentityOTPFormats", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
+            dependencies: ["IdentityOTPFormats", "IdentitySupport", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
         .target(
             name: "IdentityToolkitEmulator",
@@ -233,6 +238,8 @@ let package = Package(
                 "IdentityToolkit",
                 "IdentityToolkitJWT",
                 "IdentityOTP",
+                "IdentityOTPFormats",
+                "IdentitySupport",
                 gated("Hummingbird", "hummingbird", by: Trait.emulator),
                 gated("HummingbirdCore", "hummingbird", by: Trait.emulator),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -253,6 +260,7 @@ let package = Package(
                 // Only the formats (Base32, otpauth:// URIs): apps of the
                 // client SDK do not build BoringSSL for it.
                 "IdentityOTPFormats",
+                "IdentitySupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             exclude: ["spec-codegen-config.json"],
@@ -265,7 +273,7 @@ let package = Package(
                 "IdentityToolkitJWT",
                 // Recovery codes (AccountRecovery); swift-crypto is here already.
                 "IdentityOTP",
-                "IdentityOTPFormats",
+                "IdentitySupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -295,14 +303,14 @@ let package = Package(
         .target(
             name: "IdentityServerState",
             dependencies: [
-                "IdentityOTP", "IdentityOTPFormats", .product(name: "Crypto", package: "swift-crypto"),
+                "IdentitySupport", .product(name: "Crypto", package: "swift-crypto"),
                 gated("Configuration", "swift-configuration", by: Trait.configuration),
             ]
         ),
         .target(
             name: "IdentityStoresPostgres",
             dependencies: [
-                "IdentityServerState", "IdentityOTP", "IdentityOTPFormats", "MultiFactorAuth", "IdentityToolkit",
+                "IdentityServerState", "IdentityOTP", "IdentitySupport", "MultiFactorAuth",
                 gated("PostgresNIO", "postgres-nio", by: Trait.postgreSQL),
                 gated("NIOSSL", "swift-nio-ssl", by: Trait.postgreSQL),
                 gated("NIOCore", "swift-nio", by: Trait.postgreSQL),
@@ -315,6 +323,7 @@ let package = Package(
             name: "mfa",
             dependencies: [
                 "IdentityOTP",
+                "IdentitySupport",
                 "IdentityToolkitEmulator",
                 "MultiFactorAuth",
                 "IdentityAdmin",
@@ -336,7 +345,7 @@ let package = Package(
         // .ci/fuzz) and, in a normal build, replays files through them.
         .target(
             name: "FuzzHarnesses",
-            dependencies: ["IdentityOTP", "IdentityToolkit", "SpecCodegen", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["IdentityOTP", "IdentityToolkit", "IdentitySupport", "SpecCodegen", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Fuzz/Harnesses"
         ),
         .target(name: "FuzzDriver", path: "Fuzz/Driver"),
@@ -359,6 +368,7 @@ let package = Package(
             name: "IdentityToolkitTestSupport",
             dependencies: [
                 "IdentityToolkit",
+                "IdentitySupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 gated("NIOCore", "swift-nio", by: Trait.asyncHTTPClient),
@@ -373,10 +383,13 @@ let package = Package(
             dependencies: ["SpecCodegen", "spec-codegen-plugin-tool", "spec-codegen", "GeneratorGoldenReference", "IdentityToolkit", "IdentityToolkitTestSupport"],
             exclude: ["Fixtures"]
         ),
+        // The generic helpers: the deadline race, base64url, the bounded expiring entries.
+        .testTarget(name: "IdentitySupportTests", dependencies: ["IdentitySupport"]),
         .testTarget(
             name: "IdentityToolkitTests",
             dependencies: [
                 "IdentityToolkit",
+                "IdentitySupport",
                 "IdentityToolkitAsyncHTTPClient",
                 "IdentityToolkitTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -388,6 +401,7 @@ let package = Package(
             name: "IdentityToolkitEmulatorTests",
             dependencies: [
                 "SeededRandom",
+                "IdentitySupport",
                 "IdentityToolkitEmulator",
                 "IdentityToolkit",
                 "IdentityToolkitAsyncHTTPClient",
@@ -440,7 +454,7 @@ let package = Package(
             name: "IdentityAdminTests",
             dependencies: [
                 "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "AdminTestSupport",
-                "IdentityToolkitTestSupport", "TopLevelConsumer", "QuickStartClient", "IdentityAdminHummingbird", "IdentityToolkitJWT",
+                "IdentityToolkitTestSupport", "TopLevelConsumer", "QuickStartClient", "IdentityAdminHummingbird", "IdentityToolkitJWT", "IdentitySupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -29,9 +29,9 @@ PROBES = {
     "auth": ["IdentityToolkit", "IdentityOTPFormats", "MultiFactorAuth"],
 }
 
-# Modules every probe builds (IdentityToolkit depends on them) without
-# comparing their API.
-SUPPORT = ["IdentityOTPFormats"]
+# Modules every probe builds (IdentityToolkit and MultiFactorAuth depend on
+# them) without comparing their API.
+SUPPORT = ["IdentitySupport", "IdentityOTPFormats"]
 
 # The targets below mirror their definitions in the root Package.swift (same
 # dependencies, floors and settings); a drift shows as a baseline that does
@@ -54,11 +54,12 @@ let package = Package(
         .target(name: "SpecCodegen", dependencies: [.product(name: "Yams", package: "Yams")], path: "Generator/SpecCodegen"),
         .executableTarget(name: "spec-codegen-plugin-tool", dependencies: ["SpecCodegen"], path: "Generator/spec-codegen-plugin-tool"),
         .plugin(name: "SpecCodegenPlugin", capability: .buildTool(), dependencies: ["spec-codegen-plugin-tool"], path: "Plugins/SpecCodegenPlugin"),
+        .target(name: "IdentitySupport"),
         .target(name: "IdentityOTPFormats"),
         .target(
             name: "IdentityToolkit",
             dependencies: [
-                "IdentityOTPFormats",
+                "IdentitySupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -76,7 +77,7 @@ for target in package.targets where target.type != .plugin {
 
 AUTH_TARGETS = """        .target(
             name: "MultiFactorAuth",
-            dependencies: ["IdentityToolkit", "IdentityOTPFormats", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["IdentityToolkit", "IdentityOTPFormats", "IdentitySupport", .product(name: "HTTPTypes", package: "swift-http-types")],
             exclude: ["spec-codegen-config.json"], plugins: ["SpecCodegenPlugin"]
         ),"""
 

@@ -3,6 +3,7 @@ import HTTPTypes
 @_spi(Generated) import IdentityToolkit
 import IdentityOTP
 import SpecCodegen
+import IdentitySupport
 
 /// One function per parser of outside input, for libFuzzer (`fuzz-runner`)
 /// and for the regression tests that replay the committed corpus. Each

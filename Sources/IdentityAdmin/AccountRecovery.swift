@@ -2,7 +2,7 @@ public import Foundation
 public import Logging
 public import IdentityOTP
 import IdentityToolkit
-import IdentityOTPFormats
+import IdentitySupport
 
 /// The self-service path for a user who lost their authenticator: after
 /// the password step of a sign-in that asked for a second factor, one of

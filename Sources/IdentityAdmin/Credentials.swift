@@ -4,6 +4,7 @@ import HTTPTypes
 public import IdentityToolkit
 import IdentityToolkitJWT
 import _CryptoExtras
+import IdentitySupport
 
 /// Supplies OAuth2 access tokens for the admin API.
 public protocol AdminCredential: Sendable {

@@ -1,7 +1,7 @@
 public import Foundation
 public import IdentityToolkit
 import IdentityToolkitJWT
-import IdentityOTPFormats
+import IdentitySupport
 
 /// Why a custom token could not be made. A struct over a private enum, so
 /// a later release can add a case.

@@ -1,6 +1,7 @@
 import Foundation
 public import IdentityToolkit
 import Logging
+import IdentitySupport
 
 /// Admin access to a project: its users (``BaseAuth``: token and session
 /// cookie verification, user management), its configuration

@@ -1,6 +1,6 @@
 public import Foundation
 public import IdentityToolkit
-import IdentityOTPFormats
+import IdentitySupport
 
 /// An account to import with ``BaseAuth/importUsers(_:options:)``
 /// (firebase-admin's `UserImportRecord`): a user moved from another

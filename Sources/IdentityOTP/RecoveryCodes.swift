@@ -1,7 +1,7 @@
 public import Foundation
 import Crypto
-import IdentityOTPFormats
 import _CryptoExtras
+import IdentitySupport
 
 /// A fresh set of recovery codes: the codes, to show the user **once**, and
 /// the verifiers, to keep.

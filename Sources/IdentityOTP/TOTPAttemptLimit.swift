@@ -1,5 +1,5 @@
 public import Foundation
-import IdentityOTPFormats
+import IdentitySupport
 
 /// How many unsuccessful codes one key may receive, so that a 6-digit code
 /// cannot be guessed by trying, however patient the guesser.

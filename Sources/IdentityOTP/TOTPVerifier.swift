@@ -1,5 +1,5 @@
 public import Foundation
-import IdentityOTPFormats
+import IdentitySupport
 
 /// Verifies TOTP codes with a window and replay protection (RFC 6238 §5.2):
 /// once a code is accepted, no code of that step or an earlier one is

@@ -1,5 +1,5 @@
 public import Foundation
-import IdentityOTP
+import IdentitySupport
 
 /// A small key-value store whose entries expire: where a server keeps state
 /// in flight between two requests (a `MultiFactorResolver` snapshot

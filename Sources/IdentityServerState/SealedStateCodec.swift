@@ -1,6 +1,6 @@
 import Crypto
 public import Foundation
-import IdentityOTPFormats
+import IdentitySupport
 
 /// Seals state (a value that must come back unaltered and unread) into
 /// text that may travel through a client — an HttpOnly cookie, a hidden

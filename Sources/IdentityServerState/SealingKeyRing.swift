@@ -1,6 +1,6 @@
 import Crypto
 public import Foundation
-import IdentityOTPFormats
+import IdentitySupport
 
 /// A 256-bit AES key with a name, for ``SealedStateCodec``.
 ///

@@ -1,11 +1,10 @@
 public import Foundation
 public import IdentityServerState
-import IdentityToolkit
-import IdentityOTPFormats
 public import Logging
 import NIOCore
 public import PostgresNIO
 public import ServiceLifecycle
+import IdentitySupport
 
 /// The package's shared stores on PostgreSQL, for apps that run several
 /// instances: every instance gives its verifiers and its sign-in flow the
@@ -347,7 +346,7 @@ struct PostgresStoreBackend: Sendable {
         switch error {
         case let error as PostgresStoreError:
             return error
-        case let error as TransportError where error == .timedOut:
+        case is DeadlineExceeded:
             return .timedOut(operation, after: timeout)
         case is CancellationError:
             return .cancelled

@@ -3,6 +3,7 @@ public import IdentityServerState
 public import MultiFactorAuth
 public import IdentityOTP
 import PostgresNIO
+import IdentitySupport
 
 /// `TOTPVerificationStore` on PostgreSQL: one row per key holding its run
 /// of failures (with its lock-out) and its last accepted step, so that one

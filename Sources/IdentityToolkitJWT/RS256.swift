@@ -1,7 +1,7 @@
 package import Foundation
-import IdentityOTPFormats
 package import IdentityToolkit
 package import _CryptoExtras
+import IdentitySupport
 
 // The package's one home for RS256 JWTs (RFC 7515, RFC 7518 §3.3) over the
 // compact form: signing (the emulator's ID tokens, session cookies and

@@ -1,5 +1,6 @@
 public import Foundation
 import IdentityToolkit
+import IdentitySupport
 
 /// The handle of a state listener (``Auth/addStateDidChangeListener(_:)``), as Firebase's.
 public typealias AuthStateDidChangeListenerHandle = any NSObjectProtocol

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import IdentityToolkit
+import IdentitySupport
 
 /// A weak reference to an `Auth`.
 final class WeakAuth: @unchecked Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 public import IdentityToolkit
+import IdentitySupport
 
 /// The settings of a Firebase app. A class, as in Firebase, so that
 /// `let options = FirebaseOptions(…); options.apiKey = "…"` works.

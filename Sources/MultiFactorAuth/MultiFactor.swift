@@ -1,5 +1,6 @@
 public import Foundation
 import IdentityToolkit
+import IdentitySupport
 
 /// A user's second factors: list, enroll, unenroll.
 public final class MultiFactor: Sendable {

@@ -1,6 +1,7 @@
 public import Foundation
 import IdentityToolkit
 import IdentityOTPFormats
+import IdentitySupport
 
 /// Makes TOTP secrets and assertions.
 public enum TOTPMultiFactorGenerator {

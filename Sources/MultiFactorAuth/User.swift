@@ -1,5 +1,6 @@
 import Foundation
 import IdentityToolkit
+import IdentitySupport
 
 /// A signed-in user.
 ///

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import IdentityAdmin
 import IdentityToolkit
-import IdentityOTPFormats
+import IdentitySupport
 
 extension AdminCommand.Users {
     /// `mfa admin users import FILE`: users from a `firebase auth:export`

@@ -6,6 +6,7 @@ import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitTestSupport
 import Logging
 import Testing
+import IdentitySupport
 
 /// `checkRevoked`'s account lookups when the backend is slow or down: one
 /// lookup in flight per account, a breaker that fails fast after failures,

@@ -9,7 +9,7 @@ import IdentityToolkitEmulator
 import IdentityOTP
 import Testing
 import _CryptoExtras
-import IdentityOTPFormats
+import IdentitySupport
 
 /// `verifyIDToken` against tokens the emulator issues (a TOTP sign-in, a
 /// password one, a tenant's), through the key route the spec describes.

@@ -5,6 +5,7 @@ import IdentityToolkit
 import Logging
 import ServiceLifecycle
 import Testing
+import IdentitySupport
 
 /// The refresher that keeps the verifiers' keys warm: one fetch per set a
 /// round, the next round a little before the set expires, the backoff

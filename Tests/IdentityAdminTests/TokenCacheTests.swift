@@ -5,6 +5,7 @@ import HTTPTypes
 import IdentityToolkit
 import Testing
 import _CryptoExtras
+import IdentitySupport
 
 /// The verified-token cache and the account states `checkRevoked` remembers.
 @Suite struct TokenCacheTests {

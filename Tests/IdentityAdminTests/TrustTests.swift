@@ -8,6 +8,7 @@ import IdentityToolkitEmulator
 import IdentityToolkitTestSupport
 import Testing
 import _CryptoExtras
+import IdentitySupport
 
 /// What a security review of the server half found, one test per defect.
 @Suite struct TrustTests {

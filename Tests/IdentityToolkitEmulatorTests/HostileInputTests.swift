@@ -5,12 +5,12 @@ import IdentityToolkit
 @testable import IdentityToolkitEmulator
 import Testing
 import _CryptoExtras
+import IdentitySupport
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-import IdentityOTPFormats
 #endif
 
 /// Requests that once killed, starved or fooled the emulator: each is now a
@@ -249,7 +249,10 @@ import IdentityOTPFormats
                 // 50 ms when run alone (the sign-up's own work included); the
                 // suite runs in parallel on two shared cores, so the bound is
                 // generous: the old decoder needed hours (2^31 copies) here.
-                #expect(elapsed < .seconds(3), "\(elapsed) for \(depth) levels of \(key)")
+                // The time includes the connection: once a full accept queue
+                // dropped the SYN and the kernel resent it at 1 s and 3 s
+                // (3.00004 s measured), hence not a few seconds.
+                #expect(elapsed < .seconds(20), "\(elapsed) for \(depth) levels of \(key)")
                 print("nesting at the cap (\(depth) levels of \(key)): answered in \(elapsed)")
             }
             try await expectAlive(h)

@@ -3,6 +3,7 @@ import IdentityToolkit
 import IdentityOTP
 import Testing
 import IdentityOTPFormats
+import IdentitySupport
 
 @Suite struct TOTPEnrollmentTests {
     @Test func enrollmentSessionHasIdentityPlatformsParameters() async throws {

@@ -3,7 +3,7 @@ import IdentityToolkit
 @testable import IdentityToolkitEmulator
 import Testing
 import _CryptoExtras
-import IdentityOTPFormats
+import IdentitySupport
 
 /// Maps keyed by what callers send must shrink as entries expire.
 @Suite struct MemoryBoundTests {

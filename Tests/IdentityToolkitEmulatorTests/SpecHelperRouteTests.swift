@@ -5,7 +5,7 @@ import IdentityToolkit
 @testable import IdentityToolkitEmulator
 import Testing
 import _CryptoExtras
-import IdentityOTPFormats
+import IdentitySupport
 
 /// The helpers and the OAuth2 token endpoint are generated routes of
 /// `Spec/emulator.yaml` and `Spec/oauth2.yaml`: the generated clients speak

@@ -3,6 +3,7 @@ import IdentityToolkit
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import IdentitySupport
 
 /// A loopback HTTP/1.1 server that answers every request the same hostile
 /// or broken way, for testing clients against servers they do not control.

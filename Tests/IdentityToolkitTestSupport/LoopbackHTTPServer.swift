@@ -3,6 +3,7 @@ import IdentityToolkit
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import IdentitySupport
 
 /// A real HTTP/1.1 server on 127.0.0.1 and an ephemeral port, for testing
 /// transports against actual sockets. Routes:

@@ -4,7 +4,7 @@ import HTTPTypes
 import IdentityToolkitTestSupport
 import Logging
 import Testing
-import IdentityOTPFormats
+import IdentitySupport
 
 @Suite struct RuntimeTests {
     @Test(arguments: [
@@ -93,6 +93,27 @@ import IdentityOTPFormats
             Issue.record("unexpected \(error)")
         }
         #expect(await transport.requests.isEmpty)
+    }
+
+    /// The executor's own deadline (``Deadline``) covers a transport that
+    /// never answers, and the caller sees the transport's `timedOut`.
+    @Test func aTransportThatNeverAnswersTimesOutAsATransportError() async {
+        struct NeverAnswers: HTTPTransport {
+            func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
+                try await Task.sleep(for: .seconds(3600))
+                throw CancellationError()
+            }
+        }
+        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(
+            transport: NeverAnswers(), emulatorHost: nil, requestTimeout: .milliseconds(200)))
+        do {
+            _ = try await client.lookup(GetAccountInfoRequest(idToken: "t"))
+            Issue.record("expected a timeout")
+        } catch let error as IdentityToolkitError where error.code == .transport {
+            #expect(error.underlyingError as? TransportError == .timedOut)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
     }
 
     @Test func completionTwinsCompleteExactlyOnce() async throws {
@@ -273,50 +294,10 @@ final class Counter: @unchecked Sendable {
     }
 }
 
-/// The package's base64url codec (JWT segments, opaque emulator tokens).
-@Suite struct Base64URLTests {
-    @Test(arguments: [
-        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy"),
-    ])
-    func rfc4648Vectors(plain: String, encoded: String) {
-        #expect(Data(plain.utf8).base64URLEncoded == encoded)
-        #expect(Data(base64URLEncoded: encoded) == Data(plain.utf8))
-    }
-
-    @Test func matchesFoundationOnEveryLengthAndByte() {
-        var generator = SystemRandomNumberGenerator()
-        for length in 0..<200 {
-            let data = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
-            let reference = data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
-                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-            #expect(data.base64URLEncoded == reference)
-            #expect(Data(base64URLEncoded: reference) == data)
-            #expect(Data(lenientBase64URLEncoded: data.base64EncodedString()) == data, "the lenient form takes the padded standard alphabet")
-            #expect(Data(lenientBase64URLEncoded: reference) == data)
-        }
-        let everyByte = Data(0...255)
-        #expect(Data(base64URLEncoded: everyByte.base64URLEncoded) == everyByte)
-    }
-
-    @Test(arguments: ["Z", "Zm9vY", "Zm9v!", "Zm 9v", "Zm8==", "Zg=", "Z=g=", "Zh", "Zm9", "Zm==Zm9v", "é"])
-    func malformedInputIsRefused(text: String) {
-        #expect(Data(base64URLEncoded: text) == nil)
-        #expect(Data(lenientBase64URLEncoded: text) == nil)
-    }
-
-    /// RFC 7515 §2: one spelling per byte string. The standard alphabet's
-    /// `+` and `/`, and `=` padding, are other spellings of the same bytes.
-    @Test(arguments: ["Zg==", "Zm8=", "-_-_", "+/+/", "ab+c", "ab/c"])
-    func strictFormHasOneSpelling(text: String) {
-        let strict = Data(base64URLEncoded: text)
-        if text.contains("=") || text.contains("+") || text.contains("/") {
-            #expect(strict == nil)
-            #expect(Data(lenientBase64URLEncoded: text) != nil)
-        } else {
-            #expect(strict != nil)
-        }
-    }
-
+/// The compact form decodes its three parts into one buffer and reads the
+/// signing input in place: the parts must still be what each part decodes
+/// to on its own, and every malformed part must still refuse the token.
+@Suite struct JWTCompactFormTests {
     /// A JWT re-spelled with the standard alphabet or padding (the same
     /// bytes, so the same signature) is no longer a JWT.
     @Test func theCompactFormRefusesOtherSpellings() throws {
@@ -331,12 +312,7 @@ final class Counter: @unchecked Sendable {
         #expect(JWTCompactForm("\(header).\(payload).\(signature)=") == nil)
         #expect(JWTCompactForm("\(header).\(payload)==.\(signature)") == nil)
     }
-}
 
-/// The compact form decodes its three parts into one buffer and reads the
-/// signing input in place: the parts must still be what each part decodes
-/// to on its own, and every malformed part must still refuse the token.
-@Suite struct JWTCompactFormTests {
     /// Parts of every length modulo 3 (so every kind of tail), with bytes
     /// whose encodings use the whole alphabet.
     @Test func partsAndSigningInputAreEachPartsOwn() throws {

@@ -1,7 +1,7 @@
 import Foundation
-import IdentityOTPFormats
 import IdentityToolkit
 import Logging
+import IdentitySupport
 
 /// The account lookups of `checkRevoked` checks, treated as the key cache
 /// treats the key route, so that an unreachable backend costs requests a

@@ -1,5 +1,6 @@
 public import Foundation
 public import IdentityToolkit
+import IdentitySupport
 
 /// A verified Firebase ID token: who signed in, how, and when. Made only by
 /// ``IDTokenVerifier`` (``BaseAuth/verifyIDToken(_:checkRevoked:)``) after every

@@ -1,8 +1,8 @@
 import Foundation
 @_spi(Generated) public import IdentityToolkit
 import IdentityToolkitJWT
-import IdentityOTPFormats
 import _CryptoExtras
+import IdentitySupport
 
 /// Verifies Firebase ID tokens, or session cookies, as Google documents it,
 /// for one project (and optionally one tenant): RS256 only, `kid` among the

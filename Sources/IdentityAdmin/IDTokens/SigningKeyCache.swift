@@ -1,9 +1,9 @@
 package import Foundation
-import IdentityOTPFormats
 package import HTTPTypes
 package import IdentityToolkit
 package import Logging
 package import _CryptoExtras
+import IdentitySupport
 
 /// The public keys that verify ID tokens, fetched from the key route and
 /// kept for the `Cache-Control: max-age` they come with: a thin shell of

@@ -1,5 +1,5 @@
 import Foundation
-import IdentityOTPFormats
+import IdentitySupport
 
 /// Every decision of ``SigningKeyCache``, apart from its lock, its fetches
 /// and its tasks, as async-http-client keeps a request's decisions in

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import IdentityToolkit
 import IdentityOTP
+import IdentitySupport
 
 /// What ``IDTokenVerifier`` and ``BaseAuth`` remember of earlier checks, so
 /// that a server does not pay a signature check and an account lookup on

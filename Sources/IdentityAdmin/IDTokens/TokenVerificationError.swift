@@ -1,5 +1,6 @@
 public import Foundation
 import IdentityToolkit
+import IdentitySupport
 
 /// Why an ID token or session cookie was refused. Each refusal names the
 /// claim or the step that failed; no message ever includes the token, and

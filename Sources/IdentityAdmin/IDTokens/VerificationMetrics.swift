@@ -1,4 +1,4 @@
-import IdentityOTPFormats
+import IdentitySupport
 
 /// The metrics and the tracer of one verifier (`firebase_token_*`,
 /// dimension `kind`: `id_token` or `session_cookie`), made when the

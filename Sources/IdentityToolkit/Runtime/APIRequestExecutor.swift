@@ -1,7 +1,7 @@
 import Foundation
 public import HTTPTypes
 import Logging
-import IdentityOTPFormats
+import IdentitySupport
 
 /// Builds, sends and decodes the requests of a generated client.
 ///
@@ -235,6 +235,9 @@ import IdentityOTPFormats
             }
         } catch is CancellationError {
             throw CancellationError()
+        } catch is DeadlineExceeded {
+            if logsRequests { logger.debug("request timed out", metadata: metadata) }
+            throw IdentityToolkitError.transport(TransportError.timedOut)
         } catch {
             if logsRequests { logger.debug("request failed without a response", metadata: metadata.merging(["error": "\(error)"]) { $1 }) }
             throw IdentityToolkitError.transport(error)

@@ -1,5 +1,6 @@
 public import Dispatch
 import Foundation
+import IdentitySupport
 
 /// How the generated completion-handler facades (MultiFactorAuth's, from
 /// `Spec/facades.yaml`) deliver their results.

@@ -1,5 +1,5 @@
 package import Foundation
-import IdentityOTPFormats
+import IdentitySupport
 
 /// A JWT in the JWS compact serialization (RFC 7515 §7.1): three base64url
 /// parts joined by dots. The one parser of that form in the package, used

@@ -1,6 +1,7 @@
 public import Foundation
 public import HTTPTypes
 import HTTPTypesFoundation
+import IdentitySupport
 
 #if canImport(FoundationNetworking)
 public import FoundationNetworking

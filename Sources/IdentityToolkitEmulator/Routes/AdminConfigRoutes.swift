@@ -1,6 +1,6 @@
 import Foundation
 import IdentityToolkit
-import IdentityOTPFormats
+import IdentitySupport
 
 /// The admin API's configuration side: the project's `config` and its
 /// tenants, with update masks as Google documents them.

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityToolkit
 import IdentityOTP
-import IdentityOTPFormats
+import IdentitySupport
 
 /// What the emulator's page (`/emulator/ui`) needs besides the state.
 struct ConsoleSettings: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Generated) import IdentityToolkit
+import IdentitySupport
 
 /// The `/emulator/v1/…` helpers (`EmulatorHelpersService`, generated from
 /// `Spec/emulator.yaml`): the codes the emulator "sent", a store reset, the

@@ -2,6 +2,7 @@ import Foundation
 import IdentityToolkit
 import IdentityToolkitJWT
 import _CryptoExtras
+import IdentitySupport
 
 /// The emulator's stand-in for `https://oauth2.googleapis.com/token`
 /// (`OAuth2TokenService`, generated from `Spec/oauth2.yaml`; RFC 7523 JWT

@@ -1,6 +1,7 @@
 import Foundation
 import IdentityToolkit
 import IdentityToolkitJWT
+import IdentitySupport
 
 /// Sign-in with an identity provider (`accounts:signInWithIdp`) as Google's
 /// emulator fakes it: the provider's ID token is read, not verified (an

@@ -2,6 +2,7 @@ import Foundation
 import IdentityToolkit
 import IdentityOTP
 import IdentityOTPFormats
+import IdentitySupport
 
 /// Accounts in bulk, as `accounts:batchCreate` takes them: request-wide
 /// checks first (they fail the whole request), then each user on its own

@@ -2,7 +2,7 @@ import _CryptoExtras
 import Crypto
 import Foundation
 import IdentityToolkit
-import IdentityOTPFormats
+import IdentitySupport
 
 /// Passwords: checking one against what an account keeps, and the hash
 /// algorithms an import may name (Identity Platform's list). Every hash is

@@ -1,5 +1,6 @@
 import Foundation
 import IdentityToolkit
+import IdentitySupport
 
 /// A project's configuration (`GET/PATCH /v2/projects/{p}/config`): its
 /// multi-factor settings, duplicate addresses, email privacy and blocking

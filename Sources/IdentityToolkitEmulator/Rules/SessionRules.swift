@@ -1,6 +1,6 @@
 import Foundation
 import IdentityToolkit
-import IdentityOTPFormats
+import IdentitySupport
 
 /// Sessions and tokens: refresh tokens granted, refreshed and revoked,
 /// the recent-sign-in rule, and the sweep that keeps a long-running

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import IdentityToolkit
+import IdentitySupport
 
 /// What keeps a web page in the developer's browser from driving the
 /// emulator, which takes any password and mints tokens for anyone:

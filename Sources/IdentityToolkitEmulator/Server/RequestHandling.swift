@@ -4,6 +4,7 @@ import Hummingbird
 import IdentityToolkit
 import Logging
 import NIOCore
+import IdentitySupport
 
 /// One request, from bytes to the route's answer: the laptop-safety
 /// checks, the body within its bounds, the route, its authorisation, and
@@ -94,7 +95,7 @@ struct RequestHandling: Sendable {
                 try await requestBody.collect(upTo: limit)
             }
             return .success(Data(buffer: buffer))
-        } catch TransportError.timedOut {
+        } catch is DeadlineExceeded {
             return .failure(APIServerError.invalidArgument("the request body did not arrive within \(bodyReadTimeout)").with(status: 408, reason: "invalid"))
         } catch {
             return .failure(APIServerError.invalidArgument("the request body is larger than \(limit) bytes").with(status: 413, reason: "invalid"))

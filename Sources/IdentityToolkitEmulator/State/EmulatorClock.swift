@@ -1,5 +1,6 @@
 public import Foundation
 import IdentityToolkit
+import IdentitySupport
 
 /// The emulator's notion of now: the system clock plus an offset that tests
 /// set or advance through `/emulator/v1/clock`, so TOTP windows and token

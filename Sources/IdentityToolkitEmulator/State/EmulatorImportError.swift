@@ -1,5 +1,6 @@
 import Foundation
 import IdentityToolkit
+import IdentitySupport
 
 /// An export folder the emulator cannot load: the file, the field within
 /// it (`users[3].createdAt`) and why. Nothing is loaded when one is thrown.

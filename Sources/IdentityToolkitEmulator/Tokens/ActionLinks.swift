@@ -1,5 +1,6 @@
 import Foundation
 import IdentityToolkit
+import IdentitySupport
 
 /// Where out-of-band links point (the emulator's own address, known once
 /// it listens), and the one place that builds them.

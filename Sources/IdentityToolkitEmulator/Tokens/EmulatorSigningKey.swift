@@ -4,7 +4,7 @@ import IdentityToolkit
 import IdentityToolkitJWT
 import X509
 import _CryptoExtras
-import IdentityOTPFormats
+import IdentitySupport
 
 /// The emulator's signing key: it signs ID tokens and session cookies
 /// (their issuers tell them apart) through the package's one JWT home, and

@@ -4,11 +4,13 @@ import Foundation
 ///
 /// A transport's own timeout may stop applying part-way (AsyncHTTPClient's
 /// deadline does not cover a body that trickles in after the headers), so
-/// the request executor enforces ``ClientConfiguration/requestTimeout``
-/// itself: at the deadline the caller gets ``TransportError/timedOut`` and
-/// the work is cancelled, even if the work never checks for cancellation.
+/// the request executor enforces its request timeout itself: at the
+/// deadline the caller gets ``DeadlineExceeded`` and the work is cancelled,
+/// even if the work never checks for cancellation. Each caller maps
+/// ``DeadlineExceeded`` to its own error (a transport's `timedOut`, a
+/// store's, the emulator's 408).
 package enum Deadline {
-    /// Runs `operation`; throws ``TransportError/timedOut`` when it has not
+    /// Runs `operation`; throws ``DeadlineExceeded`` when it has not
     /// finished within `timeout`, and `CancellationError` when the calling
     /// task is cancelled first. The operation is cancelled in both cases.
     package static func run<Value: Sendable>(
@@ -27,7 +29,7 @@ package enum Deadline {
                         race.finish(.failure(error))
                     }
                 }
-                let timer = DeadlineSweeper.shared.schedule(at: deadline) { race.finish(.failure(TransportError.timedOut)) }
+                let timer = DeadlineSweeper.shared.schedule(at: deadline) { race.finish(.failure(DeadlineExceeded())) }
                 race.attach(work: work, timer: timer)
             }
         } onCancel: {
@@ -81,4 +83,9 @@ package enum Deadline {
             if let timer { DeadlineSweeper.shared.withdraw(timer) }
         }
     }
+}
+
+/// What ``Deadline/run(within:_:)`` throws when the time ran out first.
+package struct DeadlineExceeded: Error, Sendable, Equatable {
+    package init() {}
 }

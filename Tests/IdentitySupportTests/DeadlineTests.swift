@@ -1,5 +1,5 @@
 import Foundation
-@testable import IdentityToolkit
+import IdentitySupport
 import Testing
 
 /// `Deadline.run` and the sweeper that fires its timeouts.
@@ -36,7 +36,7 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func workThatIgnoresCancellationTimesOut() async {
         let clock = ContinuousClock()
         let started = clock.now
-        await #expect(throws: TransportError.timedOut) {
+        await #expect(throws: DeadlineExceeded()) {
             try await Deadline.run(within: .milliseconds(200)) { () -> Int in
                 // Answers in 20 s whatever happens, without holding one of
                 // the pool's threads (on two cores it has two).
@@ -58,7 +58,7 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(50))
         let started = clock.now
-        await #expect(throws: TransportError.timedOut) {
+        await #expect(throws: DeadlineExceeded()) {
             try await Deadline.run(within: .milliseconds(100)) { () -> Int in
                 try? await Task.sleep(for: .seconds(20))
                 return 2

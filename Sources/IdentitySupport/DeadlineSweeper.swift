@@ -1,5 +1,4 @@
 import Foundation
-import IdentityOTPFormats
 
 /// One task for the whole process that fires ``Deadline``'s timeouts.
 ///

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Base64url without padding (RFC 4648 §5), as JWTs, the emulator's opaque
-/// tokens and sealed state use it. Its home is this crypto-free module of
-/// formats, so that IdentityToolkit and IdentityServerState share one
-/// implementation without depending on each other.
+/// tokens and sealed state use it. Its home is the helpers' module, so that
+/// IdentityToolkit and IdentityServerState share one implementation without
+/// depending on each other.
 ///
 /// Encoded and decoded byte by byte: the emulator encodes three of these
 /// per ID token, and the detour through Foundation's base64 and three
