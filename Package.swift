@@ -529,6 +529,6 @@ for target in package.targets where target.type != .plugin && !["FuzzDriver", "D
 // Hummingbird's do), so a module re-exports only what its public API uses;
 // the generator writes `public import Foundation` where generated public
 // declarations use its types.
-for target in package.targets where ["IdentityToolkit", "IdentityToolkitJWT", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "IdentityOTPFormats", "MultiFactorAuth", "IdentityAdmin", "IdentityToolkitEmulator", "IdentityServerState", "IdentityStoresPostgres", "SpecCodegen"].contains(target.name) {
+for target in package.targets where ["IdentitySupport", "IdentityToolkit", "IdentityToolkitJWT", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "IdentityOTPFormats", "MultiFactorAuth", "IdentityAdmin", "IdentityToolkitEmulator", "IdentityServerState", "IdentityStoresPostgres", "SpecCodegen"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("InternalImportsByDefault")]
 }

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Entries with an expiry, bounded in number: what the in-memory stores
 /// and caches keep. Expired entries are removed as time passes (the `now`

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Which of CI's long checks must run: each check's inputs, hashed, against
+the hashes recorded at its last full, passing run (.ci/verified-inputs).
+
+The rule (issue 37, item 5): a check is skipped only when every file it
+depends on, and the toolchain, are byte for byte those of a run that passed.
+So a full run happens on every change of the fuzzed parsers (each harness
+lists the sources it reaches) and of the concurrency code (the thread
+sanitizer's suites list every module they load). Inputs are read from the
+commit (git's blob hashes), so an uncommitted change always runs the check.
+
+Usage:
+  inputs.py pending NAME...   prints the names whose inputs differ from the record
+  inputs.py record NAME...    writes the current hashes of NAME... into the record
+  inputs.py show NAME         prints NAME's inputs and hash
+"""
+import hashlib
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RECORD = os.path.join(ROOT, ".ci", "verified-inputs")
+
+# What every fuzz run builds and runs with.
+FUZZ_COMMON = ["Package.swift", "Fuzz/Harnesses", "Fuzz/Driver", "Fuzz/Runner", ".ci/fuzz"]
+# The generated types and the runtime the IdentityToolkit harnesses parse with.
+TOOLKIT = ["Sources/IdentityToolkit", "Sources/IdentitySupport", "Spec", "Generator", "Plugins"]
+FORMATS = ["Sources/IdentityOTPFormats"]
+
+INPUTS = {
+    "fuzz:base32": FUZZ_COMMON + FORMATS,
+    "fuzz:otpauth": FUZZ_COMMON + FORMATS,
+    "fuzz:qr": FUZZ_COMMON + FORMATS,
+    "fuzz:jwt": FUZZ_COMMON + TOOLKIT,
+    "fuzz:protojson": FUZZ_COMMON + TOOLKIT,
+    "fuzz:cachecontrol": FUZZ_COMMON + TOOLKIT,
+    "fuzz:rfc3339": FUZZ_COMMON + TOOLKIT,
+    "fuzz:form": FUZZ_COMMON + TOOLKIT,
+    "fuzz:spec": FUZZ_COMMON + ["Generator"],
+    # The suites under the thread sanitizer load nearly every module: any
+    # change to Sources/ (where every lock, actor and task lives) runs it.
+    "tsan": ["Package.swift", "Sources", "Spec", "Generator", "Plugins", ".ci/tsan",
+             "Tests/MultiFactorAuthTests", "Tests/DocSampleTests", "Tests/IdentityToolkitEmulatorTests",
+             "Tests/IdentityAdminTests", "Tests/IdentityToolkitTestSupport", "Tests/AdminTestSupport",
+             "Tests/SeededRandom", "Tests/TopLevelConsumer", "Tests/QuickStartClient", "Tests/StoreConformance"],
+}
+for name in [n for n in INPUTS if n.startswith("fuzz:")]:
+    INPUTS[name] = INPUTS[name] + ["Fuzz/Corpus/" + name.split(":", 1)[1]]
+
+
+def git(*arguments):
+    return subprocess.run(["git", *arguments], cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout
+
+
+def toolchain():
+    result = subprocess.run(["swift", "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return result.stdout.splitlines()[0] if result.stdout else "no swift"
+
+
+def digest(name):
+    """The hash of NAME's committed inputs, or None when one of them has an uncommitted change."""
+    paths = INPUTS[name]
+    if subprocess.run(["git", "diff", "--quiet", "HEAD", "--", *paths], cwd=ROOT).returncode != 0:
+        return None
+    if git("ls-files", "--others", "--exclude-standard", "--", *paths).strip():
+        return None
+    listing = git("ls-tree", "-r", "HEAD", "--", *paths)
+    return hashlib.sha256((listing + toolchain()).encode()).hexdigest()[:32]
+
+
+def recorded():
+    entries = {}
+    if os.path.exists(RECORD):
+        for line in open(RECORD):
+            if line.strip() and not line.startswith("#"):
+                name, value = line.split()[:2]
+                entries[name] = value
+    return entries
+
+
+def main(arguments):
+    if len(arguments) < 2 or arguments[0] not in ("pending", "record", "show"):
+        raise SystemExit(__doc__)
+    command, names = arguments[0], arguments[1:]
+    unknown = [n for n in names if n not in INPUTS]
+    if unknown:
+        raise SystemExit(f"unknown check(s): {', '.join(unknown)} (known: {', '.join(INPUTS)})")
+    if command == "pending":
+        entries = recorded()
+        print(" ".join(n for n in names if digest(n) is None or entries.get(n) != digest(n)))
+    elif command == "show":
+        for name in names:
+            print(f"{name} {digest(name) or '(uncommitted changes)'}: {' '.join(INPUTS[name])}")
+    else:
+        entries = recorded()
+        for name in names:
+            value = digest(name)
+            if value is None:
+                raise SystemExit(f"{name}: its inputs have uncommitted changes; commit them, run the check, then record")
+            entries[name] = value
+        with open(RECORD, "w") as record:
+            record.write("# Each long check's inputs (git blob hashes and the toolchain, hashed) at its\n"
+                         "# last full, passing run: .ci/run skips a check while its hash holds.\n"
+                         "# Written by `.ci/inputs.py record NAME...` after the run (.ci/run prints the command).\n")
+            for name in sorted(entries):
+                record.write(f"{name} {entries[name]}\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
