@@ -455,6 +455,8 @@ let package = Package(
             dependencies: [
                 "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "AdminTestSupport",
                 "IdentityToolkitTestSupport", "TopLevelConsumer", "QuickStartClient", "IdentityAdminHummingbird", "IdentityToolkitJWT", "IdentitySupport",
+                // StepUpClientTests: a MultiFactorAuth client answers a protected route's step-up challenge.
+                "MultiFactorAuth",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

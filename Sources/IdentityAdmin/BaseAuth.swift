@@ -150,10 +150,10 @@ public class BaseAuth: @unchecked Sendable {
         }
     }
 
-    /// The account's state as a revocation check needs it: looked up, or
+    /// The account's state as a revocation check and a sign-in policy need it: looked up, or
     /// as looked up within ``TokenCacheOptions/revocationMaximumAge``
     /// (`source` becomes `cache`).
-    private func accountState(uid: String, tenant: String?, source: inout String) async throws(TokenVerificationError) -> AccountStateCache.AccountState {
+    func accountState(uid: String, tenant: String?, source: inout String) async throws(TokenVerificationError) -> AccountStateCache.AccountState {
         let key = AccountStateCache.Key(tenant: tenant, uid: uid)
         if let cached = accountStates?.state(for: key) {
             source = "cache"
@@ -164,7 +164,9 @@ public class BaseAuth: @unchecked Sendable {
             let users = try await client.lookupAccounts(targetProjectId: projectID, body: GetAccountInfoRequest(localId: [uid], tenantId: tenant)).users ?? []
             let user = users.first { $0.localId == uid }
             return AccountStateCache.AccountState(exists: user != nil, disabled: user?.disabled == true,
-                                                  validSince: user?.validSince.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+                                                  validSince: user?.validSince.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                                                  secondFactorCount: user?.mfaInfo?.count ?? 0,
+                                                  createdAt: user?.createdAt.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) })
         }
         accountStates?.insert(state, for: key)
         return state

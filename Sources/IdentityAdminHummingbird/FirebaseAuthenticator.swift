@@ -17,8 +17,10 @@ import Logging
 /// ```
 ///
 /// A request it refuses is answered at once: 401 when the credential is
-/// missing or fails verification, 403 when it is valid but the policy
-/// refuses it (no second factor, a sign-in too old, another tenant), 503
+/// missing or fails verification (and, with a step-up challenge, RFC 9470,
+/// when a bearer token's sign-in lacks the second factor or is too old),
+/// 403 when it is valid but the policy refuses it (another tenant,
+/// enrolment overdue, a session cookie's sign-in not enough), 503
 /// when the keys or the revocation check cannot be reached. The JSON body
 /// names the reason (`{"error":{"reason":"expired","message":…}}`) and
 /// never the credential; 401s carry `WWW-Authenticate` (RFC 6750). Refusals

@@ -28,8 +28,10 @@ public struct FirebaseUser: Authenticatable, Sendable {
 ///
 /// A request it refuses is answered at once, as the Hummingbird middleware
 /// answers it (``FirebaseRouteProtection``): 401 when the credential is
-/// missing or fails verification, 403 when it is valid but the policy
-/// refuses it (no second factor, a sign-in too old, another tenant), 503
+/// missing or fails verification (and, with a step-up challenge, RFC 9470,
+/// when a bearer token's sign-in lacks the second factor or is too old),
+/// 403 when it is valid but the policy refuses it (another tenant,
+/// enrolment overdue, a session cookie's sign-in not enough), 503
 /// when the keys or the revocation check cannot be reached; a JSON body
 /// naming the reason and never the credential, `WWW-Authenticate` on 401s
 /// of the Bearer scheme (RFC 6750), `Cache-Control: no-store`. Refusals are

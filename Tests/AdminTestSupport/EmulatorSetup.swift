@@ -63,6 +63,8 @@ public struct MiddlewareTokens: Sendable {
     public let totp: String
     /// Issued two hours ago by the emulator's clock: expired an hour ago.
     public let expired: String
+    /// The user's address, password and TOTP generator, for more sign-ins.
+    public let email: String, passwordText: String, generator: TOTP
 
     /// Signs a user up on `setup`'s emulator, enrolls TOTP and signs in both ways.
     public static func make(_ setup: EmulatorSetup) async throws -> MiddlewareTokens {
@@ -77,6 +79,7 @@ public struct MiddlewareTokens: Sendable {
         setup.clock.set(now.addingTimeInterval(-7200))
         let old = try await setup.accounts.signUp(SignUpRequest(email: "old@example.com", password: password, returnSecureToken: true))
         setup.clock.set(now)
-        return MiddlewareTokens(uid: uid, password: passwordToken, totp: totpToken, expired: try #require(old.idToken))
+        return MiddlewareTokens(uid: uid, password: passwordToken, totp: totpToken, expired: try #require(old.idToken),
+                                email: email, passwordText: password, generator: totp)
     }
 }

@@ -134,12 +134,14 @@ import Testing
             #expect(String(buffer: withTOTP.body) == "\(tokens.uid) totp")
         }
 
-        // A second factor required: a password-only sign-in is valid but forbidden.
+        // A second factor required: a password-only sign-in is valid but not
+        // enough, and the answer is a step-up challenge (RFC 9470).
         try await Self.app(setup.admin, .init(requireSecondFactor: true), records: records).test(.router) { client in
             let passwordOnly = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.password))
-            #expect(passwordOnly.status == .forbidden)
+            #expect(passwordOnly.status == .unauthorized)
             #expect(try Self.reason(passwordOnly) == "secondFactorRequired")
-            #expect(passwordOnly.headers[.wwwAuthenticate] == nil)
+            #expect(passwordOnly.headers[.wwwAuthenticate]
+                == #"Bearer error="insufficient_user_authentication", error_description="a sign-in with the second factor is required", acr_values="firebase_second_factor""#)
             answers.append(String(buffer: passwordOnly.body))
             let withTOTP = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.totp))
             #expect(withTOTP.status == .ok)

@@ -48,7 +48,7 @@ import Testing
         try await quickStartApp(emulator: setup.running.hostAndPort).test(.router) { client in
             #expect(try await client.execute(uri: "/api/me", method: .get).status == .unauthorized)
             let passwordOnly = try await client.execute(uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.password)"])
-            #expect(passwordOnly.status == .forbidden)
+            #expect(passwordOnly.status == .unauthorized, "a step-up challenge (RFC 9470)")
             let withTOTP = try await client.execute(uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.totp)"])
             #expect(withTOTP.status == .ok)
             #expect(String(buffer: withTOTP.body) == tokens.uid)

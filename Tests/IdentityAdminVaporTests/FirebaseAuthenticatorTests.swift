@@ -110,12 +110,14 @@ final class LogLines: @unchecked Sendable {
             }
         }
 
-        // A second factor required: a password-only sign-in is valid but forbidden.
+        // A second factor required: a password-only sign-in is valid but not
+        // enough, and the answer is a step-up challenge (RFC 9470).
         try await Self.withApp(setup.admin, .init(requireSecondFactor: true)) { app in
             try await app.testing().test(.GET, "me", headers: Self.bearer(tokens.password)) { response in
-                #expect(response.status == .forbidden)
+                #expect(response.status == .unauthorized)
                 #expect(Self.reason(response) == "secondFactorRequired")
-                #expect(response.headers.first(name: .wwwAuthenticate) == nil)
+                #expect(response.headers.first(name: .wwwAuthenticate)
+                    == #"Bearer error="insufficient_user_authentication", error_description="a sign-in with the second factor is required", acr_values="firebase_second_factor""#)
                 answers.append(response.body.string)
             }
         }
@@ -231,7 +233,7 @@ final class LogLines: @unchecked Sendable {
         do {
             try await app.testing().test(.GET, "health") { #expect($0.body.string == "ok") }
             try await app.testing().test(.GET, "api/me") { #expect($0.status == .unauthorized) }
-            try await app.testing().test(.GET, "api/me", headers: Self.bearer(tokens.password)) { #expect($0.status == .forbidden) }
+            try await app.testing().test(.GET, "api/me", headers: Self.bearer(tokens.password)) { #expect($0.status == .unauthorized) }
             try await app.testing().test(.GET, "api/me", headers: Self.bearer(tokens.totp)) { response in
                 #expect(response.body.string == "\(tokens.uid) signed in with totp")
             }

@@ -31,6 +31,11 @@ public struct DecodedIDToken: Sendable, Hashable {
     public let audience: String
     /// Who issued it (`iss`).
     public let issuer: String
+    /// When a ``FirebaseSignInPolicy`` that requires a second factor stops
+    /// letting this user in without one (the user has enrolled none yet);
+    /// nil otherwise. Set by ``BaseAuth/enforce(_:on:now:)``: an app shows
+    /// "enrolment due" while it is set.
+    public internal(set) var secondFactorEnrollmentDue: Date?
     /// Every claim of the token, custom claims included. Decoded from the
     /// verified payload on each access (most servers read only the typed
     /// properties, and this decoding was a third of a verification): keep

@@ -1,4 +1,5 @@
 public import Foundation
+public import IdentityToolkit
 package import Logging
 
 /// Where a request carries its Firebase credential.
@@ -56,23 +57,49 @@ public struct FirebaseRouteProtection: Sendable {
         /// refresh tokens were not revoked (answers are remembered for
         /// ``TokenCacheOptions/revocationMaximumAge``).
         public var checkRevoked: Bool
-        /// Whether the sign-in must have used a second factor (TOTP or SMS): 403 otherwise.
-        public var requireSecondFactor: Bool
-        /// With `requireSecondFactor`, the oldest sign-in accepted (a step-up
-        /// check); nil for any age.
-        public var maximumAuthenticationAge: Duration?
+        /// What the sign-in must have been: its second factor and its age.
+        public var policy: FirebaseSignInPolicy
+        /// Whether every sign-in must have used a second factor (TOTP or SMS):
+        /// the policy's ``FirebaseSignInPolicy/SecondFactor/required(enrollBy:snooze:)``
+        /// without a deadline. Setting it replaces the policy's second-factor rule.
+        public var requireSecondFactor: Bool {
+            get { if case .required = policy.secondFactor { return true } else { return false } }
+            set { policy.secondFactor = newValue ? .required() : .notRequired }
+        }
+        /// The oldest sign-in accepted (a step-up check); nil for any age.
+        /// The policy's ``FirebaseSignInPolicy/maximumAuthenticationAge``.
+        public var maximumAuthenticationAge: Duration? {
+            get { policy.maximumAuthenticationAge }
+            set { policy.maximumAuthenticationAge = newValue }
+        }
         /// Whether a request without a credential is refused (401). When
         /// false it goes on without an identity, for routes that serve both.
         /// A credential that is present and fails is refused either way.
         public var requireCredential: Bool
 
-        /// Options; the defaults read a bearer token, require it, and check neither revocation nor a second factor.
+        /// Options; the defaults read a bearer token, require it, and check
+        /// neither revocation nor a second factor. `maximumAuthenticationAge`
+        /// applies with `requireSecondFactor` only, as it always has here;
+        /// ``init(credential:checkRevoked:policy:requireCredential:)`` takes any policy.
         public init(credential: FirebaseCredentialSource = .bearerToken, checkRevoked: Bool = false, requireSecondFactor: Bool = false,
                     maximumAuthenticationAge: Duration? = nil, requireCredential: Bool = true) {
+            self.init(credential: credential, checkRevoked: checkRevoked,
+                      policy: FirebaseSignInPolicy(secondFactor: requireSecondFactor ? .required() : .notRequired,
+                                                   maximumAuthenticationAge: requireSecondFactor ? maximumAuthenticationAge : nil),
+                      requireCredential: requireCredential)
+        }
+
+        /// Options with a sign-in policy.
+        /// - Parameters:
+        ///   - credential: Where the credential is.
+        ///   - checkRevoked: Whether each request also checks the account (see ``checkRevoked``).
+        ///   - policy: What the sign-in must have been.
+        ///   - requireCredential: Whether a request without a credential is refused.
+        public init(credential: FirebaseCredentialSource = .bearerToken, checkRevoked: Bool = false,
+                    policy: FirebaseSignInPolicy, requireCredential: Bool = true) {
             self.credential = credential
             self.checkRevoked = checkRevoked
-            self.requireSecondFactor = requireSecondFactor
-            self.maximumAuthenticationAge = maximumAuthenticationAge
+            self.policy = policy
             self.requireCredential = requireCredential
         }
     }
@@ -107,16 +134,17 @@ public struct FirebaseRouteProtection: Sendable {
             guard options.requireCredential else { return nil }
             throw FirebaseAuthenticationError(verificationError: nil, namesBearerScheme: options.credential.readsBearerTokens)
         }
+        var usedSecondFactor = false
         do throws(TokenVerificationError) {
             let token = credential.isBearer
                 ? try await auth.verifyIDToken(credential.value, checkRevoked: options.checkRevoked)
                 : try await auth.verifySessionCookie(credential.value, checkRevoked: options.checkRevoked)
-            if options.requireSecondFactor {
-                try token.requireSecondFactor(maximumAuthenticationAge: options.maximumAuthenticationAge)
-            }
-            return token
+            if options.policy.asksNothing { return token }
+            usedSecondFactor = token.signInSecondFactor?.isEmpty == false
+            return try await auth.enforce(options.policy, on: token)
         } catch {
-            throw FirebaseAuthenticationError(verificationError: error, namesBearerScheme: credential.isBearer)
+            throw FirebaseAuthenticationError(verificationError: error, namesBearerScheme: credential.isBearer,
+                                              secondFactorForStepUp: usedSecondFactor || error.code == .secondFactorRequired)
         }
     }
 
@@ -148,9 +176,41 @@ public struct FirebaseAuthenticationError: Error, Sendable, CustomStringConverti
     public let verificationError: TokenVerificationError?
     /// Whether the answer names the Bearer scheme in `WWW-Authenticate`.
     let namesBearerScheme: Bool
+    /// Whether a step-up challenge asks for the second factor (the refusal
+    /// is for its absence, or the stale sign-in had used one).
+    let secondFactorForStepUp: Bool
 
-    /// 401, 403 or 503 (``TokenVerificationError/Code/httpStatus``); 401 when the credential was missing.
-    public var statusCode: Int { verificationError?.code.httpStatus ?? 401 }
+    init(verificationError: TokenVerificationError?, namesBearerScheme: Bool, secondFactorForStepUp: Bool = false) {
+        self.verificationError = verificationError
+        self.namesBearerScheme = namesBearerScheme
+        self.secondFactorForStepUp = secondFactorForStepUp
+    }
+
+    /// 401, 403 or 503 (``TokenVerificationError/Code/httpStatus``); 401 when
+    /// the credential was missing, and 401 with a ``stepUpChallenge`` when a
+    /// bearer token's sign-in lacks the second factor or is too old.
+    public var statusCode: Int {
+        if stepUpChallenge != nil { return 401 }
+        return verificationError?.code.httpStatus ?? 401
+    }
+
+    /// The RFC 9470 challenge of a bearer token whose sign-in a new one can
+    /// cure (``TokenVerificationError/secondFactorRequired``,
+    /// ``TokenVerificationError/authenticationTooOld(authTime:maximumAge:)``);
+    /// nil otherwise. A session cookie's refusal stays a 403: a browser
+    /// page has no `WWW-Authenticate` to answer.
+    public var stepUpChallenge: StepUpChallenge? {
+        guard namesBearerScheme, let error = verificationError else { return nil }
+        switch error.code {
+        case .secondFactorRequired:
+            return StepUpChallenge(requiresSecondFactor: true, reason: "a sign-in with the second factor is required")
+        case .authenticationTooOld:
+            return StepUpChallenge(requiresSecondFactor: secondFactorForStepUp, maximumAuthenticationAge: error.maximumAuthenticationAge,
+                                   reason: "a more recent sign-in is required")
+        default:
+            return nil
+        }
+    }
 
     /// The reason in the body: `missing`, or a ``TokenVerificationError/Code``'s name (`expired`, `revoked`, `secondFactorRequired`, …).
     public var reason: String { verificationError?.code.description ?? "missing" }
@@ -162,9 +222,11 @@ public struct FirebaseAuthenticationError: Error, Sendable, CustomStringConverti
 
     /// The `WWW-Authenticate` challenge of a 401 when the credential is a
     /// bearer token (RFC 6750 §3: the bare challenge for a missing token,
-    /// `invalid_token` for a refused one); nil otherwise.
+    /// `invalid_token` for a refused one, RFC 9470's ``stepUpChallenge``
+    /// for a sign-in that is not enough); nil otherwise.
     public var wwwAuthenticate: String? {
         guard statusCode == 401, namesBearerScheme else { return nil }
+        if let stepUpChallenge { return stepUpChallenge.headerValue }
         return verificationError == nil ? "Bearer" : "Bearer error=\"invalid_token\""
     }
 

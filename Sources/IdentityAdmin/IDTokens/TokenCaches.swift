@@ -138,6 +138,10 @@ final class AccountStateCache: Sendable {
         var exists: Bool
         var disabled: Bool
         var validSince: Date?
+        /// How many second factors the account has enrolled (``FirebaseSignInPolicy``).
+        var secondFactorCount = 0
+        /// When the account was created (``FirebaseSignInPolicy/SecondFactor/required(enrollBy:snooze:)``).
+        var createdAt: Date?
     }
 
     private let states: Locked<ExpiringEntries<Key, AccountState>>

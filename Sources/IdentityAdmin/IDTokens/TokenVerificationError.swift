@@ -25,6 +25,7 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
             case malformed, unsupportedAlgorithm, unknownKey, badSignature, wrongAudience, wrongIssuer, expired
             case issuedInTheFuture, authenticatedInTheFuture, invalidSubject, tenantMismatch, keysUnavailable, revoked
             case userDisabled, userNotFound, revocationCheckFailed, secondFactorRequired, authenticationTooOld
+            case secondFactorEnrollmentRequired
         }
 
         fileprivate let base: Base
@@ -65,6 +66,9 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         public static let secondFactorRequired = Code(base: .secondFactorRequired)
         /// The sign-in is older than the policy allows.
         public static let authenticationTooOld = Code(base: .authenticationTooOld)
+        /// The policy requires a second factor, the user has enrolled none,
+        /// and the enrolment deadline has passed: only enrolment helps.
+        public static let secondFactorEnrollmentRequired = Code(base: .secondFactorEnrollmentRequired)
 
         /// The refusal's name, such as `expired` or `secondFactorRequired`:
         /// stable, short, safe for a response body or a metric label.
@@ -73,11 +77,14 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         /// Whether the refusal is about the credential itself (401: ask the
         /// client to sign in again) rather than what it may do (403:
         /// ``secondFactorRequired``, ``authenticationTooOld``,
-        /// ``tenantMismatch``) or the server's own state (503: ``keysUnavailable``,
-        /// ``revocationCheckFailed``).
+        /// ``secondFactorEnrollmentRequired``, ``tenantMismatch``) or the
+        /// server's own state (503: ``keysUnavailable``,
+        /// ``revocationCheckFailed``). A protected route answers a bearer
+        /// token's ``secondFactorRequired`` and ``authenticationTooOld``
+        /// with 401 and a step-up challenge instead (``FirebaseAuthenticationError/statusCode``).
         public var httpStatus: Int {
             switch base {
-            case .secondFactorRequired, .authenticationTooOld, .tenantMismatch: return 403
+            case .secondFactorRequired, .authenticationTooOld, .secondFactorEnrollmentRequired, .tenantMismatch: return 403
             case .keysUnavailable, .revocationCheckFailed: return 503
             default: return 401
             }
@@ -103,6 +110,7 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         case revocationCheckFailed(reason: String)
         case secondFactorRequired
         case authenticationTooOld(authTime: Date, maximumAge: Duration)
+        case secondFactorEnrollmentRequired(deadline: Date?)
     }
 
     private let storage: Storage
@@ -139,6 +147,7 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         case .revocationCheckFailed: return .revocationCheckFailed
         case .secondFactorRequired: return .secondFactorRequired
         case .authenticationTooOld: return .authenticationTooOld
+        case .secondFactorEnrollmentRequired: return .secondFactorEnrollmentRequired
         }
     }
 
@@ -190,6 +199,18 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         Self(.authenticationTooOld(authTime: authTime, maximumAge: maximumAge))
     }
 
+    /// The user has enrolled no second factor and the policy's deadline
+    /// (nil: none was given) has passed: the way out is enrolment.
+    public static func secondFactorEnrollmentRequired(deadline: Date?) -> Self {
+        Self(.secondFactorEnrollmentRequired(deadline: deadline))
+    }
+
+    /// The maximum authentication age of an ``authenticationTooOld(authTime:maximumAge:)`` refusal.
+    var maximumAuthenticationAge: Duration? {
+        if case .authenticationTooOld(_, let maximumAge) = storage { return maximumAge }
+        return nil
+    }
+
     /// Matches an error equal to `pattern`: `catch TokenVerificationError.revoked`.
     public static func ~= (pattern: Self, error: any Error) -> Bool {
         (error as? Self) == pattern
@@ -215,10 +236,12 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         case .revoked: return "the user's sessions were revoked after this sign-in (auth_time is before the account's validSince)"
         case .userDisabled: return "the user's account is disabled"
         case .userNotFound: return "the token's user (sub) no longer exists"
-        case .revocationCheckFailed(let reason): return "the account could not be looked up to check revocation: \(reason)"
+        case .revocationCheckFailed(let reason): return "the account could not be looked up (revocation or sign-in policy): \(reason)"
         case .secondFactorRequired: return "the sign-in used no second factor (firebase.sign_in_second_factor is absent)"
         case .authenticationTooOld(let authTime, let maximumAge):
             return "the sign-in (auth_time \(authTime)) is older than \(maximumAge.components.seconds) seconds"
+        case .secondFactorEnrollmentRequired(let deadline):
+            return "the user has enrolled no second factor, which is required" + (deadline.map { " since \($0)" } ?? "") + ": enrol one (TOTP) to go on"
         }
     }
 }
