@@ -37,6 +37,7 @@ INPUTS = {
     "fuzz:cachecontrol": FUZZ_COMMON + TOOLKIT,
     "fuzz:rfc3339": FUZZ_COMMON + TOOLKIT,
     "fuzz:form": FUZZ_COMMON + TOOLKIT,
+    "fuzz:stepup": FUZZ_COMMON + TOOLKIT,
     "fuzz:spec": FUZZ_COMMON + ["Generator"],
     # The suites under the thread sanitizer load nearly every module: any
     # change to Sources/ (where every lock, actor and task lives) runs it.

@@ -15,7 +15,7 @@ public enum FuzzHarness {
     public static let all: [String: @Sendable ([UInt8]) -> Void] = [
         "base32": base32, "otpauth": otpauthURI, "jwt": jwtCompactForm, "protojson": protoJSON,
         "rfc3339": rfc3339, "form": formBody, "spec": yamlSpec, "qr": qrEncoder,
-        "cachecontrol": cacheControl,
+        "cachecontrol": cacheControl, "stepup": stepUpChallenge,
     ]
 
     /// Fails loudly: a broken property is as much a finding as a crash.
@@ -83,6 +83,15 @@ public enum FuzzHarness {
     static func cacheControl(_ bytes: [UInt8]) {
         guard let seconds = CacheControl.maxAge(String(decoding: bytes, as: UTF8.self)) else { return }
         require(seconds >= 0 && seconds <= CacheControl.longestMaxAge, "a max-age within 0 and the cap")
+    }
+
+    /// A server's `WWW-Authenticate`, read by MultiFactorAuth's step-up
+    /// helper: a challenge found is written back and read the same.
+    static func stepUpChallenge(_ bytes: [UInt8]) {
+        guard let challenge = StepUpChallenge(wwwAuthenticate: String(decoding: bytes, as: UTF8.self)) else { return }
+        let again = StepUpChallenge(wwwAuthenticate: challenge.headerValue)
+        require(again?.requiresSecondFactor == challenge.requiresSecondFactor && again?.maximumAuthenticationAge == challenge.maximumAuthenticationAge,
+                "a challenge written back reads the same")
     }
 
     static func rfc3339(_ bytes: [UInt8]) {

@@ -172,8 +172,14 @@ public class BaseAuth: @unchecked Sendable {
         return state
     }
 
-    /// Forgets what revocation checks remember of `uid`: this instance just changed the account.
-    func forgetAccountState(uid: String) {
+    /// Forgets what this instance remembers of `uid`'s account (the state
+    /// that `checkRevoked` and ``FirebaseSignInPolicy`` read), so that the
+    /// next check here looks it up. This admin's own account changes do it
+    /// by themselves; call it after the app changed the account another way,
+    /// such as a second factor enrolled or withdrawn through MultiFactorAuth.
+    /// Other instances see the change within ``TokenCacheOptions/revocationMaximumAge``.
+    /// - Parameter uid: The user (of this admin's tenant, if it has one).
+    public func forgetCachedAccountState(uid: String) {
         accountStates?.forget(AccountStateCache.Key(tenant: tenantID, uid: uid))
     }
 
@@ -185,7 +191,7 @@ public class BaseAuth: @unchecked Sendable {
     ///   - uid: The user.
     ///   - now: The current time (for tests).
     public func revokeRefreshTokens(uid: String, now: Date = Date()) async throws {
-        defer { forgetAccountState(uid: uid) }
+        defer { forgetCachedAccountState(uid: uid) }
         _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
             tenantId: tenantID, localId: uid, validSince: Int64(now.timeIntervalSince1970.rounded(.down))))
     }

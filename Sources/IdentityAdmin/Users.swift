@@ -293,7 +293,7 @@ extension BaseAuth {
     /// who lost an authenticator, remove the factor (`enrolledFactors` without
     /// it, or `[]`) and end the user's sessions with ``revokeRefreshTokens(uid:now:)``.
     public func updateUser(_ uid: String, _ request: UpdateUserRequest) async throws -> UserRecord {
-        defer { forgetAccountState(uid: uid) }
+        defer { forgetCachedAccountState(uid: uid) }
         _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
             email: request.email, password: request.password, displayName: request.displayName, tenantId: tenantID, localId: uid,
             emailVerified: request.emailVerified, disableUser: request.disabled,
@@ -304,7 +304,7 @@ extension BaseAuth {
     /// Deletes the account `uid`.
     /// - Throws: The server's `USER_NOT_FOUND` as `IdentityToolkitError` when there is none.
     public func deleteUser(uid: String) async throws {
-        defer { forgetAccountState(uid: uid) }
+        defer { forgetCachedAccountState(uid: uid) }
         _ = try await client.deleteAccount(targetProjectId: projectID, body: DeleteAccountRequest(localId: uid, tenantId: tenantID))
     }
 

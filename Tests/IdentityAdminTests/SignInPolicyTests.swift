@@ -73,4 +73,24 @@ import Testing
         changed.requireSecondFactor = true
         #expect(changed.policy.secondFactor == .required())
     }
+
+    /// What the policy knows of a user's factors is the cached account
+    /// state: a factor enrolled through a client counts on this instance
+    /// once the app forgets that state (at the latest after
+    /// `revocationMaximumAge` everywhere).
+    @Test func aFactorEnrolledElsewhereCountsOnceTheStateIsForgotten() async throws {
+        let setup = try await EmulatorSetup.start(project: "demo-policy-cache")
+        defer { Task { await setup.running.stop() } }
+        let email = "cache@example.com", password = "correct horse"
+        let uid = try await setup.accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true)).localId
+        _ = try await setup.admin.updateUser(uid, UpdateUserRequest(emailVerified: true))
+        let passwordToken = try #require(try await setup.accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password)).idToken)
+        let token = try await setup.admin.verifyIDToken(passwordToken)
+        let policy = FirebaseSignInPolicy(secondFactor: .ifEnrolled)
+        #expect(try await setup.admin.enforce(policy, on: token) == token, "no factor yet: let through")
+        _ = try await setup.enrollTOTP(idToken: passwordToken, displayName: "Phone")
+        #expect(try await setup.admin.enforce(policy, on: token) == token, "the state looked up a moment ago still answers")
+        setup.admin.forgetCachedAccountState(uid: uid)
+        await #expect(throws: TokenVerificationError.secondFactorRequired) { try await setup.admin.enforce(policy, on: token) }
+    }
 }

@@ -17,7 +17,10 @@ import Testing
     }
 
     /// The reason is kept to what a quoted string holds without escapes.
-    @Test func theReasonCannotBreakTheHeader() {
+    @Test func theReasonCannotBreakTheHeader() throws {
+        let read = try #require(StepUpChallenge(wwwAuthenticate: #"Bearer error="insufficient_user_authentication", error_description="say \"hi\" \\ now""#))
+        #expect(read.reason == "say hi  now")
+        #expect(StepUpChallenge(wwwAuthenticate: read.headerValue) == read, "what was read can be written back")
         let challenge = StepUpChallenge(requiresSecondFactor: false, reason: "say \"hi\"\\\r\nX-Injected: 1 é")
         #expect(challenge.reason == "say hiX-Injected: 1 ")
         #expect(!challenge.headerValue.contains("\r") && !challenge.headerValue.contains("\n"))

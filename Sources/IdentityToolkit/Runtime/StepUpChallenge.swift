@@ -38,7 +38,13 @@ public struct StepUpChallenge: Sendable, Hashable, CustomStringConvertible {
     public init(requiresSecondFactor: Bool, maximumAuthenticationAge: Duration? = nil, reason: String) {
         self.requiresSecondFactor = requiresSecondFactor
         self.maximumAuthenticationAge = maximumAuthenticationAge
-        self.reason = String(reason.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" })
+        self.reason = Self.quotable(reason)
+    }
+
+    /// `text` without what a quoted string cannot hold unescaped: characters
+    /// outside printable ASCII, `"` and `\`.
+    private static func quotable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }))
     }
 
     /// The `WWW-Authenticate` field value.
@@ -65,7 +71,8 @@ public struct StepUpChallenge: Sendable, Hashable, CustomStringConvertible {
         else { return nil }
         requiresSecondFactor = (parameters["acr_values"] ?? "").split(separator: " ").contains { $0 == Self.secondFactorContextClass }
         maximumAuthenticationAge = parameters["max_age"].flatMap { Int64($0) }.flatMap { $0 >= 0 ? Duration.seconds($0) : nil }
-        reason = parameters["error_description"] ?? ""
+        // Kept as the initializer keeps it, so that it can be written back.
+        reason = Self.quotable(parameters["error_description"] ?? "")
     }
 
     /// The challenges of a field value, their parameter names lowercased;

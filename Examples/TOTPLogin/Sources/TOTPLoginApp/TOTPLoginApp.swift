@@ -303,7 +303,9 @@ public struct TOTPLoginApp: Sendable {
     /// the authenticator in the last five minutes (a stolen session cookie
     /// alone cannot replace the codes).
     func newRecoveryCodes(_ token: DecodedIDToken) async -> Outcome {
-        guard token.signInSecondFactor == "totp", Date().timeIntervalSince(token.authTime) < 5 * 60 else {
+        do {
+            _ = try await backend.admin.enforce(Self.recentSecondFactorSignIn, on: token)
+        } catch {
             return .redirect("/login?reason=\(LoginNotice.recentSignInRequired.rawValue)", clearingSession: true)
         }
         do {
@@ -314,16 +316,27 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
+    /// Who has a second factor must have signed in with it to see the account page.
+    static let accountPolicy = FirebaseSignInPolicy(secondFactor: .ifEnrolled)
+    /// New recovery codes need a sign-in with the second factor of the last
+    /// five minutes (a stolen session cookie alone cannot replace the codes).
+    static let recentSecondFactorSignIn = FirebaseSignInPolicy(secondFactor: .required(), maximumAuthenticationAge: .seconds(300))
+
     func account(_ token: DecodedIDToken, _ request: Request, _ visit: Visit) async -> Outcome {
         do {
-            let user = try await backend.admin.getUser(uid: token.uid)
-            // The policy: a user with a second factor has an account page
-            // only after a sign-in that used it.
-            if !user.multiFactor.enrolledFactors.isEmpty {
-                do { try token.requireSecondFactor() } catch {
-                    return .redirect("/login?reason=\(LoginNotice.secondFactorRequired.rawValue)", clearingSession: true)
-                }
+            // (A `catch` pattern on the typed error crashes Swift 6.3.1's SILGen here.)
+            let refusal: TokenVerificationError?
+            do {
+                _ = try await backend.admin.enforce(Self.accountPolicy, on: token)
+                refusal = nil
+            } catch {
+                refusal = error
             }
+            if refusal?.code == .secondFactorRequired {
+                return .redirect("/login?reason=\(LoginNotice.secondFactorRequired.rawValue)", clearingSession: true)
+            }
+            if let refusal { throw refusal }
+            let user = try await backend.admin.getUser(uid: token.uid)
             let factors = user.multiFactor.enrolledFactors.map {
                 Pages.Factor(uid: $0.uid, displayName: $0.displayName ?? "(no name)", factorID: $0.factorID, enrolled: $0.enrollmentTime)
             }
@@ -373,6 +386,8 @@ public struct TOTPLoginApp: Sendable {
         do {
             let assertion = TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: form["code"])
             try await user.multiFactor.enroll(with: assertion, displayName: displayName.isEmpty ? nil : displayName)
+            // The account's factors changed: the sign-in policy looks them up again here.
+            backend.admin.forgetCachedAccountState(uid: user.uid)
             visit.state.pendingSecret = nil
             visit.rotate()
             logger.info("enrolled a TOTP factor", metadata: ["uid": "\(user.uid)"])
@@ -407,6 +422,7 @@ public struct TOTPLoginApp: Sendable {
         defer { visit.state.user = client.auth.currentSession() }
         do {
             try await client.user.multiFactor.unenroll(withFactorUID: form["factorUID"])
+            backend.admin.forgetCachedAccountState(uid: client.user.uid)
             logger.info("removed a factor", metadata: ["uid": "\(client.user.uid)"])
             return await renewedSession(client.user, then: "/account?done=\(AccountNotice.unenrolled.rawValue)")
         } catch let error as AuthErrorCode where error.code == .invalidUserToken {
