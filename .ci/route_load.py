@@ -36,6 +36,7 @@ ROWS = [
     ("/uncached", "distinct", "FirebaseAuthenticator, cache off: every request verifies"),
     ("/revocation", "repeat", "checkRevoked, default cache (account state 10 s)"),
     ("/revocation-uncached", "repeat", "checkRevoked, nothing cached: the emulator asked each time"),
+    ("/if-enrolled", "repeat", "FirebaseSignInPolicy .ifEnrolled, account state cached (10 s)"),
 ]
 
 

@@ -63,44 +63,44 @@ public struct FirebaseSignInPolicy: Sendable, Hashable {
 }
 
 extension BaseAuth {
-    /// Applies `policy` to a verified token: the age first, then the second
-    /// factor, looking the account up (bounded and cached, as `checkRevoked`
-    /// does) only when the sign-in used no second factor and the policy
-    /// depends on what the user has enrolled.
+    /// Applies `policy` to a verified token: the second factor first (so
+    /// that a refusal asks for everything a new sign-in needs), looking the
+    /// account up — bounded and cached, as `checkRevoked` does — only when
+    /// the sign-in used no second factor and the policy depends on what the
+    /// user has enrolled; then the age.
     /// - Parameters:
     ///   - policy: What the route asks.
     ///   - token: A token from ``verifyIDToken(_:checkRevoked:)`` or ``verifySessionCookie(_:checkRevoked:)``.
     ///   - now: The current time (for tests).
     /// - Returns: The token, with ``DecodedIDToken/secondFactorEnrollmentDue``
     ///   set when the user is let through before an enrolment deadline.
-    /// - Throws: ``TokenVerificationError`` `authenticationTooOld`,
-    ///   `secondFactorRequired`, `secondFactorEnrollmentRequired`,
+    /// - Throws: ``TokenVerificationError`` `secondFactorRequired`,
+    ///   `secondFactorEnrollmentRequired`, `authenticationTooOld`,
     ///   `userNotFound`, or `revocationCheckFailed` when the account cannot be looked up.
     public func enforce(_ policy: FirebaseSignInPolicy, on token: DecodedIDToken, now: Date = Date()) async throws(TokenVerificationError) -> DecodedIDToken {
+        var checked = token
+        if token.signInSecondFactor?.isEmpty ?? true {
+            switch policy.secondFactor {
+            case .notRequired:
+                break
+            case .ifEnrolled:
+                if try await policyAccountState(of: token).secondFactorCount > 0 { throw .secondFactorRequired }
+            case .required(let enrollBy, let snooze):
+                let account = try await policyAccountState(of: token)
+                if account.secondFactorCount > 0 { throw .secondFactorRequired }
+                var deadline = enrollBy
+                if let snooze, let createdAt = account.createdAt {
+                    let ownDeadline = createdAt.addingTimeInterval(snooze.timeInterval)
+                    deadline = max(deadline ?? ownDeadline, ownDeadline)
+                }
+                guard let deadline, now < deadline else { throw .secondFactorEnrollmentRequired(deadline: deadline) }
+                checked.secondFactorEnrollmentDue = deadline
+            }
+        }
         if let maximumAge = policy.maximumAuthenticationAge, now.timeIntervalSince(token.authTime) > maximumAge.timeInterval {
             throw .authenticationTooOld(authTime: token.authTime, maximumAge: maximumAge)
         }
-        if let factor = token.signInSecondFactor, !factor.isEmpty { return token }
-        switch policy.secondFactor {
-        case .notRequired:
-            return token
-        case .ifEnrolled:
-            let account = try await policyAccountState(of: token)
-            if account.secondFactorCount > 0 { throw .secondFactorRequired }
-            return token
-        case .required(let enrollBy, let snooze):
-            let account = try await policyAccountState(of: token)
-            if account.secondFactorCount > 0 { throw .secondFactorRequired }
-            var deadline = enrollBy
-            if let snooze, let createdAt = account.createdAt {
-                let ownDeadline = createdAt.addingTimeInterval(snooze.timeInterval)
-                deadline = max(deadline ?? ownDeadline, ownDeadline)
-            }
-            guard let deadline, now < deadline else { throw .secondFactorEnrollmentRequired(deadline: deadline) }
-            var flagged = token
-            flagged.secondFactorEnrollmentDue = deadline
-            return flagged
-        }
+        return checked
     }
 
     /// The account as the policy needs it; a deleted account is refused.

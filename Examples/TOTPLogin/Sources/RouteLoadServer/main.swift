@@ -74,13 +74,16 @@ struct RouteLoadServer: AsyncParsableCommand {
         let router = Router(context: Context.self)
         // The same answer everywhere: the protected routes add only the check.
         router.get("/open") { _, _ in "ok" }
-        let routes: [(path: String, admin: IdentityAdmin, checkRevoked: Bool)] = [
-            ("/cached", cached, false), ("/uncached", uncached, false),
-            ("/revocation", cached, true), ("/revocation-uncached", uncached, true),
+        let routes: [(path: String, admin: IdentityAdmin, options: FirebaseRouteProtection.Options)] = [
+            ("/cached", cached, .init()), ("/uncached", uncached, .init()),
+            ("/revocation", cached, .init(checkRevoked: true)), ("/revocation-uncached", uncached, .init(checkRevoked: true)),
+            // The sign-in policy's warm path: the users have no factor, and
+            // their account states are looked up once per 10 s.
+            ("/if-enrolled", cached, .init(policy: .init(secondFactor: .ifEnrolled))),
         ]
         for route in routes {
             router.group()
-                .add(middleware: FirebaseAuthenticator(route.admin, options: .init(checkRevoked: route.checkRevoked)))
+                .add(middleware: FirebaseAuthenticator(route.admin, options: route.options))
                 .get(RouterPath(route.path)) { _, context in
                     _ = try context.requireIdentity()
                     return "ok"
