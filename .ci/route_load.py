@@ -85,7 +85,7 @@ def main():
             results = [(path, tokens_mode, label, median_result(row_rounds))
                        for (path, tokens_mode, label), row_rounds in zip(ROWS, rounds)]
             sandwich = []
-            for index in range(2 * args.pairs + 1):
+            for index in range(2 * args.pairs + 1 if args.pairs else 0):
                 path = "/open" if index % 2 == 0 else "/cached"
                 sandwich.append(run_wrk(base + path, tokens, "repeat", script, args, seconds=args.pair_seconds))
         finally:
