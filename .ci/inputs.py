@@ -7,7 +7,8 @@ depends on, and the toolchain, are byte for byte those of a run that passed.
 So a full run happens on every change of the fuzzed parsers (each harness
 lists the sources it reaches) and of the concurrency code (the thread
 sanitizer's suites list every module they load). Inputs are read from the
-commit (git's blob hashes), so an uncommitted change always runs the check.
+commit (git's blob hashes), so an uncommitted change always runs the check;
+DocC catalogs (`*.docc/`) are no check's input.
 
 Usage:
   inputs.py pending NAME...   prints the names whose inputs differ from the record
@@ -62,11 +63,11 @@ def toolchain():
 def digest(name):
     """The hash of NAME's committed inputs, or None when one of them has an uncommitted change."""
     paths = INPUTS[name]
-    if subprocess.run(["git", "diff", "--quiet", "HEAD", "--", *paths], cwd=ROOT).returncode != 0:
+    changed = git("diff", "--name-only", "HEAD", "--", *paths).splitlines() + git("ls-files", "--others", "--exclude-standard", "--", *paths).splitlines()
+    if any(".docc/" not in path for path in changed):
         return None
-    if git("ls-files", "--others", "--exclude-standard", "--", *paths).strip():
-        return None
-    listing = git("ls-tree", "-r", "HEAD", "--", *paths)
+    # DocC catalogs sit under Sources/ but no check builds or runs them.
+    listing = "".join(line + "\n" for line in git("ls-tree", "-r", "HEAD", "--", *paths).splitlines() if ".docc/" not in line)
     return hashlib.sha256((listing + toolchain()).encode()).hexdigest()[:32]
 
 
