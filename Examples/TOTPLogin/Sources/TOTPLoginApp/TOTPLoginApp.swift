@@ -316,27 +316,21 @@ public struct TOTPLoginApp: Sendable {
         }
     }
 
-    /// Who has a second factor must have signed in with it to see the account page.
-    static let accountPolicy = FirebaseSignInPolicy(secondFactor: .ifEnrolled)
     /// New recovery codes need a sign-in with the second factor of the last
     /// five minutes (a stolen session cookie alone cannot replace the codes).
     static let recentSecondFactorSignIn = FirebaseSignInPolicy(secondFactor: .required(), maximumAuthenticationAge: .seconds(300))
 
     func account(_ token: DecodedIDToken, _ request: Request, _ visit: Visit) async -> Outcome {
         do {
-            // (A `catch` pattern on the typed error crashes Swift 6.3.1's SILGen here.)
-            let refusal: TokenVerificationError?
-            do {
-                _ = try await backend.admin.enforce(Self.accountPolicy, on: token)
-                refusal = nil
-            } catch {
-                refusal = error
-            }
-            if refusal?.code == .secondFactorRequired {
-                return .redirect("/login?reason=\(LoginNotice.secondFactorRequired.rawValue)", clearingSession: true)
-            }
-            if let refusal { throw refusal }
             let user = try await backend.admin.getUser(uid: token.uid)
+            // The policy `.ifEnrolled`, decided on the user this page loads
+            // anyway: fresh, where the policy's cached account state may be
+            // up to 10 s behind a factor withdrawn on another instance.
+            if !user.multiFactor.enrolledFactors.isEmpty {
+                do { try token.requireSecondFactor() } catch {
+                    return .redirect("/login?reason=\(LoginNotice.secondFactorRequired.rawValue)", clearingSession: true)
+                }
+            }
             let factors = user.multiFactor.enrolledFactors.map {
                 Pages.Factor(uid: $0.uid, displayName: $0.displayName ?? "(no name)", factorID: $0.factorID, enrolled: $0.enrollmentTime)
             }
