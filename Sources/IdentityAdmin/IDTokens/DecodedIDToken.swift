@@ -75,11 +75,18 @@ public struct DecodedIDToken: Sendable, Hashable {
     @discardableResult
     public func requireSecondFactor(maximumAuthenticationAge: Duration? = nil, now: Date = Date()) throws(TokenVerificationError) -> String {
         guard let factor = signInSecondFactor, !factor.isEmpty else { throw .secondFactorRequired }
-        if let maximumAuthenticationAge {
-            let age = now.timeIntervalSince(authTime)
-            guard age <= maximumAuthenticationAge.timeInterval else { throw .authenticationTooOld(authTime: authTime, maximumAge: maximumAuthenticationAge) }
-        }
+        try requireSignIn(notOlderThan: maximumAuthenticationAge, now: now)
         return factor
+    }
+
+    /// Whether the sign-in used a second factor.
+    var usedSecondFactor: Bool { signInSecondFactor?.isEmpty == false }
+
+    /// The one age rule of ``requireSecondFactor(maximumAuthenticationAge:now:)``
+    /// and ``FirebaseSignInPolicy``: `auth_time` at most `maximumAge` ago (nil: any age).
+    func requireSignIn(notOlderThan maximumAge: Duration?, now: Date) throws(TokenVerificationError) {
+        guard let maximumAge, now.timeIntervalSince(authTime) > maximumAge.timeInterval else { return }
+        throw .authenticationTooOld(authTime: authTime, maximumAge: maximumAge)
     }
 
     /// Refuses a token of another tenant (or of the project's own users)

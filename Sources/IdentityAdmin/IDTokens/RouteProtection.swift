@@ -140,7 +140,7 @@ public struct FirebaseRouteProtection: Sendable {
                 ? try await auth.verifyIDToken(credential.value, checkRevoked: options.checkRevoked)
                 : try await auth.verifySessionCookie(credential.value, checkRevoked: options.checkRevoked)
             if options.policy.asksNothing { return token }
-            usedSecondFactor = token.signInSecondFactor?.isEmpty == false
+            usedSecondFactor = token.usedSecondFactor
             return try await auth.enforce(options.policy, on: token)
         } catch {
             throw FirebaseAuthenticationError(verificationError: error, namesBearerScheme: credential.isBearer,

@@ -79,7 +79,7 @@ extension BaseAuth {
     ///   `userNotFound`, or `revocationCheckFailed` when the account cannot be looked up.
     public func enforce(_ policy: FirebaseSignInPolicy, on token: DecodedIDToken, now: Date = Date()) async throws(TokenVerificationError) -> DecodedIDToken {
         var checked = token
-        if token.signInSecondFactor?.isEmpty ?? true {
+        if !token.usedSecondFactor {
             switch policy.secondFactor {
             case .notRequired:
                 break
@@ -97,9 +97,7 @@ extension BaseAuth {
                 checked.secondFactorEnrollmentDue = deadline
             }
         }
-        if let maximumAge = policy.maximumAuthenticationAge, now.timeIntervalSince(token.authTime) > maximumAge.timeInterval {
-            throw .authenticationTooOld(authTime: token.authTime, maximumAge: maximumAge)
-        }
+        try token.requireSignIn(notOlderThan: policy.maximumAuthenticationAge, now: now)
         return checked
     }
 
