@@ -230,7 +230,8 @@ let package = Package(
         .target(name: "IdentityOTPFormats"),
         .target(
             name: "IdentityOTP",
-            dependencies: ["IdentityOTPFormats", "IdentitySupport", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
+            dependencies: ["IdentityOTPFormats", "IdentitySupport", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "IdentityToolkitEmulator",

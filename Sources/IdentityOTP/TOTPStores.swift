@@ -93,6 +93,40 @@ public protocol TOTPVerificationStore: TOTPReplayStore, TOTPAttemptStore {
     ///   ``TOTPAttemptSettlement/counted`` otherwise.
     func settleAttempt(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
                        retainUntil: Date) async throws -> TOTPAttemptSettlement
+
+    /// ``settleAttempt(for:matchedStep:limit:at:retainUntil:)``, also saying
+    /// how many failures the key's run held before the attempt, so that the
+    /// verifier can tell when a lock-out begins or ends
+    /// (``TOTPVerifier/Report``). A store that cannot say leaves
+    /// ``TOTPAttemptSettlementReport/failuresBefore`` nil (the default
+    /// implementation does).
+    func settleAttemptReportingRun(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
+                                   retainUntil: Date) async throws -> TOTPAttemptSettlementReport
+}
+
+extension TOTPVerificationStore {
+    /// ``settleAttempt(for:matchedStep:limit:at:retainUntil:)`` with the run unknown.
+    public func settleAttemptReportingRun(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
+                                          retainUntil: Date) async throws -> TOTPAttemptSettlementReport {
+        TOTPAttemptSettlementReport(settlement: try await settleAttempt(for: keyID, matchedStep: matchedStep, limit: limit, at: now,
+                                                                        retainUntil: retainUntil),
+                                    failuresBefore: nil)
+    }
+}
+
+/// A settlement and the run it was made on.
+public struct TOTPAttemptSettlementReport: Sendable, Hashable {
+    /// What the store did.
+    public let settlement: TOTPAttemptSettlement
+    /// The failures in a row the key had before this attempt; nil when the
+    /// store does not say, or the attempt was refused.
+    public let failuresBefore: Int?
+
+    /// A report of `settlement` on a run of `failuresBefore`.
+    public init(settlement: TOTPAttemptSettlement, failuresBefore: Int?) {
+        self.settlement = settlement
+        self.failuresBefore = failuresBefore
+    }
 }
 
 /// An in-memory store holds `capacity` live records and is full: it
@@ -245,17 +279,27 @@ public actor InMemoryTOTPVerificationStore: TOTPVerificationStore {
     /// - Throws: ``InMemoryStoreFullError`` when full of live records.
     public func settleAttempt(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
                               retainUntil: Date) throws -> TOTPAttemptSettlement {
+        try settleAttemptReportingRun(for: keyID, matchedStep: matchedStep, limit: limit, at: now, retainUntil: retainUntil).settlement
+    }
+
+    /// ``settleAttempt(for:matchedStep:limit:at:retainUntil:)`` with the
+    /// failures the run held before it.
+    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    public func settleAttemptReportingRun(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
+                                          retainUntil: Date) throws -> TOTPAttemptSettlementReport {
         // A later step is accepted whatever the count would become, so a
         // success is never refused for want of room to count it.
+        let admission: TOTPAttemptAdmission
         if let matchedStep, steps.isLater(matchedStep, for: keyID, at: now) {
-            let admission = limit.admit(counts.record(for: keyID, at: now), at: now).admission
-            guard admission.isCounted else { return .refused(admission) }
+            admission = limit.admit(counts.record(for: keyID, at: now), at: now).admission
+            guard case .counted(let failures) = admission else { return TOTPAttemptSettlementReport(settlement: .refused(admission), failuresBefore: nil) }
             _ = try steps.record(matchedStep, for: keyID, at: now, retainUntil: retainUntil)
             counts.clear(for: keyID)
-            return .accepted
+            return TOTPAttemptSettlementReport(settlement: .accepted, failuresBefore: failures)
         }
-        let admission = try counts.admit(for: keyID, limit: limit, at: now)
-        return admission.isCounted ? .counted : .refused(admission)
+        admission = try counts.admit(for: keyID, limit: limit, at: now)
+        guard case .counted(let failures) = admission else { return TOTPAttemptSettlementReport(settlement: .refused(admission), failuresBefore: nil) }
+        return TOTPAttemptSettlementReport(settlement: .counted, failuresBefore: failures)
     }
 
     /// Records `step` for `keyID` unless it is not after the last one recorded.

@@ -27,6 +27,8 @@ public struct TOTPVerifier: Sendable {
     public let attemptLimit: TOTPAttemptLimit
     /// Set when one store settles each verification in one call.
     private let settlingStore: (any TOTPVerificationStore)?
+    /// Set by ``detectingClockDrift(_:)``.
+    private var driftDetection: TOTPClockDriftDetection?
 
     /// A verifier of `totp`'s codes. The stores are required: a verifier is
     /// often built per request (it holds one user's key), and one that made
@@ -84,8 +86,10 @@ public struct TOTPVerifier: Sendable {
     /// only when that call counted the attempt.
     ///
     /// `keyID` names the key in the shared stores: include the tenant when
-    /// users of several tenants share them (`tenant/uid`), so that equal
-    /// uids of two tenants never share a count or a replay record.
+    /// users of several tenants share them (`tenant/uid`, ``UserKey/storeKey``),
+    /// so that equal uids of two tenants never share a count or a replay
+    /// record. ``verify(_:for:at:)`` does so, and also records
+    /// ``SecurityEvent``s and reports a wrong clock.
     /// - Throws: ``OTPError/tooManyAttempts(limit:)`` while the key is locked
     ///   out (the code is not checked), ``OTPError/factorLocked(failures:)``
     ///   once it has had ``TOTPAttemptLimit/maximumConsecutiveFailures``
@@ -99,18 +103,91 @@ public struct TOTPVerifier: Sendable {
     /// `factor_locked` (refused after the final bound), `rejected_input` (a
     /// time before 1970) or `store_failed` (the `Telemetry` trait). `keyID` appears in neither.
     public func verify(_ code: String, keyID: String, at unixTime: Int64) async throws -> Result {
-        try await Telemetry.withSpan("verifyTOTP") { span async throws -> Result in
+        try await report(code, keyID: keyID, at: unixTime).result
+    }
+
+    /// What one verification found, beyond accepted or not: where the code
+    /// matched, a wrong clock, a lock-out begun or ended.
+    public struct Report: Sendable, Hashable {
+        /// The verification's outcome.
+        public let result: Result
+        /// The matched step minus the server's present step (positive: the
+        /// device is ahead); nil when no step matched.
+        public let stepOffset: Int?
+        /// Set when the key's recent accepted codes agree that the device's
+        /// clock is off (``detectingClockDrift(_:)``).
+        public let clockDrift: TOTPClockDrift?
+        /// Set when this attempt's failure locked the key: until when (nil:
+        /// the final lock, until cleared).
+        public let lockoutBegan: LockoutBegan?
+        /// True when this success ended a run that had been locked out.
+        public let lockoutEnded: Bool
+    }
+
+    /// A lock-out that an attempt began.
+    public struct LockoutBegan: Sendable, Hashable {
+        /// When attempts are counted again; nil for the final lock.
+        public let lockedUntil: Date?
+        /// The failures in a row, this one included.
+        public let failures: Int
+    }
+
+    /// ``verify(_:keyID:at:)`` for `user` (their key in the stores is
+    /// ``UserKey/storeKey``), reporting more, and recording what happened
+    /// in ``SecurityEventSystem``: a code refused or replayed, a lock-out
+    /// begun or ended, a drifting clock (``detectingClockDrift(_:)``).
+    /// - Parameters:
+    ///   - code: What the user typed.
+    ///   - user: Whose factor.
+    ///   - date: Now (for tests).
+    /// - Throws: as ``verify(_:keyID:at:)``.
+    public func verify(_ code: String, for user: UserKey, at date: Date = Date()) async throws -> Report {
+        let report = try await report(code, keyID: user.storeKey, at: Int64(date.timeIntervalSince1970.rounded(.down)))
+        func event(_ kind: SecurityEvent.Kind) -> SecurityEvent {
+            SecurityEvent(kind, user: user, date: date, factorKind: "totp")
+        }
+        switch report.result {
+        case .invalid: await SecurityEventSystem.record(event(.codeRefused))
+        case .replayed: await SecurityEventSystem.record(event(.replayRefused))
+        case .accepted: break
+        }
+        if let began = report.lockoutBegan {
+            var lockout = event(.lockoutBegan)
+            lockout.lockedUntil = began.lockedUntil
+            lockout.consecutiveFailures = began.failures
+            await SecurityEventSystem.record(lockout)
+        }
+        if report.lockoutEnded { await SecurityEventSystem.record(event(.lockoutEnded)) }
+        if let drift = report.clockDrift {
+            var noticed = event(.clockDriftNoticed)
+            noticed.clockOffsetSeconds = drift.seconds
+            await SecurityEventSystem.record(noticed)
+        }
+        return report
+    }
+
+    /// This verifier, also watching each key's offsets for a wrong device
+    /// clock as `detection` says (and, if it says so, centring the window
+    /// on a recorded drift).
+    public func detectingClockDrift(_ detection: TOTPClockDriftDetection) -> TOTPVerifier {
+        var copy = self
+        copy.driftDetection = detection
+        return copy
+    }
+
+    private func report(_ code: String, keyID: String, at unixTime: Int64) async throws -> Report {
+        try await Telemetry.withSpan("verifyTOTP") { span async throws -> Report in
             let outcome: String
             do {
-                let result = try await verifyUncounted(code, keyID: keyID, at: unixTime)
-                switch result {
+                let report = try await reportUncounted(code, keyID: keyID, at: unixTime)
+                switch report.result {
                 case .accepted: outcome = "accepted"
                 case .replayed: outcome = "replayed"
                 case .invalid: outcome = "invalid"
                 }
                 Self.count(outcome)
                 span.set("totp.outcome", outcome)
-                return result
+                return report
             } catch let error as OTPError {
                 switch error.code {
                 case .factorLocked: outcome = "factor_locked"
@@ -133,27 +210,81 @@ public struct TOTPVerifier: Sendable {
         Telemetry.counter("totp_verifications_total", [("outcome", outcome)]).increment()
     }
 
-    private func verifyUncounted(_ code: String, keyID: String, at unixTime: Int64) async throws -> Result {
+    private func reportUncounted(_ code: String, keyID: String, at unixTime: Int64) async throws -> Report {
         let now = Date(timeIntervalSince1970: TimeInterval(unixTime))
+        let present = try totp.step(at: unixTime)
+        let centre = await windowCentre(for: keyID, at: now)
+        let step = try totp.matchingStep(for: code, at: unixTime &+ Int64(centre) &* totp.period, window: window)
+        let (result, failuresBefore) = try await settle(step, keyID: keyID, at: now)
+        var lockoutBegan: LockoutBegan?
+        var lockoutEnded = false
+        if let failuresBefore {
+            if case .accepted = result {
+                lockoutEnded = failuresBefore >= attemptLimit.maximumFailures
+            } else {
+                let failures = failuresBefore + 1
+                if let cap = attemptLimit.maximumConsecutiveFailures, failures >= cap {
+                    lockoutBegan = LockoutBegan(lockedUntil: nil, failures: failures)
+                } else if failures % attemptLimit.maximumFailures == 0 {
+                    let seconds = attemptLimit.lockoutSeconds(afterRun: failures / attemptLimit.maximumFailures)
+                    lockoutBegan = LockoutBegan(lockedUntil: now.addingTimeInterval(seconds), failures: failures)
+                }
+            }
+        }
+        let offset = step.map { Int(clamping: Int64(bitPattern: $0 &- present)) }
+        var drift: TOTPClockDrift?
+        if case .accepted = result, let offset { drift = await recordOffset(offset, keyID: keyID, at: now) }
+        return Report(result: result, stepOffset: offset, clockDrift: drift, lockoutBegan: lockoutBegan, lockoutEnded: lockoutEnded)
+    }
+
+    /// Counts the attempt and records a matched `step`, in one call when one
+    /// store settles both; also the failures the run held before, when the
+    /// store says.
+    private func settle(_ step: UInt64?, keyID: String, at now: Date) async throws -> (Result, failuresBefore: Int?) {
         if let settlingStore {
-            let step = try totp.matchingStep(for: code, at: unixTime, window: window)
-            let settlement = try await settlingStore.settleAttempt(for: keyID, matchedStep: step, limit: attemptLimit, at: now,
-                                                                   retainUntil: retentionEnd(of: step ?? 0))
-            switch (settlement, step) {
+            let report = try await settlingStore.settleAttemptReportingRun(for: keyID, matchedStep: step, limit: attemptLimit, at: now,
+                                                                           retainUntil: retentionEnd(of: step ?? 0))
+            switch (report.settlement, step) {
             case (.refused(let admission), _): throw admission.refusal(attemptLimit) ?? OTPError.tooManyAttempts(limit: attemptLimit.maximumFailures)
-            case (.accepted, let step?): return .accepted(step: step)
-            case (_, let step?): return .replayed(step: step)
-            case (_, nil): return .invalid
+            case (.accepted, let step?): return (.accepted(step: step), report.failuresBefore)
+            case (_, let step?): return (.replayed(step: step), report.failuresBefore)
+            case (_, nil): return (.invalid, report.failuresBefore)
             }
         }
         let admission = try await attemptStore.recordAttempt(for: keyID, limit: attemptLimit, at: now)
         if let refusal = admission.refusal(attemptLimit) { throw refusal }
-        guard let step = try totp.matchingStep(for: code, at: unixTime, window: window) else { return .invalid }
+        let failuresBefore: Int? = if case .counted(let failures) = admission { failures } else { nil }
+        guard let step else { return (.invalid, failuresBefore) }
         guard try await replayStore.recordAcceptedStep(step, for: keyID, at: now, retainUntil: retentionEnd(of: step)) else {
-            return .replayed(step: step)
+            return (.replayed(step: step), failuresBefore)
         }
         try await attemptStore.clearAttempts(for: keyID)
-        return .accepted(step: step)
+        return (.accepted(step: step), failuresBefore)
+    }
+
+    /// Where the window is centred: the present, or with re-centring the
+    /// key's recorded drift (bounded). A store that cannot answer leaves
+    /// the window where it always is.
+    private func windowCentre(for keyID: String, at now: Date) async -> Int {
+        guard let driftDetection, driftDetection.recentresWindow,
+              let offsets = try? await driftDetection.store.recentOffsets(for: keyID, at: now) else { return 0 }
+        return TOTPClockDriftDetection.centre(for: driftDetection.drift(in: offsets), window: window)
+    }
+
+    /// Records an accepted code's offset and returns the drift the recent
+    /// ones show. The code is accepted whatever happens here: a store that
+    /// cannot answer only delays a notice (counted in
+    /// `totp_clock_offset_failures_total`).
+    private func recordOffset(_ offset: Int, keyID: String, at now: Date) async -> TOTPClockDrift? {
+        guard let driftDetection else { return nil }
+        do {
+            let offsets = try await driftDetection.store.recordOffset(offset, for: keyID, keep: driftDetection.consistentCodes, at: now,
+                                                                      retainUntil: now.addingTimeInterval(driftDetection.retention.timeInterval))
+            return driftDetection.drift(in: offsets).map { TOTPClockDrift(steps: $0, period: totp.period) }
+        } catch {
+            Telemetry.counter("totp_clock_offset_failures_total").increment()
+            return nil
+        }
     }
 
     /// ``verify(_:keyID:at:)`` at `date` (now by default).

@@ -33,11 +33,12 @@ import IdentitySupport
 /// ``verificationStore`` and ``attemptStore``), `…totp_replay` (for
 /// ``replayStore``), `…totp_attempts` (unused since version 4), `…state`
 /// (in-flight state and saved sessions, with expiries), `…recovery_sets`
-/// and `…recovery_codes`, and `…schema` (the schema version). Expired rows are removed by
+/// and `…recovery_codes`, `…totp_clock_offsets`, `…security_events` (append-only; see
+/// ``PostgresSecurityEventLog``), and `…schema` (the schema version). Expired rows are removed by
 /// ``sweepExpired(now:)``; ``runSweeper(every:)`` calls it periodically.
 public struct PostgresIdentityStores: Sendable {
     /// The schema version ``migrate()`` brings the tables to.
-    public static let schemaVersion = 4
+    public static let schemaVersion = 5
 
     let backend: PostgresStoreBackend
 
@@ -92,6 +93,11 @@ public struct PostgresIdentityStores: Sendable {
     public var stateStore: PostgresStateStore { PostgresStateStore(backend: backend) }
     /// Each user's recovery-code verifiers (`RecoveryCodeStore`).
     public var recoveryCodeStore: PostgresRecoveryCodeStore { PostgresRecoveryCodeStore(backend: backend) }
+    /// Each key's recent clock offsets (`TOTPClockOffsetStore`), for
+    /// `TOTPClockDriftDetection`.
+    public var clockOffsetStore: PostgresTOTPClockOffsetStore { PostgresTOTPClockOffsetStore(backend: backend) }
+    /// The append-only audit table of security events (`SecurityEventLog`).
+    public var securityEventLog: PostgresSecurityEventLog { PostgresSecurityEventLog(backend: backend) }
 
     /// A shared `AuthSessionStore` (signed-in users' tokens), kept in the
     /// state table under `auth-session/` keys.
@@ -133,7 +139,7 @@ public struct PostgresIdentityStores: Sendable {
     public func sweepExpired(now: Date = Date()) async throws(PostgresStoreError) -> Int {
         var removed = 0
         let now = backend.now(now)
-        for table in [backend.tables.verifications, backend.tables.replay, backend.tables.attempts, backend.tables.state] {
+        for table in [backend.tables.verifications, backend.tables.replay, backend.tables.attempts, backend.tables.state, backend.tables.clockOffsets] {
             removed += try await backend.perform("sweep \(table)") { client in
                 let rows = try await client.query("DELETE FROM \(unescaped: table) WHERE expires_at <= COALESCE(\(now), now()) RETURNING 1")
                 var count = 0
@@ -195,8 +201,15 @@ public struct PostgresIdentityStores: Sendable {
 struct PostgresTables: Sendable {
     let prefix: String
     var verifications: String { prefix + "totp_verifications" }
-    /// The function that settles one verification (``settleFunction``).
+    /// The function that settles one verification, as schema version 4
+    /// made it (answers `accepted` alone): kept for instances of earlier
+    /// releases during a rolling deploy.
     var settleAttempt: String { prefix + "settle_totp_attempt" }
+    /// The function this release calls: it answers `accepted:N`, with the
+    /// failures the run held, so a lock-out's end can be reported.
+    var settleAttemptReportingRun: String { prefix + "settle_totp_attempt_v5" }
+    var clockOffsets: String { prefix + "totp_clock_offsets" }
+    var securityEvents: String { prefix + "security_events" }
     var replay: String { prefix + "totp_replay" }
     var attempts: String { prefix + "totp_attempts" }
     var state: String { prefix + "state" }
@@ -246,8 +259,19 @@ struct PostgresTables: Sendable {
             END $add$
             """,
             "DROP FUNCTION IF EXISTS \(settleAttempt)(text, bigint, timestamptz, timestamptz, timestamptz, integer)",
-            settleFunction,
+            settleFunction(named: settleAttempt, acceptedAnswer: "'accepted'"),
             "CREATE TABLE IF NOT EXISTS \(schema) (version integer NOT NULL)",
+            // Version 5: the settle function that reports the run, each key's
+            // recent clock offsets, and the append-only security-event log.
+            settleFunction(named: settleAttemptReportingRun, acceptedAnswer: "'accepted:' || failures"),
+            "CREATE TABLE IF NOT EXISTS \(clockOffsets) (key_id text PRIMARY KEY, offsets integer[] NOT NULL, expires_at timestamptz NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS \(clockOffsets)_expires_at ON \(clockOffsets) (expires_at)",
+            """
+            CREATE TABLE IF NOT EXISTS \(securityEvents) (id bigserial PRIMARY KEY, tenant_id text NOT NULL, uid text NOT NULL,
+            kind text NOT NULL, occurred_at timestamptz NOT NULL, event jsonb NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS \(securityEvents)_user ON \(securityEvents) (tenant_id, uid, occurred_at DESC)",
+            "CREATE INDEX IF NOT EXISTS \(securityEvents)_occurred_at ON \(securityEvents) (occurred_at)",
         ]
     }
 }
@@ -263,11 +287,12 @@ extension PostgresTables {
     /// none), the step's retention end, now, the limit's failures per run,
     /// its final bound (NULL for a rate limit), its first and longest
     /// lock-out in seconds. Now is the database's clock when `p_now` is
-    /// NULL (``PostgresIdentityStores/Clock/database``). It returns `accepted`, `counted:N` (N failures
+    /// NULL (``PostgresIdentityStores/Clock/database``). It returns `accepted` (`accepted:N` from the
+    /// version-5 function, N failures before it), `counted:N` (N failures
     /// before it), `until:EPOCH` or `locked:N`.
-    var settleFunction: String {
+    func settleFunction(named function: String, acceptedAnswer: String) -> String {
         """
-        CREATE OR REPLACE FUNCTION \(settleAttempt)(p_key text, p_step bigint, p_step_expires_at timestamptz, p_now timestamptz,
+        CREATE OR REPLACE FUNCTION \(function)(p_key text, p_step bigint, p_step_expires_at timestamptz, p_now timestamptz,
                                                     p_run integer, p_cap integer, p_lockout double precision, p_max_lockout double precision)
         RETURNS text LANGUAGE plpgsql AS $settle$
         DECLARE
@@ -289,7 +314,7 @@ extension PostgresTables {
                 UPDATE \(verifications) SET attempts = 0, attempts_expire_at = now_, locked_until = NULL, last_step = p_step,
                     step_expires_at = p_step_expires_at, expires_at = GREATEST(now_, p_step_expires_at)
                 WHERE key_id = p_key;
-                RETURN 'accepted';
+                RETURN \(acceptedAnswer);
             END IF;
             failures := failures + 1;
             locked := CASE WHEN failures % p_run = 0

@@ -30,10 +30,19 @@ public struct PostgresTOTPVerificationStore: TOTPVerificationStore {
         try await settle(for: keyID, matchedStep: matchedStep, limit: limit, at: now, retainUntil: retainUntil).settlement
     }
 
+    /// ``settleAttempt(for:matchedStep:limit:at:retainUntil:)``, with the
+    /// failures the key's run held before it (the same one statement).
+    public func settleAttemptReportingRun(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
+                                          retainUntil: Date) async throws(PostgresStoreError) -> TOTPAttemptSettlementReport {
+        let (settlement, failures) = try await settle(for: keyID, matchedStep: matchedStep, limit: limit, at: now, retainUntil: retainUntil)
+        if case .refused = settlement { return TOTPAttemptSettlementReport(settlement: settlement, failuresBefore: nil) }
+        return TOTPAttemptSettlementReport(settlement: settlement, failuresBefore: failures)
+    }
+
     /// The settlement, with the failures counted before it.
     private func settle(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
                         retainUntil: Date) async throws(PostgresStoreError) -> (settlement: TOTPAttemptSettlement, failuresBefore: Int) {
-        let function = backend.tables.settleAttempt
+        let function = backend.tables.settleAttemptReportingRun
         let call = SettleAttemptCall(keyID: keyID, step: matchedStep.map { Int64(clamping: $0) }, stepExpiresAt: matchedStep == nil ? nil : retainUntil,
                                      now: backend.now(now), limit: limit)
         return try await backend.perform("settle a TOTP attempt") { client in
@@ -118,7 +127,7 @@ struct SettleAttemptCall: PostgresPreparedStatement {
     /// The settle function of the store making the call (prefix included).
     @TaskLocal static var function = ""
 
-    static var name: String { "identity-settle-totp-attempt-v4:" + function }
+    static var name: String { "identity-settle-totp-attempt-v5:" + function }
     static var sql: String { "SELECT \(function)($1, $2, $3, $4, $5, $6, $7, $8)" }
 
     typealias Row = String
@@ -150,10 +159,10 @@ struct SettleAttemptCall: PostgresPreparedStatement {
     /// The function's answer as a settlement with the failures counted
     /// before it; nil for text it never returns.
     static func answer(_ answer: String) -> (settlement: TOTPAttemptSettlement, failuresBefore: Int)? {
-        if answer == "accepted" { return (.accepted, 0) }
         let parts = answer.split(separator: ":", maxSplits: 1)
         guard parts.count == 2 else { return nil }
         switch parts[0] {
+        case "accepted": return Int(parts[1]).map { (.accepted, $0) }
         case "counted": return Int(parts[1]).map { (.counted, $0) }
         case "locked": return Int(parts[1]).map { (.refused(.locked(failures: $0)), $0) }
         case "until": return Double(parts[1]).map { (.refused(.lockedUntil(Date(timeIntervalSince1970: $0))), 0) }

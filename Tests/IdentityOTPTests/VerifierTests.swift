@@ -111,6 +111,62 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
 
     /// A stream of distinct keys (caller-chosen ids) keeps the in-memory
     /// stores flat: records lapse as time passes, and a capacity bounds them.
+    @Test func theVerifierReportsRefusalsLockoutsAndDriftOnEitherStores() async throws {
+        for stores: TOTPStoreConformance.VerifierStores in [.separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()),
+                                                            .combined(InMemoryTOTPVerificationStore())] {
+            try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(stores)
+            try await SecurityEventSystem.withSink(InMemorySecurityEventLog()) {
+                try await SecurityRecordConformance.driftIsNoticedAndRecentringIsBounded(stores, offsets: InMemoryTOTPClockOffsetStore())
+            }
+        }
+    }
+
+    @Test func inMemorySecurityRecordsPassTheirCases() async throws {
+        try await SecurityRecordConformance.clockOffsetStoreKeepsTheNewest(InMemoryTOTPClockOffsetStore())
+        try await SecurityRecordConformance.eventLogKeepsAndSweeps(InMemorySecurityEventLog())
+    }
+
+    @Test func theDriftRuleWantsAgreeingOffsetsOfTheMinimumSize() throws {
+        let rule = try TOTPClockDriftDetection(store: InMemoryTOTPClockOffsetStore())
+        #expect(rule.drift(in: [3, 3]) == nil)
+        #expect(rule.drift(in: [3, 4, 2]) == 3)
+        #expect(rule.drift(in: [-2, -5, -3]) == -3)
+        #expect(rule.drift(in: [3, -3, 3]) == nil)
+        #expect(rule.drift(in: [0, 3, 1]) == nil)
+        #expect(rule.drift(in: [1, 1, 1]) == nil)
+        #expect(rule.drift(in: [0, 0, 4, 4, 4]) == 4)
+        #expect(throws: OTPError.invalidWindow(0)) { try TOTPClockDriftDetection(store: InMemoryTOTPClockOffsetStore(), minimumSteps: 0) }
+        #expect(throws: OTPError.invalidAttemptLimit(21)) { try TOTPClockDriftDetection(store: InMemoryTOTPClockOffsetStore(), consistentCodes: 21) }
+    }
+
+    @Test func eventsGoToTheTaskSinkWithTheRequestContextAndTheBoundedLogKeepsTheNewest() async throws {
+        let log = InMemorySecurityEventLog(eventsPerUser: 2, users: 2)
+        let long = String(repeating: "x", count: 1000)
+        await SecurityEventSystem.withSink(log) {
+            await SecurityEventContext.withValue(SecurityEventContext(requestID: long, userAgent: "agent")) {
+                for second in 0..<3 {
+                    await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: UserKey(uid: "a"), date: Date(timeIntervalSince1970: Double(second))))
+                }
+            }
+            await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: UserKey(uid: "b"), date: Date(timeIntervalSince1970: 10)))
+            await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: UserKey(uid: "c"), date: Date(timeIntervalSince1970: 11)))
+        }
+        let a = await log.recentEvents(for: UserKey(uid: "a"), limit: 10)
+        // "a" was the stalest of three users in a log of two.
+        #expect(a.isEmpty)
+        #expect(await log.recentEvents(for: UserKey(uid: "c"), limit: 10).count == 1)
+        let kept = SecurityEventContext(requestID: long)
+        #expect(kept.requestID?.count == SecurityEventContext.maximumLength)
+        let perUser = InMemorySecurityEventLog(eventsPerUser: 2)
+        for second in 0..<3 { await perUser.record(SecurityEvent(.codeRefused, user: UserKey(uid: "a"), date: Date(timeIntervalSince1970: Double(second)))) }
+        #expect(await perUser.recentEvents(for: UserKey(uid: "a"), limit: 10).map(\.date.timeIntervalSince1970) == [2, 1])
+        // Log metadata escapes what a client sent.
+        var event = SecurityEvent(.codeRefused, user: UserKey(uid: "u\nforged", tenantID: "t"))
+        event.context = SecurityEventContext(userAgent: "evil\r\nline")
+        #expect(event.logMetadata["uid"]?.description == "u\\u{A}forged")
+        #expect(event.logMetadata["userAgent"]?.description == "evil\\u{D}\\u{A}line")
+    }
+
     @Test func inMemoryStoresStayFlatUnderDistinctKeys() async throws {
         let replay = InMemoryTOTPReplayStore(), attempts = InMemoryTOTPAttemptStore()
         let start = Date(timeIntervalSince1970: 1_800_000_000)

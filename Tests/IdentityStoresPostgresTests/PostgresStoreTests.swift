@@ -150,6 +150,18 @@ struct PostgresConformanceTests {
         print("PostgreSQL verification store: 200 concurrent wrong codes, limit 5: \(checked) checked, \(200 - checked) refused")
     }
 
+    @Test func securityRecords() async throws {
+        try await TestDatabase.withStores { stores in
+            try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(.combined(stores.verificationStore))
+            try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(.separate(stores.replayStore, stores.attemptStore))
+            try await SecurityRecordConformance.clockOffsetStoreKeepsTheNewest(stores.clockOffsetStore)
+            try await SecurityEventSystem.withSink(InMemorySecurityEventLog()) {
+                try await SecurityRecordConformance.driftIsNoticedAndRecentringIsBounded(.combined(stores.verificationStore), offsets: stores.clockOffsetStore)
+            }
+            try await SecurityRecordConformance.eventLogKeepsAndSweeps(stores.securityEventLog)
+        }
+    }
+
     @Test func aCodeAcceptedOnOneInstanceIsRefusedOnAnother() async throws {
         // Two clients (two pools), as two instances would have.
         try await TestDatabase.withStores { first in

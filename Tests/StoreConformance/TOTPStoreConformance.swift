@@ -14,12 +14,12 @@ public enum TOTPStoreConformance {
         case separate(any TOTPReplayStore, any TOTPAttemptStore)
         case combined(any TOTPVerificationStore)
 
-        func verifier(_ totp: TOTP, limit: TOTPAttemptLimit = .default) throws -> TOTPVerifier {
+        func verifier(_ totp: TOTP, window: Int = 1, limit: TOTPAttemptLimit = .default) throws -> TOTPVerifier {
             switch self {
             case let .separate(replay, attempts):
-                try TOTPVerifier(totp: totp, window: 1, replayStore: replay, attemptStore: attempts, attemptLimit: limit)
+                try TOTPVerifier(totp: totp, window: window, replayStore: replay, attemptStore: attempts, attemptLimit: limit)
             case let .combined(store):
-                try TOTPVerifier(totp: totp, window: 1, store: store, attemptLimit: limit)
+                try TOTPVerifier(totp: totp, window: window, store: store, attemptLimit: limit)
             }
         }
     }
