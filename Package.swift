@@ -287,6 +287,7 @@ let package = Package(
             name: "IdentityAdminHummingbird",
             dependencies: [
                 "IdentityAdmin",
+                "IdentityOTP",
                 "IdentityToolkit",
                 gated("Hummingbird", "hummingbird", by: Trait.hummingbird),
                 gated("HummingbirdAuth", "hummingbird-auth", by: Trait.hummingbird),
@@ -297,6 +298,7 @@ let package = Package(
             name: "IdentityAdminVapor",
             dependencies: [
                 "IdentityAdmin",
+                "IdentityOTP",
                 "IdentityToolkit",
                 gated("Vapor", "vapor", by: Trait.vapor),
             ]

@@ -21,7 +21,9 @@ import IdentitySupport
 ///    enroll a new authenticator.
 ///
 /// Each redemption writes one audit line (swift-log, `notice`: the uid, the
-/// withdrawn factors' ids, how many codes remain — never a code) and calls
+/// withdrawn factors' ids, how many codes remain — never a code), records
+/// `SecurityEvent`s (the code redeemed, each factor withdrawn, the sessions
+/// ended, all initiated by recovery; a code refused) and calls
 /// the app's `notify` hook, to email the user that their account was
 /// recovered. Firebase has no recovery codes; the codes live in the app's
 /// `RecoveryCodeStore` (PostgreSQL's for several instances).
@@ -97,6 +99,9 @@ public struct AccountRecovery: Sendable {
         let codes = try await redeemer.regenerate(for: storeKey(uid), count: count)
         Telemetry.counter("recovery_code_sets_issued_total").increment()
         auditLog.notice("recovery codes issued", metadata: ["uid": "\(uid)", "count": "\(codes.codes.count)"])
+        var issued = SecurityEvent(.recoveryCodesIssued, user: admin.userKey(uid), factorKind: Self.recoveryCodeKind)
+        issued.remainingCodes = codes.codes.count
+        await SecurityEventSystem.record(issued)
         return codes
     }
 
@@ -110,7 +115,10 @@ public struct AccountRecovery: Sendable {
     /// users of two tenants (or a tenant and the project) whose uids are
     /// equal never share codes. Tenant ids hold no `/`, so the first one
     /// ends the tenant.
-    public func storeKey(_ uid: String) -> String { "\(admin.tenantID ?? "")/\(uid)" }
+    public func storeKey(_ uid: String) -> String { admin.userKey(uid).storeKey }
+
+    /// How events name a recovery code (`SecurityEvent/factorKind`).
+    static let recoveryCodeKind = "recovery_code"
 
     /// Runs the whole path with the code the user typed, for the user whose
     /// password step `proof` records.
@@ -164,6 +172,7 @@ public struct AccountRecovery: Sendable {
             case .redeemed(let left): remaining = left
             case .invalid:
                 auditLog.notice("recovery code refused", metadata: ["uid": "\(uid)"])
+                await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: admin.userKey(uid), date: now, factorKind: Self.recoveryCodeKind))
                 throw AccountRecoveryError(code: .invalidCode, underlying: nil)
             case .noCodes: throw AccountRecoveryError(code: .noCodes, underlying: nil)
             }
@@ -175,16 +184,20 @@ public struct AccountRecovery: Sendable {
         } catch {
             throw AccountRecoveryError(code: .codeStoreUnavailable, underlying: error)
         }
+        var redeemed = SecurityEvent(.recoveryCodeRedeemed, user: admin.userKey(uid), date: now, initiatedBy: .recovery,
+                                     factorKind: Self.recoveryCodeKind)
+        redeemed.remainingCodes = remaining
+        await SecurityEventSystem.record(redeemed)
         let factors = user.multiFactor.enrolledFactors
         let withdrawn = factors.filter { $0.factorID == "totp" }
         if !withdrawn.isEmpty {
             do {
-                _ = try await admin.updateUser(uid, UpdateUserRequest(enrolledFactors: factors.filter { $0.factorID != "totp" }))
+                _ = try await admin.updateUser(uid, UpdateUserRequest(enrolledFactors: factors.filter { $0.factorID != "totp" }), initiatedBy: .recovery, now: now)
             } catch {
                 throw AccountRecoveryError(code: .withdrawFailed, underlying: error)
             }
         }
-        do { try await admin.revokeRefreshTokens(uid: uid, now: now) } catch {
+        do { try await admin.revokeRefreshTokens(uid: uid, now: now, initiatedBy: .recovery) } catch {
             throw AccountRecoveryError(code: .revokeFailed, underlying: error)
         }
         let token: String

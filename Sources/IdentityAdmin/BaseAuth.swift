@@ -1,4 +1,5 @@
 public import Foundation
+public import IdentityOTP
 import IdentityToolkit
 
 /// What the project's admin (``IdentityAdmin``) and a tenant's
@@ -190,11 +191,23 @@ public class BaseAuth: @unchecked Sendable {
     /// - Parameters:
     ///   - uid: The user.
     ///   - now: The current time (for tests).
+    ///
+    /// Records a ``SecurityEvent/Kind/sessionsRevoked`` event (initiated by
+    /// an administrator) in `SecurityEventSystem`.
     public func revokeRefreshTokens(uid: String, now: Date = Date()) async throws {
+        try await revokeRefreshTokens(uid: uid, now: now, initiatedBy: .admin)
+    }
+
+    /// ``revokeRefreshTokens(uid:now:)`` on behalf of `initiator`.
+    func revokeRefreshTokens(uid: String, now: Date, initiatedBy initiator: SecurityEvent.Initiator) async throws {
         defer { forgetCachedAccountState(uid: uid) }
         _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
             tenantId: tenantID, localId: uid, validSince: Int64(now.timeIntervalSince1970.rounded(.down))))
+        await SecurityEventSystem.record(SecurityEvent(.sessionsRevoked, user: userKey(uid), date: now, initiatedBy: initiator))
     }
+
+    /// `uid` of this instance's tenant (or the project), as the stores and events name users.
+    public func userKey(_ uid: String) -> UserKey { UserKey(uid: uid, tenantID: tenantID) }
 
     /// Ends every session of `uid` as of now: firebase-admin's call.
     /// - Parameter uid: The user.

@@ -1,4 +1,5 @@
 public import Foundation
+import IdentityOTP
 public import IdentityToolkit
 
 /// An account, as firebase-admin-node's `UserRecord` shows it: what a
@@ -292,13 +293,40 @@ extension BaseAuth {
     /// Updates the account `uid` and returns it as it now is. To help a user
     /// who lost an authenticator, remove the factor (`enrolledFactors` without
     /// it, or `[]`) and end the user's sessions with ``revokeRefreshTokens(uid:now:)``.
+    ///
+    /// When `enrolledFactors` is set, the account is read first, and each
+    /// factor withdrawn or added is recorded as a `SecurityEvent`
+    /// (initiated by an administrator) in `SecurityEventSystem`.
     public func updateUser(_ uid: String, _ request: UpdateUserRequest) async throws -> UserRecord {
+        try await updateUser(uid, request, initiatedBy: .admin, now: Date())
+    }
+
+    /// ``updateUser(_:_:)`` on behalf of `initiator`, its events dated `now`.
+    func updateUser(_ uid: String, _ request: UpdateUserRequest, initiatedBy initiator: SecurityEvent.Initiator, now: Date) async throws -> UserRecord {
         defer { forgetCachedAccountState(uid: uid) }
+        let before = request.enrolledFactors == nil ? nil : try await getUser(uid: uid).multiFactor.enrolledFactors
         _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
             email: request.email, password: request.password, displayName: request.displayName, tenantId: tenantID, localId: uid,
             emailVerified: request.emailVerified, disableUser: request.disabled,
             mfa: request.enrolledFactors.map { MfaInfo(enrollments: $0.map(\.wire)) }))
-        return try await getUser(uid: uid)
+        let after = try await getUser(uid: uid)
+        if let before { await recordFactorChanges(of: uid, from: before, to: after.multiFactor.enrolledFactors, initiatedBy: initiator, now: now) }
+        return after
+    }
+
+    /// One event per factor withdrawn and per factor added between `before` and `after`.
+    private func recordFactorChanges(of uid: String, from before: [EnrolledFactor], to after: [EnrolledFactor],
+                                     initiatedBy initiator: SecurityEvent.Initiator, now: Date) async {
+        let kept = Set(after.map(\.uid))
+        for factor in before where !kept.contains(factor.uid) {
+            await SecurityEventSystem.record(SecurityEvent(.factorWithdrawn, user: userKey(uid), date: now, initiatedBy: initiator,
+                                                           factorID: factor.uid, factorKind: factor.factorID))
+        }
+        let had = Set(before.map(\.uid))
+        for factor in after where !had.contains(factor.uid) {
+            await SecurityEventSystem.record(SecurityEvent(.factorEnrolled, user: userKey(uid), date: now, initiatedBy: initiator,
+                                                           factorID: factor.uid, factorKind: factor.factorID))
+        }
     }
 
     /// Deletes the account `uid`.

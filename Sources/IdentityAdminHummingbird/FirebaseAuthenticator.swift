@@ -1,6 +1,7 @@
 public import Hummingbird
 public import HummingbirdAuth
 public import IdentityAdmin
+import IdentityOTP
 import IdentityToolkit
 import Logging
 
@@ -49,13 +50,29 @@ public struct FirebaseAuthenticator<Context: AuthRequestContext<DecodedIDToken>>
     /// Authenticates the request, then passes it on with the context's
     /// logger as `RequestLogger.current`, so that the
     /// package's lines for this request (the verification's REST calls, a
-    /// recovery in the handler) carry its metadata.
+    /// recovery in the handler) carry its metadata, and — unless the app
+    /// set one already — a `SecurityEventContext` with the request's id,
+    /// the peer's address (a context that knows it) and its `User-Agent`,
+    /// so that the security events of this request carry them.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         try await RequestLogger.withValue(context.logger) {
-            var context = context
-            if let identity = try await authenticate(request: request, context: context) { context.identity = identity }
-            return try await next(request, context)
+            try await Self.withSecurityEventContext(of: request, context: context) {
+                var context = context
+                if let identity = try await authenticate(request: request, context: context) { context.identity = identity }
+                return try await next(request, context)
+            }
         }
+    }
+
+    /// Runs `operation` with the request's facts as the security-event
+    /// context, unless one is set.
+    static func withSecurityEventContext<Result>(of request: Request, context: Context,
+                                                 _ operation: () async throws -> Result) async rethrows -> Result {
+        guard SecurityEventContext.current == nil else { return try await operation() }
+        let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
+        let facts = SecurityEventContext(requestID: context.logger[metadataKey: "hb.request.id"]?.description,
+                                         clientAddress: address, userAgent: request.headers[.userAgent])
+        return try await SecurityEventContext.withValue(facts, operation)
     }
 
     /// The verified token of `request`; nil when it has no credential and

@@ -1,4 +1,5 @@
 public import IdentityAdmin
+public import IdentityOTP
 import IdentityToolkit
 public import Vapor
 
@@ -59,8 +60,17 @@ public struct FirebaseAuthenticator: AsyncMiddleware {
     /// `RequestLogger.current`, so that the package's lines
     /// for it (the verification's REST calls, a recovery in the handler)
     /// carry its metadata.
+    ///
+    /// Unless the app set one already, the verification also runs with the
+    /// request's `SecurityEventContext` (``Vapor/Request/securityEventContext``).
+    /// Vapor starts each async route handler in a task of its own, so
+    /// task-local values do not reach it: a handler that records events
+    /// wraps its work in `SecurityEventContext.withValue(req.securityEventContext) { … }`.
     public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        try await RequestLogger.withValue(request.logger) { try await authenticate(request, chainingTo: next) }
+        try await RequestLogger.withValue(request.logger) {
+            guard SecurityEventContext.current == nil else { return try await authenticate(request, chainingTo: next) }
+            return try await SecurityEventContext.withValue(request.securityEventContext) { try await authenticate(request, chainingTo: next) }
+        }
     }
 
     private func authenticate(_ request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
@@ -79,5 +89,14 @@ public struct FirebaseAuthenticator: AsyncMiddleware {
     static func response(for error: FirebaseAuthenticationError) -> Response {
         let headers = HTTPHeaders(error.responseHeaders)
         return Response(status: HTTPResponseStatus(statusCode: error.statusCode), headers: headers, body: .init(data: error.jsonBody))
+    }
+}
+
+extension Request {
+    /// The request's facts for its security events: its id, the peer's
+    /// address and its `User-Agent` (behind a load balancer, an app that
+    /// trusts the balancer's forwarded address sets its own context).
+    public var securityEventContext: SecurityEventContext {
+        SecurityEventContext(requestID: id, clientAddress: remoteAddress?.ipAddress, userAgent: headers.first(name: .userAgent))
     }
 }

@@ -102,6 +102,52 @@ import Testing
         #expect(!audit.contains(recovered.customToken))
     }
 
+    /// Every step of a recovery and of an administrator's changes is a
+    /// security event with its initiator; none carries a code, a token or
+    /// the email address.
+    @Test func recoveryAndAdminChangesAreSecurityEvents() async throws {
+        let setup = try await EmulatorSetup.start(project: "demo-recovery-events")
+        let (running, admin, accounts) = (setup.running, setup.admin, setup.accounts)
+        defer { Task { await running.stop() } }
+        let clock = setup.clock
+        clock.set(Date().addingTimeInterval(-120))
+        let email = "events@example.com", password = "correct horse"
+        let created = try await accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true))
+        let uid = created.localId
+        _ = try await admin.updateUser(uid, UpdateUserRequest(emailVerified: true))
+        _ = try await setup.enrollTOTP(idToken: try #require(created.idToken), displayName: "First phone")
+        let log = CollectedSecurityEvents()
+        let recovery = AccountRecovery(admin: admin, redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(), attemptStore: InMemoryTOTPAttemptStore()))
+        var codes: [String] = []
+        try await SecurityEventSystem.withSink(log) {
+            // An administrator withdraws the factor and ends the sessions.
+            let before = try await admin.getUser(uid: uid).multiFactor.enrolledFactors
+            _ = try await admin.updateUser(uid, UpdateUserRequest(enrolledFactors: []))
+            try await admin.revokeRefreshTokens(uid: uid, now: clock.now)
+            // The user enrolls again, gets codes, mistypes one, then recovers.
+            clock.advance(by: 2)
+            let again = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password, returnSecureToken: true))
+            _ = try await setup.enrollTOTP(idToken: try #require(again.idToken), displayName: "Second phone")
+            codes = try await recovery.issueCodes(for: uid).codes
+            let proof = FirstFactorProof(uid: uid, checkedAt: clock.now)
+            _ = try? await recovery.recover(proof, code: "0000-0000-0000", now: clock.now)
+            _ = try await recovery.recover(proof, code: codes[0], now: clock.now)
+            let events = await log.events
+            #expect(events.allSatisfy { $0.user == UserKey(uid: uid) })
+            #expect(events.map(\.kind) == [.factorWithdrawn, .sessionsRevoked, .recoveryCodesIssued, .codeRefused, .recoveryCodeRedeemed,
+                                           .factorWithdrawn, .sessionsRevoked])
+            #expect(events.map(\.initiatedBy) == [.admin, .admin, nil, nil, .recovery, .recovery, .recovery])
+            #expect(events.first?.factorID == before.first?.uid)
+            #expect(events.first?.factorKind == "totp")
+            #expect(events.first { $0.kind == .recoveryCodesIssued }?.remainingCodes == 10)
+            #expect(events.first { $0.kind == .recoveryCodeRedeemed }?.remainingCodes == 9)
+            #expect(events.filter { $0.kind == .codeRefused || $0.kind == .recoveryCodeRedeemed }.allSatisfy { $0.factorKind == "recovery_code" })
+            let text = "\(events)"
+            #expect(!text.contains(email) && !text.contains(password))
+            for code in codes { #expect(!text.contains(code)) }
+        }
+    }
+
     @Test func wrongCodesStopAtTheLimitAndFailuresNameTheStep() async throws {
         let setup = try await EmulatorSetup.start(project: "demo-recovery-limit")
         let running = setup.running
@@ -212,3 +258,9 @@ final class EventRecords: @unchecked Sendable {
     var all: [AccountRecovery.Event] { lock.withLock { stored } }
 }
 
+/// Every event recorded, in order.
+actor CollectedSecurityEvents: SecurityEventSink {
+    private(set) var events: [SecurityEvent] = []
+
+    func record(_ event: SecurityEvent) { events.append(event) }
+}

@@ -48,6 +48,42 @@ import Testing
 
     static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
 
+    /// Behind the middleware, security events carry the request's id and
+    /// `User-Agent` (cut to a bound); a context the app set first is kept.
+    @Test func securityEventsCarryTheRequestsFacts() async throws {
+        let setup = try await EmulatorSetup.start(project: "demo-event-context")
+        defer { Task { await setup.running.stop() } }
+        let tokens = try await MiddlewareTokens.make(setup)
+        let router = Router(context: Context.self)
+        let protected = router.group("api").add(middleware: FirebaseAuthenticator(setup.admin))
+        protected.get("facts") { _, _ in
+            let facts = SecurityEventContext.current
+            return "\(facts?.requestID?.isEmpty == false) \(facts?.userAgent ?? "-")"
+        }
+        let appFirst = router.group("app")
+            .add(middleware: SetsEventContext())
+            .add(middleware: FirebaseAuthenticator(setup.admin))
+        appFirst.get("facts") { _, _ in SecurityEventContext.current?.clientAddress ?? "-" }
+        try await Application(router: router).test(.router) { client in
+            var headers = Self.bearer(tokens.password)
+            headers[.userAgent] = "tests-agent"
+            let response = try await client.execute(uri: "/api/facts", method: .get, headers: headers)
+            #expect(String(buffer: response.body) == "true tests-agent")
+            headers[.userAgent] = String(repeating: "a", count: 5000)
+            let long = try await client.execute(uri: "/api/facts", method: .get, headers: headers)
+            #expect(String(buffer: long.body) == "true " + String(repeating: "a", count: SecurityEventContext.maximumLength))
+            let kept = try await client.execute(uri: "/app/facts", method: .get, headers: headers)
+            #expect(String(buffer: kept.body) == "203.0.113.9")
+        }
+    }
+
+    /// An app's own middleware that vouches for the client's address.
+    struct SetsEventContext: RouterMiddleware {
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+            try await SecurityEventContext.withValue(SecurityEventContext(clientAddress: "203.0.113.9")) { try await next(request, context) }
+        }
+    }
+
     /// The package's lines for a request (the revocation check's REST call,
     /// a recovery refused in the handler) go to that request's logger, with
     /// the metadata Hummingbird put there, not to the admin's own logger.

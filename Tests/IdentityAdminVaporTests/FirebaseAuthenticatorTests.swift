@@ -192,6 +192,31 @@ final class LogLines: @unchecked Sendable {
         await setup.running.stop()
     }
 
+    /// A handler's security events carry the request's id, the peer's
+    /// address and its `User-Agent` through `req.securityEventContext`.
+    @Test func securityEventsCarryTheRequestsFacts() async throws {
+        let setup = try await EmulatorSetup.start(project: "demo-vapor-event-context")
+        let tokens = try await MiddlewareTokens.make(setup)
+        let app = try await Application.make(.testing)
+        app.grouped(FirebaseAuthenticator(setup.admin)).get("facts") { req -> String in
+            // Vapor runs the handler in a task of its own: the handler passes the request's facts on.
+            await SecurityEventContext.withValue(req.securityEventContext) {
+                let facts = SecurityEventContext.current
+                return "\(facts?.requestID?.isEmpty == false) \(facts?.userAgent ?? "-")"
+            }
+        }
+        do {
+            var headers = Self.bearer(tokens.password)
+            headers.replaceOrAdd(name: .userAgent, value: "tests-agent")
+            try await app.testing().test(.GET, "facts", headers: headers) { #expect($0.body.string == "true tests-agent") }
+        } catch {
+            try await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+        await setup.running.stop()
+    }
+
     /// The package's lines for a request (the revocation check's REST call,
     /// a recovery refused in the handler) go to `req.logger`, with the
     /// request's id, not to the admin's own logger.
