@@ -27,6 +27,38 @@ import IdentitySupport
         }
     }
 
+    /// Enrolling a factor "mails" the account's address a
+    /// `REVERT_SECOND_FACTOR_ADDITION` code, as production's notice does:
+    /// looked at, it names the factor; applied (the "this wasn't me" link),
+    /// it removes that factor and ends the sessions of whoever added it;
+    /// it works once.
+    @Test func aRevertCodeUndoesAnEnrollment() async throws {
+        try await withEmulator { harness in
+            try await harness.enableTOTP()
+            let user = try await harness.verifiedUser()
+            let enrolled = try await harness.enrollTOTP(user)
+            let revert = try #require(try await harness.oobCodes().last { $0["requestType"] == "REVERT_SECOND_FACTOR_ADDITION" })
+            #expect(revert["email"] == user.email)
+            let code = try #require(revert["oobCode"])
+            #expect(revert["oobLink"]?.contains("mode=revertSecondFactorAddition") == true)
+            let looked = try await harness.accounts.resetPassword(ResetPasswordRequest(oobCode: code))
+            #expect(looked.requestType == .revertSecondFactorAddition)
+            #expect(looked.email == user.email)
+            #expect(looked.mfaInfo?.mfaEnrollmentId == enrolled.enrollmentID)
+            #expect(looked.mfaInfo?.totpInfo != nil)
+            harness.clock.advance(by: 2)
+            _ = try await harness.accounts.update(SetAccountInfoRequest(oobCode: code))
+            let account = try #require(try await harness.admin.lookupAccounts(targetProjectId: Harness.project, body: GetAccountInfoRequest(localId: [user.uid])).users?.first)
+            #expect(account.mfaInfo?.isEmpty ?? true)
+            // Sessions from before the revert end.
+            await expectServerError("TOKEN_EXPIRED") {
+                try await harness.tokens.grantToken(GrantTokenRequest(grantType: SecureTokenGrantType.refreshToken.rawValue,
+                                                                     refreshToken: enrolled.session.refreshToken))
+            }
+            await expectServerError("INVALID_OOB_CODE") { _ = try await harness.accounts.update(SetAccountInfoRequest(oobCode: code)) }
+        }
+    }
+
     @Test func enrollmentRules() async throws {
         try await withEmulator { h in
             let session = try await h.verifiedUser()

@@ -12,14 +12,20 @@ extension AccountsRoutes {
     }
 
     func resetPassword(_ body: ResetPasswordRequest, request: APIServerRequest) async throws -> ResetPasswordResponse {
-        let entry = try await services.run { state, context in
+        let (entry, factor) = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
-            return try OutOfBandRules.resetPassword(&state, code: body.oobCode, newPassword: body.newPassword, realm: realm, context)
+            let entry = try OutOfBandRules.resetPassword(&state, code: body.oobCode, newPassword: body.newPassword, realm: realm, context)
+            // A revert code names the factor it removes (while it is enrolled).
+            let factor = entry.mfaEnrollmentID.flatMap { id in
+                entry.uid.flatMap { state.user($0, in: entry.realm) }?.enrollments.first { $0.id == id }
+            }
+            return (entry, factor)
         }
         // An email sign-in code does not name its address: the app asks the user.
         let isSignIn = entry.requestType == .emailSignin
         return ResetPasswordResponse(email: isSignIn ? nil : entry.email, newEmail: entry.newEmail, requestType: entry.requestType,
-                                     kind: ResponseKind.resetPassword.rawValue)
+                                     kind: ResponseKind.resetPassword.rawValue,
+                                     mfaInfo: factor.flatMap { AccountViews.enrollments([$0], maskPhones: true).first })
     }
 
     func createAuthUri(_ body: CreateAuthUriRequest, request: APIServerRequest) async throws -> CreateAuthUriResponse {

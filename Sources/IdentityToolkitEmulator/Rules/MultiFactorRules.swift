@@ -111,6 +111,7 @@ enum MultiFactorRules {
             user.enrollments.append(SecondFactor(id: session.enrollmentID, displayName: displayName, enrolledAt: context.now,
                                                  kind: .totp(secret: session.secret, lastAcceptedStep: step)))
             state.store(user)
+            OutOfBandRules.issueRevertOfFactor(&state, enrollmentID: session.enrollmentID, user: user)
             return SessionRules.grant(&state, for: user, facts: SessionFacts(
                 provider: facts.provider, secondFactor: .totp, secondFactorID: session.enrollmentID, authTime: facts.authTime,
                 developerClaims: facts.developerClaims))

@@ -82,12 +82,21 @@ enum OutOfBandRules {
     /// ``EmulatorRules/maximumStoredOobCodes`` unused codes are kept.
     @discardableResult
     static func issue(_ state: inout EmulatorState, requestType: OobRequestType, email: String, newEmail: String? = nil, user: EmulatedUser?,
-                      realm: Realm? = nil, continueUrl: String? = nil) -> OutOfBandCode {
+                      realm: Realm? = nil, continueUrl: String? = nil, mfaEnrollmentID: String? = nil) -> OutOfBandCode {
         let code = OutOfBandCode(code: Data.randomToken(bytes: 24), email: email, newEmail: newEmail, requestType: requestType, uid: user?.localId,
                                  realm: realm ?? user?.realm ?? Realm(project: "", tenant: nil),
-                                 continueUrl: continueUrl?.isEmpty == false ? continueUrl : nil)
+                                 continueUrl: continueUrl?.isEmpty == false ? continueUrl : nil, mfaEnrollmentID: mfaEnrollmentID)
         state.outOfBand.oobCodes.append(code, key: code.code, keeping: EmulatorRules.maximumStoredOobCodes)
         return code
+    }
+
+    /// The notice production mails when a second factor is enrolled on an
+    /// account with an address: its "this wasn't me" link carries a
+    /// `REVERT_SECOND_FACTOR_ADDITION` code that removes that factor.
+    /// Listed with the other codes; nothing when the account has no address.
+    static func issueRevertOfFactor(_ state: inout EmulatorState, enrollmentID: String, user: EmulatedUser) {
+        guard let email = user.email else { return }
+        issue(&state, requestType: .revertSecondFactorAddition, email: email, user: user, realm: user.realm, mfaEnrollmentID: enrollmentID)
     }
 
     /// A code's account, enabled (`INVALID_OOB_CODE` when it has none any more).
@@ -140,6 +149,15 @@ enum OutOfBandRules {
             try state.checkEmailAvailable(entry.email, for: user.localId, in: user.realm)
             user.email = entry.email
             user.emailVerified = true
+        case .revertSecondFactorAddition:
+            // The factor goes (a factor already withdrawn leaves nothing to
+            // do), and so do the sessions of whoever added it, as a
+            // withdrawal ends earlier sessions.
+            guard let enrollmentID = entry.mfaEnrollmentID else { throw APIServerError.invalidOobCode }
+            if user.enrollments.contains(where: { $0.id == enrollmentID }) {
+                user.enrollments.removeAll { $0.id == enrollmentID }
+                SessionRules.revokeSessions(of: &user, at: context.now)
+            }
         default:
             throw APIServerError.notImplemented("\(entry.requestType.rawValue) codes are applied with accounts:resetPassword or signInWithEmailLink")
         }

@@ -60,6 +60,7 @@ extension MultiFactorRules {
         let id = Data.randomToken(bytes: 12)
         user.enrollments.append(SecondFactor(id: id, displayName: displayName, enrolledAt: context.now, kind: .phone(number: verification.phoneNumber)))
         state.store(user)
+        OutOfBandRules.issueRevertOfFactor(&state, enrollmentID: id, user: user)
         return SessionRules.grant(&state, for: user, facts: SessionFacts(
             provider: facts.provider, secondFactor: .phone, secondFactorID: id, authTime: facts.authTime, developerClaims: facts.developerClaims))
     }

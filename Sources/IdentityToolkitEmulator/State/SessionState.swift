@@ -60,6 +60,8 @@ struct OutOfBandCode: Codable, Sendable {
     var realm: Realm
     /// Where the action page links when done.
     var continueUrl: String? = nil
+    /// The factor a `REVERT_SECOND_FACTOR_ADDITION` code removes.
+    var mfaEnrollmentID: String? = nil
 }
 
 /// An SMS code the emulator "sent"; listed at `/emulator/v1/projects/{project}/verificationCodes`.

@@ -31,7 +31,7 @@ final class ActionLinks: Sendable {
     /// action-URL parameter), read both ways.
     static let modes: [(requestType: OobRequestType, mode: EmailActionMode)] = [
         (.verifyEmail, .verifyEmail), (.passwordReset, .resetPassword), (.emailSignin, .signIn), (.verifyAndChangeEmail, .verifyAndChangeEmail),
-        (.recoverEmail, .recoverEmail),
+        (.recoverEmail, .recoverEmail), (.revertSecondFactorAddition, .revertSecondFactorAddition),
     ]
 
     /// The `mode` of a code's action link.
