@@ -198,8 +198,14 @@ public class BaseAuth: @unchecked Sendable {
         try await revokeRefreshTokens(uid: uid, now: now, initiatedBy: .admin)
     }
 
-    /// ``revokeRefreshTokens(uid:now:)`` on behalf of `initiator`.
-    func revokeRefreshTokens(uid: String, now: Date, initiatedBy initiator: SecurityEvent.Initiator) async throws {
+    /// ``revokeRefreshTokens(uid:now:)`` on behalf of `initiator`: the
+    /// user signing out everywhere (``SecurityEvent/Initiator/user``), say,
+    /// so that the event says who ended the sessions.
+    /// - Parameters:
+    ///   - uid: The user.
+    ///   - now: The current time.
+    ///   - initiator: Who asked.
+    public func revokeRefreshTokens(uid: String, now: Date = Date(), initiatedBy initiator: SecurityEvent.Initiator) async throws {
         defer { forgetCachedAccountState(uid: uid) }
         _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
             tenantId: tenantID, localId: uid, validSince: Int64(now.timeIntervalSince1970.rounded(.down))))

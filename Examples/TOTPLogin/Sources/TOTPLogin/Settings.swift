@@ -22,6 +22,7 @@ import IdentityStoresPostgres
 /// | `sealing.keys` (secret) | `--sealing-keys-file` (the file's text) | `TOTPLOGIN_SEALING_KEYS` | none (a random key) |
 /// | `publicURL` | `--public-url` | `TOTPLOGIN_PUBLIC_URL` | none |
 /// | `trustForwardedFor` | `--trust-forwarded-for` | `TOTPLOGIN_TRUST_FORWARDED_FOR` | `false` |
+/// | `mfa.enrollBy` | `--enroll-by` | `TOTPLOGIN_MFA_ENROLL_BY` | none (a second factor stays optional) |
 ///
 /// Secrets are read as secrets: swift-configuration's access logs never show them.
 struct TOTPLoginSettings {
@@ -34,6 +35,8 @@ struct TOTPLoginSettings {
     var sealingKeys: SealingKeyRing?
     var publicURL: URL?
     var trustForwardedFor: Bool
+    /// Every account needs a second factor from then on (ISO 8601, such as `2027-03-01T00:00:00Z`).
+    var enrollBy: Date?
 
     /// The scope of the example's keys (and the environment's prefix).
     static let scope = "totplogin"
@@ -66,6 +69,12 @@ struct TOTPLoginSettings {
             publicURL = url
         }
         trustForwardedFor = config.bool(forKey: "trustForwardedFor", default: false)
+        if let text = config.string(forKey: "mfa.enrollBy") {
+            guard let date = try? Date(text, strategy: .iso8601) else {
+                throw StartupError(description: "mfa.enrollBy (--enroll-by) must be an ISO 8601 time such as 2027-03-01T00:00:00Z, not '\(text)'")
+            }
+            enrollBy = date
+        }
     }
 
     /// The reader over the command line's `options` (absolute keys, such as

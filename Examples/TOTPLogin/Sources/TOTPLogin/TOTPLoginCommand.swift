@@ -64,6 +64,10 @@ struct TOTPLoginCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A JSON file of settings, under \"totplogin\" (the options and the environment win over it).", valueName: "path"))
     var configFile: String?
 
+    @Option(help: ArgumentHelp("Every account needs a second factor from then on; before, the account page reminds (mfa.enrollBy).",
+                               valueName: "iso8601-time"))
+    var enrollBy: String?
+
     static let defaultProject = "demo-totp-login"
     /// The variable the environment provider reads `sealing.keys` from: derived
     /// from the settings' scope, so that a message never names another one.
@@ -89,6 +93,7 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         set("firebase.projectId", project.map { .string($0) })
         set("postgres.url", postgres.map { .string($0) })
         set("publicURL", publicURL.map { .string($0) })
+        set("mfa.enrollBy", enrollBy.map { .string($0) })
         if trustForwardedFor { set("trustForwardedFor", .bool(true)) }
         if let sealingKeysFile {
             let text: String
@@ -149,6 +154,12 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         let state: BrowserStateConfiguration
         let attempts: any TOTPAttemptStore
         var recoveryCodes: any RecoveryCodeStore = InMemoryRecoveryCodeStore()
+        var securityEvents: any SecurityEventLog = InMemorySecurityEventLog()
+        var outbox: any NotificationOutbox = InMemoryNotificationOutbox()
+        if let stores, let postgresClient {
+            securityEvents = stores.securityEventLog
+            outbox = PostgresNotificationOutbox(client: postgresClient, logger: logger)
+        }
         if let stores {
             guard let keyRing else { throw Self.noSealingKeys }
             recoveryCodes = stores.recoveryCodeStore
@@ -164,7 +175,8 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             attempts = InMemoryTOTPAttemptStore()
         }
         let app = TOTPLoginApp(backend: backend, state: state, attempts: attempts, recoveryCodes: recoveryCodes, publicURL: settings.publicURL,
-                               trustForwardedFor: settings.trustForwardedFor, logger: logger)
+                               trustForwardedFor: settings.trustForwardedFor, logger: logger, securityEvents: securityEvents, outbox: outbox,
+                               enrollmentDeadline: settings.enrollBy)
         logger.info("\(app.stateSummary)")
         // What runs beside the server, in start order; on SIGTERM or SIGINT
         // the server stops taking connections and finishes the requests in
@@ -173,7 +185,7 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         // (which the draining requests still call).
         var services: [any Service] = []
         if let running { services.append(running) }
-        if let postgresClient, let stores { services += [postgresClient, stores.sweeper()] }
+        if let postgresClient, let stores { services += [postgresClient, stores.sweeper(), stores.securityEventLog.retentionSweeper()] }
         services.append(backend.admin.signingKeyRefresher)
         if let metricsPort = settings.metricsPort { services.append(Self.metricsApplication(metricsRegistry, port: metricsPort, logger: logger)) }
         let host = settings.host
@@ -189,10 +201,13 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             logger: logger
         )
         // Once the services run (the pool among them), before the first connection.
-        application.beforeServerStarts { [stores] in
+        application.beforeServerStarts { [stores, outbox] in
             if let stores {
                 // Creates or upgrades the tables; safe from every instance at once.
-                do { try await stores.migrate() } catch { throw StartupError(description: "cannot prepare the PostgreSQL tables: \(error)") }
+                do {
+                    try await stores.migrate()
+                    if let outbox = outbox as? PostgresNotificationOutbox { try await outbox.migrate() }
+                } catch { throw StartupError(description: "cannot prepare the PostgreSQL tables: \(error)") }
             }
             do { try await backend.enableTOTP() } catch {
                 throw StartupError(description: "cannot switch TOTP on at the emulator \(emulatorURL): \(error)")

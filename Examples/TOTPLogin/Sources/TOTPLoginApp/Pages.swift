@@ -1,3 +1,4 @@
+import IdentityOTP
 import Foundation
 
 /// Text made safe for HTML element content and quoted attribute values.
@@ -149,7 +150,8 @@ enum Pages {
         var enrolled: Date?
     }
 
-    static func account(csrf: String, email: String, secondFactor: String?, factors: [Factor], remainingCodes: Int?, notice: String? = nil) -> String {
+    static func account(csrf: String, email: String, secondFactor: String?, factors: [Factor], remainingCodes: Int?, notice: String? = nil,
+                        enrollmentDue: Date? = nil, activity: [SecurityEvent] = []) -> String {
         let dateFormat = Date.ISO8601FormatStyle(dateSeparator: .dash, dateTimeSeparator: .space, timeZone: .gmt)
         let list = factors.isEmpty
             ? "<p id=\"no-factors\">No second factor yet: anyone with your password can sign in.</p>"
@@ -162,6 +164,7 @@ enum Pages {
                 """
             }.joined(separator: "\n")
         return layout("Your account", notice: notice, """
+            \(enrollmentDue.map { "<p class=\"notice\" id=\"enrollment-due\">Add an authenticator app by \(escaped($0.formatted(dateFormat))): after that, this account cannot be used without one.</p>" } ?? "")
             <p>Signed in as <b id="account-email">\(escaped(email))</b>,
             \(secondFactor.map { "with a second factor (<span id=\"second-factor\">\(escaped($0))</span>)" } ?? "with a password only").</p>
             <h2>Second factors</h2>
@@ -170,6 +173,8 @@ enum Pages {
             <h2>Recovery codes</h2>
             <p>\(remainingCodes.map { "<span id=\"remaining-codes\">\($0)</span> unused recovery codes." } ?? "<span id=\"remaining-codes\">No</span> recovery codes.")</p>
             <form method="post" action="/recovery-codes">\(csrfField(csrf))<button id="new-codes" type="submit">Make new recovery codes</button></form>
+            <h2>Recent security activity</h2>
+            \(Pages.activity(activity))
             <form method="post" action="/logout">\(csrfField(csrf))<button id="logout" type="submit">Sign out</button></form>
             """)
     }

@@ -53,6 +53,15 @@ public struct TOTPLoginApp: Sendable {
     let cookies: CookiePolicy
     let trustForwardedFor: Bool
     let logger: Logger
+    /// Each account's recent security events, for the account page.
+    let securityEvents: any SecurityEventLog
+    /// Where "was this you?" notifications wait for a mail worker.
+    let outbox: any NotificationOutbox
+    /// Where every request's security events go: the app's log, the event
+    /// log and the notifier (``SecurityEventsMiddleware`` binds it).
+    let securityEventSink: any SecurityEventSink
+    /// Every account must have a second factor by then (nil: none must).
+    let enrollmentDeadline: Date?
 
     /// - Parameters:
     ///   - backend: The Identity Platform project (an emulator here).
@@ -67,9 +76,15 @@ public struct TOTPLoginApp: Sendable {
     ///   - trustForwardedFor: Take the client's address from the last
     ///     `X-Forwarded-For` entry: set it only behind a proxy that adds it.
     ///   - logger: Where the app notes sign-ins and failures (never a password, code, secret or token).
+    ///   - securityEvents: Each account's security events (shared by the instances: PostgreSQL's audit table).
+    ///   - outbox: Where "was this you?" notifications wait (shared too).
+    ///   - enrollmentDeadline: From then on every account needs a second
+    ///     factor (`FirebaseSignInPolicy.SecondFactor.required(enrollBy:)`);
+    ///     before it the account page says enrolment is due. Nil: optional.
     public init(backend: IdentityBackend, state: BrowserStateConfiguration, attempts: any TOTPAttemptStore,
                 recoveryCodes: any RecoveryCodeStore, issuer: String = "TOTP Login example", publicURL: URL? = nil, trustForwardedFor: Bool = false,
-                logger: Logger = Logger(label: "TOTPLogin")) {
+                logger: Logger = Logger(label: "TOTPLogin"), securityEvents: any SecurityEventLog = InMemorySecurityEventLog(),
+                outbox: any NotificationOutbox = InMemoryNotificationOutbox(), enrollmentDeadline: Date? = nil) {
         self.backend = backend
         self.storage = state.storage
         self.limits = AttemptLimits(store: attempts, logger: logger)
@@ -79,6 +94,12 @@ public struct TOTPLoginApp: Sendable {
         self.cookies = CookiePolicy(secure: publicURL?.scheme == "https")
         self.trustForwardedFor = trustForwardedFor
         self.logger = logger
+        self.securityEvents = securityEvents
+        self.outbox = outbox
+        self.enrollmentDeadline = enrollmentDeadline
+        securityEventSink = MultiplexSecurityEventSink([
+            LoggingSecurityEventSink(logger: logger), securityEvents, SecurityNotifier(admin: backend.admin, outbox: outbox, logger: logger),
+        ])
     }
 
     /// One line for the start-up log: where the browsers' state lives.
@@ -87,6 +108,7 @@ public struct TOTPLoginApp: Sendable {
     /// The routes, for an `Application` or for HummingbirdTesting.
     public func router() -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
+        router.add(middleware: SecurityEventsMiddleware(app: self))
         // "/" reads the session cookie when there is one: signed in or not,
         // it sends the browser on (an invalid cookie to the sign-in page).
         router.group()
@@ -221,6 +243,10 @@ public struct TOTPLoginApp: Sendable {
         } catch let error as AuthErrorCode {
             switch error.code {
             case .invalidVerificationCode:
+                // Identity Platform checked the code; the app records the refusal.
+                if let uid = try? await backend.admin.getUser(email: pending.email).uid {
+                    await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: backend.admin.userKey(uid), factorID: hint.uid, factorKind: "totp"))
+                }
                 // The challenge stays open: the person may type the next code.
                 return .html(Pages.secondFactor(csrf: visit.state.csrfToken, factorName: hint.displayName ?? "TOTP",
                                                 error: "\(Self.sentence(error)) (\(error.code.userInfoName))"), status: .unauthorized)
@@ -321,6 +347,22 @@ public struct TOTPLoginApp: Sendable {
     static let recentSecondFactorSignIn = FirebaseSignInPolicy(secondFactor: .required(), maximumAuthenticationAge: .seconds(300))
 
     func account(_ token: DecodedIDToken, _ request: Request, _ visit: Visit) async -> Outcome {
+        var enrollmentDue: Date?
+        if let enrollmentDeadline {
+            // The enrolment campaign: without a factor, the account page is
+            // open until the deadline (with a reminder), then only /enroll is.
+            do {
+                enrollmentDue = try await backend.admin.enforce(FirebaseSignInPolicy(secondFactor: .required(enrollBy: enrollmentDeadline)),
+                                                                on: token).secondFactorEnrollmentDue
+            } catch let error {
+                switch error.code {
+                case .secondFactorEnrollmentRequired: return .redirect("/enroll?reason=\(EnrollNotice.required.rawValue)")
+                case .secondFactorRequired:
+                    return .redirect("/login?reason=\(LoginNotice.secondFactorRequired.rawValue)", clearingSession: true)
+                default: return failure(error, during: "checking the sign-in policy")
+                }
+            }
+        }
         do {
             let user = try await backend.admin.getUser(uid: token.uid)
             // The policy `.ifEnrolled`, decided on the user this page loads
@@ -336,8 +378,10 @@ public struct TOTPLoginApp: Sendable {
             }
             let notice = AccountNotice(rawValue: request.uri.queryParameters["done"].map(String.init) ?? "")?.text
             let remaining = try await recovery.remainingCodes(for: user.uid)
+            let activity = try await securityEvents.recentEvents(for: backend.admin.userKey(user.uid), limit: 10)
             return .html(Pages.account(csrf: visit.state.csrfToken, email: user.email ?? token.email ?? token.uid,
-                                       secondFactor: token.signInSecondFactor, factors: factors, remainingCodes: remaining, notice: notice))
+                                       secondFactor: token.signInSecondFactor, factors: factors, remainingCodes: remaining, notice: notice,
+                                       enrollmentDue: enrollmentDue, activity: activity))
         } catch {
             return failure(error, during: "loading the account")
         }
@@ -354,9 +398,8 @@ public struct TOTPLoginApp: Sendable {
             let session = try await client.user.multiFactor.session()
             let secret = try await TOTPMultiFactorGenerator.generateSecret(with: session)
             visit.state.pendingSecret = secret.snapshot
-            let recovered = request.uri.queryParameters["reason"] == "recovered"
-            return enrollmentPage(secret, account: client.user.email ?? client.user.uid, csrf: visit.state.csrfToken,
-                                  notice: recovered ? "Your lost authenticator was removed and every other session ended. Add your new one now." : nil)
+            let reason = EnrollNotice(rawValue: request.uri.queryParameters["reason"].map(String.init) ?? "")
+            return enrollmentPage(secret, account: client.user.email ?? client.user.uid, csrf: visit.state.csrfToken, notice: reason?.text)
         } catch let error as AuthErrorCode {
             return enrollmentError(error)
         } catch {
@@ -385,6 +428,9 @@ public struct TOTPLoginApp: Sendable {
             visit.state.pendingSecret = nil
             visit.rotate()
             logger.info("enrolled a TOTP factor", metadata: ["uid": "\(user.uid)"])
+            let factor = user.multiFactor.enrolledFactors.last { $0.factorID == TOTPMultiFactorID }
+            await SecurityEventSystem.record(SecurityEvent(.factorEnrolled, user: backend.admin.userKey(user.uid), initiatedBy: .user,
+                                                           factorID: factor?.uid, factorKind: "totp"))
             // The enrollment's new ID token records the TOTP sign-in; the
             // session cookie is made anew from it.
             var outcome = await renewedSession(user, then: "/account?done=\(AccountNotice.enrolled.rawValue)")
@@ -415,7 +461,15 @@ public struct TOTPLoginApp: Sendable {
         }
         defer { visit.state.user = client.auth.currentSession() }
         do {
-            try await client.user.multiFactor.unenroll(withFactorUID: form["factorUID"])
+            let withdrawn = client.user.multiFactor.enrolledFactors.first { $0.uid == form["factorUID"] }
+            do {
+                try await client.user.multiFactor.unenroll(withFactorUID: form["factorUID"])
+            } catch let error as AuthErrorCode where error.code == .invalidUserToken {
+                // Withdrawn, and every session ended with it (below).
+                await recordWithdrawal(of: withdrawn, uid: client.user.uid)
+                throw error
+            }
+            await recordWithdrawal(of: withdrawn, uid: client.user.uid)
             backend.admin.forgetCachedAccountState(uid: client.user.uid)
             logger.info("removed a factor", metadata: ["uid": "\(client.user.uid)"])
             return await renewedSession(client.user, then: "/account?done=\(AccountNotice.unenrolled.rawValue)")
@@ -428,6 +482,13 @@ public struct TOTPLoginApp: Sendable {
         } catch {
             return failure(error, during: "removing the factor")
         }
+    }
+
+    /// The user removed a factor (the SDK's client call records nothing: the
+    /// app knows who and which).
+    private func recordWithdrawal(of factor: MultiFactorInfo?, uid: String) async {
+        await SecurityEventSystem.record(SecurityEvent(.factorWithdrawn, user: backend.admin.userKey(uid), initiatedBy: .user,
+                                                       factorID: factor?.uid, factorKind: factor?.factorID))
     }
 
     /// Signs out: the session cookie is cleared either way, and the
@@ -460,7 +521,7 @@ public struct TOTPLoginApp: Sendable {
 
     private func revokeSessions(of uid: String) async -> Bool {
         do {
-            try await backend.admin.revokeRefreshTokens(uid: uid)
+            try await backend.admin.revokeRefreshTokens(uid: uid, initiatedBy: .user)
             return true
         } catch {
             logger.warning("could not revoke the sessions at sign-out", metadata: ["uid": "\(uid)", "error": "\(type(of: error))"])
@@ -734,6 +795,18 @@ enum LoginNotice: String {
 }
 
 /// What the account page confirms, as a query value.
+/// Why the enrollment page was opened.
+enum EnrollNotice: String {
+    case recovered, required
+
+    var text: String {
+        switch self {
+        case .recovered: "Your lost authenticator was removed and every other session ended. Add your new one now."
+        case .required: "This account needs an authenticator app now: add one to go on."
+        }
+    }
+}
+
 enum AccountNotice: String {
     case enrolled, unenrolled
 

@@ -321,6 +321,60 @@ import FoundationNetworking
         }
     }
 
+    /// The account page lists the account's security events (the app's and
+    /// the SDK's, from both instances); the ones a user should hear about
+    /// become "was this you?" notifications in the outbox; an enrolment
+    /// deadline shows as a reminder before it and sends to /enroll after it.
+    @Test func securityActivityNotificationsAndTheEnrolmentCampaign() async throws {
+        let deadline = Date().addingTimeInterval(7 * 86_400)
+        try await withInstances(count: 2, enrollmentDeadline: deadline) { apps, emulator, browser in
+            let email = "activity-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            try await browser.signUpAndVerify(email: email, password: "password-123456")
+            _ = try await browser.get("/login")
+            _ = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            var page = try await browser.get("/account")
+            #expect(page.element(id: "enrollment-due")?.contains("Add an authenticator app by") == true)
+            #expect(page.body.contains("id=\"no-activity\""))
+
+            let totp = try await browser.enroll(clock: emulator.emulator.clock)
+            page = try await browser.get("/account")
+            #expect(page.element(id: "enrollment-due") == nil)
+            #expect(page.body.contains("data-kind=\"factor_enrolled\""))
+            #expect(page.body.contains("data-kind=\"recovery_codes_issued\""))
+            let notified = try await apps[0].outbox.pending(limit: 10)
+            #expect(notified.map(\.kind) == ["factor_enrolled"])
+            #expect(notified.first?.recipient == email)
+            #expect(notified.first?.subject == "A second factor was added to your account")
+
+            _ = try await browser.post("/logout", [:])
+            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+            let step = try totp.step(at: Int64(emulator.emulator.clock.now.timeIntervalSince1970)) + 1
+            #expect(try await browser.post("/login/totp", ["code": Self.wrong(totp.code(step: step))]).status == .unauthorized)
+            #expect(try await browser.post("/login/totp", ["code": totp.code(step: step)]).location == "/account")
+            page = try await browser.get("/account")
+            let kinds = page.body.matches(of: #/data-kind="([a-z_]+)"/#).map { String($0.output.1) }
+            #expect(Array(kinds.prefix(2)) == ["code_refused", "sessions_revoked"], "\(kinds)")
+            #expect(Set(kinds.dropFirst(2)) == ["factor_enrolled", "recovery_codes_issued"], "\(kinds)")
+            #expect(page.body.contains("signed out everywhere (by you)"))
+            // Signing out oneself is no news to mail.
+            #expect(try await apps[1].outbox.pending(limit: 10).count == 1)
+            let uid = try await apps[0].backend.admin.getUser(email: email).uid
+            let events = try await apps[0].securityEvents.recentEvents(for: UserKey(uid: uid), limit: 10)
+            #expect(events.allSatisfy { $0.context?.requestID != nil })
+            #expect(!"\(events)".contains(email))
+        }
+        // After the deadline, an account without a factor can only enroll.
+        try await withInstances(count: 1, enrollmentDeadline: Date().addingTimeInterval(-60)) { _, _, browser in
+            let email = "late-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            try await browser.signUpAndVerify(email: email, password: "password-123456")
+            _ = try await browser.get("/login")
+            _ = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            let page = try await browser.get("/account")
+            #expect(page.location == "/enroll?reason=required")
+            #expect(try await browser.get("/enroll?reason=required").body.contains("This account needs an authenticator app now"))
+        }
+    }
+
     /// New codes need a sign-in that used the authenticator minutes ago.
     @Test func newRecoveryCodesNeedAFreshTOTPSignIn() async throws {
         try await withApp { _, emulator, browser in
@@ -560,7 +614,7 @@ import FoundationNetworking
     /// `count` instances of the app on one emulator, sharing their state and
     /// attempt counts as a fleet behind a balancer does; the browser sends
     /// each request to the next instance in turn (round robin).
-    func withInstances(count: Int, state: SharedState = .store, publicURL: URL? = nil, trustForwardedFor: Bool = false,
+    func withInstances(count: Int, state: SharedState = .store, publicURL: URL? = nil, trustForwardedFor: Bool = false, enrollmentDeadline: Date? = nil,
                        _ body: @Sendable ([TOTPLoginApp], RunningEmulator, TestBrowser) async throws -> Void) async throws {
         let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
         let emulator = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
@@ -575,9 +629,11 @@ import FoundationNetworking
             }
             let attempts = InMemoryTOTPAttemptStore()
             let recoveryCodes = InMemoryRecoveryCodeStore()
+            let (events, outbox) = (InMemorySecurityEventLog(), InMemoryNotificationOutbox())
             let apps = (0..<count).map { _ in
                 TOTPLoginApp(backend: backend, state: configuration, attempts: attempts, recoveryCodes: recoveryCodes, publicURL: publicURL,
-                             trustForwardedFor: trustForwardedFor, logger: quiet)
+                             trustForwardedFor: trustForwardedFor, logger: quiet, securityEvents: events, outbox: outbox,
+                             enrollmentDeadline: enrollmentDeadline)
             }
             try await Self.withClients(apps[...], []) { clients in
                 try await body(apps, emulator, TestBrowser(clients: clients, cookieName: apps[0].cookies.browserCookieName))
