@@ -193,6 +193,9 @@ def run_story(base, shots, before_code_step=lambda: None):
         expect(path() == "/account", "enrolled")
         expect(driver.find_element(By.ID, "remaining-codes").text == "10", "the account counts ten unused codes")
         expect(driver.find_element(By.CLASS_NAME, "factor-name").text == "Chromium", "the account lists the factor")
+        activity = [item.get_attribute("data-kind") for item in driver.find_elements(By.CSS_SELECTOR, "#activity .activity")]
+        expect("factor_enrolled" in activity and "recovery_codes_issued" in activity,
+               f"the account's recent security activity shows the enrolment and the codes ({activity})")
         expect(driver.find_element(By.ID, "second-factor").text == "totp", "the new session records the TOTP sign-in")
         shot("account-enrolled")
 
@@ -241,6 +244,9 @@ def run_story(base, shots, before_code_step=lambda: None):
 
         click(driver.find_element(By.CLASS_NAME, "unenroll"))
         expect(path() == "/account" and driver.find_elements(By.ID, "no-factors"), "the factor was removed")
+        newest = driver.find_elements(By.CSS_SELECTOR, "#activity .activity")[0]
+        expect(newest.get_attribute("data-kind") == "factor_withdrawn" and "(by you)" in newest.text,
+               "the newest activity is the removal, by the user")
         shot("account-unenrolled")
 
         # The lost phone: enroll, sign out, recover with a code, enroll anew.
