@@ -192,14 +192,14 @@ public class BaseAuth: @unchecked Sendable {
     ///   - uid: The user.
     ///   - now: The current time (for tests).
     ///
-    /// Records a ``SecurityEvent/Kind/sessionsRevoked`` event (initiated by
+    /// Records a `SecurityEvent.Kind.sessionsRevoked` event (initiated by
     /// an administrator) in `SecurityEventSystem`.
     public func revokeRefreshTokens(uid: String, now: Date = Date()) async throws {
         try await revokeRefreshTokens(uid: uid, now: now, initiatedBy: .admin)
     }
 
     /// ``revokeRefreshTokens(uid:now:)`` on behalf of `initiator`: the
-    /// user signing out everywhere (``SecurityEvent/Initiator/user``), say,
+    /// user signing out everywhere (`SecurityEvent.Initiator.user`), say,
     /// so that the event says who ended the sessions.
     /// - Parameters:
     ///   - uid: The user.

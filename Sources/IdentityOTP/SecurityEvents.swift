@@ -259,7 +259,7 @@ public struct MultiplexSecurityEventSink: SecurityEventSink {
 /// ]))
 /// ```
 ///
-/// ``withSink(_:_:)`` routes one task's events elsewhere (a test, a tenant's
+/// ``withSink(_:isolation:_:)`` routes one task's events elsewhere (a test, a tenant's
 /// own sink) without touching the process's.
 public enum SecurityEventSystem {
     private static let bootstrapped = Locked<any SecurityEventSink>(LoggingSecurityEventSink())

@@ -132,7 +132,7 @@ public struct TOTPVerifier: Sendable {
         public let failures: Int
     }
 
-    /// ``verify(_:keyID:at:)`` for `user` (their key in the stores is
+    /// `verify(_:keyID:at:)` for `user` (their key in the stores is
     /// ``UserKey/storeKey``), reporting more, and recording what happened
     /// in ``SecurityEventSystem``: a code refused or replayed, a lock-out
     /// begun or ended, a drifting clock (``detectingClockDrift(_:)``).
@@ -140,7 +140,7 @@ public struct TOTPVerifier: Sendable {
     ///   - code: What the user typed.
     ///   - user: Whose factor.
     ///   - date: Now (for tests).
-    /// - Throws: as ``verify(_:keyID:at:)``.
+    /// - Throws: as `verify(_:keyID:at:)`.
     public func verify(_ code: String, for user: UserKey, at date: Date = Date()) async throws -> Report {
         let report = try await report(code, keyID: user.storeKey, at: Int64(date.timeIntervalSince1970.rounded(.down)))
         func event(_ kind: SecurityEvent.Kind) -> SecurityEvent {
