@@ -376,7 +376,10 @@ public struct TOTPLoginApp: Sendable {
             let factors = user.multiFactor.enrolledFactors.map {
                 Pages.Factor(uid: $0.uid, displayName: $0.displayName ?? "(no name)", factorID: $0.factorID, enrolled: $0.enrollmentTime)
             }
-            let notice = AccountNotice(rawValue: request.uri.queryParameters["done"].map(String.init) ?? "")?.text
+            var notice = AccountNotice(rawValue: request.uri.queryParameters["done"].map(String.init) ?? "")?.text
+            if let seconds = request.uri.queryParameters["clock"].flatMap({ Int($0) }), abs(seconds) <= 3600, seconds != 0 {
+                notice = (notice.map { $0 + " " } ?? "") + "Your phone's clock seems about \(abs(seconds)) seconds \(seconds > 0 ? "fast" : "slow"): set it to the network's time, or its codes will stop working as it drifts further."
+            }
             let remaining = try await recovery.remainingCodes(for: user.uid)
             let activity = try await securityEvents.recentEvents(for: backend.admin.userKey(user.uid), limit: 10)
             return .html(Pages.account(csrf: visit.state.csrfToken, email: user.email ?? token.email ?? token.uid,
@@ -420,6 +423,8 @@ public struct TOTPLoginApp: Sendable {
         }
         let user = client.user
         let displayName = form["displayName"].trimmingCharacters(in: .whitespacesAndNewlines)
+        // The one time the app holds the key: it sees where the phone's code falls.
+        let drift = Self.clockDrift(of: form["code"], secret: secret, account: user.email ?? user.uid)
         do {
             let assertion = TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: form["code"])
             try await user.multiFactor.enroll(with: assertion, displayName: displayName.isEmpty ? nil : displayName)
@@ -431,12 +436,19 @@ public struct TOTPLoginApp: Sendable {
             let factor = user.multiFactor.enrolledFactors.last { $0.factorID == TOTPMultiFactorID }
             await SecurityEventSystem.record(SecurityEvent(.factorEnrolled, user: backend.admin.userKey(user.uid), initiatedBy: .user,
                                                            factorID: factor?.uid, factorKind: "totp"))
+            var done = "/account?done=\(AccountNotice.enrolled.rawValue)"
+            if let drift {
+                var noticed = SecurityEvent(.clockDriftNoticed, user: backend.admin.userKey(user.uid), factorID: factor?.uid, factorKind: "totp")
+                noticed.clockOffsetSeconds = drift.seconds
+                await SecurityEventSystem.record(noticed)
+                done += "&clock=\(drift.seconds)"
+            }
             // The enrollment's new ID token records the TOTP sign-in; the
             // session cookie is made anew from it.
-            var outcome = await renewedSession(user, then: "/account?done=\(AccountNotice.enrolled.rawValue)")
+            var outcome = await renewedSession(user, then: done)
             // The first authenticator comes with recovery codes, shown once.
             if outcome.session != nil, let codes = await firstRecoveryCodes(for: user.uid) {
-                outcome.kind = .html(Pages.recoveryCodes(codes.codes, next: "/account?done=\(AccountNotice.enrolled.rawValue)"))
+                outcome.kind = .html(Pages.recoveryCodes(codes.codes, next: done))
                 outcome.status = .ok
             }
             return outcome
@@ -482,6 +494,20 @@ public struct TOTPLoginApp: Sendable {
         } catch {
             return failure(error, during: "removing the factor")
         }
+    }
+
+    /// How far the phone's clock seems off, from the first code it showed:
+    /// nil when the code falls within a step of now (a person typing as
+    /// the code changes) or matches no step within ten. Identity Platform
+    /// checks the codes of later sign-ins and tells the app nothing of
+    /// where they fall, so enrolment is where the app can tell the user.
+    static func clockDrift(of code: String, secret: TOTPSecret, account: String, at now: Date = Date()) -> TOTPClockDrift? {
+        guard let totp = try? OTPAuthURI(parsing: secret.generateQRCodeURL(withAccountName: account, issuer: "drift")).totp() else { return nil }
+        let unixNow = Int64(now.timeIntervalSince1970.rounded(.down))
+        guard let present = try? totp.step(at: unixNow),
+              let matched = try? totp.matchingStep(for: code, at: unixNow, window: TOTPVerifier.widestWindow) else { return nil }
+        let steps = Int(Int64(bitPattern: matched &- present))
+        return abs(steps) >= 2 ? TOTPClockDrift(steps: steps, period: totp.period) : nil
     }
 
     /// The user removed a factor (the SDK's client call records nothing: the

@@ -375,6 +375,30 @@ import FoundationNetworking
         }
     }
 
+    /// A phone 90 s fast enrolls (Identity Platform's window takes its
+    /// code), and the app, which holds the key only then, says so on the
+    /// account page and records the drift; a phone on time hears nothing.
+    @Test func enrolmentNoticesAPhoneWhoseClockIsOff() async throws {
+        try await withApp { app, emulator, browser in
+            let email = "drift-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            try await browser.signUpAndVerify(email: email, password: "password-123456")
+            _ = try await browser.get("/login")
+            _ = try await browser.post("/login", ["email": email, "password": "password-123456"])
+            let page = try await browser.get("/enroll")
+            let totp = try TestBrowser.generator(page)
+            let fast = try totp.code(at: Int64(emulator.emulator.clock.now.timeIntervalSince1970) + 90)
+            let done = try await browser.post("/enroll", ["displayName": "fast phone", "code": fast])
+            #expect(done.body.contains("href=\"/account?done=enrolled&amp;clock=90\""))
+            let account = try await browser.get("/account?done=enrolled&clock=90")
+            #expect(account.body.contains("Your phone&#39;s clock seems about 90 seconds fast"))
+            #expect(account.body.contains("data-kind=\"clock_drift_noticed\""))
+            let uid = try await app.backend.admin.getUser(email: email).uid
+            let drift = try await app.securityEvents.recentEvents(for: UserKey(uid: uid), limit: 10).first { $0.kind == .clockDriftNoticed }
+            #expect(drift?.clockOffsetSeconds == 90)
+            // (A phone on time hears nothing: theWholeStory's next link has no `clock`.)
+        }
+    }
+
     /// New codes need a sign-in that used the authenticator minutes ago.
     @Test func newRecoveryCodesNeedAFreshTOTPSignIn() async throws {
         try await withApp { _, emulator, browser in
