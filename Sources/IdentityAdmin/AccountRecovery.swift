@@ -99,7 +99,7 @@ public struct AccountRecovery: Sendable {
         let codes = try await redeemer.regenerate(for: storeKey(uid), count: count)
         Telemetry.counter("recovery_code_sets_issued_total").increment()
         auditLog.notice("recovery codes issued", metadata: ["uid": "\(uid)", "count": "\(codes.codes.count)"])
-        var issued = SecurityEvent(.recoveryCodesIssued, user: admin.userKey(uid), factorKind: Self.recoveryCodeKind)
+        var issued = SecurityEvent(.recoveryCodesIssued, user: admin.userKey(uid), factorKind: SecurityEvent.recoveryCodeFactorKind)
         issued.remainingCodes = codes.codes.count
         await SecurityEventSystem.record(issued)
         return codes
@@ -117,8 +117,6 @@ public struct AccountRecovery: Sendable {
     /// ends the tenant.
     public func storeKey(_ uid: String) -> String { admin.userKey(uid).storeKey }
 
-    /// How events name a recovery code (`SecurityEvent/factorKind`).
-    static let recoveryCodeKind = "recovery_code"
 
     /// Runs the whole path with the code the user typed, for the user whose
     /// password step `proof` records.
@@ -172,7 +170,7 @@ public struct AccountRecovery: Sendable {
             case .redeemed(let left): remaining = left
             case .invalid:
                 auditLog.notice("recovery code refused", metadata: ["uid": "\(uid)"])
-                await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: admin.userKey(uid), date: now, factorKind: Self.recoveryCodeKind))
+                await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: admin.userKey(uid), date: now, factorKind: SecurityEvent.recoveryCodeFactorKind))
                 throw AccountRecoveryError(code: .invalidCode, underlying: nil)
             case .noCodes: throw AccountRecoveryError(code: .noCodes, underlying: nil)
             }
@@ -185,7 +183,7 @@ public struct AccountRecovery: Sendable {
             throw AccountRecoveryError(code: .codeStoreUnavailable, underlying: error)
         }
         var redeemed = SecurityEvent(.recoveryCodeRedeemed, user: admin.userKey(uid), date: now, initiatedBy: .recovery,
-                                     factorKind: Self.recoveryCodeKind)
+                                     factorKind: SecurityEvent.recoveryCodeFactorKind)
         redeemed.remainingCodes = remaining
         await SecurityEventSystem.record(redeemed)
         let factors = user.multiFactor.enrolledFactors

@@ -98,8 +98,14 @@ public struct SecurityEvent: Sendable, Hashable, Codable {
     /// The factor concerned: its enrollment id (`mfaEnrollmentId`), or the
     /// store key of a verifier's key; nil when the event is about the account.
     public var factorID: String?
-    /// The kind of factor or code: `totp`, `phone`, `recovery_code`.
+    /// The kind of factor or code: Firebase's factor id (``totpFactorKind``,
+    /// `phone`) or ``recoveryCodeFactorKind``.
     public var factorKind: String?
+
+    /// ``factorKind`` of a TOTP factor: Firebase's factor id.
+    public static let totpFactorKind = "totp"
+    /// ``factorKind`` of a recovery code.
+    public static let recoveryCodeFactorKind = "recovery_code"
     /// The request it happened in, where the app or a middleware set one
     /// (``SecurityEventContext``).
     public var context: SecurityEventContext?

@@ -144,7 +144,7 @@ public struct TOTPVerifier: Sendable {
     public func verify(_ code: String, for user: UserKey, at date: Date = Date()) async throws -> Report {
         let report = try await report(code, keyID: user.storeKey, at: Int64(date.timeIntervalSince1970.rounded(.down)))
         func event(_ kind: SecurityEvent.Kind) -> SecurityEvent {
-            SecurityEvent(kind, user: user, date: date, factorKind: "totp")
+            SecurityEvent(kind, user: user, date: date, factorKind: SecurityEvent.totpFactorKind)
         }
         switch report.result {
         case .invalid: await SecurityEventSystem.record(event(.codeRefused))

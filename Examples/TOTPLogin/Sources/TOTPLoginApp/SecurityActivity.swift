@@ -124,7 +124,7 @@ extension Pages {
         switch event.kind {
         case .factorEnrolled: "second factor added"
         case .factorWithdrawn: "second factor removed"
-        case .codeRefused: event.factorKind == "recovery_code" ? "wrong recovery code" : "wrong code"
+        case .codeRefused: event.factorKind == SecurityEvent.recoveryCodeFactorKind ? "wrong recovery code" : "wrong code"
         case .replayRefused: "a code used twice"
         case .lockoutBegan: "sign-ins paused after wrong codes"
         case .lockoutEnded: "sign-ins resumed"

@@ -245,7 +245,7 @@ public struct TOTPLoginApp: Sendable {
             case .invalidVerificationCode:
                 // Identity Platform checked the code; the app records the refusal.
                 if let uid = try? await backend.admin.getUser(email: pending.email).uid {
-                    await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: backend.admin.userKey(uid), factorID: hint.uid, factorKind: "totp"))
+                    await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: backend.admin.userKey(uid), factorID: hint.uid, factorKind: SecurityEvent.totpFactorKind))
                 }
                 // The challenge stays open: the person may type the next code.
                 return .html(Pages.secondFactor(csrf: visit.state.csrfToken, factorName: hint.displayName ?? "TOTP",
@@ -435,10 +435,10 @@ public struct TOTPLoginApp: Sendable {
             logger.info("enrolled a TOTP factor", metadata: ["uid": "\(user.uid)"])
             let factor = user.multiFactor.enrolledFactors.last { $0.factorID == TOTPMultiFactorID }
             await SecurityEventSystem.record(SecurityEvent(.factorEnrolled, user: backend.admin.userKey(user.uid), initiatedBy: .user,
-                                                           factorID: factor?.uid, factorKind: "totp"))
+                                                           factorID: factor?.uid, factorKind: SecurityEvent.totpFactorKind))
             var done = "/account?done=\(AccountNotice.enrolled.rawValue)"
             if let drift {
-                var noticed = SecurityEvent(.clockDriftNoticed, user: backend.admin.userKey(user.uid), factorID: factor?.uid, factorKind: "totp")
+                var noticed = SecurityEvent(.clockDriftNoticed, user: backend.admin.userKey(user.uid), factorID: factor?.uid, factorKind: SecurityEvent.totpFactorKind)
                 noticed.clockOffsetSeconds = drift.seconds
                 await SecurityEventSystem.record(noticed)
                 done += "&clock=\(drift.seconds)"
