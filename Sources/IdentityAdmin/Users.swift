@@ -341,16 +341,7 @@ extension BaseAuth {
     /// the server checks them: at most 1000 characters of JSON, none of the
     /// token's own claims (`ReservedClaimName` of IdentityToolkit).
     public func setCustomUserClaims(_ uid: String, _ claims: [String: JSONValue]?) async throws {
-        let claims = claims ?? [:]
-        for reserved in ReservedClaimName.allKnownValues where claims[reserved.rawValue] != nil {
-            throw AdminValidationError(field: "customClaims", message: "must not set the reserved claim \"\(reserved.rawValue)\"")
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let text = String(decoding: try encoder.encode(claims), as: UTF8.self)
-        guard text.count <= Self.maximumCustomClaimsLength else {
-            throw AdminValidationError(field: "customClaims", message: "must be at most \(Self.maximumCustomClaimsLength) characters of JSON, not \(text.count)")
-        }
+        let text = try CustomClaimsRule.text(of: claims ?? [:], field: "customClaims")
         _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
             tenantId: tenantID, localId: uid, customAttributes: text))
     }

@@ -206,11 +206,14 @@ public struct IDTokenVerifier: Sendable {
         }
     }
 
-    /// Every check, with no cache.
-    private func verifyEveryCheck(_ idToken: String, at now: Date) async throws(TokenVerificationError) -> DecodedIDToken {
+    /// The JWT of `token` once its signature verified: the compact form,
+    /// RS256, a `kid` among the keys (fetched through the key cache), the
+    /// signature. The one sequence of every token the keys sign: ID tokens
+    /// here, blocking functions' events (``BlockingFunctionHandler``).
+    private func signedJWT(_ token: String) async throws(TokenVerificationError) -> ParsedJWT {
         let jwt: ParsedJWT
         do {
-            jwt = try ParsedJWT(idToken)
+            jwt = try ParsedJWT(token)
         } catch .notCompactForm {
             throw .malformed("not a JWT (three strict base64url parts, at most 16 KB)")
         } catch {
@@ -221,13 +224,28 @@ public struct IDTokenVerifier: Sendable {
         let key: _RSA.Signing.PublicKey
         if let fresh = keys.freshKey(for: kid) { key = fresh } else { key = try await keys.key(for: kid) }
         guard jwt.hasValidSignature(key) else { throw .badSignature }
-        let claims: IDTokenClaims
+        return jwt
+    }
+
+    /// The claims of `token` as `Claims`, once its signature verified
+    /// (``signedJWT(_:)``); what they must say is the caller's to check.
+    func verifiedClaims<Claims: Decodable>(of token: String, as type: Claims.Type) async throws(TokenVerificationError) -> Claims {
+        try Self.decode(try await signedJWT(token)) { jwt throws(JWTFailure) in try jwt.claims(as: Claims.self) }
+    }
+
+    private static func decode<Claims>(_ jwt: ParsedJWT, _ read: (ParsedJWT) throws(JWTFailure) -> Claims) throws(TokenVerificationError) -> Claims {
         do {
-            claims = try jwt.claims(as: IDTokenClaims.self)
+            return try read(jwt)
         } catch {
-            if case .undecodableClaims(let decoding) = error { throw .malformed("the claims do not decode (\(Self.describe(decoding)))") }
+            if case .undecodableClaims(let decoding) = error { throw .malformed("the claims do not decode (\(describe(decoding)))") }
             throw .malformed("the claims do not decode")
         }
+    }
+
+    /// Every check, with no cache.
+    private func verifyEveryCheck(_ idToken: String, at now: Date) async throws(TokenVerificationError) -> DecodedIDToken {
+        let jwt = try await signedJWT(idToken)
+        let claims = try Self.decode(jwt) { jwt throws(JWTFailure) in try jwt.claims(as: IDTokenClaims.self) }
         guard claims.aud == projectID else { throw .wrongAudience(expected: projectID, found: claims.aud) }
         guard claims.iss == requiredIssuer else { throw .wrongIssuer(expected: requiredIssuer, found: claims.iss) }
         guard IdentityPlatformLimits.isValidUID(claims.sub) else { throw .invalidSubject }

@@ -72,7 +72,7 @@ struct SessionTokens: Sendable {
     }
 
     /// A JSON object given as text, as a claim set; nil when it is none.
-    private static func object(_ text: String?) -> [String: JSONValue]? {
+    static func object(_ text: String?) -> [String: JSONValue]? {
         text.flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8)) }
     }
 }
