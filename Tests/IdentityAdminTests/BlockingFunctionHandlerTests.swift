@@ -114,7 +114,7 @@ import Testing
         let elsewhere = BlockingFunctionHandler(auth: other, functionURL: Self.url, beforeSignIn: { _ in .allow })
         await #expect(throws: BlockingEventRefusal.self) { _ = try await elsewhere.verifiedEvent(try await fixture.event()) }
         // A tenant's handler refuses the project's users' events.
-        let tenant = BlockingFunctionHandler(auth: try fixture.setup.admin.tenantManager().authForTenant("tenant-a"), functionURL: Self.url,
+        let tenant = BlockingFunctionHandler(auth: fixture.setup.admin.tenantManager().authForTenant("tenant-a"), functionURL: Self.url,
                                              beforeSignIn: { _ in .allow })
         let mismatch = await tenant.respond(to: Fixture.body(try await fixture.event()), contentType: "application/json")
         #expect(mismatch.status == 401)

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import IdentityToolkit
 
 /// What a blocking function decides: let the attempt go on (changing the

@@ -1,6 +1,6 @@
 public import Foundation
 public import IdentityOTP
-@_spi(Generated) public import IdentityToolkit
+@_spi(Generated) import IdentityToolkit
 public import Logging
 import IdentityToolkitJWT
 import IdentitySupport
