@@ -32,12 +32,19 @@ struct AccountsRoutes: AccountsService {
         }
         if body.localId != nil { throw APIServerError.unexpectedParameter("User ID") }
         let tokens = self.tokens
-        let grant = try await services.run { state, context in
+        let (created, isNew) = try await services.run { state, context in
             let realm = try Self.realm(state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
             try TenantRules.checkAuthEnabled(state, realm)
             let linking = try body.idToken.flatMap { $0.isEmpty ? nil : try AccountRules.user(state, for: try tokens.claims(of: $0), requestTenant: nil, context) }
-            return try AccountRules.signUp(&state, realm: realm, email: body.email, password: body.password, displayName: body.displayName,
-                                          linking: linking, factors: body.mfaInfo ?? [], context)
+            let grant = try AccountRules.signUp(&state, realm: realm, email: body.email, password: body.password, displayName: body.displayName,
+                                                linking: linking, factors: body.mfaInfo ?? [], context)
+            return (grant, linking == nil)
+        }
+        // An email sign-up creates a user, then signs them in (as Google's emulator calls the functions).
+        var grant = created
+        if body.email?.isEmpty == false {
+            grant = isNew ? try await services.blockingFunctions.afterSignUp(created, signInMethod: ProviderID.password.rawValue)
+                : try await services.blockingFunctions.beforeSignIn(created, signInMethod: ProviderID.password.rawValue)
         }
         return SignUpResponse(localId: grant.uid, email: grant.email, displayName: grant.displayName, idToken: try tokens.idToken(for: grant),
                               refreshToken: grant.refreshToken, expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds,
@@ -50,7 +57,8 @@ struct AccountsRoutes: AccountsService {
             return try AccountRules.signInWithPassword(&state, realm: realm, email: body.email, password: body.password, context)
         }
         switch outcome {
-        case .signedIn(let grant):
+        case .signedIn(let signedIn):
+            let grant = try await services.blockingFunctions.beforeSignIn(signedIn, signInMethod: ProviderID.password.rawValue)
             return SignInWithPasswordResponse(
                 localId: grant.uid, email: grant.email, displayName: grant.displayName ?? "", registered: true,
                 idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken, expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds,

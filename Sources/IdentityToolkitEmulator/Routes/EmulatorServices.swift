@@ -18,6 +18,9 @@ struct EmulatorServices: Sendable {
     /// Who may act as an admin on the end-user routes too (`Bearer owner`).
     let admins: AdminAuthorization
 
+    /// The project's blocking functions, called over `URLSession`.
+    var blockingFunctions: BlockingFunctionCalls { BlockingFunctionCalls(services: self, transport: URLSessionTransport.shared) }
+
     /// The context of a rule run now.
     func context() -> RuleContext {
         RuleContext(now: clock.now, defaultProject: defaultProject, secondFactors: secondFactorRules,

@@ -113,6 +113,8 @@ extension AccountsRoutes {
             return try MultiFactorRules.finalizePhoneSignIn(&state, pendingCredential: body.mfaPendingCredential, sessionInfo: sessionInfo,
                                                             code: code, context)
         }
-        return FinalizeMfaSignInResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken)
+        // The second factor finishes the sign-in: production calls beforeSignIn now.
+        let signedIn = try await services.blockingFunctions.beforeSignIn(grant, signInMethod: grant.facts.provider.rawValue)
+        return FinalizeMfaSignInResponse(idToken: try tokens.idToken(for: signedIn), refreshToken: signedIn.refreshToken)
     }
 }

@@ -196,4 +196,6 @@ struct SessionGrant: Sendable {
     /// The user's phone number and linked providers, for `firebase.identities`.
     var phoneNumber: String? = nil
     var linkedProviders: [LinkedProvider] = []
+    /// A blocking function's `sessionClaims`: into this sign-in's ID token alone.
+    var sessionClaims: [String: JSONValue]? = nil
 }

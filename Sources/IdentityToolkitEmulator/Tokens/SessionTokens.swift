@@ -25,7 +25,8 @@ struct SessionTokens: Sendable {
             firebase: FirebaseSignInClaims(identities: identities, signInProvider: grant.facts.provider.rawValue,
                                            signInSecondFactor: grant.facts.secondFactor?.rawValue,
                                            secondFactorIdentifier: grant.facts.secondFactorID, tenant: grant.realm.tenant))
-        return try key.signer.sign(claims, extraClaims: [grant.customAttributes, grant.facts.developerClaims].compactMap(Self.object))
+        return try key.signer.sign(claims, extraClaims: [grant.customAttributes, grant.facts.developerClaims].compactMap(Self.object)
+                                   + [grant.sessionClaims].compactMap { $0 })
     }
 
     /// A session cookie made from a verified ID token: its claims, custom
