@@ -40,6 +40,7 @@ function withTimeout(promise, ms) {
 }
 
 (async () => {
+  await rt.startBlockingFunctionServer();
   const tests = [];
   for (const spec of specs) {
     const before = rt.root.suites.length;

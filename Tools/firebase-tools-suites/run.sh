@@ -15,7 +15,8 @@ mfa=$(cd "$(dirname "${2:-$(cd "$here/../.." && swift build --show-bin-path)/mfa
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 auth="$checkout/src/emulator/auth"
-python3 "$here/strip.py" "$auth/testing/helpers.ts" > "$work/helpers.js"
+# The blocking functions' host becomes the runner's local server (runtime.js).
+python3 "$here/strip.py" "$auth/testing/helpers.ts" | sed 's|"http://my-blocking-function.test"|process.env.BLOCKING_FUNCTION_HOST|' > "$work/helpers.js"
 suites="mfa batch config tenant password signUp setAccountInfo deleteAccount customToken misc rest oob"
 for suite in $suites; do python3 "$here/strip.py" "$auth/$suite.spec.ts" > "$work/$suite.spec.js"; done
 cp "$here/runtime.js" "$here/shim-module.js" "$here/run.js" "$work/"

@@ -159,15 +159,42 @@ const jwt = {
   },
 };
 
-// ---------------------------------------------------------------- nock (no blocking functions here)
-function nock() {
-  const chain = new Proxy(function () {}, { get: () => chain, apply: () => chain });
-  return chain;
+// ---------------------------------------------------------------- nock over a real server
+// The suites' blocking functions are nock interceptors in firebase-tools'
+// own process; the emulator under test is another process, so they are
+// served here by a local HTTP server instead, each reply used once.
+// helpers.js's BLOCKING_FUNCTION_HOST is rewritten to it (run.sh).
+const http = require("http");
+const interceptors = [];
+const blockingCalls = [];
+async function startBlockingFunctionServer() {
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => { body += chunk; });
+    req.on("end", () => {
+      blockingCalls.push({ method: req.method, path: req.url, body });
+      const index = interceptors.findIndex((x) => x.method === req.method && x.path === req.url);
+      if (index < 0) { res.writeHead(501, { "content-type": "text/plain" }); res.end("no interceptor"); return; }
+      const [reply] = interceptors.splice(index, 1);
+      res.writeHead(reply.status, { "content-type": "application/json" });
+      res.end(reply.body === undefined ? "" : typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  server.unref();
+  process.env.BLOCKING_FUNCTION_HOST = `http://127.0.0.1:${server.address().port}`;
 }
-nock.cleanAll = () => {};
-nock.isDone = () => true;
+function nock() {
+  const scope = {
+    post(path) { return { reply(status, body) { interceptors.push({ method: "POST", path, status, body }); return scope; } }; },
+  };
+  return scope;
+}
+nock.cleanAll = () => { interceptors.length = 0; };
+nock.isDone = () => interceptors.length === 0;
 nock.disableNetConnect = () => {};
 nock.enableNetConnect = () => {};
+nock.calls = blockingCalls;
 
 // ---------------------------------------------------------------- supertest over fetch
 let baseURL = "";
@@ -254,4 +281,4 @@ const setup = {
 function setBaseURL(url) { baseURL = url; }
 function resetClock() { fakeNow = 0; pendingTicks = 0; }
 
-module.exports = { chai, jwt, nock, setup, root, setBaseURL, resetClock, RealDate };
+module.exports = { chai, jwt, nock, setup, root, setBaseURL, resetClock, RealDate, startBlockingFunctionServer };

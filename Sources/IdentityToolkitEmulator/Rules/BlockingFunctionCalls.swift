@@ -103,7 +103,9 @@ struct BlockingFunctionCalls: Sendable {
         let updated = try await services.run { state, _ -> EmulatedUser? in
             guard var user = state.user(grant.uid, in: grant.realm) else { return nil }
             if fields.contains(Field.displayName) { user.displayName = update.displayName }
+            // firebase-functions names it `photoURL`, Google's emulator `photoUrl`.
             if fields.contains(Field.photoURL) { user.photoUrl = update.photoURL }
+            if fields.contains(Field.photoUrl) { user.photoUrl = update.photoUrl }
             if fields.contains(Field.disabled) { user.disabled = update.disabled ?? false }
             if fields.contains(Field.emailVerified) { user.emailVerified = update.emailVerified ?? false }
             if let customAttributes { user.customAttributes = customAttributes == "{}" ? nil : customAttributes }
@@ -116,6 +118,7 @@ struct BlockingFunctionCalls: Sendable {
         }
         var result = grant
         result.displayName = user.displayName
+        result.photoUrl = user.photoUrl
         result.emailVerified = user.emailVerified
         result.customAttributes = user.customAttributes
         result.sessionClaims = sessionClaims

@@ -29,7 +29,7 @@ enum SessionRules {
         state.sessions.refreshTokensByUser[user.key] = tokens
         return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
                             displayName: user.displayName, facts: facts, refreshToken: token, customAttributes: user.customAttributes,
-                            phoneNumber: user.phoneNumber, linkedProviders: user.linkedProviders)
+                            phoneNumber: user.phoneNumber, linkedProviders: user.linkedProviders, photoUrl: user.photoUrl)
     }
 
     /// A pending credential for `user`, who passed `provider` and has a
@@ -50,7 +50,7 @@ enum SessionRules {
         guard user.tokenGeneration == record.generation else { throw APIServerError.tokenExpired("the session was revoked") }
         return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
                             displayName: user.displayName, facts: record.session, refreshToken: token, customAttributes: user.customAttributes,
-                            phoneNumber: user.phoneNumber, linkedProviders: user.linkedProviders)
+                            phoneNumber: user.phoneNumber, linkedProviders: user.linkedProviders, photoUrl: user.photoUrl)
     }
 
     /// Ends every session of `user` from now on: refresh tokens of earlier

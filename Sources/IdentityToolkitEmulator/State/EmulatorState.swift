@@ -196,6 +196,8 @@ struct SessionGrant: Sendable {
     /// The user's phone number and linked providers, for `firebase.identities`.
     var phoneNumber: String? = nil
     var linkedProviders: [LinkedProvider] = []
+    /// The user's photo URL (the ID token's `picture`).
+    var photoUrl: String? = nil
     /// A blocking function's `sessionClaims`: into this sign-in's ID token alone.
     var sessionClaims: [String: JSONValue]? = nil
 }

@@ -22,6 +22,7 @@ struct SessionTokens: Sendable {
             authTime: Int64(grant.facts.authTime.timeIntervalSince1970), userID: grant.uid, sub: grant.uid,
             iat: now, exp: now + IdentityPlatformLimits.idTokenLifetimeSeconds, email: grant.email,
             emailVerified: grant.email == nil ? nil : grant.emailVerified,
+            name: grant.displayName?.isEmpty == false ? grant.displayName : nil, picture: grant.photoUrl?.isEmpty == false ? grant.photoUrl : nil,
             firebase: FirebaseSignInClaims(identities: identities, signInProvider: grant.facts.provider.rawValue,
                                            signInSecondFactor: grant.facts.secondFactor?.rawValue,
                                            secondFactorIdentifier: grant.facts.secondFactorID, tenant: grant.realm.tenant))
