@@ -1,3 +1,5 @@
+import Foundation
+
 /// The limits and fixed values the Identity Toolkit service documents, in
 /// one place for the clients that check them before sending (IdentityAdmin,
 /// `mfa`) and the emulator that enforces them.
@@ -42,3 +44,27 @@ package enum IdentityPlatformLimits {
             && number.utf8.dropFirst().allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 }
+
+/// What is wrong with a set of custom claims, by Identity Platform's rule:
+/// the one home of the rule, which IdentityAdmin applies before sending and
+/// the emulator when it stores (each answers in its own errors).
+package enum CustomClaimsProblem: Equatable, Sendable {
+    /// It sets a claim of the token's own (`ReservedClaimName`).
+    case reservedClaim(String)
+    /// Its JSON text is longer than ``IdentityPlatformLimits/maximumCustomClaimsLength``.
+    case tooLong(characters: Int)
+
+    /// The claims' JSON text as stored, or the rule they break.
+    package static func check(_ claims: [String: JSONValue]) -> Result<String, CustomClaimsProblem> {
+        if let reserved = ReservedClaimName.allKnownValues.first(where: { claims[$0.rawValue] != nil }) {
+            return .failure(.reservedClaim(reserved.rawValue))
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let text = (try? encoder.encode(claims)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        guard text.count <= IdentityPlatformLimits.maximumCustomClaimsLength else { return .failure(.tooLong(characters: text.count)) }
+        return .success(text)
+    }
+}
+
+extension CustomClaimsProblem: Error {}

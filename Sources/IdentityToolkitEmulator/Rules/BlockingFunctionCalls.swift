@@ -125,17 +125,17 @@ struct BlockingFunctionCalls: Sendable {
         return result
     }
 
-    /// The claims as the server stores them, checked by the rule
-    /// `accounts:update` applies (``InputRules/checkCustomAttributes(_:)``);
-    /// a function's claims that break it fail the attempt.
+    /// The claims as the server stores them, checked by Identity
+    /// Platform's rule (`CustomClaimsProblem`); a function's claims that
+    /// break it fail the attempt.
     private static func claimsText(_ claims: [String: JSONValue]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let text = String(decoding: try encoder.encode(claims), as: UTF8.self)
-        do { try InputRules.checkCustomAttributes(text) } catch let error as APIServerError {
-            throw APIServerError.blockingFunctionErrorResponse("((Response has invalid claims: \(error.shortCode).))")
+        switch CustomClaimsProblem.check(claims) {
+        case .success(let text): return text
+        case .failure(.reservedClaim(let name)):
+            throw APIServerError.blockingFunctionErrorResponse("((Response sets the reserved claim \(name).))")
+        case .failure(.tooLong(let characters)):
+            throw APIServerError.blockingFunctionErrorResponse("((Response claims are \(characters) characters, over \(IdentityPlatformLimits.maximumCustomClaimsLength).))")
         }
-        return text
     }
 
     /// Ends the session a refused attempt made.

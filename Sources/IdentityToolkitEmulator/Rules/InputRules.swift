@@ -107,9 +107,7 @@ enum InputRules {
         guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else {
             throw APIServerError.invalidClaims
         }
-        for reserved in ReservedClaimName.allKnownValues where claims[reserved.rawValue] != nil {
-            throw APIServerError.forbiddenClaim(reserved.rawValue)
-        }
+        if case .failure(.reservedClaim(let name)) = CustomClaimsProblem.check(claims) { throw APIServerError.forbiddenClaim(name) }
     }
 
     private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
