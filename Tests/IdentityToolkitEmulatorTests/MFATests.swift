@@ -56,6 +56,11 @@ import IdentitySupport
                                                                      refreshToken: enrolled.session.refreshToken))
             }
             await expectServerError("INVALID_OOB_CODE") { _ = try await harness.accounts.update(SetAccountInfoRequest(oobCode: code)) }
+            // A deleted user's codes leave the listing with the address.
+            _ = try await harness.accounts.sendOobCode(GetOobCodeRequest(requestType: .passwordReset, email: user.email))
+            #expect(try await harness.oobCodes().contains { $0["email"] == user.email })
+            _ = try await harness.admin.deleteAccount(targetProjectId: Harness.project, body: DeleteAccountRequest(localId: user.uid))
+            #expect(try await !harness.oobCodes().contains { $0["email"] == user.email })
         }
     }
 

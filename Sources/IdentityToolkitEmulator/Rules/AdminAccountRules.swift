@@ -117,7 +117,8 @@ enum AdminAccountRules {
         return user
     }
 
-    /// Deletes an account and everything that could still act for it. Its
+    /// Deletes an account and everything that could still act for it (its
+    /// out-of-band codes too). Its
     /// refresh tokens stay until the next sweep, so that a refresh meanwhile
     /// answers `USER_NOT_FOUND`, as production documents for a deleted user
     /// (not `INVALID_REFRESH_TOKEN`).
@@ -126,6 +127,9 @@ enum AdminAccountRules {
         state.updateAccounts(in: realm) { _ = $0.remove(localId) }
         state.sessions.enrollmentSessions = state.sessions.enrollmentSessions.filter { !($0.value.realm == realm && $0.value.uid == localId) }
         state.sessions.pendingCredentials = state.sessions.pendingCredentials.filter { !($0.value.realm == realm && $0.value.uid == localId) }
+        // Its codes could no longer be applied (verifications, resets, the
+        // revert of an enrolment): the listing forgets them with the address.
+        state.outOfBand.oobCodes.filter { !($0.realm == realm && $0.uid == localId) }
     }
 
     /// One page of a realm's accounts in uid order, after the uid `after`;
