@@ -117,7 +117,6 @@ public struct AccountRecovery: Sendable {
     /// ends the tenant.
     public func storeKey(_ uid: String) -> String { admin.userKey(uid).storeKey }
 
-
     /// Runs the whole path with the code the user typed, for the user whose
     /// password step `proof` records.
     /// - Parameters:

@@ -36,7 +36,7 @@ struct BlockingEventTokens: Sendable {
             } + (user.email.map { [BlockingProviderInfo(uid: $0, providerID: ProviderID.password.rawValue, email: $0)] } ?? []),
             multiFactor: user.enrollments.isEmpty ? nil : BlockingMultiFactor(enrolledFactors: user.enrollments.map {
                 BlockingEnrolledFactor(uid: $0.id, displayName: $0.displayName, phoneNumber: $0.phoneNumber,
-                                       enrollmentTime: $0.enrolledAt.formatted(.iso8601), factorID: $0.isTOTP ? "totp" : ProviderID.phone.rawValue)
+                                       enrollmentTime: $0.enrolledAt.formatted(.iso8601), factorID: ($0.isTOTP ? SecondFactorID.totp : .phone).rawValue)
             }),
             customClaims: SessionTokens.object(user.customAttributes),
             tokensValidAfterTime: Int64(user.validSince.timeIntervalSince1970), tenantID: user.realm.tenant)
