@@ -6,6 +6,8 @@ const rt = require("./runtime");
 const operations = {
   SESSION_COOKIE_MAX_VALID_DURATION: 14 * 24 * 60 * 60,
   CUSTOM_TOKEN_AUDIENCE: "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit",
+  // The event's claims, read without checking the signature (as the suites do).
+  parseBlockingFunctionJwt: (token) => rt.jwt.decode(token),
 };
 const state = {
   PROVIDER_PASSWORD: "password",

@@ -32,19 +32,21 @@ struct AccountsRoutes: AccountsService {
         }
         if body.localId != nil { throw APIServerError.unexpectedParameter("User ID") }
         let tokens = self.tokens
-        let (created, isNew) = try await services.run { state, context in
+        let (created, linked) = try await services.run { state, context in
             let realm = try Self.realm(state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
             try TenantRules.checkAuthEnabled(state, realm)
             let linking = try body.idToken.flatMap { $0.isEmpty ? nil : try AccountRules.user(state, for: try tokens.claims(of: $0), requestTenant: nil, context) }
             let grant = try AccountRules.signUp(&state, realm: realm, email: body.email, password: body.password, displayName: body.displayName,
                                                 linking: linking, factors: body.mfaInfo ?? [], context)
-            return (grant, linking == nil)
+            return (grant, linking)
         }
-        // An email sign-up creates a user, then signs them in (as Google's emulator calls the functions).
+        // An email sign-up creates a user, then signs them in (as Google's
+        // emulator calls the functions); linking a password signs in again.
+        // An anonymous sign-up calls nothing, as in production.
         var grant = created
         if body.email?.isEmpty == false {
-            grant = isNew ? try await services.blockingFunctions.afterSignUp(created, signInMethod: ProviderID.password.rawValue)
-                : try await services.blockingFunctions.beforeSignIn(created, signInMethod: ProviderID.password.rawValue)
+            grant = try await services.blockingFunctions.signIn(created, .init(
+                method: ProviderID.password.rawValue, isNewUser: linked == nil, previous: linked, userAgent: BlockingFunctionCalls.userAgent(of: request)))
         }
         return SignUpResponse(localId: grant.uid, email: grant.email, displayName: grant.displayName, idToken: try tokens.idToken(for: grant),
                               refreshToken: grant.refreshToken, expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds,
@@ -58,7 +60,8 @@ struct AccountsRoutes: AccountsService {
         }
         switch outcome {
         case .signedIn(let signedIn):
-            let grant = try await services.blockingFunctions.beforeSignIn(signedIn, signInMethod: ProviderID.password.rawValue)
+            let grant = try await services.blockingFunctions.signIn(signedIn, .init(method: ProviderID.password.rawValue,
+                                                                                    userAgent: BlockingFunctionCalls.userAgent(of: request)))
             return SignInWithPasswordResponse(
                 localId: grant.uid, email: grant.email, displayName: grant.displayName ?? "", registered: true,
                 idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken, expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds,
@@ -74,6 +77,7 @@ struct AccountsRoutes: AccountsService {
         if let named = CustomTokenVerifier.namedTenant(body.token), let requested = body.tenantId, !requested.isEmpty, named != requested {
             throw APIServerError.tenantIdMismatch
         }
+        // A custom token calls no blocking function, as in production.
         let (grant, isNewUser) = try await services.run { [customTokens] state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
             try TenantRules.checkAuthEnabled(state, realm)

@@ -26,6 +26,10 @@ enum ConsolePage {
         var exportDirectory: String?
         var links: ActionLinks?
         var notice: Notice?
+        /// The project's blocking-function triggers (event → URL), and the
+        /// last calls to them, newest first.
+        var triggers: [(event: String, url: String)] = []
+        var blockingCalls: [BlockingCallLog.Call] = []
     }
 
     /// The outcome of the form just sent.
@@ -60,6 +64,7 @@ enum ConsolePage {
         html += clock(page)
         html += users(page)
         html += codes(page)
+        html += blockingFunctions(page)
         html += export(page)
         html += "</body></html>\n"
         return html
@@ -168,6 +173,32 @@ enum ConsolePage {
         html += "<table><thead><tr><th>Phone number</th><th>Code</th><th>Until</th></tr></thead><tbody>"
         for code in page.smsCodes {
             html += "<tr><td>\(escape(code.phoneNumber))</td><td><code>\(escape(code.code))</code></td><td>\(escape(code.expiresAt.formatted(.iso8601)))</td></tr>"
+        }
+        return html + "</tbody></table>"
+    }
+
+    private static func blockingFunctions(_ page: Snapshot) -> String {
+        var html = "<h2>Blocking functions</h2>"
+        guard !page.triggers.isEmpty else {
+            return html + "<p class=\"muted\">None configured (the admin API's <code>blockingFunctions.triggers</code>).</p>"
+        }
+        html += "<table id=\"blocking-triggers\"><thead><tr><th>Trigger</th><th>Function</th></tr></thead><tbody>"
+        for trigger in page.triggers {
+            html += "<tr><td>\(escape(trigger.event))</td><td><code>\(escape(trigger.url))</code></td></tr>"
+        }
+        html += "</tbody></table><h3>Last calls</h3>"
+        guard !page.blockingCalls.isEmpty else { return html + "<p class=\"muted\">None yet.</p>" }
+        html += "<table id=\"blocking-calls\"><thead><tr><th>When</th><th>Trigger</th><th>User</th><th>Method</th><th>Outcome</th><th>Took</th></tr></thead><tbody>"
+        for call in page.blockingCalls {
+            let user = escape(call.uid) + (call.tenant.map { " <span class=\"muted\">(tenant \(escape($0)))</span>" } ?? "")
+            let outcome: String
+            switch call.outcome {
+            case .allowed(let fields): outcome = fields.isEmpty ? "allowed" : "allowed, setting " + escape(fields.joined(separator: ", "))
+            case .refused(let message): outcome = "<strong>refused</strong>: " + escape(message)
+            }
+            let took = Int((call.duration / .milliseconds(1)).rounded())
+            html += "<tr><td>\(escape(call.at.formatted(.iso8601)))</td><td>\(escape(call.trigger))</td><td><code>\(user)</code></td>"
+            html += "<td>\(escape(call.method))</td><td>\(outcome)</td><td>\(took) ms</td></tr>"
         }
         return html + "</tbody></table>"
     }

@@ -104,8 +104,12 @@ extension HelperRoutes {
                 tenants: (projectState?.tenantOrder ?? []).map { ($0, projectState?.tenants[$0]?.config.displayName) }, tenant: tenant,
                 tenantExists: state.exists(realm), userCount: accounts.count, users: Array(accounts.sortedByID.prefix(limit)),
                 totpWindow: TenantRules.totpWindow(state, of: realm),
-                oobCodes: OutOfBandRules.list(state, realm: realm), smsCodes: MultiFactorRules.listVerificationCodes(state, realm: realm))
+                oobCodes: OutOfBandRules.list(state, realm: realm), smsCodes: MultiFactorRules.listVerificationCodes(state, realm: realm),
+                triggers: (projectState?.blockingFunctions.triggers ?? [:]).sorted { $0.key < $1.key }.compactMap { event, trigger in
+                    trigger.functionUri.flatMap { $0.isEmpty ? nil : (event, $0) }
+                })
         }
+        snapshot.blockingCalls = services.blockingCallLog.recent.filter { $0.project == snapshot.project }
         snapshot.clockAdjusted = services.clock.isAdjusted
         snapshot.formToken = console.formToken
         snapshot.exportDirectory = console.exportDirectory

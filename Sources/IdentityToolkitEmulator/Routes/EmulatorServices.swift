@@ -17,6 +17,8 @@ struct EmulatorServices: Sendable {
     let improvedEmailPrivacyByDefault: Bool
     /// Who may act as an admin on the end-user routes too (`Bearer owner`).
     let admins: AdminAuthorization
+    /// The last calls to blocking functions, for the emulator's page.
+    let blockingCallLog = BlockingCallLog()
 
     /// The project's blocking functions, called over `URLSession`.
     var blockingFunctions: BlockingFunctionCalls { BlockingFunctionCalls(services: self, transport: URLSessionTransport.shared) }

@@ -114,7 +114,8 @@ extension AccountsRoutes {
                                                             code: code, context)
         }
         // The second factor finishes the sign-in: production calls beforeSignIn now.
-        let signedIn = try await services.blockingFunctions.beforeSignIn(grant, signInMethod: grant.facts.provider.rawValue)
+        let signedIn = try await services.blockingFunctions.signIn(grant, .init(method: grant.facts.provider.rawValue,
+                                                                                userAgent: BlockingFunctionCalls.userAgent(of: request)))
         return FinalizeMfaSignInResponse(idToken: try tokens.idToken(for: signedIn), refreshToken: signedIn.refreshToken)
     }
 }

@@ -49,14 +49,17 @@ extension AccountsRoutes {
     }
 
     func signInWithPhoneNumber(_ body: SignInWithPhoneNumberRequest, request: APIServerRequest) async throws -> SignInWithPhoneNumberResponse {
-        let outcome = try await services.run { state, context in
+        let (outcome, before) = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
             let linking = try tokenUser(state, body.idToken, context)
-            return try SignInMethodRules.signInWithPhoneNumber(&state, realm: realm, sessionInfo: body.sessionInfo, code: body.code,
-                                                               temporaryProof: body.temporaryProof, tokenUser: linking, context)
+            let before = BlockingFunctionCalls.accountsBefore(state, realm)
+            return (try SignInMethodRules.signInWithPhoneNumber(&state, realm: realm, sessionInfo: body.sessionInfo, code: body.code,
+                                                                temporaryProof: body.temporaryProof, tokenUser: linking, context), before)
         }
         switch outcome {
-        case .signedIn(let grant, let user, let isNewUser):
+        case .signedIn(let signedIn, let user, let isNewUser):
+            let grant = try await services.blockingFunctions.signIn(signedIn, .init(
+                method: ProviderID.phone.rawValue, isNewUser: isNewUser, previous: before?[user.localId], userAgent: BlockingFunctionCalls.userAgent(of: request)))
             return SignInWithPhoneNumberResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken,
                                                  expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds, localId: user.localId,
                                                  isNewUser: isNewUser, phoneNumber: user.phoneNumber)
@@ -67,15 +70,20 @@ extension AccountsRoutes {
     }
 
     func signInWithEmailLink(_ body: SignInWithEmailLinkRequest, request: APIServerRequest) async throws -> SignInWithEmailLinkResponse {
-        let outcome = try await services.run { state, context in
+        let (outcome, before) = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
             try TenantRules.checkAuthEnabled(state, realm)
             guard TenantRules.switches(state, of: realm).enableEmailLinkSignin else { throw APIServerError.operationNotAllowed }
             let linking = try tokenUser(state, body.idToken, context)
-            return try SignInMethodRules.signInWithEmailLink(&state, realm: realm, email: body.email, oobCode: body.oobCode, tokenUser: linking, context)
+            let before = BlockingFunctionCalls.accountsBefore(state, realm)
+            return (try SignInMethodRules.signInWithEmailLink(&state, realm: realm, email: body.email, oobCode: body.oobCode, tokenUser: linking, context),
+                    before)
         }
         switch outcome {
-        case .signedIn(let grant, let user, let isNewUser):
+        case .signedIn(let signedIn, let user, let isNewUser):
+            let grant = try await services.blockingFunctions.signIn(signedIn, .init(
+                method: SignInMethod.emailLink.rawValue, isNewUser: isNewUser, previous: before?[user.localId],
+                userAgent: BlockingFunctionCalls.userAgent(of: request)))
             return SignInWithEmailLinkResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken,
                                                expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds, localId: user.localId, email: user.email,
                                                isNewUser: isNewUser, kind: ResponseKind.emailLinkSignin.rawValue)
@@ -94,11 +102,13 @@ extension AccountsRoutes {
             rawUserInfo: assertion.rawUserInfo, oauthIdToken: assertion.idToken, oauthAccessToken: Self.fakeAccessToken(assertion.providerId),
             tenantId: body.tenantId)
         let outcome: IdentityProviderRules.Outcome
+        let before: AccountTable?
         do {
-            outcome = try await services.run { state, context in
+            (outcome, before) = try await services.run { state, context in
                 let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
                 let linking = try tokenUser(state, body.idToken, context)
-                return try IdentityProviderRules.signIn(&state, realm: realm, assertion, linking: linking, context)
+                let before = BlockingFunctionCalls.accountsBefore(state, realm)
+                return (try IdentityProviderRules.signIn(&state, realm: realm, assertion, linking: linking, context), before)
             }
         } catch let error as APIServerError where body.returnIdpCredential == true && error.status == 400 {
             // With returnIdpCredential, a refusal comes back in the response.
@@ -106,7 +116,12 @@ extension AccountsRoutes {
             return response
         }
         switch outcome {
-        case .signedIn(let grant, let user, let isNewUser):
+        case .signedIn(let signedIn, let user, let isNewUser):
+            // Linking a provider signs in again: beforeSignIn, as production.
+            let grant = try await services.blockingFunctions.signIn(signedIn, .init(
+                method: assertion.providerId, isNewUser: isNewUser, previous: before?[user.localId], rawUserInfo: assertion.rawUserInfo,
+                providerTokens: .init(idToken: assertion.idToken, accessToken: response.oauthAccessToken),
+                userAgent: BlockingFunctionCalls.userAgent(of: request)))
             response.localId = user.localId
             response.isNewUser = isNewUser
             if user.email == assertion.email { response.emailVerified = user.emailVerified }

@@ -21,44 +21,119 @@ struct BlockingFunctionCalls: Sendable {
     /// The largest answer read.
     static let maximumAnswerBytes = 64 * 1024
 
-    /// `beforeSignIn` for a sign-in that made `grant`: the grant as the
-    /// function leaves it (its session claims set).
-    func beforeSignIn(_ grant: SessionGrant, signInMethod: String) async throws -> SessionGrant {
-        try await call(.beforeSignIn, grant, signInMethod: signInMethod)
+    /// A first factor's sign-in, as the functions see it and as a refusal
+    /// undoes it.
+    struct SignIn: Sendable {
+        /// `sign_in_method`: `password`, `emailLink`, `phone` or the IdP's id.
+        var method: String
+        /// Whether the attempt created the account: `beforeCreate` first,
+        /// and a refusal deletes it again.
+        var isNewUser = false
+        /// The account as it was before the attempt changed it (a linked
+        /// provider or number, a verified address): a refusal puts it back,
+        /// as production never writes a refused attempt's changes.
+        var previous: EmulatedUser? = nil
+        /// The IdP's profile of the user (`raw_user_info`).
+        var rawUserInfo: String? = nil
+        /// The IdP's tokens, forwarded as the project's
+        /// `forwardInboundCredentials` says.
+        var providerTokens = ProviderTokens()
+        /// The client's User-Agent, as production forwards it.
+        var userAgent: String? = nil
     }
 
-    /// `beforeCreate`, then `beforeSignIn`, for a sign-up that made the
-    /// user of `grant`: a refused creation deletes the user again, so that
-    /// no account is left behind.
-    func afterSignUp(_ grant: SessionGrant, signInMethod: String) async throws -> SessionGrant {
+    /// An IdP's tokens from a sign-in; secrets.
+    struct ProviderTokens: Sendable {
+        var idToken: String? = nil
+        var accessToken: String? = nil
+        var refreshToken: String? = nil
+    }
+
+    /// The User-Agent of `request`, for the event's `user_agent`.
+    static func userAgent(of request: APIServerRequest) -> String? {
+        request.headerFields[.userAgent].map { LogSafeText.escaping($0, limit: 256) }
+    }
+
+    /// Whether `realm`'s project has any trigger: a route keeps the
+    /// account's earlier state only then (a refusal needs it).
+    static func isConfigured(_ state: EmulatorState, _ realm: Realm) -> Bool {
+        state.projects[realm.project]?.blockingFunctions.triggers?.values.contains { $0.functionUri?.isEmpty == false } == true
+    }
+
+    /// The accounts of `realm` before an attempt changes them, when its
+    /// project has triggers (a refusal puts the account back:
+    /// ``SignIn/previous``). A copy on write: it costs only then, and only
+    /// when the attempt changes an account.
+    static func accountsBefore(_ state: EmulatorState, _ realm: Realm) -> AccountTable? {
+        isConfigured(state, realm) ? state.accounts(in: realm) : nil
+    }
+
+    /// `beforeCreate` (for a new account), then `beforeSignIn`, for a
+    /// sign-in that made `grant`: the grant as the functions leave it (its
+    /// session claims set). Anonymous and custom-token sign-ins and an
+    /// admin's creation call nothing, as in production.
+    ///
+    /// A refusal, a failure or a late answer fails the attempt with
+    /// `BLOCKING_FUNCTION_ERROR_RESPONSE`: the account is deleted (when
+    /// new) or put back as it was, and the session withdrawn. An account a
+    /// function disabled stays disabled, and the attempt fails with
+    /// `USER_DISABLED`.
+    func signIn(_ grant: SessionGrant, _ attempt: SignIn) async throws -> SessionGrant {
         do {
-            let created = try await call(.beforeCreate, grant, signInMethod: signInMethod)
-            return try await call(.beforeSignIn, created, signInMethod: signInMethod)
-        } catch {
-            _ = try? await services.run { state, _ in try AdminAccountRules.delete(&state, realm: grant.realm, localId: grant.uid) }
+            let created = attempt.isNewUser ? try await call(.beforeCreate, grant, attempt) : grant
+            return try await call(.beforeSignIn, created, attempt)
+        } catch let error as APIServerError where error.shortCode == APIServerError.userDisabled.shortCode {
+            await withdraw(grant)
             throw error
-        }
-    }
-
-    private func call(_ type: BlockingEventType, _ grant: SessionGrant, signInMethod: String) async throws -> SessionGrant {
-        let events = services.blockingEvents
-        let eventID = Data.randomToken(bytes: 16)
-        let found: (url: String, claims: BlockingEventClaims)? = try await services.run { state, context in
-            guard let url = state.projects[grant.realm.project]?.blockingFunctions.triggers?[type.rawValue]?.functionUri, !url.isEmpty,
-                  let user = state.user(grant.uid, in: grant.realm) else { return nil }
-            let attempt = BlockingEventTokens.Attempt(type: type, signInMethod: signInMethod, secondFactor: grant.facts.secondFactor?.rawValue,
-                                                      ipAddress: "127.0.0.1", userAgent: "mfa emulator")
-            return (url, events.claims(for: user, attempt: attempt, functionURL: url, eventID: eventID, at: context.now))
-        }
-        guard let found else { return grant }
-        let update: BlockingUserRecordUpdate?
-        do {
-            update = try await post(try events.sign(found.claims), to: found.url)
         } catch {
+            let uid = grant.uid, realm = grant.realm, previous = attempt.previous, isNew = attempt.isNewUser
+            _ = try? await services.run { state, _ in
+                if isNew {
+                    try AdminAccountRules.delete(&state, realm: realm, localId: uid)
+                } else if let previous {
+                    state.store(previous)
+                }
+            }
             await withdraw(grant)
             throw error
         }
-        return try await apply(update, of: type, to: grant)
+    }
+
+    private func call(_ type: BlockingEventType, _ grant: SessionGrant, _ attempt: SignIn) async throws -> SessionGrant {
+        let events = services.blockingEvents
+        let eventID = Data.randomToken(bytes: 16)
+        let found: (url: String, claims: BlockingEventClaims)? = try await services.run { state, context in
+            guard let project = state.projects[grant.realm.project],
+                  let url = project.blockingFunctions.triggers?[type.rawValue]?.functionUri, !url.isEmpty,
+                  let user = state.user(grant.uid, in: grant.realm) else { return nil }
+            let event = BlockingEventTokens.Attempt(type: type, signInMethod: attempt.method, secondFactor: grant.facts.secondFactor?.rawValue,
+                                                    ipAddress: "127.0.0.1", userAgent: attempt.userAgent, rawUserInfo: attempt.rawUserInfo,
+                                                    providerTokens: attempt.providerTokens.forwarded(by: project.blockingFunctions.forwardInboundCredentials))
+            return (url, events.claims(for: user, attempt: event, functionURL: url, eventID: eventID, at: context.now))
+        }
+        guard let found else { return grant }
+        let started = ContinuousClock.now
+        var call = BlockingCallLog.Call(at: services.clock.now, trigger: type.rawValue, project: grant.realm.project, uid: grant.uid,
+                                        tenant: grant.realm.tenant, method: attempt.method, outcome: .allowed([]))
+        defer {
+            call.duration = ContinuousClock.now - started
+            services.blockingCallLog.record(call)
+        }
+        let update: BlockingUserRecordUpdate?
+        do {
+            update = try await post(try events.sign(found.claims), to: found.url)
+        } catch let error as APIServerError {
+            call.outcome = .refused(error.detail ?? error.shortCode)
+            throw error
+        }
+        do {
+            let applied = try await apply(update, of: type, to: grant)
+            call.outcome = .allowed(update?.updateMask.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? [])
+            return applied
+        } catch let error as APIServerError {
+            call.outcome = .refused(error.detail ?? error.shortCode)
+            throw error
+        }
     }
 
     /// The function's answer: its changes, or the refusal as the client sees it.
@@ -112,10 +187,7 @@ struct BlockingFunctionCalls: Sendable {
             state.store(user)
             return user
         }
-        guard let user = updated, !user.disabled else {
-            await withdraw(grant)
-            throw APIServerError.userDisabled
-        }
+        guard let user = updated, !user.disabled else { throw APIServerError.userDisabled }
         var result = grant
         result.displayName = user.displayName
         result.photoUrl = user.photoUrl
@@ -146,4 +218,53 @@ struct BlockingFunctionCalls: Sendable {
             state.sessions.refreshTokensByUser[key]?.removeAll { $0 == grant.refreshToken }
         }
     }
+}
+
+extension BlockingFunctionCalls.ProviderTokens {
+    /// The tokens `credentials` (the project's `forwardInboundCredentials`)
+    /// lets the functions see; none without it.
+    func forwarded(by credentials: BlockingFunctionCredentials?) -> Self {
+        Self(idToken: credentials?.idToken == true ? idToken : nil, accessToken: credentials?.accessToken == true ? accessToken : nil,
+             refreshToken: credentials?.refreshToken == true ? refreshToken : nil)
+    }
+}
+
+/// The emulator's last calls to blocking functions, newest first, for its
+/// page: which trigger, for whom, how it ended and how long it took. It
+/// holds no event, token or claim value, and is not exported.
+final class BlockingCallLog: Sendable {
+    /// One call.
+    struct Call: Sendable {
+        /// How a call ended.
+        enum Outcome: Sendable {
+            /// Allowed, changing the fields named (the answer's `updateMask`).
+            case allowed([String])
+            /// Refused by the function, or failed: the message the client saw.
+            case refused(String)
+        }
+        var at: Date
+        var trigger: String
+        var project: String
+        var uid: String
+        var tenant: String?
+        var method: String
+        var outcome: Outcome
+        var duration: Duration = .zero
+    }
+
+    /// How many calls are kept.
+    static let capacity = 20
+    private let calls = Locked<[Call]>([])
+
+    init() {}
+
+    func record(_ call: Call) {
+        calls.withLock { calls in
+            calls.insert(call, at: 0)
+            if calls.count > Self.capacity { calls.removeLast(calls.count - Self.capacity) }
+        }
+    }
+
+    /// The calls kept, newest first.
+    var recent: [Call] { calls.current }
 }

@@ -38,7 +38,7 @@ struct ProjectState: Codable, Sendable {
     /// `emailPrivacyConfig.enableImprovedEmailPrivacy`; nil: the
     /// emulator's default (``EmulatorConfiguration/improvedEmailPrivacy``).
     var improvedEmailPrivacy: Bool?
-    /// The blocking functions configured (stored and checked, never called).
+    /// The blocking functions configured, which sign-ins call (`BlockingFunctionCalls`).
     var blockingFunctions = BlockingFunctionsConfig()
     /// Tenants by id, and their creation order (the order lists follow).
     var tenants: [String: TenantState] = [:]

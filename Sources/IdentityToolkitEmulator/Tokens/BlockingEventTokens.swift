@@ -21,6 +21,10 @@ struct BlockingEventTokens: Sendable {
         var secondFactor: String?
         var ipAddress: String?
         var userAgent: String?
+        /// The IdP's profile of the user, for an IdP sign-in.
+        var rawUserInfo: String? = nil
+        /// The IdP's tokens the project forwards.
+        var providerTokens = BlockingFunctionCalls.ProviderTokens()
     }
 
     /// The claims of an event about `user` for the function at `functionURL`.
@@ -40,10 +44,15 @@ struct BlockingEventTokens: Sendable {
             }),
             customClaims: SessionTokens.object(user.customAttributes),
             tokensValidAfterTime: Int64(user.validSince.timeIntervalSince1970), tenantID: user.realm.tenant)
-        return BlockingEventClaims(
+        var claims = BlockingEventClaims(
             iss: TokenIssuerPrefix.idToken.rawValue + project, aud: functionURL, iat: issuedAt, exp: issuedAt + Self.lifetimeSeconds,
             sub: user.localId, eventID: eventID, eventType: attempt.type, ipAddress: attempt.ipAddress, userAgent: attempt.userAgent, locale: "en",
             signInMethod: attempt.signInMethod, signInSecondFactor: attempt.secondFactor, tenantID: user.realm.tenant, userRecord: record)
+        claims.rawUserInfo = attempt.rawUserInfo
+        claims.oauthIdToken = attempt.providerTokens.idToken
+        claims.oauthAccessToken = attempt.providerTokens.accessToken
+        claims.oauthRefreshToken = attempt.providerTokens.refreshToken
+        return claims
     }
 
     /// The signed event.

@@ -21,7 +21,8 @@ struct SessionTokens: Sendable {
             iss: TokenIssuerPrefix.idToken.rawValue + project, aud: project,
             authTime: Int64(grant.facts.authTime.timeIntervalSince1970), userID: grant.uid, sub: grant.uid,
             iat: now, exp: now + IdentityPlatformLimits.idTokenLifetimeSeconds, email: grant.email,
-            emailVerified: grant.email == nil ? nil : grant.emailVerified,
+            // Without an address only a verified flag set by hand (an admin, a blocking function) shows.
+            emailVerified: grant.email == nil && !grant.emailVerified ? nil : grant.emailVerified,
             name: grant.displayName?.isEmpty == false ? grant.displayName : nil, picture: grant.photoUrl?.isEmpty == false ? grant.photoUrl : nil,
             firebase: FirebaseSignInClaims(identities: identities, signInProvider: grant.facts.provider.rawValue,
                                            signInSecondFactor: grant.facts.secondFactor?.rawValue,
