@@ -86,16 +86,18 @@ def wrong(code):
     return "".join(str((int(c) + 1) % 10) for c in code)
 
 
-def run_story(base, shots, before_code_step=lambda: None):
-    """The story against the app at `base`; `before_code_step` runs between
-    the password step and the TOTP step of the first TOTP sign-in."""
-    os.makedirs(shots, exist_ok=True)
+def new_driver():
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=900,1300"):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(30)
+    return driver
+
+
+def page_tools(driver, shots):
+    """The steps a story takes on `driver`: shot, fill, click, submit, path, expect."""
     step_number = [0]
 
     def shot(name):
@@ -109,17 +111,6 @@ def run_story(base, shots, before_code_step=lambda: None):
             element = driver.find_element(By.ID, name)
             element.clear()
             element.send_keys(value)
-
-    def replaced(page):
-        """A wait condition: `page` (an element) no longer belongs to the document.
-        Chromium reports that as a stale element or as an inspector error."""
-        def condition(_):
-            try:
-                page.is_enabled()
-                return False
-            except WebDriverException:
-                return True
-        return condition
 
     def click(element):
         """Clicks and waits until the next page has replaced this one."""
@@ -138,6 +129,28 @@ def run_story(base, shots, before_code_step=lambda: None):
             shot("failure")
             raise AssertionError(f"{message} (at {driver.current_url})")
         print("ok:", message)
+
+    return shot, fill, click, submit, path, expect
+
+
+def replaced(page):
+    """A wait condition: `page` (an element) no longer belongs to the document.
+    Chromium reports that as a stale element or as an inspector error."""
+    def condition(_):
+        try:
+            page.is_enabled()
+            return False
+        except WebDriverException:
+            return True
+    return condition
+
+
+def run_story(base, shots, before_code_step=lambda: None):
+    """The story against the app at `base`; `before_code_step` runs between
+    the password step and the TOTP step of the first TOTP sign-in."""
+    os.makedirs(shots, exist_ok=True)
+    driver = new_driver()
+    shot, fill, click, submit, path, expect = page_tools(driver, shots)
 
     try:
         email = f"chromium-{uuid.uuid4().hex[:8]}@example.com"
@@ -314,6 +327,90 @@ def run_story(base, shots, before_code_step=lambda: None):
         driver.quit()
 
 
+
+def run_tenant_story(binary, shots):
+    """The app's blocking function, as the emulator calls it: the app signs
+    in the users of a tenant whose accounts must have TOTP after 20 s (the
+    event's clock, the emulator's), and gives a listed address its role.
+    A new account signs in and enrolls; another, 30 s later without TOTP,
+    is refused with the function's message; the first signs in with TOTP."""
+    alice, bob = (f"{name}-{uuid.uuid4().hex[:8]}@example.com" for name in ("alice", "bob"))
+    password = f"pw-{uuid.uuid4().hex}"
+    process = subprocess.Popen([binary, "--port", "0", "--tenant", "Staff", "--require-totp-after", "20", "--roles", f"{alice}=admin"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = emulator = function = None
+    deadline = time.time() + 60
+    while time.time() < deadline and not base:
+        line = process.stdout.readline()
+        if not line:
+            break
+        print("app:", line.rstrip())
+        if match := re.match(r"emulator at (http://\S+)", line):
+            emulator = match.group(1)
+        if match := re.match(r"blocking function beforeSignIn at (http://\S+)", line):
+            function = match.group(1)
+        if match := re.match(r"listening on (http://\S+)", line):
+            base = match.group(1)
+    if not (base and emulator and function):
+        process.kill()
+        sys.exit("the tenant app did not print its emulator, its blocking function and 'listening on'")
+    os.makedirs(shots, exist_ok=True)
+    driver = new_driver()
+    shot, fill, click, submit, path, expect = page_tools(driver, shots)
+    try:
+        def sign_up(email):
+            driver.delete_all_cookies()
+            driver.get(base + "/signup")
+            fill(email=email, password=password)
+            submit()
+            click(driver.find_element(By.ID, "verification-link"))
+            expect("verified" in driver.page_source.lower(), f"{email.split('-')[0]}'s address is verified")
+
+        def log_in(email):
+            driver.get(base + "/login")
+            fill(email=email, password=password)
+            submit()
+
+        sign_up(alice)
+        log_in(alice)
+        expect(path() == "/account", "a new account of the tenant signs in without TOTP (within the grace)")
+        expect(driver.find_element(By.ID, "role").text == "admin", "the blocking function gave the listed address its role claim")
+        shot("tenant-account-role")
+        click(driver.find_element(By.ID, "enroll-link"))
+        secret = driver.find_element(By.ID, "secret").text.strip()
+        fill(displayName="Chromium", code=oathtool(secret))
+        submit()
+        click(driver.find_element(By.ID, "next"))
+        expect(path() == "/account", "enrolled")
+        click(driver.find_element(By.ID, "logout"))
+        sign_up(bob)
+
+        # 30 s of the emulator's clock: Bob's account is past the 20 s grace.
+        import json
+        import urllib.request
+        request = urllib.request.Request(emulator + "/emulator/v1/clock", data=json.dumps({"advanceSeconds": 30}).encode(), method="POST",
+                                         headers={"Content-Type": "application/json", "Authorization": "Bearer owner"})
+        urllib.request.urlopen(request, timeout=10).read()
+        log_in(bob)
+        expect(path() == "/login", "an account past the grace without TOTP is not signed in")
+        expect("requires an authenticator app" in driver.page_source, "the sign-in page shows the blocking function's message")
+        expect(driver.get_cookie("__session") is None, "no session cookie")
+        shot("tenant-refused")
+
+        log_in(alice)
+        expect(path() == "/login/totp", "the account with TOTP is asked for its code")
+        fill(code=oathtool(secret, 60))
+        submit()
+        expect(path() == "/account", "the blocking function allows the sign-in after the second factor")
+        expect(driver.find_element(By.ID, "role").text == "admin", "with the role claim")
+        expect(driver.find_element(By.ID, "second-factor").text == "totp", "and the TOTP sign-in recorded")
+        shot("tenant-allowed")
+        print("tenant story passed: a refused and an allowed sign-in through the app's blocking function")
+    finally:
+        driver.quit()
+        process.terminate()
+        process.wait(timeout=10)
+
 def main():
     process, base, scrape = start_app(sys.argv[1], metrics=True)
     try:
@@ -322,6 +419,7 @@ def main():
     finally:
         process.terminate()
         process.wait(timeout=10)
+    run_tenant_story(sys.argv[1], os.path.join(sys.argv[2], "tenant"))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ import Foundation
 import SystemPackage
 import IdentityServerState
 import IdentityStoresPostgres
+import TOTPLoginApp
 
 /// Every setting of the example, read through one swift-configuration
 /// reader: the command line's options first, then the environment
@@ -23,6 +24,10 @@ import IdentityStoresPostgres
 /// | `publicURL` | `--public-url` | `TOTPLOGIN_PUBLIC_URL` | none |
 /// | `trustForwardedFor` | `--trust-forwarded-for` | `TOTPLOGIN_TRUST_FORWARDED_FOR` | `false` |
 /// | `mfa.enrollBy` | `--enroll-by` | `TOTPLOGIN_MFA_ENROLL_BY` | none (a second factor stays optional) |
+/// | `firebase.tenant` | `--tenant` | `TOTPLOGIN_FIREBASE_TENANT` | none (the project's own users) |
+/// | `blocking.enabled` | `--no-blocking-function` | `TOTPLOGIN_BLOCKING_ENABLED` | `true` |
+/// | `blocking.requireTOTPAfter` | `--require-totp-after` | `TOTPLOGIN_BLOCKING_REQUIRE_TOTP_AFTER` | `86400` (seconds; with a tenant) |
+/// | `blocking.roles` | `--roles` | `TOTPLOGIN_BLOCKING_ROLES` | none |
 ///
 /// Secrets are read as secrets: swift-configuration's access logs never show them.
 struct TOTPLoginSettings {
@@ -37,6 +42,14 @@ struct TOTPLoginSettings {
     var trustForwardedFor: Bool
     /// Every account needs a second factor from then on (ISO 8601, such as `2027-03-01T00:00:00Z`).
     var enrollBy: Date?
+    /// The tenant (its id or display name) whose users the app signs in.
+    var tenant: String?
+    /// Whether the app configures its `beforeSignIn` blocking function at start.
+    var blockingFunction: Bool
+    /// In the app's tenant, a sign-in without TOTP is refused once the account is this old.
+    var requireTOTPAfter: Duration
+    /// Address → role, for the `role` claim.
+    var roles: [String: String]
 
     /// The scope of the example's keys (and the environment's prefix).
     static let scope = "totplogin"
@@ -74,6 +87,16 @@ struct TOTPLoginSettings {
                 throw StartupError(description: "mfa.enrollBy (--enroll-by) must be an ISO 8601 time such as 2027-03-01T00:00:00Z, not '\(text)'")
             }
             enrollBy = date
+        }
+        tenant = config.string(forKey: "firebase.tenant")
+        blockingFunction = config.bool(forKey: "blocking.enabled", default: true)
+        let seconds = config.int(forKey: "blocking.requireTOTPAfter", default: 24 * 60 * 60)
+        guard (0...(366 * 24 * 60 * 60)).contains(seconds) else {
+            throw StartupError(description: "blocking.requireTOTPAfter (--require-totp-after) must be 0 to 31622400 seconds, not \(seconds)")
+        }
+        requireTOTPAfter = .seconds(seconds)
+        do { roles = try InMemoryRoleDirectory.parse(config.string(forKey: "blocking.roles", default: "")) } catch {
+            throw StartupError(description: "blocking.roles (--roles): \(error)")
         }
     }
 

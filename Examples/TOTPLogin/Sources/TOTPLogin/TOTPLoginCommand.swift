@@ -68,6 +68,20 @@ struct TOTPLoginCommand: AsyncParsableCommand {
                                valueName: "iso8601-time"))
     var enrollBy: String?
 
+    @Option(help: ArgumentHelp("Sign in the users of this tenant (its id or display name; made when missing) instead of the project's own (firebase.tenant).",
+                               valueName: "name"))
+    var tenant: String?
+
+    @Flag(help: "Do not point the project's beforeSignIn trigger at this app's blocking function at start (blocking.enabled).")
+    var noBlockingFunction = false
+
+    @Option(help: ArgumentHelp("In the tenant, refuse a sign-in without TOTP once the account is this old (blocking.requireTOTPAfter; default a day).",
+                               valueName: "seconds"))
+    var requireTOTPAfter: Int?
+
+    @Option(help: ArgumentHelp("Roles for the role claim, such as alice@example.com=admin,bob@example.com=support (blocking.roles).", valueName: "list"))
+    var roles: String?
+
     static let defaultProject = "demo-totp-login"
     /// The variable the environment provider reads `sealing.keys` from: derived
     /// from the settings' scope, so that a message never names another one.
@@ -94,6 +108,10 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         set("postgres.url", postgres.map { .string($0) })
         set("publicURL", publicURL.map { .string($0) })
         set("mfa.enrollBy", enrollBy.map { .string($0) })
+        set("firebase.tenant", tenant.map { .string($0) })
+        set("blocking.requireTOTPAfter", requireTOTPAfter.map { .int($0) })
+        set("blocking.roles", roles.map { .string($0) })
+        if noBlockingFunction { set("blocking.enabled", .bool(false)) }
         if trustForwardedFor { set("trustForwardedFor", .bool(true)) }
         if let sealingKeysFile {
             let text: String
@@ -149,16 +167,28 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         }
         let emulatorURL = "http://\(emulatorAddress.host):\(emulatorAddress.port)"
         FileHandle.standardOutput.write(Data("emulator at \(emulatorURL) (project \(projectID))\n".utf8))
-        let backend = try IdentityBackend(emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port, projectID: projectID)
+        var tenantID: String?
+        if let tenant = settings.tenant {
+            do {
+                tenantID = try await IdentityBackend.tenant(named: tenant, emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port,
+                                                            projectID: projectID)
+            } catch { throw StartupError(description: "cannot find or make the tenant \(tenant) at the emulator \(emulatorURL): \(error)") }
+            FileHandle.standardOutput.write(Data("tenant \(tenantID!)\n".utf8))
+        }
+        let backend = try IdentityBackend(emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port, projectID: projectID, tenantID: tenantID)
 
         let state: BrowserStateConfiguration
         let attempts: any TOTPAttemptStore
         var recoveryCodes: any RecoveryCodeStore = InMemoryRecoveryCodeStore()
         var securityEvents: any SecurityEventLog = InMemorySecurityEventLog()
         var outbox: any NotificationOutbox = InMemoryNotificationOutbox()
+        var roles: any RoleDirectory = InMemoryRoleDirectory(settings.roles)
+        var replayStore: any TOTPReplayStore = InMemoryTOTPReplayStore()
         if let stores, let postgresClient {
             securityEvents = stores.securityEventLog
             outbox = PostgresNotificationOutbox(client: postgresClient, logger: logger)
+            roles = PostgresRoleDirectory(client: postgresClient, logger: logger)
+            replayStore = stores.replayStore
         }
         if let stores {
             guard let keyRing else { throw Self.noSealingKeys }
@@ -176,7 +206,8 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         }
         let app = TOTPLoginApp(backend: backend, state: state, attempts: attempts, recoveryCodes: recoveryCodes, publicURL: settings.publicURL,
                                trustForwardedFor: settings.trustForwardedFor, logger: logger, securityEvents: securityEvents, outbox: outbox,
-                               enrollmentDeadline: settings.enrollBy)
+                               enrollmentDeadline: settings.enrollBy,
+                               signInRules: SignInRules(totpTenant: tenantID, enrollmentGrace: settings.requireTOTPAfter, roles: roles))
         logger.info("\(app.stateSummary)")
         // What runs beside the server, in start order; on SIGTERM or SIGINT
         // the server stops taking connections and finishes the requests in
@@ -189,24 +220,39 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         services.append(backend.admin.signingKeyRefresher)
         if let metricsPort = settings.metricsPort { services.append(Self.metricsApplication(metricsRegistry, port: metricsPort, logger: logger)) }
         let host = settings.host
+        let blockingFunction = settings.blockingFunction
+        let publicURL = settings.publicURL
         var application = Application(
             router: app.router(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: settings.port), serverName: nil),
             services: services,
-            onServerRunning: { channel in
+            onServerRunning: { [replayStore, logger] channel in
                 let port = channel.localAddress?.port ?? 0
+                if blockingFunction {
+                    // Behind a balancer, Identity Platform calls the public address; any instance answers.
+                    let url = (publicURL.map { $0.absoluteString.hasSuffix("/") ? String($0.absoluteString.dropLast()) : $0.absoluteString }
+                        ?? "http://\(host):\(port)") + TOTPLoginApp.beforeSignInPath
+                    app.serveBlockingFunction(at: url, replayStore: replayStore)
+                    do {
+                        try await backend.configureBeforeSignIn(functionURL: url)
+                        FileHandle.standardOutput.write(Data("blocking function beforeSignIn at \(url)\n".utf8))
+                    } catch {
+                        logger.error("could not configure the beforeSignIn trigger", metadata: ["error": "\(error)"])
+                    }
+                }
                 // Whole lines, flushed: scripts wait for this one.
                 FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
             },
             logger: logger
         )
         // Once the services run (the pool among them), before the first connection.
-        application.beforeServerStarts { [stores, outbox] in
+        application.beforeServerStarts { [stores, outbox, roles, settings] in
             if let stores {
                 // Creates or upgrades the tables; safe from every instance at once.
                 do {
                     try await stores.migrate()
                     if let outbox = outbox as? PostgresNotificationOutbox { try await outbox.migrate() }
+                    if let roles = roles as? PostgresRoleDirectory { try await roles.migrate(seed: settings.roles) }
                 } catch { throw StartupError(description: "cannot prepare the PostgreSQL tables: \(error)") }
             }
             do { try await backend.enableTOTP() } catch {

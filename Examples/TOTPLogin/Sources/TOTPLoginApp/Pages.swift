@@ -151,7 +151,7 @@ enum Pages {
     }
 
     static func account(csrf: String, email: String, secondFactor: String?, factors: [Factor], remainingCodes: Int?, notice: String? = nil,
-                        enrollmentDue: Date? = nil, activity: [SecurityEvent] = []) -> String {
+                        enrollmentDue: Date? = nil, activity: [SecurityEvent] = [], role: String? = nil) -> String {
         let dateFormat = Date.ISO8601FormatStyle(dateSeparator: .dash, dateTimeSeparator: .space, timeZone: .gmt)
         let list = factors.isEmpty
             ? "<p id=\"no-factors\">No second factor yet: anyone with your password can sign in.</p>"
@@ -167,6 +167,7 @@ enum Pages {
             \(enrollmentDue.map { "<p class=\"notice\" id=\"enrollment-due\">Add an authenticator app by \(escaped($0.formatted(dateFormat))): after that, this account cannot be used without one.</p>" } ?? "")
             <p>Signed in as <b id="account-email">\(escaped(email))</b>,
             \(secondFactor.map { "with a second factor (<span id=\"second-factor\">\(escaped($0))</span>)" } ?? "with a password only").</p>
+            \(role.map { "<p>Your role (the <code>role</code> claim the sign-in's blocking function set): <b id=\"role\">\(escaped($0))</b>.</p>" } ?? "")
             <h2>Second factors</h2>
             \(list)
             <p><a id="enroll-link" href="/enroll">Add an authenticator app</a></p>

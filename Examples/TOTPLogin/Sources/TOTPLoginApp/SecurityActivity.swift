@@ -81,7 +81,9 @@ struct SecurityNotifier: SecurityEventSink {
     func record(_ event: SecurityEvent) async {
         guard let message = Self.message(for: event) else { return }
         do {
-            guard let email = try await admin.getUser(uid: event.user.uid).email else { return }
+            // The event's user is of a tenant or of the project itself.
+            let users: BaseAuth = event.user.tenantID.map { admin.tenantManager().authForTenant($0) } ?? admin
+            guard let email = try await users.getUser(uid: event.user.uid).email else { return }
             try await outbox.enqueue(OutboxNotification(recipient: email, uid: event.user.uid, kind: event.kind.rawValue, subject: message.subject,
                                                         body: message.body, createdAt: event.date))
         } catch {

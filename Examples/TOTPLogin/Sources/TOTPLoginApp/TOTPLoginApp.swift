@@ -62,6 +62,13 @@ public struct TOTPLoginApp: Sendable {
     let securityEventSink: any SecurityEventSink
     /// Every account must have a second factor by then (nil: none must).
     let enrollmentDeadline: Date?
+    /// What the app's `beforeSignIn` blocking function decides (nil: it serves none).
+    let signInRules: SignInRules?
+    /// The blocking function's handler, once the app knows its URL (``serveBlockingFunction(at:replayStore:)``).
+    let blockingFunction = BlockingFunctionSlot()
+
+    /// The path of the app's `beforeSignIn` blocking function.
+    public static let beforeSignInPath = "/blocking/before-sign-in"
 
     /// - Parameters:
     ///   - backend: The Identity Platform project (an emulator here).
@@ -81,10 +88,14 @@ public struct TOTPLoginApp: Sendable {
     ///   - enrollmentDeadline: From then on every account needs a second
     ///     factor (`FirebaseSignInPolicy.SecondFactor.required(enrollBy:)`);
     ///     before it the account page says enrolment is due. Nil: optional.
+    ///   - signInRules: The rules of the app's `beforeSignIn` blocking
+    ///     function (TOTP required in a tenant, the `role` claim); nil: the
+    ///     app serves no blocking function.
     public init(backend: IdentityBackend, state: BrowserStateConfiguration, attempts: any TOTPAttemptStore,
                 recoveryCodes: any RecoveryCodeStore, issuer: String = "TOTP Login example", publicURL: URL? = nil, trustForwardedFor: Bool = false,
                 logger: Logger = Logger(label: "TOTPLogin"), securityEvents: any SecurityEventLog = InMemorySecurityEventLog(),
-                outbox: any NotificationOutbox = InMemoryNotificationOutbox(), enrollmentDeadline: Date? = nil) {
+                outbox: any NotificationOutbox = InMemoryNotificationOutbox(), enrollmentDeadline: Date? = nil,
+                signInRules: SignInRules? = nil) {
         self.backend = backend
         self.storage = state.storage
         self.limits = AttemptLimits(store: attempts, logger: logger)
@@ -97,9 +108,21 @@ public struct TOTPLoginApp: Sendable {
         self.securityEvents = securityEvents
         self.outbox = outbox
         self.enrollmentDeadline = enrollmentDeadline
+        self.signInRules = signInRules
         securityEventSink = MultiplexSecurityEventSink([
-            LoggingSecurityEventSink(logger: logger), securityEvents, SecurityNotifier(admin: backend.admin, outbox: outbox, logger: logger),
+            LoggingSecurityEventSink(logger: logger), securityEvents, SecurityNotifier(admin: backend.projectAdmin, outbox: outbox, logger: logger),
         ])
+    }
+
+    /// Serves the `beforeSignIn` blocking function from now on, for events
+    /// addressed to `url` (the route's address as Identity Platform calls
+    /// it); event ids are remembered in `replayStore` (shared by a fleet).
+    /// Without ``signInRules`` it does nothing.
+    public func serveBlockingFunction(at url: String, replayStore: any TOTPReplayStore) {
+        guard let signInRules else { return }
+        // The project's admin: Identity Platform calls one function for every tenant.
+        blockingFunction.install(BlockingFunctionHandler(auth: backend.projectAdmin, functionURL: url,
+                                                         replayStore: replayStore, logger: logger, beforeSignIn: { try await signInRules.decide($0) }))
     }
 
     /// One line for the start-up log: where the browsers' state lives.
@@ -115,6 +138,14 @@ public struct TOTPLoginApp: Sendable {
             .add(middleware: SessionRefusalRedirect(app: self))
             .add(middleware: FirebaseAuthenticator(backend.admin, options: Self.sessionCheck(required: false)))
             .get("/") { _, context in Outcome.redirect(context.identity == nil ? "/login" : "/account").response(self.cookies) }
+        // Identity Platform's call (not a browser's): no cookie, no CSRF token; the event's signature is the check.
+        router.post(RouterPath(stringLiteral: Self.beforeSignInPath)) { request, _ -> Response in
+            guard let handler = self.blockingFunction.current else { return Response(status: .serviceUnavailable) }
+            let body = try await request.body.collect(upTo: 64 * 1024)
+            let answer = await handler.respond(to: Data(buffer: body), contentType: request.headers[.contentType])
+            return Response(status: HTTPResponse.Status(code: answer.status), headers: [.contentType: BlockingFunctionAnswer.contentType],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+        }
         router.get("/signup") { request, context in await self.page(request, context) { visit in .html(Pages.signUp(csrf: visit.state.csrfToken)) } }
         router.post("/signup") { request, context in await self.form(request, context) { form, visit in await self.signUp(form, &visit) } }
         router.get("/login") { request, context in
@@ -384,7 +415,8 @@ public struct TOTPLoginApp: Sendable {
             let activity = try await securityEvents.recentEvents(for: backend.admin.userKey(user.uid), limit: 10)
             return .html(Pages.account(csrf: visit.state.csrfToken, email: user.email ?? token.email ?? token.uid,
                                        secondFactor: token.signInSecondFactor, factors: factors, remainingCodes: remaining, notice: notice,
-                                       enrollmentDue: enrollmentDue, activity: activity))
+                                       enrollmentDue: enrollmentDue, activity: activity,
+                                       role: token.claims[SignInRules.roleClaim]?.stringValue))
         } catch {
             return failure(error, during: "loading the account")
         }

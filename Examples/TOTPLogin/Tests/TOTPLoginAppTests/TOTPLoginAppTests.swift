@@ -375,6 +375,71 @@ import FoundationNetworking
         }
     }
 
+    /// The app's `beforeSignIn` blocking function, called by the emulator
+    /// over HTTP (the app is live): in the app's tenant a new account signs
+    /// in and enrols; one past the enrolment grace without TOTP is refused
+    /// (the sign-in page shows the function's message), while one with
+    /// TOTP signs in; a listed address gets its `role` claim.
+    @Test func theBlockingFunctionRefusesATenantsUserWithoutTOTPAndAddsTheRole() async throws {
+        let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
+        let emulator = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
+        do {
+            let tenantID = try await IdentityBackend.tenant(named: "Staff", emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project)
+            #expect(try await IdentityBackend.tenant(named: "Staff", emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project) == tenantID,
+                    "found again by its name, not made twice")
+            let backend = try IdentityBackend(emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project, tenantID: tenantID)
+            try await backend.enableTOTP()
+            var quiet = Logger(label: "TOTPLoginTests")
+            quiet.logLevel = .critical
+            let app = TOTPLoginApp(backend: backend, state: .sealedCookie(keyRing: try SealingKeyRing([SealingKey.random(id: "k1")])),
+                                   attempts: InMemoryTOTPAttemptStore(), recoveryCodes: InMemoryRecoveryCodeStore(), logger: quiet,
+                                   signInRules: SignInRules(totpTenant: tenantID, enrollmentGrace: .seconds(30),
+                                                            roles: InMemoryRoleDirectory(["Alice@Example.com": "admin"])))
+            try await Application(router: app.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client in
+                let url = "http://127.0.0.1:\(client.port!)" + TOTPLoginApp.beforeSignInPath
+                app.serveBlockingFunction(at: url, replayStore: InMemoryTOTPReplayStore())
+                try await backend.configureBeforeSignIn(functionURL: url)
+                let clock = emulator.emulator.clock
+                let alice = TestBrowser(clients: [client], cookieName: app.cookies.browserCookieName)
+                let bob = alice.stranger()
+
+                // A new account of the tenant signs in (within the grace), sees its role, and enrols.
+                try await alice.signUpAndVerify(email: "alice@example.com", password: "password-123456")
+                _ = try await alice.get("/login")
+                #expect(try await alice.post("/login", ["email": "alice@example.com", "password": "password-123456"]).location == "/account")
+                #expect(try await alice.get("/account").element(id: "role") == "admin")
+                let totp = try await alice.enroll(clock: clock)
+                try await bob.signUpAndVerify(email: "bob@example.com", password: "password-123456")
+                _ = try await alice.post("/logout", [:])
+
+                // Past the grace (Identity Platform's clock: the event's own), without TOTP: refused, nothing signed in.
+                clock.advance(by: 40)
+                _ = try await bob.get("/login")
+                let refused = try await bob.post("/login", ["email": "bob@example.com", "password": "password-123456"])
+                #expect(refused.status == .unauthorized)
+                #expect(refused.body.contains("This organisation requires an authenticator app"), "\(refused.body)")
+                #expect(try await bob.get("/account").location?.hasPrefix("/login") == true)
+
+                // With TOTP: the function is called after the second factor, and allows it.
+                _ = try await alice.get("/login")
+                #expect(try await alice.post("/login", ["email": "alice@example.com", "password": "password-123456"]).location == "/login/totp")
+                let step = try totp.step(at: Int64(clock.now.timeIntervalSince1970)) + 1
+                #expect(try await alice.post("/login/totp", ["code": totp.code(step: step)]).location == "/account")
+                let account = try await alice.get("/account")
+                #expect(account.element(id: "role") == "admin")
+                #expect(account.element(id: "second-factor") == "totp")
+                let stored = try await backend.admin.getUser(email: "alice@example.com")
+                #expect(stored.tenantID == tenantID)
+                #expect(stored.customClaims?[SignInRules.roleClaim] == .string("admin"))
+                #expect(try await backend.admin.getUser(email: "bob@example.com").customClaims?[SignInRules.roleClaim] == nil)
+            }
+        } catch {
+            await emulator.stop()
+            throw error
+        }
+        await emulator.stop()
+    }
+
     /// A phone 90 s fast enrolls (Identity Platform's window takes its
     /// code), and the app, which holds the key only then, says so on the
     /// account page and records the drift; a phone on time hears nothing.
