@@ -72,6 +72,11 @@ import Testing
             defer { Task { await setup.running.stop() } }
             let functions = LiveFunctions(setup: setup, project: project)
             let router = Router()
+            // A function that answers after Identity Platform's 7 seconds.
+            router.post("late") { _, _ -> Response in
+                try await Task.sleep(for: .seconds(14))
+                return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: "{}")))
+            }
             for path in ["before-create", "before-sign-in"] {
                 router.post(RouterPath(path)) { request, _ -> Response in
                     guard let handler = functions.handler(path) else { return Response(status: .serviceUnavailable) }
@@ -154,6 +159,15 @@ import Testing
             await Self.expectRefusal("Failed to make request") {
                 _ = try await setup.accounts.signInWithPassword(SignInWithPasswordRequest(email: "ok@example.com", password: "correct horse"))
             }
+
+            // One that answers late fails it after 7 seconds, as production.
+            try await functions.setTriggers(["beforeSignIn": functions.base + "/late"])
+            let started = ContinuousClock.now
+            await Self.expectRefusal("Deadline exceeded") {
+                _ = try await setup.accounts.signInWithPassword(SignInWithPasswordRequest(email: "ok@example.com", password: "correct horse"))
+            }
+            let waited = ContinuousClock.now - started
+            #expect(waited >= .seconds(6.5) && waited < .seconds(12), "the emulator waited \(waited)")
         }
     }
 
