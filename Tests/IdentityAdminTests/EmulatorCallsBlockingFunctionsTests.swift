@@ -210,6 +210,7 @@ import Testing
             #expect(events.last?.claims.rawUserInfo?.contains("g7@example.com") == true)
             #expect(events.last?.credential?.idToken?.contains("g-7") == true)
             #expect(events.last?.credential?.accessToken == nil, "only the ID token is forwarded")
+            #expect(events.last?.user.providerData?.map(\.providerID) == ["google.com"], "an IdP's account has no password provider")
             #expect(events.last.map { "\($0)" }?.contains("g-7") == false, "an event's description never shows a credential")
 
             // Anonymous, custom-token and admin creations call nothing, as in production.

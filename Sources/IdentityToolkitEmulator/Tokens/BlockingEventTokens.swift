@@ -35,9 +35,12 @@ struct BlockingEventTokens: Sendable {
             phoneNumber: user.phoneNumber, disabled: user.disabled,
             metadata: BlockingUserMetadata(creationTime: Int64(user.createdAt.timeIntervalSince1970 * 1000),
                                            lastSignInTime: user.lastLoginAt.map { Int64($0.timeIntervalSince1970 * 1000) }),
-            providerData: user.linkedProviders.map {
-                BlockingProviderInfo(uid: $0.rawId, providerID: $0.providerId, displayName: $0.displayName, email: $0.email, photoUrl: $0.photoUrl)
-            } + (user.email.map { [BlockingProviderInfo(uid: $0, providerID: ProviderID.password.rawValue, email: $0)] } ?? []),
+            // The providers a lookup lists (a password only when the account has one).
+            providerData: (AccountViews.userInfo(user).providerUserInfo ?? []).compactMap { provider -> BlockingProviderInfo? in
+                guard let uid = provider.rawId, let providerID = provider.providerId else { return nil }
+                return BlockingProviderInfo(uid: uid, providerID: providerID, displayName: provider.displayName, email: provider.email,
+                                            photoUrl: provider.photoUrl, phoneNumber: provider.phoneNumber)
+            },
             multiFactor: user.enrollments.isEmpty ? nil : BlockingMultiFactor(enrolledFactors: user.enrollments.map {
                 BlockingEnrolledFactor(uid: $0.id, displayName: $0.displayName, phoneNumber: $0.phoneNumber,
                                        enrollmentTime: $0.enrolledAt.formatted(.iso8601), factorID: ($0.isTOTP ? SecondFactorID.totp : .phone).rawValue)
