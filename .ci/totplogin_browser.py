@@ -27,26 +27,33 @@ from selenium.webdriver.common.by import By
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.ui import WebDriverWait
 
-def start_app(binary, metrics=False):
-    """Starts the example; returns the process, its URL and (with `metrics`)
-    the URL of its Prometheus endpoint."""
-    command = [binary, "--port", "0"] + (["--metrics-port", "0"] if metrics else [])
+def launch(command, patterns):
+    """Starts `command`; returns the process and, for each name of
+    `patterns` (name → regex with one group), the group of the first line
+    it matched, once every one has."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.time() + 60
-    base, scrape = None, None
-    while time.time() < deadline:
+    found = {}
+    while time.time() < deadline and len(found) < len(patterns):
         line = process.stdout.readline()
         if not line:
             break
         print("app:", line.rstrip())
-        if match := re.match(r"listening on (http://\S+)", line):
-            base = match.group(1)
-        if match := re.match(r"metrics at (http://\S+)", line):
-            scrape = match.group(1)
-        if base and (scrape or not metrics):
-            return (process, base, scrape) if metrics else (process, base)
-    process.kill()
-    sys.exit("the example did not print 'listening on'" + (" and 'metrics at'" if metrics else ""))
+        for name, pattern in patterns.items():
+            if match := re.match(pattern, line):
+                found[name] = match.group(1)
+    if len(found) < len(patterns):
+        process.kill()
+        sys.exit(f"{command[0]} did not print {sorted(set(patterns) - set(found))}")
+    return process, found
+
+
+def start_app(binary, metrics=False):
+    """Starts the example; returns the process, its URL and (with `metrics`)
+    the URL of its Prometheus endpoint."""
+    patterns = {"base": r"listening on (http://\S+)"} | ({"scrape": r"metrics at (http://\S+)"} if metrics else {})
+    process, found = launch([binary, "--port", "0"] + (["--metrics-port", "0"] if metrics else []), patterns)
+    return (process, found["base"], found["scrape"]) if metrics else (process, found["base"])
 
 
 def check_scrape(url):
@@ -336,24 +343,10 @@ def run_tenant_story(binary, shots):
     is refused with the function's message; the first signs in with TOTP."""
     alice, bob = (f"{name}-{uuid.uuid4().hex[:8]}@example.com" for name in ("alice", "bob"))
     password = f"pw-{uuid.uuid4().hex}"
-    process = subprocess.Popen([binary, "--port", "0", "--tenant", "Staff", "--require-totp-after", "20", "--roles", f"{alice}=admin"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = emulator = function = None
-    deadline = time.time() + 60
-    while time.time() < deadline and not base:
-        line = process.stdout.readline()
-        if not line:
-            break
-        print("app:", line.rstrip())
-        if match := re.match(r"emulator at (http://\S+)", line):
-            emulator = match.group(1)
-        if match := re.match(r"blocking function beforeSignIn at (http://\S+)", line):
-            function = match.group(1)
-        if match := re.match(r"listening on (http://\S+)", line):
-            base = match.group(1)
-    if not (base and emulator and function):
-        process.kill()
-        sys.exit("the tenant app did not print its emulator, its blocking function and 'listening on'")
+    process, found = launch([binary, "--port", "0", "--tenant", "Staff", "--require-totp-after", "20", "--roles", f"{alice}=admin"],
+                            {"emulator": r"emulator at (http://\S+)", "function": r"blocking function beforeSignIn at (http://\S+)",
+                             "base": r"listening on (http://\S+)"})
+    base, emulator = found["base"], found["emulator"]
     os.makedirs(shots, exist_ok=True)
     driver = new_driver()
     shot, fill, click, submit, path, expect = page_tools(driver, shots)

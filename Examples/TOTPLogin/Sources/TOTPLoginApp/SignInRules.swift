@@ -20,6 +20,7 @@ public struct InMemoryRoleDirectory: RoleDirectory {
         self.roles = Dictionary(roles.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
+    /// The role listed for `email`, whatever its case.
     public func role(forEmail email: String) async throws -> String? { roles[email.lowercased()] }
 
     /// Parses `alice@example.com=admin,bob@example.com=support`.
@@ -59,6 +60,10 @@ public struct SignInRules: Sendable {
     /// What a refused user reads (the emulator and Identity Platform show it to the client).
     public static let totpRequiredMessage = "This organisation requires an authenticator app (TOTP): ask your administrator to reset your account."
 
+    /// - Parameters:
+    ///   - totpTenant: The tenant whose users must have TOTP; nil: none must.
+    ///   - enrollmentGrace: How long a new account of that tenant may sign in without it (a day by default).
+    ///   - roles: Where the `role` claim comes from.
     public init(totpTenant: String? = nil, enrollmentGrace: Duration = .seconds(24 * 60 * 60), roles: any RoleDirectory = InMemoryRoleDirectory()) {
         self.totpTenant = totpTenant
         self.enrollmentGrace = enrollmentGrace
@@ -97,6 +102,7 @@ public struct SignInRules: Sendable {
 public final class BlockingFunctionSlot: Sendable {
     private let handler = NIOLockedValueBox<BlockingFunctionHandler?>(nil)
 
+    /// An empty slot: the route answers 503 until ``install(_:)``.
     public init() {}
 
     /// Serves `handler` from now on.

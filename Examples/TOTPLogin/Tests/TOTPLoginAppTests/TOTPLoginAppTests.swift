@@ -440,6 +440,15 @@ import FoundationNetworking
         await emulator.stop()
     }
 
+    @Test func rolesParseOrSayWhichEntryIsWrong() async throws {
+        let roles = try InMemoryRoleDirectory.parse(" Alice@Example.com = admin , bob@example.com=support,")
+        #expect(roles == ["alice@example.com": "admin", "bob@example.com": "support"])
+        #expect(try await InMemoryRoleDirectory(roles).role(forEmail: "ALICE@example.com") == "admin")
+        for bad in ["alice@example.com", "admin=alice", "alice@example.com=", "a@b.c=" + String(repeating: "x", count: 65)] {
+            #expect(throws: AppError.self) { try InMemoryRoleDirectory.parse(bad) }
+        }
+    }
+
     /// A phone 90 s fast enrolls (Identity Platform's window takes its
     /// code), and the app, which holds the key only then, says so on the
     /// account page and records the drift; a phone on time hears nothing.
