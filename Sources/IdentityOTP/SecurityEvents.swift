@@ -303,10 +303,24 @@ public enum SecurityEventSystem {
 /// newest event is oldest is forgotten first).
 public actor InMemorySecurityEventLog: SecurityEventLog {
     private var events: [UserKey: [SecurityEvent]] = [:]
+    /// Each user's last record, numbered, and the records in order (a
+    /// user's earlier ones skipped as stale): at capacity the user recorded
+    /// least recently goes, in amortised constant time, so that events for
+    /// many users (an attacker's wrong codes) never cost a scan of them all.
+    private var lastRecord: [UserKey: UInt64] = [:]
+    private var records: [Record] = []
+    private var firstRecord = 0
+    private var recordCount: UInt64 = 0
     /// Events kept per user.
     public let eventsPerUser: Int
     /// Users kept.
     public let users: Int
+
+    /// One `record(_:)`: whose, and its number.
+    private struct Record {
+        let user: UserKey
+        let number: UInt64
+    }
 
     /// An empty log keeping `eventsPerUser` events for each of at most `users` users.
     public init(eventsPerUser: Int = 100, users: Int = 100_000) {
@@ -314,14 +328,40 @@ public actor InMemorySecurityEventLog: SecurityEventLog {
         self.users = max(1, users)
     }
 
-    /// Appends `event` to its user's list.
+    /// Appends `event` to its user's list; past ``users`` users, the one
+    /// recorded least recently is forgotten.
     public func record(_ event: SecurityEvent) {
         var list = events[event.user] ?? []
         list.append(event)
         if list.count > eventsPerUser { list.removeFirst(list.count - eventsPerUser) }
         events[event.user] = list
-        if events.count > users, let stalest = events.min(by: { ($0.value.last?.date ?? .distantPast) < ($1.value.last?.date ?? .distantPast) }) {
-            events[stalest.key] = nil
+        recordCount += 1
+        lastRecord[event.user] = recordCount
+        records.append(Record(user: event.user, number: recordCount))
+        while events.count > users && firstRecord < records.count {
+            let oldest = records[firstRecord]
+            firstRecord += 1
+            if lastRecord[oldest.user] == oldest.number {
+                events[oldest.user] = nil
+                lastRecord[oldest.user] = nil
+            }
+        }
+        compactRecords()
+    }
+
+    /// Drops the records already passed, and the stale ones once they
+    /// outnumber the live: the list stays within a few times the users kept.
+    private func compactRecords() {
+        let pending = records.count - firstRecord
+        if pending > 2 * lastRecord.count + 1024 {
+            var kept: [Record] = []
+            kept.reserveCapacity(lastRecord.count)
+            for record in records[firstRecord...] where lastRecord[record.user] == record.number { kept.append(record) }
+            records = kept
+            firstRecord = 0
+        } else if firstRecord > 1024 && firstRecord > pending {
+            records.removeFirst(firstRecord)
+            firstRecord = 0
         }
     }
 
@@ -338,7 +378,9 @@ public actor InMemorySecurityEventLog: SecurityEventLog {
             let kept = list.filter { $0.date >= cutoff }
             removed += list.count - kept.count
             events[user] = kept.isEmpty ? nil : kept
+            if kept.isEmpty { lastRecord[user] = nil }
         }
+        compactRecords()
         return removed
     }
 }

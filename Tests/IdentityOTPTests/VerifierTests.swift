@@ -152,7 +152,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
             await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: UserKey(uid: "c"), date: Date(timeIntervalSince1970: 11)))
         }
         let a = await log.recentEvents(for: UserKey(uid: "a"), limit: 10)
-        // "a" was the stalest of three users in a log of two.
+        // "a" was recorded least recently of three users in a log of two.
         #expect(a.isEmpty)
         #expect(await log.recentEvents(for: UserKey(uid: "c"), limit: 10).count == 1)
         let kept = SecurityEventContext(requestID: long)
@@ -165,6 +165,24 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         event.context = SecurityEventContext(userAgent: "evil\r\nline")
         #expect(event.logMetadata["uid"]?.description == "u\\u{A}forged")
         #expect(event.logMetadata["userAgent"]?.description == "evil\\u{D}\\u{A}line")
+    }
+
+    @Test func theEventLogForgetsTheUserRecordedLeastRecently() async throws {
+        let log = InMemorySecurityEventLog(eventsPerUser: 3, users: 3)
+        for uid in ["a", "b", "c", "a", "d"] { await log.record(SecurityEvent(.codeRefused, user: UserKey(uid: uid))) }
+        // "b" went: "a" was recorded again after it.
+        #expect(await log.recentEvents(for: UserKey(uid: "b"), limit: 10).isEmpty)
+        for uid in ["a", "c", "d"] { #expect(await !log.recentEvents(for: UserKey(uid: uid), limit: 10).isEmpty, "\(uid)") }
+        #expect(await log.recentEvents(for: UserKey(uid: "a"), limit: 10).count == 2)
+        // Many users, many times over the bound: the newest ones stay, one by one.
+        let busy = InMemorySecurityEventLog(eventsPerUser: 1, users: 100)
+        for index in 0..<20_000 { await busy.record(SecurityEvent(.codeRefused, user: UserKey(uid: "u\(index % 5_000)"))) }
+        for index in 4_900..<5_000 { #expect(await busy.recentEvents(for: UserKey(uid: "u\(index)"), limit: 1).count == 1) }
+        #expect(await busy.recentEvents(for: UserKey(uid: "u4899"), limit: 1).isEmpty)
+        // A user whose events were swept is not counted against the bound.
+        #expect(await busy.removeEvents(before: .distantFuture) == 100)
+        await busy.record(SecurityEvent(.codeRefused, user: UserKey(uid: "fresh")))
+        #expect(await busy.recentEvents(for: UserKey(uid: "fresh"), limit: 1).count == 1)
     }
 
     @Test func inMemoryStoresStayFlatUnderDistinctKeys() async throws {
