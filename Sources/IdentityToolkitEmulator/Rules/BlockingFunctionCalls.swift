@@ -119,19 +119,13 @@ struct BlockingFunctionCalls: Sendable {
             call.duration = ContinuousClock.now - started
             services.blockingCallLog.record(call)
         }
-        let update: BlockingUserRecordUpdate?
         do {
-            update = try await post(try events.sign(found.claims), to: found.url)
-        } catch let error as APIServerError {
-            call.outcome = .refused(error.detail ?? error.shortCode)
-            throw error
-        }
-        do {
+            let update = try await post(try events.sign(found.claims), to: found.url)
             let applied = try await apply(update, of: type, to: grant)
             call.outcome = .allowed(update?.updateMask.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? [])
             return applied
-        } catch let error as APIServerError {
-            call.outcome = .refused(error.detail ?? error.shortCode)
+        } catch {
+            call.outcome = .refused((error as? APIServerError).map { $0.detail ?? $0.shortCode } ?? "the call failed")
             throw error
         }
     }

@@ -169,11 +169,13 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data("emulator at \(emulatorURL) (project \(projectID))\n".utf8))
         var tenantID: String?
         if let tenant = settings.tenant {
+            let found: String
             do {
-                tenantID = try await IdentityBackend.tenant(named: tenant, emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port,
-                                                            projectID: projectID)
+                found = try await IdentityBackend.tenant(named: tenant, emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port,
+                                                         projectID: projectID)
             } catch { throw StartupError(description: "cannot find or make the tenant \(tenant) at the emulator \(emulatorURL): \(error)") }
-            FileHandle.standardOutput.write(Data("tenant \(tenantID!)\n".utf8))
+            FileHandle.standardOutput.write(Data("tenant \(found)\n".utf8))
+            tenantID = found
         }
         let backend = try IdentityBackend(emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port, projectID: projectID, tenantID: tenantID)
 
