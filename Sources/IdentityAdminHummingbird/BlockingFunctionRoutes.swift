@@ -14,11 +14,20 @@ extension RouterMethods {
     /// ```
     @discardableResult
     public func post(_ path: RouterPath, blockingFunction handler: BlockingFunctionHandler, maximumBodySize: Int = 64 * 1024) -> Self {
-        post(path) { request, _ -> Response in
-            let body = try await request.body.collect(upTo: maximumBodySize)
-            let answer = await handler.respond(to: Data(buffer: body), contentType: request.headers[.contentType])
-            return Response(status: HTTPResponse.Status(code: answer.status), headers: [.contentType: BlockingFunctionAnswer.contentType],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
-        }
+        post(path) { request, _ -> Response in try await handler.response(to: request, maximumBodySize: maximumBodySize) }
+    }
+}
+
+extension BlockingFunctionHandler {
+    /// The answer to one Hummingbird request, for a route of the app's own
+    /// (one whose handler is made after the router, when the app knows the
+    /// URL it is called at); `post(_:blockingFunction:maximumBodySize:)`
+    /// uses it.
+    /// - Throws: Hummingbird's 413 for a body over `maximumBodySize` bytes.
+    public func response(to request: Request, maximumBodySize: Int = 64 * 1024) async throws -> Response {
+        let body = try await request.body.collect(upTo: maximumBodySize)
+        let answer = await respond(to: Data(buffer: body), contentType: request.headers[.contentType])
+        return Response(status: HTTPResponse.Status(code: answer.status), headers: [.contentType: BlockingFunctionAnswer.contentType],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 }

@@ -80,10 +80,7 @@ import Testing
             for path in ["before-create", "before-sign-in"] {
                 router.post(RouterPath(path)) { request, _ -> Response in
                     guard let handler = functions.handler(path) else { return Response(status: .serviceUnavailable) }
-                    let body = try await request.body.collect(upTo: 64 * 1024)
-                    let answer = await handler.respond(to: Data(buffer: body), contentType: request.headers[.contentType])
-                    return Response(status: .init(code: answer.status), headers: [.contentType: "application/json"],
-                                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+                    return try await handler.response(to: request)
                 }
             }
             try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client in

@@ -141,10 +141,7 @@ public struct TOTPLoginApp: Sendable {
         // Identity Platform's call (not a browser's): no cookie, no CSRF token; the event's signature is the check.
         router.post(RouterPath(stringLiteral: Self.beforeSignInPath)) { request, _ -> Response in
             guard let handler = self.blockingFunction.current else { return Response(status: .serviceUnavailable) }
-            let body = try await request.body.collect(upTo: 64 * 1024)
-            let answer = await handler.respond(to: Data(buffer: body), contentType: request.headers[.contentType])
-            return Response(status: HTTPResponse.Status(code: answer.status), headers: [.contentType: BlockingFunctionAnswer.contentType],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+            return try await handler.response(to: request)
         }
         router.get("/signup") { request, context in await self.page(request, context) { visit in .html(Pages.signUp(csrf: visit.state.csrfToken)) } }
         router.post("/signup") { request, context in await self.form(request, context) { form, visit in await self.signUp(form, &visit) } }
