@@ -383,7 +383,8 @@ let package = Package(
         .testTarget(
             name: "SpecCodegenTests",
             // The plugin tool and the CLI are dependencies so that `swift test` builds them; tests run them.
-            dependencies: ["SpecCodegen", "spec-codegen-plugin-tool", "spec-codegen", "GeneratorGoldenReference", "IdentityToolkit", "IdentityToolkitTestSupport"],
+            dependencies: ["SpecCodegen", "spec-codegen-plugin-tool", "spec-codegen", "GeneratorGoldenReference", "IdentityToolkit", "IdentityToolkitTestSupport",
+                           .product(name: "HTTPTypes", package: "swift-http-types")],
             exclude: ["Fixtures"]
         ),
         // The generic helpers: the deadline race, base64url, the bounded expiring entries.

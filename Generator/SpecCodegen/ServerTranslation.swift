@@ -46,20 +46,20 @@ extension Translator {
                 case .apiKeyQuery: authorization = ".apiKey"
                 }
                 let form: Code = operation.bodyEncoding == .json ? "" : ", acceptsFormBody: true"
-                let errorBody: Code = operation.errorResponse.map { ", errorBody: ObjectIdentifier(\($0.name).self)" } ?? ""
+                let errorBody: Code = operation.errorResponse.map { ", errorBody: \($0.name).self" } ?? ""
                 let method = methodCase(operation.method)
                 let call = Code.call(Code.member("self", operation.id), arguments)
                 // The operation's own path, then its aliases (full paths, served at the root).
                 for (routePrefix, routePath) in [(prefix, basePath + operation.path)] + operation.serverAliases.map({ ("", $0) }) {
                     routes.append(.bracketed(
-                        open: "APIServerRoute(operationID: \(literal: operation.id.bare), method: \(method), prefix: \(literal: routePrefix), path: \(literal: routePath), authorization: \(authorization)\(form)\(errorBody)) { request in",
+                        open: "registry.register(APIServerRoute(operationID: \(literal: operation.id.bare), method: \(method), prefix: \(literal: routePrefix), path: \(literal: routePath), authorization: \(authorization)\(form)\(errorBody)) { request in",
                         [.line(operation.respondsWithHTML ? "try await APIServerResponse.html(\(call))" : "try await APIServerResponse.json(\(call))")],
-                        close: "},"
+                        close: "})"
                     ))
                 }
             }
             declarations.append(.type(TypeDeclaration(
-                doc: "The server side of \(document.clientName): one requirement per operation of the spec.\n\nA server (such as the emulator) implements it and serves ``routes``, which\ndecode each request and encode each response as the spec says.",
+                doc: "The server side of \(document.clientName): one requirement per operation of the spec.\n\nA server (such as the emulator) implements it and calls ``registerRoutes(on:)``,\nwhose routes decode each request and encode each response as the spec says.",
                 access: access, kind: .protocol, name: service, conformances: ["Sendable"], members: requirements
             )))
             // The full path of each operation without path parameters, so
@@ -72,9 +72,11 @@ extension Translator {
                     getter: [.line("\(literal: prefix + basePath + operation.path)")]))
             }
             declarations.append(.extension(ExtensionDeclaration(extendedType: service, members: [
-                .variable(VariableDeclaration(
-                    doc: prefix.isEmpty ? "The routes of this API, matched at the emulator's root." : "The routes of this API, matched below the emulator prefix `\(prefix)`.", access: access, isLet: false,
-                    name: "routes", type: "[APIServerRoute]", getter: [.bracketed(open: "[", routes, close: "]")]
+                .function(FunctionDeclaration(
+                    doc: (prefix.isEmpty ? "Registers the routes of this API, served at the root." : "Registers the routes of this API, served below the prefix `\(prefix)`.")
+                        + "\n- Parameter registry: The server's router.",
+                    access: access, kind: .function("registerRoutes"),
+                    parameters: [.init(label: "on", name: "registry", type: "some APIServerRouteRegistry")], body: routes
                 )),
             ] + paths)))
         }

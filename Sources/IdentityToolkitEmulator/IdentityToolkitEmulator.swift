@@ -27,7 +27,10 @@ public final class IdentityToolkitEmulator: Sendable {
     /// The emulator's clock; tests move it instead of sleeping.
     public let clock = EmulatorClock()
     let services: EmulatorServices
-    let handling: RequestHandling
+    /// The routes served, in registration order.
+    let routes: [APIServerRoute]
+    /// Hummingbird's router with the emulator's middleware and routes.
+    let responder: RouterResponder<EmulatorRequestContext>
 
     /// An emulator with an empty store, or the export of
     /// ``EmulatorConfiguration/importDirectory``; ``start()`` serves it.
@@ -52,19 +55,22 @@ public final class IdentityToolkitEmulator: Sendable {
             links: ActionLinks(), defaultProject: configuration.projectID, secondFactorRules: configuration.secondFactorRules,
             improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy, admins: AdminAuthorization(oauth: oauth))
         self.services = services
-        let router = APIServerRouter(
-            routes: AccountsRoutes(services: services, customTokens: CustomTokenVerifier(trustedKey: { [oauth] in oauth.publicKey(of: $0) }, clock: clock)).routes
-                + SecureTokenRoutes(services: services).routes
-                + AdminRoutes(services: services).routes
-                + LegacyRelyingPartyRoutes(admin: AdminRoutes(services: services)).routes
-                + oauth.routes
-                + (PublicKeyRoutes(key: key) as any GooglePublicKeysService).routes
-                + (PublicKeyRoutes(key: key) as any SessionCookieKeysService).routes
-                + HelperRoutes(services: services, oauth: oauth, console: ConsoleSettings(exportDirectory: configuration.exportOnExitDirectory, exportRoot: configuration.exportRoot)).routes
-        )
-        handling = RequestHandling(router: router, safety: LaptopSafety(configuration), authorization: services.admins, maxBodyBytes: configuration.maxBodyBytes,
-                                   bodyReadTimeout: configuration.bodyReadTimeout, logger: configuration.logger,
-                                   pagePaths: [HelperRoutes.showConsolePath, HelperRoutes.openActionLinkPath])
+        let router = EmulatorRouter(
+            safety: LaptopSafety(configuration), pagePaths: [HelperRoutes.showConsolePath, HelperRoutes.openActionLinkPath],
+            authorization: services.admins, maxBodyBytes: configuration.maxBodyBytes, bodyReadTimeout: configuration.bodyReadTimeout,
+            logger: configuration.logger)
+        AccountsRoutes(services: services, customTokens: CustomTokenVerifier(trustedKey: { [oauth] in oauth.publicKey(of: $0) }, clock: clock))
+            .registerRoutes(on: router)
+        SecureTokenRoutes(services: services).registerRoutes(on: router)
+        AdminRoutes(services: services).registerRoutes(on: router)
+        LegacyRelyingPartyRoutes(admin: AdminRoutes(services: services)).registerRoutes(on: router)
+        oauth.registerRoutes(on: router)
+        (PublicKeyRoutes(key: key) as any GooglePublicKeysService).registerRoutes(on: router)
+        (PublicKeyRoutes(key: key) as any SessionCookieKeysService).registerRoutes(on: router)
+        HelperRoutes(services: services, oauth: oauth, console: ConsoleSettings(exportDirectory: configuration.exportOnExitDirectory, exportRoot: configuration.exportRoot))
+            .registerRoutes(on: router)
+        routes = router.routes
+        responder = router.build()
     }
 
     /// How many of each kind of state the emulator holds (enrollment
@@ -135,9 +141,8 @@ public final class IdentityToolkitEmulator: Sendable {
         if logger.logLevel < .warning { logger.logLevel = .warning }
         let host = configuration.host
         let links = services.links
-        let handling = self.handling
         return Application(
-            responder: CallbackResponder { (request: Request, _: BasicRequestContext) in await handling.respond(to: request) },
+            responder: responder,
             server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: TimeAmount(configuration.idleTimeout))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in

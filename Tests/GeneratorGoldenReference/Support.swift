@@ -44,6 +44,13 @@ public final class Shelf: Sendable {
     }
 }
 
+/// How the golden server reports an error in the spec's `Failure` shape.
+extension Failure: APIServerErrorBody {
+    package init(serverError error: APIServerError) {
+        self.init(error: FailureStatus(message: error.message, details: [FailureDetail(reason: error.reason)]))
+    }
+}
+
 /// A server implementing the golden service protocol, for the server-mode tests.
 package struct GoldenWidgetsServer: WidgetsService {
     package init() {}

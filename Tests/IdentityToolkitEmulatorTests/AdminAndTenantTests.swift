@@ -54,6 +54,54 @@ import Testing
     }
 }
 
+/// The emulator's routes on Hummingbird's trie: Google's `{name}:verb`
+/// custom methods, percent-encoded values, and what matches nothing.
+@Suite struct RoutingTests {
+    @Test func customMethodsPercentEncodingAndColons() async throws {
+        try await withEmulator { h in
+            let tenant = try await h.admin.createTenant(project: Harness.project, body: Tenant(displayName: "Team R"))
+            let tenantID = try #require(tenant.name?.split(separator: "/").last.map(String.init))
+            let base = "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/tenants"
+            // A value arrives percent-encoded and reaches the rule decoded.
+            let encoded = tenantID.replacingOccurrences(of: "-", with: "%2D")
+            #expect(encoded != tenantID)
+            let found = try await h.raw(.get, "\(base)/\(encoded)", headers: Harness.owner)
+            #expect(found.status == 200)
+            #expect(found.json["displayName"] as? String == "Team R")
+            // `{tenant}` never takes a value with a colon (a verb no route has).
+            let verb = try await h.raw(.get, "\(base)/\(tenantID):nothing", headers: Harness.owner)
+            #expect(verb.status == 404)
+            #expect(verb.errorMessage?.hasPrefix("NOT_FOUND") == true)
+            // `{targetProjectId}:createSessionCookie` beside `{targetProjectId}/accounts`: the verb's route answers
+            // (its own error: no ID token), not a 404.
+            let cookie = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/projects/\(Harness.project):createSessionCookie",
+                                         body: Data("{}".utf8), headers: [.authorization: "Bearer owner", .contentType: "application/json"])
+            #expect(cookie.status == 400)
+            #expect(cookie.errorMessage == "MISSING_ID_TOKEN")
+            // Another standard method on a known path is 405; an unknown path, in Google's error shape, 404.
+            #expect(try await h.raw(.delete, "/identitytoolkit.googleapis.com/v1/accounts:signUp").status == 405)
+            let unknown = try await h.raw(.get, "/identitytoolkit.googleapis.com/v9/nothing/here")
+            #expect(unknown.status == 404)
+            #expect(unknown.errorMessage == "NOT_FOUND : no such operation: GET /identitytoolkit.googleapis.com/v9/nothing/here")
+        }
+    }
+
+    /// The OAuth2 token endpoint declares RFC 6749's error body; the
+    /// emulator renders its errors in it, the other routes in Google's.
+    @Test func errorsTakeTheShapeTheRouteDeclares() async throws {
+        try await withEmulator { h in
+            let token = try await h.raw(.post, "/oauth2.googleapis.com/token", body: Data("grant_type=nothing".utf8),
+                                        headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(token.status == 400)
+            #expect(token.json["error"] is String)
+            #expect(token.json["error"] as? [String: Any] == nil)
+            let api = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k", body: Data("[]".utf8))
+            #expect(api.status == 400)
+            #expect((api.json["error"] as? [String: Any])?["status"] as? String == "INVALID_ARGUMENT")
+        }
+    }
+}
+
 @Suite struct TenantTests {
     @Test func tenantsHaveTheirOwnUsersConfigsAndCodes() async throws {
         try await withEmulator { h in
@@ -155,9 +203,15 @@ import Testing
             #expect(try await h.raw(.get, "/identitytoolkit.googleapis.com/v1/accounts:signUp").status == 405)
             #expect(try await h.raw(.get, "/emulator/v1/nothing").status == 404)
             let huge = Data(repeating: 0x20, count: 2 << 20)
-            let response = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp", body: huge, headers: [.contentType: "application/json"])
+            let response = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", body: huge, headers: [.contentType: "application/json"])
             #expect(response.status == 413)
             #expect(response.errorMessage?.hasPrefix("INVALID_ARGUMENT") == true)
+            // The caller is checked before the body is read: no key, no read.
+            let keyless = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp", body: huge, headers: [.contentType: "application/json"])
+            #expect(keyless.status == 403)
+            let anonymousAdmin = try await h.raw(.post, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/tenants", body: huge,
+                                                 headers: [.contentType: "application/json"])
+            #expect(anonymousAdmin.status == 401)
             // JSON with curl's default form content type is still read as JSON.
             let curlStyle = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
                                             body: Data(#"{"email":"c@example.com","password":"secret1"}"#.utf8),

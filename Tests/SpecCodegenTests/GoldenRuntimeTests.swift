@@ -1,6 +1,7 @@
 import Foundation
 import GeneratorGoldenReference
 @_spi(Generated) import IdentityToolkit
+import HTTPTypes
 import IdentityToolkitTestSupport
 import Testing
 
@@ -173,11 +174,7 @@ import Testing
         let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         #expect(try await client.getPage(title: "x") == "<p>hi</p>")
         #expect(await transport.requests.first?.headerFields[.accept] == "text/html")
-        let router = APIServerRouter(routes: GoldenWidgetsServer().routes)
-        guard case .found(let route, _) = router.match(method: .get, path: "/widgets.example.com/v1/widgets:page") else {
-            Issue.record("no route")
-            return
-        }
+        let route = try RouteTable(GoldenWidgetsServer()).route(.get, "/widgets.example.com/v1/widgets:page")
         let response = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: ["title": "T"], body: Data()))
         #expect(response.contentType == "text/html; charset=utf-8" && String(decoding: response.body, as: UTF8.self) == "<h1>T</h1>")
     }
@@ -188,11 +185,7 @@ import Testing
         let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         let labels: [String: String] = try await client.getLabels()
         #expect(labels == ["w1": "first", "w9": "ninth"])
-        let router = APIServerRouter(routes: GoldenWidgetsServer().routes)
-        guard case .found(let route, _) = router.match(method: .get, path: "/widgets.example.com/v1/widgets:labels") else {
-            Issue.record("no route")
-            return
-        }
+        let route = try RouteTable(GoldenWidgetsServer()).route(.get, "/widgets.example.com/v1/widgets:labels")
         let response = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: [:], body: Data()))
         #expect(try JSONDecoder().decode(Labels.self, from: response.body) == ["w1": "first", "w2": "second"])
     }
@@ -211,34 +204,28 @@ import Testing
         }
     }
 
-    /// `{name}:verb` segments (Google's custom methods) match the verb and
-    /// give the value before it; a plain `{name}` never takes a value with a colon.
-    @Test func routesMatchCustomMethodSegments() throws {
-        func route(_ id: String, _ path: String) -> APIServerRoute {
-            APIServerRoute(operationID: id, method: .post, prefix: "/host", path: path, authorization: .none) { _ in try APIServerResponse.json(EmptyResponse()) }
-        }
-        let router = APIServerRouter(routes: [route("verb", "/v1/projects/{project}:createThing"), route("plain", "/v1/projects/{project}")])
-        func matched(_ path: String) -> (String, [String: String])? {
-            guard case .found(let route, let parameters) = router.match(method: .post, path: path) else { return nil }
-            return (route.operationID, parameters)
-        }
-        #expect(matched("/host/v1/projects/p-1:createThing")?.0 == "verb")
-        #expect(matched("/host/v1/projects/p-1:createThing")?.1 == ["project": "p-1"])
-        #expect(matched("/host/v1/projects/p%201")?.1 == ["project": "p 1"])
-        #expect(matched("/host/v1/projects/p:otherThing") == nil)
-        #expect(matched("/host/v1/projects/:createThing") == nil)
-        #expect(matched("/host/v1/projects/a:b:createThing") == nil)
+    /// A route knows its template's parameter names, `{name}:verb` (Google's
+    /// custom methods) included, and refuses a value with a raw colon (the
+    /// emulator's router tests the matching itself, on Hummingbird's trie).
+    @Test func routesNameTheirPathParameters() throws {
+        let route = APIServerRoute(operationID: "verb", method: .post, prefix: "/host", path: "/v1/projects/{project}/tenants/{tenant}:createThing",
+                                   authorization: .none) { _ in try APIServerResponse.json(EmptyResponse()) }
+        #expect(route.pathParameterNames == ["project", "tenant"])
+        #expect(route.template == "/host/v1/projects/{project}/tenants/{tenant}:createThing")
+        #expect(APIServerRoute.pathParameterValue("p%201") == "p 1")
+        #expect(APIServerRoute.pathParameterValue("a:b") == nil)
+        #expect(APIServerRoute.pathParameterValue("") == nil)
+        #expect(APIServerRoute.pathParameterValue("bad%zz") == nil)
     }
 
     @Test func generatedRoutesDecodeDispatchAndEncode() async throws {
-        let router = APIServerRouter(routes: GoldenWidgetsServer().routes + GoldenTokensServer().routes)
-        guard case .found(let route, let parameters) = router.match(method: .get, path: "/widgets.example.com/v1/shelves/s%201/widgets/w") else {
-            Issue.record("no route")
-            return
-        }
+        let table = RouteTable(GoldenWidgetsServer())
+        GoldenTokensServer().registerRoutes(on: table)
+        let route = try table.route(.get, "/widgets.example.com/v1/shelves/{shelf}/widgets/{widget}")
         #expect(route.operationID == "getWidget")
         #expect(route.authorization == .apiKey)
-        #expect(parameters == ["shelf": "s 1", "widget": "w"])
+        #expect(route.pathParameterNames == ["shelf", "widget"])
+        let parameters = ["shelf": "s 1", "widget": "w"]
         let response = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: ["view_mode": "full"], body: Data(), pathParameters: parameters))
         #expect(try JSONDecoder().decode(Widget.self, from: response.body).name == "s 1/w/full")
         // An integer parameter is decoded, and refused when it is no integer of its size.
@@ -250,10 +237,8 @@ import Testing
             }
         }
 
-        guard case .found(let create, _) = router.match(method: .post, path: "/widgets.example.com/v1/widgets:create") else {
-            Issue.record("no route")
-            return
-        }
+        let create = try table.route(.post, "/widgets.example.com/v1/widgets:create")
+        #expect(create.errorBody is Failure.Type)
         // Request bodies are read with proto3 JSON's name rules: snake_case wire names or camelCase.
         let created = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:],
             body: Data(#"{"name":"n","created_at":"2024-01-01T00:00:00Z","secretCode":"x"}"#.utf8)))
@@ -269,17 +254,11 @@ import Testing
             _ = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(#"{"created_at":"2024-01-01T00:00:00Z"}"#.utf8)))
         }
         // `x-server-aliases`: the same operation at another full path.
-        guard case .found(let alias, _) = router.match(method: .post, path: "/legacy.example.com/v0/createWidget") else {
-            Issue.record("no alias route")
-            return
-        }
-        #expect(alias.operationID == "createWidget")
-        if case .methodNotAllowed = router.match(method: .delete, path: "/widgets.example.com/v1/widgets:create") {} else { Issue.record("expected 405") }
-        if case .notFound = router.match(method: .get, path: "/widgets.example.com/v1/other") {} else { Issue.record("expected 404") }
-        guard case .found(let revoke, let tokenParameters) = router.match(method: .delete, path: "/tokens.example.com/base/v2/tokens/t") else {
-            Issue.record("no route")
-            return
-        }
+        let alias = try table.route(.post, "/legacy.example.com/v0/createWidget")
+        #expect(alias.operationID == "createWidget" && alias.prefix.isEmpty)
+        let revoke = try table.route(.delete, "/tokens.example.com/base/v2/tokens/{token}")
+        #expect(revoke.errorBody == nil)
+        let tokenParameters = ["token": "t"]
         #expect(revoke.authorization == .bearer)
         await #expect(throws: APIServerError.undecodableRequest("missing query parameter reason")) {
             _ = try await revoke.handler(APIServerRequest(method: .delete, headerFields: [:], query: [:], body: Data(), pathParameters: tokenParameters))
@@ -296,13 +275,9 @@ import Testing
         let request = try #require(await transport.requests.first)
         #expect(request.path == #"/v1/odd/d%2F1/say"hi\(x)":run?%24.xgafv=2&in=x&key=k"#)
         #expect(OddKind.allKnownValues.map(\.rawValue) == ["default", "self", "a\"b", "new\nline", "123start"])
-        let router = APIServerRouter(routes: GoldenWidgetsServer().routes)
-        guard case .found(let route, let parameters) = router.match(method: .post, path: #"/widgets.example.com/v1/odd/d%2F1/say"hi\(x)":run"#) else {
-            Issue.record("no route for the hostile path")
-            return
-        }
+        let route = try RouteTable(GoldenWidgetsServer()).route(.post, #"/widgets.example.com/v1/odd/{default}/say"hi\(x)":run"#)
         #expect(route.operationID == "runOdd")
-        #expect(parameters == ["default": "d/1"])
+        #expect(route.pathParameterNames == ["default"])
     }
 
     /// A form-only operation: the client sends `application/x-www-form-urlencoded`
@@ -317,11 +292,7 @@ import Testing
         let sent = try #require(await transport.bodies.first ?? nil)
         #expect(String(decoding: sent, as: UTF8.self) == "default=a%20b%26c%3Dd&kind=new%0Aline&private=7&quote%22d=q%22")
 
-        let router = APIServerRouter(routes: GoldenWidgetsServer().routes)
-        guard case .found(let route, _) = router.match(method: .post, path: "/widgets.example.com/v1/forms:exchange") else {
-            Issue.record("no route")
-            return
-        }
+        let route = try RouteTable(GoldenWidgetsServer()).route(.post, "/widgets.example.com/v1/forms:exchange")
         let echoed = try await route.handler(APIServerRequest(
             method: .post, headerFields: [.contentType: "application/x-www-form-urlencoded"], query: [:], body: sent,
             acceptsFormBody: route.acceptsFormBody))
@@ -330,5 +301,21 @@ import Testing
         #expect(decoded.quoted == "q\"")
         #expect(decoded.private == 7)
         #expect(decoded.kind == OddKind(rawValue: "new\nline"))
+    }
+}
+
+/// The routes a generated service registers, looked up by method and
+/// template (matching a request's path is the server's job).
+final class RouteTable: APIServerRouteRegistry {
+    private(set) var routes: [APIServerRoute] = []
+
+    init(_ service: some WidgetsService) {
+        service.registerRoutes(on: self)
+    }
+
+    func register(_ route: APIServerRoute) { routes.append(route) }
+
+    func route(_ method: HTTPRequest.Method, _ template: String) throws -> APIServerRoute {
+        try #require(routes.first { $0.method == method && $0.template == template }, "no route \(method) \(template)")
     }
 }

@@ -29,9 +29,10 @@ struct EmulatorServices: Sendable {
                     improvedEmailPrivacyByDefault: improvedEmailPrivacyByDefault)
     }
 
-    /// Whether `request` is an admin's: the end-user routes then take the
-    /// admin fields (`localId`, `targetProjectId`, …), as production does.
-    func isAdmin(_ request: APIServerRequest) -> Bool { admins.isAdmin(request) }
+    /// Whether `request` is an admin's (its credentials were read once, before
+    /// the route ran): the end-user routes then take the admin fields
+    /// (`localId`, `targetProjectId`, …), as production does.
+    func isAdmin(_ request: APIServerRequest) -> Bool { request.hasBearerAuthorization }
 
     /// Runs `rule` on the state, atomically, with the context of now.
     func run<Result: Sendable>(_ rule: @escaping @Sendable (inout EmulatorState, RuleContext) throws -> Result) async throws -> Result {

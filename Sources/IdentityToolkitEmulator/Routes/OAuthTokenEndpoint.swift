@@ -16,7 +16,7 @@ final class OAuthTokenEndpoint: OAuth2TokenService {
     /// The end of the audience an assertion must name: the production
     /// endpoint and the emulator's form of it both end with the route's
     /// emulator path (`/oauth2.googleapis.com/token`, from the spec).
-    private var audienceSuffix: String { routes.first.map { $0.prefix + $0.path } ?? "/" }
+    private var audienceSuffix: String { Self.requestAccessTokenPath }
 
     private let keys: Locked<[String: _RSA.Signing.PublicKey]>
     private let tokens = Locked<[String: Date]>([:])

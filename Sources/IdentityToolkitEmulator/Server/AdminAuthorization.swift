@@ -22,9 +22,6 @@ struct AdminAuthorization: Sendable {
         return token.lowercased() == EmulatorAdminToken.owner.rawValue || token.hasPrefix(Self.googleAccessTokenPrefix) || oauth.isValid(token)
     }
 
-    /// Whether `request` is an admin's.
-    func isAdmin(_ request: APIServerRequest) -> Bool { isAdmin(request.headerFields[.authorization]) }
-
     static let apiKeyHeader = HTTPField.Name("x-goog-api-key")!
     static let apiKeyQuery = "key"
 

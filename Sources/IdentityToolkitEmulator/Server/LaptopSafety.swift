@@ -144,3 +144,34 @@ struct LaptopSafety: Sendable {
         response.headers[Self.exposeHeaders] = "Cache-Control, Content-Type"
     }
 }
+
+/// ``LaptopSafety`` in front of every route: refusals before anything
+/// runs, preflights answered, CORS headers on the API's answers and the
+/// page rules on the pages.
+struct LaptopSafetyMiddleware: RouterMiddleware {
+    let safety: LaptopSafety
+    /// The paths of pages for people.
+    let pagePaths: Set<String>
+
+    func handle(_ request: Request, context: EmulatorRequestContext,
+                next: (Request, EmulatorRequestContext) async throws -> Response) async throws -> Response {
+        if let refusal = safety.refusal(of: request) { return ErrorResponses.render(refusal) }
+        guard pagePaths.contains(request.uri.path) else {
+            if LaptopSafety.isPreflight(request) { return safety.preflightResponse(to: request) }
+            var response = try await next(request, context)
+            safety.decorate(&response, for: request)
+            return response
+        }
+        var response: Response
+        if let refusal = safety.pageRefusal(of: request) {
+            response = ErrorResponses.render(refusal)
+        } else if LaptopSafety.isPreflight(request) {
+            // No CORS grant: a page is read by its own origin only.
+            response = ErrorResponses.render(APIServerError.permissionDenied("the emulator's pages are not for other origins"))
+        } else {
+            response = try await next(request, context)
+        }
+        LaptopSafety.decoratePage(&response)
+        return response
+    }
+}

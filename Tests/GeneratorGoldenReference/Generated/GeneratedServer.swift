@@ -6,8 +6,8 @@ import HTTPTypes
 
 /// The server side of WidgetsClient: one requirement per operation of the spec.
 ///
-/// A server (such as the emulator) implements it and serves ``routes``, which
-/// decode each request and encode each response as the spec says.
+/// A server (such as the emulator) implements it and calls ``registerRoutes(on:)``,
+/// whose routes decode each request and encode each response as the spec says.
 package protocol WidgetsService: Sendable {
     /// A page for a browser (an HTML response).
     ///
@@ -54,31 +54,30 @@ package protocol WidgetsService: Sendable {
 }
 
 extension WidgetsService {
-    /// The routes of this API, matched below the emulator prefix `/widgets.example.com`.
-    package var routes: [APIServerRoute] {
-        [
-            APIServerRoute(operationID: "getPage", method: .get, prefix: "/widgets.example.com", path: "/v1/widgets:page", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
-                try await APIServerResponse.html(self.getPage(title: request.requiredQueryParameter("title"), request: request))
-            },
-            APIServerRoute(operationID: "getLabels", method: .get, prefix: "/widgets.example.com", path: "/v1/widgets:labels", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
-                try await APIServerResponse.json(self.getLabels(request: request))
-            },
-            APIServerRoute(operationID: "createWidget", method: .post, prefix: "/widgets.example.com", path: "/v1/widgets:create", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
-                try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: ["created_at", "secret_code"]).checkedKnownValues(), request: request))
-            },
-            APIServerRoute(operationID: "createWidget", method: .post, prefix: "", path: "/legacy.example.com/v0/createWidget", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
-                try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: ["created_at", "secret_code"]).checkedKnownValues(), request: request))
-            },
-            APIServerRoute(operationID: "getWidget", method: .get, prefix: "/widgets.example.com", path: "/v1/shelves/{shelf}/widgets/{widget}", authorization: .apiKey, errorBody: ObjectIdentifier(Failure.self)) { request in
-                try await APIServerResponse.json(self.getWidget(shelf: request.pathParameter("shelf"), widget: request.pathParameter("widget"), viewMode: request.queryParameter("view_mode"), maxParts: request.queryParameter("max_parts", as: Int32.self), request: request))
-            },
-            APIServerRoute(operationID: "runOdd", method: .post, prefix: "/widgets.example.com", path: "/v1/odd/{default}/say\"hi\\(x)\":run", authorization: .apiKey, acceptsFormBody: true, errorBody: ObjectIdentifier(Failure.self)) { request in
-                try await APIServerResponse.json(self.runOdd(default: request.pathParameter("default"), xgafv: request.queryParameter("$.xgafv"), in: request.queryParameter("in"), body: request.decodeBody(OddRequest.self).checkedKnownValues(), request: request))
-            },
-            APIServerRoute(operationID: "exchangeForm", method: .post, prefix: "/widgets.example.com", path: "/v1/forms:exchange", authorization: .apiKey, acceptsFormBody: true) { request in
-                try await APIServerResponse.json(self.exchangeForm(request.decodeBody(OddRequest.self).checkedKnownValues(), request: request))
-            },
-        ]
+    /// Registers the routes of this API, served below the prefix `/widgets.example.com`.
+    /// - Parameter registry: The server's router.
+    package func registerRoutes(on registry: some APIServerRouteRegistry) {
+        registry.register(APIServerRoute(operationID: "getPage", method: .get, prefix: "/widgets.example.com", path: "/v1/widgets:page", authorization: .apiKey, errorBody: Failure.self) { request in
+            try await APIServerResponse.html(self.getPage(title: request.requiredQueryParameter("title"), request: request))
+        })
+        registry.register(APIServerRoute(operationID: "getLabels", method: .get, prefix: "/widgets.example.com", path: "/v1/widgets:labels", authorization: .apiKey, errorBody: Failure.self) { request in
+            try await APIServerResponse.json(self.getLabels(request: request))
+        })
+        registry.register(APIServerRoute(operationID: "createWidget", method: .post, prefix: "/widgets.example.com", path: "/v1/widgets:create", authorization: .apiKey, errorBody: Failure.self) { request in
+            try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: ["created_at", "secret_code"]).checkedKnownValues(), request: request))
+        })
+        registry.register(APIServerRoute(operationID: "createWidget", method: .post, prefix: "", path: "/legacy.example.com/v0/createWidget", authorization: .apiKey, errorBody: Failure.self) { request in
+            try await APIServerResponse.json(self.createWidget(request.decodeBody(Widget.self, snakeCaseWireNames: ["created_at", "secret_code"]).checkedKnownValues(), request: request))
+        })
+        registry.register(APIServerRoute(operationID: "getWidget", method: .get, prefix: "/widgets.example.com", path: "/v1/shelves/{shelf}/widgets/{widget}", authorization: .apiKey, errorBody: Failure.self) { request in
+            try await APIServerResponse.json(self.getWidget(shelf: request.pathParameter("shelf"), widget: request.pathParameter("widget"), viewMode: request.queryParameter("view_mode"), maxParts: request.queryParameter("max_parts", as: Int32.self), request: request))
+        })
+        registry.register(APIServerRoute(operationID: "runOdd", method: .post, prefix: "/widgets.example.com", path: "/v1/odd/{default}/say\"hi\\(x)\":run", authorization: .apiKey, acceptsFormBody: true, errorBody: Failure.self) { request in
+            try await APIServerResponse.json(self.runOdd(default: request.pathParameter("default"), xgafv: request.queryParameter("$.xgafv"), in: request.queryParameter("in"), body: request.decodeBody(OddRequest.self).checkedKnownValues(), request: request))
+        })
+        registry.register(APIServerRoute(operationID: "exchangeForm", method: .post, prefix: "/widgets.example.com", path: "/v1/forms:exchange", authorization: .apiKey, acceptsFormBody: true) { request in
+            try await APIServerResponse.json(self.exchangeForm(request.decodeBody(OddRequest.self).checkedKnownValues(), request: request))
+        })
     }
 
     /// The path of `getPage` (`GET /v1/widgets:page`), as a server serves it.
@@ -104,8 +103,8 @@ extension WidgetsService {
 
 /// The server side of TokensClient: one requirement per operation of the spec.
 ///
-/// A server (such as the emulator) implements it and serves ``routes``, which
-/// decode each request and encode each response as the spec says.
+/// A server (such as the emulator) implements it and calls ``registerRoutes(on:)``,
+/// whose routes decode each request and encode each response as the spec says.
 package protocol TokensService: Sendable {
     /// Revokes a token.
     ///
@@ -114,13 +113,12 @@ package protocol TokensService: Sendable {
 }
 
 extension TokensService {
-    /// The routes of this API, matched below the emulator prefix `/tokens.example.com`.
-    package var routes: [APIServerRoute] {
-        [
-            APIServerRoute(operationID: "revokeToken", method: .delete, prefix: "/tokens.example.com", path: "/base/v2/tokens/{token}", authorization: .bearer) { request in
-                try await APIServerResponse.json(self.revokeToken(token: request.pathParameter("token"), reason: request.requiredQueryParameter("reason"), request: request))
-            },
-        ]
+    /// Registers the routes of this API, served below the prefix `/tokens.example.com`.
+    /// - Parameter registry: The server's router.
+    package func registerRoutes(on registry: some APIServerRouteRegistry) {
+        registry.register(APIServerRoute(operationID: "revokeToken", method: .delete, prefix: "/tokens.example.com", path: "/base/v2/tokens/{token}", authorization: .bearer) { request in
+            try await APIServerResponse.json(self.revokeToken(token: request.pathParameter("token"), reason: request.requiredQueryParameter("reason"), request: request))
+        })
     }
 }
 
