@@ -7,21 +7,24 @@ import IdentityOTP
 import Testing
 
 /// A fresh emulator on an ephemeral loopback port, with generated clients
-/// pointed at it, for one test.
+/// pointed at it, for one test. The clients hand their requests to the
+/// emulator's router in process (``InProcessTransport``); `overSocket`
+/// sends them through the server's socket instead, for tests whose point
+/// is the socket.
 struct Harness {
     let running: RunningEmulator
     let accounts: AccountsClient
     let tokens: SecureTokenClient
     let admin: AdminClient
-    let transport: AsyncHTTPClientTransport
+    let transport: any HTTPTransport
     static let project = "demo-mfa"
 
-    static func start(configure: (inout EmulatorConfiguration) -> Void = { _ in }) async throws -> Harness {
+    static func start(overSocket: Bool = false, configure: (inout EmulatorConfiguration) -> Void = { _ in }) async throws -> Harness {
         var settings = EmulatorConfiguration(port: 0, projectID: project)
         configure(&settings)
         let emulator = try IdentityToolkitEmulator(configuration: settings)
         let running = try await emulator.start()
-        let transport = AsyncHTTPClientTransport()
+        let transport: any HTTPTransport = overSocket ? AsyncHTTPClientTransport() : InProcessTransport(emulator: emulator)
         let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort)
         return Harness(
             running: running, accounts: AccountsClient(apiKey: "any-key", configuration: configuration),
@@ -127,8 +130,9 @@ struct Harness {
 }
 
 /// Runs `body` against a fresh emulator and stops it afterwards.
-func withEmulator(configure: (inout EmulatorConfiguration) -> Void = { _ in }, _ body: (Harness) async throws -> Void) async throws {
-    let harness = try await Harness.start(configure: configure)
+func withEmulator(overSocket: Bool = false, configure: (inout EmulatorConfiguration) -> Void = { _ in },
+                  _ body: (Harness) async throws -> Void) async throws {
+    let harness = try await Harness.start(overSocket: overSocket, configure: configure)
     do {
         try await body(harness)
     } catch {
