@@ -1,4 +1,4 @@
-/// Servers: one service protocol per document with its route table, and the
+/// Servers: one service protocol per document with `registerRoutes(on:)`, and the
 /// known-value checks that keep requests within the spec's enums.
 extension Translator {
     func serverFile(_ documents: [APIDocument], schemas: [Schema], imports: [SwiftName]) -> SwiftFile {

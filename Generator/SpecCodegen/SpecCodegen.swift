@@ -13,7 +13,7 @@ public struct GeneratorConfig: Decodable, Sendable {
         case errorCodes
         /// Completion twins and Objective-C-style names from `facades`.
         case facades
-        /// One service protocol per document with its route table, for servers.
+        /// One service protocol per document with its route registration, for servers.
         case server
         /// A server's errors from `errors`: one `APIServerError` per short code.
         case serverErrors
