@@ -53,11 +53,11 @@ public final class IdentityToolkitEmulator: Sendable {
         let services = EmulatorServices(
             store: InMemoryEmulatorStateStore(initial), clock: clock, tokens: SessionTokens(key: key, clock: clock, project: configuration.projectID),
             links: ActionLinks(), defaultProject: configuration.projectID, secondFactorRules: configuration.secondFactorRules,
-            improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy, admins: AdminAuthorization(oauth: oauth))
+            improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy)
         self.services = services
         let router = EmulatorRouter(
             safety: LaptopSafety(configuration), pagePaths: [HelperRoutes.showConsolePath, HelperRoutes.openActionLinkPath],
-            authorization: services.admins, maxBodyBytes: configuration.maxBodyBytes, bodyReadTimeout: configuration.bodyReadTimeout,
+            authorization: AdminAuthorization(oauth: oauth), maxBodyBytes: configuration.maxBodyBytes, bodyReadTimeout: configuration.bodyReadTimeout,
             logger: configuration.logger)
         AccountsRoutes(services: services, customTokens: CustomTokenVerifier(trustedKey: { [oauth] in oauth.publicKey(of: $0) }, clock: clock))
             .registerRoutes(on: router)

@@ -15,8 +15,6 @@ struct EmulatorServices: Sendable {
     var projectNumber = EmulatorConfiguration.defaultProjectNumber
     let secondFactorRules: SecondFactorRules
     let improvedEmailPrivacyByDefault: Bool
-    /// Who may act as an admin on the end-user routes too (`Bearer owner`).
-    let admins: AdminAuthorization
     /// The last calls to blocking functions, for the emulator's page.
     let blockingCallLog = BlockingCallLog()
 
