@@ -405,6 +405,7 @@ let package = Package(
             name: "IdentityToolkitEmulatorTests",
             dependencies: [
                 "SeededRandom",
+                "IdentityToolkitTestSupport",
                 "IdentitySupport",
                 "IdentityToolkitEmulator",
                 "IdentityToolkit",
@@ -425,6 +426,7 @@ let package = Package(
             name: "DocSampleTests",
             dependencies: [
                 "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "IdentityOTP",
+                "IdentityToolkitTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -455,7 +457,7 @@ let package = Package(
         // tests and the Vapor middleware's share (apps never build it).
         .target(
             name: "AdminTestSupport",
-            dependencies: ["IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "IdentityOTP"],
+            dependencies: ["IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "IdentityToolkitTestSupport"],
             path: "Tests/AdminTestSupport"
         ),
         .testTarget(
@@ -522,7 +524,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IdentityOTPTests",
-            dependencies: ["IdentityOTP", "IdentityOTPFormats", "SeededRandom", "StoreConformance"],
+            dependencies: ["IdentityOTP", "IdentityOTPFormats", "SeededRandom", "StoreConformance", "IdentityToolkitTestSupport"],
             exclude: ["Fixtures"]
         ),
     ],

@@ -5,6 +5,7 @@ import IdentityToolkitAsyncHTTPClient
 public import IdentityToolkitEmulator
 public import IdentityOTP
 import Testing
+import IdentityToolkitTestSupport
 
 /// A running emulator with TOTP on, the clients the admin tests use on it,
 /// and the end-user steps they share (enroll TOTP, sign in with it), for
@@ -19,7 +20,7 @@ public struct EmulatorSetup: Sendable {
     public static func start(project: String) async throws -> EmulatorSetup {
         let running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
         let transport = AsyncHTTPClientTransport()
-        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort)
+        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
         let admin = IdentityAdmin.emulator(projectID: project, hostAndPort: running.hostAndPort, transport: transport)
         _ = try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 1)))
         return EmulatorSetup(running: running, configuration: configuration, admin: admin, accounts: AccountsClient(apiKey: "k", configuration: configuration))

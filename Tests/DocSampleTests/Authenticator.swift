@@ -6,6 +6,7 @@ import IdentityToolkitEmulator
 import MultiFactorAuth
 import IdentityOTP
 import Testing
+import IdentityToolkitTestSupport
 
 /// Plays the user's authenticator app: `openInOTPApp(withQRCodeURL:)` hands
 /// it the otpauth URI (as the samples do before asking for a code), and it
@@ -71,10 +72,11 @@ struct DocSampleEnvironment {
         options.apiKey = "doc-samples"
         options.projectID = "demo-docs"
         options.httpTransport = AsyncHTTPClientTransport()
+        options.requestTimeout = harnessRequestTimeout
         FirebaseApp.app()?.delete()   // each test's emulator: the default app is configured once
         FirebaseApp.configure(options: options)
         Auth.auth().useEmulator(withHost: running.host, port: running.port)
-        let configuration = ClientConfiguration(transport: options.httpTransport, emulatorHost: running.hostAndPort)
+        let configuration = ClientConfiguration(transport: options.httpTransport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
         _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
             project: "demo-docs", updateMask: "mfa",
             body: ProjectConfig(mfa: MultiFactorAuthConfig(providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: .init(adjacentIntervals: 5))])))

@@ -5,6 +5,7 @@ import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import IdentityOTP
 import Testing
+import IdentityToolkitTestSupport
 
 /// A fresh emulator on an ephemeral loopback port, with generated clients
 /// pointed at it, for one test. The clients hand their requests to the
@@ -25,7 +26,7 @@ struct Harness {
         let emulator = try IdentityToolkitEmulator(configuration: settings)
         let running = try await emulator.start()
         let transport: any HTTPTransport = overSocket ? AsyncHTTPClientTransport() : InProcessTransport(emulator: emulator)
-        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort)
+        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
         return Harness(
             running: running, accounts: AccountsClient(apiKey: "any-key", configuration: configuration),
             tokens: SecureTokenClient(apiKey: "any-key", configuration: configuration),

@@ -35,14 +35,9 @@ public struct BuiltExecutable: Sendable {
 
     /// Runs it with `arguments`; `input` is written to its standard input,
     /// `environment` is added to this process's. The blocking reads and the
-    /// wait happen on a thread of their own, so that other tests' tasks keep
-    /// the cooperative pool (two threads on a two-core machine).
+    /// wait happen off the cooperative pool (``offThePool(_:)``).
     public func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Swift.Result<Result, any Error> { try runBlocking(arguments, input: input, environment: environment) })
-            }
-        }
+        try await offThePool { try runBlocking(arguments, input: input, environment: environment) }
     }
 
     private func runBlocking(_ arguments: [String], input: Data?, environment: [String: String]) throws -> Result {

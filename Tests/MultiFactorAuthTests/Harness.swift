@@ -6,6 +6,7 @@ import IdentityToolkitEmulator
 import MultiFactorAuth
 import IdentityOTP
 import Testing
+import IdentityToolkitTestSupport
 
 /// A fresh emulator and named Firebase apps pointed at it.
 struct SDKHarness {
@@ -17,7 +18,7 @@ struct SDKHarness {
         let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "demo-sdk"))
         let running = try await emulator.start()
         let harness = SDKHarness(running: running, transport: transport)
-        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort)
+        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
         _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
             project: "demo-sdk", updateMask: "mfa",
             body: ProjectConfig(mfa: MultiFactorAuthConfig(enabledProviders: [.phoneSms],
@@ -31,7 +32,7 @@ struct SDKHarness {
     func auth(name: String = "app-\(UUID().uuidString)", transport: (any HTTPTransport)? = nil, store: any AuthSessionStore = InMemoryAuthSessionStore(),
               requestTimeout: Duration? = nil) -> Auth {
         let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
-        if let requestTimeout { options.requestTimeout = requestTimeout }
+        options.requestTimeout = requestTimeout ?? harnessRequestTimeout
         options.apiKey = "sdk-tests"
         options.httpTransport = transport ?? self.transport
         FirebaseApp.configure(name: name, options: options)
