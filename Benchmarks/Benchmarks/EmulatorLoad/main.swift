@@ -101,7 +101,8 @@ func prepareUsers(count: Int, password: String, accounts: AccountsClient, config
     }
 
     return try await withThrowingTaskGroup(of: User.self) { group in
-        let runID = UUID().uuidString.prefix(8)
+        // Lower case: the emulator stores an address as production does, lowered.
+        let runID = UUID().uuidString.prefix(8).lowercased()
         for index in 0..<count {
             group.addTask {
                 let email = "load-\(runID)-\(index)@example.com"
@@ -123,7 +124,7 @@ func prepareUsers(count: Int, password: String, accounts: AccountsClient, config
                     let code = totp.code(step: step)
                     guard !(step + 1...step + 22).contains(where: { totp.code(step: $0) == code }) else { continue }
                     let finalized = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(
-                        idToken: idToken, totpVerificationInfo: .init(sessionInfo: session, verificationCode: code)))
+                        idToken: idToken, displayName: "load phone", totpVerificationInfo: .init(sessionInfo: session, verificationCode: code)))
                     let lookup = try await accounts.lookup(GetAccountInfoRequest(idToken: finalized.idToken ?? idToken))
                     guard let enrollmentID = lookup.users?.first?.mfaInfo?.first?.mfaEnrollmentId else {
                         throw LoadError.unexpected("the account lists no factor after enrollment")
