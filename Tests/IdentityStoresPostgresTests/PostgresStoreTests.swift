@@ -357,15 +357,17 @@ struct PostgresOperationTests {
                 }
                 try await locker.query("ROLLBACK", logger: logger)
             }
-            // The pool recovers: a call works again (the pool may hand out
-            // the dropped connection once more before it notices the close;
-            // that call fails with a typed error too).
+            // The pool recovers: a call works again. Until the pool notices
+            // the close it may hand out the dropped connection once more;
+            // that call fails with a typed error too, at once (unavailable)
+            // or at the query timeout (timedOut: seen once in CI, with the
+            // suite's other tests loading both cores).
             var recovered = false
             for _ in 0..<5 where !recovered {
                 do {
                     recovered = try await stores.attemptStore.failures(for: key) >= 1
                 } catch let error as PostgresStoreError {
-                    #expect(error.code == .unavailable, "\(error)")
+                    #expect(error.code == .unavailable || error.code == .timedOut, "\(error)")
                     try await Task.sleep(for: .milliseconds(200))
                 }
             }
