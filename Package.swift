@@ -68,6 +68,10 @@ let package = Package(
         // State a server keeps between requests: sealed for a cookie, or in
         // an expiring store (swift-crypto and IdentityOTP only).
         .library(name: "IdentityServerState", targets: ["IdentityServerState"]),
+        // The expiring key-value store the other stores build on: Foundation
+        // only, so MultiFactorAuth keeps sessions in it without swift-crypto,
+        // and an app names it to write its own store (Redis, say).
+        .library(name: "IdentityKeyValueStore", targets: ["IdentityKeyValueStore"]),
         // The shared stores on PostgreSQL, in a product of their own so that
         // apps which do not use them never build postgres-nio.
         .library(name: "IdentityStoresPostgres", targets: ["IdentityStoresPostgres"]),
@@ -262,6 +266,8 @@ let package = Package(
                 // client SDK do not build BoringSSL for it.
                 "IdentityOTPFormats",
                 "IdentitySupport",
+                // Sessions in any expiring store (Foundation only).
+                "IdentityKeyValueStore",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             exclude: ["spec-codegen-config.json"],
@@ -303,17 +309,18 @@ let package = Package(
                 gated("Vapor", "vapor", by: Trait.vapor),
             ]
         ),
+        .target(name: "IdentityKeyValueStore", dependencies: ["IdentitySupport"]),
         .target(
             name: "IdentityServerState",
             dependencies: [
-                "IdentitySupport", .product(name: "Crypto", package: "swift-crypto"),
+                "IdentityKeyValueStore", "IdentitySupport", .product(name: "Crypto", package: "swift-crypto"),
                 gated("Configuration", "swift-configuration", by: Trait.configuration),
             ]
         ),
         .target(
             name: "IdentityStoresPostgres",
             dependencies: [
-                "IdentityServerState", "IdentityOTP", "IdentitySupport", "MultiFactorAuth",
+                "IdentityKeyValueStore", "IdentityOTP", "IdentitySupport",
                 gated("PostgresNIO", "postgres-nio", by: Trait.postgreSQL),
                 gated("NIOSSL", "swift-nio-ssl", by: Trait.postgreSQL),
                 gated("NIOCore", "swift-nio", by: Trait.postgreSQL),
@@ -516,6 +523,7 @@ let package = Package(
             name: "IdentityStoresPostgresTests",
             dependencies: [
                 "IdentityStoresPostgres", "IdentityServerState", "StoreConformance", "MultiFactorAuth", "IdentityOTP",
+                "IdentityToolkitTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -541,6 +549,6 @@ for target in package.targets where target.type != .plugin && !["FuzzDriver", "D
 // Hummingbird's do), so a module re-exports only what its public API uses;
 // the generator writes `public import Foundation` where generated public
 // declarations use its types.
-for target in package.targets where ["IdentitySupport", "IdentityToolkit", "IdentityToolkitJWT", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "IdentityOTPFormats", "MultiFactorAuth", "IdentityAdmin", "IdentityToolkitEmulator", "IdentityServerState", "IdentityStoresPostgres", "SpecCodegen"].contains(target.name) {
+for target in package.targets where ["IdentitySupport", "IdentityToolkit", "IdentityToolkitJWT", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "IdentityOTPFormats", "MultiFactorAuth", "IdentityAdmin", "IdentityToolkitEmulator", "IdentityKeyValueStore", "IdentityServerState", "IdentityStoresPostgres", "SpecCodegen"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("InternalImportsByDefault")]
 }

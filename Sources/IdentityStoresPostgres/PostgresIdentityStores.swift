@@ -1,5 +1,4 @@
 public import Foundation
-public import IdentityServerState
 public import Logging
 import NIOCore
 public import PostgresNIO
@@ -89,7 +88,9 @@ public struct PostgresIdentityStores: Sendable {
     /// and for `RecoveryCodeRedeemer`.
     public var attemptStore: PostgresTOTPAttemptStore { PostgresTOTPAttemptStore(backend: backend) }
     /// The shared `ExpiringStateStore` for in-flight state. Wrap it in a
-    /// `SealingStateStore` to keep its values sealed at rest.
+    /// `SealingStateStore` to keep its values sealed at rest; give it to
+    /// MultiFactorAuth's `ExpiringStateAuthSessionStore` for signed-in
+    /// users' sessions.
     public var stateStore: PostgresStateStore { PostgresStateStore(backend: backend) }
     /// Each user's recovery-code verifiers (`RecoveryCodeStore`).
     public var recoveryCodeStore: PostgresRecoveryCodeStore { PostgresRecoveryCodeStore(backend: backend) }
@@ -98,16 +99,6 @@ public struct PostgresIdentityStores: Sendable {
     public var clockOffsetStore: PostgresTOTPClockOffsetStore { PostgresTOTPClockOffsetStore(backend: backend) }
     /// The append-only audit table of security events (`SecurityEventLog`).
     public var securityEventLog: PostgresSecurityEventLog { PostgresSecurityEventLog(backend: backend) }
-
-    /// A shared `AuthSessionStore` (signed-in users' tokens), kept in the
-    /// state table under `auth-session/` keys.
-    /// - Parameters:
-    ///   - lifetime: A session not saved again within this time is gone
-    ///     (an `Auth` saves on every sign-in and token refresh).
-    ///   - sealing: Seals each session at rest (it holds a refresh token); nil keeps JSON.
-    public func authSessionStore(lifetime: Duration = .seconds(30 * 24 * 3600), sealing: SealedStateCodec? = nil) -> PostgresAuthSessionStore {
-        PostgresAuthSessionStore(state: stateStore, lifetime: lifetime, sealing: sealing)
-    }
 
     /// Creates the tables and indexes that are missing and records the
     /// schema version. Idempotent, and safe when several instances start
@@ -151,17 +142,11 @@ public struct PostgresIdentityStores: Sendable {
     }
 
     /// Sweeps expired rows every `interval` until the calling task is
-    /// cancelled; a failed sweep is logged and tried again next time.
+    /// cancelled; a failed sweep is logged and tried again next time. In
+    /// its first minute it waits quietly for ``migrate()``, which an app
+    /// runs at start-up beside it; after that, missing tables are a warning.
     public func runSweeper(every interval: Duration = .seconds(300)) async {
-        while !Task.isCancelled {
-            do {
-                let removed = try await sweepExpired()
-                if removed > 0 { backend.logger.debug("swept expired rows", metadata: ["rows": "\(removed)"]) }
-            } catch {
-                backend.logger.warning("could not sweep expired rows", metadata: ["error": "\(error)"])
-            }
-            try? await Task.sleep(for: interval)
-        }
+        await backend.sweepRepeatedly(every: interval, rows: "expired rows") { try await sweepExpired() }
     }
 
     /// The sweeper as a service of the app's `ServiceGroup` (or Hummingbird's
@@ -365,6 +350,44 @@ struct PostgresStoreBackend: Sendable {
     }
 
     static let latencyLabel = "identity_store_seconds"
+
+    /// How long a sweeper waits quietly for the tables at start-up.
+    static let migrationWait: Duration = .seconds(60)
+
+    /// Whether ``PostgresIdentityStores/migrate()`` has run: its one
+    /// transaction creates every table at once, so the newest one tells.
+    func isMigrated() async throws(PostgresStoreError) -> Bool {
+        let newest = tables.securityEvents
+        return try await perform("check the tables") { client in
+            for try await present in try await client.query("SELECT to_regclass(\(newest)) IS NOT NULL").decode(Bool.self) {
+                return present
+            }
+            return false
+        }
+    }
+
+    /// A sweeper's loop: `sweep` every `interval` until the task is
+    /// cancelled, each failure logged and tried again at the next turn.
+    /// Started with the app, it runs beside `migrate()`: for its first
+    /// ``migrationWait`` it checks every second, quietly, until the tables
+    /// are there; past that, a missing table is a warning like any failure.
+    func sweepRepeatedly(every interval: Duration, rows: String, _ sweep: () async throws -> Int) async {
+        let started = ContinuousClock.now
+        while !Task.isCancelled {
+            if ContinuousClock.now - started < Self.migrationWait, (try? await isMigrated()) == false {
+                logger.debug("the tables are not there yet: sweeping once migrate() has made them", metadata: ["rows": "\(rows)"])
+                try? await Task.sleep(for: min(interval, .seconds(1)))
+                continue
+            }
+            do {
+                let removed = try await sweep()
+                if removed > 0 { logger.debug("swept \(rows)", metadata: ["rows": "\(removed)"]) }
+            } catch {
+                logger.warning("could not sweep \(rows)", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
 
     /// The store error for whatever a PostgreSQL call threw.
     static func storeError(_ error: any Error, operation: String, timeout: Duration) -> PostgresStoreError {

@@ -141,17 +141,12 @@ public struct PostgresSecurityEventRetention: Service {
     let retention: Duration
     let interval: Duration
 
-    /// Sweeps until graceful shutdown or cancellation.
+    /// Sweeps until graceful shutdown or cancellation (waiting quietly
+    /// for `migrate()` at start-up, as ``PostgresIdentityStores/runSweeper(every:)``).
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    let removed = try await log.removeEvents(before: Date().addingTimeInterval(-retention.timeInterval))
-                    if removed > 0 { log.backend.logger.debug("swept security events", metadata: ["rows": "\(removed)"]) }
-                } catch {
-                    log.backend.logger.warning("could not sweep security events", metadata: ["error": "\(error)"])
-                }
-                try? await Task.sleep(for: interval)
+            await log.backend.sweepRepeatedly(every: interval, rows: "security events") {
+                try await log.removeEvents(before: Date().addingTimeInterval(-retention.timeInterval))
             }
         }
     }

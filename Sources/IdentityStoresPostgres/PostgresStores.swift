@@ -1,6 +1,5 @@
 public import Foundation
-public import IdentityServerState
-public import MultiFactorAuth
+public import IdentityKeyValueStore
 public import IdentityOTP
 import PostgresNIO
 import IdentitySupport
@@ -286,40 +285,6 @@ public struct PostgresStateStore: ExpiringStateStore {
             try await client.query("DELETE FROM \(unescaped: table) WHERE key = \(key)")
         }
     }
-}
-
-/// `AuthSessionStore` on PostgreSQL: signed-in users' sessions in the
-/// state table, under `auth-session/` keys, each lasting ``lifetime``
-/// after its last save, sealed at rest when a codec is given. Made by
-/// ``PostgresIdentityStores/authSessionStore(lifetime:sealing:)``; give
-/// each browser or user a scope of its own with
-/// `store.scoped(to: browserID)`.
-public struct PostgresAuthSessionStore: AuthSessionStore {
-    /// A saved session is gone when it was not saved again for this long.
-    public let lifetime: Duration
-    private let state: any ExpiringStateStore
-
-    init(state: PostgresStateStore, lifetime: Duration, sealing: SealedStateCodec?) {
-        self.lifetime = lifetime
-        self.state = sealing.map { SealingStateStore(base: state, codec: $0) } ?? state
-    }
-
-    /// Saves `session` under `key`.
-    public func save(_ session: AuthSession, key: String) async throws {
-        try await state.set(session, forKey: Self.prefix + key, expiresAt: Date().addingTimeInterval(lifetime.timeInterval))
-    }
-
-    /// The session saved under `key`, or nil.
-    public func load(key: String) async throws -> AuthSession? {
-        try await state.get(AuthSession.self, forKey: Self.prefix + key)
-    }
-
-    /// Forgets the session saved under `key`.
-    public func remove(key: String) async throws {
-        try await state.removeValue(forKey: Self.prefix + key)
-    }
-
-    static let prefix = "auth-session/"
 }
 
 /// `RecoveryCodeStore` on PostgreSQL: a row per set (its salt and cost)

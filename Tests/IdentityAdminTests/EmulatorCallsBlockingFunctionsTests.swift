@@ -213,7 +213,7 @@ import Testing
             // Anonymous, custom-token and admin creations call nothing, as in production.
             functions.clearEvents()
             _ = try await setup.accounts.signUp(SignUpRequest(returnSecureToken: true))
-            let customToken = try await setup.admin.createCustomToken(uid: "custom-1")
+            let customToken = try setup.admin.createCustomToken(uid: "custom-1")
             _ = try await setup.accounts.signInWithCustomToken(SignInWithCustomTokenRequest(token: customToken))
             _ = try await setup.admin.createUser(CreateUserRequest(email: "admin-made@example.com", password: "correct horse"))
             #expect(functions.events.isEmpty)
@@ -233,7 +233,7 @@ import Testing
             await Self.expectRefusal("Not today.") {
                 _ = try await setup.accounts.signInWithEmailLink(SignInWithEmailLinkRequest(email: "kept@example.com", oobCode: code))
             }
-            var user = try await setup.admin.getUser(uid: existing.localId)
+            let user = try await setup.admin.getUser(uid: existing.localId)
             #expect(user.emailVerified == false)
 
             // Linking Google (beforeSignIn, as production): refused, no provider is linked.

@@ -200,6 +200,28 @@ import Testing
 
     @Test func authSessionStores() async throws {
         try await StateStoreConformance.keepsAuthSessions(InMemoryAuthSessionStore())
+        try await StateStoreConformance.keepsAuthSessions(ExpiringStateAuthSessionStore(state: InMemoryExpiringStateStore()))
+        let codec = SealedStateCodec(keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]), purpose: "sessions")
+        try await StateStoreConformance.keepsAuthSessions(ExpiringStateAuthSessionStore(state: SealingStateStore(base: InMemoryExpiringStateStore(), codec: codec)))
+    }
+
+    /// A session lasts its lifetime after each save, under the key prefix
+    /// earlier releases wrote (so their rows still load), sealed at rest
+    /// when the state store seals.
+    @Test func sessionsInAnExpiringStoreLastTheirLifetime() async throws {
+        let base = InMemoryExpiringStateStore()
+        let codec = SealedStateCodec(keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]), purpose: "sessions")
+        let sessions = ExpiringStateAuthSessionStore(state: SealingStateStore(base: base, codec: codec), lifetime: .seconds(600))
+        let session = AuthSession(uid: "u", email: nil, displayName: nil, isEmailVerified: false, isAnonymous: true, tenantID: nil,
+                                  idToken: "ID-TOKEN-MARKER", refreshToken: "REFRESH-MARKER", idTokenExpiration: Date(), factors: [])
+        let saved = Date()
+        try await sessions.save(session, key: "app")
+        let raw = try #require(await base.value(forKey: "auth-session/app", at: saved))
+        #expect(!String(decoding: raw, as: UTF8.self).contains("MARKER"))
+        #expect(await base.value(forKey: "auth-session/app", at: saved.addingTimeInterval(590)) != nil)
+        #expect(await base.value(forKey: "auth-session/app", at: saved.addingTimeInterval(610)) == nil)
+        #expect(try await sessions.load(key: "app") == session)
+        #expect(sessions.lifetime == .seconds(600))
     }
 }
 

@@ -7,6 +7,7 @@ import Metrics
 import MetricsTestKit
 import MultiFactorAuth
 import IdentityOTP
+import IdentityToolkitTestSupport
 import PostgresNIO
 import StoreConformance
 import Testing
@@ -196,9 +197,9 @@ struct PostgresConformanceTests {
 
     @Test func authSessionStore() async throws {
         try await TestDatabase.withStores { stores in
-            try await StateStoreConformance.keepsAuthSessions(stores.authSessionStore())
+            try await StateStoreConformance.keepsAuthSessions(ExpiringStateAuthSessionStore(state: stores.stateStore))
             let codec = SealedStateCodec(keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]), purpose: "sessions")
-            let sealed = stores.authSessionStore(sealing: codec)
+            let sealed = ExpiringStateAuthSessionStore(state: SealingStateStore(base: stores.stateStore, codec: codec))
             try await StateStoreConformance.keepsAuthSessions(sealed)
             // At rest: no token in the row.
             let session = AuthSession(uid: "u", email: nil, displayName: nil, isEmailVerified: false, isAnonymous: true, tenantID: nil,
@@ -254,6 +255,40 @@ struct PostgresOperationTests {
             #expect(try await settle(other, 7) == .accepted, "the second prefix's call ran on the first prefix's table")
             #expect(try await settle(one, 7) == .counted)
             #expect(try await settle(other, 7) == .counted)
+        }
+    }
+
+    /// An app starts the sweepers with its services, before `migrate()`
+    /// has made the tables: they wait for them without a warning, then
+    /// sweep (an expired row goes, a live one stays).
+    @Test func sweepersStartedBeforeTheTablesWaitQuietlyThenSweep() async throws {
+        let records = LogRecords()
+        let client = PostgresClient(configuration: try TestDatabase.settings().clientConfiguration,
+                                    backgroundLogger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            let stores = try PostgresIdentityStores(client: client, tablePrefix: TestDatabase.freshPrefix(), clock: .caller,
+                                                    logger: Logger(label: "test", factory: { _ in CapturingLogHandler(records: records) }))
+            group.addTask { await stores.runSweeper(every: .milliseconds(200)) }
+            group.addTask { try await stores.securityEventLog.retentionSweeper(every: .milliseconds(200)).run() }
+            try await Task.sleep(for: .seconds(1.5))
+            #expect(records.lines.contains { $0.hasPrefix("debug the tables are not there yet") })
+            try await stores.migrate()
+            let now = Date()
+            try await stores.stateStore.setValue(Data("old".utf8), forKey: "expired", expiresAt: now.addingTimeInterval(-60))
+            try await stores.stateStore.setValue(Data("live".utf8), forKey: "live", expiresAt: now.addingTimeInterval(3600))
+            let deadline = ContinuousClock.now + .seconds(60)
+            var swept = false
+            while !swept && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                swept = try await TestDatabase.withConnection { connection in
+                    try await connection.query(PostgresQuery(unsafeSQL: "SELECT key FROM \(stores.tablePrefix)state"), logger: Logger(label: "test"))
+                        .collect().map { try $0.decode(String.self) } == ["live"]
+                }
+            }
+            #expect(swept, "the expired row is still there")
+            #expect(!records.lines.contains { $0.hasPrefix("warning") }, "\(records.lines.filter { $0.hasPrefix("warning") })")
         }
     }
 

@@ -9,7 +9,7 @@ import IdentitySupport
 /// State a second instance needs: an app that runs several instances gives
 /// every one the same store (the PostgreSQL one of `IdentityStoresPostgres`).
 /// Values that hold secrets can be sealed at rest by wrapping the store in
-/// a ``SealingStateStore``.
+/// `IdentityServerState`'s `SealingStateStore`.
 public protocol ExpiringStateStore: Sendable {
     /// Keeps `value` under `key` until `expiresAt`, replacing what was there.
     func setValue(_ value: Data, forKey key: String, expiresAt: Date) async throws
@@ -79,48 +79,4 @@ public actor InMemoryExpiringStateStore: ExpiringStateStore {
 
     /// How many entries are kept (expired ones may remain until the next write).
     public var count: Int { entries.count }
-}
-
-/// An ``ExpiringStateStore`` that seals every value before `base` keeps it
-/// (AES-GCM with ``SealedStateCodec``, bound to its key so that a value
-/// copied to another key does not open): a database then holds no snapshot,
-/// TOTP key or pending credential in clear. A value that no longer opens
-/// (its key rotated out of the ring, or altered) reads as absent.
-public struct SealingStateStore: ExpiringStateStore {
-    /// Where the sealed values are kept.
-    public let base: any ExpiringStateStore
-    /// The codec that seals them.
-    public let codec: SealedStateCodec
-
-    /// `base`, with values sealed by `codec`.
-    public init(base: any ExpiringStateStore, codec: SealedStateCodec) {
-        self.base = base
-        self.codec = codec
-    }
-
-    /// Seals `value` (bound to `key`, expiring with it) and keeps it in `base`.
-    public func setValue(_ value: Data, forKey key: String, expiresAt: Date) async throws {
-        let sealed = try codec.sealData(value, expiresAt: expiresAt, boundTo: key)
-        try await base.setValue(Data(sealed.utf8), forKey: key, expiresAt: expiresAt)
-    }
-
-    /// The opened value under `key`; nil when absent, expired or not opening.
-    public func value(forKey key: String, at now: Date) async throws -> Data? {
-        try await base.value(forKey: key, at: now).flatMap { open($0, key: key, now: now) }
-    }
-
-    /// The opened value under `key`, removed from `base`.
-    public func takeValue(forKey key: String, at now: Date) async throws -> Data? {
-        try await base.takeValue(forKey: key, at: now).flatMap { open($0, key: key, now: now) }
-    }
-
-    /// Forgets the value under `key`.
-    public func removeValue(forKey key: String) async throws {
-        try await base.removeValue(forKey: key)
-    }
-
-    private func open(_ stored: Data, key: String, now: Date) -> Data? {
-        guard let text = String(data: stored, encoding: .utf8) else { return nil }
-        return try? codec.openData(text, boundTo: key, now: now)
-    }
 }
