@@ -234,7 +234,8 @@ let package = Package(
         .target(name: "IdentityOTPFormats"),
         .target(
             name: "IdentityOTP",
-            dependencies: ["IdentityOTPFormats", "IdentitySupport", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+            // IdentityKeyValueStore: the primitive the shared stores build on.
+            dependencies: ["IdentityOTPFormats", "IdentityKeyValueStore", "IdentitySupport", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         .target(

@@ -10,6 +10,13 @@ import IdentitySupport
 /// every one the same store (the PostgreSQL one of `IdentityStoresPostgres`).
 /// Values that hold secrets can be sealed at rest by wrapping the store in
 /// `IdentityServerState`'s `SealingStateStore`.
+///
+/// It is also the one primitive the security stores are built on: with
+/// ``compareAndSwapValue(forKey:expected:newValue:expiresAt:at:)`` a
+/// read-modify-write is atomic on every instance
+/// (``updateValue(forKey:at:maxAttempts:_:)``), which is what a TOTP attempt count, a
+/// replay record or a recovery code's use needs (`IdentityOTP`'s
+/// `ExpiringStateTOTPVerificationStore` and `ExpiringStateRecoveryCodeStore`).
 public protocol ExpiringStateStore: Sendable {
     /// Keeps `value` under `key` until `expiresAt`, replacing what was there.
     func setValue(_ value: Data, forKey key: String, expiresAt: Date) async throws
@@ -21,6 +28,46 @@ public protocol ExpiringStateStore: Sendable {
     func takeValue(forKey key: String, at now: Date) async throws -> Data?
     /// Forgets the value under `key`.
     func removeValue(forKey key: String) async throws
+    /// Replaces the value under `key` with `newValue` (nil removes it) only
+    /// when the live value at `now` is `expected` (nil: no live value), in
+    /// one atomic step: of two concurrent swaps from the same value, one
+    /// succeeds and the other finds the value changed.
+    /// - Parameters:
+    ///   - key: The entry.
+    ///   - expected: The bytes the caller read; nil when it read none.
+    ///   - newValue: What to keep instead; nil to remove the entry.
+    ///   - expiresAt: When `newValue` expires (ignored for a removal).
+    ///   - now: The time of the call: a value expired by then counts as none.
+    /// - Returns: Whether the value was swapped.
+    func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool
+}
+
+/// What one step of ``ExpiringStateStore/updateValue(forKey:at:maxAttempts:_:)`` does
+/// with the entry it read, and what the update returns.
+public enum ExpiringStateUpdate<Result: Sendable>: Sendable {
+    /// Keeps `value` until `expiresAt` in place of what was read.
+    case store(Data, expiresAt: Date, result: Result)
+    /// Removes the entry.
+    case remove(result: Result)
+    /// Changes nothing (the read is the answer).
+    case keep(result: Result)
+}
+
+/// An ``ExpiringStateStore/updateValue(forKey:at:maxAttempts:_:)`` whose
+/// entry kept changing under it: every attempt's swap found another
+/// writer's value. Nothing was written by the failed attempts; the caller
+/// fails closed (a verification refused, a code not consumed).
+public struct ExpiringStateContentionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// How many read-and-swap attempts were made.
+    public let attempts: Int
+
+    /// A contention after `attempts` attempts.
+    public init(attempts: Int) { self.attempts = attempts }
+
+    /// What happened; the key is not named (it may be a user's id).
+    public var description: String {
+        "an expiring-state entry changed under each of \(attempts) attempts to update it; nothing was written"
+    }
 }
 
 extension ExpiringStateStore {
@@ -42,41 +89,44 @@ extension ExpiringStateStore {
         guard let data = try await takeValue(forKey: key, at: now) else { return nil }
         return try JSONDecoder().decode(Value.self, from: data)
     }
+
+    /// An atomic read-modify-write of the entry under `key`: reads it, asks
+    /// `decide` what to do with it, and swaps only if nobody wrote in
+    /// between; otherwise waits a random, growing while and reads and asks
+    /// again. `decide` is a pure function of what it is given, as it may
+    /// run more than once.
+    /// - Parameters:
+    ///   - key: The entry.
+    ///   - now: The time of the update (what has expired by then is none).
+    ///   - maxAttempts: How many reads and swaps before giving up.
+    ///   - decide: What to do with the live value (nil when none).
+    /// - Returns: The result of the step whose swap succeeded (or whose
+    ///   decision was ``ExpiringStateUpdate/keep(result:)``).
+    /// - Throws: ``ExpiringStateContentionError`` when every swap lost to
+    ///   another writer, or the store's and `decide`'s errors.
+    public func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int = 64,
+                                              _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
+        let attempts = max(1, maxAttempts)
+        for attempt in 0..<attempts {
+            let current = try await value(forKey: key, at: now)
+            switch try decide(current) {
+            case .keep(let result):
+                return result
+            case .remove(let result):
+                if current == nil { return result }
+                if try await compareAndSwapValue(forKey: key, expected: current, newValue: nil, expiresAt: now, at: now) { return result }
+            case .store(let value, let expiresAt, let result):
+                if try await compareAndSwapValue(forKey: key, expected: current, newValue: value, expiresAt: expiresAt, at: now) { return result }
+            }
+            // Another writer won: wait a random while that doubles with each
+            // loss (up to 10 ms), so that many writers of one key (a burst
+            // of guesses at one user) spread out instead of colliding again.
+            if attempt + 1 < attempts {
+                let ceiling = min(10_000_000, 50_000 << min(attempt, 8))
+                try await Task.sleep(nanoseconds: UInt64.random(in: 0...UInt64(ceiling)))
+            }
+        }
+        throw ExpiringStateContentionError(attempts: attempts)
+    }
 }
 
-/// An in-memory ``ExpiringStateStore``: the embedded default, for one
-/// process (tests, a single instance). Bounded: past `capacity` the
-/// entries nearest their expiry go first.
-public actor InMemoryExpiringStateStore: ExpiringStateStore {
-    private var entries: ExpiringEntries<String, Data>
-
-    /// An empty store.
-    /// - Parameter capacity: The most entries kept.
-    public init(capacity: Int = 100_000) {
-        entries = ExpiringEntries(capacity: max(1, capacity))
-    }
-
-    /// Keeps `value` under `key` until `expiresAt`.
-    public func setValue(_ value: Data, forKey key: String, expiresAt: Date) {
-        entries.set(value, for: key, expiresAt: expiresAt, now: Date())
-    }
-
-    /// The live value under `key` at `now`.
-    public func value(forKey key: String, at now: Date) -> Data? {
-        entries.value(for: key, at: now)
-    }
-
-    /// The live value under `key` at `now`, removed.
-    public func takeValue(forKey key: String, at now: Date) -> Data? {
-        defer { entries.remove(key) }
-        return entries.value(for: key, at: now)
-    }
-
-    /// Forgets the value under `key`.
-    public func removeValue(forKey key: String) {
-        entries.remove(key)
-    }
-
-    /// How many entries are kept (expired ones may remain until the next write).
-    public var count: Int { entries.count }
-}

@@ -2,3 +2,6 @@
 // QR codes, `HashAlgorithm`), which live in `IdentityOTPFormats` so that code that
 // only needs them (MultiFactorAuth) does not build swift-crypto.
 @_exported import IdentityOTPFormats
+// And the expiring key-value store the shared stores are built on
+// (`ExpiringStateTOTPVerificationStore`), with `InMemoryStoreFullError`.
+@_exported import IdentityKeyValueStore

@@ -129,22 +129,6 @@ public struct TOTPAttemptSettlementReport: Sendable, Hashable {
     }
 }
 
-/// An in-memory store holds `capacity` live records and is full: it
-/// refuses to forget a live one (that would end a lock-out or reopen a
-/// replay), so the verification fails closed until records expire.
-public struct InMemoryStoreFullError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The records the store holds at most.
-    public let capacity: Int
-
-    /// A refusal of a store of `capacity` records.
-    public init(capacity: Int) { self.capacity = capacity }
-
-    /// What happened and what to do; no key is named.
-    public var description: String {
-        "the in-memory store holds its \(capacity) live records and forgets none of them early; attempts are refused until records expire (give it a larger capacity, or use a shared store)"
-    }
-}
-
 /// Each key's last accepted step, in memory: the one home of the replay
 /// rule for the in-memory stores.
 package struct AcceptedSteps: Sendable {
@@ -162,7 +146,7 @@ package struct AcceptedSteps: Sendable {
     }
 
     /// Records `step` unless it is not after the last one recorded.
-    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    /// - Throws: `InMemoryStoreFullError` when full of live records.
     package mutating func record(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) throws(InMemoryStoreFullError) -> Bool {
         guard isLater(step, for: keyID, at: now) else { return false }
         guard entries.set(step, for: keyID, expiresAt: retainUntil, now: now) else { throw InMemoryStoreFullError(capacity: entries.capacity) }
@@ -182,7 +166,7 @@ package struct AttemptCounts: Sendable {
     package func record(for keyID: String, at now: Date) -> TOTPAttemptRecord? { entries.value(for: keyID, at: now) }
 
     /// Counts an attempt unless `limit` locks `keyID`.
-    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    /// - Throws: `InMemoryStoreFullError` when full of live records.
     package mutating func admit(for keyID: String, limit: TOTPAttemptLimit, at now: Date) throws(InMemoryStoreFullError) -> TOTPAttemptAdmission {
         let (admission, next) = limit.admit(record(for: keyID, at: now), at: now)
         guard admission.isCounted, let next else { return admission }
@@ -205,13 +189,13 @@ public actor InMemoryTOTPReplayStore: TOTPReplayStore {
 
     /// An empty store.
     /// - Parameter capacity: The most live records kept; a full store
-    ///   refuses new keys (``InMemoryStoreFullError``) until records expire.
+    ///   refuses new keys (`InMemoryStoreFullError`) until records expire.
     public init(capacity: Int = 100_000) {
         steps = AcceptedSteps(capacity: capacity)
     }
 
     /// Records `step` for `keyID` unless it is not after the last one recorded.
-    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    /// - Throws: `InMemoryStoreFullError` when full of live records.
     public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) throws -> Bool {
         try steps.record(step, for: keyID, at: now, retainUntil: retainUntil)
     }
@@ -233,13 +217,13 @@ public actor InMemoryTOTPAttemptStore: TOTPAttemptStore {
 
     /// An empty store.
     /// - Parameter capacity: The most live records kept; a full store
-    ///   refuses new keys (``InMemoryStoreFullError``) until records expire.
+    ///   refuses new keys (`InMemoryStoreFullError`) until records expire.
     public init(capacity: Int = 100_000) {
         counts = AttemptCounts(capacity: capacity)
     }
 
     /// Counts an attempt unless `limit` locks `keyID`.
-    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    /// - Throws: `InMemoryStoreFullError` when full of live records.
     public func recordAttempt(for keyID: String, limit: TOTPAttemptLimit, at now: Date) throws -> TOTPAttemptAdmission {
         try counts.admit(for: keyID, limit: limit, at: now)
     }
@@ -268,7 +252,7 @@ public actor InMemoryTOTPVerificationStore: TOTPVerificationStore {
     /// An empty store.
     /// - Parameter capacity: The most live records kept, for attempts and
     ///   for accepted steps each; a full store refuses new keys
-    ///   (``InMemoryStoreFullError``) until records expire.
+    ///   (`InMemoryStoreFullError`) until records expire.
     public init(capacity: Int = 100_000) {
         counts = AttemptCounts(capacity: capacity)
         steps = AcceptedSteps(capacity: capacity)
@@ -276,7 +260,7 @@ public actor InMemoryTOTPVerificationStore: TOTPVerificationStore {
 
     /// Counts the attempt unless `limit` locks the key; records a later
     /// matched step and clears the run.
-    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    /// - Throws: `InMemoryStoreFullError` when full of live records.
     public func settleAttempt(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
                               retainUntil: Date) throws -> TOTPAttemptSettlement {
         try settleAttemptReportingRun(for: keyID, matchedStep: matchedStep, limit: limit, at: now, retainUntil: retainUntil).settlement
@@ -284,7 +268,7 @@ public actor InMemoryTOTPVerificationStore: TOTPVerificationStore {
 
     /// ``settleAttempt(for:matchedStep:limit:at:retainUntil:)`` with the
     /// failures the run held before it.
-    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    /// - Throws: `InMemoryStoreFullError` when full of live records.
     public func settleAttemptReportingRun(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
                                           retainUntil: Date) throws -> TOTPAttemptSettlementReport {
         // A later step is accepted whatever the count would become, so a
@@ -303,13 +287,13 @@ public actor InMemoryTOTPVerificationStore: TOTPVerificationStore {
     }
 
     /// Records `step` for `keyID` unless it is not after the last one recorded.
-    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    /// - Throws: `InMemoryStoreFullError` when full of live records.
     public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) throws -> Bool {
         try steps.record(step, for: keyID, at: now, retainUntil: retainUntil)
     }
 
     /// Counts an attempt unless `limit` locks `keyID`.
-    /// - Throws: ``InMemoryStoreFullError`` when full of live records.
+    /// - Throws: `InMemoryStoreFullError` when full of live records.
     public func recordAttempt(for keyID: String, limit: TOTPAttemptLimit, at now: Date) throws -> TOTPAttemptAdmission {
         try counts.admit(for: keyID, limit: limit, at: now)
     }

@@ -42,6 +42,17 @@ public struct SealingStateStore: ExpiringStateStore {
         try await base.removeValue(forKey: key)
     }
 
+    /// Swaps in `newValue` (sealed) when the opened live value is
+    /// `expected`: sealing is randomised, so the comparison is on the
+    /// opened bytes, and the swap in `base` on the sealed ones read.
+    public func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool {
+        let stored = try await base.value(forKey: key, at: now)
+        // A value that no longer opens reads as none, and may be replaced.
+        guard stored.flatMap({ open($0, key: key, now: now) }) == expected else { return false }
+        let sealed = try newValue.map { Data(try codec.sealData($0, expiresAt: expiresAt, boundTo: key).utf8) }
+        return try await base.compareAndSwapValue(forKey: key, expected: stored, newValue: sealed, expiresAt: expiresAt, at: now)
+    }
+
     private func open(_ stored: Data, key: String, now: Date) -> Data? {
         guard let text = String(data: stored, encoding: .utf8) else { return nil }
         return try? codec.openData(text, boundTo: key, now: now)

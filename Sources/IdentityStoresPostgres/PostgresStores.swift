@@ -285,6 +285,47 @@ public struct PostgresStateStore: ExpiringStateStore {
             try await client.query("DELETE FROM \(unescaped: table) WHERE key = \(key)")
         }
     }
+
+    /// Swaps in `newValue` when the live value is `expected`, in one
+    /// statement whose `WHERE` names the bytes read: an insert that yields
+    /// to a live row, an update or a delete of the row holding `expected`.
+    /// Under READ COMMITTED a concurrent writer's commit makes the `WHERE`
+    /// false on the row it left, so of two swaps from one value one wins.
+    public func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date,
+                                    at now: Date) async throws(PostgresStoreError) -> Bool {
+        let table = backend.tables.state
+        let now = backend.now(now)
+        return try await backend.perform("swap state") { client in
+            let rows: PostgresRowSequence
+            switch (expected, newValue) {
+            case (nil, let newValue?):
+                rows = try await client.query("""
+                    INSERT INTO \(unescaped: table) AS state (key, value, expires_at) VALUES (\(key), \(newValue), \(expiresAt))
+                    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at
+                    WHERE state.expires_at <= COALESCE(\(now), now())
+                    RETURNING true
+                    """)
+            case (let expected?, let newValue?):
+                rows = try await client.query("""
+                    UPDATE \(unescaped: table) SET value = \(newValue), expires_at = \(expiresAt)
+                    WHERE key = \(key) AND value = \(expected) AND expires_at > COALESCE(\(now), now())
+                    RETURNING true
+                    """)
+            case (let expected?, nil):
+                rows = try await client.query("""
+                    DELETE FROM \(unescaped: table) WHERE key = \(key) AND value = \(expected) AND expires_at > COALESCE(\(now), now())
+                    RETURNING true
+                    """)
+            case (nil, nil):
+                rows = try await client.query("""
+                    SELECT true WHERE NOT EXISTS (SELECT 1 FROM \(unescaped: table) WHERE key = \(key) AND expires_at > COALESCE(\(now), now()))
+                    """)
+            }
+            var swapped = false
+            for try await _ in rows.decode(Bool.self) { swapped = true }
+            return swapped
+        }
+    }
 }
 
 /// `RecoveryCodeStore` on PostgreSQL: a row per set (its salt and cost)

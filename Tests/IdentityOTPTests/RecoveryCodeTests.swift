@@ -75,6 +75,10 @@ import Testing
     @Test func theInMemoryStorePassesTheSharedCases() async throws {
         try await RecoveryCodeStoreConformance.eachCodeWorksOnce(InMemoryRecoveryCodeStore())
         #expect(try await RecoveryCodeStoreConformance.oneCodeIsRedeemedOnceUnderConcurrency(InMemoryRecoveryCodeStore()) == 1)
+        // The same on the store built on the key-value primitive.
+        let onThePrimitive = ExpiringStateRecoveryCodeStore(state: InMemoryExpiringStateStore(whenFull: .refuse))
+        try await RecoveryCodeStoreConformance.eachCodeWorksOnce(onThePrimitive)
+        #expect(try await RecoveryCodeStoreConformance.oneCodeIsRedeemedOnceUnderConcurrency(onThePrimitive) == 1)
     }
 
     /// Wrong codes count against the limit, before the check; then even a

@@ -109,6 +109,52 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.combined(InMemoryTOTPVerificationStore()))
     }
 
+    /// The same cases on the store built on the key-value primitive (one
+    /// entry per key, settled by compare-and-swap), in memory.
+    @Test func expiringStateVerificationStorePassesTheStoreCases() async throws {
+        try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(ExpiringStateTOTPVerificationStore())
+        try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(ExpiringStateTOTPVerificationStore())
+        try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(ExpiringStateTOTPVerificationStore())
+        try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(ExpiringStateTOTPVerificationStore())
+        try await TOTPStoreConformance.verificationStoreSettles(ExpiringStateTOTPVerificationStore())
+        try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(.combined(ExpiringStateTOTPVerificationStore()))
+        try await TOTPStoreConformance.concurrentSettlementsOfOneStepAcceptOne(ExpiringStateTOTPVerificationStore())
+        #expect(try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.combined(ExpiringStateTOTPVerificationStore())) == 5)
+        try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.combined(ExpiringStateTOTPVerificationStore()))
+        try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(.combined(ExpiringStateTOTPVerificationStore()))
+    }
+
+    /// A full in-memory primitive refuses a new key's record rather than
+    /// forget a live one (a lock-out), and the settlement fails closed.
+    @Test func aFullPrimitiveRefusesNewKeysAndForgetsNoLockout() async throws {
+        let store = ExpiringStateTOTPVerificationStore(state: InMemoryExpiringStateStore(capacity: 2, whenFull: .refuse))
+        let limit = TOTPAttemptLimit.default
+        let now = Date()
+        for _ in 0..<6 { _ = try await store.recordAttempt(for: "locked", limit: limit, at: now) }
+        _ = try await store.recordAttempt(for: "second", limit: limit, at: now)
+        await #expect(throws: InMemoryStoreFullError.self) {
+            try await store.settleAttempt(for: "third", matchedStep: nil, limit: limit, at: now, retainUntil: now.addingTimeInterval(90))
+        }
+        #expect(try await !store.recordAttempt(for: "locked", limit: limit, at: now).isCounted)
+    }
+
+    /// A swap that always loses (another writer each time) ends in a typed
+    /// error after the attempts allowed, with nothing written.
+    @Test func anUpdateThatAlwaysLosesItsSwapFailsClosed() async throws {
+        struct AlwaysChanging: ExpiringStateStore {
+            func setValue(_ value: Data, forKey key: String, expiresAt: Date) async throws {}
+            // A record another instance rewrites between every read and swap.
+            func value(forKey key: String, at now: Date) async throws -> Data? { Data(#"{"lastAcceptedStep":\#(Int.random(in: 10...1_000_000))}"#.utf8) }
+            func takeValue(forKey key: String, at now: Date) async throws -> Data? { nil }
+            func removeValue(forKey key: String) async throws {}
+            func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool { false }
+        }
+        let store = ExpiringStateTOTPVerificationStore(state: AlwaysChanging())
+        await #expect(throws: ExpiringStateContentionError(attempts: 64)) {
+            try await store.settleAttempt(for: "k", matchedStep: 1, limit: .default, at: Date(), retainUntil: Date().addingTimeInterval(90))
+        }
+    }
+
     /// A stream of distinct keys (caller-chosen ids) keeps the in-memory
     /// stores flat: records lapse as time passes, and a capacity bounds them.
     @Test func theVerifierReportsRefusalsLockoutsAndDriftOnEitherStores() async throws {

@@ -172,6 +172,7 @@ import Testing
     @Test func expiringStateStore() async throws {
         try await StateStoreConformance.keepsValuesUntilTheyExpire(InMemoryExpiringStateStore())
         try await StateStoreConformance.aValueIsTakenOnce(InMemoryExpiringStateStore())
+        try await StateStoreConformance.swapsOnlyFromTheValueRead(InMemoryExpiringStateStore())
     }
 
     @Test func sealingStateStore() async throws {
@@ -180,12 +181,13 @@ import Testing
         let sealing = SealingStateStore(base: base, codec: codec)
         try await StateStoreConformance.keepsValuesUntilTheyExpire(sealing)
         try await StateStoreConformance.aValueIsTakenOnce(sealing)
+        try await StateStoreConformance.swapsOnlyFromTheValueRead(sealing)
         // The base holds ciphertext, bound to its key: moved to another key, it reads as absent.
         let now = Date()
         try await sealing.setValue(Data("pending-credential".utf8), forKey: "a", expiresAt: now.addingTimeInterval(60))
         let stored = try #require(await base.value(forKey: "a", at: now))
         #expect(!String(decoding: stored, as: UTF8.self).contains("pending-credential"))
-        await base.setValue(stored, forKey: "b", expiresAt: now.addingTimeInterval(60))
+        try await base.setValue(stored, forKey: "b", expiresAt: now.addingTimeInterval(60))
         #expect(try await sealing.value(forKey: "b", at: now) == nil)
         #expect(try await sealing.value(forKey: "a", at: now) == Data("pending-credential".utf8))
     }
@@ -193,7 +195,7 @@ import Testing
     @Test func boundedInMemory() async throws {
         let store = InMemoryExpiringStateStore(capacity: 100)
         let now = Date()
-        for index in 0..<1000 { await store.setValue(Data([1]), forKey: "k\(index)", expiresAt: now.addingTimeInterval(Double(60 + index))) }
+        for index in 0..<1000 { try await store.setValue(Data([1]), forKey: "k\(index)", expiresAt: now.addingTimeInterval(Double(60 + index))) }
         #expect(await store.count <= 100)
         #expect(await store.value(forKey: "k999", at: now) != nil)
     }

@@ -190,9 +190,33 @@ struct PostgresConformanceTests {
         try await TestDatabase.withStores { stores in
             try await StateStoreConformance.keepsValuesUntilTheyExpire(stores.stateStore)
             try await StateStoreConformance.aValueIsTakenOnce(stores.stateStore)
+            try await StateStoreConformance.swapsOnlyFromTheValueRead(stores.stateStore)
             let codec = SealedStateCodec(keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]), purpose: "test")
             try await StateStoreConformance.keepsValuesUntilTheyExpire(SealingStateStore(base: stores.stateStore, codec: codec))
+            try await StateStoreConformance.swapsOnlyFromTheValueRead(SealingStateStore(base: stores.stateStore, codec: codec))
         }
+    }
+
+    /// The TOTP and recovery-code stores built on the key-value primitive,
+    /// on PostgreSQL's state table: the cases the dedicated stores pass.
+    @Test func storesOnTheStatePrimitive() async throws {
+        let checked = try await TestDatabase.withStores { stores in
+            let verification = ExpiringStateTOTPVerificationStore(state: stores.stateStore)
+            try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(verification)
+            try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(verification)
+            try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(verification)
+            try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(verification)
+            try await TOTPStoreConformance.verificationStoreSettles(verification)
+            try await TOTPStoreConformance.concurrentSettlementsOfOneStepAcceptOne(verification)
+            try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.combined(verification))
+            try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(.combined(verification))
+            let recovery = ExpiringStateRecoveryCodeStore(state: stores.stateStore)
+            try await RecoveryCodeStoreConformance.eachCodeWorksOnce(recovery)
+            #expect(try await RecoveryCodeStoreConformance.oneCodeIsRedeemedOnceUnderConcurrency(recovery) == 1)
+            return try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.combined(verification))
+        }
+        #expect(checked == 5)
+        print("PostgreSQL state table as a TOTP store: 200 concurrent wrong codes, limit 5: \(checked) checked")
     }
 
     @Test func authSessionStore() async throws {

@@ -48,6 +48,45 @@ public enum StateStoreConformance {
         #expect(try await store.takeValue(forKey: key, at: now.addingTimeInterval(11)) == nil)
     }
 
+    /// A swap happens only from the value read: from none onto an absent or
+    /// expired entry, from the live bytes onto new ones or none; and 40
+    /// concurrent read-modify-writes of one counter (``ExpiringStateStore/updateValue(forKey:at:maxAttempts:_:)``)
+    /// lose no increment.
+    public static func swapsOnlyFromTheValueRead(_ store: any ExpiringStateStore) async throws {
+        let now = Date()
+        let key = TOTPStoreConformance.freshKey("swap")
+        let later = now.addingTimeInterval(60)
+        #expect(try await store.compareAndSwapValue(forKey: key, expected: nil, newValue: nil, expiresAt: later, at: now))
+        #expect(try await store.compareAndSwapValue(forKey: key, expected: nil, newValue: Data("one".utf8), expiresAt: later, at: now))
+        #expect(try await !store.compareAndSwapValue(forKey: key, expected: nil, newValue: Data("other".utf8), expiresAt: later, at: now))
+        #expect(try await !store.compareAndSwapValue(forKey: key, expected: nil, newValue: nil, expiresAt: later, at: now))
+        #expect(try await !store.compareAndSwapValue(forKey: key, expected: Data("two".utf8), newValue: Data("three".utf8), expiresAt: later, at: now))
+        #expect(try await store.value(forKey: key, at: now) == Data("one".utf8))
+        #expect(try await store.compareAndSwapValue(forKey: key, expected: Data("one".utf8), newValue: Data("two".utf8), expiresAt: later, at: now))
+        #expect(try await store.value(forKey: key, at: now) == Data("two".utf8))
+        // Past its expiry the value is none: a swap from it fails, one from none succeeds.
+        let afterExpiry = later.addingTimeInterval(1)
+        #expect(try await !store.compareAndSwapValue(forKey: key, expected: Data("two".utf8), newValue: Data("x".utf8), expiresAt: afterExpiry.addingTimeInterval(60), at: afterExpiry))
+        #expect(try await store.compareAndSwapValue(forKey: key, expected: nil, newValue: Data("fresh".utf8), expiresAt: afterExpiry.addingTimeInterval(60), at: afterExpiry))
+        #expect(try await store.value(forKey: key, at: afterExpiry) == Data("fresh".utf8))
+        #expect(try await store.compareAndSwapValue(forKey: key, expected: Data("fresh".utf8), newValue: nil, expiresAt: afterExpiry, at: afterExpiry))
+        #expect(try await store.value(forKey: key, at: afterExpiry) == nil)
+
+        let counter = TOTPStoreConformance.freshKey("counter")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<40 {
+                group.addTask {
+                    try await store.updateValue(forKey: counter, at: now, maxAttempts: 1000) { stored in
+                        let count = stored.map { Int(String(decoding: $0, as: UTF8.self)) ?? 0 } ?? 0
+                        return .store(Data(String(count + 1).utf8), expiresAt: later, result: ())
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await store.value(forKey: counter, at: now) == Data("40".utf8))
+    }
+
     /// Sessions saved under a key come back whole; removal forgets them;
     /// scopes keep browsers apart in one store.
     public static func keepsAuthSessions(_ store: any AuthSessionStore) async throws {

@@ -892,4 +892,5 @@ struct UnreachableStore: ExpiringStateStore {
     func value(forKey key: String, at now: Date) async throws -> Data? { throw Down() }
     func takeValue(forKey key: String, at now: Date) async throws -> Data? { throw Down() }
     func removeValue(forKey key: String) async throws { throw Down() }
+    func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool { throw Down() }
 }
