@@ -47,22 +47,14 @@ public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
                                           retainUntil: Date) async throws -> TOTPAttemptSettlementReport {
         try await state.updateValue(forKey: keyPrefix + keyID, at: now) { stored in
             var record = try KeyRecord(stored, at: now)
-            // A later step is accepted whatever the count would become, so a
-            // success is never refused for want of room to count it.
-            if let matchedStep, !TOTPVerifier.isReplay(matchedStep, lastAcceptedStep: record.lastAcceptedStep) {
-                let admission = limit.admit(record.attempts, at: now).admission
-                guard case .counted(let failures) = admission else {
-                    return .keep(result: TOTPAttemptSettlementReport(settlement: .refused(admission), failuresBefore: nil))
-                }
-                record.accept(matchedStep, retainUntil: retainUntil)
-                return try record.update(result: TOTPAttemptSettlementReport(settlement: .accepted, failuresBefore: failures))
+            let outcome = TOTPSettlementOutcome(matchedStep: matchedStep, lastAcceptedStep: record.lastAcceptedStep,
+                                                attempts: record.attempts, limit: limit, at: now)
+            switch outcome {
+            case .refused: return .keep(result: outcome.report)
+            case .accepted(let step, _): (record.lastAcceptedStep, record.stepRetainUntil, record.attempts) = (step, retainUntil, nil)
+            case .counted(let next, _): record.attempts = next
             }
-            let (admission, next) = limit.admit(record.attempts, at: now)
-            guard case .counted(let failures) = admission, let next else {
-                return .keep(result: TOTPAttemptSettlementReport(settlement: .refused(admission), failuresBefore: nil))
-            }
-            record.attempts = next
-            return try record.update(result: TOTPAttemptSettlementReport(settlement: .counted, failuresBefore: failures))
+            return try record.update(result: outcome.report)
         }
     }
 
@@ -123,10 +115,6 @@ private struct KeyRecord: Codable {
         self = try JSONDecoder().decode(KeyRecord.self, from: stored)
         if let retainUntil = stepRetainUntil, retainUntil <= now { (lastAcceptedStep, stepRetainUntil) = (nil, nil) }
         if let attempts, attempts.forgetAt <= now { self.attempts = nil }
-    }
-
-    mutating func accept(_ step: UInt64, retainUntil: Date) {
-        (lastAcceptedStep, stepRetainUntil, attempts) = (step, retainUntil, nil)
     }
 
     /// This record written back (removed when nothing in it matters any more).

@@ -129,6 +129,43 @@ public struct TOTPAttemptSettlementReport: Sendable, Hashable {
     }
 }
 
+/// The settlement rule of the stores that hold a key's last accepted step
+/// and attempt record together (in memory, or as one entry of an
+/// `ExpiringStateStore`): its one home outside SQL.
+package enum TOTPSettlementOutcome: Sendable {
+    /// The key is locked: nothing changes.
+    case refused(TOTPAttemptAdmission)
+    /// Record `step` and clear the run, which held `failuresBefore`.
+    case accepted(step: UInt64, failuresBefore: Int)
+    /// Keep `next` as the key's attempt record.
+    case counted(next: TOTPAttemptRecord, failuresBefore: Int)
+
+    /// What to do with one attempt: a matched step later than the last
+    /// accepted one is accepted whatever the count would become (a success
+    /// is never refused for want of room to count it) unless the key is
+    /// locked; anything else is counted unless the key is locked.
+    package init(matchedStep: UInt64?, lastAcceptedStep: UInt64?, attempts: TOTPAttemptRecord?, limit: TOTPAttemptLimit, at now: Date) {
+        if let matchedStep, !TOTPVerifier.isReplay(matchedStep, lastAcceptedStep: lastAcceptedStep) {
+            let admission = limit.admit(attempts, at: now).admission
+            guard case .counted(let failures) = admission else { self = .refused(admission); return }
+            self = .accepted(step: matchedStep, failuresBefore: failures)
+            return
+        }
+        let (admission, next) = limit.admit(attempts, at: now)
+        guard case .counted(let failures) = admission, let next else { self = .refused(admission); return }
+        self = .counted(next: next, failuresBefore: failures)
+    }
+
+    /// The settlement as the store reports it.
+    package var report: TOTPAttemptSettlementReport {
+        switch self {
+        case .refused(let admission): TOTPAttemptSettlementReport(settlement: .refused(admission), failuresBefore: nil)
+        case .accepted(_, let failures): TOTPAttemptSettlementReport(settlement: .accepted, failuresBefore: failures)
+        case .counted(_, let failures): TOTPAttemptSettlementReport(settlement: .counted, failuresBefore: failures)
+        }
+    }
+}
+
 /// Each key's last accepted step, in memory: the one home of the replay
 /// rule for the in-memory stores.
 package struct AcceptedSteps: Sendable {
@@ -170,8 +207,14 @@ package struct AttemptCounts: Sendable {
     package mutating func admit(for keyID: String, limit: TOTPAttemptLimit, at now: Date) throws(InMemoryStoreFullError) -> TOTPAttemptAdmission {
         let (admission, next) = limit.admit(record(for: keyID, at: now), at: now)
         guard admission.isCounted, let next else { return admission }
-        guard entries.set(next, for: keyID, expiresAt: next.forgetAt, now: now) else { throw InMemoryStoreFullError(capacity: entries.capacity) }
+        try keep(next, for: keyID, at: now)
         return admission
+    }
+
+    /// Keeps `record` as `keyID`'s, until it may be forgotten.
+    /// - Throws: `InMemoryStoreFullError` when full of live records.
+    package mutating func keep(_ record: TOTPAttemptRecord, for keyID: String, at now: Date) throws(InMemoryStoreFullError) {
+        guard entries.set(record, for: keyID, expiresAt: record.forgetAt, now: now) else { throw InMemoryStoreFullError(capacity: entries.capacity) }
     }
 
     package mutating func clear(for keyID: String) { entries.remove(keyID) }
@@ -271,19 +314,17 @@ public actor InMemoryTOTPVerificationStore: TOTPVerificationStore {
     /// - Throws: `InMemoryStoreFullError` when full of live records.
     public func settleAttemptReportingRun(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
                                           retainUntil: Date) throws -> TOTPAttemptSettlementReport {
-        // A later step is accepted whatever the count would become, so a
-        // success is never refused for want of room to count it.
-        let admission: TOTPAttemptAdmission
-        if let matchedStep, steps.isLater(matchedStep, for: keyID, at: now) {
-            admission = limit.admit(counts.record(for: keyID, at: now), at: now).admission
-            guard case .counted(let failures) = admission else { return TOTPAttemptSettlementReport(settlement: .refused(admission), failuresBefore: nil) }
-            _ = try steps.record(matchedStep, for: keyID, at: now, retainUntil: retainUntil)
+        let outcome = TOTPSettlementOutcome(matchedStep: matchedStep, lastAcceptedStep: steps.lastAcceptedStep(for: keyID, at: now),
+                                            attempts: counts.record(for: keyID, at: now), limit: limit, at: now)
+        switch outcome {
+        case .refused: break
+        case .accepted(let step, _):
+            _ = try steps.record(step, for: keyID, at: now, retainUntil: retainUntil)
             counts.clear(for: keyID)
-            return TOTPAttemptSettlementReport(settlement: .accepted, failuresBefore: failures)
+        case .counted(let next, _):
+            try counts.keep(next, for: keyID, at: now)
         }
-        admission = try counts.admit(for: keyID, limit: limit, at: now)
-        guard case .counted(let failures) = admission else { return TOTPAttemptSettlementReport(settlement: .refused(admission), failuresBefore: nil) }
-        return TOTPAttemptSettlementReport(settlement: .counted, failuresBefore: failures)
+        return outcome.report
     }
 
     /// Records `step` for `keyID` unless it is not after the last one recorded.
