@@ -103,6 +103,13 @@ public struct PostgresIdentityStores: Sendable {
     /// Creates the tables and indexes that are missing and records the
     /// schema version. Idempotent, and safe when several instances start
     /// at once: it runs in one transaction behind an advisory lock.
+    ///
+    /// When the recorded version is this one or newer it changes nothing
+    /// and takes no table lock: even `CREATE INDEX IF NOT EXISTS` waits
+    /// for every open write on its table (and holds up the writes behind
+    /// it), so an instance starting beside busy ones would stall them, and
+    /// an older instance in a rolling deploy would put back its older
+    /// settle function.
     /// - Throws: ``PostgresStoreError``; `queryFailed` with SQLSTATE 42501
     ///   when the role may not create tables.
     public func migrate() async throws(PostgresStoreError) {
@@ -112,6 +119,7 @@ public struct PostgresIdentityStores: Sendable {
         try await backend.perform("migrate") { client in
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(tables.migrationLockID))", logger: logger)
+                if try await Self.recordedVersion(tables: tables, on: connection, logger: logger) >= version { return }
                 for statement in tables.migration {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
@@ -121,6 +129,20 @@ public struct PostgresIdentityStores: Sendable {
                     """, logger: logger)
             }
         }
+    }
+
+    /// The newest version a migration recorded, 0 before the first one.
+    /// Any change to ``PostgresTables/migration`` raises ``schemaVersion``,
+    /// or databases already migrated never see it.
+    private static func recordedVersion(tables: PostgresTables, on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        for try await present in try await connection.query("SELECT to_regclass(\(tables.schema)) IS NOT NULL", logger: logger).decode(Bool.self) {
+            guard present else { return 0 }
+        }
+        for try await newest in try await connection.query("SELECT COALESCE(max(version), 0) FROM \(unescaped: tables.schema)", logger: logger)
+            .decode(Int.self) {
+            return newest
+        }
+        return 0
     }
 
     /// Removes every row whose expiry is at or before now (the database's
@@ -211,6 +233,9 @@ struct PostgresTables: Sendable {
         return Int64(bitPattern: hash)
     }
 
+    /// Every statement of every version, each safe to run again. A change
+    /// here raises `PostgresIdentityStores.schemaVersion`: `migrate()`
+    /// skips databases at that version.
     var migration: [String] {
         [
             "CREATE TABLE IF NOT EXISTS \(replay) (key_id text PRIMARY KEY, last_step bigint NOT NULL, expires_at timestamptz NOT NULL)",

@@ -255,6 +255,45 @@ struct PostgresOperationTests {
         #expect(versions == 1)
     }
 
+    /// An instance that starts beside busy ones migrates without waiting
+    /// for their writes: a migrated database takes no table lock (before,
+    /// `CREATE INDEX IF NOT EXISTS` waited for every open write, and held
+    /// up the writes behind it, until the query timeout).
+    @Test func migratingAMigratedDatabaseWaitsForNoWrite() async throws {
+        let prefix = TestDatabase.freshPrefix()
+        try await TestDatabase.withStores(tablePrefix: prefix) { stores in
+            try await TestDatabase.withConnection { writer in
+                let logger = Logger(label: "test")
+                try await writer.query("BEGIN", logger: logger)
+                for table in ["totp_verifications", "state", "security_events", "recovery_codes"] {
+                    try await writer.query(PostgresQuery(unsafeSQL: "DELETE FROM \(prefix)\(table) WHERE false"), logger: logger)
+                }
+                try await stores.migrate()
+                try await writer.query("ROLLBACK", logger: logger)
+            }
+        }
+    }
+
+    /// A database that a newer release migrated is left as it is: an older
+    /// instance in a rolling deploy puts back no table, index or function.
+    @Test func aNewerRecordedVersionIsLeftAsItIs() async throws {
+        let prefix = TestDatabase.freshPrefix()
+        try await TestDatabase.withStores(tablePrefix: prefix) { stores in
+            let logger = Logger(label: "test")
+            try await TestDatabase.withConnection { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: "DROP INDEX \(prefix)state_expires_at"), logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: "INSERT INTO \(prefix)schema (version) VALUES (\(PostgresIdentityStores.schemaVersion + 1))"),
+                                           logger: logger)
+            }
+            try await stores.migrate()
+            let indexes = try await TestDatabase.withConnection { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: "SELECT to_regclass('\(prefix)state_expires_at') IS NOT NULL"), logger: logger)
+                    .collect().map { try $0.decode(Bool.self) }
+            }
+            #expect(indexes == [false])
+        }
+    }
+
     /// The settle call is a prepared statement named after its store's
     /// function: two prefixes on one pool (one connection, so both are
     /// prepared on it) each settle on their own table.
