@@ -5,10 +5,12 @@ import IdentitySupport
 
 // The package's one home for RS256 JWTs (RFC 7515, RFC 7518 §3.3) over the
 // compact form: signing (the emulator's ID tokens, session cookies and
-// custom tokens; a service account's OAuth2 assertion) and the signature
-// check (IdentityAdmin's verifier; the emulator's own tokens, custom tokens
-// and OAuth2 assertions). A module of its own, not part of IdentityToolkit,
-// so that client apps of MultiFactorAuth never build BoringSSL for it.
+// custom tokens; a service account's OAuth2 assertion) and the one
+// verification sequence, ParsedJWT → RS256JWT → VerifiedJWT, that
+// IdentityAdmin's verifier and the emulator's checks of its own tokens,
+// custom tokens and OAuth2 assertions all take. A module of its own, not
+// part of IdentityToolkit, so that client apps of MultiFactorAuth never
+// build BoringSSL for it.
 
 /// Why a token failed the JWT layer (shape, header, signature); what the
 /// claims mean is the caller's.
@@ -40,36 +42,120 @@ package struct ParsedJWT: Sendable {
         self.header = header
     }
 
-    /// Throws unless the header's `alg` is RS256.
-    package func requireRS256() throws(JWTFailure) {
-        guard header.alg == .rs256 else { throw .unexpectedAlgorithm(header.alg) }
+    /// The payload decoded as `Claims`, its signature unchecked: for what
+    /// is read on purpose before (or without) a signature check, such as
+    /// the issuer that picks the key, or an emulator's unsigned tokens.
+    /// Claims to trust come from ``VerifiedJWT``.
+    package func unverifiedClaims<Claims: Decodable>(as type: Claims.Type) throws(JWTFailure) -> Claims {
+        try JWTClaimsReading.decode(Claims.self, from: form.payload)
+    }
+}
+
+/// A token whose header names RS256, its signature not yet checked: the
+/// first half of the package's one verification sequence (ID tokens and
+/// session cookies in IdentityAdmin and the emulator, custom tokens,
+/// OAuth2 assertions). The caller picks the key from it (its ``keyID``,
+/// or the issuer its unverified claims name); ``verified(with:)`` checks
+/// the signature. Only a ``VerifiedJWT`` gives claims to trust.
+package struct RS256JWT: Sendable {
+    /// The token, split, its header decoded.
+    package let parsed: ParsedJWT
+
+    /// Splits `token`, decodes its header and requires `alg: RS256`.
+    package init(_ token: String) throws(JWTFailure) {
+        try self.init(try ParsedJWT(token))
     }
 
-    /// Whether the RS256 signature verifies with `key` (the header's `alg` is the caller's check).
-    package func hasValidSignature(_ key: _RSA.Signing.PublicKey) -> Bool {
+    /// Requires `alg: RS256` of a token already split.
+    package init(_ parsed: ParsedJWT) throws(JWTFailure) {
+        guard parsed.header.alg == .rs256 else { throw .unexpectedAlgorithm(parsed.header.alg) }
+        self.parsed = parsed
+    }
+
+    /// The header's `kid`, which names the key among published ones.
+    package var keyID: String? { parsed.header.kid }
+
+    /// The claims before the signature check, to pick the key by issuer.
+    package func unverifiedClaims<Claims: Decodable>(as type: Claims.Type) throws(JWTFailure) -> Claims {
+        try parsed.unverifiedClaims(as: Claims.self)
+    }
+
+    /// The token, once its RS256 signature verifies with `key`.
+    /// - Throws: ``JWTFailure/badSignature``.
+    package func verified(with key: _RSA.Signing.PublicKey) throws(JWTFailure) -> VerifiedJWT {
+        let form = parsed.form
         let signature = _RSA.Signing.RSASignature(rawRepresentation: form.signature)
-        return form.withSigningInput { key.isValidSignature(signature, for: $0, padding: .insecurePKCS1v1_5) }
+        guard form.withSigningInput({ key.isValidSignature(signature, for: $0, padding: .insecurePKCS1v1_5) }) else { throw .badSignature }
+        return VerifiedJWT(form: form, header: parsed.header)
+    }
+}
+
+/// A token whose signature verified (made only by
+/// ``RS256JWT/verified(with:)``): its claims are the signer's. What they
+/// must say (audience, issuer, times) is the caller's, each rule on its
+/// claims type (``ShortLivedJWTClaims``).
+package struct VerifiedJWT: Sendable {
+    /// The three parts, decoded.
+    package let form: JWTCompactForm
+    /// The JOSE header.
+    package let header: JOSEHeader
+
+    fileprivate init(form: JWTCompactForm, header: JOSEHeader) {
+        self.form = form
+        self.header = header
     }
 
-    /// Throws unless the RS256 signature verifies with `key`.
-    package func verifySignature(_ key: _RSA.Signing.PublicKey) throws(JWTFailure) {
-        guard hasValidSignature(key) else { throw .badSignature }
-    }
-
-    /// The payload decoded as `Claims` (after the signature check, unless
-    /// the caller reads unverified claims on purpose, such as an issuer to pick the key).
+    /// The payload decoded as `Claims`.
     package func claims<Claims: Decodable>(as type: Claims.Type) throws(JWTFailure) -> Claims {
-        try Self.decodingClaims { try JWTJSONDecoder.decode(Claims.self, from: form.payload) }
+        try JWTClaimsReading.decode(Claims.self, from: form.payload)
     }
 
     /// The payload read as `Claims` by its generated strict reader (the
     /// verifier's hot path): the same checks and errors as the `Decodable`
     /// path, without its tree and containers.
     package func claims<Claims: Decodable & StrictJSONReadable>(as type: Claims.Type) throws(JWTFailure) -> Claims {
-        try Self.decodingClaims { try Claims(strictJSON: form.payload) }
+        try JWTClaimsReading.decoding { try Claims(strictJSON: form.payload) }
+    }
+}
+
+/// The claims of a short-lived signed assertion (a custom token, a
+/// service account's OAuth2 assertion), whose times come from outside.
+package protocol ShortLivedJWTClaims {
+    /// `iat`, in seconds since 1970, if the token has one.
+    var issuedAtSeconds: Int64? { get }
+    /// `exp`, in seconds since 1970, if the token has one.
+    var expiresAtSeconds: Int64? { get }
+}
+
+extension ShortLivedJWTClaims {
+    /// Whether the token is live at `now` (seconds since 1970): issued at
+    /// most `skew` seconds ahead, unexpired, and living 1 second to
+    /// `maximumLifetime` (an hour, as production allows). Times are
+    /// compared, and subtracted only with overflow reported.
+    package func isLive(at now: Int64, issuedAtMostAhead skew: Int64, maximumLifetime: Int64 = 3600) -> Bool {
+        guard let issuedAt = issuedAtSeconds, let expiresAt = expiresAtSeconds else { return false }
+        let lifetime = expiresAt.subtractingReportingOverflow(issuedAt)
+        return issuedAt <= now + skew && expiresAt > now && !lifetime.overflow && (1...maximumLifetime).contains(lifetime.partialValue)
+    }
+}
+
+extension CustomTokenClaims: ShortLivedJWTClaims {
+    package var issuedAtSeconds: Int64? { iat }
+    package var expiresAtSeconds: Int64? { exp }
+}
+
+extension JWTBearerClaims: ShortLivedJWTClaims {
+    package var issuedAtSeconds: Int64? { iat }
+    package var expiresAtSeconds: Int64? { exp }
+}
+
+/// Claims decoding, its errors as ``JWTFailure/undecodableClaims(_:)``.
+private enum JWTClaimsReading {
+    static func decode<Claims: Decodable>(_ type: Claims.Type, from payload: Data) throws(JWTFailure) -> Claims {
+        try decoding { try JWTJSONDecoder.decode(Claims.self, from: payload) }
     }
 
-    private static func decodingClaims<Claims>(_ decode: () throws -> Claims) throws(JWTFailure) -> Claims {
+    static func decoding<Claims>(_ decode: () throws -> Claims) throws(JWTFailure) -> Claims {
         do {
             return try decode()
         } catch let error as DecodingError {

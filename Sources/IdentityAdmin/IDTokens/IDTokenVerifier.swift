@@ -206,25 +206,31 @@ public struct IDTokenVerifier: Sendable {
         }
     }
 
-    /// The JWT of `token` once its signature verified: the compact form,
-    /// RS256, a `kid` among the keys (fetched through the key cache), the
-    /// signature. The one sequence of every token the keys sign: ID tokens
-    /// here, blocking functions' events (``BlockingFunctionHandler``).
-    private func signedJWT(_ token: String) async throws(TokenVerificationError) -> ParsedJWT {
-        let jwt: ParsedJWT
+    /// The JWT of `token` once its signature verified: the package's one
+    /// sequence (``RS256JWT``: the compact form, RS256, then the
+    /// signature), with the key named by its `kid` among Google's (fetched
+    /// through the key cache). The sequence of every token these keys
+    /// sign: ID tokens here, blocking functions' events
+    /// (``BlockingFunctionHandler``).
+    private func signedJWT(_ token: String) async throws(TokenVerificationError) -> VerifiedJWT {
+        let jwt: RS256JWT
         do {
-            jwt = try ParsedJWT(token)
+            jwt = try RS256JWT(token)
         } catch .notCompactForm {
             throw .malformed("not a JWT (three strict base64url parts, at most 16 KB)")
+        } catch .unexpectedAlgorithm(let algorithm) {
+            throw .unsupportedAlgorithm(algorithm.rawValue)
         } catch {
             throw .malformed("the header is not a JOSE header")
         }
-        guard jwt.header.alg == .rs256 else { throw .unsupportedAlgorithm(jwt.header.alg.rawValue) }
-        guard let kid = jwt.header.kid, !kid.isEmpty else { throw .malformed("the header has no kid") }
+        guard let kid = jwt.keyID, !kid.isEmpty else { throw .malformed("the header has no kid") }
         let key: _RSA.Signing.PublicKey
         if let fresh = keys.freshKey(for: kid) { key = fresh } else { key = try await keys.key(for: kid) }
-        guard jwt.hasValidSignature(key) else { throw .badSignature }
-        return jwt
+        do {
+            return try jwt.verified(with: key)
+        } catch {
+            throw .badSignature
+        }
     }
 
     /// The claims of `token` as `Claims`, once its signature verified
@@ -233,7 +239,7 @@ public struct IDTokenVerifier: Sendable {
         try Self.decode(try await signedJWT(token)) { jwt throws(JWTFailure) in try jwt.claims(as: Claims.self) }
     }
 
-    private static func decode<Claims>(_ jwt: ParsedJWT, _ read: (ParsedJWT) throws(JWTFailure) -> Claims) throws(TokenVerificationError) -> Claims {
+    private static func decode<Claims>(_ jwt: VerifiedJWT, _ read: (VerifiedJWT) throws(JWTFailure) -> Claims) throws(TokenVerificationError) -> Claims {
         do {
             return try read(jwt)
         } catch {

@@ -57,12 +57,14 @@ final class OAuthTokenEndpoint: OAuth2TokenService {
             throw APIServerError.unsupportedGrantType("expected \(OAuthGrantType.jwtBearer.rawValue)")
         }
         // The issuer names the key, so the claims are read before the signature is checked.
-        guard let jwt = try? ParsedJWT(body.assertion), let claims = try? jwt.claims(as: JWTBearerClaims.self) else {
+        guard let parsed = try? ParsedJWT(body.assertion), let unverified = try? parsed.unverifiedClaims(as: JWTBearerClaims.self) else {
             throw APIServerError.invalidGrant("the assertion is not a JWT")
         }
-        guard jwt.header.alg == .rs256 else { throw APIServerError.invalidGrant("the assertion must be signed with RS256") }
-        guard let key = keys.current[claims.iss] else { throw APIServerError.invalidGrant("unknown issuer \(claims.iss)") }
-        guard jwt.hasValidSignature(key) else { throw APIServerError.invalidGrant("Invalid JWT Signature.") }
+        guard let jwt = try? RS256JWT(parsed) else { throw APIServerError.invalidGrant("the assertion must be signed with RS256") }
+        guard let key = keys.current[unverified.iss] else { throw APIServerError.invalidGrant("unknown issuer \(unverified.iss)") }
+        guard let claims = try? jwt.verified(with: key).claims(as: JWTBearerClaims.self) else {
+            throw APIServerError.invalidGrant("Invalid JWT Signature.")
+        }
         let scopes = claims.scope?.split(separator: " ").map(String.init) ?? []
         guard scopes.contains(where: { OAuthScope.allKnownValues.contains(OAuthScope(rawValue: $0)) }) else {
             let known = OAuthScope.allKnownValues.map(\.rawValue).joined(separator: " or ")
@@ -71,10 +73,7 @@ final class OAuthTokenEndpoint: OAuth2TokenService {
         guard claims.aud.hasSuffix(audienceSuffix) else {
             throw APIServerError.invalidGrant("the audience must be the token endpoint")
         }
-        let now = Int64(clock.now.timeIntervalSince1970)
-        // Times from outside: compared, and subtracted only with overflow reported.
-        let lifetime = claims.exp.subtractingReportingOverflow(claims.iat)
-        guard claims.iat <= now + 60, claims.exp > now, !lifetime.overflow, (1...3600).contains(lifetime.partialValue) else {
+        guard claims.isLive(at: Int64(clock.now.timeIntervalSince1970), issuedAtMostAhead: 60) else {
             throw APIServerError.invalidGrant("Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
         }
         let token = "emulator-" + Data.randomToken(bytes: 24)

@@ -29,7 +29,7 @@ struct CustomTokenVerifier: Sendable {
     /// request's realm is settled first: `TENANT_ID_MISMATCH`).
     static func namedTenant(_ token: String) -> String? {
         if token.hasPrefix("{") { return (try? JSONDecoder().decode(JSONCustomToken.self, from: Data(token.utf8)))?.tenantID }
-        return (try? ParsedJWT(token).claims(as: CustomTokenClaims.self))?.tenantID
+        return (try? ParsedJWT(token).unverifiedClaims(as: CustomTokenClaims.self))?.tenantID
     }
 
     func verify(_ token: String) throws -> SignIn {
@@ -42,7 +42,7 @@ struct CustomTokenVerifier: Sendable {
         }
         let claims: CustomTokenClaims
         do {
-            claims = try jwt.claims(as: CustomTokenClaims.self)
+            claims = try jwt.unverifiedClaims(as: CustomTokenClaims.self)
         } catch .undecodableClaims(.keyNotFound(let key, _)) where key.stringValue == "uid" {
             throw APIServerError.missingIdentifier
         } catch .undecodableClaims(.typeMismatch(_, let context)) where context.codingPath.first?.stringValue == "claims" {
@@ -57,14 +57,18 @@ struct CustomTokenVerifier: Sendable {
         case .unsigned:
             break
         case .rs256:
+            // The one sequence (RS256, the issuer's key, the signature); the
+            // claims read above are then the signer's.
             guard let issuer = claims.iss, let key = trustedKey(issuer) else {
                 throw APIServerError.invalidCustomToken("the token is signed by a service account the emulator does not trust (register it with POST /emulator/v1/serviceAccounts)")
             }
-            guard jwt.hasValidSignature(key) else { throw APIServerError.invalidCustomToken("the signature does not verify") }
-            let now = Int64(clock.now.timeIntervalSince1970)
-            guard let iat = claims.iat, let exp = claims.exp else { throw APIServerError.invalidCustomToken("a signed custom token needs iat and exp") }
-            let lifetime = exp.subtractingReportingOverflow(iat)
-            guard exp > now, iat <= now + 300, !lifetime.overflow, (1...3600).contains(lifetime.partialValue) else {
+            do {
+                _ = try RS256JWT(jwt).verified(with: key)
+            } catch {
+                throw APIServerError.invalidCustomToken("the signature does not verify")
+            }
+            guard claims.iat != nil, claims.exp != nil else { throw APIServerError.invalidCustomToken("a signed custom token needs iat and exp") }
+            guard claims.isLive(at: Int64(clock.now.timeIntervalSince1970), issuedAtMostAhead: 300) else {
                 throw APIServerError.invalidCustomToken("the token is expired or lives longer than an hour")
             }
         default:

@@ -60,10 +60,7 @@ struct EmulatorSigningKey: Sendable {
     /// session cookie has the same claims under another issuer: it is no ID
     /// token); expiry is the caller's check.
     func verifiedIDTokenClaims(_ token: String) throws(JWTFailure) -> IDTokenClaims {
-        let jwt = try ParsedJWT(token)
-        try jwt.requireRS256()
-        try jwt.verifySignature(signer.publicKey)
-        let claims = try jwt.claims(as: IDTokenClaims.self)
+        let claims = try RS256JWT(token).verified(with: signer.publicKey).claims(as: IDTokenClaims.self)
         guard claims.iss.hasPrefix(TokenIssuerPrefix.idToken.rawValue) else { throw .badSignature }
         return claims
     }

@@ -39,8 +39,9 @@ struct SessionTokens: Sendable {
         cookie.iss = TokenIssuerPrefix.sessionCookie.rawValue + project
         cookie.iat = issuedAt
         cookie.exp = expiresAt
-        // Every claim of the token rides along; the typed ones above win.
-        let all = try ParsedJWT(idToken).claims(as: [String: JSONValue].self)
+        // Every claim of the token (the caller verified it: `claims`) rides
+        // along; the typed ones above win.
+        let all = try ParsedJWT(idToken).unverifiedClaims(as: [String: JSONValue].self)
         return try key.signer.sign(cookie, extraClaims: [all])
     }
 
@@ -62,7 +63,7 @@ struct SessionTokens: Sendable {
     /// checked after the realm's switches, in production's order.
     static func unverifiedTenant(of idToken: String?) -> String? {
         guard let idToken, !idToken.isEmpty, let parsed = try? ParsedJWT(idToken),
-              let claims = try? parsed.claims(as: IDTokenClaims.self) else { return nil }
+              let claims = try? parsed.unverifiedClaims(as: IDTokenClaims.self) else { return nil }
         return claims.firebase.tenant
     }
 
