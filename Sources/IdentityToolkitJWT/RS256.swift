@@ -152,7 +152,7 @@ extension JWTBearerClaims: ShortLivedJWTClaims {
 /// Claims decoding, its errors as ``JWTFailure/undecodableClaims(_:)``.
 private enum JWTClaimsReading {
     static func decode<Claims: Decodable>(_ type: Claims.Type, from payload: Data) throws(JWTFailure) -> Claims {
-        try decoding { try JWTJSONDecoder.decode(Claims.self, from: payload) }
+        try decoding { try StrictJSONDecoder.decode(Claims.self, from: payload) }
     }
 
     static func decoding<Claims>(_ decode: () throws -> Claims) throws(JWTFailure) -> Claims {

@@ -32,7 +32,7 @@ package enum JSONNode: Sendable {
 /// after the value.
 ///
 /// Two ways to read: ``parseDocument()`` builds a ``JSONNode`` tree (for
-/// `JWTJSONDecoder`, any `Decodable`), and the pull readers
+/// `StrictJSONDecoder`, any `Decodable`), and the pull readers
 /// (``readObject(_:)``, ``readString()``, …) fill a value as they go,
 /// without a tree: what the generated `init(strictJSON:)` of a schema
 /// marked `x-strict-reader` calls on the verifier's hot path. Errors are

@@ -75,34 +75,4 @@ extension APIServerRequest {
             guard try visit(byte, position) else { return }
         }
     }
-
-    /// Whether a JSON text has an object key containing `_` (a key: a string
-    /// followed by `:`). One pass over the bytes, honouring escapes.
-    static func hasKeyWithUnderscore(_ body: Data) -> Bool {
-        var sawUnderscore = false
-        var afterString = false
-        var found = false
-        scanJSON(body) { byte, position in
-            switch position {
-            case .stringOpen:
-                sawUnderscore = false
-            case .stringContent:
-                if byte == UInt8(ascii: "_") { sawUnderscore = true }
-            case .stringClose:
-                afterString = true
-            case .structure:
-                switch byte {
-                case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
-                    break
-                case UInt8(ascii: ":"):
-                    if afterString && sawUnderscore { found = true }
-                    afterString = false
-                default:
-                    afterString = false
-                }
-            }
-            return !found
-        }
-        return found
-    }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// The verifier's JSON decoder reads what Foundation's reads, the same way,
 /// and refuses what a JWT must not hold.
-@Suite struct JWTJSONDecoderTests {
+@Suite struct StrictJSONDecoderTests {
     static let claims = #"""
         {"iss":"https://securetoken.google.com/p","aud":"p","auth_time":1800000000,"user_id":"u1","sub":"u1","iat":1800000000,
          "exp":1800003600,"email":"ada@example.com","email_verified":true,
@@ -15,10 +15,10 @@ import Testing
 
     @Test func generatedTypesDecodeAsWithFoundation() throws {
         let data = Data(Self.claims.utf8)
-        #expect(try JWTJSONDecoder.decode(IDTokenClaims.self, from: data) == JSONDecoder().decode(IDTokenClaims.self, from: data))
-        #expect(try JWTJSONDecoder.decode([String: JSONValue].self, from: data) == JSONDecoder().decode([String: JSONValue].self, from: data))
+        #expect(try StrictJSONDecoder.decode(IDTokenClaims.self, from: data) == JSONDecoder().decode(IDTokenClaims.self, from: data))
+        #expect(try StrictJSONDecoder.decode([String: JSONValue].self, from: data) == JSONDecoder().decode([String: JSONValue].self, from: data))
         let header = Data(#"{"alg":"RS256","kid":"k\u0031","typ":"JWT"}"#.utf8)
-        #expect(try JWTJSONDecoder.decode(JOSEHeader.self, from: header) == JOSEHeader(alg: .rs256, typ: "JWT", kid: "k1"))
+        #expect(try StrictJSONDecoder.decode(JOSEHeader.self, from: header) == JOSEHeader(alg: .rs256, typ: "JWT", kid: "k1"))
     }
 
     @Test(arguments: [
@@ -27,14 +27,14 @@ import Testing
         (#""ÿ€""#, "ÿ€"),
     ])
     func stringsAndEscapes(json: String, expected: String) throws {
-        #expect(try JWTJSONDecoder.decode(String.self, from: Data(json.utf8)) == expected)
+        #expect(try StrictJSONDecoder.decode(String.self, from: Data(json.utf8)) == expected)
     }
 
     @Test func numbers() throws {
-        #expect(try JWTJSONDecoder.decode([Int64].self, from: Data("[0, -1, 9223372036854775807, 1e3, 2.0]".utf8)) == [0, -1, .max, 1000, 2])
-        #expect(try JWTJSONDecoder.decode([Double].self, from: Data("[0.5, -1E-2]".utf8)) == [0.5, -0.01])
-        #expect(throws: DecodingError.self) { try JWTJSONDecoder.decode(Int64.self, from: Data("9223372036854775808".utf8)) }
-        #expect(throws: DecodingError.self) { try JWTJSONDecoder.decode(Int64.self, from: Data("1.5".utf8)) }
+        #expect(try StrictJSONDecoder.decode([Int64].self, from: Data("[0, -1, 9223372036854775807, 1e3, 2.0]".utf8)) == [0, -1, .max, 1000, 2])
+        #expect(try StrictJSONDecoder.decode([Double].self, from: Data("[0.5, -1E-2]".utf8)) == [0.5, -0.01])
+        #expect(throws: DecodingError.self) { try StrictJSONDecoder.decode(Int64.self, from: Data("9223372036854775808".utf8)) }
+        #expect(throws: DecodingError.self) { try StrictJSONDecoder.decode(Int64.self, from: Data("1.5".utf8)) }
     }
 
     @Test(arguments: [
@@ -46,33 +46,33 @@ import Testing
         String(repeating: "[", count: 40) + String(repeating: "]", count: 40),
     ])
     func refused(json: String) {
-        #expect(throws: DecodingError.self, "\(json)") { try JWTJSONDecoder.decode(JSONValue.self, from: Data(json.utf8)) }
+        #expect(throws: DecodingError.self, "\(json)") { try StrictJSONDecoder.decode(JSONValue.self, from: Data(json.utf8)) }
     }
 
     @Test func invalidUTF8IsRefused() {
-        #expect(throws: DecodingError.self) { try JWTJSONDecoder.decode(String.self, from: Data([0x22, 0xC3, 0x28, 0x22])) }
-        #expect(throws: DecodingError.self) { try JWTJSONDecoder.decode(String.self, from: Data([0x22, 0xED, 0xA0, 0x80, 0x22])) }
+        #expect(throws: DecodingError.self) { try StrictJSONDecoder.decode(String.self, from: Data([0x22, 0xC3, 0x28, 0x22])) }
+        #expect(throws: DecodingError.self) { try StrictJSONDecoder.decode(String.self, from: Data([0x22, 0xED, 0xA0, 0x80, 0x22])) }
     }
 
     /// Errors carry the coding path, so the verifier names the claim (never its value).
     @Test func errorsNameThePath() throws {
         var wrongType = Self.claims.replacingOccurrences(of: #""sign_in_provider":"password""#, with: #""sign_in_provider":5"#)
         do {
-            _ = try JWTJSONDecoder.decode(IDTokenClaims.self, from: Data(wrongType.utf8))
+            _ = try StrictJSONDecoder.decode(IDTokenClaims.self, from: Data(wrongType.utf8))
             Issue.record("decoded a number as a string")
         } catch DecodingError.typeMismatch(_, let context) {
             #expect(context.codingPath.map(\.stringValue) == ["firebase", "sign_in_provider"])
         }
         wrongType = Self.claims.replacingOccurrences(of: #""sub":"u1","#, with: "")
         do {
-            _ = try JWTJSONDecoder.decode(IDTokenClaims.self, from: Data(wrongType.utf8))
+            _ = try StrictJSONDecoder.decode(IDTokenClaims.self, from: Data(wrongType.utf8))
             Issue.record("decoded without sub")
         } catch DecodingError.keyNotFound(let key, _) {
             #expect(key.stringValue == "sub")
         }
         // null for an optional claim is its absence, as with JSONDecoder.
         let nullEmail = Self.claims.replacingOccurrences(of: #""ada@example.com","email_verified""#, with: #"null,"email_verified""#)
-        #expect(try JWTJSONDecoder.decode(IDTokenClaims.self, from: Data(nullEmail.utf8)).email == nil)
+        #expect(try StrictJSONDecoder.decode(IDTokenClaims.self, from: Data(nullEmail.utf8)).email == nil)
     }
 
     /// The shapes read without `Decodable`'s generic path (`firebase.identities`)
@@ -86,11 +86,11 @@ import Testing
         }
         for json in [#"{"flag":true,"count":7,"lists":{"a":["x","é"],"b":[]},"names":["n"]}"#, #"{"flag":null,"count":null}"#, "{}"] {
             let data = Data(json.utf8)
-            #expect(try JWTJSONDecoder.decode(Optionals.self, from: data) == JSONDecoder().decode(Optionals.self, from: data), "\(json)")
+            #expect(try StrictJSONDecoder.decode(Optionals.self, from: data) == JSONDecoder().decode(Optionals.self, from: data), "\(json)")
         }
         let badIdentity = Self.claims.replacingOccurrences(of: #"["ada@example.com"]"#, with: #"["ada@example.com",5]"#)
         do {
-            _ = try JWTJSONDecoder.decode(IDTokenClaims.self, from: Data(badIdentity.utf8))
+            _ = try StrictJSONDecoder.decode(IDTokenClaims.self, from: Data(badIdentity.utf8))
             Issue.record("decoded a number as an identity")
         } catch DecodingError.typeMismatch(_, let context) {
             #expect(context.codingPath.map(\.stringValue) == ["firebase", "identities", "email", "Index 1"])
@@ -104,7 +104,7 @@ import Testing
         var agreed = 0
         for _ in 0..<2_000 {
             let text = (0..<Int.random(in: 1...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
-            let ours = try? JWTJSONDecoder.decode(JSONValue.self, from: Data(text.utf8))
+            let ours = try? StrictJSONDecoder.decode(JSONValue.self, from: Data(text.utf8))
             let foundation = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
             if let ours {
                 #expect(ours == foundation, "\(text)")
@@ -116,16 +116,16 @@ import Testing
 }
 
 /// The verifier's hot path reads the header and claims with their generated
-/// strict readers (`x-strict-reader`): they must read what `JWTJSONDecoder`
-/// and Foundation read, refuse what `JWTJSONDecoder` refuses, and name the
+/// strict readers (`x-strict-reader`): they must read what `StrictJSONDecoder`
+/// and Foundation read, refuse what `StrictJSONDecoder` refuses, and name the
 /// claim that failed the same way.
 @Suite struct StrictClaimsReaderTests {
-    static let claims = JWTJSONDecoderTests.claims
+    static let claims = StrictJSONDecoderTests.claims
 
     /// Both readers of the claims, as one outcome: the value, or nil when refused.
     static func outcomes(_ text: String) -> (strict: IDTokenClaims?, tree: IDTokenClaims?, foundation: IDTokenClaims?) {
         let data = Data(text.utf8)
-        return (try? IDTokenClaims(strictJSON: data), try? JWTJSONDecoder.decode(IDTokenClaims.self, from: data),
+        return (try? IDTokenClaims(strictJSON: data), try? StrictJSONDecoder.decode(IDTokenClaims.self, from: data),
                 try? JSONDecoder().decode(IDTokenClaims.self, from: data))
     }
 
@@ -209,9 +209,9 @@ import Testing
         for (text, expected) in zip(variants, expected) {
             let data = Data(text.utf8)
             #expect(throws: (any Error).self) { try IDTokenClaims(strictJSON: data) }
-            #expect(throws: (any Error).self) { try JWTJSONDecoder.decode(IDTokenClaims.self, from: data) }
+            #expect(throws: (any Error).self) { try StrictJSONDecoder.decode(IDTokenClaims.self, from: data) }
             do { _ = try IDTokenClaims(strictJSON: data) } catch { #expect(described(error) == expected) }
-            do { _ = try JWTJSONDecoder.decode(IDTokenClaims.self, from: data) } catch { #expect(described(error) == expected) }
+            do { _ = try StrictJSONDecoder.decode(IDTokenClaims.self, from: data) } catch { #expect(described(error) == expected) }
         }
     }
 
