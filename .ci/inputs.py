@@ -5,8 +5,8 @@ the hashes recorded at its last full, passing run (.ci/verified-inputs).
 The rule (issue 37, item 5): a check is skipped only when every file it
 depends on, and the toolchain, are byte for byte those of a run that passed.
 So a full run happens on every change of the fuzzed parsers (each harness
-lists the sources it reaches) and of the concurrency code (the thread
-sanitizer's suites list every module they load). Inputs are read from the
+lists the sources it reaches) and of the concurrency code the sanitized
+suites run (every module they reach, read from the manifest). Inputs are read from the
 commit (git's blob hashes), so an uncommitted change always runs the check;
 DocC catalogs (`*.docc/`) are no check's input.
 
@@ -16,6 +16,7 @@ Usage:
   inputs.py show NAME         prints NAME's inputs and hash
 """
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -40,15 +41,50 @@ INPUTS = {
     "fuzz:form": FUZZ_COMMON + TOOLKIT,
     "fuzz:stepup": FUZZ_COMMON + TOOLKIT,
     "fuzz:spec": FUZZ_COMMON + ["Generator"],
-    # The suites under the thread sanitizer load nearly every module: any
-    # change to Sources/ (where every lock, actor and task lives) runs it.
-    "tsan": ["Package.swift", "Sources", "Spec", "Generator", "Plugins", ".ci/tsan",
-             "Tests/MultiFactorAuthTests", "Tests/DocSampleTests", "Tests/IdentityToolkitEmulatorTests",
-             "Tests/IdentityAdminTests", "Tests/IdentityToolkitTestSupport", "Tests/AdminTestSupport",
-             "Tests/SeededRandom", "Tests/TopLevelConsumer", "Tests/QuickStartClient", "Tests/StoreConformance"],
+    # The thread sanitizer's run: what builds and runs it; the sources of
+    # the modules its suites reach are added from the manifest (tsan_inputs).
+    "tsan": ["Package.swift", "Spec", "Generator", "Plugins", ".ci/tsan", ".ci/tsan.supp"],
 }
 for name in [n for n in INPUTS if n.startswith("fuzz:")]:
     INPUTS[name] = INPUTS[name] + ["Fuzz/Corpus/" + name.split(":", 1)[1]]
+
+
+# The test targets whose suites .ci/tsan runs.
+TSAN_TEST_TARGETS = ["MultiFactorAuthTests", "DocSampleTests", "IdentityToolkitEmulatorTests", "IdentityAdminTests"]
+
+
+def tsan_inputs():
+    """The folders of every target the sanitized suites reach, themselves
+    included (`swift package dump-package`): a change to a module they
+    cannot load (the PostgreSQL stores, the CLI, the Vapor adapter) runs no
+    sanitizer. Every Sources/ and Tests/ folder when the manifest cannot be read."""
+    try:
+        dump = subprocess.run(["swift", "package", "--enable-all-traits", "dump-package"], cwd=ROOT, check=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+        targets = {target["name"]: target for target in json.loads(dump)["targets"]}
+    except (OSError, subprocess.CalledProcessError, ValueError, KeyError):
+        return ["Sources", "Tests"]
+    reached, pending = set(), list(TSAN_TEST_TARGETS)
+    while pending:
+        name = pending.pop()
+        if name in reached or name not in targets:
+            continue
+        reached.add(name)
+        for dependency in targets[name].get("dependencies", []):
+            for kind in ("byName", "target"):
+                if kind in dependency:
+                    pending.append(dependency[kind][0])
+    folders = []
+    for name in sorted(reached):
+        target = targets[name]
+        default = ("Tests/" if target["type"] == "test" else "Sources/") + name
+        folders.append(target.get("path") or default)
+    return folders
+
+
+def inputs(name):
+    """NAME's input paths."""
+    return INPUTS[name] + (tsan_inputs() if name == "tsan" else [])
 
 
 def git(*arguments):
@@ -62,7 +98,7 @@ def toolchain():
 
 def digest(name):
     """The hash of NAME's committed inputs, or None when one of them has an uncommitted change."""
-    paths = INPUTS[name]
+    paths = inputs(name)
     changed = git("diff", "--name-only", "HEAD", "--", *paths).splitlines() + git("ls-files", "--others", "--exclude-standard", "--", *paths).splitlines()
     if any(".docc/" not in path for path in changed):
         return None
@@ -93,7 +129,7 @@ def main(arguments):
         print(" ".join(n for n in names if digest(n) is None or entries.get(n) != digest(n)))
     elif command == "show":
         for name in names:
-            print(f"{name} {digest(name) or '(uncommitted changes)'}: {' '.join(INPUTS[name])}")
+            print(f"{name} {digest(name) or '(uncommitted changes)'}: {' '.join(inputs(name))}")
     else:
         entries = recorded()
         for name in names:
