@@ -10,7 +10,7 @@ let package = Package(
     name: "Benchmarks",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(name: "swift-identity-mfa", path: "..", traits: ["Emulator", "AsyncHTTPClient"]),
+        .package(name: "swift-identity-mfa", path: "..", traits: ["Emulator", "AsyncHTTPClient", "PostgreSQL"]),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),

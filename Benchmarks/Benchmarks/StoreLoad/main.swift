@@ -20,7 +20,9 @@
 // separate stores the attempt is counted (one upsert), the code checked
 // (window 1), its step recorded (one upsert) and the count cleared (one
 // delete) — three statements on PostgreSQL, each its own transaction. With
-// one verification store the three are one upsert. Every call verifies a
+// one verification store the three are one upsert. On the key-value
+// primitive (ExpiringStateTOTPVerificationStore) they are a read and a
+// compare-and-swap of the key's one entry. Every call verifies a
 // new key id, so no call waits on another's row; 5 % of the calls send a
 // wrong code. Without --postgres only the in-memory stores run.
 import Foundation
@@ -180,6 +182,10 @@ results.append(try await run("in-memory: replay + attempt stores",
 say(results.last!.row)
 results.append(try await run("in-memory: one verification store", .combined(InMemoryTOTPVerificationStore(capacity: inMemoryCapacity)), callers: callers, seconds: seconds, rate: rate))
 say(results.last!.row)
+results.append(try await run("in-memory: on the key-value primitive (read, then swap)",
+                             .combined(ExpiringStateTOTPVerificationStore(state: InMemoryExpiringStateStore(capacity: inMemoryCapacity, whenFull: .refuse))),
+                             callers: callers, seconds: seconds, rate: rate))
+say(results.last!.row)
 
 if let postgresURL {
     var settings: PostgresConnectionSettings
@@ -201,6 +207,9 @@ if let postgresURL {
         say(results.last!.row)
         results.append(try await run("PostgreSQL: one verification store, 1 statement (\(connections) connections)",
                                      .combined(stores.verificationStore), callers: callers, seconds: seconds, rate: rate))
+        say(results.last!.row)
+        results.append(try await run("PostgreSQL: on the key-value primitive, 2 statements: read, then swap (\(connections) connections)",
+                                     .combined(ExpiringStateTOTPVerificationStore(state: stores.stateStore)), callers: callers, seconds: seconds, rate: rate))
         say(results.last!.row)
         let swept = try await stores.sweepExpired(now: Date().addingTimeInterval(3600))
         say("swept \(swept) rows")

@@ -210,7 +210,9 @@ struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func member(_ key: Key) -> JSONNode? {
         let name = key.stringValue
         if let member = members.first(where: { $0.name == name }) { return member.value }
-        return otherSpellings[name].map { members[$0].value }
+        // Most bodies send every name in its own spelling: no hashing then.
+        guard !otherSpellings.isEmpty, let index = otherSpellings[name] else { return nil }
+        return members[index].value
     }
 
     func contains(_ key: Key) -> Bool { member(key) != nil }
