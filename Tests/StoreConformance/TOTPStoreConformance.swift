@@ -81,9 +81,15 @@ public enum TOTPStoreConformance {
     /// time: one wrong code whenever the key is not locked. At most 100 codes
     /// are ever checked (NIST SP 800-63B §5.2.2), then the key stays locked
     /// until a clear (a recovery code, an administrator).
+    /// - Parameter retryInterval: How long the guesser waits after a refusal
+    ///   before trying again, in seconds. A minute probes each lock-out
+    ///   closely; a store reached over the network may take a longer wait
+    ///   (each probe is a round trip: a minute costs about 30,000 of them).
     /// - Returns: How many codes were checked, and the simulated days it took.
     @discardableResult
-    public static func aPatientGuesserGetsAtMostOneHundredCodesAYear(_ stores: VerifierStores) async throws -> (checked: Int, days: Double) {
+    public static func aPatientGuesserGetsAtMostOneHundredCodesAYear(
+        _ stores: VerifierStores, retryInterval: Int64 = 60
+    ) async throws -> (checked: Int, days: Double) {
         let totp = try TOTP(key: key)
         let verifier = try stores.verifier(totp)
         let start: Int64 = 1_800_000_000
@@ -97,7 +103,7 @@ public enum TOTPStoreConformance {
                 checked += 1
                 now += 1
             } catch let error as OTPError where error.code == .tooManyAttempts {
-                now += 60  // waits a minute, then tries again: a lock-out cannot be waited out faster
+                now += retryInterval  // waits, then tries again: a lock-out cannot be waited out faster
             } catch let error as OTPError where error.code == .factorLocked {
                 #expect(error == .factorLocked(failures: 100))
                 lockedAt = lockedAt ?? now
