@@ -3,9 +3,10 @@
 
 Usage: doc_coverage.py SYMBOLGRAPH_DIR MODULE...
 
-Reads the symbol graphs of `swift package dump-symbol-graph` (the module's
-own file and its extension files, `Module@Other.symbols.json`) and lists each
-public or open symbol without a doc comment, generated code included. Left
+Reads the symbol graphs of `.ci/symbol_graphs.py` or `swift package
+dump-symbol-graph` (the module's own file and its extension files,
+`Module@Other.symbols.json`) and lists each public or open symbol without a
+doc comment, generated code included. Left
 out, as DocC leaves them out: underscored names, the members the compiler
 synthesizes, and extension blocks (their members are counted). A symbol
 that implements a protocol requirement and has no comment of its own
