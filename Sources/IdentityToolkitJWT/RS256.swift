@@ -55,8 +55,8 @@ package struct ParsedJWT: Sendable {
 /// first half of the package's one verification sequence (ID tokens and
 /// session cookies in IdentityAdmin and the emulator, custom tokens,
 /// OAuth2 assertions). The caller picks the key from it (its ``keyID``,
-/// or the issuer its unverified claims name); ``verified(with:)`` checks
-/// the signature. Only a ``VerifiedJWT`` gives claims to trust.
+/// or the issuer ``ParsedJWT/unverifiedClaims(as:)`` names);
+/// ``verified(with:)`` checks the signature. Only a ``VerifiedJWT`` gives claims to trust.
 package struct RS256JWT: Sendable {
     /// The token, split, its header decoded.
     package let parsed: ParsedJWT
@@ -74,11 +74,6 @@ package struct RS256JWT: Sendable {
 
     /// The header's `kid`, which names the key among published ones.
     package var keyID: String? { parsed.header.kid }
-
-    /// The claims before the signature check, to pick the key by issuer.
-    package func unverifiedClaims<Claims: Decodable>(as type: Claims.Type) throws(JWTFailure) -> Claims {
-        try parsed.unverifiedClaims(as: Claims.self)
-    }
 
     /// The token, once its RS256 signature verifies with `key`.
     /// - Throws: ``JWTFailure/badSignature``.

@@ -53,31 +53,41 @@ struct CustomTokenVerifier: Sendable {
         guard claims.aud == CustomTokenAudience.identityToolkit.rawValue else {
             throw APIServerError.invalidCustomToken("Invalid aud (audience); Firebase ID tokens and other tokens cannot be used with signInWithCustomToken")
         }
+        // The claims the sign-in is made of: an unsigned token's as read,
+        // a signed token's only from its verified form.
+        let signIn: CustomTokenClaims
         switch jwt.header.alg {
         case .unsigned:
-            break
+            signIn = claims
         case .rs256:
-            // The one sequence (RS256, the issuer's key, the signature); the
-            // claims read above are then the signer's.
+            // The one sequence: RS256, the key of the issuer read above, the
+            // signature; then the claims come from the verified token.
             guard let issuer = claims.iss, let key = trustedKey(issuer) else {
                 throw APIServerError.invalidCustomToken("the token is signed by a service account the emulator does not trust (register it with POST /emulator/v1/serviceAccounts)")
             }
+            let verified: VerifiedJWT
             do {
-                _ = try RS256JWT(jwt).verified(with: key)
+                verified = try RS256JWT(jwt).verified(with: key)
             } catch {
                 throw APIServerError.invalidCustomToken("the signature does not verify")
             }
-            guard claims.iat != nil, claims.exp != nil else { throw APIServerError.invalidCustomToken("a signed custom token needs iat and exp") }
-            guard claims.isLive(at: Int64(clock.now.timeIntervalSince1970), issuedAtMostAhead: 300) else {
+            do {
+                signIn = try verified.claims(as: CustomTokenClaims.self)
+            } catch {
+                // The bytes decoded above; kept as the same answer regardless.
+                throw APIServerError.invalidCustomToken("the claims are not a custom token's")
+            }
+            guard signIn.iat != nil, signIn.exp != nil else { throw APIServerError.invalidCustomToken("a signed custom token needs iat and exp") }
+            guard signIn.isLive(at: Int64(clock.now.timeIntervalSince1970), issuedAtMostAhead: 300) else {
                 throw APIServerError.invalidCustomToken("the token is expired or lives longer than an hour")
             }
         default:
             throw APIServerError.invalidCustomToken("alg \(jwt.header.alg.rawValue.prefix(20)) is not RS256")
         }
-        guard IdentityPlatformLimits.isValidUID(claims.uid) else {
+        guard IdentityPlatformLimits.isValidUID(signIn.uid) else {
             throw APIServerError.invalidCustomToken("uid must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
         }
-        return SignIn(uid: claims.uid, tenantID: claims.tenantID, developerClaims: try Self.developerClaims(claims.claims))
+        return SignIn(uid: signIn.uid, tenantID: signIn.tenantID, developerClaims: try Self.developerClaims(signIn.claims))
     }
 
     /// A custom token given as plain JSON (`JSONCustomToken`), as Google's
