@@ -40,6 +40,23 @@ public protocol ExpiringStateStore: Sendable {
     ///   - now: The time of the call: a value expired by then counts as none.
     /// - Returns: Whether the value was swapped.
     func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool
+    /// An atomic read-modify-write of the entry under `key`. The default
+    /// reads, asks `decide`, and swaps with
+    /// ``compareAndSwapValue(forKey:expected:newValue:expiresAt:at:)``; a
+    /// store that wraps another (sealing its values) implements it on the
+    /// wrapped store's own update, so that each attempt reads once.
+    /// - Parameters:
+    ///   - key: The entry.
+    ///   - now: The time of the update (what has expired by then is none).
+    ///   - maxAttempts: How many reads and swaps before giving up.
+    ///   - decide: What to do with the live value (nil when none); it may
+    ///     run more than once, so it is a pure function of what it is given.
+    /// - Returns: The result of the step whose swap succeeded (or whose
+    ///   decision was ``ExpiringStateUpdate/keep(result:)``).
+    /// - Throws: ``ExpiringStateContentionError`` when every swap lost to
+    ///   another writer, or the store's and `decide`'s errors.
+    func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
+                                       _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result
 }
 
 /// What one step of ``ExpiringStateStore/updateValue(forKey:at:maxAttempts:_:)`` does
@@ -90,21 +107,16 @@ extension ExpiringStateStore {
         return try JSONDecoder().decode(Value.self, from: data)
     }
 
-    /// An atomic read-modify-write of the entry under `key`: reads it, asks
-    /// `decide` what to do with it, and swaps only if nobody wrote in
-    /// between; otherwise waits a random, growing while and reads and asks
-    /// again. `decide` is a pure function of what it is given, as it may
-    /// run more than once.
-    /// - Parameters:
-    ///   - key: The entry.
-    ///   - now: The time of the update (what has expired by then is none).
-    ///   - maxAttempts: How many reads and swaps before giving up.
-    ///   - decide: What to do with the live value (nil when none).
-    /// - Returns: The result of the step whose swap succeeded (or whose
-    ///   decision was ``ExpiringStateUpdate/keep(result:)``).
-    /// - Throws: ``ExpiringStateContentionError`` when every swap lost to
-    ///   another writer, or the store's and `decide`'s errors.
-    public func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int = 64,
+    /// ``updateValue(forKey:at:maxAttempts:_:)`` with 64 attempts.
+    public func updateValue<Result: Sendable>(forKey key: String, at now: Date,
+                                              _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
+        try await updateValue(forKey: key, at: now, maxAttempts: 64, decide)
+    }
+
+    /// The default update: reads the entry, asks `decide` what to do with
+    /// it, and swaps only if nobody wrote in between; otherwise waits a
+    /// random, growing while and reads and asks again.
+    public func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
                                               _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
         let attempts = max(1, maxAttempts)
         for attempt in 0..<attempts {

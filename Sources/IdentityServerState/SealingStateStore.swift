@@ -53,6 +53,24 @@ public struct SealingStateStore: ExpiringStateStore {
         return try await base.compareAndSwapValue(forKey: key, expected: stored, newValue: sealed, expiresAt: expiresAt, at: now)
     }
 
+    /// The update on `base`'s own, each attempt reading once: `decide` is
+    /// given the opened value, what it keeps is sealed, and the swap in
+    /// `base` is on the sealed bytes just read.
+    public func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
+                                              _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
+        try await base.updateValue(forKey: key, at: now, maxAttempts: maxAttempts) { stored in
+            // A value that no longer opens reads as none, and may be replaced.
+            switch try decide(stored.flatMap { open($0, key: key, now: now) }) {
+            case .store(let value, let expiresAt, let result):
+                return .store(Data(try codec.sealData(value, expiresAt: expiresAt, boundTo: key).utf8), expiresAt: expiresAt, result: result)
+            case .remove(let result):
+                return .remove(result: result)
+            case .keep(let result):
+                return .keep(result: result)
+            }
+        }
+    }
+
     private func open(_ stored: Data, key: String, now: Date) -> Data? {
         guard let text = String(data: stored, encoding: .utf8) else { return nil }
         return try? codec.openData(text, boundTo: key, now: now)

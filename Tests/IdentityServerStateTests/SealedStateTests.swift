@@ -192,6 +192,38 @@ import Testing
         #expect(try await sealing.value(forKey: "a", at: now) == Data("pending-credential".utf8))
     }
 
+    /// An update through the sealing store reads its base once per
+    /// attempt (the default update read it again inside the swap, to find
+    /// the sealed bytes of the opened value), gives `decide` the opened
+    /// value, and keeps only sealed bytes.
+    @Test func anUpdateThroughTheSealingStoreReadsItsBaseOnce() async throws {
+        let base = CountingStateStore(base: InMemoryExpiringStateStore())
+        let codec = SealedStateCodec(keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]), purpose: "state")
+        let sealing = SealingStateStore(base: base, codec: codec)
+        let now = Date()
+        let first = try await sealing.updateValue(forKey: "count", at: now) { stored in
+            #expect(stored == nil)
+            return ExpiringStateUpdate.store(Data("1".utf8), expiresAt: now.addingTimeInterval(60), result: 1)
+        }
+        #expect(first == 1)
+        for expected in 2...4 {
+            let count = try await sealing.updateValue(forKey: "count", at: now) { stored in
+                let previous = Int(String(decoding: try #require(stored), as: UTF8.self)) ?? -1
+                return .store(Data(String(previous + 1).utf8), expiresAt: now.addingTimeInterval(60), result: previous + 1)
+            }
+            #expect(count == expected)
+        }
+        #expect(await base.counts == CountingStateStore.Counts(reads: 4, swaps: 4))
+        let stored = try #require(await base.base.value(forKey: "count", at: now))
+        #expect(String(decoding: stored, as: UTF8.self) != "4")
+        #expect(try await sealing.value(forKey: "count", at: now) == Data("4".utf8))
+        // A removal swaps the sealed bytes read for none.
+        let removed = try await sealing.updateValue(forKey: "count", at: now) { _ in ExpiringStateUpdate<Bool>.remove(result: true) }
+        #expect(removed)
+        #expect(try await base.base.value(forKey: "count", at: now) == nil)
+        #expect(await base.counts == CountingStateStore.Counts(reads: 6, swaps: 5))
+    }
+
     @Test func boundedInMemory() async throws {
         let store = InMemoryExpiringStateStore(capacity: 100)
         let now = Date()
@@ -275,5 +307,36 @@ import Testing
             #expect("\(error)".contains("2025"))
         }
         #expect(#expect(throws: SealedStateError.self) { try after.resealed(sealed, userID: "alice") }?.code == .unknownKey)
+    }
+}
+
+/// An `ExpiringStateStore` that counts the reads and swaps made on `base`.
+actor CountingStateStore: ExpiringStateStore {
+    struct Counts: Equatable { var reads = 0, swaps = 0 }
+    let base: InMemoryExpiringStateStore
+    private(set) var counts = Counts()
+
+    init(base: InMemoryExpiringStateStore) { self.base = base }
+
+    func setValue(_ value: Data, forKey key: String, expiresAt: Date) async throws {
+        try await base.setValue(value, forKey: key, expiresAt: expiresAt)
+    }
+
+    func value(forKey key: String, at now: Date) async throws -> Data? {
+        counts.reads += 1
+        return try await base.value(forKey: key, at: now)
+    }
+
+    func takeValue(forKey key: String, at now: Date) async throws -> Data? {
+        try await base.takeValue(forKey: key, at: now)
+    }
+
+    func removeValue(forKey key: String) async throws {
+        try await base.removeValue(forKey: key)
+    }
+
+    func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool {
+        counts.swaps += 1
+        return try await base.compareAndSwapValue(forKey: key, expected: expected, newValue: newValue, expiresAt: expiresAt, at: now)
     }
 }
