@@ -68,5 +68,5 @@ for module in modules:
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"swift-symbolgraph-extract failed for {module}:\n{result.stdout}{result.stderr}")
-    print(f"-- symbol graph for {module}")
+    print(f"symbol graph: {module}")
 print(f"{len(modules)} modules' symbol graphs in {output}")
