@@ -21,6 +21,8 @@ import os
 import subprocess
 import sys
 
+from manifest import reached, targets_by_name
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORD = os.path.join(ROOT, ".ci", "verified-inputs")
 
@@ -66,21 +68,12 @@ def tsan_inputs():
     try:
         dump = subprocess.run(["swift", "package", "--enable-all-traits", "dump-package"], cwd=ROOT, check=True,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
-        targets = {target["name"]: target for target in json.loads(dump)["targets"]}
+        targets = targets_by_name(json.loads(dump))
     except (OSError, subprocess.CalledProcessError, ValueError, KeyError):
         return ["Sources", "Tests"]
-    reached, pending = set(), tsan_test_targets()
-    while pending:
-        name = pending.pop()
-        if name in reached or name not in targets:
-            continue
-        reached.add(name)
-        for dependency in targets[name].get("dependencies", []):
-            for kind in ("byName", "target"):
-                if kind in dependency:
-                    pending.append(dependency[kind][0])
+    modules, _ = reached(targets, tsan_test_targets())
     folders = []
-    for name in sorted(reached):
+    for name in sorted(modules):
         target = targets[name]
         default = ("Tests/" if target["type"] == "test" else "Sources/") + name
         folders.append(target.get("path") or default)

@@ -9,6 +9,8 @@ Usage: swift package --enable-all-traits dump-package | python3 .ci/module_graph
 import json
 import sys
 
+from manifest import reached, targets_by_name
+
 # product -> modules (of this package) it must never build, and why.
 FORBIDDEN = {
     "IdentityStoresPostgres": {
@@ -37,34 +39,7 @@ FORBIDDEN_PACKAGES = {
 }
 
 package = json.load(sys.stdin)
-targets = {target["name"]: target for target in package["targets"]}
-
-
-def dependencies(target):
-    """The package's own modules and the external products `target` names."""
-    own, external = [], []
-    for dependency in target.get("dependencies", []):
-        for kind, value in dependency.items():
-            if kind in ("byName", "target") and value[0] in targets:
-                own.append(value[0])
-            elif kind == "product":
-                external.append(f"{value[1]}/{value[0]}")
-            elif kind == "byName":
-                external.append(value[0])
-    return own, external
-
-
-def closure(root):
-    modules, packages, stack = set(), set(), [root]
-    while stack:
-        name = stack.pop()
-        if name in modules:
-            continue
-        modules.add(name)
-        own, external = dependencies(targets[name])
-        stack.extend(own)
-        packages.update(item.split("/")[0] for item in external)
-    return modules, packages
+targets = targets_by_name(package)
 
 
 broken = []
@@ -73,7 +48,7 @@ for product in package["products"]:
         continue
     modules, packages = set(), set()
     for target in product["targets"]:
-        more_modules, more_packages = closure(target)
+        more_modules, more_packages = reached(targets, [target])
         modules |= more_modules
         packages |= more_packages
     print(f"{product['name']}: {len(modules)} modules ({', '.join(sorted(modules))}); packages: {', '.join(sorted(packages)) or 'none'}")
