@@ -118,9 +118,20 @@ extension ExpiringStateStore {
     /// random, growing while and reads and asks again.
     public func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
                                               _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
+        try await readAndSwap(forKey: key, at: now, maxAttempts: maxAttempts, firstRead: .unread, decide)
+    }
+
+    /// The read-and-swap loop of the default update, for a store whose own
+    /// update has already learnt the live value by its first statement
+    /// (`firstRead`), so that the loop does not read it again.
+    package func readAndSwap<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int, firstRead: ExpiringStateRead,
+                                               _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
         let attempts = max(1, maxAttempts)
+        var read = firstRead
         for attempt in 0..<attempts {
-            let current = try await value(forKey: key, at: now)
+            let current: Data?
+            if case .read(let value) = read { current = value } else { current = try await value(forKey: key, at: now) }
+            read = .unread
             switch try decide(current) {
             case .keep(let result):
                 return result
@@ -142,3 +153,10 @@ extension ExpiringStateStore {
     }
 }
 
+/// What an update knows of an entry before its loop's first step.
+package enum ExpiringStateRead: Sendable {
+    /// Nothing: the loop reads the entry.
+    case unread
+    /// The live value (nil: none), as a statement of the store's just saw it.
+    case read(Data?)
+}

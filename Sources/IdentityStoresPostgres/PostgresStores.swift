@@ -328,6 +328,57 @@ public struct PostgresStateStore: ExpiringStateStore {
     }
 }
 
+extension PostgresStateStore {
+    /// The update in one statement when the key has no live entry, the
+    /// common case of a TOTP sign-in (a user's records lapse minutes after
+    /// a success): `decide` is first asked what it would keep were there
+    /// none, and that is inserted unless a live entry is there, by one
+    /// statement that also returns the live entry it found in the way. Only
+    /// then does the usual loop run, from that value without reading it
+    /// again: one round trip where the default update makes two (a read,
+    /// then a swap), and still two when an entry is live (the insert that
+    /// found it, then the swap). The guess is only kept when the entry was
+    /// absent, so `decide`'s answer for none is the answer (`decide` is a
+    /// pure function of what it is given).
+    /// - Parameter maxAttempts: The swaps of the loop after the insert.
+    public func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
+                                              _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
+        // A decision that is not a store (or that throws) for none is
+        // taken on the value read, as the default update takes it.
+        guard case .store(let value, let expiresAt, let result)? = try? decide(nil) else {
+            return try await readAndSwap(forKey: key, at: now, maxAttempts: maxAttempts, firstRead: .unread, decide)
+        }
+        let (inserted, live) = try await insertUnlessLive(value, forKey: key, expiresAt: expiresAt, at: now)
+        if inserted { return result }
+        // No live value seen: the entry in the way was written after the
+        // statement's snapshot, so the loop reads it.
+        return try await readAndSwap(forKey: key, at: now, maxAttempts: maxAttempts, firstRead: live.map { .read($0) } ?? .unread, decide)
+    }
+
+    /// Inserts `value` unless `key` has a live entry, in one statement,
+    /// which also returns that entry's value as of its snapshot (nil when
+    /// it inserted, or when the entry was written after the snapshot).
+    private func insertUnlessLive(_ value: Data, forKey key: String, expiresAt: Date,
+                                  at now: Date) async throws(PostgresStoreError) -> (inserted: Bool, live: Data?) {
+        let table = backend.tables.state
+        let now = backend.now(now)
+        return try await backend.perform("swap state") { client in
+            let rows = try await client.query("""
+                WITH inserted AS (
+                    INSERT INTO \(unescaped: table) AS state (key, value, expires_at) VALUES (\(key), \(value), \(expiresAt))
+                    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at
+                    WHERE state.expires_at <= COALESCE(\(now), now())
+                    RETURNING true)
+                SELECT EXISTS (SELECT 1 FROM inserted),
+                       (SELECT value FROM \(unescaped: table) WHERE key = \(key) AND expires_at > COALESCE(\(now), now()))
+                """)
+            var answer: (inserted: Bool, live: Data?) = (false, nil)
+            for try await (inserted, live) in rows.decode((Bool, Data?).self) { answer = (inserted, inserted ? nil : live) }
+            return answer
+        }
+    }
+}
+
 /// `RecoveryCodeStore` on PostgreSQL: a row per set (its salt and cost)
 /// and a row per unused code's digest. Made by
 /// ``PostgresIdentityStores/recoveryCodeStore``.

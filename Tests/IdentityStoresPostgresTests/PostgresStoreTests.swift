@@ -199,6 +199,8 @@ struct PostgresConformanceTests {
             let codec = SealedStateCodec(keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]), purpose: "test")
             try await StateStoreConformance.keepsValuesUntilTheyExpire(SealingStateStore(base: stores.stateStore, codec: codec))
             try await StateStoreConformance.swapsOnlyFromTheValueRead(SealingStateStore(base: stores.stateStore, codec: codec))
+            try await StateStoreConformance.updatesDecideOnTheLiveValue(stores.stateStore)
+            try await StateStoreConformance.updatesDecideOnTheLiveValue(SealingStateStore(base: stores.stateStore, codec: codec))
         }
     }
 

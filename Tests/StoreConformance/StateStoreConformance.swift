@@ -87,6 +87,54 @@ public enum StateStoreConformance {
         #expect(try await store.value(forKey: counter, at: now) == Data("40".utf8))
     }
 
+    /// An update decides on the live value: none for an absent or expired
+    /// entry, the entry itself when live (never a guess of none, which a
+    /// store may try first), whether the decision for it is a store or a
+    /// keep; and of 40 concurrent "create unless there" updates of one key
+    /// exactly one creates, the others read what it created.
+    public static func updatesDecideOnTheLiveValue(_ store: any ExpiringStateStore) async throws {
+        let now = Date()
+        let later = now.addingTimeInterval(60)
+        let key = TOTPStoreConformance.freshKey("update")
+        func increment(at time: Date) async throws -> Int {
+            try await store.updateValue(forKey: key, at: time) { stored in
+                let next = (stored.map { Int(String(decoding: $0, as: UTF8.self)) ?? -100 } ?? 0) + 1
+                return .store(Data(String(next).utf8), expiresAt: later, result: next)
+            }
+        }
+        #expect(try await increment(at: now) == 1)
+        #expect(try await increment(at: now) == 2)
+        #expect(try await store.value(forKey: key, at: now) == Data("2".utf8))
+        // Past its expiry the entry is none again.
+        #expect(try await increment(at: later.addingTimeInterval(1)) == 1)
+
+        // Create unless there: a store for none, a keep (answering the live value) otherwise.
+        let once = TOTPStoreConformance.freshKey("create-once")
+        @Sendable func createUnlessThere(_ value: String) async throws -> String {
+            try await store.updateValue(forKey: once, at: now) { stored in
+                if let stored { return .keep(result: String(decoding: stored, as: UTF8.self)) }
+                return .store(Data(value.utf8), expiresAt: later, result: value)
+            }
+        }
+        let answers = try await withThrowingTaskGroup(of: (String, String).self) { group in
+            for index in 0..<40 { group.addTask { ("writer-\(index)", try await createUnlessThere("writer-\(index)")) } }
+            var answers: [(String, String)] = []
+            for try await answer in group { answers.append(answer) }
+            return answers
+        }
+        let kept = String(decoding: try #require(try await store.value(forKey: once, at: now)), as: UTF8.self)
+        #expect(answers.allSatisfy { $0.1 == kept })
+        #expect(answers.filter { $0.0 == $0.1 }.count == 1)
+
+        // A keep for none is taken on the live value too.
+        let peek = try await store.updateValue(forKey: once, at: now) { stored in ExpiringStateUpdate.keep(result: stored) }
+        #expect(peek.map { String(decoding: $0, as: UTF8.self) } == kept)
+        // A removal of a live entry removes it; of an absent one changes nothing.
+        #expect(try await store.updateValue(forKey: once, at: now) { stored in ExpiringStateUpdate.remove(result: stored != nil) })
+        #expect(try await store.value(forKey: once, at: now) == nil)
+        #expect(try await !store.updateValue(forKey: once, at: now) { stored in ExpiringStateUpdate.remove(result: stored != nil) })
+    }
+
     /// Sessions saved under a key come back whole; removal forgets them;
     /// scopes keep browsers apart in one store.
     public static func keepsAuthSessions(_ store: any AuthSessionStore) async throws {
