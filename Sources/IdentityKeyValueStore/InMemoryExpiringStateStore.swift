@@ -62,46 +62,12 @@ public actor InMemoryExpiringStateStore: ExpiringStateStore {
         return true
     }
 
-    /// The update in one step of the actor: `decide` runs on the live value
-    /// while no other call can change it, so no swap is ever lost (and
-    /// `maxAttempts` never reached) where the default update would read,
-    /// then swap, in two steps that other writers may come between.
-    /// - Throws: ``InMemoryStoreFullError`` when a refusing store is full;
-    ///   `decide`'s error, with nothing changed.
-    public nonisolated func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
-                                                          _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
-        try await withoutActuallyEscaping(decide) { decide in
-            try await update(forKey: key, at: now, DecisionOnTheActor(decide: decide))
-        }
-    }
-
-    private func update<Result>(forKey key: String, at now: Date, _ decision: DecisionOnTheActor<Result>) throws -> Result {
-        switch try decision.decide(entries.value(for: key, at: now)) {
-        case .keep(let result):
-            return result
-        case .remove(let result):
-            entries.remove(key)
-            return result
-        case .store(let value, let expiresAt, let result):
-            try keep(value, forKey: key, expiresAt: expiresAt, now: now)
-            return result
-        }
-    }
-
     /// How many entries are kept (expired ones may remain until the next write).
     public var count: Int { entries.count }
 
     private func keep(_ value: Data, forKey key: String, expiresAt: Date, now: Date) throws(InMemoryStoreFullError) {
         guard entries.set(value, for: key, expiresAt: expiresAt, now: now) else { throw InMemoryStoreFullError(capacity: entries.capacity) }
     }
-}
-
-/// An update's `decide`, taken onto the actor. Unchecked, because the
-/// closure is not `Sendable`: it runs once on the actor while its caller
-/// awaits the answer, and `withoutActuallyEscaping` checks that it is not
-/// kept after, so it is never run concurrently with the caller.
-private struct DecisionOnTheActor<Result: Sendable>: @unchecked Sendable {
-    let decide: (Data?) throws -> ExpiringStateUpdate<Result>
 }
 
 /// An in-memory store holds `capacity` live records and is full: it

@@ -254,13 +254,13 @@ public struct PostgresStateStore: ExpiringStateStore {
     /// The value under `key`, unless absent or expired by now (the
     /// database's clock, or `now` with ``PostgresIdentityStores/Clock/caller``).
     public func value(forKey key: String, at now: Date) async throws(PostgresStoreError) -> Data? {
-        let table = backend.tables.state
-        let now = backend.now(now)
+        let (table, read) = (backend.tables.state, ReadStateStatement(key: key, now: backend.now(now)))
         return try await backend.perform("read state") { client in
-            let rows = try await client.query("SELECT value FROM \(unescaped: table) WHERE key = \(key) AND expires_at > COALESCE(\(now), now())")
-            var value: Data?
-            for try await bytes in rows.decode(Data.self) { value = bytes }
-            return value
+            try await StateTableStatement.$table.withValue(table) {
+                var value: Data?
+                for try await bytes in try await client.execute(read) { value = bytes }
+                return value
+            }
         }
     }
 
@@ -306,11 +306,12 @@ public struct PostgresStateStore: ExpiringStateStore {
                     RETURNING true
                     """)
             case (let expected?, let newValue?):
-                rows = try await client.query("""
-                    UPDATE \(unescaped: table) SET value = \(newValue), expires_at = \(expiresAt)
-                    WHERE key = \(key) AND value = \(expected) AND expires_at > COALESCE(\(now), now())
-                    RETURNING true
-                    """)
+                let swap = SwapStateStatement(newValue: newValue, expiresAt: expiresAt, key: key, expected: expected, now: now)
+                return try await StateTableStatement.$table.withValue(table) {
+                    var swapped = false
+                    for try await _ in try await client.execute(swap) { swapped = true }
+                    return swapped
+                }
             case (let expected?, nil):
                 rows = try await client.query("""
                     DELETE FROM \(unescaped: table) WHERE key = \(key) AND value = \(expected) AND expires_at > COALESCE(\(now), now())
@@ -329,17 +330,18 @@ public struct PostgresStateStore: ExpiringStateStore {
 }
 
 extension PostgresStateStore {
-    /// The update in one statement when the key has no live entry, the
-    /// common case of a TOTP sign-in (a user's records lapse minutes after
-    /// a success): `decide` is first asked what it would keep were there
-    /// none, and that is inserted unless a live entry is there, by one
-    /// statement that also returns the live entry it found in the way. Only
-    /// then does the usual loop run, from that value without reading it
-    /// again: one round trip where the default update makes two (a read,
-    /// then a swap), and still two when an entry is live (the insert that
-    /// found it, then the swap). The guess is only kept when the entry was
-    /// absent, so `decide`'s answer for none is the answer (`decide` is a
-    /// pure function of what it is given).
+    /// The update in one statement when the key has no row, the common
+    /// case of a TOTP sign-in (a user's records lapse minutes after a
+    /// success, and the sweeper deletes them): `decide` is first asked what
+    /// it would keep were there no entry, and that is inserted unless the
+    /// key has a row, by one statement that also returns the row it found
+    /// in the way (`ON CONFLICT DO NOTHING`, which takes no lock on it).
+    /// Only then does the usual loop run, from that row's value without
+    /// reading it again. So an absent key takes one round trip where the
+    /// default update takes two (a read, then a swap), and a live or
+    /// expired entry takes two, as there. The guess is only kept when the
+    /// key had no row, so `decide`'s answer for none is the answer
+    /// (`decide` is a pure function of what it is given).
     /// - Parameter maxAttempts: The swaps of the loop after the insert.
     public func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
                                               _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
@@ -348,33 +350,39 @@ extension PostgresStateStore {
         guard case .store(let value, let expiresAt, let result)? = try? decide(nil) else {
             return try await readAndSwap(forKey: key, at: now, maxAttempts: maxAttempts, firstRead: .unread, decide)
         }
-        let (inserted, live) = try await insertUnlessLive(value, forKey: key, expiresAt: expiresAt, at: now)
-        if inserted { return result }
-        // No live value seen: the entry in the way was written after the
-        // statement's snapshot, so the loop reads it.
-        return try await readAndSwap(forKey: key, at: now, maxAttempts: maxAttempts, firstRead: live.map { .read($0) } ?? .unread, decide)
+        switch try await insertUnlessPresent(value, forKey: key, expiresAt: expiresAt, at: now) {
+        case .inserted: return result
+        case .found(let live): return try await readAndSwap(forKey: key, at: now, maxAttempts: maxAttempts, firstRead: .read(live), decide)
+        case .unseen: return try await readAndSwap(forKey: key, at: now, maxAttempts: maxAttempts, firstRead: .unread, decide)
+        }
     }
 
-    /// Inserts `value` unless `key` has a live entry, in one statement,
-    /// which also returns that entry's value as of its snapshot (nil when
-    /// it inserted, or when the entry was written after the snapshot).
-    private func insertUnlessLive(_ value: Data, forKey key: String, expiresAt: Date,
-                                  at now: Date) async throws(PostgresStoreError) -> (inserted: Bool, live: Data?) {
+    /// What ``insertUnlessPresent(_:forKey:expiresAt:at:)`` did.
+    private enum Insertion {
+        /// The key had no row: the value is in.
+        case inserted
+        /// The key's row, as the statement's snapshot saw it: its value if
+        /// live, nil if expired.
+        case found(Data?)
+        /// A row was in the way that the snapshot did not see (written
+        /// after the statement began).
+        case unseen
+    }
+
+    /// Inserts `value` unless `key` has a row (live or expired), in one
+    /// statement that also returns the row in the way.
+    private func insertUnlessPresent(_ value: Data, forKey key: String, expiresAt: Date,
+                                     at now: Date) async throws(PostgresStoreError) -> Insertion {
         let table = backend.tables.state
-        let now = backend.now(now)
+        let insert = InsertStateUnlessPresentStatement(key: key, value: value, expiresAt: expiresAt, now: backend.now(now))
         return try await backend.perform("swap state") { client in
-            let rows = try await client.query("""
-                WITH inserted AS (
-                    INSERT INTO \(unescaped: table) AS state (key, value, expires_at) VALUES (\(key), \(value), \(expiresAt))
-                    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at
-                    WHERE state.expires_at <= COALESCE(\(now), now())
-                    RETURNING true)
-                SELECT EXISTS (SELECT 1 FROM inserted),
-                       (SELECT value FROM \(unescaped: table) WHERE key = \(key) AND expires_at > COALESCE(\(now), now()))
-                """)
-            var answer: (inserted: Bool, live: Data?) = (false, nil)
-            for try await (inserted, live) in rows.decode((Bool, Data?).self) { answer = (inserted, inserted ? nil : live) }
-            return answer
+            try await StateTableStatement.$table.withValue(table) {
+                var insertion = Insertion.unseen
+                for try await row in try await client.execute(insert) {
+                    if row.inserted { insertion = .inserted } else if let live = row.live { insertion = .found(live ? row.value : nil) }
+                }
+                return insertion
+            }
         }
     }
 }

@@ -174,38 +174,6 @@ import Testing
         try await StateStoreConformance.aValueIsTakenOnce(InMemoryExpiringStateStore())
         try await StateStoreConformance.swapsOnlyFromTheValueRead(InMemoryExpiringStateStore())
         try await StateStoreConformance.updatesDecideOnTheLiveValue(InMemoryExpiringStateStore())
-        // The default update (read, then swap) on the same store.
-        try await StateStoreConformance.updatesDecideOnTheLiveValue(CountingStateStore(base: InMemoryExpiringStateStore()))
-    }
-
-    /// The in-memory store's update is one step of its actor: 200
-    /// concurrent increments of one key, each allowed a single attempt,
-    /// all succeed (the default update reads and swaps in two steps, so
-    /// concurrent ones lose swaps and, with one attempt, fail).
-    @Test func anInMemoryUpdateIsOneStep() async throws {
-        let store = InMemoryExpiringStateStore()
-        let now = Date()
-        let results = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<200 {
-                group.addTask {
-                    try await store.updateValue(forKey: "count", at: now, maxAttempts: 1) { stored in
-                        let next = (stored.map { Int(String(decoding: $0, as: UTF8.self)) ?? -1000 } ?? 0) + 1
-                        return .store(Data(String(next).utf8), expiresAt: now.addingTimeInterval(60), result: next)
-                    }
-                }
-            }
-            var results: [Int] = []
-            for try await result in group { results.append(result) }
-            return results
-        }
-        #expect(results.sorted() == Array(1...200))
-        #expect(await store.value(forKey: "count", at: now) == Data("200".utf8))
-        // What `decide` throws leaves the entry as it was.
-        struct Refused: Error {}
-        await #expect(throws: Refused.self) {
-            try await store.updateValue(forKey: "count", at: now, maxAttempts: 1) { _ -> ExpiringStateUpdate<Void> in throw Refused() }
-        }
-        #expect(await store.value(forKey: "count", at: now) == Data("200".utf8))
     }
 
     @Test func sealingStateStore() async throws {
