@@ -1,8 +1,8 @@
 import Foundation
 import PostgresNIO
 
-// The state table's hot statements (a read, a swap of the bytes read, an
-// insert unless a row is there) as prepared statements, so that each
+// The state table's hot statements (a read, a swap of the bytes read, a
+// swap from none, an insert unless a row is there) as prepared statements, so that each
 // connection parses and plans them once instead of on every call, as the
 // settle function's call is (`SettleAttemptCall`): an update of a TOTP
 // key's entry is one or two of them.
@@ -75,6 +75,38 @@ struct SwapStateStatement: PostgresPreparedStatement {
         bindings.append(expiresAt)
         bindings.append(key)
         try bindings.append(expected)
+        bindings.append(now)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
+}
+
+/// A swap from none: an insert that replaces an expired row and yields to a
+/// live one, returning a row when it swapped.
+struct InsertStateUnlessLiveStatement: PostgresPreparedStatement {
+    static var name: String { StateTableStatement.name("insert-unless-live") }
+    static var sql: String {
+        """
+        INSERT INTO \(StateTableStatement.table) AS state (key, value, expires_at) VALUES ($1, $2, $3)
+        ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at
+        WHERE state.expires_at <= COALESCE($4, now()) RETURNING true
+        """
+    }
+
+    typealias Row = Bool
+
+    let key: String
+    let value: Data
+    let expiresAt: Date
+    /// Nil: the database's clock.
+    let now: Date?
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(key)
+        try bindings.append(value)
+        bindings.append(expiresAt)
         bindings.append(now)
         return bindings
     }

@@ -299,12 +299,12 @@ public struct PostgresStateStore: ExpiringStateStore {
             let rows: PostgresRowSequence
             switch (expected, newValue) {
             case (nil, let newValue?):
-                rows = try await client.query("""
-                    INSERT INTO \(unescaped: table) AS state (key, value, expires_at) VALUES (\(key), \(newValue), \(expiresAt))
-                    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at
-                    WHERE state.expires_at <= COALESCE(\(now), now())
-                    RETURNING true
-                    """)
+                let insert = InsertStateUnlessLiveStatement(key: key, value: newValue, expiresAt: expiresAt, now: now)
+                return try await StateTableStatement.$table.withValue(table) {
+                    var swapped = false
+                    for try await _ in try await client.execute(insert) { swapped = true }
+                    return swapped
+                }
             case (let expected?, let newValue?):
                 let swap = SwapStateStatement(newValue: newValue, expiresAt: expiresAt, key: key, expected: expected, now: now)
                 return try await StateTableStatement.$table.withValue(table) {

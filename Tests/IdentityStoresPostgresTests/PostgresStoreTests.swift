@@ -302,8 +302,9 @@ struct PostgresOperationTests {
     }
 
     /// The settle call is a prepared statement named after its store's
-    /// function: two prefixes on one pool (one connection, so both are
-    /// prepared on it) each settle on their own table.
+    /// function and the state table's statements: two prefixes on one pool
+    /// (one connection, so both are prepared on it) each settle, read and
+    /// swap on their own tables.
     @Test func twoPrefixesOnOnePoolSettleOnTheirOwnTables() async throws {
         var settings = try TestDatabase.settings()
         settings.maximumConnections = 1
@@ -325,6 +326,22 @@ struct PostgresOperationTests {
             #expect(try await settle(other, 7) == .accepted, "the second prefix's call ran on the first prefix's table")
             #expect(try await settle(one, 7) == .counted)
             #expect(try await settle(other, 7) == .counted)
+            // The state table's prepared statements too: each prefix reads,
+            // inserts and swaps its own rows.
+            let key = "shared-state-key"
+            func increment(_ stores: PostgresIdentityStores) async throws -> Int {
+                try await stores.stateStore.updateValue(forKey: key, at: now) { stored in
+                    let next = (stored.map { Int(String(decoding: $0, as: UTF8.self)) ?? -100 } ?? 0) + 1
+                    return .store(Data(String(next).utf8), expiresAt: now.addingTimeInterval(60), result: next)
+                }
+            }
+            #expect(try await increment(one) == 1)
+            #expect(try await increment(other) == 1, "the second prefix's insert ran on the first prefix's table")
+            #expect(try await increment(one) == 2)
+            #expect(try await increment(one) == 3)
+            #expect(try await increment(other) == 2)
+            #expect(try await one.stateStore.value(forKey: key, at: now) == Data("3".utf8))
+            #expect(try await other.stateStore.value(forKey: key, at: now) == Data("2".utf8))
         }
     }
 
