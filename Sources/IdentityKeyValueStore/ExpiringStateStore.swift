@@ -44,7 +44,10 @@ public protocol ExpiringStateStore: Sendable {
     /// reads, asks `decide`, and swaps with
     /// ``compareAndSwapValue(forKey:expected:newValue:expiresAt:at:)``; a
     /// store that wraps another (sealing its values) implements it on the
-    /// wrapped store's own update, so that each attempt reads once.
+    /// wrapped store's own update, so that each attempt reads once; a
+    /// database store may save a round trip (PostgreSQL's first inserts
+    /// what `decide` keeps for none unless the key has a row, one
+    /// statement for a key that has none).
     /// - Parameters:
     ///   - key: The entry.
     ///   - now: The time of the update (what has expired by then is none).
