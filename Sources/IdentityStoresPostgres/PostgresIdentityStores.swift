@@ -349,6 +349,9 @@ struct PostgresStoreBackend: Sendable {
     let queryTimeout: Duration
     let clock: PostgresIdentityStores.Clock
     let logger: Logger
+    /// Whether the tables were seen, shared by every store of one
+    /// ``PostgresIdentityStores`` (see ``performPrepared(_:_:)``).
+    let tablesSeen = Locked(false)
 
     /// The `now` a statement binds: nil (then `now()`, the database's
     /// clock) unless the stores judge time by the caller's.
@@ -372,6 +375,22 @@ struct PostgresStoreBackend: Sendable {
             logger.warning("store call failed", metadata: ["operation": "\(operation)", "error": "\(storeError)"])
             throw storeError
         }
+    }
+
+    /// ``perform(_:_:)`` for a body that executes prepared statements,
+    /// only once the tables are known to be there. postgres-nio keeps a
+    /// statement whose preparation failed, with its error, for the life of
+    /// the connection: prepared before `migrate()` had made its table (an
+    /// instance serving while another migrates), a statement would fail on
+    /// that connection ever after. So until the tables have been seen,
+    /// each call checks for them first (one small query) and fails as not
+    /// migrated without preparing anything; once seen, never again.
+    func performPrepared<Value: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresClient) async throws -> Value) async throws(PostgresStoreError) -> Value {
+        if !tablesSeen.current {
+            guard try await isMigrated() else { throw .notMigrated(operation) }
+            tablesSeen.withLock { $0 = true }
+        }
+        return try await perform(operation, body)
     }
 
     static let latencyLabel = "identity_store_seconds"

@@ -44,7 +44,7 @@ public struct PostgresTOTPVerificationStore: TOTPVerificationStore {
         let function = backend.tables.settleAttemptReportingRun
         let call = SettleAttemptCall(keyID: keyID, step: matchedStep.map { Int64(clamping: $0) }, stepExpiresAt: matchedStep == nil ? nil : retainUntil,
                                      now: backend.now(now), limit: limit)
-        return try await backend.perform("settle a TOTP attempt") { client in
+        return try await backend.performPrepared("settle a TOTP attempt") { client in
             try await SettleAttemptCall.$function.withValue(function) {
                 var answer: String?
                 for try await text in try await client.execute(call) { answer = text }
@@ -255,7 +255,7 @@ public struct PostgresStateStore: ExpiringStateStore {
     /// database's clock, or `now` with ``PostgresIdentityStores/Clock/caller``).
     public func value(forKey key: String, at now: Date) async throws(PostgresStoreError) -> Data? {
         let (table, read) = (backend.tables.state, ReadStateStatement(key: key, now: backend.now(now)))
-        return try await backend.perform("read state") { client in
+        return try await backend.performPrepared("read state") { client in
             try await StateTableStatement.$table.withValue(table) {
                 var value: Data?
                 for try await bytes in try await client.execute(read) { value = bytes }
@@ -295,7 +295,7 @@ public struct PostgresStateStore: ExpiringStateStore {
                                     at now: Date) async throws(PostgresStoreError) -> Bool {
         let table = backend.tables.state
         let now = backend.now(now)
-        return try await backend.perform("swap state") { client in
+        return try await backend.performPrepared("swap state") { client in
             let rows: PostgresRowSequence
             switch (expected, newValue) {
             case (nil, let newValue?):
@@ -375,7 +375,7 @@ extension PostgresStateStore {
                                      at now: Date) async throws(PostgresStoreError) -> Insertion {
         let table = backend.tables.state
         let insert = InsertStateUnlessPresentStatement(key: key, value: value, expiresAt: expiresAt, now: backend.now(now))
-        return try await backend.perform("swap state") { client in
+        return try await backend.performPrepared("swap state") { client in
             try await StateTableStatement.$table.withValue(table) {
                 var insertion = Insertion.unseen
                 for try await row in try await client.execute(insert) {

@@ -391,6 +391,47 @@ struct PostgresOperationTests {
         }
     }
 
+    /// A call that comes before `migrate()` (an instance serving while
+    /// another migrates) fails as not migrated, and the same connection
+    /// works once the tables are there: postgres-nio remembers a prepared
+    /// statement whose preparation failed, with its error, for the life of
+    /// the connection, so the stores must not leave such a statement behind.
+    @Test func aCallBeforeMigrationLeavesTheConnectionUsable() async throws {
+        var settings = try TestDatabase.settings()
+        settings.maximumConnections = 1
+        try await TestDatabase.withStores(settings: settings, tablePrefix: TestDatabase.freshPrefix(), migrate: false) { stores in
+            let now = Date()
+            let limit = TOTPAttemptLimit.default
+            func everyCall() async throws {
+                _ = try await stores.stateStore.value(forKey: "k", at: now)
+                _ = try await stores.stateStore.compareAndSwapValue(forKey: "k", expected: nil, newValue: Data([1]), expiresAt: now.addingTimeInterval(60), at: now)
+                _ = try await stores.stateStore.compareAndSwapValue(forKey: "k", expected: Data([1]), newValue: Data([2]), expiresAt: now.addingTimeInterval(60), at: now)
+                _ = try await stores.stateStore.updateValue(forKey: "u", at: now) { _ in
+                    ExpiringStateUpdate.store(Data([3]), expiresAt: now.addingTimeInterval(60), result: ())
+                }
+                _ = try await stores.verificationStore.settleAttempt(for: "k", matchedStep: 1, limit: limit, at: now, retainUntil: now.addingTimeInterval(60))
+            }
+            do {
+                try await everyCall()
+                Issue.record("a store without its tables answered")
+            } catch let error as PostgresStoreError {
+                #expect(error.code == .notMigrated, "\(error)")
+            }
+            // Each call on its own before migrating, so that each statement's preparation fails once.
+            _ = try? await stores.stateStore.value(forKey: "k", at: now)
+            _ = try? await stores.stateStore.compareAndSwapValue(forKey: "k", expected: nil, newValue: Data([1]), expiresAt: now.addingTimeInterval(60), at: now)
+            _ = try? await stores.stateStore.compareAndSwapValue(forKey: "k", expected: Data([1]), newValue: Data([2]), expiresAt: now.addingTimeInterval(60), at: now)
+            _ = try? await stores.stateStore.updateValue(forKey: "u", at: now) { _ in
+                ExpiringStateUpdate.store(Data([3]), expiresAt: now.addingTimeInterval(60), result: ())
+            }
+            _ = try? await stores.verificationStore.settleAttempt(for: "k", matchedStep: 1, limit: limit, at: now, retainUntil: now.addingTimeInterval(60))
+            try await stores.migrate()
+            try await everyCall()
+            #expect(try await stores.stateStore.value(forKey: "k", at: now) == Data([2]))
+            #expect(try await stores.stateStore.value(forKey: "u", at: now) == Data([3]))
+        }
+    }
+
     @Test func sweepingRemovesExpiredRowsOnly() async throws {
         try await TestDatabase.withStores(tablePrefix: TestDatabase.freshPrefix()) { stores in
             let now = Date()
