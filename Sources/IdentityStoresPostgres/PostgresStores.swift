@@ -299,19 +299,11 @@ public struct PostgresStateStore: ExpiringStateStore {
             let rows: PostgresRowSequence
             switch (expected, newValue) {
             case (nil, let newValue?):
-                let insert = InsertStateUnlessLiveStatement(key: key, value: newValue, expiresAt: expiresAt, now: now)
-                return try await StateTableStatement.$table.withValue(table) {
-                    var swapped = false
-                    for try await _ in try await client.execute(insert) { swapped = true }
-                    return swapped
-                }
+                return try await Self.swap(InsertStateUnlessLiveStatement(key: key, value: newValue, expiresAt: expiresAt, now: now),
+                                           on: client, table: table)
             case (let expected?, let newValue?):
-                let swap = SwapStateStatement(newValue: newValue, expiresAt: expiresAt, key: key, expected: expected, now: now)
-                return try await StateTableStatement.$table.withValue(table) {
-                    var swapped = false
-                    for try await _ in try await client.execute(swap) { swapped = true }
-                    return swapped
-                }
+                return try await Self.swap(SwapStateStatement(newValue: newValue, expiresAt: expiresAt, key: key, expected: expected, now: now),
+                                           on: client, table: table)
             case (let expected?, nil):
                 rows = try await client.query("""
                     DELETE FROM \(unescaped: table) WHERE key = \(key) AND value = \(expected) AND expires_at > COALESCE(\(now), now())
@@ -330,6 +322,17 @@ public struct PostgresStateStore: ExpiringStateStore {
 }
 
 extension PostgresStateStore {
+    /// Runs a prepared swap on the state table `table`: whether it swapped
+    /// (returned its row).
+    private static func swap<Statement: PostgresPreparedStatement>(_ statement: Statement, on client: PostgresClient,
+                                                                   table: String) async throws -> Bool where Statement.Row == Bool {
+        try await StateTableStatement.$table.withValue(table) {
+            var swapped = false
+            for try await _ in try await client.execute(statement) { swapped = true }
+            return swapped
+        }
+    }
+
     /// The update in one statement when the key has no row, the common
     /// case of a TOTP sign-in (a user's records lapse minutes after a
     /// success, and the sweeper deletes them): `decide` is first asked what
@@ -342,7 +345,14 @@ extension PostgresStateStore {
     /// expired entry takes two, as there. The guess is only kept when the
     /// key had no row, so `decide`'s answer for none is the answer
     /// (`decide` is a pure function of what it is given).
-    /// - Parameter maxAttempts: The swaps of the loop after the insert.
+    /// - Parameters:
+    ///   - key: The entry.
+    ///   - now: The time of the update (what has expired by then is none).
+    ///   - maxAttempts: How many reads and swaps the loop after the insert makes.
+    ///   - decide: What to do with the live value (nil when none).
+    /// - Returns: The result of the decision that was kept.
+    /// - Throws: `ExpiringStateContentionError` when every swap lost to
+    ///   another writer, a ``PostgresStoreError``, or `decide`'s error.
     public func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
                                               _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
         // A decision that is not a store (or that throws) for none is
