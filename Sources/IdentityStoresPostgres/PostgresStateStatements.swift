@@ -2,10 +2,10 @@ import Foundation
 import PostgresNIO
 
 // The state table's hot statements (a read, a swap of the bytes read, a
-// swap from none, an insert unless a row is there) as prepared statements, so that each
-// connection parses and plans them once instead of on every call, as the
-// settle function's call is (`SettleAttemptCall`): an update of a TOTP
-// key's entry is one or two of them.
+// swap from none, an insert unless a row is there) as prepared statements,
+// so that each connection parses and plans them once instead of on every
+// call, as the settle function's call is (`SettleAttemptCall`): an update
+// of a TOTP key's entry is one or two of them.
 //
 // postgres-nio names a prepared statement by its type, with a `static` name
 // and SQL, but the table's name carries the prefix chosen at run time. So
@@ -24,6 +24,17 @@ enum StateTableStatement {
 
     /// The statement's name for the bound table, versioned by its SQL's shape.
     static func name(_ statement: String) -> String { "identity-state-\(statement)-v1:" + table }
+
+    /// The bindings of an insert's row and its `now`, in the order both
+    /// inserts take them ($1 key, $2 value, $3 expiry, $4 now).
+    static func insertBindings(key: String, value: Data, expiresAt: Date, now: Date?) throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(key)
+        try bindings.append(value)
+        bindings.append(expiresAt)
+        bindings.append(now)
+        return bindings
+    }
 }
 
 /// The live value under a key: `SELECT value … WHERE key = $1 AND live`.
@@ -103,12 +114,7 @@ struct InsertStateUnlessLiveStatement: PostgresPreparedStatement {
     let now: Date?
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 4)
-        bindings.append(key)
-        try bindings.append(value)
-        bindings.append(expiresAt)
-        bindings.append(now)
-        return bindings
+        try StateTableStatement.insertBindings(key: key, value: value, expiresAt: expiresAt, now: now)
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
@@ -140,12 +146,7 @@ struct InsertStateUnlessPresentStatement: PostgresPreparedStatement {
     let now: Date?
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 4)
-        bindings.append(key)
-        try bindings.append(value)
-        bindings.append(expiresAt)
-        bindings.append(now)
-        return bindings
+        try StateTableStatement.insertBindings(key: key, value: value, expiresAt: expiresAt, now: now)
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
