@@ -321,7 +321,10 @@ let package = Package(
         .target(
             name: "IdentityStoresPostgres",
             dependencies: [
-                "IdentityKeyValueStore", "IdentityOTP", "IdentitySupport",
+                // The two primitives only: the security stores are built
+                // on them in IdentityOTP, so this product builds no OTP and
+                // no swift-crypto.
+                "IdentityKeyValueStore", "IdentitySupport",
                 gated("PostgresNIO", "postgres-nio", by: Trait.postgreSQL),
                 gated("NIOSSL", "swift-nio-ssl", by: Trait.postgreSQL),
                 gated("NIOCore", "swift-nio", by: Trait.postgreSQL),

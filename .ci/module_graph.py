@@ -17,6 +17,7 @@ FORBIDDEN = {
         "MultiFactorAuth": "the Firebase-shaped client: sessions live in MultiFactorAuth's ExpiringStateAuthSessionStore",
         "IdentityToolkit": "the generated REST client and its build plugin",
         "IdentityServerState": "sealing (swift-crypto's AES-GCM) is the app's wrapper, not the store's",
+        "IdentityOTP": "the product is the two primitives on PostgreSQL: IdentityOTP builds its stores on them",
     },
     "IdentityKeyValueStore": {
         "IdentityOTP": "the primitive is Foundation only",
@@ -36,6 +37,7 @@ FORBIDDEN = {
 FORBIDDEN_PACKAGES = {
     "MultiFactorAuth": {"swift-crypto": "client apps build no BoringSSL", "postgres-nio": "a client has no database"},
     "IdentityKeyValueStore": {"swift-crypto": "the primitive is Foundation only", "postgres-nio": "the primitive is Foundation only"},
+    "IdentityStoresPostgres": {"swift-crypto": "its modules are the primitives on postgres-nio: no OTP, no sealing (postgres-nio uses swift-crypto for its own authentication)"},
 }
 
 package = json.load(sys.stdin)

@@ -60,6 +60,15 @@ public protocol ExpiringStateStore: Sendable {
     ///   another writer, or the store's and `decide`'s errors.
     func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
                                        _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result
+    /// The time by which this store judges what has lapsed, for a caller
+    /// whose clock reads `callerTime`. A store shared by a fleet answers
+    /// with its own clock (a database's), so that a record's lapses (a
+    /// lock-out's end, say) are judged by one clock on every instance and
+    /// an instance whose clock runs ahead cannot end a lock-out early. The
+    /// default is `callerTime`: one process's store has one clock.
+    /// - Parameter callerTime: The caller's time of the operation.
+    /// - Returns: The time to judge the operation by.
+    func storeTime(callerTime: Date) async throws -> Date
 }
 
 /// What one step of ``ExpiringStateStore/updateValue(forKey:at:maxAttempts:_:)`` does
@@ -91,6 +100,9 @@ public struct ExpiringStateContentionError: Error, Sendable, Hashable, CustomStr
 }
 
 extension ExpiringStateStore {
+    /// `callerTime`: a store of one process judges by its caller's clock.
+    public func storeTime(callerTime: Date) async throws -> Date { callerTime }
+
     /// Keeps `value` as JSON under `key` until `expiresAt`.
     /// - Throws: The encoder's error, or the store's.
     public func set<Value: Encodable>(_ value: Value, forKey key: String, expiresAt: Date) async throws {

@@ -11,8 +11,14 @@ public import IdentityKeyValueStore
 /// keep bytes and swap them atomically (PostgreSQL, Redis, one process's
 /// memory) counts, locks and refuses replays exactly as the others do.
 ///
-/// In memory, give it a store that refuses rather than forgets when full
-/// (what ``init()`` does): an evicted record would end a lock-out.
+/// Lapses within a record (a lock-out's end, a retained step) are judged
+/// by the store's clock (`ExpiringStateStore.storeTime(callerTime:)`): on
+/// PostgreSQL the database's, so that an instance whose clock runs ahead
+/// cannot end a lock-out early.
+///
+/// In memory (``init(capacity:)``, ``InMemoryTOTPVerificationStore``), the
+/// store refuses new keys rather than forget live ones when full: an
+/// evicted record would end a lock-out.
 public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
     /// Where the records are kept.
     public let state: any ExpiringStateStore
@@ -30,9 +36,15 @@ public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
 
     /// Records in this process's memory, in a store that refuses new keys
     /// when full (`InMemoryStoreFullError`) instead of forgetting one.
-    public init() {
-        self.init(state: InMemoryExpiringStateStore(whenFull: .refuse))
+    /// - Parameter capacity: The most keys with a live record.
+    public init(capacity: Int = 100_000) {
+        self.init(state: InMemoryExpiringStateStore(capacity: capacity, whenFull: .refuse))
     }
+
+    /// One in-memory store for the whole process: a verifier built per
+    /// request (it holds one user's key) still shares what earlier
+    /// requests recorded. The default of ``TOTPVerifier``.
+    public static let shared = ExpiringStateTOTPVerificationStore()
 
     /// Counts the attempt unless `limit` locks the key; records a later
     /// matched step and clears the run; atomically.
@@ -45,7 +57,8 @@ public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
     /// failures the run held before it.
     public func settleAttemptReportingRun(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
                                           retainUntil: Date) async throws -> TOTPAttemptSettlementReport {
-        try await state.updateValue(forKey: keyPrefix + keyID, at: now) { stored in
+        let now = try await state.storeTime(callerTime: now)
+        return try await state.updateValue(forKey: keyPrefix + keyID, at: now) { stored in
             var record = try KeyRecord(stored, at: now)
             let outcome = TOTPSettlementOutcome(matchedStep: matchedStep, lastAcceptedStep: record.lastAcceptedStep,
                                                 attempts: record.attempts, limit: limit, at: now)
@@ -60,7 +73,8 @@ public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
 
     /// Records `step` for `keyID` unless it is not after the last one recorded.
     public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) async throws -> Bool {
-        try await state.updateValue(forKey: keyPrefix + keyID, at: now) { stored in
+        let now = try await state.storeTime(callerTime: now)
+        return try await state.updateValue(forKey: keyPrefix + keyID, at: now) { stored in
             var record = try KeyRecord(stored, at: now)
             guard !TOTPVerifier.isReplay(step, lastAcceptedStep: record.lastAcceptedStep) else { return .keep(result: false) }
             record.lastAcceptedStep = step
@@ -71,7 +85,8 @@ public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
 
     /// Counts an attempt unless `limit` locks `keyID`.
     public func recordAttempt(for keyID: String, limit: TOTPAttemptLimit, at now: Date) async throws -> TOTPAttemptAdmission {
-        try await state.updateValue(forKey: keyPrefix + keyID, at: now) { stored in
+        let now = try await state.storeTime(callerTime: now)
+        return try await state.updateValue(forKey: keyPrefix + keyID, at: now) { stored in
             var record = try KeyRecord(stored, at: now)
             let (admission, next) = limit.admit(record.attempts, at: now)
             guard admission.isCounted, let next else { return .keep(result: admission) }
@@ -82,7 +97,7 @@ public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
 
     /// Forgets `keyID`'s run (its last accepted step stays).
     public func clearAttempts(for keyID: String) async throws {
-        let now = Date()
+        let now = try await state.storeTime(callerTime: Date())
         try await state.updateValue(forKey: keyPrefix + keyID, at: now) { stored in
             var record = try KeyRecord(stored, at: now)
             guard record.attempts != nil else { return .keep(result: ()) }
@@ -93,14 +108,28 @@ public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
 
     /// `keyID`'s attempt record at `now`, if any.
     public func attempts(for keyID: String, at now: Date = Date()) async throws -> TOTPAttemptRecord? {
-        try KeyRecord(try await state.value(forKey: keyPrefix + keyID, at: now), at: now).attempts
+        let now = try await state.storeTime(callerTime: now)
+        return try KeyRecord(try await state.value(forKey: keyPrefix + keyID, at: now), at: now).attempts
     }
 
     /// The last accepted step of `keyID` still remembered at `now`, if any.
     public func lastAcceptedStep(for keyID: String, at now: Date = Date()) async throws -> UInt64? {
-        try KeyRecord(try await state.value(forKey: keyPrefix + keyID, at: now), at: now).lastAcceptedStep
+        let now = try await state.storeTime(callerTime: now)
+        return try KeyRecord(try await state.value(forKey: keyPrefix + keyID, at: now), at: now).lastAcceptedStep
     }
 }
+
+/// ``ExpiringStateTOTPVerificationStore`` in this process's memory
+/// (``ExpiringStateTOTPVerificationStore/init(capacity:)``,
+/// ``ExpiringStateTOTPVerificationStore/shared``): for one instance and tests.
+public typealias InMemoryTOTPVerificationStore = ExpiringStateTOTPVerificationStore
+/// The in-memory ``TOTPReplayStore``: the same records as
+/// ``InMemoryTOTPVerificationStore``, which keeps each key's last accepted
+/// step beside its attempts.
+public typealias InMemoryTOTPReplayStore = ExpiringStateTOTPVerificationStore
+/// The in-memory ``TOTPAttemptStore``: the same records as
+/// ``InMemoryTOTPVerificationStore``.
+public typealias InMemoryTOTPAttemptStore = ExpiringStateTOTPVerificationStore
 
 /// One key's entry: its last accepted step and its attempt record, each
 /// with its own lifetime; the entry lives as long as the longer one.
@@ -144,6 +173,14 @@ public struct ExpiringStateRecoveryCodeStore: RecoveryCodeStore {
         self.keyPrefix = keyPrefix
     }
 
+    /// Sets in this process's memory, for one instance and tests. A full
+    /// store refuses new users' sets (`InMemoryStoreFullError`) rather than
+    /// forget anyone's codes.
+    /// - Parameter capacity: The most users with a set.
+    public init(capacity: Int = 100_000) {
+        self.init(state: InMemoryExpiringStateStore(capacity: capacity, whenFull: .refuse))
+    }
+
     /// Replaces the user's set whole (kept until it is replaced or removed).
     public func replaceCodes(_ verifiers: RecoveryCodeVerifiers, for userID: String) async throws {
         try await state.setValue(try JSONEncoder().encode(verifiers), forKey: keyPrefix + userID, expiresAt: .distantFuture)
@@ -169,5 +206,45 @@ public struct ExpiringStateRecoveryCodeStore: RecoveryCodeStore {
     /// Forgets the user's set.
     public func removeCodes(for userID: String) async throws {
         try await state.removeValue(forKey: keyPrefix + userID)
+    }
+}
+
+/// ``ExpiringStateRecoveryCodeStore`` in this process's memory
+/// (``ExpiringStateRecoveryCodeStore/init(capacity:)``): for one instance and tests.
+public typealias InMemoryRecoveryCodeStore = ExpiringStateRecoveryCodeStore
+
+/// The settlement rule of ``ExpiringStateTOTPVerificationStore``, which
+/// holds a key's last accepted step and attempt record as one entry.
+enum TOTPSettlementOutcome: Sendable {
+    /// The key is locked: nothing changes.
+    case refused(TOTPAttemptAdmission)
+    /// Record `step` and clear the run, which held `failuresBefore`.
+    case accepted(step: UInt64, failuresBefore: Int)
+    /// Keep `next` as the key's attempt record.
+    case counted(next: TOTPAttemptRecord, failuresBefore: Int)
+
+    /// What to do with one attempt: a matched step later than the last
+    /// accepted one is accepted whatever the count would become (a success
+    /// is never refused for want of room to count it) unless the key is
+    /// locked; anything else is counted unless the key is locked.
+    init(matchedStep: UInt64?, lastAcceptedStep: UInt64?, attempts: TOTPAttemptRecord?, limit: TOTPAttemptLimit, at now: Date) {
+        if let matchedStep, !TOTPVerifier.isReplay(matchedStep, lastAcceptedStep: lastAcceptedStep) {
+            let admission = limit.admit(attempts, at: now).admission
+            guard case .counted(let failures) = admission else { self = .refused(admission); return }
+            self = .accepted(step: matchedStep, failuresBefore: failures)
+            return
+        }
+        let (admission, next) = limit.admit(attempts, at: now)
+        guard case .counted(let failures) = admission, let next else { self = .refused(admission); return }
+        self = .counted(next: next, failuresBefore: failures)
+    }
+
+    /// The settlement as the store reports it.
+    var report: TOTPAttemptSettlementReport {
+        switch self {
+        case .refused(let admission): TOTPAttemptSettlementReport(settlement: .refused(admission), failuresBefore: nil)
+        case .accepted(_, let failures): TOTPAttemptSettlementReport(settlement: .accepted, failuresBefore: failures)
+        case .counted(_, let failures): TOTPAttemptSettlementReport(settlement: .counted, failuresBefore: failures)
+        }
     }
 }

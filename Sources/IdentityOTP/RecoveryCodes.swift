@@ -166,9 +166,10 @@ public struct RecoveryCodeVerifiers: Codable, Sendable, Hashable, CustomStringCo
     public var customMirror: Mirror { Mirror(self, children: ["remaining": digests.count, "digests": "<redacted>"], displayStyle: .struct) }
 }
 
-/// Where each user's ``RecoveryCodeVerifiers`` are kept: in memory
-/// (``InMemoryRecoveryCodeStore``, one instance) or shared by every
-/// instance (PostgreSQL, in the `IdentityStoresPostgres` product).
+/// Where each user's ``RecoveryCodeVerifiers`` are kept: the package's is
+/// ``ExpiringStateRecoveryCodeStore``, in memory for one instance
+/// (``InMemoryRecoveryCodeStore``) or on a store every instance shares
+/// (PostgreSQL's, through `IdentityStorage`'s `recoveryCodeStore`).
 ///
 /// ``consumeCode(withDigest:for:)`` must be atomic: two redemptions of one
 /// code at once, on two instances, must not both succeed.
@@ -183,32 +184,6 @@ public protocol RecoveryCodeStore: Sendable {
     func consumeCode(withDigest digest: Data, for userID: String) async throws -> Int?
     /// Forgets the user's set.
     func removeCodes(for userID: String) async throws
-}
-
-/// The recovery-code store of one process: for a single instance and tests.
-public actor InMemoryRecoveryCodeStore: RecoveryCodeStore {
-    private var sets: [String: RecoveryCodeVerifiers] = [:]
-
-    /// An empty store.
-    public init() {}
-
-    /// See ``RecoveryCodeStore/replaceCodes(_:for:)``.
-    public func replaceCodes(_ verifiers: RecoveryCodeVerifiers, for userID: String) { sets[userID] = verifiers }
-
-    /// See ``RecoveryCodeStore/verifiers(for:)``.
-    public func verifiers(for userID: String) -> RecoveryCodeVerifiers? { sets[userID] }
-
-    /// See ``RecoveryCodeStore/consumeCode(withDigest:for:)``; atomic because
-    /// the actor runs one call at a time.
-    public func consumeCode(withDigest digest: Data, for userID: String) -> Int? {
-        guard var set = sets[userID], let index = set.indexOfDigest(digest) else { return nil }
-        set.digests.remove(at: index)
-        sets[userID] = set
-        return set.digests.count
-    }
-
-    /// See ``RecoveryCodeStore/removeCodes(for:)``.
-    public func removeCodes(for userID: String) { sets[userID] = nil }
 }
 
 /// Redeems recovery codes: counts the attempt, checks the code and consumes

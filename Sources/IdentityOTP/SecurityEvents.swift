@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+public import IdentityKeyValueStore
 import IdentitySupport
 
 /// A user of a project or of one of its tenants: whose factor, codes and
@@ -197,8 +198,8 @@ public protocol SecurityEventSink: Sendable {
 }
 
 /// A sink that also answers "what happened to this account lately", for a
-/// "recent security activity" page: ``InMemorySecurityEventLog`` in one
-/// process, the PostgreSQL audit table (`PostgresSecurityEventLog`) for a fleet.
+/// "recent security activity" page: ``AppendOnlySecurityEventLog``, in one
+/// process's memory or on PostgreSQL's record log for a fleet.
 public protocol SecurityEventLog: SecurityEventSink {
     /// `user`'s newest events, newest first, at most `limit`.
     func recentEvents(for user: UserKey, limit: Int) async throws -> [SecurityEvent]
@@ -297,90 +298,79 @@ public enum SecurityEventSystem {
     }
 }
 
-/// An in-memory ``SecurityEventLog``: each user's newest events, for one
-/// process (tests, the embedded emulator's apps). Bounded twice: at most
-/// `eventsPerUser` per user, and at most `users` users (the user whose
-/// newest event is oldest is forgotten first).
-public actor InMemorySecurityEventLog: SecurityEventLog {
-    private var events: [UserKey: [SecurityEvent]] = [:]
-    /// Each user's last record, numbered, and the records in order (a
-    /// user's earlier ones skipped as stale): at capacity the user recorded
-    /// least recently goes, in amortised constant time, so that events for
-    /// many users (an attacker's wrong codes) never cost a scan of them all.
-    private var lastRecord: [UserKey: UInt64] = [:]
-    private var records: [Record] = []
-    private var firstRecord = 0
-    private var recordCount: UInt64 = 0
-    /// Events kept per user.
-    public let eventsPerUser: Int
-    /// Users kept.
-    public let users: Int
+/// A ``SecurityEventLog`` on any `AppendOnlyRecordLog`: each event is one
+/// record under its user's ``UserKey/storeKey``, as JSON (dates in
+/// milliseconds since 1970, keys sorted), so that a database keeps a
+/// queryable audit trail (`record->>'kind'` on PostgreSQL). Appending reads
+/// nothing, so events for one user never contend, however fast they come.
+///
+/// In memory (``init(eventsPerUser:users:)``, ``InMemorySecurityEventLog``)
+/// it keeps each user's newest events, for a bounded number of users.
+public struct AppendOnlySecurityEventLog: SecurityEventLog {
+    /// Where the events are kept.
+    public let records: any AppendOnlyRecordLog
+    /// Where a failure to keep an event is noted (its kind, never its facts).
+    public let logger: Logger
 
-    /// One `record(_:)`: whose, and its number.
-    private struct Record {
-        let user: UserKey
-        let number: UInt64
+    /// Events kept in `records`.
+    /// - Parameters:
+    ///   - records: The log: share it between instances.
+    ///   - logger: Where a failed append is noted.
+    public init(records: any AppendOnlyRecordLog, logger: Logger = Logger(label: "IdentityOTP.SecurityEvents")) {
+        self.records = records
+        self.logger = logger
     }
 
-    /// An empty log keeping `eventsPerUser` events for each of at most `users` users.
+    /// Events in this process's memory: each user's newest `eventsPerUser`,
+    /// for at most `users` users (the one recorded least recently is forgotten first).
     public init(eventsPerUser: Int = 100, users: Int = 100_000) {
-        self.eventsPerUser = max(1, eventsPerUser)
-        self.users = max(1, users)
+        self.init(records: InMemoryAppendOnlyRecordLog(recordsPerSubject: eventsPerUser, subjects: users))
     }
 
-    /// Appends `event` to its user's list; past ``users`` users, the one
-    /// recorded least recently is forgotten.
-    public func record(_ event: SecurityEvent) {
-        var list = events[event.user] ?? []
-        list.append(event)
-        if list.count > eventsPerUser { list.removeFirst(list.count - eventsPerUser) }
-        events[event.user] = list
-        recordCount += 1
-        lastRecord[event.user] = recordCount
-        records.append(Record(user: event.user, number: recordCount))
-        while events.count > users && firstRecord < records.count {
-            let oldest = records[firstRecord]
-            firstRecord += 1
-            if lastRecord[oldest.user] == oldest.number {
-                events[oldest.user] = nil
-                lastRecord[oldest.user] = nil
-            }
-        }
-        compactRecords()
+    /// The one encoding of an event as a record.
+    static func encode(_ event: SecurityEvent) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.outputFormatting = .sortedKeys
+        return try encoder.encode(event)
     }
 
-    /// Drops the records already passed, and the stale ones once they
-    /// outnumber the live: the list stays within a few times the users kept.
-    private func compactRecords() {
-        let pending = records.count - firstRecord
-        if pending > 2 * lastRecord.count + 1024 {
-            var kept: [Record] = []
-            kept.reserveCapacity(lastRecord.count)
-            for record in records[firstRecord...] where lastRecord[record.user] == record.number { kept.append(record) }
-            records = kept
-            firstRecord = 0
-        } else if firstRecord > 1024 && firstRecord > pending {
-            records.removeFirst(firstRecord)
-            firstRecord = 0
+    static func decode(_ record: Data) throws -> SecurityEvent {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return try decoder.decode(SecurityEvent.self, from: record)
+    }
+
+    /// Appends `event`. A failure is logged, not thrown: the operation
+    /// that raised the event stands.
+    public func record(_ event: SecurityEvent) async {
+        do {
+            try await append(event)
+        } catch {
+            logger.error("could not append a security event", metadata: ["event": "\(event.kind.rawValue)", "error": "\(error)"])
         }
     }
 
-    /// `user`'s newest events, newest first (of two at one time, the later recorded first).
-    public func recentEvents(for user: UserKey, limit: Int) -> [SecurityEvent] {
-        let ordered = (events[user] ?? []).enumerated().sorted { ($0.element.date, $0.offset) > ($1.element.date, $1.offset) }
-        return ordered.prefix(max(0, limit)).map(\.element)
+    /// Appends `event`, throwing when the log cannot take it (for an app
+    /// that must know, such as an import).
+    public func append(_ event: SecurityEvent) async throws {
+        try await records.append(try Self.encode(event), subject: event.user.storeKey, at: event.date)
     }
 
-    /// Forgets events before `cutoff`.
-    public func removeEvents(before cutoff: Date) -> Int {
-        var removed = 0
-        for (user, list) in events {
-            let kept = list.filter { $0.date >= cutoff }
-            removed += list.count - kept.count
-            events[user] = kept.isEmpty ? nil : kept
-            if kept.isEmpty { lastRecord[user] = nil }
-        }
-        compactRecords()
-        return removed
+    /// `user`'s newest events, newest first, at most `limit` (up to 1,000).
+    /// - Throws: The log's errors, or a decoding error for a record that is
+    ///   not an event.
+    public func recentEvents(for user: UserKey, limit: Int) async throws -> [SecurityEvent] {
+        try await records.records(for: user.storeKey, limit: max(0, min(limit, 1000))).map(Self.decode)
+    }
+
+    /// Removes the events that happened before `cutoff` (the retention sweep).
+    public func removeEvents(before cutoff: Date) async throws -> Int {
+        try await records.removeRecords(before: cutoff)
     }
 }
+
+/// ``AppendOnlySecurityEventLog`` in this process's memory
+/// (``AppendOnlySecurityEventLog/init(eventsPerUser:users:)``): for one
+/// instance, tests and the embedded emulator's apps.
+public typealias InMemorySecurityEventLog = AppendOnlySecurityEventLog

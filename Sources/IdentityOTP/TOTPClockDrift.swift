@@ -1,5 +1,5 @@
 public import Foundation
-import IdentitySupport
+public import IdentityKeyValueStore
 
 /// A device clock found to be off: the user's recent codes matched this
 /// many steps away from the server's present (RFC 6238 §6).
@@ -84,7 +84,8 @@ public struct TOTPClockDriftDetection: Sendable {
 /// Keeps, per key, the offsets (in steps, device minus server) of its last
 /// accepted codes, for ``TOTPClockDriftDetection``. Offsets are facts about
 /// a clock, not secrets. A fleet shares one store (the PostgreSQL one), or
-/// each instance sees only its own share of a user's sign-ins.
+/// each instance sees only its own share of a user's sign-ins. The
+/// package's is ``ExpiringStateTOTPClockOffsetStore``.
 public protocol TOTPClockOffsetStore: Sendable {
     /// Appends `offset` to `keyID`'s list, keeps the newest `keep`, and
     /// returns them oldest first, atomically.
@@ -100,31 +101,55 @@ public protocol TOTPClockOffsetStore: Sendable {
     func recentOffsets(for keyID: String, at now: Date) async throws -> [Int]
 }
 
-/// An in-memory ``TOTPClockOffsetStore`` for one process; at most
-/// `capacity` keys (the one nearest its expiry is forgotten first: losing
-/// an offset list only delays a drift notice).
-public actor InMemoryTOTPClockOffsetStore: TOTPClockOffsetStore {
-    /// One store for the whole process.
-    public static let shared = InMemoryTOTPClockOffsetStore()
+/// A ``TOTPClockOffsetStore`` built on any `ExpiringStateStore`: each
+/// key's offsets are one entry (a JSON list), appended to by one atomic
+/// read-modify-write (`ExpiringStateStore.updateValue(forKey:at:maxAttempts:_:)`),
+/// so two instances' codes for one key never drop each other's offset.
+///
+/// In memory (``init(capacity:)``, ``InMemoryTOTPClockOffsetStore``) a
+/// full store forgets the list nearest its expiry: losing an offset list
+/// only delays a drift notice.
+public struct ExpiringStateTOTPClockOffsetStore: TOTPClockOffsetStore {
+    /// Where the lists are kept.
+    public let state: any ExpiringStateStore
+    /// What each list's key starts with, so one store can hold other state.
+    public let keyPrefix: String
 
-    private var offsets: ExpiringEntries<String, [Int]>
+    /// Lists kept in `state`.
+    /// - Parameters:
+    ///   - state: Where the lists are kept: share it between instances.
+    ///   - keyPrefix: What each list's key starts with.
+    public init(state: any ExpiringStateStore, keyPrefix: String = "totp-clock/") {
+        self.state = state
+        self.keyPrefix = keyPrefix
+    }
 
-    /// An empty store of at most `capacity` keys.
+    /// Lists in this process's memory, at most `capacity` keys.
     public init(capacity: Int = 100_000) {
-        offsets = ExpiringEntries(capacity: max(1, capacity), whenFull: .evictNearestExpiry)
+        self.init(state: InMemoryExpiringStateStore(capacity: capacity, whenFull: .evictNearestExpiry))
     }
 
-    /// Appends `offset` and keeps the newest `keep`.
-    public func recordOffset(_ offset: Int, for keyID: String, keep: Int, at now: Date, retainUntil: Date) -> [Int] {
-        var list = offsets.value(for: keyID, at: now) ?? []
-        list.append(offset)
-        if list.count > max(1, keep) { list.removeFirst(list.count - max(1, keep)) }
-        _ = offsets.set(list, for: keyID, expiresAt: retainUntil, now: now)
-        return list
+    /// One in-memory store for the whole process.
+    public static let shared = ExpiringStateTOTPClockOffsetStore()
+
+    /// Appends `offset` and keeps the newest `keep`, atomically (a lapsed
+    /// list starts again).
+    public func recordOffset(_ offset: Int, for keyID: String, keep: Int, at now: Date, retainUntil: Date) async throws -> [Int] {
+        try await state.updateValue(forKey: keyPrefix + keyID, at: now) { stored in
+            var list = try stored.map { try JSONDecoder().decode([Int].self, from: $0) } ?? []
+            list.append(offset)
+            if list.count > max(1, keep) { list.removeFirst(list.count - max(1, keep)) }
+            return .store(try JSONEncoder().encode(list), expiresAt: retainUntil, result: list)
+        }
     }
 
-    /// `keyID`'s kept offsets.
-    public func recentOffsets(for keyID: String, at now: Date) -> [Int] {
-        offsets.value(for: keyID, at: now) ?? []
+    /// `keyID`'s kept offsets, oldest first.
+    public func recentOffsets(for keyID: String, at now: Date) async throws -> [Int] {
+        try await state.value(forKey: keyPrefix + keyID, at: now).map { try JSONDecoder().decode([Int].self, from: $0) } ?? []
     }
 }
+
+/// ``ExpiringStateTOTPClockOffsetStore`` in this process's memory
+/// (``ExpiringStateTOTPClockOffsetStore/init(capacity:)``,
+/// ``ExpiringStateTOTPClockOffsetStore/shared``).
+public typealias InMemoryTOTPClockOffsetStore = ExpiringStateTOTPClockOffsetStore

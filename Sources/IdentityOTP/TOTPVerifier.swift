@@ -34,9 +34,8 @@ public struct TOTPVerifier: Sendable {
     /// often built per request (it holds one user's key), and one that made
     /// its own empty stores would forget every accepted code and every
     /// failure when the request ends. Pass the process's
-    /// ``InMemoryTOTPReplayStore/shared`` and ``InMemoryTOTPAttemptStore/shared``
-    /// for one instance, or stores every instance shares (PostgreSQL) for
-    /// several.
+    /// ``ExpiringStateTOTPVerificationStore/shared`` as both for one
+    /// instance, or stores every instance shares (PostgreSQL's) for several.
     /// - Parameters:
     ///   - totp: The generator whose codes are accepted.
     ///   - window: Steps accepted on either side of now, 0 to 10.
@@ -53,14 +52,15 @@ public struct TOTPVerifier: Sendable {
 
     /// A verifier whose one `store` counts attempts and remembers accepted
     /// steps, and settles each verification in one atomic call (one
-    /// database statement instead of three). ``replayStore`` and
+    /// update of one entry instead of three calls). ``replayStore`` and
     /// ``attemptStore`` are both `store`.
     /// - Parameters:
     ///   - totp: The generator whose codes are accepted.
     ///   - window: Steps accepted on either side of now, 0 to 10.
     ///   - store: Where attempts are counted and accepted steps remembered:
-    ///     ``InMemoryTOTPVerificationStore/shared`` for one instance, a
-    ///     store every instance shares (PostgreSQL) for several.
+    ///     ``ExpiringStateTOTPVerificationStore/shared`` for one instance,
+    ///     a store every instance shares (`IdentityStorage`'s
+    ///     `verificationStore` on PostgreSQL) for several.
     ///   - attemptLimit: The attempts allowed per key (five by default, then a lock-out).
     /// - Throws: ``OTPError/invalidWindow(_:)`` outside 0…10.
     public init(totp: TOTP, window: Int = 5, store: any TOTPVerificationStore, attemptLimit: TOTPAttemptLimit = .default) throws {

@@ -71,6 +71,11 @@ public struct SealingStateStore: ExpiringStateStore {
         }
     }
 
+    /// `base`'s time: sealing changes what is kept, not whose clock judges it.
+    public func storeTime(callerTime: Date) async throws -> Date {
+        try await base.storeTime(callerTime: callerTime)
+    }
+
     private func open(_ stored: Data, key: String, now: Date) -> Data? {
         guard let text = String(data: stored, encoding: .utf8) else { return nil }
         return try? codec.openData(text, boundTo: key, now: now)

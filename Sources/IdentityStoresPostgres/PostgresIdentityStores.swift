@@ -4,12 +4,14 @@ import NIOCore
 public import PostgresNIO
 public import ServiceLifecycle
 import IdentitySupport
+public import IdentityKeyValueStore
 
-/// The package's shared stores on PostgreSQL, for apps that run several
-/// instances: every instance gives its verifiers and its sign-in flow the
-/// same stores, so a code accepted on one instance is a replay on the
-/// next, wrong codes count once across the fleet, and a sign-in started on
-/// one instance finishes on another.
+/// The package's storage on PostgreSQL, for apps that run several
+/// instances: its two primitives on one database, so that every
+/// instance's stores share one state. A code accepted on one instance is
+/// a replay on the next, wrong codes count once across the fleet, a
+/// recovery code works once, and a sign-in started on one instance
+/// finishes on another.
 ///
 /// ```swift
 /// let settings = try PostgresConnectionSettings(url: "postgres://app@db.internal/app?sslmode=verify-full",
@@ -21,23 +23,31 @@ import IdentitySupport
 /// let verifier = try TOTPVerifier(totp: totp, store: stores.verificationStore)
 /// ```
 ///
+/// It is an `IdentityStorage`: ``stateStore`` (an `ExpiringStateStore`)
+/// and ``recordLog`` (an `AppendOnlyRecordLog`). `IdentityOTP` builds its
+/// stores on them (`verificationStore`, `recoveryCodeStore`,
+/// `clockOffsetStore`, `securityEventLog`), MultiFactorAuth its sessions,
+/// IdentityServerState its sealed state; this module knows none of them.
+///
 /// Each call is one SQL statement (its atomicity is argued where it is
 /// written), runs under ``queryTimeout``, and throws a
 /// ``PostgresStoreError`` — never hangs, never traps — when the server is
 /// down, refuses the password or drops the connection. Verification fails
 /// closed on such an error.
 ///
-/// The tables, named with ``tablePrefix``: `…totp_verifications` (per key,
-/// the run of failures with its lock-out and the last accepted step, for
-/// ``verificationStore`` and ``attemptStore``), `…totp_replay` (for
-/// ``replayStore``), `…totp_attempts` (unused since version 4), `…state`
-/// (in-flight state and saved sessions, with expiries), `…recovery_sets`
-/// and `…recovery_codes`, `…totp_clock_offsets`, `…security_events` (append-only; see
-/// ``PostgresSecurityEventLog``), and `…schema` (the schema version). Expired rows are removed by
-/// ``sweepExpired(now:)``; ``runSweeper(every:)`` calls it periodically.
-public struct PostgresIdentityStores: Sendable {
+/// The tables, named with ``tablePrefix``: `…state` (every expiring entry,
+/// each store under its own key prefix), `…record_log` (append-only; see
+/// ``PostgresRecordLog``) and `…schema` (the schema version). Expired
+/// entries are removed by ``sweepExpired(now:)``; ``runSweeper(every:)``
+/// calls it periodically. The tables of schema versions 1–5
+/// (`…totp_verifications`, `…totp_replay`, `…totp_attempts`,
+/// `…recovery_sets`, `…recovery_codes`, `…totp_clock_offsets`,
+/// `…security_events`) had their rows moved by version 6 and stay,
+/// read-only, for instances of earlier releases during a rolling deploy
+/// (see ``migrate()``); drop them once none runs.
+public struct PostgresIdentityStores: IdentityStorage {
     /// The schema version ``migrate()`` brings the tables to.
-    public static let schemaVersion = 5
+    public static let schemaVersion = 6
 
     let backend: PostgresStoreBackend
 
@@ -79,26 +89,15 @@ public struct PostgresIdentityStores: Sendable {
     /// The longest a store call may take.
     public var queryTimeout: Duration { backend.queryTimeout }
 
-    /// The shared `TOTPVerificationStore`: one statement per verification,
-    /// the fastest way to verify on a fleet.
-    public var verificationStore: PostgresTOTPVerificationStore { PostgresTOTPVerificationStore(backend: backend) }
-    /// The shared `TOTPReplayStore`, for a verifier with separate stores.
-    public var replayStore: PostgresTOTPReplayStore { PostgresTOTPReplayStore(backend: backend) }
-    /// The shared `TOTPAttemptStore`, for a verifier with separate stores
-    /// and for `RecoveryCodeRedeemer`.
-    public var attemptStore: PostgresTOTPAttemptStore { PostgresTOTPAttemptStore(backend: backend) }
-    /// The shared `ExpiringStateStore` for in-flight state. Wrap it in a
-    /// `SealingStateStore` to keep its values sealed at rest; give it to
+    /// The shared `ExpiringStateStore`: every store `IdentityOTP` builds
+    /// on this storage keeps its entries here. Wrap it in a
+    /// `SealingStateStore` to keep values sealed at rest; give it to
     /// MultiFactorAuth's `ExpiringStateAuthSessionStore` for signed-in
     /// users' sessions.
     public var stateStore: PostgresStateStore { PostgresStateStore(backend: backend) }
-    /// Each user's recovery-code verifiers (`RecoveryCodeStore`).
-    public var recoveryCodeStore: PostgresRecoveryCodeStore { PostgresRecoveryCodeStore(backend: backend) }
-    /// Each key's recent clock offsets (`TOTPClockOffsetStore`), for
-    /// `TOTPClockDriftDetection`.
-    public var clockOffsetStore: PostgresTOTPClockOffsetStore { PostgresTOTPClockOffsetStore(backend: backend) }
-    /// The append-only audit table of security events (`SecurityEventLog`).
-    public var securityEventLog: PostgresSecurityEventLog { PostgresSecurityEventLog(backend: backend) }
+    /// The append-only audit table: `IdentityOTP`'s `securityEventLog`
+    /// keeps its events here.
+    public var recordLog: PostgresRecordLog { PostgresRecordLog(backend: backend) }
 
     /// Creates the tables and indexes that are missing and records the
     /// schema version. Idempotent, and safe when several instances start
@@ -110,17 +109,32 @@ public struct PostgresIdentityStores: Sendable {
     /// it), so an instance starting beside busy ones would stall them, and
     /// an older instance in a rolling deploy would put back its older
     /// settle function.
+    ///
+    /// Version 6 moves the rows of the earlier versions' tables into
+    /// ``stateStore`` and ``recordLog`` (each attempt run, accepted step,
+    /// recovery-code set, clock-offset list and security event), in the
+    /// same transaction, so no lock-out or code is lost on upgrade. During
+    /// a rolling deploy, instances of earlier releases keep settling TOTP
+    /// codes in the same entries (their settle functions now work on
+    /// them), their security events go to the record log, and their other
+    /// writes to the moved tables are refused (SQLSTATE 55000: a recovery
+    /// on such an instance fails closed until it is replaced).
     /// - Throws: ``PostgresStoreError``; `queryFailed` with SQLSTATE 42501
     ///   when the role may not create tables.
     public func migrate() async throws(PostgresStoreError) {
+        try await migrate(upTo: Self.schemaVersion)
+    }
+
+    /// ``migrate()`` to an earlier `version`, as an earlier release left
+    /// the database: for the tests of the upgrade.
+    package func migrate(upTo version: Int) async throws(PostgresStoreError) {
         let tables = backend.tables
         let logger = backend.logger
-        let version = Self.schemaVersion
         try await backend.perform("migrate") { client in
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(tables.migrationLockID))", logger: logger)
                 if try await Self.recordedVersion(tables: tables, on: connection, logger: logger) >= version { return }
-                for statement in tables.migration {
+                for statement in tables.migration(upTo: version) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 try await connection.query("""
@@ -132,7 +146,7 @@ public struct PostgresIdentityStores: Sendable {
     }
 
     /// The newest version a migration recorded, 0 before the first one.
-    /// Any change to ``PostgresTables/migration`` raises ``schemaVersion``,
+    /// Any change to ``PostgresTables/migration(upTo:)`` raises ``schemaVersion``,
     /// or databases already migrated never see it.
     private static func recordedVersion(tables: PostgresTables, on connection: PostgresConnection, logger: Logger) async throws -> Int {
         for try await present in try await connection.query("SELECT to_regclass(\(tables.schema)) IS NOT NULL", logger: logger).decode(Bool.self) {
@@ -145,14 +159,16 @@ public struct PostgresIdentityStores: Sendable {
         return 0
     }
 
-    /// Removes every row whose expiry is at or before now (the database's
-    /// clock, or `now` with ``Clock/caller``).
+    /// Removes every entry whose expiry is at or before now (the database's
+    /// clock, or `now` with ``Clock/caller``), and the expired rows left in
+    /// the tables version 6 moved from.
     /// - Returns: How many rows were removed.
     @discardableResult
     public func sweepExpired(now: Date = Date()) async throws(PostgresStoreError) -> Int {
         var removed = 0
         let now = backend.now(now)
-        for table in [backend.tables.verifications, backend.tables.replay, backend.tables.attempts, backend.tables.state, backend.tables.clockOffsets] {
+        let tables = backend.tables
+        for table in [tables.state, tables.verifications, tables.replay, tables.attempts, tables.clockOffsets] {
             removed += try await backend.perform("sweep \(table)") { client in
                 let rows = try await client.query("DELETE FROM \(unescaped: table) WHERE expires_at <= COALESCE(\(now), now()) RETURNING 1")
                 var count = 0
@@ -201,143 +217,6 @@ public struct PostgresIdentityStores: Sendable {
         } catch {
             throw PostgresStoreBackend.storeError(error, operation: "connect", timeout: timeout)
         }
-    }
-}
-
-/// The names of the tables and the statements that make them.
-struct PostgresTables: Sendable {
-    let prefix: String
-    var verifications: String { prefix + "totp_verifications" }
-    /// The function that settles one verification, as schema version 4
-    /// made it (answers `accepted` alone): kept for instances of earlier
-    /// releases during a rolling deploy.
-    var settleAttempt: String { prefix + "settle_totp_attempt" }
-    /// The function this release calls: it answers `accepted:N`, with the
-    /// failures the run held, so a lock-out's end can be reported.
-    var settleAttemptReportingRun: String { prefix + "settle_totp_attempt_v5" }
-    var clockOffsets: String { prefix + "totp_clock_offsets" }
-    var securityEvents: String { prefix + "security_events" }
-    var replay: String { prefix + "totp_replay" }
-    var attempts: String { prefix + "totp_attempts" }
-    var state: String { prefix + "state" }
-    var recoverySets: String { prefix + "recovery_sets" }
-    var recoveryCodes: String { prefix + "recovery_codes" }
-    var schema: String { prefix + "schema" }
-
-    /// One advisory-lock id per prefix, so that two apps with different
-    /// prefixes in one database do not wait for each other.
-    var migrationLockID: Int64 {
-        // FNV-1a over the prefix: stable across processes and releases.
-        var hash: UInt64 = 0xcbf29ce484222325
-        for byte in ("identity-stores-migrate:" + prefix).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
-        return Int64(bitPattern: hash)
-    }
-
-    /// Every statement of every version, each safe to run again. A change
-    /// here raises `PostgresIdentityStores.schemaVersion`: `migrate()`
-    /// skips databases at that version.
-    var migration: [String] {
-        [
-            "CREATE TABLE IF NOT EXISTS \(replay) (key_id text PRIMARY KEY, last_step bigint NOT NULL, expires_at timestamptz NOT NULL)",
-            "CREATE INDEX IF NOT EXISTS \(replay)_expires_at ON \(replay) (expires_at)",
-            "CREATE TABLE IF NOT EXISTS \(attempts) (key_id text PRIMARY KEY, attempts integer NOT NULL, expires_at timestamptz NOT NULL)",
-            "CREATE INDEX IF NOT EXISTS \(attempts)_expires_at ON \(attempts) (expires_at)",
-            "CREATE TABLE IF NOT EXISTS \(state) (key text PRIMARY KEY, value bytea NOT NULL, expires_at timestamptz NOT NULL)",
-            "CREATE INDEX IF NOT EXISTS \(state)_expires_at ON \(state) (expires_at)",
-            // Version 2: recovery codes (a set's salt and cost; one row per unused code).
-            "CREATE TABLE IF NOT EXISTS \(recoverySets) (user_id text PRIMARY KEY, salt bytea NOT NULL, rounds integer NOT NULL, created_at timestamptz NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS \(recoveryCodes) (user_id text NOT NULL, digest bytea NOT NULL, PRIMARY KEY (user_id, digest))",
-            // Version 3: counts and accepted steps in one row per key, so that
-            // one statement settles a verification. `expires_at` is the later
-            // of the two expiries, for the sweeper.
-            """
-            CREATE TABLE IF NOT EXISTS \(verifications) (key_id text PRIMARY KEY, attempts integer NOT NULL, attempts_expire_at timestamptz NOT NULL,
-            last_step bigint, step_expires_at timestamptz, expires_at timestamptz NOT NULL)
-            """,
-            "CREATE INDEX IF NOT EXISTS \(verifications)_expires_at ON \(verifications) (expires_at)",
-            // Version 4: runs of failures that only a success clears, with
-            // lock-outs that lengthen (`attempts_expire_at` is when a run
-            // may be forgotten: never for a second factor's limit).
-            // Only when missing: ALTER TABLE waits for every row lock on the
-            // table, so an instance starting beside busy ones would stall.
-            """
-            DO $add$ BEGIN
-            IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
-                           AND table_name = '\(verifications)' AND column_name = 'locked_until') THEN
-                ALTER TABLE \(verifications) ADD COLUMN locked_until timestamptz;
-            END IF;
-            END $add$
-            """,
-            "DROP FUNCTION IF EXISTS \(settleAttempt)(text, bigint, timestamptz, timestamptz, timestamptz, integer)",
-            settleFunction(named: settleAttempt, acceptedAnswer: "'accepted'"),
-            "CREATE TABLE IF NOT EXISTS \(schema) (version integer NOT NULL)",
-            // Version 5: the settle function that reports the run, each key's
-            // recent clock offsets, and the append-only security-event log.
-            settleFunction(named: settleAttemptReportingRun, acceptedAnswer: "'accepted:' || failures"),
-            "CREATE TABLE IF NOT EXISTS \(clockOffsets) (key_id text PRIMARY KEY, offsets integer[] NOT NULL, expires_at timestamptz NOT NULL)",
-            "CREATE INDEX IF NOT EXISTS \(clockOffsets)_expires_at ON \(clockOffsets) (expires_at)",
-            """
-            CREATE TABLE IF NOT EXISTS \(securityEvents) (id bigserial PRIMARY KEY, tenant_id text NOT NULL, uid text NOT NULL,
-            kind text NOT NULL, occurred_at timestamptz NOT NULL, event jsonb NOT NULL)
-            """,
-            "CREATE INDEX IF NOT EXISTS \(securityEvents)_user ON \(securityEvents) (tenant_id, uid, occurred_at DESC)",
-            "CREATE INDEX IF NOT EXISTS \(securityEvents)_occurred_at ON \(securityEvents) (occurred_at)",
-        ]
-    }
-}
-
-extension PostgresTables {
-    /// `PostgresTOTPVerificationStore.settleAttempt`'s statement, as a
-    /// function so that its plan is kept per session. It applies
-    /// `TOTPAttemptLimit.admit(_:at:)` (the rule's home, in OTP; the shared
-    /// conformance cases hold this copy to it) to the key's row, locked
-    /// for the call: the row is made if missing, then read `FOR UPDATE`, so
-    /// concurrent calls on one key serialize and each sees what the last
-    /// one committed. Arguments: the key, the matched step (NULL when
-    /// none), the step's retention end, now, the limit's failures per run,
-    /// its final bound (NULL for a rate limit), its first and longest
-    /// lock-out in seconds. Now is the database's clock when `p_now` is
-    /// NULL (``PostgresIdentityStores/Clock/database``). It returns `accepted` (`accepted:N` from the
-    /// version-5 function, N failures before it), `counted:N` (N failures
-    /// before it), `until:EPOCH` or `locked:N`.
-    func settleFunction(named function: String, acceptedAnswer: String) -> String {
-        """
-        CREATE OR REPLACE FUNCTION \(function)(p_key text, p_step bigint, p_step_expires_at timestamptz, p_now timestamptz,
-                                                    p_run integer, p_cap integer, p_lockout double precision, p_max_lockout double precision)
-        RETURNS text LANGUAGE plpgsql AS $settle$
-        DECLARE
-            now_ timestamptz := COALESCE(p_now, now());
-            r \(verifications)%ROWTYPE;
-            failures integer;
-            locked timestamptz;
-            forget timestamptz;
-        BEGIN
-            INSERT INTO \(verifications) (key_id, attempts, attempts_expire_at, last_step, step_expires_at, expires_at)
-            VALUES (p_key, 0, now_, NULL, NULL, now_) ON CONFLICT (key_id) DO NOTHING;
-            SELECT * INTO r FROM \(verifications) WHERE key_id = p_key FOR UPDATE;
-            -- A run past its forget time is no run.
-            IF r.attempts_expire_at > now_ THEN failures := r.attempts; locked := r.locked_until;
-            ELSE failures := 0; locked := NULL; END IF;
-            IF p_cap IS NOT NULL AND failures >= p_cap THEN RETURN 'locked:' || failures; END IF;
-            IF locked IS NOT NULL AND locked > now_ THEN RETURN 'until:' || extract(epoch FROM locked); END IF;
-            IF p_step IS NOT NULL AND (r.last_step IS NULL OR r.step_expires_at <= now_ OR r.last_step < p_step) THEN
-                UPDATE \(verifications) SET attempts = 0, attempts_expire_at = now_, locked_until = NULL, last_step = p_step,
-                    step_expires_at = p_step_expires_at, expires_at = GREATEST(now_, p_step_expires_at)
-                WHERE key_id = p_key;
-                RETURN \(acceptedAnswer);
-            END IF;
-            failures := failures + 1;
-            locked := CASE WHEN failures % p_run = 0
-                THEN now_ + make_interval(secs => LEAST(p_lockout * power(2, LEAST(failures / p_run - 1, 62)), p_max_lockout)) END;
-            forget := CASE WHEN p_cap IS NULL THEN GREATEST(COALESCE(locked, now_), now_) + make_interval(secs => p_lockout)
-                ELSE 'infinity'::timestamptz END;
-            UPDATE \(verifications) SET attempts = failures, attempts_expire_at = forget, locked_until = locked,
-                expires_at = GREATEST(forget, COALESCE(r.step_expires_at, forget))
-            WHERE key_id = p_key;
-            RETURN 'counted:' || (failures - 1);
-        END
-        $settle$
-        """
     }
 }
 
@@ -395,13 +274,41 @@ struct PostgresStoreBackend: Sendable {
 
     static let latencyLabel = "identity_store_seconds"
 
+    /// The database's clock less this instance's, and when it was measured.
+    let databaseClockOffset = Locked<(seconds: TimeInterval, measuredAt: ContinuousClock.Instant)?>(nil)
+
+    /// How long a measured clock offset is used before it is measured again.
+    static let clockOffsetLifetime: Duration = .seconds(60)
+
+    /// The time a store judges lapses by: with ``PostgresIdentityStores/Clock/database``,
+    /// this instance's clock plus the database's offset from it, measured
+    /// (`SELECT now()`, half the round trip allowed for) at most
+    /// ``clockOffsetLifetime`` ago; `callerTime` with the caller's clock.
+    func storeTime(callerTime: Date) async throws(PostgresStoreError) -> Date {
+        guard clock == .database else { return callerTime }
+        if let measured = databaseClockOffset.current, ContinuousClock.now - measured.measuredAt < Self.clockOffsetLifetime {
+            return Date().addingTimeInterval(measured.seconds)
+        }
+        let sent = Date()
+        let databaseNow = try await perform("read the database's clock") { client in
+            var now: Date?
+            for try await value in try await client.query("SELECT now()").decode(Date.self) { now = value }
+            guard let now else { throw PostgresStoreError.corruptRow("read the database's clock") }
+            return now
+        }
+        let received = Date()
+        let offset = databaseNow.timeIntervalSince(sent) - received.timeIntervalSince(sent) / 2
+        databaseClockOffset.withLock { $0 = (offset, ContinuousClock.now) }
+        return received.addingTimeInterval(offset)
+    }
+
     /// How long a sweeper waits quietly for the tables at start-up.
     static let migrationWait: Duration = .seconds(60)
 
     /// Whether ``PostgresIdentityStores/migrate()`` has run: its one
     /// transaction creates every table at once, so the newest one tells.
     func isMigrated() async throws(PostgresStoreError) -> Bool {
-        let newest = tables.securityEvents
+        let newest = tables.recordLog
         return try await perform("check the tables") { client in
             for try await present in try await client.query("SELECT to_regclass(\(newest)) IS NOT NULL").decode(Bool.self) {
                 return present

@@ -4,8 +4,7 @@ import PostgresNIO
 // The state table's hot statements (a read, a swap of the bytes read, a
 // swap from none, an insert unless a row is there) as prepared statements,
 // so that each connection parses and plans them once instead of on every
-// call, as the settle function's call is (`SettleAttemptCall`): an update
-// of a TOTP key's entry is one or two of them.
+// call: an update of a TOTP key's entry is one or two of them.
 //
 // postgres-nio names a prepared statement by its type, with a `static` name
 // and SQL, but the table's name carries the prefix chosen at run time. So

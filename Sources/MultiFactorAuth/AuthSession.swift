@@ -84,20 +84,9 @@ public protocol AuthSessionStore: Sendable {
     func remove(key: String) async throws
 }
 
-/// The default ``AuthSessionStore``: in memory, for this process only.
-public actor InMemoryAuthSessionStore: AuthSessionStore {
-    private var sessions: [String: AuthSession] = [:]
-
-    /// An empty store.
-    public init() {}
-
-    /// Keeps `session` under `key`.
-    public func save(_ session: AuthSession, key: String) { sessions[key] = session }
-    /// The session kept under `key`, or nil.
-    public func load(key: String) -> AuthSession? { sessions[key] }
-    /// Forgets the session kept under `key`.
-    public func remove(key: String) { sessions[key] = nil }
-}
+/// The default ``AuthSessionStore``: ``ExpiringStateAuthSessionStore`` in
+/// this process's memory (``ExpiringStateAuthSessionStore/init(capacity:lifetime:)``).
+public typealias InMemoryAuthSessionStore = ExpiringStateAuthSessionStore
 
 extension AuthSession: CustomDebugStringConvertible, CustomReflectable {
     /// The same as ``description``: no token.

@@ -30,6 +30,15 @@ public struct ExpiringStateAuthSessionStore: AuthSessionStore {
         self.lifetime = lifetime
     }
 
+    /// Sessions in this process's memory: at most `capacity`, the one
+    /// nearest its expiry forgotten first (that user signs in again).
+    /// - Parameters:
+    ///   - capacity: The most sessions kept.
+    ///   - lifetime: The time a session lasts without a save; 30 days by default.
+    public init(capacity: Int = 100_000, lifetime: Duration = .seconds(30 * 24 * 3600)) {
+        self.init(state: InMemoryExpiringStateStore(capacity: capacity), lifetime: lifetime)
+    }
+
     /// Saves `session` under `key`, for ``lifetime`` from now.
     public func save(_ session: AuthSession, key: String) async throws {
         try await state.set(session, forKey: Self.prefix + key, expiresAt: Date().addingTimeInterval(lifetime.timeInterval))

@@ -40,13 +40,13 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         let wrong = right == "000000" ? "111111" : "000000"
         #expect(try await limited.verify(wrong, keyID: "u", at: now) == .invalid)
         #expect(try await limited.verify(right, keyID: "u", at: now) == .accepted(step: try totp.step(at: now)))
-        #expect(await attempts.attempts(for: "u", at: at) == nil)
+        #expect(try await attempts.attempts(for: "u", at: at) == nil)
         for _ in 0..<2 { #expect(try await limited.verify(wrong, keyID: "u", at: now) == .invalid) }
         #expect(try await limited.verify(right, keyID: "u", at: now) == .replayed(step: try totp.step(at: now)))
         await #expect(throws: OTPError.tooManyAttempts(limit: 3)) { _ = try await limited.verify(try totp.code(at: now + 30), keyID: "u", at: now + 30) }
         // Other keys are not affected; a clear lets the key try again.
         #expect(try await limited.verify(right, keyID: "v", at: now) == .accepted(step: try totp.step(at: now)))
-        await attempts.clearAttempts(for: "u")
+        try await attempts.clearAttempts(for: "u")
         #expect(try await limited.verify(try totp.code(at: now + 30), keyID: "u", at: now + 30) == .accepted(step: try totp.step(at: now + 30)))
         // The lock-out lapses by itself.
         for _ in 0..<3 { _ = try await limited.verify(wrong, keyID: "w", at: now) }
@@ -197,15 +197,15 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
             await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: UserKey(uid: "b"), date: Date(timeIntervalSince1970: 10)))
             await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: UserKey(uid: "c"), date: Date(timeIntervalSince1970: 11)))
         }
-        let a = await log.recentEvents(for: UserKey(uid: "a"), limit: 10)
+        let a = try await log.recentEvents(for: UserKey(uid: "a"), limit: 10)
         // "a" was recorded least recently of three users in a log of two.
         #expect(a.isEmpty)
-        #expect(await log.recentEvents(for: UserKey(uid: "c"), limit: 10).count == 1)
+        #expect(try await log.recentEvents(for: UserKey(uid: "c"), limit: 10).count == 1)
         let kept = SecurityEventContext(requestID: long)
         #expect(kept.requestID?.count == SecurityEventContext.maximumLength)
         let perUser = InMemorySecurityEventLog(eventsPerUser: 2)
         for second in 0..<3 { await perUser.record(SecurityEvent(.codeRefused, user: UserKey(uid: "a"), date: Date(timeIntervalSince1970: Double(second)))) }
-        #expect(await perUser.recentEvents(for: UserKey(uid: "a"), limit: 10).map(\.date.timeIntervalSince1970) == [2, 1])
+        #expect(try await perUser.recentEvents(for: UserKey(uid: "a"), limit: 10).map(\.date.timeIntervalSince1970) == [2, 1])
         // Log metadata escapes what a client sent.
         var event = SecurityEvent(.codeRefused, user: UserKey(uid: "u\nforged", tenantID: "t"))
         event.context = SecurityEventContext(userAgent: "evil\r\nline")
@@ -217,22 +217,23 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         let log = InMemorySecurityEventLog(eventsPerUser: 3, users: 3)
         for uid in ["a", "b", "c", "a", "d"] { await log.record(SecurityEvent(.codeRefused, user: UserKey(uid: uid))) }
         // "b" went: "a" was recorded again after it.
-        #expect(await log.recentEvents(for: UserKey(uid: "b"), limit: 10).isEmpty)
-        for uid in ["a", "c", "d"] { #expect(await !log.recentEvents(for: UserKey(uid: uid), limit: 10).isEmpty, "\(uid)") }
-        #expect(await log.recentEvents(for: UserKey(uid: "a"), limit: 10).count == 2)
+        #expect(try await log.recentEvents(for: UserKey(uid: "b"), limit: 10).isEmpty)
+        for uid in ["a", "c", "d"] { #expect(try await !log.recentEvents(for: UserKey(uid: uid), limit: 10).isEmpty, "\(uid)") }
+        #expect(try await log.recentEvents(for: UserKey(uid: "a"), limit: 10).count == 2)
         // Many users, many times over the bound: the newest ones stay, one by one.
         let busy = InMemorySecurityEventLog(eventsPerUser: 1, users: 100)
         for index in 0..<20_000 { await busy.record(SecurityEvent(.codeRefused, user: UserKey(uid: "u\(index % 5_000)"))) }
-        for index in 4_900..<5_000 { #expect(await busy.recentEvents(for: UserKey(uid: "u\(index)"), limit: 1).count == 1) }
-        #expect(await busy.recentEvents(for: UserKey(uid: "u4899"), limit: 1).isEmpty)
+        for index in 4_900..<5_000 { #expect(try await busy.recentEvents(for: UserKey(uid: "u\(index)"), limit: 1).count == 1) }
+        #expect(try await busy.recentEvents(for: UserKey(uid: "u4899"), limit: 1).isEmpty)
         // A user whose events were swept is not counted against the bound.
-        #expect(await busy.removeEvents(before: .distantFuture) == 100)
+        #expect(try await busy.removeEvents(before: .distantFuture) == 100)
         await busy.record(SecurityEvent(.codeRefused, user: UserKey(uid: "fresh")))
-        #expect(await busy.recentEvents(for: UserKey(uid: "fresh"), limit: 1).count == 1)
+        #expect(try await busy.recentEvents(for: UserKey(uid: "fresh"), limit: 1).count == 1)
     }
 
     @Test func inMemoryStoresStayFlatUnderDistinctKeys() async throws {
-        let replay = InMemoryTOTPReplayStore(), attempts = InMemoryTOTPAttemptStore()
+        let (replayState, attemptState) = (InMemoryExpiringStateStore(whenFull: .refuse), InMemoryExpiringStateStore(whenFull: .refuse))
+        let replay = ExpiringStateTOTPVerificationStore(state: replayState), attempts = ExpiringStateTOTPVerificationStore(state: attemptState)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         var largest = 0
         for index in 0..<50_000 {
@@ -240,15 +241,16 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
             let now = start.addingTimeInterval(Double(index) * 0.01)
             _ = try await replay.recordAcceptedStep(UInt64(index), for: "key-\(index)", at: now, retainUntil: now.addingTimeInterval(60))
             _ = try await attempts.recordAttempt(for: "key-\(index)", limit: .rateLimit(5, per: .seconds(60)), at: now)
-            if index % 1000 == 0 { largest = max(largest, await replay.count, await attempts.count) }
+            if index % 1000 == 0 { largest = max(largest, await replayState.count, await attemptState.count) }
         }
         // 60 s of keys at 100 a second: about 6,000 live, never 50,000.
         #expect(largest <= 6_100, "largest \(largest)")
-        let (replayCount, attemptCount) = (await replay.count, await attempts.count)
+        let (replayCount, attemptCount) = (await replayState.count, await attemptState.count)
         #expect(replayCount <= 6_100 && attemptCount <= 6_100)
         // Without time passing, the capacity holds: a full store refuses new
         // keys rather than forget a live record (which would reopen a replay).
-        let capped = InMemoryTOTPReplayStore(capacity: 1_000)
+        let cappedState = InMemoryExpiringStateStore(capacity: 1_000, whenFull: .refuse)
+        let capped = ExpiringStateTOTPVerificationStore(state: cappedState)
         var refused = 0
         for index in 0..<10_000 {
             do {
@@ -257,7 +259,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
                 refused += 1
             }
         }
-        #expect(await capped.count == 1_000 && refused == 9_000)
+        #expect(await cappedState.count == 1_000 && refused == 9_000)
         #expect(try await !capped.recordAcceptedStep(1, for: "k0", at: start, retainUntil: start.addingTimeInterval(3600)), "k0's record was kept")
     }
 
@@ -284,7 +286,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         // The churned rate-limit records lapse after their quiet minute; the victim's run stays.
         let later = now.addingTimeInterval(61)
         #expect(try await store.recordAttempt(for: "newcomer", limit: limit, at: later) == .counted(failures: 0))
-        #expect(await store.attempts(for: "victim", at: later)?.failures == 3)
+        #expect(try await store.attempts(for: "victim", at: later)?.failures == 3)
     }
 
     /// A code accepted under a narrow window stays a replay for a verifier

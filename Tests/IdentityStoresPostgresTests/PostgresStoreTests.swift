@@ -34,6 +34,16 @@ enum TestDatabase {
     static func withStores<T: Sendable>(settings: PostgresConnectionSettings? = nil, tablePrefix: String = "test_", queryTimeout: Duration = .seconds(5),
                                         clock: PostgresIdentityStores.Clock = .caller, migrate: Bool = true,
                                         _ body: @Sendable (PostgresIdentityStores) async throws -> T) async throws -> T {
+        try await withStoresAndClient(settings: settings, tablePrefix: tablePrefix, queryTimeout: queryTimeout, clock: clock, migrate: migrate) { stores, _ in
+            try await body(stores)
+        }
+    }
+
+    /// ``withStores(settings:tablePrefix:queryTimeout:clock:migrate:_:)``,
+    /// with the stores' client, for statements an earlier release sends.
+    static func withStoresAndClient<T: Sendable>(settings: PostgresConnectionSettings? = nil, tablePrefix: String = "test_", queryTimeout: Duration = .seconds(5),
+                                                 clock: PostgresIdentityStores.Clock = .caller, migrate: Bool = true,
+                                                 _ body: @Sendable (PostgresIdentityStores, PostgresClient) async throws -> T) async throws -> T {
         let client = PostgresClient(configuration: try (settings ?? Self.settings()).clientConfiguration,
                                     backgroundLogger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -41,7 +51,7 @@ enum TestDatabase {
             let stores = try PostgresIdentityStores(client: client, tablePrefix: tablePrefix, queryTimeout: queryTimeout, clock: clock)
             do {
                 if migrate { try await stores.migrate() }
-                let result = try await body(stores)
+                let result = try await body(stores, client)
                 group.cancelAll()
                 return result
             } catch {
@@ -165,6 +175,12 @@ struct PostgresConformanceTests {
                 try await SecurityRecordConformance.driftIsNoticedAndRecentringIsBounded(.combined(stores.verificationStore), offsets: stores.clockOffsetStore)
             }
             try await SecurityRecordConformance.eventLogKeepsAndSweeps(stores.securityEventLog)
+            // The events are rows of the record log, as JSON an operator can query.
+            let kinds = try await TestDatabase.withConnection { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: "SELECT DISTINCT record->>'kind' FROM test_record_log"), logger: Logger(label: "test"))
+                    .collect().map { try $0.decode(String.self) }
+            }
+            #expect(kinds.contains("clock_drift_noticed"))
         }
     }
 
@@ -202,28 +218,6 @@ struct PostgresConformanceTests {
             try await StateStoreConformance.updatesDecideOnTheLiveValue(stores.stateStore)
             try await StateStoreConformance.updatesDecideOnTheLiveValue(SealingStateStore(base: stores.stateStore, codec: codec))
         }
-    }
-
-    /// The TOTP and recovery-code stores built on the key-value primitive,
-    /// on PostgreSQL's state table: the cases the dedicated stores pass.
-    @Test func storesOnTheStatePrimitive() async throws {
-        let checked = try await TestDatabase.withStores { stores in
-            let verification = ExpiringStateTOTPVerificationStore(state: stores.stateStore)
-            try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(verification)
-            try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(verification)
-            try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(verification)
-            try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(verification)
-            try await TOTPStoreConformance.verificationStoreSettles(verification)
-            try await TOTPStoreConformance.concurrentSettlementsOfOneStepAcceptOne(verification)
-            try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.combined(verification))
-            try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(.combined(verification))
-            let recovery = ExpiringStateRecoveryCodeStore(state: stores.stateStore)
-            try await RecoveryCodeStoreConformance.eachCodeWorksOnce(recovery)
-            #expect(try await RecoveryCodeStoreConformance.oneCodeIsRedeemedOnceUnderConcurrency(recovery) == 1)
-            return try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.combined(verification))
-        }
-        #expect(checked == 5)
-        print("PostgreSQL state table as a TOTP store: 200 concurrent wrong codes, limit 5: \(checked) checked")
     }
 
     @Test func authSessionStore() async throws {
@@ -272,7 +266,7 @@ struct PostgresOperationTests {
             try await TestDatabase.withConnection { writer in
                 let logger = Logger(label: "test")
                 try await writer.query("BEGIN", logger: logger)
-                for table in ["totp_verifications", "state", "security_events", "recovery_codes"] {
+                for table in ["state", "record_log", "totp_verifications", "totp_clock_offsets"] {
                     try await writer.query(PostgresQuery(unsafeSQL: "DELETE FROM \(prefix)\(table) WHERE false"), logger: logger)
                 }
                 try await stores.migrate()
@@ -358,7 +352,7 @@ struct PostgresOperationTests {
             let stores = try PostgresIdentityStores(client: client, tablePrefix: TestDatabase.freshPrefix(), clock: .caller,
                                                     logger: Logger(label: "test", factory: { _ in CapturingLogHandler(records: records) }))
             group.addTask { await stores.runSweeper(every: .milliseconds(200)) }
-            group.addTask { try await stores.securityEventLog.retentionSweeper(every: .milliseconds(200)).run() }
+            group.addTask { try await stores.recordLog.retentionSweeper(every: .milliseconds(200)).run() }
             try await Task.sleep(for: .seconds(1.5))
             #expect(records.lines.contains { $0.hasPrefix("debug the tables are not there yet") })
             try await stores.migrate()
@@ -496,7 +490,7 @@ struct PostgresOperationTests {
                 let logger = Logger(label: "test")
                 let lockerPID = try await locker.query("SELECT pg_backend_pid()", logger: logger).collect().first?.decode(Int32.self) ?? 0
                 try await locker.query("BEGIN", logger: logger)
-                try await locker.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM test_totp_verifications WHERE key_id = '\(key)' FOR UPDATE"), logger: logger)
+                try await locker.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM test_state WHERE key = 'totp-key/\(key)' FOR UPDATE"), logger: logger)
                 let call = Task { try await stores.attemptStore.recordAttempt(for: key, limit: .default, at: Date()) }
                 // Wait until the call is blocked on this lock (no other
                 // test's), then end its backend.
@@ -528,7 +522,7 @@ struct PostgresOperationTests {
             var recovered = false
             for _ in 0..<5 where !recovered {
                 do {
-                    recovered = try await stores.attemptStore.failures(for: key) >= 1
+                    recovered = try await stores.attemptStore.attempts(for: key)?.failures ?? 0 >= 1
                 } catch let error as PostgresStoreError {
                     #expect(error.code == .unavailable || error.code == .timedOut, "\(error)")
                     try await Task.sleep(for: .milliseconds(200))
@@ -548,7 +542,7 @@ struct PostgresOperationTests {
             try await TestDatabase.withConnection { locker in
                 let logger = Logger(label: "test")
                 try await locker.query("BEGIN", logger: logger)
-                try await locker.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM test_totp_verifications WHERE key_id = '\(key)' FOR UPDATE"), logger: logger)
+                try await locker.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM test_state WHERE key = 'totp-key/\(key)' FOR UPDATE"), logger: logger)
                 do {
                     _ = try await stores.attemptStore.recordAttempt(for: key, limit: .default, at: Date())
                     Issue.record("a call waited out a held lock")
@@ -609,7 +603,8 @@ struct PostgresStoreMetricsTests {
                                                                      retainUntil: Date().addingTimeInterval(600))
             }
         }
-        let timer = try metrics.expectTimer("identity_store_seconds", [("operation", "settle a TOTP attempt"), ("outcome", "ok")])
+        // A key with no entry: one statement (an insert unless a row is there).
+        let timer = try metrics.expectTimer("identity_store_seconds", [("operation", "swap state"), ("outcome", "ok")])
         #expect(timer.values.count == 1)
         #expect(!metrics.timers.contains { $0.dimensions.contains { $0.1.contains("tenant/user") } })
     }

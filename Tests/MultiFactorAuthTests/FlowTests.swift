@@ -102,7 +102,7 @@ import Testing
             _ = try await restored.getIDToken(forcingRefresh: true)
             try await restored.reload()
             // The store holds what the first instance saved.
-            let fromStore = await store.load(key: (first.app?.name ?? "") + "/")
+            let fromStore = try await store.load(key: (first.app?.name ?? "") + "/")
             #expect(fromStore?.uid == user.uid)
             try first.signOut()
             try await first.flushSessionStore()

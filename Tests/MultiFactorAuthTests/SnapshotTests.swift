@@ -125,7 +125,7 @@ import Testing
             let bobAgain = Auth(app: app, sessionStore: shared.scoped(to: "browser-b"))
             #expect(try await aliceAgain.restoreFromStore()?.uid == a.uid)
             #expect(try await bobAgain.restoreFromStore()?.uid == b.uid)
-            #expect(await shared.load(key: "browser-a/\(app.name)/")?.uid == a.uid)
+            #expect(try await shared.load(key: "browser-a/\(app.name)/")?.uid == a.uid)
         }
     }
 }

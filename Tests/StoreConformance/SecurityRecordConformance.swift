@@ -19,7 +19,7 @@ public enum SecurityRecordConformance {
     static func kinds(of user: UserKey, _ body: () async throws -> Void) async throws -> [SecurityEvent.Kind] {
         let log = InMemorySecurityEventLog()
         try await SecurityEventSystem.withSink(log) { try await body() }
-        return await log.recentEvents(for: user, limit: 100).reversed().map(\.kind)
+        return try await log.recentEvents(for: user, limit: 100).reversed().map(\.kind)
     }
 
     /// A run of wrong codes reports each refusal, then the lock-out it
@@ -52,7 +52,7 @@ public enum SecurityRecordConformance {
             #expect(accepted.lockoutEnded)
             #expect(try await verifier.verify(code, for: user, at: later).result == .replayed(step: try totp.step(at: start + 900)))
         }
-        let events = await log.recentEvents(for: user, limit: 100).reversed()
+        let events = try await log.recentEvents(for: user, limit: 100).reversed()
         #expect(events.map(\.kind) == [.codeRefused, .codeRefused, .codeRefused, .lockoutBegan, .lockoutEnded, .replayRefused])
         let lockout = try #require(events.first { $0.kind == .lockoutBegan })
         #expect(lockout.lockedUntil == now.addingTimeInterval(900))

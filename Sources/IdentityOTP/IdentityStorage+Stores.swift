@@ -1,0 +1,25 @@
+public import IdentityKeyValueStore
+
+/// The security stores on a storage's two primitives: in memory
+/// (`InMemoryIdentityStorage`) for one instance, on PostgreSQL
+/// (`IdentityStoresPostgres`' `PostgresIdentityStores`) for a fleet, or on
+/// any storage an app writes (Redis, say). Each store keeps its entries
+/// under its own key prefix in ``IdentityStorage/stateStore``, so one
+/// table serves them all, sessions and sealed state included.
+extension IdentityStorage {
+    /// Each key's attempt run and last accepted step, settled in one atomic
+    /// update per verification: give it to ``TOTPVerifier``.
+    public var verificationStore: ExpiringStateTOTPVerificationStore { ExpiringStateTOTPVerificationStore(state: stateStore) }
+    /// ``verificationStore``'s records as a ``TOTPReplayStore``, for a
+    /// verifier built with separate stores.
+    public var replayStore: ExpiringStateTOTPVerificationStore { verificationStore }
+    /// ``verificationStore``'s records as a ``TOTPAttemptStore``, for a
+    /// verifier built with separate stores and for ``RecoveryCodeRedeemer``.
+    public var attemptStore: ExpiringStateTOTPVerificationStore { verificationStore }
+    /// Each user's recovery-code verifiers.
+    public var recoveryCodeStore: ExpiringStateRecoveryCodeStore { ExpiringStateRecoveryCodeStore(state: stateStore) }
+    /// Each key's recent clock offsets, for ``TOTPClockDriftDetection``.
+    public var clockOffsetStore: ExpiringStateTOTPClockOffsetStore { ExpiringStateTOTPClockOffsetStore(state: stateStore) }
+    /// The security events, in ``IdentityStorage/recordLog``.
+    public var securityEventLog: AppendOnlySecurityEventLog { AppendOnlySecurityEventLog(records: recordLog) }
+}
