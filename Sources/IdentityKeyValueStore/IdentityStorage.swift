@@ -1,4 +1,3 @@
-public import Foundation
 
 /// Where a server keeps what its instances share: the two primitives every
 /// store of the package is built on. `IdentityOTP` builds its security

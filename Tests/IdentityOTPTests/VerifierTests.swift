@@ -94,34 +94,60 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()))
     }
 
-    /// The same cases on one in-memory store that settles each verification
-    /// in one call, plus the settlement's own.
-    @Test func inMemoryVerificationStorePassesTheStoreCases() async throws {
-        try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(InMemoryTOTPVerificationStore())
-        try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(InMemoryTOTPVerificationStore())
-        try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(InMemoryTOTPVerificationStore())
-        try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(InMemoryTOTPVerificationStore())
-        try await TOTPStoreConformance.verificationStoreSettles(InMemoryTOTPVerificationStore())
-        try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(.combined(InMemoryTOTPVerificationStore()))
-        try await TOTPStoreConformance.concurrentSettlementsOfOneStepAcceptOne(InMemoryTOTPVerificationStore())
-        let checked = try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.combined(InMemoryTOTPVerificationStore()))
-        #expect(checked == 5)
-        try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.combined(InMemoryTOTPVerificationStore()))
+    /// The same cases on the stores an `IdentityStorage` gives (in memory
+    /// here; `.ci/run` runs them on PostgreSQL's): the verification store
+    /// settles each verification in one update of one entry, and its two
+    /// halves serve a verifier with separate stores.
+    @Test func theStoragesStoresPassTheStoreCases() async throws {
+        let storage = InMemoryIdentityStorage()
+        let store = storage.verificationStore
+        try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(store)
+        try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(store)
+        try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(store)
+        try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(store)
+        try await TOTPStoreConformance.verificationStoreSettles(store)
+        try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(.combined(store))
+        try await TOTPStoreConformance.concurrentSettlementsOfOneStepAcceptOne(store)
+        #expect(try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.combined(store)) == 5)
+        #expect(try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.separate(storage.replayStore, storage.attemptStore)) == 5)
+        try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.combined(store))
+        try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(.combined(store))
+        try await SecurityRecordConformance.clockOffsetStoreKeepsTheNewest(storage.clockOffsetStore)
+        try await SecurityRecordConformance.eventLogKeepsAndSweeps(storage.securityEventLog)
+        try await RecordLogConformance.keepsNewestFirstAndRemovesByAge(storage.recordLog)
+        try await RecoveryCodeStoreConformance.eachCodeWorksOnce(storage.recoveryCodeStore)
+        #expect(try await RecoveryCodeStoreConformance.oneCodeIsRedeemedOnceUnderConcurrency(storage.recoveryCodeStore) == 1)
+        // Every store keeps its entries in the one state store.
+        #expect(await storage.stateStore.count > 0)
     }
 
-    /// The same cases on the store built on the key-value primitive (one
-    /// entry per key, settled by compare-and-swap), in memory.
-    @Test func expiringStateVerificationStorePassesTheStoreCases() async throws {
-        try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(ExpiringStateTOTPVerificationStore())
-        try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(ExpiringStateTOTPVerificationStore())
-        try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(ExpiringStateTOTPVerificationStore())
-        try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(ExpiringStateTOTPVerificationStore())
-        try await TOTPStoreConformance.verificationStoreSettles(ExpiringStateTOTPVerificationStore())
-        try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(.combined(ExpiringStateTOTPVerificationStore()))
-        try await TOTPStoreConformance.concurrentSettlementsOfOneStepAcceptOne(ExpiringStateTOTPVerificationStore())
-        #expect(try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.combined(ExpiringStateTOTPVerificationStore())) == 5)
-        try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.combined(ExpiringStateTOTPVerificationStore()))
-        try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(.combined(ExpiringStateTOTPVerificationStore()))
+    /// A record's lapses are judged by the store's clock, not the
+    /// caller's: an instance whose clock runs a day ahead of the shared
+    /// store's cannot end a lock-out early, and is told the lock-out's end
+    /// by the store's clock.
+    @Test func theStoresClockJudgesALockOut() async throws {
+        /// An in-memory store whose clock is a day behind its callers'.
+        struct ADayBehind: ExpiringStateStore {
+            let base = InMemoryExpiringStateStore(whenFull: .refuse)
+            func setValue(_ value: Data, forKey key: String, expiresAt: Date) async throws { try await base.setValue(value, forKey: key, expiresAt: expiresAt) }
+            func value(forKey key: String, at now: Date) async throws -> Data? { await base.value(forKey: key, at: now) }
+            func takeValue(forKey key: String, at now: Date) async throws -> Data? { await base.takeValue(forKey: key, at: now) }
+            func removeValue(forKey key: String) async throws { await base.removeValue(forKey: key) }
+            func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool {
+                try await base.compareAndSwapValue(forKey: key, expected: expected, newValue: newValue, expiresAt: expiresAt, at: now)
+            }
+            func storeTime(callerTime: Date) async throws -> Date { callerTime.addingTimeInterval(-86_400) }
+        }
+        let store = ExpiringStateTOTPVerificationStore(state: ADayBehind())
+        let limit = try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(600))
+        let storeNow = Date(timeIntervalSince1970: 1_800_000_000)
+        let callerNow = storeNow.addingTimeInterval(86_400)
+        for failures in 0..<3 { #expect(try await store.recordAttempt(for: "k", limit: limit, at: callerNow) == .counted(failures: failures)) }
+        // A day on the caller's clock is nothing on the store's.
+        #expect(try await store.recordAttempt(for: "k", limit: limit, at: callerNow.addingTimeInterval(599)) == .lockedUntil(storeNow.addingTimeInterval(600)))
+        #expect(try await store.settleAttempt(for: "k", matchedStep: 1, limit: limit, at: callerNow.addingTimeInterval(599),
+                                              retainUntil: callerNow.addingTimeInterval(700)) == .refused(.lockedUntil(storeNow.addingTimeInterval(600))))
+        #expect(try await store.recordAttempt(for: "k", limit: limit, at: callerNow.addingTimeInterval(600)) == .counted(failures: 3))
     }
 
     /// A full in-memory primitive refuses a new key's record rather than
@@ -170,6 +196,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
     @Test func inMemorySecurityRecordsPassTheirCases() async throws {
         try await SecurityRecordConformance.clockOffsetStoreKeepsTheNewest(InMemoryTOTPClockOffsetStore())
         try await SecurityRecordConformance.eventLogKeepsAndSweeps(InMemorySecurityEventLog())
+        try await RecordLogConformance.keepsNewestFirstAndRemovesByAge(InMemoryAppendOnlyRecordLog())
     }
 
     @Test func theDriftRuleWantsAgreeingOffsetsOfTheMinimumSize() throws {
