@@ -179,32 +179,26 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         }
         let backend = try IdentityBackend(emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port, projectID: projectID, tenantID: tenantID)
 
+        // The security stores on one storage: PostgreSQL's, shared by the
+        // fleet, or this process's memory.
+        let storage: any IdentityStorage = stores ?? InMemoryIdentityStorage()
+        let (attempts, recoveryCodes, securityEvents, replayStore) = (storage.attemptStore, storage.recoveryCodeStore, storage.securityEventLog,
+                                                                     storage.replayStore)
         let state: BrowserStateConfiguration
-        let attempts: any TOTPAttemptStore
-        var recoveryCodes: any RecoveryCodeStore = InMemoryRecoveryCodeStore()
-        var securityEvents: any SecurityEventLog = InMemorySecurityEventLog()
         var outbox: any NotificationOutbox = InMemoryNotificationOutbox()
         var roles: any RoleDirectory = InMemoryRoleDirectory(settings.roles)
-        var replayStore: any TOTPReplayStore = InMemoryTOTPReplayStore()
         if let stores, let postgresClient {
-            securityEvents = stores.securityEventLog
+            guard let keyRing else { throw Self.noSealingKeys }
             outbox = PostgresNotificationOutbox(client: postgresClient, logger: logger)
             roles = PostgresRoleDirectory(client: postgresClient, logger: logger)
-            replayStore = stores.replayStore
-        }
-        if let stores {
-            guard let keyRing else { throw Self.noSealingKeys }
-            recoveryCodes = stores.recoveryCodeStore
             state = .store(SealingStateStore(base: stores.stateStore, codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.browser-store")),
                            name: "PostgreSQL, sealed", keyRing: keyRing)
-            attempts = stores.attemptStore
         } else {
             if keyRing == nil {
                 logger.warning("no sealing keys: a random key seals the browsers' cookies, so a restart or another instance cannot read them (set \(Self.sealingKeysVariable))")
             }
             state = .sealedCookie(keyRing: try keyRing ?? SealingKeyRing([SealingKey.random(id: "ephemeral")]))
             logger.warning("attempt counts are kept in this process: each instance grants the limit again (use --postgres)")
-            attempts = InMemoryTOTPAttemptStore()
         }
         let app = TOTPLoginApp(backend: backend, state: state, attempts: attempts, recoveryCodes: recoveryCodes, publicURL: settings.publicURL,
                                trustForwardedFor: settings.trustForwardedFor, logger: logger, securityEvents: securityEvents, outbox: outbox,
@@ -218,7 +212,7 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         // (which the draining requests still call).
         var services: [any Service] = []
         if let running { services.append(running) }
-        if let postgresClient, let stores { services += [postgresClient, stores.sweeper(), stores.securityEventLog.retentionSweeper()] }
+        if let postgresClient, let stores { services += [postgresClient, stores.sweeper(), stores.recordLog.retentionSweeper()] }
         services.append(backend.admin.signingKeyRefresher)
         if let metricsPort = settings.metricsPort { services.append(Self.metricsApplication(metricsRegistry, port: metricsPort, logger: logger)) }
         let host = settings.host
