@@ -4,7 +4,7 @@ public import IdentityKeyValueStore
 /// (`InMemoryIdentityStorage`) for one instance, on PostgreSQL
 /// (`IdentityStoresPostgres`' `PostgresIdentityStores`) for a fleet, or on
 /// any storage an app writes (Redis, say). Each store keeps its entries
-/// under its own key prefix in ``IdentityStorage/stateStore``, so one
+/// under its own key prefix in the storage's `stateStore`, so one
 /// table serves them all, sessions and sealed state included.
 extension IdentityStorage {
     /// Each key's attempt run and last accepted step, settled in one atomic
@@ -20,6 +20,6 @@ extension IdentityStorage {
     public var recoveryCodeStore: ExpiringStateRecoveryCodeStore { ExpiringStateRecoveryCodeStore(state: stateStore) }
     /// Each key's recent clock offsets, for ``TOTPClockDriftDetection``.
     public var clockOffsetStore: ExpiringStateTOTPClockOffsetStore { ExpiringStateTOTPClockOffsetStore(state: stateStore) }
-    /// The security events, in ``IdentityStorage/recordLog``.
+    /// The security events, in the storage's `recordLog`.
     public var securityEventLog: AppendOnlySecurityEventLog { AppendOnlySecurityEventLog(records: recordLog) }
 }
