@@ -43,7 +43,7 @@ public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
 
     /// One in-memory store for the whole process: a verifier built per
     /// request (it holds one user's key) still shares what earlier
-    /// requests recorded. The default of ``TOTPVerifier``.
+    /// requests recorded.
     public static let shared = ExpiringStateTOTPVerificationStore()
 
     /// Counts the attempt unless `limit` locks the key; records a later

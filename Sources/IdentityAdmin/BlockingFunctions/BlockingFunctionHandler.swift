@@ -111,18 +111,14 @@ public struct BlockingFunctionHandler: Sendable {
         } catch {
             throw BlockingEventRefusal(.token(error))
         }
-        let issuer = TokenIssuerPrefix.idToken.rawValue + auth.projectID
-        guard claims.iss == issuer else { throw BlockingEventRefusal(.token(.wrongIssuer(expected: issuer, found: claims.iss))) }
-        guard claims.aud == functionURL else { throw BlockingEventRefusal(.token(.wrongAudience(expected: functionURL, found: claims.aud))) }
-        let expiresAt = Date(timeIntervalSince1970: TimeInterval(claims.exp))
-        guard now < expiresAt else { throw BlockingEventRefusal(.token(.expired(at: expiresAt))) }
-        let issuedAt = Date(timeIntervalSince1970: TimeInterval(claims.iat))
-        guard issuedAt <= now.addingTimeInterval(auth.idTokenVerifier.clockSkew.timeInterval) else {
-            throw BlockingEventRefusal(.token(.issuedInTheFuture(at: issuedAt)))
+        do {
+            try claims.verifyIssuer(TokenIssuerPrefix.idToken.rawValue + auth.projectID, audience: functionURL)
+            try claims.verifyLifetime(at: now, clockSkew: auth.idTokenVerifier.clockSkew)
+            try claims.verifyTenant(auth.tenantID)
+        } catch {
+            throw BlockingEventRefusal(.token(error))
         }
-        if let tenant = auth.tenantID, claims.tenantID != tenant {
-            throw BlockingEventRefusal(.token(.tenantMismatch(expected: tenant, found: claims.tenantID)))
-        }
+        let expiresAt = claims.expiresAt
         guard let user = claims.userRecord, IdentityPlatformLimits.isValidUID(user.uid) else { throw BlockingEventRefusal(.token(.invalidSubject)) }
         guard !claims.eventID.isEmpty else { throw BlockingEventRefusal(.token(.malformed("the event has no id"))) }
         let recorded: Bool

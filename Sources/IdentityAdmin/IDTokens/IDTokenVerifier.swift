@@ -191,7 +191,7 @@ public struct IDTokenVerifier: Sendable {
         let generation = keys.generation(at: time)
         if let token = cache.token(for: digest, at: time, keyGeneration: generation) {
             cached = true
-            try checkTimesAndTenant(token, at: time)
+            try token.verifyTimesAndTenant(at: time, clockSkew: clockSkew, tenant: tenantID)
             return token
         }
         let token = try await timedEveryCheck(idToken, at: time)
@@ -252,23 +252,11 @@ public struct IDTokenVerifier: Sendable {
     private func verifyEveryCheck(_ idToken: String, at now: Date) async throws(TokenVerificationError) -> DecodedIDToken {
         let jwt = try await signedJWT(idToken)
         let claims = try Self.decode(jwt) { jwt throws(JWTFailure) in try jwt.claims(as: IDTokenClaims.self) }
-        guard claims.aud == projectID else { throw .wrongAudience(expected: projectID, found: claims.aud) }
-        guard claims.iss == requiredIssuer else { throw .wrongIssuer(expected: requiredIssuer, found: claims.iss) }
-        guard IdentityPlatformLimits.isValidUID(claims.sub) else { throw .invalidSubject }
         let token = DecodedIDToken(claims, payload: jwt.form.payload)
-        try checkTimesAndTenant(token, at: now)
+        try token.verifyIssuer(requiredIssuer, audience: projectID)
+        guard IdentityPlatformLimits.isValidUID(token.uid) else { throw .invalidSubject }
+        try token.verifyTimesAndTenant(at: now, clockSkew: clockSkew, tenant: tenantID)
         return token
-    }
-
-    /// The checks that depend on the time and on this verifier's tenant:
-    /// made on every call, a cached token's too (a clock set back makes a
-    /// remembered token's `iat` lie in the future again).
-    private func checkTimesAndTenant(_ token: DecodedIDToken, at now: Date) throws(TokenVerificationError) {
-        let latest = now.addingTimeInterval(clockSkew.timeInterval)
-        guard now < token.expiresAt else { throw .expired(at: token.expiresAt) }
-        guard token.issuedAt <= latest else { throw .issuedInTheFuture(at: token.issuedAt) }
-        guard token.authTime <= latest else { throw .authenticatedInTheFuture(at: token.authTime) }
-        if let tenantID, token.tenant != tenantID { throw .tenantMismatch(expected: tenantID, found: token.tenant) }
     }
 
     /// Which claim failed to decode, without its value.
