@@ -29,8 +29,9 @@ public import IdentityKeyValueStore
 /// `clockOffsetStore`, `securityEventLog`), MultiFactorAuth its sessions,
 /// IdentityServerState its sealed state; this module knows none of them.
 ///
-/// Each call is one SQL statement (its atomicity is argued where it is
-/// written), runs under ``queryTimeout``, and throws a
+/// Each call is one SQL statement (an update of a key that has a row,
+/// two; each one's atomicity is argued where it is written), runs under
+/// ``queryTimeout``, and throws a
 /// ``PostgresStoreError`` — never hangs, never traps — when the server is
 /// down, refuses the password or drops the connection. Verification fails
 /// closed on such an error.
