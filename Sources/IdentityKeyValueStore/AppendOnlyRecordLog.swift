@@ -108,9 +108,6 @@ public actor InMemoryAppendOnlyRecordLog: AppendOnlyRecordLog {
         return removed
     }
 
-    /// How many subjects have records.
-    public var subjectCount: Int { records.count }
-
     /// Drops the appends already passed, and the stale ones once they
     /// outnumber the live: the list stays within a few times the subjects kept.
     private func compactAppends() {
