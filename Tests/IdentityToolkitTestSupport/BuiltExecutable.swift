@@ -33,6 +33,14 @@ public struct BuiltExecutable: Sendable {
         return nil
     }
 
+    /// This process's environment with `extra` added, and Swift's crash
+    /// backtracer off (`SWIFT_BACKTRACE=enable=no`) unless `extra` names it:
+    /// a crashed child then ends at once and fails its test, where the
+    /// backtracer kept a `swift-backtrace` process spinning for minutes.
+    public static func environment(adding extra: [String: String]) -> [String: String] {
+        ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }.merging(extra) { $1 }
+    }
+
     /// Runs it with `arguments`; `input` is written to its standard input,
     /// `environment` is added to this process's. The blocking reads and the
     /// wait happen off the cooperative pool (``offThePool(_:)``).
@@ -49,7 +57,7 @@ public struct BuiltExecutable: Sendable {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = Self.environment(adding: environment)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

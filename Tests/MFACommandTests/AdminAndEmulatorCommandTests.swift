@@ -10,6 +10,7 @@ import Testing
         let process = Process()
         process.executableURL = MFABinary.url
         process.arguments = ["emulator", "--port", "0", "--project", "demo-mfa"] + extra
+        process.environment = BuiltExecutable.environment(adding: [:])
         let output = Pipe()
         process.standardOutput = output
         if let errors { process.standardError = errors }
@@ -23,6 +24,15 @@ import Testing
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(text.hasPrefix("listening on http://"))
         return (process, String(text.dropFirst("listening on http://".count)))
+    }
+
+    /// Processes the tests start crash fast: Swift's backtracer is off
+    /// unless a test asks for it, so a crashed emulator ends at once instead
+    /// of leaving a `swift-backtrace` process spinning for minutes.
+    @Test func startedProcessesCrashWithoutTheBacktracer() {
+        #expect(BuiltExecutable.environment(adding: [:])["SWIFT_BACKTRACE"] == "enable=no")
+        #expect(BuiltExecutable.environment(adding: ["SWIFT_BACKTRACE": "enable=yes"])["SWIFT_BACKTRACE"] == "enable=yes")
+        #expect(BuiltExecutable.environment(adding: ["A": "b"])["A"] == "b")
     }
 
     /// `--allow-remote` serves on a non-loopback address, with a warning

@@ -11,7 +11,11 @@ const filter = process.env.GREP ? new RegExp(process.env.GREP) : null;
 
 function startEmulator() {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, ["emulator", "--port", "0", "--project", "example", "--disable-improved-email-privacy"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(binary, ["emulator", "--port", "0", "--project", "example", "--disable-improved-email-privacy"], {
+      stdio: ["ignore", "pipe", "pipe"],
+      // A crash ends the process at once instead of leaving swift-backtrace spinning.
+      env: { ...process.env, SWIFT_BACKTRACE: "enable=no" },
+    });
     let out = "";
     child.stdout.on("data", (chunk) => {
       out += chunk;
