@@ -104,7 +104,9 @@ public enum FuzzHarness {
     }
 
     static func formBody(_ bytes: [UInt8]) {
-        _ = try? APIServerRequest.formFields(Data(bytes))
+        // Total (the WHATWG reading): any bytes give fields, at most one per `&`-separated part.
+        let fields = APIServerRequest.formFields(Data(bytes))
+        require(fields.count <= bytes.count(where: { $0 == UInt8(ascii: "&") }) + 1, "a field per part at most")
         var headers = HTTPFields()
         headers[.contentType] = "application/x-www-form-urlencoded"
         let request = APIServerRequest(method: .post, headerFields: headers, query: [:], body: Data(bytes), acceptsFormBody: true)

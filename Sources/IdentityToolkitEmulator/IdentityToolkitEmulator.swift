@@ -46,14 +46,15 @@ public final class IdentityToolkitEmulator: Sendable {
         var initial = EmulatorState()
         if let folder = configuration.importDirectory {
             let context = RuleContext(now: clock.now, defaultProject: configuration.projectID, secondFactors: configuration.secondFactorRules,
-                                      improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy)
+                                      improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy,
+                                      allowLinkLocalTriggers: configuration.allowLinkLocalTriggers)
             try EmulatorExport.load(EmulatorExport.read(from: URL(fileURLWithPath: folder)), into: &initial,
                                     project: configuration.projectID, context)
         }
         let services = EmulatorServices(
             store: InMemoryEmulatorStateStore(initial), clock: clock, tokens: SessionTokens(key: key, clock: clock, project: configuration.projectID),
             links: ActionLinks(), defaultProject: configuration.projectID, secondFactorRules: configuration.secondFactorRules,
-            improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy)
+            improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy, allowLinkLocalTriggers: configuration.allowLinkLocalTriggers)
         self.services = services
         let router = EmulatorRouter(
             safety: LaptopSafety(configuration), pagePaths: [HelperRoutes.showConsolePath, HelperRoutes.openActionLinkPath],

@@ -53,6 +53,9 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "A host name requests may name besides the loopback ones, such as host.docker.internal (repeatable).")
     var allowHost: [String] = []
 
+    @Flag(help: "Let blocking functions' triggers point at link-local addresses and cloud metadata services (refused by default: the emulator calls them from this machine).")
+    var allowLinkLocalTriggers = false
+
     @Option(name: .customLong("import"), help: "A folder in firebase-tools' export format to load at start (a corrupt one stops the emulator, naming the file and field).")
     var importDirectory: String?
 
@@ -105,6 +108,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         configuration.allowRemote = allowRemote
         configuration.allowedOrigins = allowOrigin
         configuration.allowedHosts = allowHost
+        configuration.allowLinkLocalTriggers = allowLinkLocalTriggers
         configuration.improvedEmailPrivacy = improvedEmailPrivacy
         configuration.importDirectory = importDirectory.map(Self.absolutePath)
         configuration.exportOnExitDirectory = exportOnExit.map(Self.absolutePath)

@@ -20,7 +20,7 @@ import Testing
 
     /// Sets the project's multi-factor config through the config rule.
     static func setMFA(_ state: inout EmulatorState, project: String, mask: String, _ mfa: MultiFactorAuthConfig) throws {
-        try ProjectConfigRules.update(&state, project: project, mask: mask, ProjectConfig(mfa: mfa))
+        try ProjectConfigRules.update(&state, project: project, mask: mask, ProjectConfig(mfa: mfa), context())
     }
 
     /// Expects `body` to throw the server error `code`.

@@ -19,7 +19,7 @@ extension APIServerRequest {
         let root: JSONNode
         if isForm {
             // Sorted, so that a form reads the same way every time.
-            root = .object(try Self.formFields(body).sorted { $0.key < $1.key }.map { (name: $0.key, value: .string($0.value)) })
+            root = .object(Self.formFields(body).sorted { $0.key < $1.key }.map { (name: $0.key, value: .string($0.value)) })
         } else {
             try Self.checkStructure(body)
             do {

@@ -50,6 +50,12 @@ public struct EmulatorConfiguration: Sendable {
     /// loopback names and ``host`` (DNS-rebinding protection), such as the
     /// name containers use for the host machine.
     public var allowedHosts: [String] = []
+    /// Let blocking functions' triggers point at link-local addresses
+    /// (169.254.0.0/16, fe80::/10) and cloud metadata services
+    /// (`metadata.google.internal`, `fd00:ec2::254`). Off by default: the
+    /// emulator calls triggers from its own host, where such an address
+    /// answers with the host's cloud credentials.
+    public var allowLinkLocalTriggers = false
     /// Whether a project answers a wrong password or an unknown address
     /// with `INVALID_LOGIN_CREDENTIALS` alike (email enumeration
     /// protection), until `PATCH /emulator/v1/projects/{p}/config` says

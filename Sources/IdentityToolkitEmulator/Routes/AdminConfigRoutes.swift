@@ -11,7 +11,7 @@ extension AdminRoutes {
 
     func updateProjectConfig(project: String, updateMask: String?, body: ProjectConfig, request: APIServerRequest) async throws -> ProjectConfig {
         try await services.run { state, context in
-            try ProjectConfigRules.update(&state, project: project, mask: updateMask, body)
+            try ProjectConfigRules.update(&state, project: project, mask: updateMask, body, context)
             return ProjectConfigRules.config(state, project: project, context)
         }
     }

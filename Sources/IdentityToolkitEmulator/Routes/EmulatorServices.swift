@@ -17,6 +17,8 @@ struct EmulatorServices: Sendable {
     let improvedEmailPrivacyByDefault: Bool
     /// The last calls to blocking functions, for the emulator's page.
     let blockingCallLog = BlockingCallLog()
+    /// ``EmulatorConfiguration/allowLinkLocalTriggers``.
+    var allowLinkLocalTriggers = false
 
     /// The project's blocking functions, called over `URLSession`.
     var blockingFunctions: BlockingFunctionCalls { BlockingFunctionCalls(services: self, transport: URLSessionTransport.shared) }
@@ -24,7 +26,7 @@ struct EmulatorServices: Sendable {
     /// The context of a rule run now.
     func context() -> RuleContext {
         RuleContext(now: clock.now, defaultProject: defaultProject, secondFactors: secondFactorRules,
-                    improvedEmailPrivacyByDefault: improvedEmailPrivacyByDefault)
+                    improvedEmailPrivacyByDefault: improvedEmailPrivacyByDefault, allowLinkLocalTriggers: allowLinkLocalTriggers)
     }
 
     /// Whether `request` is an admin's (its credentials were read once, before

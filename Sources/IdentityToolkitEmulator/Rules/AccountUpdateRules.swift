@@ -92,8 +92,8 @@ enum AccountUpdateRules {
                 let isEmpty = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(claims.utf8)))?.isEmpty ?? false
                 user.customAttributes = isEmpty ? nil : claims
             }
-            if let created = body.createdAt { user.createdAt = Date(timeIntervalSince1970: TimeInterval(created) / 1000) }
-            if let lastLogin = body.lastLoginAt { user.lastLoginAt = Date(timeIntervalSince1970: TimeInterval(lastLogin) / 1000) }
+            if let created = body.createdAt { user.createdAt = try InputRules.date(millis: created, field: "createdAt") }
+            if let lastLogin = body.lastLoginAt { user.lastLoginAt = try InputRules.date(millis: lastLogin, field: "lastLoginAt") }
         }
         for attribute in body.deleteAttribute ?? [] {
             switch attribute {
@@ -114,6 +114,7 @@ enum AccountUpdateRules {
         if let link = body.linkProviderUserInfo {
             guard let id = link.providerId, !id.isEmpty else { throw APIServerError.missingProviderId }
             guard let rawId = link.rawId, !rawId.isEmpty else { throw APIServerError.missingRawId }
+            try InputRules.checkProfile(displayName: link.displayName, photoURL: link.photoUrl)
             user.linkedProviders.removeAll { $0.providerId == id }
             user.linkedProviders.append(LinkedProvider(providerId: id, rawId: rawId, federatedId: link.federatedId, email: link.email,
                                                        displayName: link.displayName, photoUrl: link.photoUrl))

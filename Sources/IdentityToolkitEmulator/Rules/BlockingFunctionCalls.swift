@@ -135,6 +135,12 @@ struct BlockingFunctionCalls: Sendable {
         guard let target = URL(string: url), ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
             throw APIServerError.blockingFunctionErrorResponse("((Invalid function URI \(LogSafeText.escaping(url)).))")
         }
+        // A config an import brought was never checked when it was set.
+        do {
+            try TriggerAddressRules.check(url, field: "functionUri", allowLinkLocal: services.allowLinkLocalTriggers)
+        } catch let error as APIServerError {
+            throw APIServerError.blockingFunctionErrorResponse("((\(error.detail ?? error.shortCode).))")
+        }
         var request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: nil)
         request.url = target
         request.headerFields[.contentType] = "application/json"
@@ -169,6 +175,7 @@ struct BlockingFunctionCalls: Sendable {
         let customAttributes = fields.contains(Field.customClaims) ? try Self.claimsText(update.customClaims ?? [:]) : nil
         let sessionClaims = type == .beforeSignIn && fields.contains(Field.sessionClaims) ? update.sessionClaims ?? [:] : nil
         if let sessionClaims { _ = try Self.claimsText(sessionClaims) }
+        try Self.checkProfile(update, fields)
         let updated = try await services.run { state, _ -> EmulatedUser? in
             guard var user = state.user(grant.uid, in: grant.realm) else { return nil }
             if fields.contains(Field.displayName) { user.displayName = update.displayName }
@@ -201,6 +208,21 @@ struct BlockingFunctionCalls: Sendable {
             throw APIServerError.blockingFunctionErrorResponse("((Response sets the reserved claim \(name).))")
         case .failure(.tooLong(let characters)):
             throw APIServerError.blockingFunctionErrorResponse("((Response claims are \(characters) characters, over \(IdentityPlatformLimits.maximumCustomClaimsLength).))")
+        }
+    }
+
+    /// The profile fields the mask names, under `accounts:update`'s rules
+    /// (a function's answer is input too: a name or photo URL past its
+    /// bound would reach every ID token the user gets); a function's
+    /// answer that breaks them fails the attempt.
+    private static func checkProfile(_ update: BlockingUserRecordUpdate, _ fields: Set<String>) throws {
+        typealias Field = BlockingUserRecordUpdate.FieldPath
+        do {
+            try InputRules.checkProfile(displayName: fields.contains(Field.displayName) ? update.displayName : nil,
+                                        photoURL: fields.contains(Field.photoURL) ? update.photoURL : nil)
+            try InputRules.checkProfile(displayName: nil, photoURL: fields.contains(Field.photoUrl) ? update.photoUrl : nil)
+        } catch let error as APIServerError {
+            throw APIServerError.blockingFunctionErrorResponse("((Response has an invalid profile: \(error.detail ?? error.shortCode).))")
         }
     }
 

@@ -42,9 +42,7 @@ enum IdentityProviderRules {
         var parameters: [String: String] = [:]
         for item in components.queryItems ?? [] { parameters[item.name] = item.value }
         if let postBody, !postBody.isEmpty {
-            var form = URLComponents()
-            form.percentEncodedQuery = postBody.replacingOccurrences(of: "+", with: "%20")
-            for item in form.queryItems ?? [] { parameters[item.name] = item.value }
+            for (name, value) in APIServerRequest.formFields(postBody) { parameters[name] = value }
         }
         components.queryItems = nil
         guard let providerId = parameters[IdpCredentialField.providerId.rawValue]?.lowercased(), !providerId.isEmpty else {

@@ -113,17 +113,19 @@ enum ImportRules {
             throw Refused("Tenant id in userInfo does not match the tenant id in request.")
         }
         let now = context.now
-        var user = EmulatedUser(localId: info.localId, realm: realm, createdAt: info.createdAt.map(date(millis:)) ?? now,
-                                isAnonymous: false, validSince: options.fromExport ? info.validSince.map(date(seconds:)) ?? now : now)
+        let createdAt = try info.createdAt.map { try InputRules.date(millis: $0, field: "createdAt") }
+        let validSince = options.fromExport ? try info.validSince.map { try InputRules.date(seconds: $0, field: "validSince") } : nil
+        var user = EmulatedUser(localId: info.localId, realm: realm, createdAt: createdAt ?? now, isAnonymous: false, validSince: validSince ?? now)
         user.displayName = info.displayName
         user.photoUrl = info.photoUrl
         try InputRules.checkProfile(displayName: info.displayName, photoURL: info.photoUrl)
-        user.lastLoginAt = info.lastLoginAt.map(date(millis:))
+        user.lastLoginAt = try info.lastLoginAt.map { try InputRules.date(millis: $0, field: "lastLoginAt") }
         user.lastRefreshAt = info.lastRefreshAt
         user.emailLinkSignin = info.emailLinkSignin ?? false
         user.password = try password(of: info, options)
         if user.password != nil {
-            user.passwordUpdatedAt = options.fromExport ? info.passwordUpdatedAt.map { Date(timeIntervalSince1970: $0 / 1000) } ?? now : now
+            let updatedAt = options.fromExport ? try info.passwordUpdatedAt.map { try InputRules.date(millis: $0, field: "passwordUpdatedAt") } : nil
+            user.passwordUpdatedAt = updatedAt ?? now
         }
         if let claims = info.customAttributes, !claims.isEmpty {
             try InputRules.checkCustomAttributes(claims)
@@ -138,6 +140,7 @@ enum ImportRules {
                 }
                 throw Refused("federatedId or (providerId & rawId) is required")
             }
+            try InputRules.checkProfile(displayName: provider.displayName, photoURL: provider.photoUrl)
             if let owner = state.user(linkedTo: providerID, rawId: rawId, in: realm), owner.localId != info.localId {
                 throw Refused("raw id exists in other account in database")
             }
@@ -198,6 +201,7 @@ enum ImportRules {
         for id in enrollments.compactMap(\.mfaEnrollmentId) where !ids.insert(id).inserted { throw Refused("Enrollment id already exists.") }
         return try enrollments.map { enrollment in
             let id = enrollment.mfaEnrollmentId ?? AccountRules.newUID()
+            try InputRules.checkDisplayName(enrollment.displayName)
             let kind: SecondFactor.Kind
             if enrollment.totpInfo != nil {
                 guard let encoded = enrollment.mfaEnrollmentId.flatMap({ options.exportedTOTPSecrets[info.localId]?[$0] }) else {
@@ -216,9 +220,6 @@ enum ImportRules {
             return SecondFactor(id: id, displayName: enrollment.displayName, enrolledAt: enrollment.enrolledAt ?? context.now, kind: kind)
         }
     }
-
-    private static func date(millis: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(millis) / 1000) }
-    private static func date(seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
 
     // MARK: Batch delete
 

@@ -55,6 +55,28 @@ enum InputRules {
         return url.host?.isEmpty == false
     }
 
+    /// A time a client gave in milliseconds since 1970, refused outside the
+    /// years the emulator's clock can show (``EmulatorClock/validRange``),
+    /// so that every later conversion back to whole seconds or milliseconds
+    /// is exact instead of a trap (`Int64(2⁶³ as Double)`).
+    static func date(millis: Double, field: String) throws -> Date {
+        let date = Date(timeIntervalSince1970: millis / 1000)
+        guard millis.isFinite, EmulatorClock.validRange.contains(date) else {
+            throw APIServerError.invalidArgument("\(field) must be a time from 1970 to 9999 in milliseconds")
+        }
+        return date
+    }
+
+    /// ``date(millis:field:)`` for whole milliseconds.
+    static func date(millis: Int64, field: String) throws -> Date {
+        try date(millis: Double(millis), field: field)
+    }
+
+    /// ``date(millis:field:)`` for whole seconds.
+    static func date(seconds: Int64, field: String) throws -> Date {
+        try date(millis: Double(seconds) * 1000, field: field)
+    }
+
     /// Refuses an account's display name or photo URL past its bound (they
     /// are copied into every ID token the user gets) or holding control characters.
     static func checkProfile(displayName: String?, photoURL: String?) throws {

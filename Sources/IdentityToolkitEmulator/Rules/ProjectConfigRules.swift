@@ -30,7 +30,7 @@ enum ProjectConfigRules {
     ]
 
     /// Applies the masked fields of `update`.
-    static func update(_ state: inout EmulatorState, project: String, mask: String?, _ update: ProjectConfig) throws {
+    static func update(_ state: inout EmulatorState, project: String, mask: String?, _ update: ProjectConfig, _ context: RuleContext) throws {
         let paths = try paths(of: mask)
         func applies(_ top: String, _ field: String? = nil) -> Bool {
             guard let paths else { return true }
@@ -49,7 +49,7 @@ enum ProjectConfigRules {
         let credentials = BlockingFunctionsConfig.FieldPath.forwardInboundCredentials
         if applies(Path.blockingFunctions, BlockingFunctionsConfig.FieldPath.triggers) {
             let triggers = update.blockingFunctions?.triggers
-            try checkTriggers(triggers)
+            try checkTriggers(triggers, allowLinkLocal: context.allowLinkLocalTriggers)
             stored.blockingFunctions.triggers = triggers
         }
         if applies(Path.blockingFunctions, credentials) {
@@ -84,7 +84,7 @@ enum ProjectConfigRules {
 
     /// Blocking functions as production checks them: known events, each
     /// with an absolute http(s) URI (`INVALID_BLOCKING_FUNCTION`).
-    static func checkTriggers(_ triggers: [String: BlockingFunctionTrigger]?) throws {
+    static func checkTriggers(_ triggers: [String: BlockingFunctionTrigger]?, allowLinkLocal: Bool) throws {
         for (event, trigger) in triggers ?? [:] {
             guard BlockingFunctionEvent.allKnownValues.contains(BlockingFunctionEvent(rawValue: event)) else {
                 throw APIServerError.invalidBlockingFunction("\(LogSafeText.escaping(event, limit: 60)) is not a blocking function event")
@@ -92,6 +92,7 @@ enum ProjectConfigRules {
             guard let uri = trigger.functionUri, InputRules.isAbsoluteURI(uri) else {
                 throw APIServerError.invalidBlockingFunction("\(event).functionUri must be an absolute http(s) URI")
             }
+            try TriggerAddressRules.check(uri, field: "\(event).functionUri", allowLinkLocal: allowLinkLocal)
         }
     }
 }

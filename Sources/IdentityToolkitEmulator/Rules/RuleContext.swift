@@ -15,6 +15,8 @@ struct RuleContext: Sendable {
     /// Whether a project that did not choose answers sign-in failures
     /// alike (``EmulatorConfiguration/improvedEmailPrivacy``).
     var improvedEmailPrivacyByDefault = true
+    /// ``EmulatorConfiguration/allowLinkLocalTriggers``.
+    var allowLinkLocalTriggers = false
 
     /// The attempt limit of ``SecondFactorRules/maximumCodeAttempts``.
     var attemptLimit: TOTPAttemptLimit {
