@@ -216,6 +216,7 @@ let package = Package(
             name: "IdentityToolkitAsyncHTTPClient",
             dependencies: [
                 "IdentityToolkit",
+                "IdentitySupport",
                 gated("AsyncHTTPClient", "async-http-client", by: Trait.asyncHTTPClient),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 gated("NIOCore", "swift-nio", by: Trait.asyncHTTPClient),

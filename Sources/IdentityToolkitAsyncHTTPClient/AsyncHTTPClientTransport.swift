@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 public import Foundation
 public import HTTPTypes
 public import IdentityToolkit
+import IdentitySupport
 import NIOCore
 import NIOHTTP1
 
@@ -50,7 +51,19 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     ))
 
     /// Sends `request` through the client, within `options`' timeout and size limit.
+    ///
+    /// The timeout is one deadline over the whole exchange: AsyncHTTPClient's
+    /// own deadline does not cover a body that trickles in after the
+    /// headers, so the transport enforces it too.
     public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
+        do {
+            return try await Deadline.run(within: options.timeout) { try await self.exchange(request, body: body, options: options) }
+        } catch is DeadlineExceeded {
+            throw TransportError.timedOut
+        }
+    }
+
+    private func exchange(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
         guard let url = request.url else {
             throw TransportError.invalidRequest("the request has no valid URL")
         }

@@ -34,6 +34,12 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     /// Sends `request` through the session, within `options`' timeout and size limit.
+    ///
+    /// The timeout is one deadline over the whole exchange (connecting,
+    /// the status line, the headers and the last byte of the body):
+    /// `URLRequest.timeoutInterval` alone is an idle timeout that restarts
+    /// with every byte, so a peer that sends one byte every few seconds
+    /// would hold the caller for as long as it likes.
     public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
         guard var urlRequest = URLRequest(httpRequest: request) else {
             throw TransportError.invalidRequest("the request has no valid URL")
@@ -41,10 +47,22 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpBody = body
         urlRequest.timeoutInterval = options.timeout.timeInterval
         try Task.checkCancellation()
+        let exchangeRequest = urlRequest
+        do {
+            return try await Deadline.run(within: options.timeout) {
+                try await self.exchange(exchangeRequest, limit: options.maxResponseBytes)
+            }
+        } catch is DeadlineExceeded {
+            throw TransportError.timedOut
+        }
+    }
+
+    /// One exchange on the session, cancelled with the calling task.
+    private func exchange(_ urlRequest: URLRequest, limit: Int) async throws -> (HTTPResponse, Data) {
         let task = session.dataTask(with: urlRequest)
         let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.register(task, limit: options.maxResponseBytes, continuation: continuation)
+                delegate.register(task, limit: limit, continuation: continuation)
                 task.resume()
             }
         } onCancel: {
