@@ -316,6 +316,7 @@ let package = Package(
             name: "IdentityServerState",
             dependencies: [
                 "IdentityKeyValueStore", "IdentitySupport", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 gated("Configuration", "swift-configuration", by: Trait.configuration),
             ]
         ),

@@ -1,4 +1,6 @@
 public import Foundation
+import IdentitySupport
+public import Logging
 // The protocol and the in-memory store live in the small module that
 // MultiFactorAuth and the PostgreSQL stores also build on; an app that
 // imports this module keeps naming them as before.
@@ -7,18 +9,55 @@ public import Foundation
 /// An `ExpiringStateStore` that seals every value before `base` keeps it
 /// (AES-GCM with ``SealedStateCodec``, bound to its key so that a value
 /// copied to another key does not open): a database then holds no snapshot,
-/// TOTP key or pending credential in clear. A value that no longer opens
-/// (its key rotated out of the ring, or altered) reads as absent.
+/// TOTP key or pending credential in clear.
+///
+/// A value that no longer opens (its key rotated out of the ring, or
+/// altered) fails the call by default (``UnopenableValues/fail``): a
+/// security record read as absent would be a lock-out or a replay mark
+/// forgotten, so attempt counts, replay marks and recovery codes must
+/// never be sealed with ``UnopenableValues/readAsAbsent``. That one is for
+/// state whose loss only costs a new sign-in (sessions, a browser's state).
+/// An expired value reads as absent either way.
 public struct SealingStateStore: ExpiringStateStore {
+    /// What a read does with a stored value that no longer opens.
+    public enum UnopenableValues: Sendable, Hashable {
+        /// The call throws the `SealedStateError` (logged once per store):
+        /// for security records, which must fail closed.
+        case fail
+        /// The value reads as absent and may be replaced: for state whose
+        /// loss asks the user to sign in again, such as sessions.
+        case readAsAbsent
+    }
+
     /// Where the sealed values are kept.
     public let base: any ExpiringStateStore
     /// The codec that seals them.
     public let codec: SealedStateCodec
+    /// What a read does with a value that no longer opens.
+    public let unopenable: UnopenableValues
+    private let logger: Logger
+    private let loggedUnopenable = Locked(false)
 
-    /// `base`, with values sealed by `codec`.
+    /// `base`, with values sealed by `codec`; a value that no longer opens
+    /// fails the call (``UnopenableValues/fail``).
     public init(base: any ExpiringStateStore, codec: SealedStateCodec) {
+        self.init(base: base, codec: codec, unopenable: .fail)
+    }
+
+    /// `base`, with values sealed by `codec`, reading those that no longer
+    /// open as `unopenable` says.
+    /// - Parameters:
+    ///   - base: Where the sealed values are kept.
+    ///   - codec: The codec that seals them.
+    ///   - unopenable: What a read does with a value that no longer opens.
+    ///   - logger: Where the first value that did not open is reported (its
+    ///     key's id and the reason, never the value).
+    public init(base: any ExpiringStateStore, codec: SealedStateCodec, unopenable: UnopenableValues,
+                logger: Logger = Logger(label: "IdentityServerState.SealingStateStore")) {
         self.base = base
         self.codec = codec
+        self.unopenable = unopenable
+        self.logger = logger
     }
 
     /// Seals `value` (bound to `key`, expiring with it) and keeps it in `base`.
@@ -29,12 +68,12 @@ public struct SealingStateStore: ExpiringStateStore {
 
     /// The opened value under `key`; nil when absent, expired or not opening.
     public func value(forKey key: String, at now: Date) async throws -> Data? {
-        try await base.value(forKey: key, at: now).flatMap { open($0, key: key, now: now) }
+        try await base.value(forKey: key, at: now).flatMap { try open($0, key: key, now: now) }
     }
 
     /// The opened value under `key`, removed from `base`.
     public func takeValue(forKey key: String, at now: Date) async throws -> Data? {
-        try await base.takeValue(forKey: key, at: now).flatMap { open($0, key: key, now: now) }
+        try await base.takeValue(forKey: key, at: now).flatMap { try open($0, key: key, now: now) }
     }
 
     /// Forgets the value under `key`.
@@ -47,8 +86,8 @@ public struct SealingStateStore: ExpiringStateStore {
     /// opened bytes, and the swap in `base` on the sealed ones read.
     public func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool {
         let stored = try await base.value(forKey: key, at: now)
-        // A value that no longer opens reads as none, and may be replaced.
-        guard stored.flatMap({ open($0, key: key, now: now) }) == expected else { return false }
+        // A value that no longer opens fails, or reads as none and may be replaced.
+        guard try stored.flatMap({ try open($0, key: key, now: now) }) == expected else { return false }
         let sealed = try newValue.map { Data(try codec.sealData($0, expiresAt: expiresAt, boundTo: key).utf8) }
         return try await base.compareAndSwapValue(forKey: key, expected: stored, newValue: sealed, expiresAt: expiresAt, at: now)
     }
@@ -59,8 +98,8 @@ public struct SealingStateStore: ExpiringStateStore {
     public func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
                                               _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
         try await base.updateValue(forKey: key, at: now, maxAttempts: maxAttempts) { stored in
-            // A value that no longer opens reads as none, and may be replaced.
-            switch try decide(stored.flatMap { open($0, key: key, now: now) }) {
+            // A value that no longer opens fails, or reads as none and may be replaced.
+            switch try decide(stored.flatMap { try open($0, key: key, now: now) }) {
             case .store(let value, let expiresAt, let result):
                 return .store(Data(try codec.sealData(value, expiresAt: expiresAt, boundTo: key).utf8), expiresAt: expiresAt, result: result)
             case .remove(let result):
@@ -76,8 +115,19 @@ public struct SealingStateStore: ExpiringStateStore {
         try await base.storeTime(callerTime: callerTime)
     }
 
-    private func open(_ stored: Data, key: String, now: Date) -> Data? {
-        guard let text = String(data: stored, encoding: .utf8) else { return nil }
-        return try? codec.openData(text, boundTo: key, now: now)
+    /// The opened value; nil when it expired; per ``unopenable`` when it does not open.
+    private func open(_ stored: Data, key: String, now: Date) throws(SealedStateError) -> Data? {
+        do throws(SealedStateError) {
+            guard let text = String(data: stored, encoding: .utf8) else { throw SealedStateError.malformed("not UTF-8") }
+            return try codec.openData(text, boundTo: key, now: now)
+        } catch {
+            if error.code == .expired { return nil }
+            if unopenable == .readAsAbsent { return nil }
+            if loggedUnopenable.withLock({ logged in defer { logged = true }; return !logged }) {
+                logger.error("a sealed value does not open: the call fails (further ones are not logged)",
+                             metadata: ["reason": "\(error)"])
+            }
+            throw error
+        }
     }
 }

@@ -12,7 +12,7 @@ import IdentitySupport
 ///
 /// ```swift
 /// let sessions = ExpiringStateAuthSessionStore(
-///     state: SealingStateStore(base: stores.stateStore, codec: codec))
+///     state: SealingStateStore(base: stores.stateStore, codec: codec, unopenable: .readAsAbsent))
 /// ```
 public struct ExpiringStateAuthSessionStore: AuthSessionStore {
     /// Where the sessions are kept.

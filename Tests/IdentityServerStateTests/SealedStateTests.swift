@@ -184,13 +184,15 @@ import Testing
         try await StateStoreConformance.aValueIsTakenOnce(sealing)
         try await StateStoreConformance.swapsOnlyFromTheValueRead(sealing)
         try await StateStoreConformance.updatesDecideOnTheLiveValue(sealing)
-        // The base holds ciphertext, bound to its key: moved to another key, it reads as absent.
+        // The base holds ciphertext, bound to its key: moved to another key,
+        // it does not open, and the read fails (by default) or reads as absent.
         let now = Date()
         try await sealing.setValue(Data("pending-credential".utf8), forKey: "a", expiresAt: now.addingTimeInterval(60))
         let stored = try #require(await base.value(forKey: "a", at: now))
         #expect(!String(decoding: stored, as: UTF8.self).contains("pending-credential"))
         try await base.setValue(stored, forKey: "b", expiresAt: now.addingTimeInterval(60))
-        #expect(try await sealing.value(forKey: "b", at: now) == nil)
+        await #expect(throws: SealedStateError.self) { try await sealing.value(forKey: "b", at: now) }
+        #expect(try await SealingStateStore(base: base, codec: codec, unopenable: .readAsAbsent).value(forKey: "b", at: now) == nil)
         #expect(try await sealing.value(forKey: "a", at: now) == Data("pending-credential".utf8))
     }
 

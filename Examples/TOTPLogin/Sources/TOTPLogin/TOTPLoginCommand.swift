@@ -191,7 +191,9 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             guard let keyRing else { throw Self.noSealingKeys }
             outbox = PostgresNotificationOutbox(client: postgresClient, logger: logger)
             roles = PostgresRoleDirectory(client: postgresClient, logger: logger)
-            state = .store(SealingStateStore(base: stores.stateStore, codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.browser-store")),
+            // A browser state that no longer opens only asks for a new sign-in.
+            state = .store(SealingStateStore(base: stores.stateStore, codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.browser-store"),
+                                             unopenable: .readAsAbsent),
                            name: "PostgreSQL, sealed", keyRing: keyRing)
         } else {
             if keyRing == nil {
