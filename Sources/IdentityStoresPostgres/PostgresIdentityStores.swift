@@ -114,7 +114,9 @@ public struct PostgresIdentityStores: IdentityStorage {
     /// Version 6 moves the rows of the earlier versions' tables into
     /// ``stateStore`` and ``recordLog`` (each attempt run, accepted step,
     /// recovery-code set, clock-offset list and security event), in the
-    /// same transaction, so no lock-out or code is lost on upgrade. During
+    /// same transaction, so no lock-out or code is lost on upgrade: it locks
+    /// those tables before it copies them, so a write an earlier release has
+    /// in flight is copied, and a later one waits and is refused. During
     /// a rolling deploy, instances of earlier releases keep settling TOTP
     /// codes in the same entries (their settle functions now work on
     /// them), their security events go to the record log, and their other
@@ -275,32 +277,35 @@ struct PostgresStoreBackend: Sendable {
 
     static let latencyLabel = "identity_store_seconds"
 
-    /// The database's clock less this instance's, and when it was measured.
-    let databaseClockOffset = Locked<(seconds: TimeInterval, measuredAt: ContinuousClock.Instant)?>(nil)
+    /// The database's clock as last read, on this instance's monotonic clock.
+    let databaseClock = Locked<DatabaseClockReading?>(nil)
 
-    /// How long a measured clock offset is used before it is measured again.
+    /// How long a reading of the database's clock is used before it is read
+    /// again (the monotonic clock and the database's may drift apart slowly).
     static let clockOffsetLifetime: Duration = .seconds(60)
 
     /// The time a store judges lapses by: with ``PostgresIdentityStores/Clock/database``,
-    /// this instance's clock plus the database's offset from it, measured
-    /// (`SELECT now()`, half the round trip allowed for) at most
-    /// ``clockOffsetLifetime`` ago; `callerTime` with the caller's clock.
+    /// the database's clock as read (`SELECT now()`, half the round trip
+    /// allowed for) at most ``clockOffsetLifetime`` ago plus the monotonic
+    /// time elapsed since, so that a wall clock set forward on this instance
+    /// ends no lock-out early; `callerTime` with the caller's clock.
     func storeTime(callerTime: Date) async throws(PostgresStoreError) -> Date {
         guard clock == .database else { return callerTime }
-        if let measured = databaseClockOffset.current, ContinuousClock.now - measured.measuredAt < Self.clockOffsetLifetime {
-            return Date().addingTimeInterval(measured.seconds)
+        let now = ContinuousClock.now
+        if let reading = databaseClock.current, now - reading.instant < Self.clockOffsetLifetime {
+            return reading.time(at: now)
         }
-        let sent = Date()
+        let sent = ContinuousClock.now
         let databaseNow = try await perform("read the database's clock") { client in
             var now: Date?
             for try await value in try await client.query("SELECT now()").decode(Date.self) { now = value }
             guard let now else { throw PostgresStoreError.corruptRow("read the database's clock") }
             return now
         }
-        let received = Date()
-        let offset = databaseNow.timeIntervalSince(sent) - received.timeIntervalSince(sent) / 2
-        databaseClockOffset.withLock { $0 = (offset, ContinuousClock.now) }
-        return received.addingTimeInterval(offset)
+        let received = ContinuousClock.now
+        let reading = DatabaseClockReading(databaseTime: databaseNow, instant: sent + (received - sent) / 2)
+        databaseClock.withLock { $0 = reading }
+        return reading.time(at: received)
     }
 
     /// How long a sweeper waits quietly for the tables at start-up.
@@ -403,5 +408,20 @@ public struct PostgresStoreSweeper: Service {
     /// service returns without an error.
     public func run() async throws {
         await cancelWhenGracefulShutdown { await stores.runSweeper(every: interval) }
+    }
+}
+
+/// One reading of the database's clock: its `now()` and the instant of this
+/// instance's monotonic clock it was taken at. The database's time later is
+/// that reading plus the monotonic time elapsed, whatever the wall clock does.
+struct DatabaseClockReading: Sendable {
+    /// The database's `now()`.
+    var databaseTime: Date
+    /// When it was read, on the monotonic clock.
+    var instant: ContinuousClock.Instant
+
+    /// The database's time at `later`.
+    func time(at later: ContinuousClock.Instant) -> Date {
+        databaseTime.addingTimeInterval((later - instant).timeInterval)
     }
 }

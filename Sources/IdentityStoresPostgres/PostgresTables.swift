@@ -141,6 +141,17 @@ extension PostgresTables {
     var version6: [String] {
         let layout = StateEntryLayout.self
         return [
+            // First, the tables whose rows move: a write an earlier release
+            // has in flight commits before the copy reads (and is copied),
+            // and a later one waits for this transaction, then meets the
+            // triggers below. Without it, what committed between the copy's
+            // snapshot and CREATE TRIGGER's lock was lost (a counted
+            // failure, an accepted step, a used recovery code). SHARE ROW
+            // EXCLUSIVE is what CREATE TRIGGER takes anyway: no upgrade later.
+            """
+            LOCK TABLE \(verifications), \(replay), \(recoverySets), \(recoveryCodes), \(clockOffsets), \(securityEvents)
+            IN SHARE ROW EXCLUSIVE MODE
+            """,
             "CREATE TABLE IF NOT EXISTS \(recordLog) (id bigserial PRIMARY KEY, subject text NOT NULL, occurred_at timestamptz NOT NULL, record jsonb NOT NULL)",
             "CREATE INDEX IF NOT EXISTS \(recordLog)_subject ON \(recordLog) (subject, occurred_at DESC, id DESC)",
             "CREATE INDEX IF NOT EXISTS \(recordLog)_occurred_at ON \(recordLog) (occurred_at)",
