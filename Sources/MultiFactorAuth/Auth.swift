@@ -182,16 +182,26 @@ public final class Auth: Sendable {
 
     /// The password step of a sign-in (or a re-authentication): its tokens,
     /// or `secondFactorRequired` with a resolver when the user has a second factor.
-    func passwordStep(email: String, password: String) async throws -> (SignInWithPasswordResponse, idToken: String, refreshToken: String) {
+    /// - Parameter reauthenticating: The uid of the user proving their
+    ///   identity again, when this is a re-authentication: another user's
+    ///   credential is refused (`userMismatch`) before any step is taken,
+    ///   and a resolver it hands out refuses another user's sign-in before
+    ///   anything is saved.
+    func passwordStep(email: String, password: String, reauthenticating: String? = nil)
+        async throws -> (SignInWithPasswordResponse, idToken: String, refreshToken: String) {
         let backend = try context.backend()
         let tenant = context.tenantID
         let response = try await AuthErrorMapping.perform {
             try await backend.accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password, returnSecureToken: true, tenantId: tenant))
         }
+        if let reauthenticating, let uid = response.localId, !uid.isEmpty, uid != reauthenticating {
+            throw AuthErrorCode(.userMismatch)
+        }
         if response.idToken == nil, let pending = response.mfaPendingCredential {
             let hints = try MultiFactorInfo.factors(from: response.mfaInfo ?? [])
             let resolver = MultiFactorResolver(
-                hints: hints, session: MultiFactorSession(kind: .signIn(pendingCredential: pending), tenantID: tenant, context: context), auth: self)
+                hints: hints, session: MultiFactorSession(kind: .signIn(pendingCredential: pending), tenantID: tenant, context: context), auth: self,
+                reauthenticating: reauthenticating)
             throw AuthErrorCode(.secondFactorRequired, userInfo: [AuthErrorUserInfoMultiFactorResolverKey: resolver, AuthErrorUserInfoEmailKey: email])
         }
         guard let idToken = response.idToken, let refreshToken = response.refreshToken else {

@@ -211,10 +211,15 @@ public final class MultiFactorResolver: Sendable {
     /// The `Auth` that started the sign-in.
     public let auth: Auth
 
-    init(hints: [MultiFactorInfo], session: MultiFactorSession, auth: Auth) {
+    /// The uid of the user a re-authentication is for: a sign-in of any
+    /// other user is refused before it is saved.
+    let reauthenticating: String?
+
+    init(hints: [MultiFactorInfo], session: MultiFactorSession, auth: Auth, reauthenticating: String? = nil) {
         self.hints = hints
         self.session = session
         self.auth = auth
+        self.reauthenticating = reauthenticating
     }
 
     /// Signs in with a second factor, from
@@ -238,6 +243,11 @@ public final class MultiFactorResolver: Sendable {
         }
         guard let idToken = response.idToken, let refreshToken = response.refreshToken else {
             throw AuthErrorCode(.internalError, message: "The sign-in response has no tokens.")
+        }
+        // A re-authentication keeps its user: another user's tokens are
+        // never saved (Firebase's ERROR_USER_MISMATCH).
+        if let reauthenticating, IDToken.claims(of: idToken)?.sub != reauthenticating {
+            throw AuthErrorCode(.userMismatch)
         }
         let user = try await auth.completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: nil, tenantID: tenant)
         // The first factor of this sign-in, as the server recorded it (the
