@@ -61,13 +61,18 @@ import Testing
     }
 
     /// The old options keep their meaning: `requireSecondFactor` is the
-    /// policy `.required()`, and its age applies only with it.
+    /// policy `.required()`; the age applies with or without it (it was
+    /// dropped without it, so a route that asked for a recent sign-in took
+    /// any), the same as when the property is set afterwards.
     @Test func theOlderOptionsMapOntoThePolicy() {
         let strict = FirebaseAuthenticator<Context>.Options(requireSecondFactor: true, maximumAuthenticationAge: .seconds(60))
         #expect(strict.policy == FirebaseSignInPolicy(secondFactor: .required(), maximumAuthenticationAge: .seconds(60)))
         #expect(strict.requireSecondFactor)
         let lenient = FirebaseAuthenticator<Context>.Options(requireSecondFactor: false, maximumAuthenticationAge: .seconds(60))
-        #expect(lenient.policy == FirebaseSignInPolicy())
+        #expect(lenient.policy == FirebaseSignInPolicy(maximumAuthenticationAge: .seconds(60)))
+        var setAfterwards = FirebaseAuthenticator<Context>.Options()
+        setAfterwards.maximumAuthenticationAge = .seconds(60)
+        #expect(setAfterwards.policy == lenient.policy)
         var changed = FirebaseAuthenticator<Context>.Options(policy: .init(secondFactor: .ifEnrolled))
         #expect(!changed.requireSecondFactor)
         changed.requireSecondFactor = true

@@ -79,13 +79,14 @@ public struct FirebaseRouteProtection: Sendable {
 
         /// Options; the defaults read a bearer token, require it, and check
         /// neither revocation nor a second factor. `maximumAuthenticationAge`
-        /// applies with `requireSecondFactor` only, as it always has here;
-        /// ``init(credential:checkRevoked:policy:requireCredential:)`` takes any policy.
+        /// applies whatever `requireSecondFactor` says, as it does when set
+        /// afterwards; ``init(credential:checkRevoked:policy:requireCredential:)``
+        /// takes any policy.
         public init(credential: FirebaseCredentialSource = .bearerToken, checkRevoked: Bool = false, requireSecondFactor: Bool = false,
                     maximumAuthenticationAge: Duration? = nil, requireCredential: Bool = true) {
             self.init(credential: credential, checkRevoked: checkRevoked,
                       policy: FirebaseSignInPolicy(secondFactor: requireSecondFactor ? .required() : .notRequired,
-                                                   maximumAuthenticationAge: requireSecondFactor ? maximumAuthenticationAge : nil),
+                                                   maximumAuthenticationAge: maximumAuthenticationAge),
                       requireCredential: requireCredential)
         }
 
