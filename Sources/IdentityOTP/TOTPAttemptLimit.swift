@@ -31,6 +31,12 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
     /// Unsuccessful attempts in a row after which the key stays locked until
     /// its run is cleared; nil for a rate limit (see ``rateLimit(_:per:)``).
     public let maximumConsecutiveFailures: Int?
+    /// How long after its last counted attempt (or the end of its
+    /// lock-out, if later) a run is forgotten, and its record with it; nil:
+    /// never (a second factor's run, which only a success clears). Every
+    /// limit on a key an attacker can choose (an address, a typed email)
+    /// sets it, so that its records expire and are swept.
+    public let forgetAfter: Duration?
 
     /// The most consecutive failures a limit may allow (NIST SP 800-63B §5.2.2).
     public static let consecutiveFailureCap = 100
@@ -55,27 +61,30 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
             throw OTPError.invalidAttemptLimit(maximumConsecutiveFailures)
         }
         try self.init(maximumFailures: maximumFailures, lockout: lockout, maximumLockout: maximumLockout,
-                      consecutiveFailures: maximumConsecutiveFailures)
+                      consecutiveFailures: maximumConsecutiveFailures, forgetAfter: nil)
     }
 
-    private init(maximumFailures: Int, lockout: Duration, maximumLockout: Duration, consecutiveFailures: Int?) throws {
+    private init(maximumFailures: Int, lockout: Duration, maximumLockout: Duration, consecutiveFailures: Int?, forgetAfter: Duration?) throws {
         guard maximumFailures >= 1 else { throw OTPError.invalidAttemptLimit(maximumFailures) }
         guard lockout >= .seconds(1) else { throw OTPError.invalidLockout(lockout) }
         guard maximumLockout >= lockout else { throw OTPError.invalidLockout(maximumLockout) }
-        self.init(checked: maximumFailures, lockout: lockout, maximumLockout: maximumLockout, consecutiveFailures: consecutiveFailures)
+        if let forgetAfter, forgetAfter < .seconds(1) { throw OTPError.invalidLockout(forgetAfter) }
+        self.init(checked: maximumFailures, lockout: lockout, maximumLockout: maximumLockout, consecutiveFailures: consecutiveFailures,
+                  forgetAfter: forgetAfter)
     }
 
-    private init(checked maximumFailures: Int, lockout: Duration, maximumLockout: Duration, consecutiveFailures: Int?) {
+    private init(checked maximumFailures: Int, lockout: Duration, maximumLockout: Duration, consecutiveFailures: Int?, forgetAfter: Duration?) {
         self.maximumFailures = maximumFailures
         self.lockout = lockout
         self.maximumLockout = maximumLockout
         self.maximumConsecutiveFailures = consecutiveFailures
+        self.forgetAfter = forgetAfter
     }
 
     /// Five failures, then 15 minutes, doubling to a day; after 100 in a row
     /// the key is locked until cleared.
     public static let `default` = TOTPAttemptLimit(checked: defaultMaximumFailures, lockout: defaultLockout,
-                                                   maximumLockout: defaultMaximumLockout, consecutiveFailures: consecutiveFailureCap)
+                                                   maximumLockout: defaultMaximumLockout, consecutiveFailures: consecutiveFailureCap, forgetAfter: nil)
 
     /// A rate limit for keys an attacker can choose (a client address):
     /// `attempts`, then no attempt until `window` has passed since the last;
@@ -83,7 +92,36 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
     /// a limit for a second factor's key: a patient guesser waits it out.
     /// - Throws: as ``init(maximumFailures:lockout:maximumLockout:maximumConsecutiveFailures:)``.
     public static func rateLimit(_ attempts: Int, per window: Duration) throws -> TOTPAttemptLimit {
-        try TOTPAttemptLimit(maximumFailures: attempts, lockout: window, maximumLockout: window, consecutiveFailures: nil)
+        try TOTPAttemptLimit(maximumFailures: attempts, lockout: window, maximumLockout: window, consecutiveFailures: nil, forgetAfter: window)
+    }
+
+    /// A backoff for keys an attacker can choose (an account from one
+    /// address, say): `attempts`, then `lockout`, doubled at each further
+    /// run up to `maximumLockout`; no final lock, and a run is forgotten
+    /// `maximumLockout` after its last attempt or lock-out. So nobody is
+    /// kept out for longer than `maximumLockout` at a time, and the records
+    /// expire. Not a limit for a second factor's key: a patient guesser
+    /// waits it out.
+    /// - Throws: as ``init(maximumFailures:lockout:maximumLockout:maximumConsecutiveFailures:)``.
+    public static func backoff(_ attempts: Int, lockout: Duration, maximumLockout: Duration) throws -> TOTPAttemptLimit {
+        try TOTPAttemptLimit(maximumFailures: attempts, lockout: lockout, maximumLockout: maximumLockout, consecutiveFailures: nil,
+                             forgetAfter: maximumLockout)
+    }
+
+    /// A bound on consecutive failures for a key an attacker can choose: after
+    /// `failures` in a row the key is refused (``TOTPAttemptAdmission/locked(failures:)``)
+    /// until its run is cleared or, at the latest, `forgetAfter` after its
+    /// last counted attempt, when the record expires. No lock-out before
+    /// that: keys that the owner shares with strangers (an account's, across
+    /// addresses) must not become a way to keep the owner out, so the app
+    /// offers the owner a path that clears the run (a password reset).
+    /// - Throws: ``OTPError/invalidAttemptLimit(_:)`` for `failures` outside
+    ///   1 to 100, ``OTPError/invalidLockout(_:)`` for `forgetAfter` under a second.
+    public static func consecutiveFailures(_ failures: Int, forgetAfter: Duration) throws -> TOTPAttemptLimit {
+        guard (1...consecutiveFailureCap).contains(failures) else { throw OTPError.invalidAttemptLimit(failures) }
+        // The cap refuses before any lock-out is looked at: the shortest one keeps the record's end at `forgetAfter`.
+        return try TOTPAttemptLimit(maximumFailures: failures, lockout: .seconds(1), maximumLockout: .seconds(1), consecutiveFailures: failures,
+                                    forgetAfter: forgetAfter)
     }
 
     /// What a store does with one attempt on a key whose record is `record`
@@ -102,8 +140,8 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
         if counted % maximumFailures == 0 {
             next.lockedUntil = now.addingTimeInterval(lockoutSeconds(afterRun: counted / maximumFailures))
         }
-        if maximumConsecutiveFailures == nil {
-            next.forgetAt = max(next.lockedUntil ?? now, now).addingTimeInterval(lockout.timeInterval)
+        if let forgetAfter {
+            next.forgetAt = max(next.lockedUntil ?? now, now).addingTimeInterval(forgetAfter.timeInterval)
         }
         return (.counted(failures: failures), next)
     }

@@ -59,7 +59,13 @@ public struct IdentityBackend: Sendable {
         self.projectAdmin = projectAdmin
         self.admin = tenantID.map { projectAdmin.tenantManager().authForTenant($0) } ?? projectAdmin
         self.adminClient = AdminClient(accessToken: { "owner" }, configuration: ClientConfiguration(transport: transport, emulatorHost: emulatorHostAndPort))
+        self.accounts = AccountsClient(apiKey: options.apiKey ?? "", configuration: ClientConfiguration(transport: transport, emulatorHost: emulatorHostAndPort))
     }
+
+    /// The end-user API's generated client, for the password reset the app
+    /// handles itself (Firebase's custom email action handler): the SDK's
+    /// `Auth` has no call for it.
+    let accounts: AccountsClient
 
     /// The admin API's generated client, for what ``IdentityAdmin`` does not
     /// wrap (the blocking functions' configuration).
@@ -133,11 +139,22 @@ public struct IdentityBackend: Sendable {
     /// The verification link the emulator "sent" to `email`; production
     /// emails it instead, so the app shows it only because it runs locally.
     func verificationLink(for email: String) async throws -> String? {
+        try await sentCode(.verifyEmail, to: email)?.oobLink
+    }
+
+    /// The password-reset code the emulator "sent" to `email`, which the
+    /// app's own handler (`/login/reset/confirm`) applies; production emails
+    /// a link to that handler instead (the project's email template).
+    func passwordResetCode(for email: String) async throws -> String? {
+        try await sentCode(.passwordReset, to: email)?.oobCode
+    }
+
+    private func sentCode(_ type: OobRequestType, to email: String) async throws -> OobCodeEntry? {
         let listing = if let tenantID {
             try await emulatorHelpers.listTenantOobCodes(project: projectID, tenant: tenantID)
         } else {
             try await emulatorHelpers.listOobCodes(project: projectID)
         }
-        return listing.oobCodes.last(where: { $0.email == email && $0.requestType == .verifyEmail })?.oobLink
+        return listing.oobCodes.last(where: { $0.email == email && $0.requestType == type })
     }
 }

@@ -163,7 +163,19 @@ public struct TOTPLoginApp: Sendable {
                 visit.state.pendingSignIn == nil ? .redirect("/login") : .html(Pages.recoveryCode(csrf: visit.state.csrfToken))
             }
         }
-        router.post("/login/recovery") { request, context in await self.form(request, context) { form, visit in await self.recover(form, &visit) } }
+        router.post("/login/recovery") { request, context in
+            await self.form(request, context) { form, visit in await self.recover(form, from: self.clientAddress(request, context), &visit) }
+        }
+        router.get("/login/reset") { request, context in await self.page(request, context) { visit in .html(Pages.passwordReset(csrf: visit.state.csrfToken)) } }
+        router.post("/login/reset") { request, context in await self.form(request, context) { form, visit in await self.sendPasswordReset(form, &visit) } }
+        router.get(RouterPath(stringLiteral: Self.passwordResetPath)) { request, context in
+            await self.page(request, context) { visit in
+                self.showPasswordResetConfirmation(code: request.uri.queryParameters["oobCode"].map(String.init) ?? "", &visit)
+            }
+        }
+        router.post(RouterPath(stringLiteral: Self.passwordResetPath)) { request, context in
+            await self.form(request, context) { form, visit in await self.confirmPasswordReset(form, from: self.clientAddress(request, context), &visit) }
+        }
         // The signed-in pages: the middleware verifies the session cookie
         // before the handler runs (`requireIdentity()` reads its claims).
         let signedIn = router.group()
@@ -218,19 +230,18 @@ public struct TOTPLoginApp: Sendable {
         visit.state.pendingSignIn = nil
         let email = form["email"]
         let account = AttemptLimits.accountKey(email: email)
-        switch await limits.admit(.password, account: account, address: address) {
-        case .admitted: break
-        case .refused(let outcome): return outcome
+        if case .refused(let refusal) = await limits.admit(.password, account: account, address: address) {
+            return limits.page(for: refusal, .password)
         }
         let auth = backend.newAuth()
         do {
             let result = try await auth.signIn(withEmail: email, password: form["password"])
-            await limits.succeeded(.password, account: account)
+            await limits.succeeded(.password, account: account, address: address)
             visit.rotate()
             return await signedIn(result.user, auth: auth, &visit)
         } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
             // The password was right: its count starts again.
-            await limits.succeeded(.password, account: account)
+            await limits.succeeded(.password, account: account, address: address)
             guard let resolver = error.userInfo[AuthErrors.userInfoMultiFactorResolverKey] as? MultiFactorResolver,
                   Self.totpHint(resolver.snapshot) != nil else {
                 return errorPage(error, title: "This app cannot complete your sign-in",
@@ -255,16 +266,14 @@ public struct TOTPLoginApp: Sendable {
             visit.state.pendingSignIn = nil
             return .redirect("/login?reason=\(LoginNotice.expired.rawValue)")
         }
-        switch await limits.admit(.code, account: pending.accountKey, address: address) {
-        case .admitted: break
-        case .refused(let outcome):
+        if case .refused(let refusal) = await limits.admit(.code, account: pending.accountKey, address: address) {
             visit.state.pendingSignIn = nil
-            return outcome
+            return limits.page(for: refusal, .code)
         }
         let assertion = TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: form["code"])
         do {
             let result = try await resolver.resolveSignIn(with: assertion)
-            await limits.succeeded(.code, account: pending.accountKey)
+            await limits.succeeded(.code, account: pending.accountKey, address: address)
             visit.state.pendingSignIn = nil
             visit.rotate()
             return await signedIn(result.user, auth: resolver.auth, &visit)
@@ -297,7 +306,7 @@ public struct TOTPLoginApp: Sendable {
     /// The lost-authenticator path: after the password step, a recovery
     /// code withdraws the TOTP factors, ends the other sessions and signs
     /// the user in with a custom token; the next page is the enrollment.
-    func recover(_ form: FormFields, _ visit: inout Visit) async -> Outcome {
+    func recover(_ form: FormFields, from address: String?, _ visit: inout Visit) async -> Outcome {
         guard let pending = visit.state.pendingSignIn else { return .redirect("/login") }
         let recovered: AccountRecovery.Recovered
         do {
@@ -327,6 +336,10 @@ public struct TOTPLoginApp: Sendable {
         } catch {
             return failure(error, during: "the recovery")
         }
+        // The account proved itself another way: every count of it starts
+        // again, the codes' final lock included, or the new authenticator
+        // would be refused.
+        await limits.accountProven(pending.accountKey, address: address)
         let auth = backend.newAuth()
         do {
             let result = try await auth.signIn(withCustomToken: recovered.customToken)
@@ -552,9 +565,15 @@ public struct TOTPLoginApp: Sendable {
     /// and offers to try again, rather than claiming a sign-out it did not do.
     func logOut(_ request: Request, _ visit: inout Visit) async -> Outcome {
         var unrevoked: String?
-        if let cookie = request.cookies[Self.sessionCookieName]?.value,
-           let token = try? await backend.admin.verifySessionCookie(cookie) {
-            if await !revokeSessions(of: token.uid) { unrevoked = token.uid }
+        if let uid = await signedInUser(request, visit) {
+            guard let uid else {
+                // The cookie could not be checked and the browser's state names no user: nothing is claimed.
+                return .html(Pages.error(status: 503, title: "Not signed out yet",
+                                         explanation: "Your session could not be checked just now, so nothing was signed out. Try again shortly.",
+                                         firebaseCode: nil, next: ("/logout", "Try again"), id: "sign-out-unchecked"),
+                             status: .serviceUnavailable)
+            }
+            if await !revokeSessions(of: uid) { unrevoked = uid }
         }
         visit.signOut()
         guard let unrevoked else { return .redirect("/login?reason=\(LoginNotice.signedOut.rawValue)", clearingSession: true) }
@@ -562,6 +581,24 @@ public struct TOTPLoginApp: Sendable {
         var outcome = Outcome.html(Pages.signOutIncomplete(csrf: visit.state.csrfToken), status: .serviceUnavailable)
         outcome.clearSession = true
         return outcome
+    }
+
+    /// Whose sessions a sign-out ends: nil when the request has no session
+    /// cookie or an invalid one (there is no session to end); the cookie's
+    /// user; or, when the cookie could not be checked (the key route or the
+    /// account lookup out of reach), the user this browser signed in as
+    /// (`.some(nil)` when it names none). A check that could not be made
+    /// never reads as "nothing to revoke".
+    private func signedInUser(_ request: Request, _ visit: Visit) async -> String?? {
+        guard let cookie = request.cookies[Self.sessionCookieName]?.value else { return nil }
+        do {
+            return .some(try await backend.admin.verifySessionCookie(cookie).uid)
+        } catch where error.code == .keysUnavailable || error.code == .revocationCheckFailed {
+            logger.warning("could not verify the session cookie at sign-out; using the browser's state", metadata: ["error": "\(error.code)"])
+            return .some(visit.state.user?.uid)
+        } catch {
+            return nil
+        }
     }
 
     /// Tries again to end the sessions a sign-out could not end.
@@ -836,6 +873,7 @@ enum LoginNotice: String {
     case invalidSession = "invalid-session"
     case secondFactorRequired = "second-factor"
     case recentSignInRequired = "recent-sign-in"
+    case passwordReset = "password-reset"
 
     var text: String {
         switch self {
@@ -845,6 +883,7 @@ enum LoginNotice: String {
         case .invalidSession: "Your session is not valid. Sign in again."
         case .secondFactorRequired: "Your account has a second factor: sign in with it to continue."
         case .recentSignInRequired: "Changing your second factors needs a recent sign-in. Sign in again."
+        case .passwordReset: "Your password was changed and every session ended. Sign in with the new one."
         }
     }
 }
