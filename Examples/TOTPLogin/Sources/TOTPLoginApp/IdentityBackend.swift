@@ -59,13 +59,7 @@ public struct IdentityBackend: Sendable {
         self.projectAdmin = projectAdmin
         self.admin = tenantID.map { projectAdmin.tenantManager().authForTenant($0) } ?? projectAdmin
         self.adminClient = AdminClient(accessToken: { "owner" }, configuration: ClientConfiguration(transport: transport, emulatorHost: emulatorHostAndPort))
-        self.accounts = AccountsClient(apiKey: options.apiKey ?? "", configuration: ClientConfiguration(transport: transport, emulatorHost: emulatorHostAndPort))
     }
-
-    /// The end-user API's generated client, for the password reset the app
-    /// handles itself (Firebase's custom email action handler): the SDK's
-    /// `Auth` has no call for it.
-    let accounts: AccountsClient
 
     /// The admin API's generated client, for what ``IdentityAdmin`` does not
     /// wrap (the blocking functions' configuration).

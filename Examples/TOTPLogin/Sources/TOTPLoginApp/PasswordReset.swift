@@ -1,12 +1,12 @@
 import Foundation
 import IdentityOTP
-import IdentityToolkit
 import MultiFactorAuth
 
 /// The password reset, with the app as the email's action handler
 /// (Firebase's "custom email action handler"): the app sends the reset
-/// email, and the email's link opens the app's own page, which sets the new
-/// password. So the app knows the reset happened and clears the account's
+/// email (`Auth.sendPasswordReset(withEmail:)`), and the email's link opens
+/// the app's own page, which sets the new password
+/// (`confirmPasswordReset(withCode:newPassword:)`). So the app knows the reset happened and clears the account's
 /// attempt counts: after 100 wrong passwords in a row from anywhere, this
 /// is the owner's way back in, at once and without waiting, which a
 /// stranger who only knows the address cannot take.
@@ -17,13 +17,12 @@ extension TOTPLoginApp {
         let email = form["email"].trimmingCharacters(in: .whitespacesAndNewlines)
         guard !email.isEmpty else { return .html(Pages.passwordReset(csrf: visit.state.csrfToken, error: "Enter your email address."), status: .badRequest) }
         do {
-            _ = try await backend.accounts.sendOobCode(GetOobCodeRequest(requestType: .passwordReset, email: email, tenantId: backend.tenantID))
-        } catch let error as IdentityToolkitError where error.serverError?.shortCode == "EMAIL_NOT_FOUND" {
+            try await backend.newAuth().sendPasswordReset(withEmail: email)
+        } catch let error as AuthErrorCode where error.code == .userNotFound {
             // Said the same as a sent email.
-        } catch let error as IdentityToolkitError where error.serverError != nil {
-            logger.info("password reset refused", metadata: ["code": "\(error.serverError?.shortCode ?? "")"])
-            return .html(Pages.passwordReset(csrf: visit.state.csrfToken, error: "The reset email could not be sent. Try again later."),
-                         status: .badRequest)
+        } catch let error as AuthErrorCode {
+            logger.info("password reset refused", metadata: ["error": "\(error.code.userInfoName)"])
+            return .html(Pages.passwordReset(csrf: visit.state.csrfToken, email: email, error: Self.sentence(error)), status: .badRequest)
         } catch {
             return failure(error, during: "sending the reset email")
         }
@@ -41,24 +40,23 @@ extension TOTPLoginApp {
     /// count of the account starts again, and the user signs in.
     func confirmPasswordReset(_ form: FormFields, from address: String?, _ visit: inout Visit) async -> Outcome {
         let code = form["oobCode"]
-        let response: ResetPasswordResponse
+        let auth = backend.newAuth()
+        let email: String
         do {
-            response = try await backend.accounts.resetPassword(ResetPasswordRequest(oobCode: code, newPassword: form["password"],
-                                                                                     tenantId: backend.tenantID))
-        } catch let error as IdentityToolkitError where error.serverError != nil {
-            let explanation = error.serverError?.shortCode == "WEAK_PASSWORD"
+            email = try await auth.verifyPasswordResetCode(code)
+            try await auth.confirmPasswordReset(withCode: code, newPassword: form["password"])
+        } catch let error as AuthErrorCode {
+            let explanation = error.code == .weakPassword
                 ? "Choose a password of at least 6 characters."
                 : "This reset link is not valid any more (used, expired or mistyped). Ask for a new one."
             return .html(Pages.newPassword(csrf: visit.state.csrfToken, code: code, error: explanation), status: .badRequest)
         } catch {
             return failure(error, during: "the password reset")
         }
-        if let email = response.email {
-            await limits.accountProven(AttemptLimits.accountKey(email: email), address: address)
-            if let uid = try? await backend.admin.getUser(email: email).uid {
-                // A reset ends every session of the account, as Identity Platform does.
-                await SecurityEventSystem.record(SecurityEvent(.sessionsRevoked, user: backend.admin.userKey(uid), initiatedBy: .user))
-            }
+        await limits.accountProven(AttemptLimits.accountKey(email: email), address: address)
+        if let uid = try? await backend.admin.getUser(email: email).uid {
+            // A reset ends every session of the account, as Identity Platform does.
+            await SecurityEventSystem.record(SecurityEvent(.sessionsRevoked, user: backend.admin.userKey(uid), initiatedBy: .user))
         }
         visit.signOut()
         return .redirect("/login?reason=\(LoginNotice.passwordReset.rawValue)", clearingSession: true)

@@ -565,15 +565,17 @@ public struct TOTPLoginApp: Sendable {
     /// and offers to try again, rather than claiming a sign-out it did not do.
     func logOut(_ request: Request, _ visit: inout Visit) async -> Outcome {
         var unrevoked: String?
-        if let uid = await signedInUser(request, visit) {
-            guard let uid else {
-                // The cookie could not be checked and the browser's state names no user: nothing is claimed.
-                return .html(Pages.error(status: 503, title: "Not signed out yet",
-                                         explanation: "Your session could not be checked just now, so nothing was signed out. Try again shortly.",
-                                         firebaseCode: nil, next: ("/logout", "Try again"), id: "sign-out-unchecked"),
-                             status: .serviceUnavailable)
-            }
+        switch await sessionsToEnd(request, visit) {
+        case .nobody:
+            break
+        case .of(let uid):
             if await !revokeSessions(of: uid) { unrevoked = uid }
+        case .unknown:
+            // The cookie could not be checked and the browser's state names no user: nothing is claimed.
+            return .html(Pages.error(status: 503, title: "Not signed out yet",
+                                     explanation: "Your session could not be checked just now, so nothing was signed out. Try again shortly.",
+                                     firebaseCode: nil, next: ("/logout", "Try again"), id: "sign-out-unchecked"),
+                         status: .serviceUnavailable)
         }
         visit.signOut()
         guard let unrevoked else { return .redirect("/login?reason=\(LoginNotice.signedOut.rawValue)", clearingSession: true) }
@@ -583,21 +585,29 @@ public struct TOTPLoginApp: Sendable {
         return outcome
     }
 
-    /// Whose sessions a sign-out ends: nil when the request has no session
-    /// cookie or an invalid one (there is no session to end); the cookie's
-    /// user; or, when the cookie could not be checked (the key route or the
-    /// account lookup out of reach), the user this browser signed in as
-    /// (`.some(nil)` when it names none). A check that could not be made
-    /// never reads as "nothing to revoke".
-    private func signedInUser(_ request: Request, _ visit: Visit) async -> String?? {
-        guard let cookie = request.cookies[Self.sessionCookieName]?.value else { return nil }
+    /// Whose sessions a sign-out ends.
+    enum SessionsToEnd {
+        /// No session cookie, or an invalid one: there is no session to end.
+        case nobody
+        /// The cookie's user, or, when the cookie could not be checked (the
+        /// key route or the account lookup out of reach), the user this
+        /// browser signed in as.
+        case of(String)
+        /// The cookie could not be checked and the browser names no user.
+        case unknown
+    }
+
+    /// Whose sessions a sign-out ends: a check that could not be made never
+    /// reads as "nothing to revoke".
+    private func sessionsToEnd(_ request: Request, _ visit: Visit) async -> SessionsToEnd {
+        guard let cookie = request.cookies[Self.sessionCookieName]?.value else { return .nobody }
         do {
-            return .some(try await backend.admin.verifySessionCookie(cookie).uid)
+            return .of(try await backend.admin.verifySessionCookie(cookie).uid)
         } catch where error.code == .keysUnavailable || error.code == .revocationCheckFailed {
             logger.warning("could not verify the session cookie at sign-out; using the browser's state", metadata: ["error": "\(error.code)"])
-            return .some(visit.state.user?.uid)
+            return visit.state.user.map { .of($0.uid) } ?? .unknown
         } catch {
-            return nil
+            return .nobody
         }
     }
 
