@@ -229,6 +229,17 @@ let custom = try await auth.signIn(withCustomToken: customToken)
 check(custom.user.uid == created.uid, "\(custom.user.uid)")
 ran("Auth.signIn(withCustomToken:)")
 
+try await auth.sendPasswordReset(withEmail: email)
+let resetCode = try await helpers.listOobCodes(project: project).oobCodes.last { $0.email == email && $0.requestType == .passwordReset }?.oobCode
+check(resetCode != nil, "no password-reset code was sent")
+ran("Auth.sendPasswordReset(withEmail:)")
+let resetEmail = try await auth.verifyPasswordResetCode(resetCode ?? "")
+check(resetEmail == email, "\(resetEmail)")
+ran("Auth.verifyPasswordResetCode(_:)")
+try await auth.confirmPasswordReset(withCode: resetCode ?? "", newPassword: "a-new-password")
+check(try await auth.signIn(withEmail: email, password: "a-new-password").user.uid == user.uid, "the new password does not sign in")
+ran("Auth.confirmPasswordReset(withCode:newPassword:)")
+
 // MARK: IdentityAdmin: ending sessions and accounts
 
 try await admin.revokeRefreshTokens(uid: user.uid)
