@@ -55,14 +55,19 @@ enum InputRules {
         return url.host?.isEmpty == false
     }
 
-    /// A time a client gave in milliseconds since 1970, refused outside the
-    /// years the emulator's clock can show (``EmulatorClock/validRange``),
-    /// so that every later conversion back to whole seconds or milliseconds
-    /// is exact instead of a trap (`Int64(2⁶³ as Double)`).
+    /// The times an account may hold: the years 1 to 9999, which RFC 3339
+    /// writes and whose seconds and milliseconds convert back to `Int64`
+    /// exactly.
+    static let accountTimes = Date(timeIntervalSince1970: -62_135_596_800)...EmulatorClock.validRange.upperBound
+
+    /// A time a client gave in milliseconds since 1970, refused outside
+    /// ``accountTimes``, so that every later conversion back to whole
+    /// seconds or milliseconds is exact instead of a trap
+    /// (`Int64(2⁶³ as Double)`).
     static func date(millis: Double, field: String) throws -> Date {
         let date = Date(timeIntervalSince1970: millis / 1000)
-        guard millis.isFinite, EmulatorClock.validRange.contains(date) else {
-            throw APIServerError.invalidArgument("\(field) must be a time from 1970 to 9999 in milliseconds")
+        guard millis.isFinite, accountTimes.contains(date) else {
+            throw APIServerError.invalidArgument("\(field) must be a time in the years 1 to 9999, in milliseconds since 1970")
         }
         return date
     }
