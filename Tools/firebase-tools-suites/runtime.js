@@ -280,10 +280,15 @@ Object.assign(global, { describe, context: describe, it, specify: it, beforeEach
 
 const setup = {
   PROJECT_ID: "example",
-  describeAuthEmulator(title, fn) {
-    return describe(`Auth Emulator: ${title}`, function () {
+  // The third argument (SingleProjectMode: 0 no warning, 1 warning, 2
+  // error) is kept on the suite: the runner starts that suite's emulators
+  // in single-project mode when it is 2.
+  describeAuthEmulator(title, fn, singleProjectMode = 0) {
+    const suite = describe(`Auth Emulator: ${title}`, function () {
       return fn.call(this, { authApi: agent, getClock: () => clock });
     });
+    suite.singleProjectMode = singleProjectMode;
+    return suite;
   },
 };
 

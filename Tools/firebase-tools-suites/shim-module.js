@@ -14,6 +14,7 @@ const state = {
   PROVIDER_PHONE: "phone",
   PROVIDER_CUSTOM: "custom",
   PROVIDER_ANONYMOUS: "anonymous",
+  SIGNIN_METHOD_EMAIL_LINK: "emailLink",
   decodeRefreshToken: (token) => JSON.parse(Buffer.from(token, "base64").toString()),
   encodeRefreshToken: (record) => Buffer.from(JSON.stringify(record)).toString("base64"),
 };
