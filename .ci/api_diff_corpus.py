@@ -31,7 +31,7 @@ PROBES = {
 
 # Modules every probe builds (IdentityToolkit and MultiFactorAuth depend on
 # them) without comparing their API.
-SUPPORT = ["IdentitySupport", "IdentityOTPFormats"]
+SUPPORT = ["IdentitySupport", "IdentityOTPFormats", "IdentityKeyValueStore"]
 
 # The targets below mirror their definitions in the root Package.swift (same
 # dependencies, floors and settings); a drift shows as a baseline that does
@@ -56,6 +56,7 @@ let package = Package(
         .plugin(name: "SpecCodegenPlugin", capability: .buildTool(), dependencies: ["spec-codegen-plugin-tool"], path: "Plugins/SpecCodegenPlugin"),
         .target(name: "IdentitySupport"),
         .target(name: "IdentityOTPFormats"),
+        .target(name: "IdentityKeyValueStore", dependencies: ["IdentitySupport"]),
         .target(
             name: "IdentityToolkit",
             dependencies: [
@@ -77,7 +78,8 @@ for target in package.targets where target.type != .plugin {
 
 AUTH_TARGETS = """        .target(
             name: "MultiFactorAuth",
-            dependencies: ["IdentityToolkit", "IdentityOTPFormats", "IdentitySupport", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["IdentityToolkit", "IdentityOTPFormats", "IdentitySupport", "IdentityKeyValueStore",
+                           .product(name: "HTTPTypes", package: "swift-http-types")],
             exclude: ["spec-codegen-config.json"], plugins: ["SpecCodegenPlugin"]
         ),"""
 
