@@ -13,6 +13,9 @@ struct OpenAPIParser {
     private final class ExternalReferenceCollector {
         var file = ""
         var references: [ExternalReference] = []
+        var serverReferences: [ExternalReference] = []
+        /// Whether the references met now are read by servers only.
+        var collectingServerOnly = false
     }
 
     init(diagnostics: DiagnosticCollector) {
@@ -39,6 +42,7 @@ struct OpenAPIParser {
         let file = root.file
         externals.file = file
         externals.references = []
+        externals.serverReferences = []
         if let version = reader.string("openapi", required: true), !version.hasPrefix("3.") {
             diagnostics.error("unsupported OpenAPI version '\(version)'; expected 3.x", at: reader.raw("openapi")?.location ?? reader.location)
         }
@@ -92,7 +96,8 @@ struct OpenAPIParser {
         }
         return APIDocument(
             file: file, title: title, description: description, clientName: clientName, serverURL: serverURL, emulatorOnly: emulatorOnly,
-            security: security, operations: operations, schemas: schemas, externalReferences: externals.references
+            security: security, operations: operations, schemas: schemas, externalReferences: externals.references,
+            serverReferences: externals.serverReferences
         )
     }
 
@@ -173,6 +178,12 @@ struct OpenAPIParser {
                     diagnostics.error("'x-emulator-request-body' of '\(id)' must be JSON only", at: operation.keyLocation("x-emulator-request-body") ?? operation.location)
                 }
             }
+            var emulatorResponse: SchemaReference?
+            if let body = operation.mapping("x-emulator-response-body") {
+                externals.collectingServerOnly = true
+                emulatorResponse = jsonSchemaReference(body, what: "'x-emulator-response-body' of '\(id)'")
+                externals.collectingServerOnly = false
+            }
             var response: SchemaReference?
             var responseHeaders: [String] = []
             var errorResponse: SchemaReference?
@@ -228,13 +239,16 @@ struct OpenAPIParser {
             if !aliases.isEmpty, !parameters.filter({ $0.0 == "path" }).isEmpty {
                 diagnostics.error("'x-server-aliases' of '\(id)': an operation with path parameters cannot have aliases", at: operation.keyLocation("x-server-aliases") ?? operation.location)
             }
+            if emulatorResponse != nil, response == nil || respondsWithHTML {
+                diagnostics.error("'x-emulator-response-body' of '\(id)' widens a JSON success response, which '\(id)' does not have", at: operation.keyLocation("x-emulator-response-body") ?? operation.location)
+            }
             operations.append(
                 Operation(
                     id: id, method: method.uppercased(), path: path,
                     summary: operation.string("summary") ?? operation.string("description"),
                     pathParameters: parameters.filter { $0.0 == "path" }.map(\.1),
                     queryParameters: parameters.filter { $0.0 == "query" }.map(\.1),
-                    requestBody: requestBody, emulatorRequestBody: emulatorRequestBody, bodyEncoding: bodyEncoding, response: response, responseHeaders: responseHeaders, errorResponse: errorResponse,
+                    requestBody: requestBody, emulatorRequestBody: emulatorRequestBody, bodyEncoding: bodyEncoding, response: response, emulatorResponse: emulatorResponse, responseHeaders: responseHeaders, errorResponse: errorResponse,
                     respondsWithHTML: respondsWithHTML, isOpen: isOpen, serverAliases: aliases, location: item.keyLocation(method) ?? operation.location
                 )
             )
@@ -378,7 +392,12 @@ struct OpenAPIParser {
                 return nil
             }
             let folder = (externals.file as NSString).deletingLastPathComponent
-            externals.references.append(ExternalReference(file: SpecCodegen.normalize(folder.isEmpty ? file : folder + "/" + file), name: name, location: location))
+            let reference = ExternalReference(file: SpecCodegen.normalize(folder.isEmpty ? file : folder + "/" + file), name: name, location: location)
+            if externals.collectingServerOnly {
+                externals.serverReferences.append(reference)
+            } else {
+                externals.references.append(reference)
+            }
         }
         return name
     }

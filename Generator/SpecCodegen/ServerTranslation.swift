@@ -11,7 +11,7 @@ extension Translator {
             let (hostPrefix, basePath) = Self.hostPrefix(document.serverURL)
             let prefix = document.emulatorOnly ? "" : hostPrefix
             for operation in document.operations {
-                let response: Code = operation.respondsWithHTML ? "String" : operation.response.map { "\($0.name)" } ?? "EmptyResponse"
+                let response: Code = operation.respondsWithHTML ? "String" : operation.serverResponse.map { "\($0.name)" } ?? "EmptyResponse"
                 var parameters = operationParameters(operation, forClient: false).map { parameter in
                     FunctionDeclaration.Parameter(label: parameter.label, name: parameter.name, type: parameter.type)
                 }

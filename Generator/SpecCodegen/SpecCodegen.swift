@@ -126,7 +126,7 @@ public enum SpecCodegen {
         }
         let parts = Set(config.generate)
         let documents = config.specs.compactMap { load(resolve($0), readFile: readFile, diagnostics: diagnostics).flatMap { OpenAPIParser(diagnostics: diagnostics).parse($0) } }
-        let schemas = Validator(diagnostics: diagnostics).validate(documents)
+        let schemas = Validator(diagnostics: diagnostics, requiresServerSchemas: parts.contains(.server)).validate(documents)
 
         var errors: ErrorsSpec?
         if parts.contains(.errorCodes) || parts.contains(.serverErrors) {
@@ -219,7 +219,7 @@ public enum SpecCodegen {
         // checked too, when they were not given.
         var next = 0
         while next < documents.count {
-            for reference in documents[next].externalReferences { check(reference.file) }
+            for reference in documents[next].externalReferences + documents[next].serverReferences { check(reference.file) }
             next += 1
         }
         _ = Validator(diagnostics: diagnostics).validate(documents)

@@ -17,6 +17,9 @@ struct APIDocument {
     /// `$ref`s to schemas of other documents of the same config
     /// (`other.yaml#/components/schemas/NAME`), checked by the validator.
     var externalReferences: [ExternalReference] = []
+    /// `$ref`s that only a server reads (`x-emulator-response-body`): a
+    /// config that generates no server need not list their documents.
+    var serverReferences: [ExternalReference] = []
 }
 
 /// A `$ref` into another document: the document's path (resolved against
@@ -57,6 +60,14 @@ struct Operation {
     /// How the request body is encoded on the wire.
     var bodyEncoding: BodyEncoding = .json
     var response: SchemaReference?
+    /// `x-emulator-response-body`: what the emulator answers instead of
+    /// `response`, a schema of its own document with every field of the
+    /// production answer and the output fields Google's emulator adds (a
+    /// tenant's `tenantId`). Clients still decode `response`, which ignores
+    /// the extras; the validator holds the two to that superset rule.
+    var emulatorResponse: SchemaReference?
+    /// The body a server encodes: the emulator's, else the production one.
+    var serverResponse: SchemaReference? { emulatorResponse ?? response }
     /// Headers the success response declares (`Cache-Control` of a key
     /// endpoint): the client gets a `…WithHeaders` method that returns them.
     var responseHeaders: [String] = []

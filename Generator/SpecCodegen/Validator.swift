@@ -3,6 +3,9 @@
 /// merged across documents (an identical definition may repeat).
 struct Validator {
     let diagnostics: DiagnosticCollector
+    /// Whether the server-only references (`x-emulator-response-body`) must
+    /// resolve: true when a server is generated or a spec is validated.
+    var requiresServerSchemas = true
 
     func validate(_ documents: [APIDocument]) -> [Schema] {
         var operationIDs: [SwiftName: SourceLocation] = [:]
@@ -28,6 +31,23 @@ struct Validator {
                 }
                 if local[reference.name] == nil { local[reference.name] = schema }
             }
+            // Schemas only a server encodes: a config without a server may leave their documents out.
+            var unresolvedServerNames: Set<SwiftName> = []
+            for reference in document.serverReferences {
+                guard let target = documents.first(where: { $0.file == reference.file }) else {
+                    if requiresServerSchemas {
+                        diagnostics.error("reference to '\(reference.file)', which is not among the specs of the config: add it to the config's \"specs\" list", at: reference.location)
+                    }
+                    unresolvedServerNames.insert(reference.name)
+                    continue
+                }
+                guard let schema = target.schemas.first(where: { $0.name == reference.name }) else {
+                    diagnostics.error("unknown reference '\(reference.name)' in '\(reference.file)'", at: reference.location)
+                    unresolvedServerNames.insert(reference.name)
+                    continue
+                }
+                if local[reference.name] == nil { local[reference.name] = schema }
+            }
             for operation in document.operations {
                 if let first = operationIDs[operation.id] {
                     diagnostics.error("duplicate operation id '\(operation.id)' (first defined at \(first))", at: operation.location)
@@ -35,9 +55,11 @@ struct Validator {
                     operationIDs[operation.id] = operation.location
                 }
                 for (role, reference) in [("request body", operation.requestBody), ("request body", operation.emulatorRequestBody),
-                                          ("response", operation.response), ("error response", operation.errorResponse)] {
+                                          ("response", operation.response), ("emulator response", operation.emulatorResponse),
+                                          ("error response", operation.errorResponse)] {
                     guard let reference else { continue }
                     let name = reference.name
+                    if role == "emulator response", unresolvedServerNames.contains(name) { continue }
                     guard let schema = local[name] else {
                         // An unresolved reference into another document was reported already.
                         if document.externalReferences.contains(where: { $0.name == name }) { continue }
@@ -47,7 +69,7 @@ struct Validator {
                     if case .stringEnum = schema.kind {
                         diagnostics.error("the \(role) of '\(operation.id)' must be an object schema, '\(name)' is an enum", at: reference.location)
                     }
-                    if case .map = schema.kind, role != "response" {
+                    if case .map = schema.kind, !role.hasSuffix("response") || role.hasPrefix("error") {
                         diagnostics.error("the \(role) of '\(operation.id)' must be an object schema with properties, '\(name)' is a map", at: reference.location)
                     }
                     if role == "request body", operation.bodyEncoding != .json, case .object(let properties) = schema.kind {
@@ -88,7 +110,39 @@ struct Validator {
                 }
             }
         }
+        for document in documents {
+            for operation in document.operations {
+                guard let wide = operation.emulatorResponse, let narrow = operation.response,
+                    merged[wide.name] != nil, merged[narrow.name] != nil else { continue }
+                if let gap = widening(of: .reference(narrow.name, narrow.location), by: .reference(wide.name, wide.location), in: merged, at: "") {
+                    diagnostics.error("'x-emulator-response-body' of '\(operation.id)' must answer every field of '\(narrow.name)' as it is: \(gap)", at: wide.location)
+                }
+            }
+        }
         return order.compactMap { merged[$0] }
+    }
+
+    /// Why `wide` is not `narrow` with extra fields (nil when it is): the
+    /// first field of `narrow` that `wide` lacks or types differently, by
+    /// its dotted path. Objects are compared field by field, recursively.
+    private func widening(of narrow: TypeRef, by wide: TypeRef, in schemas: [SwiftName: Schema], at path: String) -> String? {
+        switch (narrow, wide) {
+        case let (.reference(a, _), .reference(b, _)):
+            if a == b { return nil }
+            guard case .object(let fields)? = schemas[a]?.kind, case .object(let wider)? = schemas[b]?.kind else {
+                return "'\(path.isEmpty ? b.bare : path)' is '\(b)', not '\(a)'"
+            }
+            for field in fields {
+                let fieldPath = path.isEmpty ? field.wireName : path + "." + field.wireName
+                guard let match = wider.first(where: { $0.wireName == field.wireName }) else { return "'\(fieldPath)' is missing" }
+                if let gap = widening(of: field.type, by: match.type, in: schemas, at: fieldPath) { return gap }
+            }
+            return nil
+        case let (.array(a), .array(b)), let (.map(a), .map(b)):
+            return widening(of: a, by: b, in: schemas, at: path)
+        default:
+            return narrow == wide ? nil : "'\(path)' has another type"
+        }
     }
 
     private func checkType(_ type: TypeRef, of property: Property, in schemas: [SwiftName: Schema], externalNames: Set<SwiftName> = [], inArray: Bool = false) {

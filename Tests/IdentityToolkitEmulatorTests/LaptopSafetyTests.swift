@@ -87,16 +87,41 @@ import Testing
         }
     }
 
-    /// The helpers that change state need `Bearer owner`; the ones that read do not.
-    @Test func helpersThatChangeStateNeedTheOwner() async throws {
+    /// The helpers that change state need `Bearer owner` from a browser (a
+    /// request with an `Origin`) and for a `POST`; the ones that read do not.
+    @Test func helpersThatChangeStateNeedTheOwnerFromABrowser() async throws {
         try await withEmulator { (h: Harness) async throws in
-            #expect(try await h.raw(.delete, "/emulator/v1/projects/\(Harness.project)/accounts").status == 401)
+            let accounts = "/emulator/v1/projects/\(Harness.project)/accounts"
+            let config = "/emulator/v1/projects/\(Harness.project)/config"
+            let fromPage: HTTPFields = [HTTPField.Name("Origin")!: "http://localhost:3000"]
+            #expect(try await h.raw(.delete, accounts, headers: fromPage).status == 401)
+            #expect(try await h.raw(.patch, config, body: Data(#"{"signIn": {"allowDuplicateEmails": true}}"#.utf8), headers: fromPage).status == 401)
             #expect(try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"advanceSeconds": 60}"#.utf8)).status == 401)
             #expect(try await h.raw(.post, "/emulator/v1/serviceAccounts", body: Data("{}".utf8)).status == 401)
             #expect(try await h.raw(.get, "/emulator/v1/clock").status == 200)
             #expect(try await h.raw(.get, "/emulator/v1/projects/\(Harness.project)/oobCodes").status == 200)
             #expect(try await h.raw(.get, "/emulator/v1/projects/\(Harness.project)/verificationCodes").status == 200)
-            #expect(try await h.raw(.delete, "/emulator/v1/projects/\(Harness.project)/accounts", headers: Harness.owner).status == 200)
+            var ownerFromPage = fromPage
+            ownerFromPage[.authorization] = "Bearer owner"
+            #expect(try await h.raw(.delete, accounts, headers: ownerFromPage).status == 200)
+        }
+    }
+
+    /// A test harness clears the emulator as Google's suites do: a plain
+    /// `DELETE` or `PATCH` with no credential and no `Origin` (which no
+    /// browser sends); the admin API still needs its credential.
+    @Test func harnessesClearTheEmulatorWithoutTheOwner() async throws {
+        try await withEmulator { (h: Harness) async throws in
+            _ = try await h.accounts.signUp(SignUpRequest(email: "gone@example.com", password: "correct horse", returnSecureToken: true))
+            #expect(try await h.raw(.delete, "/emulator/v1/projects/\(Harness.project)/accounts").status == 200)
+            let lookup = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/projects/\(Harness.project)/accounts:lookup",
+                                         body: Data(#"{"email": ["gone@example.com"]}"#.utf8), headers: Harness.owner)
+            #expect(!String(decoding: lookup.body, as: UTF8.self).contains("gone@example.com"))
+            let patched = try await h.raw(.patch, "/emulator/v1/projects/\(Harness.project)/config",
+                                          body: Data(#"{"signIn": {"allowDuplicateEmails": true}}"#.utf8))
+            #expect(patched.status == 200)
+            #expect(try await h.admin.getProjectConfig(project: Harness.project).signIn?.allowDuplicateEmails == true)
+            #expect(try await h.raw(.delete, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/tenants/t-1").status == 401)
         }
     }
 

@@ -193,11 +193,17 @@ import Testing
             #expect((reset.json["signIn"] as? [String: Any])?["allowDuplicateEmails"] as? Bool == false)
             // A new tenant's switches are off, as production's.
             let tenant = try await h.admin.createTenant(project: Harness.project, body: Tenant(displayName: "Shop"))
-            // Named by its resource name only: production's Tenant has no `tenantId`.
+            // Production's Tenant is named by its resource name; the emulator
+            // also answers `tenantId`, as Google's emulator does (its suites read it).
             let tenantID = try #require(tenant.name?.split(separator: "/").last.map(String.init))
             #expect(tenant.allowPasswordSignup == false && tenant.enableAnonymousUser == false && tenant.name == "projects/\(Harness.project)/tenants/\(tenantID)")
             let listed = try await h.raw(.get, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/tenants/\(tenantID)", headers: Self.ownerJSON)
-            #expect(listed.json["name"] as? String == tenant.name && listed.json["tenantId"] == nil)
+            #expect(listed.json["name"] as? String == tenant.name && listed.json["tenantId"] as? String == tenantID)
+            let page = try await h.raw(.get, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/tenants", headers: Self.ownerJSON)
+            #expect((page.json["tenants"] as? [[String: Any]])?.contains { $0["tenantId"] as? String == tenantID } == true)
+            let patched = try await h.raw(.patch, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/tenants/\(tenantID)?updateMask=displayName",
+                                          body: Data(#"{"displayName": "Shop 2"}"#.utf8), headers: Self.ownerJSON)
+            #expect(patched.json["tenantId"] as? String == tenantID && patched.json["displayName"] as? String == "Shop 2")
             await expectServerError("OPERATION_NOT_ALLOWED") {
                 try await h.accounts.signUp(SignUpRequest(email: "t@example.com", password: "secret-pw", tenantId: tenantID))
             }

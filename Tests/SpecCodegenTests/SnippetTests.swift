@@ -667,4 +667,76 @@ import Testing
         let unlisted = GeneratorConfig(specs: ["a-api.yaml"], generate: [.types], typesFrom: ["b-api.yaml"])
         #expect(throws: SpecCodegenFailure.self) { _ = try SpecCodegen.generate(config: unlisted, baseDirectory: "", readFile: files.reader()) }
     }
+
+    /// `x-emulator-response-body`: a server answers the emulator's wider
+    /// schema (another document's, which a config without a server need not
+    /// list), clients still decode the production one, and the wider schema
+    /// must carry every production field as it is.
+    @Test func theEmulatorsResponseBodyWidensTheProductionAnswer() throws {
+        func api(widening name: String) -> String {
+            document(schemas: """
+                    Thing:
+                      type: object
+                      description: T.
+                      properties:
+                        name: {type: string, description: N.}
+                        count: {type: integer, format: int32, description: C.}
+                """, paths: """
+
+                  /v1/things/{id}:
+                    get:
+                      operationId: getThing
+                      parameters:
+                        - {name: id, in: path, required: true, description: I., schema: {type: string}}
+                      x-emulator-response-body:
+                        content:
+                          application/json:
+                            schema: {$ref: 'z-emulator.yaml#/components/schemas/\(name)'}
+                      responses:
+                        '200':
+                          description: ok
+                          content:
+                            application/json:
+                              schema: {$ref: '#/components/schemas/Thing'}
+                """)
+        }
+        let emulator = document(schemas: """
+                WideThing:
+                  type: object
+                  description: W.
+                  properties:
+                    thingId: {type: string, description: The id.}
+                    name: {type: string, description: N.}
+                    count: {type: integer, format: int32, description: C.}
+                NarrowThing:
+                  type: object
+                  description: W.
+                  properties:
+                    thingId: {type: string, description: The id.}
+                    name: {type: string, description: N.}
+                RetypedThing:
+                  type: object
+                  description: W.
+                  properties:
+                    name: {type: string, description: N.}
+                    count: {type: string, description: C.}
+            """, client: "EmulatorFormats")
+        let both = ["a-api.yaml", "z-emulator.yaml"]
+        let server = try InMemorySpec(["a-api.yaml": api(widening: "WideThing"), "z-emulator.yaml": emulator]).generate([.server], specs: both)
+        #expect(server[.server]?.contains("func getThing(id: String, request: APIServerRequest) async throws -> WideThing") == true, "\(server[.server] ?? "")")
+        // The client's config lists no emulator document; its method returns production's type.
+        let client = try InMemorySpec(["a-api.yaml": api(widening: "WideThing")]).generate([.types, .clients], specs: ["a-api.yaml"])
+        #expect(client[.clients]?.contains("public func getThing(id: String) async throws -> Thing") == true, "\(client[.clients] ?? "")")
+        func failures(_ name: String, specs: [String]) -> [String] {
+            do {
+                _ = try InMemorySpec(["a-api.yaml": api(widening: name), "z-emulator.yaml": emulator]).generate([.server], specs: specs)
+                return []
+            } catch let failure as SpecCodegenFailure {
+                return failure.diagnostics.map(\.description)
+            } catch { return ["\(error)"] }
+        }
+        #expect(failures("NarrowThing", specs: both).contains { $0.contains("must answer every field of 'Thing' as it is: 'count' is missing") })
+        #expect(failures("RetypedThing", specs: both).contains { $0.contains("'count' has another type") })
+        #expect(failures("WideThing", specs: ["a-api.yaml"]).contains { $0.contains("reference to 'z-emulator.yaml', which is not among the specs of the config") })
+    }
 }

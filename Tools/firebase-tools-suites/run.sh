@@ -17,6 +17,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 checkout=$1
 mfa=$(cd "$(dirname "${2:-$(cd "$here/../.." && swift build --show-bin-path)/mfa}")" && pwd)/$(basename "${2:-mfa}")
 REPORT_ARGS=("${@:3}")
+# report.py's --expected and --readme paths are the caller's, read from there.
+caller=$(pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 auth="$checkout/src/emulator/auth"
@@ -45,4 +47,5 @@ status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 grep -h -A2 '^FAIL' "$work"/worker-*.log || true
 [ "$status" = 0 ] || { echo "a worker failed:"; tail -5 "$work"/worker-*.log; exit 1; }
+cd "$caller"
 python3 "$here/report.py" "$results" "${REPORT_ARGS[@]}"

@@ -16,21 +16,22 @@ extension AdminRoutes {
         }
     }
 
-    func createTenant(project: String, body: Tenant, request: APIServerRequest) async throws -> Tenant {
+    func createTenant(project: String, body: Tenant, request: APIServerRequest) async throws -> EmulatorTenant {
         try InputRules.checkDisplayName(body.displayName)
         try TenantRules.validate(body.mfaConfig, field: Tenant.FieldPath.mfaConfig)
-        return try await services.run { state, _ in TenantRules.createTenant(&state, project: project, body) }
+        return EmulatorTenant(answering: try await services.run { state, _ in TenantRules.createTenant(&state, project: project, body) })
     }
 
-    func getTenant(project: String, tenant: String, request: APIServerRequest) async throws -> Tenant {
-        try await services.run { state, _ in try TenantRules.tenant(state, project: project, id: tenant) }
+    func getTenant(project: String, tenant: String, request: APIServerRequest) async throws -> EmulatorTenant {
+        EmulatorTenant(answering: try await services.run { state, _ in try TenantRules.tenant(state, project: project, id: tenant) })
     }
 
-    func listTenants(project: String, pageSize: Int32?, pageToken: String?, request: APIServerRequest) async throws -> ListTenantsResponse {
+    func listTenants(project: String, pageSize: Int32?, pageToken: String?, request: APIServerRequest) async throws -> EmulatorListTenantsResponse {
         let size = try Self.pageSize(pageSize, field: "pageSize")
         let after = try pageToken.map { try Self.cursor(fromPageToken: $0) }
         let page = try await services.run { state, _ in TenantRules.listTenants(state, project: project, pageSize: size, after: after) }
-        return ListTenantsResponse(tenants: page.tenants.isEmpty ? nil : page.tenants, nextPageToken: page.lastID.map(Self.pageToken))
+        return EmulatorListTenantsResponse(tenants: page.tenants.isEmpty ? nil : page.tenants.map(EmulatorTenant.init(answering:)),
+                                           nextPageToken: page.lastID.map(Self.pageToken))
     }
 
     func deleteTenant(project: String, tenant: String, request: APIServerRequest) async throws -> Empty {
@@ -38,8 +39,10 @@ extension AdminRoutes {
         return Empty()
     }
 
-    func updateTenant(project: String, tenant: String, updateMask: String?, body: Tenant, request: APIServerRequest) async throws -> Tenant {
-        try await services.run { state, _ in try TenantRules.updateTenant(&state, project: project, id: tenant, mask: updateMask, body) }
+    func updateTenant(project: String, tenant: String, updateMask: String?, body: Tenant, request: APIServerRequest) async throws -> EmulatorTenant {
+        EmulatorTenant(answering: try await services.run { state, _ in
+            try TenantRules.updateTenant(&state, project: project, id: tenant, mask: updateMask, body)
+        })
     }
 
     // MARK: Pages
@@ -62,5 +65,17 @@ extension AdminRoutes {
             throw APIServerError.invalidPageSelection
         }
         return id
+    }
+}
+
+extension EmulatorTenant {
+    /// A stored tenant as the emulator answers it: every field of
+    /// production's `Tenant`, and its id (the last segment of `name`), as
+    /// Google's emulator writes it.
+    init(answering tenant: Tenant) {
+        self.init(tenantId: tenant.name.flatMap { $0.split(separator: "/").last.map(String.init) }, name: tenant.name,
+                  displayName: tenant.displayName, allowPasswordSignup: tenant.allowPasswordSignup,
+                  enableEmailLinkSignin: tenant.enableEmailLinkSignin, enableAnonymousUser: tenant.enableAnonymousUser,
+                  disableAuth: tenant.disableAuth, mfaConfig: tenant.mfaConfig)
     }
 }

@@ -22,6 +22,19 @@ struct AdminAuthorization: Sendable {
         return token.lowercased() == EmulatorAdminToken.owner.rawValue || token.hasPrefix(Self.googleAccessTokenPrefix) || oauth.isValid(token)
     }
 
+    /// Whether a helper route (`/emulator/…`) may change state without
+    /// `Bearer owner`: a `DELETE`, `PATCH` or `PUT` without an `Origin`
+    /// header, as test harnesses clear the emulator between tests. No web
+    /// page can send one (browsers always add `Origin` to those methods,
+    /// and the laptop-safety check refuses a foreign one); the `Host` check
+    /// stops DNS rebinding. The admin API keeps needing its credential.
+    static func isHarnessCall(method: HTTPRequest.Method, routeTemplate: String, headers: HTTPFields) -> Bool {
+        routeTemplate.hasPrefix(harnessRoutePrefix) && [.delete, .patch, .put].contains(method) && headers[LaptopSafety.origin] == nil
+    }
+
+    /// Where the emulator's own helper routes live.
+    static let harnessRoutePrefix = "/emulator/"
+
     static let apiKeyHeader = HTTPField.Name("x-goog-api-key")!
     static let apiKeyQuery = "key"
 
