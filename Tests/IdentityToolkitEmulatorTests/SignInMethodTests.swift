@@ -89,6 +89,57 @@ import Testing
         }
     }
 
+    /// `returnIdpCredential` answers a linking conflict with a 200 and
+    /// `errorMessage` (the credential comes back, to link elsewhere); a
+    /// disabled user is still refused outright, as in production.
+    @Test func returnIdpCredentialReturnsOnlyLinkingConflicts() async throws {
+        try await withEmulator { h in
+            func idp(_ claims: String, idToken: String? = nil) -> SignInWithIdpRequest {
+                var form = URLComponents()
+                form.queryItems = [URLQueryItem(name: "providerId", value: "google.com"), URLQueryItem(name: "id_token", value: claims)]
+                return SignInWithIdpRequest(requestUri: "http://localhost", postBody: form.percentEncodedQuery, returnSecureToken: true,
+                                            returnIdpCredential: true, idToken: idToken)
+            }
+            let owner = try await h.accounts.signInWithIdp(idp(#"{"sub":"g-7"}"#))
+            let other = try await h.accounts.signUp(SignUpRequest(returnSecureToken: true))
+            let conflict = try await h.accounts.signInWithIdp(idp(#"{"sub":"g-7"}"#, idToken: try #require(other.idToken)))
+            #expect(conflict.errorMessage == "FEDERATED_USER_ID_ALREADY_LINKED" && conflict.idToken == nil && conflict.oauthIdToken != nil)
+            _ = try await h.admin.updateAccount(targetProjectId: Harness.project, body: SetAccountInfoRequest(localId: owner.localId, disableUser: true))
+            await expectServerError("USER_DISABLED") { try await h.accounts.signInWithIdp(idp(#"{"sub":"g-7"}"#)) }
+        }
+    }
+
+    /// `createAuthUri` as production answers it: the caller's `sessionId`
+    /// comes back, an address that only a linked provider has finds its
+    /// account, and where addresses may repeat no IdP method is offered.
+    /// `recaptchaParams` answers fake parameters for web phone sign-in.
+    @Test func createAuthUriFindsProviderAddressesAndEchoesTheSession() async throws {
+        try await withEmulator { h in
+            _ = try await h.raw(.patch, "/emulator/v1/projects/\(Harness.project)/config",
+                                body: Data(#"{"emailPrivacyConfig":{"enableImprovedEmailPrivacy":false}}"#.utf8), headers: Self.ownerJSON)
+            let unknown = try await h.accounts.createAuthUri(CreateAuthUriRequest(identifier: "nobody@example.com", continueUri: "http://localhost",
+                                                                                  sessionId: "my-session-1"))
+            #expect(unknown.registered == false && unknown.sessionId == "my-session-1")
+            var form = URLComponents()
+            form.queryItems = [URLQueryItem(name: "providerId", value: "google.com"),
+                               URLQueryItem(name: "id_token", value: #"{"sub":"g-42","email":"alice@example.com"}"#)]
+            let google = try await h.accounts.signInWithIdp(SignInWithIdpRequest(requestUri: "http://localhost", postBody: form.percentEncodedQuery,
+                                                                                returnSecureToken: true))
+            _ = try await h.accounts.update(SetAccountInfoRequest(idToken: try #require(google.idToken), email: "bob@example.com",
+                                                                  password: "secret-pw"))
+            for address in ["bob@example.com", "alice@example.com"] {
+                let found = try await h.accounts.createAuthUri(CreateAuthUriRequest(identifier: address, continueUri: "http://localhost"))
+                #expect(found.registered == true && Set(found.signinMethods ?? []) == ["password", "google.com"], "\(address)")
+            }
+            _ = try await h.raw(.patch, "/emulator/v1/projects/\(Harness.project)/config",
+                                body: Data(#"{"signIn":{"allowDuplicateEmails":true}}"#.utf8), headers: Self.ownerJSON)
+            let duplicates = try await h.accounts.createAuthUri(CreateAuthUriRequest(identifier: "alice@example.com", continueUri: "http://localhost"))
+            #expect(duplicates.registered == true && duplicates.signinMethods == ["password"] && duplicates.allProviders == ["password"])
+            let params = try await h.accounts.getRecaptchaParams()
+            #expect(params.recaptchaSiteKey?.isEmpty == false && params.recaptchaStoken?.isEmpty == false)
+        }
+    }
+
     @Test func createAuthUriResetPasswordAndSelfDeletion() async throws {
         try await withEmulator { h in
             let created = try await h.accounts.signUp(SignUpRequest(email: "ada@example.com", password: "secret-pw", returnSecureToken: true))

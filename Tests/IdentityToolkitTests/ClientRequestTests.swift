@@ -43,6 +43,13 @@ import Testing
             _ = try await accounts.createAuthUri(CreateAuthUriRequest(identifier: "a@b.c", continueUri: "http://localhost"))
         }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:createAuthUri",
             body: #"{"continueUri":"http://localhost","identifier":"a@b.c"}"#)),
+        Case(name: "createAuthUri with its session", call: { accounts, _, _ in
+            _ = try await accounts.createAuthUri(CreateAuthUriRequest(identifier: "a@b.c", continueUri: "http://localhost", sessionId: "s-1"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:createAuthUri",
+            body: #"{"continueUri":"http://localhost","identifier":"a@b.c","sessionId":"s-1"}"#)),
+        Case(name: "getRecaptchaParams", call: { accounts, _, _ in
+            _ = try await accounts.getRecaptchaParams()
+        }, expected: Expected(method: .get, host: identity, pathAndQuery: "/v1/recaptchaParams", body: nil)),
         Case(name: "sendVerificationCode", call: { accounts, _, _ in
             _ = try await accounts.sendVerificationCode(SendVerificationCodeRequest(phoneNumber: "+15555550100"))
         }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v1/accounts:sendVerificationCode", body: #"{"phoneNumber":"+15555550100"}"#)),

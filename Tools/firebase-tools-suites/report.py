@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """The figures of a run of Google's suites, and what they are held to.
 
-Usage: report.py RESULTS_DIR [--expected FILE] [--readme FILE [--write]] [--mode NAME]
+Usage: report.py RESULTS_DIR [--expected FILE [--prune]] [--readme FILE [--write]] [--mode NAME]
 
 Reads the workers' shard-*.json (run.js), prints each suite's figures and
 the total. With --expected, the run fails when a case fails that the file
 does not list, and when a listed case passes (so the list only shrinks);
 each entry is `SUITE :: FULL TITLE`, under a `# reason:` line naming the
 documented difference, or the issue item, that explains it. With --readme,
-the README's figures for this mode (between `<!-- suites:MODE -->` and
+--prune takes the cases that now pass off the list (with their reason
+lines) instead of failing. With --readme, the README's figures for this mode (between `<!-- suites:MODE -->` and
 `<!-- /suites:MODE -->`) must be this run's; --write puts them there.
 """
 import glob
@@ -19,12 +20,14 @@ import sys
 
 
 def arguments(argv):
-    options = {"results": argv[1], "expected": None, "readme": None, "write": False, "mode": "default"}
+    options = {"results": argv[1], "expected": None, "readme": None, "write": False, "prune": False, "mode": "default"}
     rest = argv[2:]
     while rest:
         name = rest.pop(0)
         if name == "--write":
             options["write"] = True
+        elif name == "--prune":
+            options["prune"] = True
         elif name in ("--expected", "--readme", "--mode"):
             options[name[2:]] = rest.pop(0)
         else:
@@ -46,6 +49,20 @@ def read_expected(path):
                 sys.exit(f"{path}:{number}: an expected failure needs a '# reason:' line above it")
             expected[line.strip()] = reason
     return expected
+
+
+def prune(path, cases):
+    """Rewrites the list without `cases`, each with its reason line."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    kept = []
+    for line in lines:
+        if line.strip() in cases:
+            if kept and kept[-1].startswith("# reason:"):
+                kept.pop()
+            continue
+        kept.append(line)
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(kept))
+    open(path, "w", encoding="utf-8").write(text)
 
 
 def case_names(outcomes):
@@ -87,8 +104,12 @@ def main():
         missing = sorted(case for case in expected if case not in cases)
         for case in unexpected:
             problems.append(f"fails, and {options['expected']} does not list it: {case}\n    {cases[case].get('error', '')}")
+        if fixed and options["prune"]:
+            prune(options["expected"], set(fixed))
+            print(f"{options['expected']}: {len(fixed)} cases that pass now taken off")
+            fixed = []
         for case in fixed:
-            problems.append(f"passes now: take it off {options['expected']}: {case}")
+            problems.append(f"passes now: take it off {options['expected']}: {case} (or run with --prune)")
         for case in missing:
             problems.append(f"listed in {options['expected']}, but no such case ran: {case}")
         print(f"{len(expected)} expected failures listed; {len(unexpected)} unexpected, {len(fixed)} now passing")

@@ -34,11 +34,23 @@ extension AccountsRoutes {
             return try SignInMethodRules.authURI(state, realm: realm, identifier: body.identifier, continueUri: body.continueUri,
                                                  providerId: body.providerId, context)
         }
-        let session = Data.randomToken(bytes: 20)
+        // The caller's session id, else a new one (as production).
+        let session = body.sessionId?.isEmpty == false ? body.sessionId! : Data.randomToken(bytes: 20)
         guard let found else { return CreateAuthUriResponse(sessionId: session, kind: ResponseKind.createAuthUri.rawValue) }
         return CreateAuthUriResponse(registered: found.registered, allProviders: found.providers, signinMethods: found.methods,
                                      sessionId: session, kind: ResponseKind.createAuthUri.rawValue)
     }
+
+    /// Fake reCAPTCHA parameters, as Google's emulator answers: the
+    /// emulator never checks a reCAPTCHA token, so these only let a web
+    /// client's phone sign-in reach `sendVerificationCode`.
+    func getRecaptchaParams(request: APIServerRequest) async throws -> GetRecaptchaParamResponse {
+        GetRecaptchaParamResponse(kind: ResponseKind.getRecaptchaParam.rawValue, recaptchaSiteKey: Self.fakeRecaptchaSiteKey,
+                                  recaptchaStoken: Self.fakeRecaptchaToken)
+    }
+
+    static let fakeRecaptchaSiteKey = "fake-recaptcha-site-key__the-auth-emulator-does-not-check-recaptcha"
+    static let fakeRecaptchaToken = "fake-recaptcha-token__do-not-send-to-recaptcha"
 
     func sendVerificationCode(_ body: SendVerificationCodeRequest, request: APIServerRequest) async throws -> SendVerificationCodeResponse {
         let sessionInfo = try await services.run { state, context in
@@ -95,7 +107,17 @@ extension AccountsRoutes {
     }
 
     func signInWithIdp(_ body: SignInWithIdpRequest, request: APIServerRequest) async throws -> SignInWithIdpResponse {
-        let assertion = try IdentityProviderRules.assertion(requestUri: body.requestUri, postBody: body.postBody)
+        let assertion: IdentityProviderRules.Assertion
+        do {
+            assertion = try IdentityProviderRules.assertion(requestUri: body.requestUri, postBody: body.postBody)
+        } catch {
+            // The realm's switches are checked before the credential's
+            // fields (`PROJECT_DISABLED` before `MISSING_REQUEST_URI`).
+            try await services.run { state, context in
+                try TenantRules.checkAuthEnabled(state, try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context))
+            }
+            throw error
+        }
         var response = SignInWithIdpResponse(
             kind: ResponseKind.verifyAssertion.rawValue, providerId: assertion.providerId, federatedId: assertion.rawId, email: assertion.email,
             emailVerified: assertion.emailVerified, displayName: assertion.displayName, photoUrl: assertion.photoUrl,
@@ -110,8 +132,11 @@ extension AccountsRoutes {
                 let before = BlockingFunctionCalls.accountsBefore(state, realm)
                 return (try IdentityProviderRules.signIn(&state, realm: realm, assertion, linking: linking, context), before)
             }
-        } catch let error as APIServerError where body.returnIdpCredential == true && error.status == 400 {
-            // With returnIdpCredential, a refusal comes back in the response.
+        } catch let error as APIServerError
+            where body.returnIdpCredential == true && IdentityProviderRules.linkingConflicts.contains(error.shortCode) {
+            // With returnIdpCredential, a linking conflict comes back in the
+            // response (with the IdP's credential, to link elsewhere); every
+            // other refusal stays an error, as in production.
             response.errorMessage = error.message
             return response
         }

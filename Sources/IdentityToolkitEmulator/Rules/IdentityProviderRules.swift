@@ -23,6 +23,13 @@ enum IdentityProviderRules {
         var rawUserInfo: String
     }
 
+    /// The refusals that `returnIdpCredential` turns into a 200 with
+    /// `errorMessage` (the provider is linked elsewhere, or its address is
+    /// another account's), as production does; any other stays an error.
+    static let linkingConflicts: Set<String> = [
+        APIServerError.federatedUserIdAlreadyLinked.shortCode, APIServerError.emailExists.shortCode,
+    ]
+
     /// The outcome of an IdP sign-in.
     enum Outcome: Sendable {
         case signedIn(SessionGrant, user: EmulatedUser, isNewUser: Bool)

@@ -111,7 +111,9 @@ enum SignInMethodRules {
         guard InputRules.isValidEmail(identifier) else { throw APIServerError.invalidIdentifier }
         guard InputRules.isAbsoluteURI(continueUri) else { throw APIServerError.invalidContinueUri }
         guard !state.improvedEmailPrivacy(of: realm.project, context) else { return nil }
-        guard let user = state.accounts(in: realm).user(email: identifier) else { return (false, [], []) }
+        // The account of the address, else one a linked provider's address belongs to.
+        let accounts = state.accounts(in: realm)
+        guard let user = accounts.user(email: identifier) ?? accounts.user(providerEmail: identifier) else { return (false, [], []) }
         var providers: [String] = []
         var methods: [String] = []
         if user.password != nil || user.emailLinkSignin {
@@ -119,9 +121,13 @@ enum SignInMethodRules {
             if user.password != nil { methods.append(ProviderID.password.rawValue) }
             if user.emailLinkSignin { methods.append(SignInMethod.emailLink.rawValue) }
         }
-        for linked in user.linkedProviders {
-            providers.append(linked.providerId)
-            methods.append(linked.providerId)
+        // Where several accounts may share an address, an IdP's sign-in
+        // does not lead to this one: its methods are not offered.
+        if state.projects[realm.project]?.allowDuplicateEmails != true {
+            for linked in user.linkedProviders {
+                providers.append(linked.providerId)
+                methods.append(linked.providerId)
+            }
         }
         return (true, providers, methods)
     }
