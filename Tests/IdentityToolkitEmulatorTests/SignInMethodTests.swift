@@ -89,6 +89,61 @@ import Testing
         }
     }
 
+    /// What an IdP sign-in answers and keeps, as production and Google's
+    /// emulator: google.com's `federatedId` under Google's issuer and its
+    /// userinfo-shaped `rawUserInfo`, the `screen_name` as `screenName`, a
+    /// real token whose signature was blanked out read all the same (the
+    /// emulator checks no IdP signature), and a SAML response's name id
+    /// and attribute statements, refused without them.
+    @Test func identityProviderAnswersAsGoogleDoes() async throws {
+        try await withEmulator { h in
+            func idp(_ provider: String, _ fields: [(String, String)]) -> SignInWithIdpRequest {
+                var form = URLComponents()
+                form.queryItems = [URLQueryItem(name: "providerId", value: provider)] + fields.map { URLQueryItem(name: $0.0, value: $0.1) }
+                return SignInWithIdpRequest(requestUri: "http://localhost", postBody: form.percentEncodedQuery, returnSecureToken: true)
+            }
+            let claims = #"{"sub":"g-100","email":"g100@example.com","email_verified":true,"name":"Ada L","given_name":"Ada","family_name":"L","screen_name":"ada-l"}"#
+            // A JWT whose signature is 343 zeros: not canonical base64url, never checked.
+            let payload = Data(claims.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let blanked = "eyJhbGciOiJSUzI1NiJ9." + payload + "." + String(repeating: "0", count: 343)
+            let google = try await h.accounts.signInWithIdp(idp("google.com", [("id_token", blanked)]))
+            #expect(google.federatedId == "https://accounts.google.com/g-100")
+            #expect(google.fullName == "Ada L" && google.firstName == "Ada" && google.lastName == "L" && google.screenName == "ada-l")
+            let raw = try #require(try JSONSerialization.jsonObject(with: Data((google.rawUserInfo ?? "").utf8)) as? [String: Any])
+            #expect(raw["id"] as? String == "g-100" && raw["verified_email"] as? Bool == true && raw["locale"] as? String == "en")
+            #expect(raw["given_name"] as? String == "Ada" && raw["family_name"] as? String == "L")
+            #expect((raw["granted_scopes"] as? String)?.split(separator: " ").contains("https://www.googleapis.com/auth/userinfo.email") == true)
+            let user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: try #require(google.idToken))).users?.first)
+            #expect(user.screenName == "ada-l" && user.providerUserInfo?.first { $0.providerId == "google.com" }?.screenName == "ada-l")
+            #expect(user.providerUserInfo?.first { $0.providerId == "google.com" }?.federatedId == "https://accounts.google.com/g-100")
+            let noEmail = try await h.accounts.signInWithIdp(idp("google.com", [("id_token", #"{"sub":"g-102"}"#)]))
+            #expect(noEmail.rawUserInfo?.contains("userinfo.email") == false)
+            await expectServerError("INVALID_ARGUMENT") {
+                try await h.accounts.signInWithIdp(idp("google.com", [("id_token", #"{"sub":"g-101","screen_name":"a\u0000b"}"#)]))
+            }
+            // SAML: the response's subject names the address; its attributes are the profile.
+            let token = #"{"sub":"s-1","email":"first@example.com","email_verified":true}"#
+            for broken in [#"{}"#, #"{"assertion":{}}"#, #"{"assertion":{"subject":{}}}"#, "not json"] {
+                await expectServerError("INVALID_IDP_RESPONSE") {
+                    try await h.accounts.signInWithIdp(idp("saml.acme", [("id_token", token), ("SAMLResponse", broken)]))
+                }
+            }
+            let response = #"{"assertion":{"subject":{"nameId":"Named@example.com"},"attributeStatements":{"name":"Jane","mail":"x@example.com"}}}"#
+            let saml = try await h.accounts.signInWithIdp(idp("saml.acme", [("id_token", token), ("SAMLResponse", response)]))
+            #expect(saml.email == "Named@example.com" && saml.federatedId == "s-1")
+            let attributes = try JSONSerialization.jsonObject(with: Data((saml.rawUserInfo ?? "").utf8)) as? [String: String]
+            #expect(attributes == ["name": "Jane", "mail": "x@example.com"])
+            let samlToken = try #require(saml.idToken)
+            let samlPayload = String(samlToken.split(separator: ".")[1])
+            let padded = samlPayload.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+                + String(repeating: "=", count: (4 - samlPayload.count % 4) % 4)
+            let payloadData = try #require(Data(base64Encoded: padded))
+            let idClaims = try #require(try JSONSerialization.jsonObject(with: payloadData) as? [String: Any])
+            #expect((idClaims["firebase"] as? [String: Any])?["sign_in_attributes"] as? [String: String] == ["name": "Jane", "mail": "x@example.com"])
+        }
+    }
+
     /// `returnIdpCredential` answers a linking conflict with a 200 and
     /// `errorMessage` (the credential comes back, to link elsewhere); a
     /// disabled user is still refused outright, as in production.

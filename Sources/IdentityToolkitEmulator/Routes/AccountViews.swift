@@ -52,11 +52,11 @@ enum AccountViews {
         }
         providers += user.linkedProviders.map {
             ProviderUserInfo(providerId: $0.providerId, rawId: $0.rawId, federatedId: $0.federatedId, email: $0.email,
-                             displayName: $0.displayName, photoUrl: $0.photoUrl)
+                             displayName: $0.displayName, photoUrl: $0.photoUrl, screenName: $0.screenName)
         }
         var info = UserInfo(
             localId: user.localId, email: user.email, emailVerified: user.emailVerified, displayName: user.displayName,
-            photoUrl: user.photoUrl, disabled: user.disabled, createdAt: millis(user.createdAt),
+            photoUrl: user.photoUrl, screenName: user.screenName, disabled: user.disabled, createdAt: millis(user.createdAt),
             lastLoginAt: user.lastLoginAt.map(millis), passwordUpdatedAt: user.passwordUpdatedAt.map { ($0.timeIntervalSince1970 * 1000).rounded() },
             validSince: Int64(user.validSince.timeIntervalSince1970), tenantId: user.realm.tenant, customAttributes: user.customAttributes,
             phoneNumber: user.phoneNumber, initialEmail: user.initialEmail, lastRefreshAt: user.lastRefreshAt,

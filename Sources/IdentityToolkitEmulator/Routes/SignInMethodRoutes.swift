@@ -119,10 +119,15 @@ extension AccountsRoutes {
             throw error
         }
         var response = SignInWithIdpResponse(
-            kind: ResponseKind.verifyAssertion.rawValue, providerId: assertion.providerId, federatedId: assertion.rawId, email: assertion.email,
+            kind: ResponseKind.verifyAssertion.rawValue, providerId: assertion.providerId,
+            federatedId: IdentityProviderRules.federatedId(providerId: assertion.providerId, rawId: assertion.rawId), email: assertion.email,
             emailVerified: assertion.emailVerified, displayName: assertion.displayName, photoUrl: assertion.photoUrl,
             rawUserInfo: assertion.rawUserInfo, oauthIdToken: assertion.idToken, oauthAccessToken: Self.fakeAccessToken(assertion.providerId),
             tenantId: body.tenantId)
+        response.fullName = assertion.displayName
+        response.firstName = assertion.firstName
+        response.lastName = assertion.lastName
+        response.screenName = assertion.screenName
         let outcome: IdentityProviderRules.Outcome
         let before: AccountTable?
         do {

@@ -118,7 +118,9 @@ enum ImportRules {
         var user = EmulatedUser(localId: info.localId, realm: realm, createdAt: createdAt ?? now, isAnonymous: false, validSince: validSince ?? now)
         user.displayName = info.displayName
         user.photoUrl = info.photoUrl
+        user.screenName = info.screenName
         try InputRules.checkProfile(displayName: info.displayName, photoURL: info.photoUrl)
+        try InputRules.checkDisplayName(info.screenName, field: "screenName")
         user.lastLoginAt = try info.lastLoginAt.map { try InputRules.date(millis: $0, field: "lastLoginAt") }
         user.lastRefreshAt = info.lastRefreshAt
         user.emailLinkSignin = info.emailLinkSignin ?? false
@@ -141,11 +143,13 @@ enum ImportRules {
                 throw Refused("federatedId or (providerId & rawId) is required")
             }
             try InputRules.checkProfile(displayName: provider.displayName, photoURL: provider.photoUrl)
+            try InputRules.checkDisplayName(provider.screenName, field: "providerUserInfo.screenName")
             if let owner = state.user(linkedTo: providerID, rawId: rawId, in: realm), owner.localId != info.localId {
                 throw Refused("raw id exists in other account in database")
             }
             user.linkedProviders.append(LinkedProvider(providerId: providerID, rawId: rawId, federatedId: provider.federatedId, email: provider.email,
-                                                       displayName: provider.displayName, photoUrl: provider.photoUrl))
+                                                       displayName: provider.displayName, photoUrl: provider.photoUrl,
+                                                       screenName: provider.screenName))
         }
         if let phone = info.phoneNumber {
             guard MultiFactorRules.isPhoneNumber(phone) else { throw Refused("phone number format is invalid") }

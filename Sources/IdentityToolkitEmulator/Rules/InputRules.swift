@@ -96,13 +96,13 @@ enum InputRules {
     }
 
     /// Refuses a display name longer than the bound or holding control characters.
-    static func checkDisplayName(_ name: String?) throws {
+    static func checkDisplayName(_ name: String?, field: String = "displayName") throws {
         guard let name else { return }
         guard name.count <= EmulatorRules.maximumDisplayNameLength else {
-            throw APIServerError.invalidArgument("displayName must be at most \(EmulatorRules.maximumDisplayNameLength) characters")
+            throw APIServerError.invalidArgument("\(field) must be at most \(EmulatorRules.maximumDisplayNameLength) characters")
         }
         guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw APIServerError.invalidArgument("displayName must not contain control characters")
+            throw APIServerError.invalidArgument("\(field) must not contain control characters")
         }
     }
 

@@ -118,6 +118,8 @@ struct EmulatedUser: Codable, Sendable {
     var emailVerified = false
     var displayName: String?
     var photoUrl: String?
+    /// The user's handle at the provider it signed up with (`screen_name`).
+    var screenName: String?
     /// The phone number of phone sign-in (E.164), not a second factor's.
     var phoneNumber: String?
     var createdAt: Date
@@ -152,6 +154,7 @@ struct LinkedProvider: Codable, Sendable, Equatable {
     var email: String?
     var displayName: String?
     var photoUrl: String?
+    var screenName: String? = nil
 }
 
 /// An enrolled second factor.
@@ -189,6 +192,9 @@ struct SessionFacts: Codable, Sendable {
     /// A custom token's developer claims (a JSON object as text), which the
     /// session's ID tokens carry, refreshed ones included.
     var developerClaims: String? = nil
+    /// A SAML sign-in's attribute statements (a JSON object as text): the
+    /// session's ID tokens carry them as `firebase.sign_in_attributes`.
+    var signInAttributes: String? = nil
 }
 
 /// What a successful sign-in step yields; the routes sign the ID token.

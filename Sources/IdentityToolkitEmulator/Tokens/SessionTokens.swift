@@ -27,9 +27,22 @@ struct SessionTokens: Sendable {
             firebase: FirebaseSignInClaims(identities: identities, signInProvider: grant.facts.provider.rawValue,
                                            signInSecondFactor: grant.facts.secondFactor?.rawValue,
                                            secondFactorIdentifier: grant.facts.secondFactorID, tenant: grant.realm.tenant))
-        return try key.signer.sign(claims, extraClaims: [grant.customAttributes, grant.facts.developerClaims].compactMap(Self.object)
-                                   + [grant.sessionClaims].compactMap { $0 })
+        let extras = [grant.customAttributes, grant.facts.developerClaims].compactMap(Self.object) + [grant.sessionClaims].compactMap { $0 }
+        guard let attributes = Self.object(grant.facts.signInAttributes) else { return try key.signer.sign(claims, extraClaims: extras) }
+        // `firebase.sign_in_attributes` has no typed field: the claims go as
+        // JSON, the attributes put inside their `firebase` object.
+        var payload = try RS256.decoder.decode([String: JSONValue].self, from: RS256.encoder.encode(claims))
+        if case .object(var firebase)? = payload[Self.firebaseClaim] {
+            firebase[Self.signInAttributesClaim] = .object(attributes)
+            payload[Self.firebaseClaim] = .object(firebase)
+        }
+        return try key.signer.sign(payload, extraClaims: extras)
     }
+
+    /// The claim of an ID token that says how the user signed in.
+    static let firebaseClaim = "firebase"
+    /// A SAML sign-in's attributes, inside the `firebase` claim.
+    static let signInAttributesClaim = "sign_in_attributes"
 
     /// A session cookie made from a verified ID token: its claims, custom
     /// ones included, under the session issuer with the cookie's own
