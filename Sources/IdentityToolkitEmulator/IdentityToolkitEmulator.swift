@@ -47,14 +47,16 @@ public final class IdentityToolkitEmulator: Sendable {
         if let folder = configuration.importDirectory {
             let context = RuleContext(now: clock.now, defaultProject: configuration.projectID, secondFactors: configuration.secondFactorRules,
                                       improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy,
-                                      allowLinkLocalTriggers: configuration.allowLinkLocalTriggers)
+                                      allowLinkLocalTriggers: configuration.allowLinkLocalTriggers, googleCompatible: configuration.googleCompatible)
             try EmulatorExport.load(EmulatorExport.read(from: URL(fileURLWithPath: folder)), into: &initial,
                                     project: configuration.projectID, context)
         }
         let services = EmulatorServices(
-            store: InMemoryEmulatorStateStore(initial), clock: clock, tokens: SessionTokens(key: key, clock: clock, project: configuration.projectID),
+            store: InMemoryEmulatorStateStore(initial), clock: clock,
+            tokens: SessionTokens(key: key, clock: clock, project: configuration.projectID, unsigned: configuration.googleCompatible),
             links: ActionLinks(), defaultProject: configuration.projectID, secondFactorRules: configuration.secondFactorRules,
-            improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy, allowLinkLocalTriggers: configuration.allowLinkLocalTriggers)
+            improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy, allowLinkLocalTriggers: configuration.allowLinkLocalTriggers,
+            googleCompatible: configuration.googleCompatible)
         self.services = services
         let router = EmulatorRouter(
             safety: LaptopSafety(configuration), pagePaths: [HelperRoutes.showConsolePath, HelperRoutes.openActionLinkPath],

@@ -173,7 +173,7 @@ package struct RS256Signer: Sendable {
     package init(key: _RSA.Signing.PrivateKey, keyID: String?) throws {
         self.key = key
         self.keyID = keyID
-        encodedHeader = try RS256.encoder.encode(JOSEHeader(alg: .rs256, typ: "JWT", kid: keyID)).base64URLEncoded
+        encodedHeader = try RS256.encoder.encode(JOSEHeader(alg: .rs256, typ: RS256.jwtType, kid: keyID)).base64URLEncoded
     }
 
     /// The public half of the key.
@@ -204,6 +204,9 @@ package struct RS256Signer: Sendable {
 
 /// The coders every JWT of the package uses.
 package enum RS256 {
+    /// A JWT's media type, its header's `typ`.
+    package static let jwtType = "JWT"
+
     /// Sorted keys and unescaped slashes: the same claims give the same bytes.
     package static var encoder: JSONEncoder {
         let encoder = JSONEncoder()

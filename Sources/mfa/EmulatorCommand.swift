@@ -56,6 +56,9 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Flag(help: "Let blocking functions' triggers point at link-local addresses and cloud metadata services (refused by default: the emulator calls them from this machine).")
     var allowLinkLocalTriggers = false
 
+    @Flag(help: "Behave as Google's Auth emulator where this one differs by choice (unsigned ID tokens, readable refresh tokens, unknown update-mask paths ignored, tenants made on first read, password hashes in lookups, email privacy off unless --enable-improved-email-privacy), so that tests written against Google's pass unchanged. Host and Origin checks stay on.")
+    var googleCompatible = false
+
     @Option(name: .customLong("import"), help: "A folder in firebase-tools' export format to load at start (a corrupt one stops the emulator, naming the file and field).")
     var importDirectory: String?
 
@@ -67,7 +70,7 @@ struct EmulatorCommand: AsyncParsableCommand {
 
     @Flag(inversion: .prefixedEnableDisable,
           help: "Answer a wrong password and an unknown address alike (INVALID_LOGIN_CREDENTIALS), as production does by default; --disable- gives EMAIL_NOT_FOUND and INVALID_PASSWORD, as Google's emulator does.")
-    var improvedEmailPrivacy = true
+    var improvedEmailPrivacy: Bool?
 
     func validate() throws {
         let durations = SecondFactorRules.durationRange
@@ -109,7 +112,9 @@ struct EmulatorCommand: AsyncParsableCommand {
         configuration.allowedOrigins = allowOrigin
         configuration.allowedHosts = allowHost
         configuration.allowLinkLocalTriggers = allowLinkLocalTriggers
-        configuration.improvedEmailPrivacy = improvedEmailPrivacy
+        configuration.googleCompatible = googleCompatible
+        // Google's emulator starts with email privacy off; production with it on.
+        configuration.improvedEmailPrivacy = improvedEmailPrivacy ?? !googleCompatible
         configuration.importDirectory = importDirectory.map(Self.absolutePath)
         configuration.exportOnExitDirectory = exportOnExit.map(Self.absolutePath)
         configuration.exportDirectory = exportDir.map(Self.absolutePath)

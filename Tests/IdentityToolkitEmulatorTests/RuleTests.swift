@@ -204,9 +204,26 @@ import Testing
 
     // MARK: Sessions and tokens
 
+    /// In Google-compatible mode a refresh token reads as Google's
+    /// emulator's (base64 JSON naming the user), yet only the token the
+    /// emulator issued works: one edited to name another user names no session.
+    @Test func readableRefreshTokensAreStillOnlyKeys() throws {
+        var (state, user) = try Self.stateWithVerifiedUser()
+        var compatible = Self.context()
+        compatible.googleCompatible = true
+        let grant = SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .password, authTime: Self.start), compatible)
+        let record = try JSONDecoder().decode(ReadableRefreshToken.self, from: try #require(Data(base64Encoded: grant.refreshToken)))
+        #expect(record.localId == user.localId && record.provider == "password" && record.marker == "DO NOT MODIFY" && record.token.count > 20)
+        #expect(try SessionRules.refresh(state, token: grant.refreshToken).uid == user.localId)
+        var edited = record
+        edited.localId = "someone-else"
+        let forged = try JSONEncoder().encode(edited).base64EncodedString()
+        Self.expectError(.invalidRefreshToken) { _ = try SessionRules.refresh(state, token: forged) }
+    }
+
     @Test func sessionRules() throws {
         var (state, user) = try Self.stateWithVerifiedUser()
-        let grant = SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .password, authTime: Self.start))
+        let grant = SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .password, authTime: Self.start), Self.context())
         #expect(try SessionRules.refresh(state, token: grant.refreshToken).uid == user.localId)
         SessionRules.revokeSessions(of: &user, at: Self.start.addingTimeInterval(10))
         state.store(user)

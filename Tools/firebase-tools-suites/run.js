@@ -19,6 +19,8 @@ function startEmulator(singleProjectMode) {
   return new Promise((resolve, reject) => {
     const args = ["emulator", "--port", "0", "--project", "example", "--disable-improved-email-privacy"];
     if (singleProjectMode === 2 && singleProjectFlag) args.push("--single-project-mode");
+    // EMULATOR_FLAGS: more flags for every emulator (CI's second run: --google-compatible).
+    for (const flag of (process.env.EMULATOR_FLAGS || "").split(" ")) if (flag) args.push(flag);
     const child = spawn(binary, args, {
       stdio: ["ignore", "pipe", "pipe"],
       // A crash ends the process at once instead of leaving swift-backtrace spinning.

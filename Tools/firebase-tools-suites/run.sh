@@ -9,9 +9,9 @@
 # kept here); each test gets a fresh emulator. GREP=pattern runs some tests
 # only; VERBOSE=1 prints passes too; SUITES="a b" runs those suites only;
 # WORKERS=n runs n node workers at once; arguments after the binary go to
-# report.py (--expected FILE, --readme FILE [--write]);
-# SIGNED_AS_UNSIGNED=1 reads our RS256 ID tokens as Google's unsigned ones
-# (a documented difference), so that the rest of such a case runs.
+# report.py (--expected FILE [--prune], --readme FILE [--write], --mode NAME);
+# EMULATOR_FLAGS="--google-compatible" starts every emulator with those flags
+# (unsigned ID tokens, as Google's, among the rest).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 checkout=$1

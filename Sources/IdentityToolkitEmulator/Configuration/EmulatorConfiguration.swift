@@ -56,6 +56,15 @@ public struct EmulatorConfiguration: Sendable {
     /// emulator calls triggers from its own host, where such an address
     /// answers with the host's cloud credentials.
     public var allowLinkLocalTriggers = false
+    /// Behave as Google's Auth emulator wherever this one differs by
+    /// choice, so that a test suite written against Google's passes
+    /// unchanged: unsigned ID tokens (`alg: none`, accepted back as Google's
+    /// emulator accepts them), readable refresh tokens, unknown update-mask
+    /// paths ignored, a tenant made on its first read, password hashes in
+    /// lookups, and a deleted user's refresh token `INVALID_REFRESH_TOKEN`.
+    /// Off by default: those are weaker than production. Laptop safety
+    /// (``allowedHosts``, ``allowedOrigins``) never turns off.
+    public var googleCompatible = false
     /// Whether a project answers a wrong password or an unknown address
     /// with `INVALID_LOGIN_CREDENTIALS` alike (email enumeration
     /// protection), until `PATCH /emulator/v1/projects/{p}/config` says

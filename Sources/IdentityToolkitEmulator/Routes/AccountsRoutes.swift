@@ -105,7 +105,10 @@ struct AccountsRoutes: AccountsService {
             return [try AccountRules.user(state, for: try tokens.claims(of: body.idToken), requestTenant: nil, context)]
         }
         // No match is the absence of `users`, not an error.
-        return GetAccountInfoResponse(users: found.isEmpty ? nil : found.map { AccountViews.userInfo($0) }, kind: ResponseKind.getAccountInfo.rawValue)
+        // Google-compatible mode shows password hashes in lookups, as Google's emulator does.
+        let detail: AccountViews.Detail = services.googleCompatible ? .download : .lookup
+        return GetAccountInfoResponse(users: found.isEmpty ? nil : found.map { AccountViews.userInfo($0, detail: detail) },
+                                      kind: ResponseKind.getAccountInfo.rawValue)
     }
 
     func sendOobCode(_ body: GetOobCodeRequest, request: APIServerRequest) async throws -> GetOobCodeResponse {

@@ -23,14 +23,18 @@ extension AdminRoutes {
     }
 
     func getTenant(project: String, tenant: String, request: APIServerRequest) async throws -> EmulatorTenant {
-        EmulatorTenant(answering: try await services.run { state, _ in try TenantRules.tenant(state, project: project, id: tenant) })
+        EmulatorTenant(answering: try await services.run { state, context in
+            try TenantRules.tenantMadeOnFirstRead(&state, project: project, id: tenant, context)
+        })
     }
 
     func listTenants(project: String, pageSize: Int32?, pageToken: String?, request: APIServerRequest) async throws -> EmulatorListTenantsResponse {
         let size = try Self.pageSize(pageSize, field: "pageSize")
         let after = try pageToken.map { try Self.cursor(fromPageToken: $0) }
         let page = try await services.run { state, _ in TenantRules.listTenants(state, project: project, pageSize: size, after: after) }
-        return EmulatorListTenantsResponse(tenants: page.tenants.isEmpty ? nil : page.tenants.map(EmulatorTenant.init(answering:)),
+        // An empty page has no `tenants`, as production omits an empty list; Google's emulator answers [].
+        let omitEmpty = page.tenants.isEmpty && !services.googleCompatible
+        return EmulatorListTenantsResponse(tenants: omitEmpty ? nil : page.tenants.map(EmulatorTenant.init(answering:)),
                                            nextPageToken: page.lastID.map(Self.pageToken))
     }
 
@@ -40,8 +44,8 @@ extension AdminRoutes {
     }
 
     func updateTenant(project: String, tenant: String, updateMask: String?, body: Tenant, request: APIServerRequest) async throws -> EmulatorTenant {
-        EmulatorTenant(answering: try await services.run { state, _ in
-            try TenantRules.updateTenant(&state, project: project, id: tenant, mask: updateMask, body)
+        EmulatorTenant(answering: try await services.run { state, context in
+            try TenantRules.updateTenant(&state, project: project, id: tenant, mask: updateMask, body, ignoringUnknownPaths: context.googleCompatible)
         })
     }
 

@@ -20,7 +20,10 @@ struct AdminRoutes: AdminService {
                                             providers: (body.federatedUserId ?? []).compactMap { id in id.providerId.flatMap { p in id.rawId.map { (p, $0) } } })
         }
         // No match is the absence of `users`, not an error.
-        return GetAccountInfoResponse(users: found.isEmpty ? nil : found.map { AccountViews.userInfo($0) }, kind: ResponseKind.getAccountInfo.rawValue)
+        // Google-compatible mode shows password hashes in lookups, as Google's emulator does.
+        let detail: AccountViews.Detail = services.googleCompatible ? .download : .lookup
+        return GetAccountInfoResponse(users: found.isEmpty ? nil : found.map { AccountViews.userInfo($0, detail: detail) },
+                                      kind: ResponseKind.getAccountInfo.rawValue)
     }
 
     func createAccount(targetProjectId: String, body: SignUpRequest, request: APIServerRequest) async throws -> SignUpResponse {

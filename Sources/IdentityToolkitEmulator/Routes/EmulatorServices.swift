@@ -19,6 +19,8 @@ struct EmulatorServices: Sendable {
     let blockingCallLog = BlockingCallLog()
     /// ``EmulatorConfiguration/allowLinkLocalTriggers``.
     var allowLinkLocalTriggers = false
+    /// ``EmulatorConfiguration/googleCompatible``.
+    var googleCompatible = false
 
     /// The project's blocking functions, called over `URLSession`.
     var blockingFunctions: BlockingFunctionCalls { BlockingFunctionCalls(services: self, transport: URLSessionTransport.shared) }
@@ -26,7 +28,8 @@ struct EmulatorServices: Sendable {
     /// The context of a rule run now.
     func context() -> RuleContext {
         RuleContext(now: clock.now, defaultProject: defaultProject, secondFactors: secondFactorRules,
-                    improvedEmailPrivacyByDefault: improvedEmailPrivacyByDefault, allowLinkLocalTriggers: allowLinkLocalTriggers)
+                    improvedEmailPrivacyByDefault: improvedEmailPrivacyByDefault, allowLinkLocalTriggers: allowLinkLocalTriggers,
+                    googleCompatible: googleCompatible)
     }
 
     /// Whether `request` is an admin's (its credentials were read once, before

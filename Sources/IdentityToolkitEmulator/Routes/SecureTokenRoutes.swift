@@ -10,7 +10,7 @@ struct SecureTokenRoutes: SecureTokenService {
         guard body.grantType == SecureTokenGrantType.refreshToken.rawValue else { throw APIServerError.invalidGrantType }
         guard let refreshToken = body.refreshToken, !refreshToken.isEmpty else { throw APIServerError.missingRefreshToken }
         let grant = try await services.run { state, context in
-            let grant = try SessionRules.refresh(state, token: refreshToken)
+            let grant = try SessionRules.refresh(state, token: refreshToken, googleCompatible: context.googleCompatible)
             if var user = state.user(grant.uid, in: grant.realm) {
                 user.lastRefreshAt = context.now
                 state.store(user)

@@ -82,7 +82,7 @@ enum AccountRules {
             user.enrollments = try AdminAccountRules.newFactors(factors, of: user, context)
         }
         state.store(user)
-        return SessionRules.grant(&state, for: user, facts: SessionFacts(provider: user.isAnonymous ? .anonymous : .password, authTime: now))
+        return SessionRules.grant(&state, for: user, facts: SessionFacts(provider: user.isAnonymous ? .anonymous : .password, authTime: now), context)
     }
 
     /// The outcome of a password sign-in: a session, or the pending
@@ -111,7 +111,7 @@ enum AccountRules {
         }
         user.lastLoginAt = now
         state.store(user)
-        return .signedIn(SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .password, authTime: now)))
+        return .signedIn(SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .password, authTime: now), context))
     }
 
     /// The account `email` names whose password is `password`. A failure
@@ -157,7 +157,7 @@ enum AccountRules {
         user.lastLoginAt = now
         state.store(user)
         let facts = SessionFacts(provider: .custom, authTime: now, developerClaims: developerClaims)
-        return (SessionRules.grant(&state, for: user, facts: facts), isNewUser)
+        return (SessionRules.grant(&state, for: user, facts: facts, context), isNewUser)
     }
 
     /// Changes email, password or display name; `byAdmin` also reaches a

@@ -133,7 +133,7 @@ enum AccountUpdateRules {
             var facts = claims.map(SessionTokens.facts(of:)) ?? SessionFacts(provider: provider, authTime: now)
             facts.provider = provider
             facts.authTime = max(facts.authTime, user.validSince)
-            outcome.grant = SessionRules.grant(&state, for: user, facts: facts)
+            outcome.grant = SessionRules.grant(&state, for: user, facts: facts, context)
         }
         outcome.user = user
         return outcome

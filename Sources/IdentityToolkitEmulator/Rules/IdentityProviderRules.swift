@@ -232,7 +232,7 @@ enum IdentityProviderRules {
         user.lastLoginAt = now
         state.store(user)
         let grant = SessionRules.grant(&state, for: user, facts: SessionFacts(provider: ProviderID(rawValue: assertion.providerId), authTime: now,
-                                                                             signInAttributes: assertion.signInAttributes))
+                                                                             signInAttributes: assertion.signInAttributes), context)
         return .signedIn(grant, user: user, isNewUser: isNewUser)
     }
 }

@@ -96,6 +96,13 @@ enum InputRules {
     }
 
     /// Refuses a display name longer than the bound or holding control characters.
+    /// Whether `id` may name a tenant the emulator makes itself (on a
+    /// first read, in Google-compatible mode): 1 to 63 ASCII letters,
+    /// digits and hyphens, so that it is also a safe export file name.
+    static func isValidTenantID(_ id: String) -> Bool {
+        (1...63).contains(id.utf8.count) && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D }
+    }
+
     static func checkDisplayName(_ name: String?, field: String = "displayName") throws {
         guard let name else { return }
         guard name.count <= EmulatorRules.maximumDisplayNameLength else {

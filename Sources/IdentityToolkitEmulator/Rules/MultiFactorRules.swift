@@ -114,7 +114,7 @@ enum MultiFactorRules {
             OutOfBandRules.issueRevertOfFactor(&state, enrollmentID: session.enrollmentID, user: user)
             return SessionRules.grant(&state, for: user, facts: SessionFacts(
                 provider: facts.provider, secondFactor: .totp, secondFactorID: session.enrollmentID, authTime: facts.authTime,
-                developerClaims: facts.developerClaims))
+                developerClaims: facts.developerClaims), context)
         }
     }
 
@@ -144,7 +144,7 @@ enum MultiFactorRules {
             facts.secondFactor = nil
             facts.secondFactorID = nil
         }
-        return SessionRules.grant(&state, for: user, facts: facts)
+        return SessionRules.grant(&state, for: user, facts: facts, context)
     }
 
     /// A live pending credential; an expired one is forgotten and refused
@@ -186,7 +186,7 @@ enum MultiFactorRules {
             user.lastLoginAt = context.now
             state.store(user)
             return SessionRules.grant(&state, for: user, facts: SessionFacts(
-                provider: pending.provider, secondFactor: .totp, secondFactorID: enrollmentID, authTime: context.now))
+                provider: pending.provider, secondFactor: .totp, secondFactorID: enrollmentID, authTime: context.now), context)
         }
     }
 }

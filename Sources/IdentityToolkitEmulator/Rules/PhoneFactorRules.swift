@@ -62,7 +62,7 @@ extension MultiFactorRules {
         state.store(user)
         OutOfBandRules.issueRevertOfFactor(&state, enrollmentID: id, user: user)
         return SessionRules.grant(&state, for: user, facts: SessionFacts(
-            provider: facts.provider, secondFactor: .phone, secondFactorID: id, authTime: facts.authTime, developerClaims: facts.developerClaims))
+            provider: facts.provider, secondFactor: .phone, secondFactorID: id, authTime: facts.authTime, developerClaims: facts.developerClaims), context)
     }
 
     /// Sends the code of a sign-in's phone factor.
@@ -91,7 +91,7 @@ extension MultiFactorRules {
         user.lastLoginAt = context.now
         state.store(user)
         return SessionRules.grant(&state, for: user, facts: SessionFacts(
-            provider: pending.provider, secondFactor: .phone, secondFactorID: enrollmentID, authTime: context.now))
+            provider: pending.provider, secondFactor: .phone, secondFactorID: enrollmentID, authTime: context.now), context)
     }
 
     /// The SMS codes "sent" in a realm, oldest first.

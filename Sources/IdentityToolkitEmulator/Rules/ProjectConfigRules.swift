@@ -31,7 +31,7 @@ enum ProjectConfigRules {
 
     /// Applies the masked fields of `update`.
     static func update(_ state: inout EmulatorState, project: String, mask: String?, _ update: ProjectConfig, _ context: RuleContext) throws {
-        let paths = try paths(of: mask)
+        let paths = try paths(of: mask, ignoringUnknown: context.googleCompatible)
         func applies(_ top: String, _ field: String? = nil) -> Bool {
             guard let paths else { return true }
             return paths.contains(top) || field.map { paths.contains("\(top).\($0)") } ?? false
@@ -66,16 +66,19 @@ enum ProjectConfigRules {
         state.projects[project] = stored
     }
 
-    /// The mask's paths, each a known field (nil: no mask, a full update).
-    static func paths(of mask: String?) throws -> [String]? {
+    /// The mask's paths, each a known field (nil: no mask, a full update);
+    /// `ignoringUnknown` (Google-compatible mode) drops an unknown one.
+    static func paths(of mask: String?, ignoringUnknown: Bool = false) throws -> [String]? {
         guard let mask, !mask.isEmpty else { return nil }
-        let paths = mask.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        for path in paths {
+        var paths: [String] = []
+        for path in mask.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
             let parts = path.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard let head = parts.first, !head.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else {
                 throw APIServerError.invalidArgument("empty field path in update mask: '\(path)'")
             }
-            guard let fields = settable[head], parts.count == 1 || fields.contains(parts[1]) else {
+            if let fields = settable[head], parts.count == 1 || fields.contains(parts[1]) {
+                paths.append(path)
+            } else if !ignoringUnknown {
                 throw APIServerError.invalidArgument("unknown field in update mask: \(path)")
             }
         }

@@ -17,6 +17,9 @@ struct RuleContext: Sendable {
     var improvedEmailPrivacyByDefault = true
     /// ``EmulatorConfiguration/allowLinkLocalTriggers``.
     var allowLinkLocalTriggers = false
+    /// ``EmulatorConfiguration/googleCompatible``: Google's emulator's
+    /// behaviour where this one differs by choice.
+    var googleCompatible = false
 
     /// The attempt limit of ``SecondFactorRules/maximumCodeAttempts``.
     var attemptLimit: TOTPAttemptLimit {

@@ -9,7 +9,7 @@ enum SessionRules {
     /// A new refresh token for `user` (a session with `facts`). Each user
     /// keeps at most the newest ``EmulatorRules/maximumRefreshTokensPerUser``
     /// sessions; an older refresh token then answers `INVALID_REFRESH_TOKEN`.
-    static func grant(_ state: inout EmulatorState, for user: EmulatedUser, facts: SessionFacts) -> SessionGrant {
+    static func grant(_ state: inout EmulatorState, for user: EmulatedUser, facts: SessionFacts, _ context: RuleContext) -> SessionGrant {
         var user = user
         user.lastRefreshAt = max(user.lastRefreshAt ?? .distantPast, facts.authTime)
         state.updateAccounts(in: user.realm) { accounts in
@@ -18,7 +18,7 @@ enum SessionRules {
                 accounts.store(stored)
             }
         }
-        let token = Data.randomToken(bytes: 32)
+        let token = refreshToken(for: user, provider: facts.provider, context)
         state.sessions.refreshTokens[token] = RefreshTokenRecord(uid: user.localId, realm: user.realm, generation: user.tokenGeneration, session: facts)
         var tokens = state.sessions.refreshTokensByUser[user.key] ?? []
         tokens.append(token)
@@ -30,6 +30,19 @@ enum SessionRules {
         return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
                             displayName: user.displayName, facts: facts, refreshToken: token, customAttributes: user.customAttributes,
                             phoneNumber: user.phoneNumber, linkedProviders: user.linkedProviders, photoUrl: user.photoUrl)
+    }
+
+    /// A new refresh token: opaque, or in Google-compatible mode readable
+    /// as Google's emulator's are (base64 of a JSON record that test
+    /// suites decode), with the opaque token inside. Either way the token
+    /// is only a key of the emulator's own records: a forged or edited one
+    /// names no session and is refused.
+    static func refreshToken(for user: EmulatedUser, provider: ProviderID, _ context: RuleContext) -> String {
+        let opaque = Data.randomToken(bytes: 32)
+        guard context.googleCompatible else { return opaque }
+        let record = ReadableRefreshToken(marker: ReadableRefreshTokenMarker.doNotModify.rawValue, localId: user.localId, provider: provider.rawValue,
+                                          projectId: user.realm.project, tenantId: user.realm.tenant, token: opaque)
+        return (try? JSONEncoder().encode(record))?.base64EncodedString() ?? opaque
     }
 
     /// A pending credential for `user`, who passed `provider` and has a
@@ -44,8 +57,11 @@ enum SessionRules {
 
     /// The session of a refresh token, for new tokens: the user must still
     /// exist, be enabled, and not have had their sessions revoked since.
-    static func refresh(_ state: EmulatorState, token: String) throws -> SessionGrant {
+    /// A deleted user's token is `USER_NOT_FOUND`, as production documents;
+    /// `googleCompatible` answers `INVALID_REFRESH_TOKEN`, as Google's emulator.
+    static func refresh(_ state: EmulatorState, token: String, googleCompatible: Bool = false) throws -> SessionGrant {
         guard let record = state.sessions.refreshTokens[token] else { throw APIServerError.invalidRefreshToken }
+        if googleCompatible, state.user(record.uid, in: record.realm) == nil { throw APIServerError.invalidRefreshToken }
         let user = try AccountRules.activeUser(state, record.uid, in: record.realm)
         guard user.tokenGeneration == record.generation else { throw APIServerError.tokenExpired("the session was revoked") }
         return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,

@@ -57,7 +57,7 @@ enum SignInMethodRules {
         user.isAnonymous = false
         user.lastLoginAt = now
         state.store(user)
-        return .signedIn(SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .phone, authTime: now)), user: user, isNewUser: isNewUser)
+        return .signedIn(SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .phone, authTime: now), context), user: user, isNewUser: isNewUser)
     }
 
     /// Signs in (or up, or links to `tokenUser`) the address of an
@@ -97,7 +97,7 @@ enum SignInMethodRules {
         }
         user.lastLoginAt = now
         state.store(user)
-        return .signedIn(SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .password, authTime: now)), user: user, isNewUser: isNewUser)
+        return .signedIn(SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .password, authTime: now), context), user: user, isNewUser: isNewUser)
     }
 
     /// Whether an address has an account and how it signs in; under

@@ -123,6 +123,21 @@ enum TenantRules {
         return result
     }
 
+    /// The tenant `id`, made on its first read in Google-compatible mode
+    /// with Google's emulator's defaults (every sign-in method and SMS
+    /// second factors on), as its suites expect.
+    static func tenantMadeOnFirstRead(_ state: inout EmulatorState, project: String, id: String, _ context: RuleContext) throws -> Tenant {
+        if context.googleCompatible, state.projects[project]?.tenants[id] == nil {
+            guard InputRules.isValidTenantID(id) else { throw APIServerError.invalidArgument("a tenant id must be 1 to 63 letters, digits or hyphens") }
+            let made = Tenant(name: "projects/\(project)/tenants/\(id)", allowPasswordSignup: true, enableEmailLinkSignin: true,
+                              enableAnonymousUser: true, disableAuth: false,
+                              mfaConfig: MultiFactorAuthConfig(state: .enabled, enabledProviders: [.phoneSms]))
+            state.projects[project, default: ProjectState()].tenants[id] = TenantState(config: made)
+            state.projects[project]?.tenantOrder.append(id)
+        }
+        return try tenant(state, project: project, id: id)
+    }
+
     /// The tenant `id` (`TENANT_NOT_FOUND`, 404, for one the project lacks).
     static func tenant(_ state: EmulatorState, project: String, id: String) throws -> Tenant {
         guard let tenant = state.projects[project]?.tenants[id] else {
@@ -151,7 +166,8 @@ enum TenantRules {
 
     /// Applies the masked fields of `update` to tenant `id`. Without a mask
     /// every settable field is replaced, as Google documents for tenants.
-    static func updateTenant(_ state: inout EmulatorState, project: String, id: String, mask: String?, _ update: Tenant) throws -> Tenant {
+    static func updateTenant(_ state: inout EmulatorState, project: String, id: String, mask: String?, _ update: Tenant,
+                             ignoringUnknownPaths: Bool = false) throws -> Tenant {
         try InputRules.checkDisplayName(update.displayName)
         var current = try tenant(state, project: project, id: id)
         typealias Path = Tenant.FieldPath
@@ -164,7 +180,7 @@ enum TenantRules {
             (Path.disableAuth, { $0.disableAuth = update.disableAuth }),
         ]
         let settable = scalarFields.map(\.path) + [Path.mfaConfig]
-        let paths = try maskPaths(mask, allowed: settable, default: settable)
+        let paths = try maskPaths(mask, allowed: settable, default: settable, ignoringUnknown: ignoringUnknownPaths)
         for field in scalarFields where paths.contains(field.path) { field.apply(&current) }
         current.mfaConfig = try merge(current.mfaConfig, update.mfaConfig, paths: paths, prefix: Path.mfaConfig)
         // Without a mask every field is replaced; what the body leaves out takes production's default.
@@ -175,19 +191,25 @@ enum TenantRules {
 
     /// The field paths of an update mask; each must be a known field or one
     /// of the MFA config's fields (`mfa.state`, `mfa.enabledProviders`, `mfa.providerConfigs`).
-    static func maskPaths(_ mask: String?, allowed: [String], default: [String]) throws -> [String] {
+    /// `ignoringUnknown` (Google-compatible mode) drops an unknown path, as
+    /// Google's emulator does, instead of refusing the update.
+    static func maskPaths(_ mask: String?, allowed: [String], default: [String], ignoringUnknown: Bool = false) throws -> [String] {
         guard let mask, !mask.isEmpty else { return `default` }
         let mfaFields = [MultiFactorAuthConfig.FieldPath.state, MultiFactorAuthConfig.FieldPath.enabledProviders,
                          MultiFactorAuthConfig.FieldPath.providerConfigs]
         let mfaParents = [ProjectConfig.FieldPath.mfa, Tenant.FieldPath.mfaConfig]
-        let paths = mask.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        for path in paths {
+        var paths: [String] = []
+        for path in mask.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             let parts = path.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard let head = parts.first, !head.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else {
                 throw APIServerError.invalidArgument("empty field path in update mask: '\(path)'")
             }
             let known = allowed.contains(head) && (parts.count == 1 || (mfaParents.contains(head) && mfaFields.contains(parts[1])))
-            guard known else { throw APIServerError.invalidArgument("unknown field in update mask: \(path)") }
+            if known {
+                paths.append(path)
+            } else if !ignoringUnknown {
+                throw APIServerError.invalidArgument("unknown field in update mask: \(path)")
+            }
         }
         return paths
     }

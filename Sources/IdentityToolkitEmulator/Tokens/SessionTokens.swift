@@ -1,6 +1,7 @@
 import Foundation
 import IdentityToolkit
 import IdentityToolkitJWT
+import IdentitySupport
 
 /// ID tokens and session cookies: made from a grant (outside the state's
 /// store: RSA is the slow part), and checked when a client sends one back.
@@ -8,6 +9,9 @@ struct SessionTokens: Sendable {
     let key: EmulatorSigningKey
     let clock: EmulatorClock
     let project: String
+    /// ``EmulatorConfiguration/googleCompatible``: ID tokens go unsigned
+    /// (`alg: none`), as Google's emulator's, and unsigned ones are taken back.
+    var unsigned = false
 
     /// The signed ID token of a grant, with the user's custom claims and a
     /// custom token's developer claims beside the standard ones.
@@ -24,11 +28,13 @@ struct SessionTokens: Sendable {
             // Without an address only a verified flag set by hand (an admin, a blocking function) shows.
             emailVerified: grant.email == nil && !grant.emailVerified ? nil : grant.emailVerified,
             name: grant.displayName?.isEmpty == false ? grant.displayName : nil, picture: grant.photoUrl?.isEmpty == false ? grant.photoUrl : nil,
+            // As production's tokens: the phone number of a phone user, `provider_id` of an anonymous one.
+            phoneNumber: grant.phoneNumber, providerID: grant.facts.provider == .anonymous ? ProviderID.anonymous.rawValue : nil,
             firebase: FirebaseSignInClaims(identities: identities, signInProvider: grant.facts.provider.rawValue,
                                            signInSecondFactor: grant.facts.secondFactor?.rawValue,
                                            secondFactorIdentifier: grant.facts.secondFactorID, tenant: grant.realm.tenant))
         let extras = [grant.customAttributes, grant.facts.developerClaims].compactMap(Self.object) + [grant.sessionClaims].compactMap { $0 }
-        guard let attributes = Self.object(grant.facts.signInAttributes) else { return try key.signer.sign(claims, extraClaims: extras) }
+        guard let attributes = Self.object(grant.facts.signInAttributes) else { return try encode(claims, extraClaims: extras) }
         // `firebase.sign_in_attributes` has no typed field: the claims go as
         // JSON, the attributes put inside their `firebase` object.
         var payload = try RS256.decoder.decode([String: JSONValue].self, from: RS256.encoder.encode(claims))
@@ -36,7 +42,20 @@ struct SessionTokens: Sendable {
             firebase[Self.signInAttributesClaim] = .object(attributes)
             payload[Self.firebaseClaim] = .object(firebase)
         }
-        return try key.signer.sign(payload, extraClaims: extras)
+        return try encode(payload, extraClaims: extras)
+    }
+
+    /// A token of `claims`: signed with the emulator's key, or unsigned in
+    /// Google-compatible mode.
+    private func encode<Claims: Encodable>(_ claims: Claims, extraClaims: [[String: JSONValue]]) throws -> String {
+        guard unsigned else { return try key.signer.sign(claims, extraClaims: extraClaims) }
+        let standard = try RS256.decoder.decode([String: JSONValue].self, from: RS256.encoder.encode(claims))
+        // As the signer merges them: a later extra wins over an earlier one, none over a standard claim.
+        var extras: [String: JSONValue] = [:]
+        for extra in extraClaims { extras.merge(extra) { _, later in later } }
+        let payload = standard.merging(extras) { standard, _ in standard }
+        let header = try RS256.encoder.encode(JOSEHeader(alg: .unsigned, typ: RS256.jwtType))
+        return header.base64URLEncoded + "." + (try RS256.encoder.encode(payload)).base64URLEncoded + "."
     }
 
     /// The claim of an ID token that says how the user signed in.
@@ -54,8 +73,8 @@ struct SessionTokens: Sendable {
         cookie.exp = expiresAt
         // Every claim of the token (the caller verified it: `claims`) rides
         // along; the typed ones above win.
-        let all = try ParsedJWT(idToken).unverifiedClaims(as: [String: JSONValue].self)
-        return try key.signer.sign(cookie, extraClaims: [all])
+        let all = try Self.unverifiedClaims(of: idToken)
+        return try encode(cookie, extraClaims: [all])
     }
 
     /// The claims of a valid, unexpired ID token of this emulator.
@@ -65,9 +84,31 @@ struct SessionTokens: Sendable {
         do {
             claims = try key.verifiedIDTokenClaims(idToken)
         } catch {
-            throw APIServerError.invalidIdToken
+            guard unsigned, let read = Self.unsignedIDTokenClaims(idToken) else { throw APIServerError.invalidIdToken }
+            claims = read
         }
         guard Int64(clock.now.timeIntervalSince1970) < claims.exp else { throw APIServerError.tokenExpired }
+        return claims
+    }
+
+    /// Every claim of a token this emulator made (signed, or unsigned in
+    /// Google-compatible mode), read without checking it: the caller did.
+    static func unverifiedClaims<Claims: Decodable>(of token: String, as type: Claims.Type = [String: JSONValue].self) throws -> Claims {
+        if let parsed = try? ParsedJWT(token) { return try parsed.unverifiedClaims(as: type) }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[2].isEmpty, let payload = Data(base64URLEncoded: parts[1]) else { throw APIServerError.invalidIdToken }
+        return try StrictJSONDecoder.decode(type, from: payload)
+    }
+
+    /// The claims of an unsigned ID token (`alg: none`, no signature), as
+    /// Google's emulator takes them back: only in Google-compatible mode.
+    static func unsignedIDTokenClaims(_ token: String) -> IDTokenClaims? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[2].isEmpty, let header = Data(base64URLEncoded: parts[0]),
+              (try? StrictJSONDecoder.decode(JOSEHeader.self, from: header))?.alg == .unsigned,
+              let payload = Data(base64URLEncoded: parts[1]),
+              let claims = try? StrictJSONDecoder.decode(IDTokenClaims.self, from: payload),
+              claims.iss.hasPrefix(TokenIssuerPrefix.idToken.rawValue) else { return nil }
         return claims
     }
 
@@ -75,8 +116,7 @@ struct SessionTokens: Sendable {
     /// realm is settled first (`TENANT_ID_MISMATCH`), the token itself
     /// checked after the realm's switches, in production's order.
     static func unverifiedTenant(of idToken: String?) -> String? {
-        guard let idToken, !idToken.isEmpty, let parsed = try? ParsedJWT(idToken),
-              let claims = try? parsed.unverifiedClaims(as: IDTokenClaims.self) else { return nil }
+        guard let idToken, !idToken.isEmpty, let claims = try? unverifiedClaims(of: idToken, as: IDTokenClaims.self) else { return nil }
         return claims.firebase.tenant
     }
 
