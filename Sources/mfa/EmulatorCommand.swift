@@ -59,6 +59,9 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Flag(help: "Behave as Google's Auth emulator where this one differs by choice (unsigned ID tokens, readable refresh tokens, unknown update-mask paths ignored, tenants made on first read, password hashes in lookups, email privacy off unless --enable-improved-email-privacy), so that tests written against Google's pass unchanged. Host and Origin checks stay on.")
     var googleCompatible = false
 
+    @Flag(help: "Refuse (400) a request whose path names a project other than --project, as firebase-tools' singleProjectMode ERROR does.")
+    var singleProjectMode = false
+
     @Option(name: .customLong("import"), help: "A folder in firebase-tools' export format to load at start (a corrupt one stops the emulator, naming the file and field).")
     var importDirectory: String?
 
@@ -113,6 +116,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         configuration.allowedHosts = allowHost
         configuration.allowLinkLocalTriggers = allowLinkLocalTriggers
         configuration.googleCompatible = googleCompatible
+        configuration.singleProjectMode = singleProjectMode
         // Google's emulator starts with email privacy off; production with it on.
         configuration.improvedEmailPrivacy = improvedEmailPrivacy ?? !googleCompatible
         configuration.importDirectory = importDirectory.map(Self.absolutePath)

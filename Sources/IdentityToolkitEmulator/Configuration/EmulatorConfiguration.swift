@@ -65,6 +65,11 @@ public struct EmulatorConfiguration: Sendable {
     /// Off by default: those are weaker than production. Laptop safety
     /// (``allowedHosts``, ``allowedOrigins``) never turns off.
     public var googleCompatible = false
+    /// Refuse (400) a request whose path names a project other than
+    /// ``projectID``, as firebase-tools' `singleProjectMode: ERROR` does:
+    /// a test that names the wrong project fails instead of writing where
+    /// nothing reads. Off by default (any project is served).
+    public var singleProjectMode = false
     /// Whether a project answers a wrong password or an unknown address
     /// with `INVALID_LOGIN_CREDENTIALS` alike (email enumeration
     /// protection), until `PATCH /emulator/v1/projects/{p}/config` says

@@ -66,9 +66,17 @@ extension AccountsRoutes {
             let linking = try tokenUser(state, body.idToken, context)
             let before = BlockingFunctionCalls.accountsBefore(state, realm)
             return (try SignInMethodRules.signInWithPhoneNumber(&state, realm: realm, sessionInfo: body.sessionInfo, code: body.code,
-                                                                temporaryProof: body.temporaryProof, tokenUser: linking, context), before)
+                                                                temporaryProof: body.temporaryProof, proofPhoneNumber: body.phoneNumber,
+                                                                tokenUser: linking, context), before)
         }
+        let signIn: SignInMethodRules.SignIn
         switch outcome {
+        case .numberTaken(let proof, let phoneNumber):
+            return SignInWithPhoneNumberResponse(phoneNumber: phoneNumber, temporaryProof: proof)
+        case .signIn(let result):
+            signIn = result
+        }
+        switch signIn {
         case .signedIn(let signedIn, let user, let isNewUser):
             let grant = try await services.blockingFunctions.signIn(signedIn, .init(
                 method: ProviderID.phone.rawValue, isNewUser: isNewUser, previous: before?[user.localId], userAgent: BlockingFunctionCalls.userAgent(of: request)))

@@ -96,6 +96,9 @@ extension MultiFactorRules {
 
     /// The SMS codes "sent" in a realm, oldest first.
     static func listVerificationCodes(_ state: EmulatorState, realm: Realm) -> [PhoneVerification] {
-        state.outOfBand.phoneVerifications.inOrder.filter { $0.realm == realm }
+        state.outOfBand.phoneVerifications.inOrder.filter { verification in
+            if case .temporaryProof = verification.purpose { return false }
+            return verification.realm == realm
+        }
     }
 }

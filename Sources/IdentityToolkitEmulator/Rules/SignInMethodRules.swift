@@ -24,20 +24,47 @@ enum SignInMethodRules {
         return MultiFactorRules.sendCode(&state, to: phoneNumber, realm: realm, purpose: .firstFactor, context)
     }
 
-    /// Signs in (or up, or links to `tokenUser`) the phone number an SMS code proves.
+    /// What a phone sign-in gives: a sign-in, or, when the number belongs
+    /// to another account than the one it was to be linked to, a
+    /// `temporaryProof` that it was verified (production answers 200 with
+    /// it, so that the client can use the number elsewhere without a new code).
+    enum PhoneSignIn: Sendable {
+        case signIn(SignIn)
+        case numberTaken(temporaryProof: String, phoneNumber: String)
+    }
+
+    /// Signs in (or up, or links to `tokenUser`) with a verified phone
+    /// number: an SMS code and its session, or a `temporaryProof` (once)
+    /// with the number it proves.
     static func signInWithPhoneNumber(_ state: inout EmulatorState, realm: Realm, sessionInfo: String?, code: String?, temporaryProof: String?,
-                                      tokenUser: EmulatedUser?, _ context: RuleContext) throws -> SignIn {
+                                      proofPhoneNumber: String?, tokenUser: EmulatedUser?, _ context: RuleContext) throws -> PhoneSignIn {
         try TenantRules.checkAuthEnabled(state, realm)
         guard realm.tenant == nil else { throw APIServerError.unsupportedTenantOperation }
-        if temporaryProof?.isEmpty == false { throw APIServerError.invalidTemporaryProof }
-        guard let sessionInfo, !sessionInfo.isEmpty else { throw APIServerError.missingSessionInfo }
-        guard let code, !code.isEmpty else { throw APIServerError.missingCode }
-        guard let pending = state.outOfBand.phoneVerifications[sessionInfo], case .firstFactor = pending.purpose else {
-            throw APIServerError.invalidSessionInfo
+        let phoneNumber: String
+        let proven = temporaryProof?.isEmpty == false
+        if let temporaryProof, proven {
+            guard let proof = state.outOfBand.phoneVerifications[temporaryProof], case .temporaryProof = proof.purpose, proof.realm == realm,
+                  context.now < proof.expiresAt, proof.phoneNumber == proofPhoneNumber else { throw APIServerError.invalidTemporaryProof }
+            state.outOfBand.phoneVerifications.remove(temporaryProof)
+            phoneNumber = proof.phoneNumber
+        } else {
+            guard let sessionInfo, !sessionInfo.isEmpty else { throw APIServerError.missingSessionInfo }
+            guard let code, !code.isEmpty else { throw APIServerError.missingCode }
+            guard let pending = state.outOfBand.phoneVerifications[sessionInfo], case .firstFactor = pending.purpose else {
+                throw APIServerError.invalidSessionInfo
+            }
+            phoneNumber = try MultiFactorRules.takeVerification(&state, sessionInfo, code: code, context).phoneNumber
         }
-        let phoneNumber = try MultiFactorRules.takeVerification(&state, sessionInfo, code: code, context).phoneNumber
         let owner = state.user(phoneNumber: phoneNumber, in: realm)
-        if let owner, let tokenUser, owner.localId != tokenUser.localId { throw APIServerError.phoneNumberExists }
+        if let owner, let tokenUser, owner.localId != tokenUser.localId {
+            if proven { throw APIServerError.phoneNumberExists }
+            let proof = Data.randomToken(bytes: 32)
+            state.outOfBand.phoneVerifications.append(
+                PhoneVerification(sessionInfo: proof, phoneNumber: phoneNumber, code: "", realm: realm, purpose: .temporaryProof,
+                                  expiresAt: context.now.addingTimeInterval(EmulatorRules.enrollmentDeadline)),
+                key: proof)
+            return .numberTaken(temporaryProof: proof, phoneNumber: phoneNumber)
+        }
         let now = context.now
         var user: EmulatedUser
         let isNewUser: Bool
@@ -57,7 +84,8 @@ enum SignInMethodRules {
         user.isAnonymous = false
         user.lastLoginAt = now
         state.store(user)
-        return .signedIn(SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .phone, authTime: now), context), user: user, isNewUser: isNewUser)
+        return .signIn(.signedIn(SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .phone, authTime: now), context),
+                                 user: user, isNewUser: isNewUser))
     }
 
     /// Signs in (or up, or links to `tokenUser`) the address of an

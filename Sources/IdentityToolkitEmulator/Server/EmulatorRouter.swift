@@ -21,11 +21,12 @@ final class EmulatorRouter: APIServerRouteRegistry {
     private(set) var routes: [APIServerRoute] = []
 
     init(safety: LaptopSafety, pagePaths: Set<String>, authorization: AdminAuthorization,
-         maxBodyBytes: Int, bodyReadTimeout: Duration, logger: Logger) {
+         maxBodyBytes: Int, bodyReadTimeout: Duration, logger: Logger, singleProject: String? = nil) {
         responder = RouteResponder(maxBodyBytes: maxBodyBytes, bodyReadTimeout: bodyReadTimeout, logger: logger)
         // Middleware first: Hummingbird wraps the routes added after it.
         router.add(middleware: LaptopSafetyMiddleware(safety: safety, pagePaths: pagePaths))
         router.add(middleware: UnknownRouteMiddleware())
+        if let singleProject { router.add(middleware: SingleProjectMiddleware(project: singleProject)) }
         router.add(middleware: CredentialsMiddleware(authorization: authorization))
     }
 

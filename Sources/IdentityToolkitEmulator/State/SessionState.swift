@@ -71,6 +71,9 @@ struct PhoneVerification: Codable, Sendable {
         case firstFactor
         case enroll(uid: String)
         case signIn(pendingCredential: String, enrollmentID: String)
+        /// A `temporaryProof` that the number was verified, given when it
+        /// could not be linked (another account has it): no code, not listed.
+        case temporaryProof
     }
 
     var sessionInfo: String
