@@ -24,6 +24,12 @@ them out are listed in DOCUMENTED_EXTRAS, each with where production
 documents it (reported as `documented:`); an entry that no longer matches
 anything fails the check, so the list stays true.
 
+A PATCH whose Google method takes an `updateMask` replaces every settable
+field when the mask is missing or empty, so a spec schema that models fewer
+fields than Google's request type would reset the rest: such an operation
+must declare its mask `x-client-required` (the generated client then always
+sends one), else it is breaking, naming the fields a maskless call resets.
+
 Prints every difference and a closing count. With --fail-on-breaking it
 exits 1 when a breaking difference, a risk or a stale exception is found.
 """
@@ -152,6 +158,41 @@ def compare(ours, theirs, components, schemas, version, where, findings, seen, u
         compare(our_value, their_value, components, schemas, version, f"{where}[]", findings, seen, used_extras)
 
 
+def parameters_of(operation, document):
+    """The operation's parameters, `$ref`s to the document's components resolved."""
+    shared = document.get("components", {}).get("parameters", {})
+    result = []
+    for parameter in operation.get("parameters", []):
+        if "$ref" in parameter:
+            parameter = shared.get(parameter["$ref"].split("/")[-1], {})
+        result.append(parameter)
+    return result
+
+
+def check_mask(operation, method, schema, components, schemas, version, name, document, findings):
+    """A PATCH with a field mask must not let a client send it without one
+    when the spec cannot send every field a maskless update replaces."""
+    if method["httpMethod"].upper() != "PATCH" or "updateMask" not in method.get("parameters", {}):
+        return
+    their_kind, their_fields = google_kind(method["request"], schemas, version)
+    our_kind, our_fields = spec_kind(schema, components)
+    if their_kind != "object" or our_kind != "object":
+        return
+    settable = {field for field, value in their_fields.items()
+                if not (isinstance(value, dict) and (value.get("readOnly") or "Output only" in value.get("description", "")))}
+    unmodelled = sorted(settable - set(our_fields))
+    if not unmodelled:
+        return
+    mask = next((p for p in parameters_of(operation, document) if p.get("name") == "updateMask"), None)
+    if mask is None or not (mask.get("required") or mask.get("x-client-required")):
+        findings.append(("breaking", f"{name} ({operation.get('operationId')}): without an update mask production replaces every settable field, "
+                                     f"and the spec cannot send {len(unmodelled)} of them ({', '.join(unmodelled)}): "
+                                     "declare updateMask x-client-required"))
+    else:
+        findings.append(("note", f"{name} ({operation.get('operationId')}): its mask is client-required; a maskless call would reset "
+                                 f"{len(unmodelled)} unmodelled fields ({', '.join(unmodelled)})"))
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -198,6 +239,7 @@ def main():
                     continue
                 compare(schema, method["request"], components, schemas, version,
                         f"{name} {method['request']['$ref']}", findings, set(), used_extras)
+                check_mask(operation, method, schema, components, schemas, version, name, document, findings)
     for extra in sorted(set(DOCUMENTED_EXTRAS) - used_extras):
         findings.append(("stale", f"{extra[0]}.{extra[1]}: listed as an exception but no longer sent; remove it"))
     order = {"breaking": 0, "risk": 1, "stale": 2, "documented": 3, "emulator": 4, "note": 5}
