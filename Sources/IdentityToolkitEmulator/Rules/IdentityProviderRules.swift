@@ -156,9 +156,7 @@ enum IdentityProviderRules {
             }
             return claims
         }
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = Data(base64URLEncoded: parts[1]),
-              let claims = try? StrictJSONDecoder.decode(IdpTokenClaims.self, from: payload) else {
+        guard let payload = UncheckedJWT.payload(of: token), let claims = try? StrictJSONDecoder.decode(IdpTokenClaims.self, from: payload) else {
             throw APIServerError.invalidIdpResponse("Unable to parse id_token ((Auth Emulator only accepts strict JSON or JWTs as fake id_tokens.))")
         }
         return claims

@@ -95,18 +95,15 @@ struct SessionTokens: Sendable {
     /// Google-compatible mode), read without checking it: the caller did.
     static func unverifiedClaims<Claims: Decodable>(of token: String, as type: Claims.Type = [String: JSONValue].self) throws -> Claims {
         if let parsed = try? ParsedJWT(token) { return try parsed.unverifiedClaims(as: type) }
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[2].isEmpty, let payload = Data(base64URLEncoded: parts[1]) else { throw APIServerError.invalidIdToken }
+        guard let payload = UncheckedJWT.payload(of: token, unsigned: true) else { throw APIServerError.invalidIdToken }
         return try StrictJSONDecoder.decode(type, from: payload)
     }
 
     /// The claims of an unsigned ID token (`alg: none`, no signature), as
     /// Google's emulator takes them back: only in Google-compatible mode.
     static func unsignedIDTokenClaims(_ token: String) -> IDTokenClaims? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[2].isEmpty, let header = Data(base64URLEncoded: parts[0]),
-              (try? StrictJSONDecoder.decode(JOSEHeader.self, from: header))?.alg == .unsigned,
-              let payload = Data(base64URLEncoded: parts[1]),
+        guard let header = UncheckedJWT.header(of: token), (try? StrictJSONDecoder.decode(JOSEHeader.self, from: header))?.alg == .unsigned,
+              let payload = UncheckedJWT.payload(of: token, unsigned: true),
               let claims = try? StrictJSONDecoder.decode(IDTokenClaims.self, from: payload),
               claims.iss.hasPrefix(TokenIssuerPrefix.idToken.rawValue) else { return nil }
         return claims
