@@ -20,9 +20,11 @@ legacy v3 routes, served by the emulator only) has no client: nothing of
 ours sends its body, so it is listed, not compared.
 
 A few fields production takes although Google's discovery document leaves
-them out are listed in DOCUMENTED_EXTRAS, each with where production
-documents it (reported as `documented:`); an entry that no longer matches
-anything fails the check, so the list stays true.
+them out are listed in DOCUMENTED_EXTRAS, and a few operations in
+DOCUMENTED_OPERATIONS, each with where production documents it (reported
+as `documented:`); an entry that no longer matches anything fails the
+check, so the lists stay true. A documented operation's body has no
+Google type to be compared with: it is listed, not compared.
 
 A PATCH whose Google method takes an `updateMask` replaces every settable
 field when the mask is missing or empty, so a spec schema that models fewer
@@ -40,6 +42,20 @@ DOCUMENTED_EXTRAS = {
         "Firebase Auth REST API reference, 'Sign up with email / password' "
         "(https://firebase.google.com/docs/reference/rest/auth#section-create-email-password) "
         "lists it in the request body; every Firebase client SDK sends it",
+    ("GoogleCloudIdentitytoolkitV1SetAccountInfoRequest", "deletePasskey"):
+        "the Firebase Apple SDK's SetAccountInfoRequest sends it to remove passkeys "
+        "(FirebaseAuth/Sources/Swift/Backend/RPC/SetAccountInfoRequest.swift)",
+}
+
+# (path, HTTP method): where production documents an operation Google's
+# discovery documents leave out.
+_PASSKEYS = ("the Firebase Apple SDK's passkey calls (FirebaseAuth/Sources/Swift/Backend/RPC/"
+             "{Start,Finalize}Passkey{Enrollment,SignIn}Request.swift) send it to production")
+DOCUMENTED_OPERATIONS = {
+    ("/v2/accounts/passkeyEnrollment:start", "POST"): _PASSKEYS,
+    ("/v2/accounts/passkeyEnrollment:finalize", "POST"): _PASSKEYS,
+    ("/v2/accounts/passkeySignIn:start", "POST"): _PASSKEYS,
+    ("/v2/accounts/passkeySignIn:finalize", "POST"): _PASSKEYS,
 }
 import glob
 import json
@@ -199,6 +215,7 @@ def main():
     methods, schemas = load_discovery(sys.argv[1])
     findings = []
     used_extras = set()
+    used_operations = set()
     compared = 0
     # Schemas by name across the documents (a `$ref` may name another file;
     # the generator makes one Swift type per name, so names are unique).
@@ -222,6 +239,11 @@ def main():
                     continue
                 name = f"{os.path.basename(path)} {http_method.upper()} {route}"
                 match = methods.get((pattern(server + "/" + route.lstrip("/")), http_method.upper()))
+                if match is None and (route, http_method.upper()) in DOCUMENTED_OPERATIONS:
+                    used_operations.add((route, http_method.upper()))
+                    findings.append(("documented", f"{name} ({operation.get('operationId')}): not in Google's discovery documents; "
+                                                   f"{DOCUMENTED_OPERATIONS[(route, http_method.upper())]}"))
+                    continue
                 if match is None:
                     findings.append(("risk", f"{name} ({operation.get('operationId')}): Google describes no such method"))
                     continue
@@ -242,6 +264,9 @@ def main():
                 check_mask(operation, method, schema, components, schemas, version, name, document, findings)
     for extra in sorted(set(DOCUMENTED_EXTRAS) - used_extras):
         findings.append(("stale", f"{extra[0]}.{extra[1]}: listed as an exception but no longer sent; remove it"))
+    for operation in sorted(set(DOCUMENTED_OPERATIONS) - used_operations):
+        findings.append(("stale", f"{operation[1]} {operation[0]}: listed as an exception but the spec no longer has it, "
+                                  "or Google's documents now do; remove it"))
     order = {"breaking": 0, "risk": 1, "stale": 2, "documented": 3, "emulator": 4, "note": 5}
     for kind, text in sorted(set(findings), key=lambda f: (order[f[0]], f[1])):
         print(f"{kind}: {text}")

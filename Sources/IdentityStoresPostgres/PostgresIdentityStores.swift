@@ -2,7 +2,7 @@ public import Foundation
 public import Logging
 import NIOCore
 public import PostgresNIO
-public import ServiceLifecycle
+import ServiceLifecycle
 import IdentitySupport
 public import IdentityKeyValueStore
 

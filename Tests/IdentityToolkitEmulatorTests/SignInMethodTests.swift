@@ -157,7 +157,7 @@ import Testing
             }
             let owner = try await h.accounts.signInWithIdp(idp(#"{"sub":"g-7"}"#))
             let other = try await h.accounts.signUp(SignUpRequest(returnSecureToken: true))
-            let conflict = try await h.accounts.signInWithIdp(idp(#"{"sub":"g-7"}"#, idToken: try #require(other.idToken)))
+            let conflict = try await h.accounts.signInWithIdp(idp(#"{"sub":"g-7"}"#, idToken: other.idToken))
             #expect(conflict.errorMessage == "FEDERATED_USER_ID_ALREADY_LINKED" && conflict.idToken == nil && conflict.oauthIdToken != nil)
             _ = try await h.admin.updateAccount(targetProjectId: Harness.project, body: SetAccountInfoRequest(localId: owner.localId, disableUser: true))
             await expectServerError("USER_DISABLED") { try await h.accounts.signInWithIdp(idp(#"{"sub":"g-7"}"#)) }
@@ -180,7 +180,7 @@ import Testing
                                URLQueryItem(name: "id_token", value: #"{"sub":"g-42","email":"alice@example.com"}"#)]
             let google = try await h.accounts.signInWithIdp(SignInWithIdpRequest(requestUri: "http://localhost", postBody: form.percentEncodedQuery,
                                                                                 returnSecureToken: true))
-            _ = try await h.accounts.update(SetAccountInfoRequest(idToken: try #require(google.idToken), email: "bob@example.com",
+            _ = try await h.accounts.update(SetAccountInfoRequest(idToken: google.idToken, email: "bob@example.com",
                                                                   password: "secret-pw"))
             for address in ["bob@example.com", "alice@example.com"] {
                 let found = try await h.accounts.createAuthUri(CreateAuthUriRequest(identifier: address, continueUri: "http://localhost"))

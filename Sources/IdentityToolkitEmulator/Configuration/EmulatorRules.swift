@@ -15,6 +15,12 @@ enum EmulatorRules {
     /// again past it ends the oldest. Production documents no such limit;
     /// this bound keeps a long-running emulator's memory flat.
     static let maximumRefreshTokensPerUser = 50
+    /// The most passkeys one account keeps: production documents no bound;
+    /// this one keeps an account (and its ID token's lookups) small.
+    static let maximumPasskeysPerUser = 10
+    /// The most passkey challenges outstanding; past it the oldest are
+    /// forgotten (a client whose challenge went simply starts again).
+    static let maximumPasskeyChallenges = 10_000
     /// `accounts:batchGet` and tenant lists: the page when none is asked for.
     static let defaultPageSize = 20
     /// Display names: production's bound is undocumented; long enough for

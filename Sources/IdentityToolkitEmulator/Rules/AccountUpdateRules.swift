@@ -111,6 +111,7 @@ enum AccountUpdateRules {
             default: user.linkedProviders.removeAll { $0.providerId == provider }
             }
         }
+        if let credentialIDs = body.deletePasskey { PasskeyRules.remove(credentialIDs, from: &user) }
         if let link = body.linkProviderUserInfo {
             guard let id = link.providerId, !id.isEmpty else { throw APIServerError.missingProviderId }
             guard let rawId = link.rawId, !rawId.isEmpty else { throw APIServerError.missingRawId }

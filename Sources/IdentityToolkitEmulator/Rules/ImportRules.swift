@@ -169,7 +169,32 @@ enum ImportRules {
         user.emailVerified = info.emailVerified ?? false
         user.disabled = info.disabled ?? false
         user.enrollments = try factors(of: info, user: user, options, context)
+        // Output only in production: an import takes passkeys from an emulator export alone.
+        if options.fromExport { user.passkeys = try passkeys(of: info, in: state.accounts(in: realm)) }
         return user
+    }
+
+    /// The passkeys an import gives (an emulator export carries them in
+    /// `passkeyInfo`), held to enrollment's bounds: a credential id of
+    /// WebAuthn's length, one account per id, a named passkey.
+    private static func passkeys(of info: UserInfo, in accounts: AccountTable) throws -> [EnrolledPasskey] {
+        let infos = info.passkeyInfo ?? []
+        guard infos.count <= EmulatorRules.maximumPasskeysPerUser else {
+            throw Refused("An account has at most \(EmulatorRules.maximumPasskeysPerUser) passkeys.")
+        }
+        var seen = Set<String>()
+        return try infos.map { passkey in
+            guard let id = passkey.credentialId, !id.isEmpty, id.utf8.count <= PasskeyRules.maximumCredentialIDLength else {
+                throw Refused("passkeyInfo.credentialId must be 1 to \(PasskeyRules.maximumCredentialIDLength) characters")
+            }
+            guard seen.insert(id).inserted else { throw Refused("passkeyInfo.credentialId is listed twice") }
+            if let owner = accounts.user(passkeyCredentialID: id), owner.localId != info.localId {
+                throw Refused("passkey credential id exists in other account in database")
+            }
+            let name = passkey.name.flatMap { $0.isEmpty ? nil : $0 } ?? PasskeyRules.unnamed
+            try InputRules.checkDisplayName(name, field: "passkeyInfo.name")
+            return EnrolledPasskey(credentialId: id, name: name)
+        }
     }
 
     /// The password an import gives: Google's emulator's form, a hash

@@ -101,6 +101,7 @@ enum SessionRules {
         state.sessions.enrollmentSessions = state.sessions.enrollmentSessions.filter { now < $0.value.expiresAt }
         state.sessions.pendingCredentials = state.sessions.pendingCredentials.filter { now < $0.value.expiresAt }
         state.outOfBand.phoneVerifications.filter { now < $0.expiresAt }
+        state.sessions.passkeyChallenges.filter { now < $0.expiresAt }
         let live = state
         state.sessions.refreshTokens = state.sessions.refreshTokens.filter { _, record in
             live.user(record.uid, in: record.realm)?.tokenGeneration == record.generation
@@ -120,13 +121,14 @@ enum SessionRules {
         state.sessions.refreshTokensByUser = state.sessions.refreshTokensByUser.filter { $0.key.realm != realm }
         state.outOfBand.oobCodes.filter { $0.realm != realm }
         state.outOfBand.phoneVerifications.filter { $0.realm != realm }
+        state.sessions.passkeyChallenges.filter { $0.realm != realm }
     }
 
     /// How many of each kind of short-lived state there is (for tests and the soak).
     static func counts(_ state: EmulatorState) -> [String: Int] {
         ["enrollmentSessions": state.sessions.enrollmentSessions.count, "pendingCredentials": state.sessions.pendingCredentials.count,
          "phoneVerifications": state.outOfBand.phoneVerifications.count, "refreshTokens": state.sessions.refreshTokens.count,
-         "oobCodes": state.outOfBand.oobCodes.count]
+         "oobCodes": state.outOfBand.oobCodes.count, "passkeyChallenges": state.sessions.passkeyChallenges.count]
     }
 }
 

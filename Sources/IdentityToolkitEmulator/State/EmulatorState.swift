@@ -59,6 +59,8 @@ struct AccountTable: Codable, Sendable {
     /// Case-folded address (`InputRules.emailKey`) → uids, oldest first
     /// (several only when the project allows duplicate addresses).
     private(set) var byEmail: [String: [String]] = [:]
+    /// Passkey credential id → uid: a credential belongs to one account.
+    private(set) var byPasskey: [String: String] = [:]
 
     /// The account `uid`.
     subscript(uid: String) -> EmulatedUser? { byID[uid] }
@@ -78,6 +80,9 @@ struct AccountTable: Codable, Sendable {
             .min { $0.localId < $1.localId }
     }
 
+    /// The account holding the passkey `credentialID`.
+    func user(passkeyCredentialID credentialID: String) -> EmulatedUser? { byPasskey[credentialID].flatMap { byID[$0] } }
+
     /// Every account, in uid order.
     var sortedByID: [EmulatedUser] { byID.values.sorted { $0.localId < $1.localId } }
 
@@ -86,6 +91,8 @@ struct AccountTable: Codable, Sendable {
     /// Stores `user`, keeping the address index in step with a changed address.
     mutating func store(_ user: EmulatedUser) {
         if let old = byID[user.localId]?.email, old != user.email { unindex(old, user.localId) }
+        for passkey in byID[user.localId]?.passkeys ?? [] { byPasskey[passkey.credentialId] = nil }
+        for passkey in user.passkeys { byPasskey[passkey.credentialId] = user.localId }
         byID[user.localId] = user
         if let email = user.email {
             let key = InputRules.emailKey(email)
@@ -98,6 +105,7 @@ struct AccountTable: Codable, Sendable {
     mutating func remove(_ uid: String) -> EmulatedUser? {
         guard let user = byID.removeValue(forKey: uid) else { return nil }
         if let email = user.email { unindex(email, uid) }
+        for passkey in user.passkeys { byPasskey[passkey.credentialId] = nil }
         return user
     }
 
@@ -135,6 +143,8 @@ struct EmulatedUser: Codable, Sendable {
     /// Identity providers other than password and phone (imported).
     var linkedProviders: [LinkedProvider] = []
     var enrollments: [SecondFactor] = []
+    /// Enrolled passkeys, oldest first (``PasskeyRules``).
+    var passkeys: [EnrolledPasskey] = []
     /// Bumped when earlier sessions are revoked; refresh tokens of an
     /// earlier generation stop working.
     var tokenGeneration = 0
@@ -155,6 +165,14 @@ struct LinkedProvider: Codable, Sendable, Equatable {
     var displayName: String?
     var photoUrl: String?
     var screenName: String? = nil
+}
+
+/// A passkey as the emulator keeps it: its credential id and name. As in
+/// Google's emulator, no public key is kept and no signature checked; the
+/// credential id stands for the authenticator (``PasskeyRules``).
+struct EnrolledPasskey: Codable, Sendable, Equatable {
+    var credentialId: String
+    var name: String
 }
 
 /// An enrolled second factor.

@@ -9,6 +9,24 @@ struct SessionState: Codable, Sendable {
     var refreshTokensByUser: [UserKey: [String]] = [:]
     var enrollmentSessions: [String: EnrollmentSession] = [:]
     var pendingCredentials: [String: PendingCredential] = [:]
+    /// Passkey challenges given out and not yet used, by challenge, oldest
+    /// first (``PasskeyRules``).
+    var passkeyChallenges = OrderedRecords<PasskeyChallenge>()
+}
+
+/// A challenge of `passkeyEnrollment:start` or `passkeySignIn:start`: used
+/// once, before its deadline, by the ceremony it was given for.
+struct PasskeyChallenge: Codable, Sendable {
+    enum Ceremony: Codable, Sendable, Equatable {
+        /// Enrolling a passkey for `uid` (WebAuthn `webauthn.create`).
+        case enroll(uid: String)
+        /// Signing in (WebAuthn `webauthn.get`).
+        case signIn
+    }
+
+    var realm: Realm
+    var ceremony: Ceremony
+    var expiresAt: Date
 }
 
 /// What the emulator remembers of a refresh token.
