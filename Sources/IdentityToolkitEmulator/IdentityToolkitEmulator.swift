@@ -61,7 +61,8 @@ public final class IdentityToolkitEmulator: Sendable {
         let router = EmulatorRouter(
             safety: LaptopSafety(configuration), pagePaths: [HelperRoutes.showConsolePath, HelperRoutes.openActionLinkPath],
             authorization: AdminAuthorization(oauth: oauth), maxBodyBytes: configuration.maxBodyBytes, bodyReadTimeout: configuration.bodyReadTimeout,
-            logger: configuration.logger, singleProject: configuration.singleProjectMode ? configuration.projectID : nil)
+            logger: configuration.logger, singleProject: configuration.singleProjectMode ? configuration.projectID : nil,
+            refusesNullMembers: configuration.googleCompatible)
         AccountsRoutes(services: services, customTokens: CustomTokenVerifier(trustedKey: { [oauth] in oauth.publicKey(of: $0) }, clock: clock))
             .registerRoutes(on: router)
         SecureTokenRoutes(services: services).registerRoutes(on: router)

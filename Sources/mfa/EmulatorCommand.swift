@@ -56,7 +56,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Flag(help: "Let blocking functions' triggers point at link-local addresses and cloud metadata services (refused by default: the emulator calls them from this machine).")
     var allowLinkLocalTriggers = false
 
-    @Flag(help: "Behave as Google's Auth emulator where this one differs by choice (unsigned ID tokens, readable refresh tokens, unknown update-mask paths ignored, tenants made on first read, password hashes in lookups, email privacy off unless --enable-improved-email-privacy), so that tests written against Google's pass unchanged. Host and Origin checks stay on.")
+    @Flag(help: "Behave as Google's Auth emulator where this one differs by choice (unsigned ID tokens, readable refresh tokens, unknown update-mask paths ignored, tenants made on first read, password hashes in lookups, empty and null values read as Google's, email privacy off unless --enable-improved-email-privacy), so that tests written against Google's pass unchanged. Host and Origin checks stay on.")
     var googleCompatible = false
 
     @Flag(help: "Refuse (400) a request whose path names a project other than --project, as firebase-tools' singleProjectMode ERROR does.")

@@ -102,4 +102,39 @@ import Testing
             #expect(try Self.parts(of: try #require(phone.idToken)).payload["phone_number"] as? String == "+15555550100")
         }
     }
+
+    /// Empty values as Google's emulator reads them: `email: ""` is
+    /// `INVALID_EMAIL` (absent: `MISSING_EMAIL`), a `null` member is refused
+    /// with its schema type, and an account whose factors were withdrawn
+    /// lists `mfaInfo: []`. The default mode reads both as proto3 JSON.
+    @Test(arguments: [true, false]) func emptyValuesAsGooglesEmulatorReadsThem(compatible: Bool) async throws {
+        try await withEmulator(configure: { $0.googleCompatible = compatible }) { h in
+            let json: HTTPFields = [.contentType: "application/json"]
+            let signIn = "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k"
+            let empty = try await h.raw(.post, signIn, body: Data(#"{"email":"","password":"secret-pw"}"#.utf8), headers: json)
+            #expect(empty.errorMessage == (compatible ? "INVALID_EMAIL" : "MISSING_EMAIL"))
+            let absent = try await h.raw(.post, signIn, body: Data(#"{"password":"secret-pw"}"#.utf8), headers: json)
+            #expect(absent.errorMessage == "MISSING_EMAIL")
+            let nullEmail = try await h.raw(.post, signIn, body: Data(#"{"email":null,"password":"secret-pw"}"#.utf8), headers: json)
+            #expect(nullEmail.errorMessage == (compatible ? "Invalid JSON payload received. /email must be string" : "MISSING_EMAIL"))
+
+            let nullEnrollments = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:update",
+                                                  body: Data(#"{"localId":"anything","mfa":{"enrollments":null}}"#.utf8), headers: Self.ownerJSON)
+            #expect(nullEnrollments.status == 400)
+            #expect(nullEnrollments.errorMessage == (compatible ? "Invalid JSON payload received. /mfa/enrollments must be array" : "USER_NOT_FOUND"))
+            if compatible { #expect(((nullEnrollments.json["error"] as? [String: Any])?["status"] as? String) == "INVALID_ARGUMENT") }
+
+            try await h.enableTOTP()
+            let session = try await h.verifiedUser("withdraw@example.com")
+            let enrolled = try await h.enrollTOTP(session)
+            var user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: enrolled.session.idToken)).users?.first)
+            #expect(user.mfaInfo?.count == 1)
+            let withdrawn = try await h.accounts.withdrawMfa(WithdrawMfaRequest(idToken: enrolled.session.idToken, mfaEnrollmentId: enrolled.enrollmentID))
+            user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: try #require(withdrawn.idToken))).users?.first)
+            #expect(user.mfaInfo == (compatible ? [] : nil))
+            // An account that never had a factor lists none in either mode.
+            let never = try await h.verifiedUser("never@example.com")
+            #expect(try await h.accounts.lookup(GetAccountInfoRequest(idToken: never.idToken)).users?.first?.mfaInfo == nil)
+        }
+    }
 }

@@ -91,6 +91,24 @@ import Testing
                 totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(sessionInfo: "s", verificationCode: "123456")))
         }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v2/accounts/mfaEnrollment:finalize",
             body: #"{"displayName":"My phone","idToken":"id-token","totpVerificationInfo":{"sessionInfo":"s","verificationCode":"123456"}}"#)),
+        Case(name: "startPasskeyEnrollment", call: { accounts, _, _ in
+            _ = try await accounts.startPasskeyEnrollment(StartPasskeyEnrollmentRequest(idToken: "id-token", tenantId: "t1"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v2/accounts/passkeyEnrollment:start",
+            body: #"{"idToken":"id-token","tenantId":"t1"}"#)),
+        Case(name: "finalizePasskeyEnrollment", call: { accounts, _, _ in
+            _ = try await accounts.finalizePasskeyEnrollment(FinalizePasskeyEnrollmentRequest(
+                idToken: "id-token", authenticatorRegistrationResponse: AuthenticatorRegistrationResponse(
+                    id: "cred", response: AuthenticatorAttestationResponse(clientDataJSON: "cd", attestationObject: "ao")), name: "Laptop"))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v2/accounts/passkeyEnrollment:finalize",
+            body: #"{"authenticatorRegistrationResponse":{"id":"cred","response":{"attestationObject":"ao","clientDataJSON":"cd"}},"idToken":"id-token","name":"Laptop"}"#)),
+        Case(name: "startPasskeySignIn", call: { accounts, _, _ in
+            _ = try await accounts.startPasskeySignIn(StartPasskeySignInRequest())
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v2/accounts/passkeySignIn:start", body: "{}")),
+        Case(name: "finalizePasskeySignIn", call: { accounts, _, _ in
+            _ = try await accounts.finalizePasskeySignIn(FinalizePasskeySignInRequest(authenticatorAuthenticationResponse: AuthenticatorAuthenticationResponse(
+                id: "cred", response: AuthenticatorAssertionResponse(clientDataJSON: "cd", authenticatorData: "ad", signature: "sig", userHandle: "uh"))))
+        }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v2/accounts/passkeySignIn:finalize",
+            body: #"{"authenticatorAuthenticationResponse":{"id":"cred","response":{"authenticatorData":"ad","clientDataJSON":"cd","signature":"sig","userHandle":"uh"}}}"#)),
         Case(name: "withdrawMfa", call: { accounts, _, _ in
             _ = try await accounts.withdrawMfa(WithdrawMfaRequest(idToken: "id-token", mfaEnrollmentId: "totp-1"))
         }, expected: Expected(method: .post, host: identity, pathAndQuery: "/v2/accounts/mfaEnrollment:withdraw",

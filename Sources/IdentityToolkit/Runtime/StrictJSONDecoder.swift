@@ -49,6 +49,10 @@ package struct StrictJSONReading: Sendable {
     /// filled the same way) rather than refused; a number, a boolean or a
     /// value that no empty one fits is still `keyNotFound`.
     let fillsAbsentRequiredMembers: Bool
+    /// Whether a member sent as `null` is refused (`valueNotFound`) rather
+    /// than read as absent: how Google's Auth emulator's schema validator
+    /// reads a body, where proto3 JSON reads a null as the field's default.
+    var refusesNullMembers = false
 
     /// Exact names, absent required members refused: `JSONDecoder`'s way.
     package static let exactNames = StrictJSONReading(snakeCaseWireNames: nil, fillsAbsentRequiredMembers: false)
@@ -58,8 +62,10 @@ package struct StrictJSONReading: Sendable {
     /// required member decoded empty so that the operation checks it in
     /// its own order and names it with its own error (a project's switches
     /// before `MISSING_ID_TOKEN`).
-    package static func protoJSONRequest(snakeCaseWireNames: Set<String>) -> StrictJSONReading {
-        StrictJSONReading(snakeCaseWireNames: snakeCaseWireNames, fillsAbsentRequiredMembers: true)
+    /// - Parameter refusesNullMembers: Refuse a member sent as `null`
+    ///   (Google's Auth emulator's reading) instead of reading it as absent.
+    package static func protoJSONRequest(snakeCaseWireNames: Set<String>, refusesNullMembers: Bool = false) -> StrictJSONReading {
+        StrictJSONReading(snakeCaseWireNames: snakeCaseWireNames, fillsAbsentRequiredMembers: true, refusesNullMembers: refusesNullMembers)
     }
 
     /// The wire name a sent name stands for: itself when it is one of the

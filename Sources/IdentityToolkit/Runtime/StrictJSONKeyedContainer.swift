@@ -60,13 +60,13 @@ struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        if case .null = try value(key) { return true }
+        if case .null = try value(key) { return !reading.refusesNullMembers }
         return false
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try NodeValue.bool(value(key), path(key)) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        guard let value = member(key) else {
+        guard let value = requiredMember(key) else {
             if reading.fillsAbsentRequiredMembers { return "" }
             throw notFound(key)
         }
@@ -86,7 +86,7 @@ struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try NodeValue.integer(type, value(key), path(key)) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        if let value = member(key) { return try NodeValue.decodable(type, value, path(key), reading) }
+        if let value = requiredMember(key) { return try NodeValue.decodable(type, value, path(key), reading) }
         guard reading.fillsAbsentRequiredMembers else { throw notFound(key) }
         do {
             return try T(from: NodeDecoder(node: .null, codingPath: path(key), reading: reading, isAbsent: true))
@@ -99,10 +99,21 @@ struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         }
     }
 
-    /// The member's value, nil when it is absent or null (as with `JSONDecoder`).
+    /// A required member's value; when absent members are filled, a null
+    /// one is absent too (proto3 JSON reads a null as the field's default),
+    /// unless the reading refuses nulls.
+    private func requiredMember(_ key: Key) -> JSONNode? {
+        guard let value = member(key) else { return nil }
+        if case .null = value, reading.fillsAbsentRequiredMembers, !reading.refusesNullMembers { return nil }
+        return value
+    }
+
+    /// The member's value, nil when it is absent or null (as with
+    /// `JSONDecoder`); a null is kept, for the value's reader to refuse,
+    /// when the reading refuses null members.
     private func presentValue(_ key: Key) -> JSONNode? {
         guard let value = member(key) else { return nil }
-        if case .null = value { return nil }
+        if case .null = value, !reading.refusesNullMembers { return nil }
         return value
     }
 

@@ -30,9 +30,36 @@ extension APIServerRequest {
         }
         guard case .object = root else { throw APIServerError.undecodableRequest("the body must be a JSON object") }
         do {
-            return try StrictJSONDecoder.decode(Body.self, from: root, reading: .protoJSONRequest(snakeCaseWireNames: snakeCaseWireNames))
+            return try StrictJSONDecoder.decode(Body.self, from: root,
+                                                reading: .protoJSONRequest(snakeCaseWireNames: snakeCaseWireNames, refusesNullMembers: refusesNullMembers))
+        } catch DecodingError.valueNotFound(let type, let context) where refusesNullMembers {
+            let pointer = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: "/")
+            throw APIServerError.invalidJSONPayload("/\(pointer) must be \(Self.jsonTypeName(of: type))")
         } catch let error as DecodingError {
             throw APIServerError.undecodableRequest(Self.describe(error))
+        }
+    }
+
+    /// A body's top-level member as sent (nil when absent, or when the body
+    /// is not a JSON object): for a rule that must tell an empty value from
+    /// an absent one, which a decoded request cannot.
+    package func jsonBodyMember(_ name: String) -> JSONNode? {
+        guard !body.isEmpty, (try? Self.checkStructure(body)) != nil,
+              case .object(let members)? = try? StrictJSONDecoder.parse(body) else { return nil }
+        return members.first { $0.name == name }?.value
+    }
+
+    /// The JSON Schema type name of a decoded Swift type, as a schema
+    /// validator words a refusal (`array`, `string`, …).
+    static func jsonTypeName(of type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "string"
+        case is Bool.Type: return "boolean"
+        case is any BinaryInteger.Type: return "integer"
+        case is any BinaryFloatingPoint.Type: return "number"
+        case is any ExpressibleByArrayLiteral.Type: return "array"
+        case is any RawRepresentable.Type: return "string"
+        default: return "object"
         }
     }
 

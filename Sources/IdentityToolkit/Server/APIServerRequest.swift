@@ -16,6 +16,10 @@ package struct APIServerRequest: Sendable {
     /// Whether the server found the caller's bearer credentials valid
     /// (read once per request, before the route runs).
     package var hasBearerAuthorization: Bool
+    /// Whether a body member sent as `null` is refused as Google's Auth
+    /// emulator refuses it (`Invalid JSON payload received. /a/b must be
+    /// array`) rather than read as absent, as proto3 JSON reads it.
+    package var refusesNullMembers = false
 
     package init(method: HTTPRequest.Method, headerFields: HTTPFields, query: [String: String], body: Data,
                 pathParameters: [String: String] = [:], operationID: String = "", acceptsFormBody: Bool = false,

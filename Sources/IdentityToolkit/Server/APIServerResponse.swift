@@ -34,6 +34,9 @@ package struct APIServerError: Error, Sendable, Hashable, CustomStringConvertibl
     package var detail: String?
     /// The `errors[].reason`, such as `invalid`.
     package var reason: String
+    /// A message that stands alone, without the short code before it
+    /// (``invalidJSONPayload(_:)``).
+    package var wholeMessage: String?
 
     /// An error of the server's vocabulary: servers throw the cases
     /// generated from `Spec/errors.yaml` (`serverErrors`), which call this;
@@ -53,7 +56,8 @@ package struct APIServerError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// `SHORT_CODE` or `SHORT_CODE : detail`, as the API writes `error.message`.
-    package var message: String { detail.map { "\(shortCode) : \($0)" } ?? shortCode }
+    /// A ``wholeMessage`` is written as it is.
+    package var message: String { wholeMessage ?? detail.map { "\(shortCode) : \($0)" } ?? shortCode }
 
     package var description: String { "HTTP \(status) \(message)" }
 
@@ -62,5 +66,14 @@ package struct APIServerError: Error, Sendable, Hashable, CustomStringConvertibl
     /// `Spec/errors.yaml` lists the code for the servers built on it).
     package static func undecodableRequest(_ detail: String) -> APIServerError {
         APIServerError(status: 400, code: "INVALID_ARGUMENT", detail: detail)
+    }
+
+    /// 400 `INVALID_ARGUMENT` whose message is Google's wording of a body
+    /// its schema refuses, alone: `Invalid JSON payload received. /mfa/enrollments
+    /// must be array` (what Google's Auth emulator answers a `null` with).
+    package static func invalidJSONPayload(_ problem: String) -> APIServerError {
+        var error = APIServerError(status: 400, code: "INVALID_ARGUMENT")
+        error.wholeMessage = "Invalid JSON payload received. \(problem)"
+        return error
     }
 }

@@ -61,8 +61,10 @@ public struct EmulatorConfiguration: Sendable {
     /// unchanged: unsigned ID tokens (`alg: none`, accepted back as Google's
     /// emulator accepts them), readable refresh tokens, unknown update-mask
     /// paths ignored, a tenant made on its first read, password hashes in
-    /// lookups, and a deleted user's refresh token `INVALID_REFRESH_TOKEN`.
-    /// Off by default: those are weaker than production. Laptop safety
+    /// lookups, a deleted user's refresh token `INVALID_REFRESH_TOKEN`, and
+    /// empty values as Google's emulator reads them (`email: ""` is
+    /// `INVALID_EMAIL`, a `null` member is refused, withdrawn factors leave
+    /// `mfaInfo: []`). Off by default: those are weaker than production. Laptop safety
     /// (``allowedHosts``, ``allowedOrigins``) never turns off.
     public var googleCompatible = false
     /// Refuse (400) a request whose path names a project other than

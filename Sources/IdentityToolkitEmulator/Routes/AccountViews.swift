@@ -62,7 +62,7 @@ enum AccountViews {
             phoneNumber: user.phoneNumber, initialEmail: user.initialEmail, lastRefreshAt: user.lastRefreshAt,
             emailLinkSignin: user.emailLinkSignin ? true : nil,
             providerUserInfo: providers,
-            mfaInfo: user.enrollments.isEmpty ? nil : enrollments(user.enrollments, maskPhones: false),
+            mfaInfo: user.enrollments.isEmpty ? (user.listsWithdrawnFactors ? [] : nil) : enrollments(user.enrollments, maskPhones: false),
             passkeyInfo: user.passkeys.isEmpty ? nil : user.passkeys.map { PasskeyInfo(credentialId: $0.credentialId, name: $0.name) }
         )
         if let password = user.password {

@@ -54,9 +54,14 @@ struct AccountsRoutes: AccountsService {
     }
 
     func signInWithPassword(_ body: SignInWithPasswordRequest, request: APIServerRequest) async throws -> SignInWithPasswordResponse {
+        // Google's emulator tells `email: ""` (INVALID_EMAIL) from no email
+        // (MISSING_EMAIL); proto3 JSON, and so the decoded body, cannot.
+        let emptyEmailSent: Bool
+        if services.googleCompatible, body.email.isEmpty, case .string? = request.jsonBodyMember("email") { emptyEmailSent = true } else { emptyEmailSent = false }
         let outcome = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
-            return try AccountRules.signInWithPassword(&state, realm: realm, email: body.email, password: body.password, context)
+            return try AccountRules.signInWithPassword(&state, realm: realm, email: body.email, password: body.password,
+                                                       emptyEmailSent: emptyEmailSent, context)
         }
         switch outcome {
         case .signedIn(let signedIn):

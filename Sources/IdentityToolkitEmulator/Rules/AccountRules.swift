@@ -94,11 +94,13 @@ enum AccountRules {
 
     /// Checks the password; a user with second factors gets a pending
     /// credential that lasts ``SecondFactorRules/challengeLifetime``.
+    /// `emptyEmailSent`: the body had `email: ""`, which Google-compatible
+    /// mode refuses as `INVALID_EMAIL` rather than `MISSING_EMAIL`.
     static func signInWithPassword(_ state: inout EmulatorState, realm: Realm, email: String, password: String,
-                                   _ context: RuleContext) throws -> PasswordSignIn {
+                                   emptyEmailSent: Bool = false, _ context: RuleContext) throws -> PasswordSignIn {
         try TenantRules.checkAuthEnabled(state, realm)
         guard TenantRules.switches(state, of: realm).allowPasswordSignup else { throw APIServerError.passwordLoginDisabled }
-        guard !email.isEmpty else { throw APIServerError.missingEmail }
+        guard !email.isEmpty || emptyEmailSent else { throw APIServerError.missingEmail }
         guard InputRules.isValidEmail(email) else { throw APIServerError.invalidEmail }
         guard !password.isEmpty else { throw APIServerError.missingPassword }
         try InputRules.checkPasswordLength(password)

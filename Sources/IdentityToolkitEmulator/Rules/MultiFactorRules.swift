@@ -130,6 +130,7 @@ enum MultiFactorRules {
         guard let index = user.enrollments.firstIndex(where: { $0.id == enrollmentID }) else { throw APIServerError.mfaEnrollmentNotFound }
         let endsEverySession = user.enrollments.count >= 2 && index == user.enrollments.count - 1
         user.enrollments.remove(at: index)
+        user.listsWithdrawnFactors = context.googleCompatible && user.enrollments.isEmpty
         // Earlier sessions end: their refresh tokens now get TOKEN_EXPIRED.
         SessionRules.revokeSessions(of: &user, at: context.now)
         state.store(user)

@@ -21,8 +21,9 @@ final class EmulatorRouter: APIServerRouteRegistry {
     private(set) var routes: [APIServerRoute] = []
 
     init(safety: LaptopSafety, pagePaths: Set<String>, authorization: AdminAuthorization,
-         maxBodyBytes: Int, bodyReadTimeout: Duration, logger: Logger, singleProject: String? = nil) {
-        responder = RouteResponder(maxBodyBytes: maxBodyBytes, bodyReadTimeout: bodyReadTimeout, logger: logger)
+         maxBodyBytes: Int, bodyReadTimeout: Duration, logger: Logger, singleProject: String? = nil, refusesNullMembers: Bool = false) {
+        responder = RouteResponder(maxBodyBytes: maxBodyBytes, bodyReadTimeout: bodyReadTimeout, logger: logger,
+                                   refusesNullMembers: refusesNullMembers)
         // Middleware first: Hummingbird wraps the routes added after it.
         router.add(middleware: LaptopSafetyMiddleware(safety: safety, pagePaths: pagePaths))
         router.add(middleware: UnknownRouteMiddleware())
@@ -67,6 +68,9 @@ struct RouteResponder: Sendable {
     let maxBodyBytes: Int
     let bodyReadTimeout: Duration
     let logger: Logger
+    /// Google-compatible mode: a body member sent as `null` is refused, as
+    /// Google's emulator's schema validator refuses it.
+    let refusesNullMembers: Bool
 
     func respond(to request: Request, context: EmulatorRequestContext, route: APIServerRoute) async -> Response {
         var pathParameters: [String: String] = [:]
@@ -97,9 +101,10 @@ struct RouteResponder: Sendable {
         case .success(let data): body = data
         case .failure(let error): return ErrorResponses.render(error, for: route)
         }
-        let apiRequest = APIServerRequest(method: request.method, headerFields: request.headers, query: query, body: body,
+        var apiRequest = APIServerRequest(method: request.method, headerFields: request.headers, query: query, body: body,
                                           pathParameters: pathParameters, operationID: route.operationID,
                                           acceptsFormBody: route.acceptsFormBody, hasBearerAuthorization: context.isAdmin)
+        apiRequest.refusesNullMembers = refusesNullMembers
         do {
             let response = try await route.handler(apiRequest)
             return Response(status: HTTPResponse.Status(code: response.status), headers: [.contentType: response.contentType],

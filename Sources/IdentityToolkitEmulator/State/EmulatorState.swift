@@ -143,6 +143,10 @@ struct EmulatedUser: Codable, Sendable {
     /// Identity providers other than password and phone (imported).
     var linkedProviders: [LinkedProvider] = []
     var enrollments: [SecondFactor] = []
+    /// Google-compatible mode: every factor was withdrawn, so lookups list
+    /// `mfaInfo: []` as Google's emulator keeps it (production and the
+    /// default mode omit an empty list).
+    var listsWithdrawnFactors = false
     /// Enrolled passkeys, oldest first (``PasskeyRules``).
     var passkeys: [EnrolledPasskey] = []
     /// Bumped when earlier sessions are revoked; refresh tokens of an
