@@ -146,6 +146,12 @@ import Testing
             #expect(updated.displayName == "Team B")
             #expect(updated.allowPasswordSignup == true)
             #expect(updated.mfaConfig?.providerConfigs?.first?.totpProviderConfig?.adjacentIntervals == 1)
+            // A mask reads as the project config's does: an empty path is refused.
+            for mask in ["displayName,,disableAuth", "displayName,", "mfaConfig."] {
+                await expectServerError("INVALID_ARGUMENT") {
+                    try await h.admin.updateTenant(project: Harness.project, tenant: tenantID, updateMask: mask, body: Tenant(displayName: "Team Z"))
+                }
+            }
             // Without a mask every settable field is replaced, as Google
             // documents: the emulator takes such a PATCH (a raw one: the
             // generated client never sends it), and the client refuses an

@@ -1,5 +1,6 @@
 import Foundation
 import IdentityToolkit
+import IdentitySupport
 
 /// Bounds and checks for every string and number the emulator takes from a
 /// client: one home, so that each route applies the same rule.
@@ -147,5 +148,27 @@ enum InputRules {
     private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    /// The paths of an update mask (nil: no mask, a full update), the one
+    /// reading of every resource's mask: comma-separated, each a settable
+    /// field or `field.subfield` of one of `settable`'s subfields; an empty
+    /// path (`a,,b`, `a.`) is refused, and an unknown one too unless
+    /// `ignoringUnknown` (Google-compatible mode, as Google's emulator).
+    static func updateMaskPaths(_ mask: String?, settable: [String: [String]], ignoringUnknown: Bool) throws -> [String]? {
+        guard let mask, !mask.isEmpty else { return nil }
+        var paths: [String] = []
+        for path in mask.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            let parts = path.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard let head = parts.first, !head.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else {
+                throw APIServerError.invalidArgument("empty field path in update mask: '\(LogSafeText.escaping(path, limit: 80))'")
+            }
+            if let fields = settable[head], parts.count == 1 || fields.contains(parts[1]) {
+                paths.append(path)
+            } else if !ignoringUnknown {
+                throw APIServerError.invalidArgument("unknown field in update mask: \(LogSafeText.escaping(path, limit: 80))")
+            }
+        }
+        return paths
     }
 }

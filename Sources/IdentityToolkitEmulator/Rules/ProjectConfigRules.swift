@@ -69,20 +69,7 @@ enum ProjectConfigRules {
     /// The mask's paths, each a known field (nil: no mask, a full update);
     /// `ignoringUnknown` (Google-compatible mode) drops an unknown one.
     static func paths(of mask: String?, ignoringUnknown: Bool = false) throws -> [String]? {
-        guard let mask, !mask.isEmpty else { return nil }
-        var paths: [String] = []
-        for path in mask.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            let parts = path.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            guard let head = parts.first, !head.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else {
-                throw APIServerError.invalidArgument("empty field path in update mask: '\(path)'")
-            }
-            if let fields = settable[head], parts.count == 1 || fields.contains(parts[1]) {
-                paths.append(path)
-            } else if !ignoringUnknown {
-                throw APIServerError.invalidArgument("unknown field in update mask: \(path)")
-            }
-        }
-        return paths
+        try InputRules.updateMaskPaths(mask, settable: settable, ignoringUnknown: ignoringUnknown)
     }
 
     /// Blocking functions as production checks them: known events, each

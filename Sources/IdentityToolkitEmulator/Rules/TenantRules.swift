@@ -179,8 +179,10 @@ enum TenantRules {
             (Path.enableAnonymousUser, { $0.enableAnonymousUser = update.enableAnonymousUser }),
             (Path.disableAuth, { $0.disableAuth = update.disableAuth }),
         ]
-        let settable = scalarFields.map(\.path) + [Path.mfaConfig]
-        let paths = try maskPaths(mask, allowed: settable, default: settable, ignoringUnknown: ignoringUnknownPaths)
+        var settable = Dictionary(uniqueKeysWithValues: scalarFields.map { ($0.path, [String]()) })
+        settable[Path.mfaConfig] = [MultiFactorAuthConfig.FieldPath.state, MultiFactorAuthConfig.FieldPath.enabledProviders,
+                                    MultiFactorAuthConfig.FieldPath.providerConfigs]
+        let paths = try InputRules.updateMaskPaths(mask, settable: settable, ignoringUnknown: ignoringUnknownPaths) ?? Array(settable.keys)
         for field in scalarFields where paths.contains(field.path) { field.apply(&current) }
         current.mfaConfig = try merge(current.mfaConfig, update.mfaConfig, paths: paths, prefix: Path.mfaConfig)
         // Without a mask every field is replaced; what the body leaves out takes production's default.
@@ -189,30 +191,6 @@ enum TenantRules {
         return current
     }
 
-    /// The field paths of an update mask; each must be a known field or one
-    /// of the MFA config's fields (`mfa.state`, `mfa.enabledProviders`, `mfa.providerConfigs`).
-    /// `ignoringUnknown` (Google-compatible mode) drops an unknown path, as
-    /// Google's emulator does, instead of refusing the update.
-    static func maskPaths(_ mask: String?, allowed: [String], default: [String], ignoringUnknown: Bool = false) throws -> [String] {
-        guard let mask, !mask.isEmpty else { return `default` }
-        let mfaFields = [MultiFactorAuthConfig.FieldPath.state, MultiFactorAuthConfig.FieldPath.enabledProviders,
-                         MultiFactorAuthConfig.FieldPath.providerConfigs]
-        let mfaParents = [ProjectConfig.FieldPath.mfa, Tenant.FieldPath.mfaConfig]
-        var paths: [String] = []
-        for path in mask.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            let parts = path.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            guard let head = parts.first, !head.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else {
-                throw APIServerError.invalidArgument("empty field path in update mask: '\(path)'")
-            }
-            let known = allowed.contains(head) && (parts.count == 1 || (mfaParents.contains(head) && mfaFields.contains(parts[1])))
-            if known {
-                paths.append(path)
-            } else if !ignoringUnknown {
-                throw APIServerError.invalidArgument("unknown field in update mask: \(path)")
-            }
-        }
-        return paths
-    }
 
     /// Applies the masked MFA fields of `new` onto `current`.
     static func merge(_ current: MultiFactorAuthConfig?, _ new: MultiFactorAuthConfig?, paths: [String], prefix: String) throws -> MultiFactorAuthConfig? {
