@@ -307,6 +307,7 @@ let package = Package(
             dependencies: [
                 "IdentityAdmin",
                 "IdentityOTP",
+                "IdentitySupport",
                 "IdentityToolkit",
                 gated("Vapor", "vapor", by: Trait.vapor),
             ]
@@ -495,7 +496,7 @@ let package = Package(
         .testTarget(
             name: "IdentityAdminVaporTests",
             dependencies: [
-                "IdentityAdminVapor", "IdentityAdmin", "IdentityToolkit", "IdentityOTP", "AdminTestSupport", "IdentityToolkitTestSupport",
+                "IdentityAdminVapor", "IdentityAdmin", "IdentityToolkit", "IdentityOTP", "IdentitySupport", "AdminTestSupport", "IdentityToolkitTestSupport",
                 .product(name: "VaporTesting", package: "vapor"),
             ]
         ),

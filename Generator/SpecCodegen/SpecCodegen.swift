@@ -36,10 +36,16 @@ public struct GeneratorConfig: Decodable, Sendable {
     /// from an imported module (the emulator generates the schemas of its
     /// own state format, and imports the API's from IdentityToolkit).
     public var typesFrom: [String]?
+    /// A compilation condition (a package trait) that every generated file
+    /// compiles under: each is wrapped in `#if NAME`, so that a module whose
+    /// hand-written files are gated on a trait is empty without it (the
+    /// emulator's routes need its hand-written types).
+    public var compilationCondition: String?
 
     public init(specs: [String], errors: String? = nil, facades: String? = nil, generate: [Part],
                 accessModifier: String? = nil, imports: [String]? = nil, publicImports: [String]? = nil, errorType: String? = nil,
-                typesFrom: [String]? = nil) {
+                typesFrom: [String]? = nil, compilationCondition: String? = nil) {
+        self.compilationCondition = compilationCondition
         self.specs = specs
         self.errors = errors
         self.facades = facades
@@ -100,7 +106,9 @@ public enum SpecCodegen {
         let files = try translate(config: config, baseDirectory: baseDirectory, configPath: configPath, readFile: readFile)
         var output: [OutputFile: String] = [:]
         for file in OutputFile.allCases {
-            output[file] = files[file].map(Renderer.render) ?? "// \(Translator.header)\n// Nothing to generate here for this config.\n"
+            let text = files[file].map(Renderer.render) ?? "// \(Translator.header)\n// Nothing to generate here for this config.\n"
+            // `translate` has checked the condition is an identifier.
+            output[file] = config.compilationCondition.map { "#if \($0)\n\(text)\(text.hasSuffix("\n") ? "" : "\n")#endif\n" } ?? text
         }
         return output
     }
@@ -164,6 +172,9 @@ public enum SpecCodegen {
                     diagnostics.error("'\(operation.id)' has only an 'x-emulator-request-body', which no client sends: generate 'server' alone for '\(document.file)', or describe its production body in 'requestBody'", at: operation.location)
                 }
             }
+        }
+        if let condition = config.compilationCondition {
+            _ = Naming.identifier(condition, "'compilationCondition'", at: configLocation, diagnostics: diagnostics)
         }
         for spec in config.typesFrom ?? [] where !config.specs.contains(spec) {
             diagnostics.error("'typesFrom' names '\(spec)', which 'specs' does not list", at: configLocation)

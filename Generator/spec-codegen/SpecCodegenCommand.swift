@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import SpecCodegen
@@ -156,3 +157,4 @@ struct APIDiffCommand: ParsableCommand {
         if breaking { throw ExitCode(1) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird
 public import Hummingbird
 public import IdentityAdmin
 import Foundation
@@ -31,3 +32,4 @@ extension BlockingFunctionHandler {
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird
 public import Hummingbird
 public import HummingbirdAuth
 public import IdentityAdmin
@@ -104,3 +105,4 @@ extension FirebaseAuthenticationError: HTTPResponseError {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: jsonBody)))
     }
 }
+#endif

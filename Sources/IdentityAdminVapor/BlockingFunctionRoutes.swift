@@ -1,3 +1,4 @@
+#if Vapor
 public import IdentityAdmin
 public import Vapor
 
@@ -21,3 +22,4 @@ extension RoutesBuilder {
         }
     }
 }
+#endif

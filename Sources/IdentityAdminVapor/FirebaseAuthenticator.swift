@@ -1,3 +1,4 @@
+#if Vapor
 public import IdentityAdmin
 public import IdentityOTP
 import IdentityToolkit
@@ -100,3 +101,4 @@ extension Request {
         SecurityEventContext(requestID: id, clientAddress: remoteAddress?.ipAddress, userAgent: headers.first(name: .userAgent))
     }
 }
+#endif

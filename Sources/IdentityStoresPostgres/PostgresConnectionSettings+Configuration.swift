@@ -1,3 +1,4 @@
+#if PostgreSQL
 #if Configuration
 public import Configuration
 
@@ -28,4 +29,5 @@ extension PostgresConnectionSettings {
         maximumConnections = connections
     }
 }
+#endif
 #endif

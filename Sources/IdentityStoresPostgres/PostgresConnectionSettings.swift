@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 public import PostgresNIO
 import NIOSSL
@@ -158,3 +159,4 @@ public struct PostgresConnectionSettings: Sendable, CustomStringConvertible {
         return "PostgreSQL \(username)@\(place)/\(database ?? username) (sslmode \(tls.rawValue), password \(password == nil ? "none" : "<redacted>"))"
     }
 }
+#endif

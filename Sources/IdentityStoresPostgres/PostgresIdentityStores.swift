@@ -1,3 +1,4 @@
+#if PostgreSQL
 public import Foundation
 public import Logging
 import NIOCore
@@ -222,3 +223,4 @@ public struct PostgresIdentityStores: IdentityStorage {
         }
     }
 }
+#endif

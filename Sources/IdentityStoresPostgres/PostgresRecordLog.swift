@@ -1,3 +1,4 @@
+#if PostgreSQL
 public import Foundation
 public import IdentityKeyValueStore
 import PostgresNIO
@@ -81,3 +82,4 @@ public struct PostgresRecordLogRetention: Service {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import PostgresNIO
 
@@ -153,3 +154,4 @@ struct InsertStateUnlessPresentStatement: PostgresPreparedStatement {
         return (inserted, live, value)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 public import Foundation
 public import IdentityKeyValueStore
 import PostgresNIO
@@ -182,3 +183,4 @@ extension PostgresStateStore {
         }
     }
 }
+#endif

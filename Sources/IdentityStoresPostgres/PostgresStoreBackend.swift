@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import Logging
 import NIOCore
@@ -150,3 +151,4 @@ struct PostgresStoreBackend: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import IdentitySupport
 import PostgresNIO
@@ -47,3 +48,4 @@ struct DatabaseClockReading: Sendable {
         databaseTime.addingTimeInterval((later - instant).timeInterval)
     }
 }
+#endif

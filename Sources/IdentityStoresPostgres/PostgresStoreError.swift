@@ -1,3 +1,4 @@
+#if PostgreSQL
 /// Why a PostgreSQL store call failed. Verification that needs a store
 /// **fails closed** on any of these: `TOTPVerifier` throws, and the
 /// caller refuses the code.
@@ -70,3 +71,4 @@ public struct PostgresStoreError: Error, Sendable, Hashable, CustomStringConvert
     /// What went wrong; never a bound value.
     public var description: String { "PostgreSQL store: \(detail)" }
 }
+#endif

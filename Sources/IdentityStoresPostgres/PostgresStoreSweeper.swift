@@ -1,3 +1,4 @@
+#if PostgreSQL
 public import ServiceLifecycle
 
 /// ``PostgresIdentityStores/runSweeper(every:)`` as a `Service`, from
@@ -13,3 +14,4 @@ public struct PostgresStoreSweeper: Service {
         await cancelWhenGracefulShutdown { await stores.runSweeper(every: interval) }
     }
 }
+#endif

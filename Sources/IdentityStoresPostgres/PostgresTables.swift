@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 
 /// The names of the tables and the statements that make them.
@@ -288,3 +289,4 @@ extension PostgresTables {
             """
     }
 }
+#endif

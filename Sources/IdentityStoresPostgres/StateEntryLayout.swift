@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 
 /// The entries `IdentityOTP`'s stores keep in the state table, as their
@@ -24,3 +25,4 @@ enum StateEntryLayout {
     /// SQL for the timestamp of the `Date` JSON number (text) `sql`.
     static func timestamp(_ sql: String) -> String { "to_timestamp((\(sql))::double precision + \(referenceEpoch))" }
 }
+#endif

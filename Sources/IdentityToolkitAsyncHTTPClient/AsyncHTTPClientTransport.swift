@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 public import AsyncHTTPClient
 public import Foundation
 public import HTTPTypes
@@ -98,3 +99,4 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -161,3 +162,4 @@ public final class IdentityToolkitEmulator: Sendable {
     /// A host as a URL writes it: an IPv6 address in brackets.
     static func urlHost(_ host: String) -> String { host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host }
 }
+#endif

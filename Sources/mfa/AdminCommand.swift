@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import IdentityAdmin
@@ -337,3 +338,4 @@ extension AdminCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import HTTPTypes
@@ -230,3 +231,4 @@ struct Demo {
         var description: String { "the emulator's clock answered a negative time (\(millis) ms)" }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import IdentityToolkitEmulator
@@ -156,3 +157,4 @@ struct EmulatorCommand: AsyncParsableCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 
 /// The checks every option that names something (an id, a path, an
@@ -28,3 +29,4 @@ enum InputCheck {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 
@@ -45,3 +46,4 @@ struct MFA: AsyncParsableCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Configuration
 import ArgumentParser
 import Foundation
@@ -81,3 +82,4 @@ extension AdminCommand.Users {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import IdentityOTP
@@ -261,3 +262,4 @@ extension TOTPCommand {
         }
     }
 }
+#endif

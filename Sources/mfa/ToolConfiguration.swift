@@ -1,3 +1,4 @@
+#if Tools
 import Configuration
 import Foundation
 
@@ -29,3 +30,4 @@ enum ToolConfiguration {
         reader().string(forKey: "google.application.credentials").flatMap { $0.isEmpty ? nil : $0 }
     }
 }
+#endif

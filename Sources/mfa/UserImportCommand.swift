@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import IdentityAdmin
@@ -186,3 +187,4 @@ extension AdminCommand.Users {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator && AsyncHTTPClient
 import Foundation
 public import IdentityAdmin
 public import IdentityToolkit
@@ -84,3 +85,4 @@ public struct MiddlewareTokens: Sendable {
                                 email: email, passwordText: password, generator: totp)
     }
 }
+#endif

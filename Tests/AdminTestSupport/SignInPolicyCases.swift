@@ -1,3 +1,4 @@
+#if Emulator && AsyncHTTPClient
 import Foundation
 public import IdentityAdmin
 public import IdentityToolkit
@@ -98,3 +99,4 @@ public struct SignInPolicyCases: Sendable {
                                                               newcomer: newcomer, veteran: veteran, enrolledUID: tokens.uid))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import Foundation
 
 /// An executable of this package that `swift test` built beside the test
@@ -75,3 +76,4 @@ public struct BuiltExecutable: Sendable {
                       stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
     }
 }
+#endif

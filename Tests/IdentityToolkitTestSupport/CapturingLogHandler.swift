@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import Foundation
 public import Logging
 
@@ -32,3 +33,4 @@ public struct CapturingLogHandler: LogHandler {
         records.append("\(event.level) \(event.message) \(event.metadata ?? [:]) \(metadata)")
     }
 }
+#endif

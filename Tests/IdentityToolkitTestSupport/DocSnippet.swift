@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import Foundation
 
 /// Code that a document (the README, a DocC article) shows and a test
@@ -50,3 +51,4 @@ public enum DocSnippet {
         return blocks
     }
 }
+#endif

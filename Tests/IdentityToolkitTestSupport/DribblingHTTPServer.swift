@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 #if canImport(NIOPosix)
 import Foundation
 import IdentitySupport
@@ -118,4 +119,5 @@ private final class DribbleHandler: ChannelInboundHandler, @unchecked Sendable {
         context.fireChannelInactive()
     }
 }
+#endif
 #endif

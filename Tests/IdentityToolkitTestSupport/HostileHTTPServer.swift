@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import Foundation
 import IdentityToolkit
 import NIOCore
@@ -105,3 +106,4 @@ private final class HostileHandler: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import Foundation
 import IdentityToolkit
 import NIOCore
@@ -157,3 +158,4 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 }
+#endif

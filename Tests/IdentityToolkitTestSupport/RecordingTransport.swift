@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import IdentityToolkit
@@ -26,3 +27,4 @@ public actor RecordingTransport: HTTPTransport {
         return (HTTPResponse(status: .init(code: status)), Data(self.body.utf8))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -48,3 +49,4 @@ public final class RefusingPort: @unchecked Sendable {
 
     deinit { close(descriptor) }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 public import Logging
 import Foundation
 
@@ -177,3 +178,4 @@ public struct SecondFactorRules: Sendable, Hashable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 
 /// The emulator's own bounds: values production does not document, chosen
@@ -35,3 +36,4 @@ enum EmulatorRules {
     /// Generated uids are 28 characters, as production's are.
     static let uidLength = 28
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityOTP
@@ -200,3 +201,4 @@ extension Optional where Wrapped == IDTokenClaims {
         return self
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -60,3 +61,4 @@ extension HelperRoutes {
         return escaped
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -72,3 +73,4 @@ extension AdminRoutes {
 extension UploadAccountRequest: TenantScopedBody {}
 extension BatchDeleteAccountsRequest: TenantScopedBody {}
 extension QueryUserInfoRequest: TenantScopedBody {}
+#endif

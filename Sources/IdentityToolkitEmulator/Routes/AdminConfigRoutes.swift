@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentitySupport
@@ -83,3 +84,4 @@ extension EmulatorTenant {
                   disableAuth: tenant.disableAuth, mfaConfig: tenant.mfaConfig)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -169,3 +170,4 @@ extension GetAccountInfoRequest: TenantScopedBody {}
 extension SetAccountInfoRequest: TenantScopedBody {}
 extension GetOobCodeRequest: TenantScopedBody {}
 extension CreateSessionCookieRequest: TenantScopedBody {}
+#endif

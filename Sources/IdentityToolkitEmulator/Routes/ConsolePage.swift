@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityOTP
@@ -210,3 +211,4 @@ enum ConsolePage {
         return "<h2>Export</h2><p>\(form(page, action: .exportNow, button: "Export now")) <span class=\"muted\">to <code>\(escape(directory))</code>, replacing it</span></p>"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityOTP
@@ -118,3 +119,4 @@ extension HelperRoutes {
         return ConsolePage.render(snapshot)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -52,3 +53,4 @@ struct EmulatorServices: Sendable {
         return files.map(\.path)
     }
 }
+#endif

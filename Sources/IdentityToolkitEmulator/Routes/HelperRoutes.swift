@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 @_spi(Generated) import IdentityToolkit
 import IdentitySupport
@@ -155,3 +156,4 @@ struct HelperRoutes: EmulatorHelpersService {
         })
     }
 }
+#endif

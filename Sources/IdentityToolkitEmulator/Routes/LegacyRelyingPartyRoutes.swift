@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -25,3 +26,4 @@ struct LegacyRelyingPartyRoutes: LegacyRelyingPartyService {
         return try await admin.importAccounts(targetProjectId: Self.project(target.targetProjectId), body: body, request: request)
     }
 }
+#endif

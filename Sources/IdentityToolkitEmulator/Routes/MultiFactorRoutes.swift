@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityOTP
@@ -119,3 +120,4 @@ extension AccountsRoutes {
         return FinalizeMfaSignInResponse(idToken: try tokens.idToken(for: signedIn), refreshToken: signedIn.refreshToken)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityToolkitJWT
@@ -86,3 +87,4 @@ final class OAuthTokenEndpoint: OAuth2TokenService {
         return AccessTokenResponse(accessToken: token, tokenType: "Bearer", expiresIn: Self.lifetime)
     }
 }
+#endif

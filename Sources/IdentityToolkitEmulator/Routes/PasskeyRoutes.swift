@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -53,3 +54,4 @@ extension AccountsRoutes {
         return FinalizePasskeySignInResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import IdentityToolkit
 
 /// Google's key routes, JWKS and X.509 forms (`GooglePublicKeysService` and
@@ -17,3 +18,4 @@ struct PublicKeyRoutes: GooglePublicKeysService, SessionCookieKeysService {
 
     func getSessionCookieSigningKeys(request: APIServerRequest) async throws -> JSONWebKeySet { key.jwks }
 }
+#endif

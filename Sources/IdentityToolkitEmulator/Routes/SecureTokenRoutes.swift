@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -23,3 +24,4 @@ struct SecureTokenRoutes: SecureTokenService {
                                   projectId: services.projectNumber)
     }
 }
+#endif

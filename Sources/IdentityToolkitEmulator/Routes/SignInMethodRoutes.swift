@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -182,3 +183,4 @@ extension AccountsRoutes {
     /// clients that want one get one.
     static func fakeAccessToken(_ providerId: String) -> String { "FirebaseAuthEmulatorFakeAccessToken_\(providerId)" }
 }
+#endif

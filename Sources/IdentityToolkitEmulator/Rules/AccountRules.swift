@@ -1,3 +1,4 @@
+#if Emulator
 import Crypto
 import Foundation
 import IdentityToolkit
@@ -195,3 +196,4 @@ enum AccountRules {
         user.email = InputRules.emailKey(email)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -147,3 +148,4 @@ extension EmulatorState {
         accounts(in: realm).sortedByID.first { $0.phoneNumber == number }
     }
 }
+#endif

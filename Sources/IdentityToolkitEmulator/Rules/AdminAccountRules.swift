@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -149,3 +150,4 @@ enum AdminAccountRules {
         SessionRules.forgetRealm(&state, realm)
     }
 }
+#endif

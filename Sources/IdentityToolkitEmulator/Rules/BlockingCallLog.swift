@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentitySupport
 
@@ -40,3 +41,4 @@ final class BlockingCallLog: Sendable {
     /// The calls kept, newest first.
     var recent: [Call] { calls.current }
 }
+#endif

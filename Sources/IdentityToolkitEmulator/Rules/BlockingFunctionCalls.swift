@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import HTTPTypes
 import IdentityToolkit
@@ -244,3 +245,4 @@ extension BlockingFunctionCalls.ProviderTokens {
              refreshToken: credentials?.refreshToken == true ? refreshToken : nil)
     }
 }
+#endif

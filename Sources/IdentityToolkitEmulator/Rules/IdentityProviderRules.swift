@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityToolkitJWT
@@ -234,3 +235,4 @@ enum IdentityProviderRules {
         return .signedIn(grant, user: user, isNewUser: isNewUser)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityOTP
@@ -275,3 +276,4 @@ extension EmulatorState {
         accounts(in: realm).sortedByID.first { $0.linkedProviders.contains { $0.providerId == providerID && $0.rawId == rawId } }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentitySupport
@@ -172,3 +173,4 @@ enum InputRules {
         return paths
     }
 }
+#endif

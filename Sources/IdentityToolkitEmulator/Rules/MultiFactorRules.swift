@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityOTP
@@ -191,3 +192,4 @@ enum MultiFactorRules {
         }
     }
 }
+#endif

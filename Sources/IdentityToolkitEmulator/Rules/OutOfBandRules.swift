@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -195,3 +196,4 @@ enum OutOfBandRules {
         state.outOfBand.oobCodes.inOrder.filter { $0.realm == realm }
     }
 }
+#endif

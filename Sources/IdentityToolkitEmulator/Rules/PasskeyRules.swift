@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentitySupport
@@ -145,3 +146,4 @@ enum PasskeyRules {
         state.sessions.passkeyChallenges.remove(key)
     }
 }
+#endif

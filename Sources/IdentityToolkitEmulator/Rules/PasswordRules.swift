@@ -1,3 +1,4 @@
+#if Emulator
 import _CryptoExtras
 import Crypto
 import Foundation
@@ -196,3 +197,4 @@ protocol PasswordHashOptions {
 
 extension UploadAccountRequest: PasswordHashOptions {}
 extension ExportedHashAlgorithm: PasswordHashOptions {}
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -102,3 +103,4 @@ extension MultiFactorRules {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentitySupport
@@ -86,3 +87,4 @@ enum ProjectConfigRules {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityOTP
@@ -72,3 +73,4 @@ extension EmulatorState {
         projects[project]?.improvedEmailPrivacy ?? context.improvedEmailPrivacyByDefault
     }
 }
+#endif

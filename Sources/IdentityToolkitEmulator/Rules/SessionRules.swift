@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentitySupport
@@ -144,3 +145,4 @@ extension Data {
         return data.prefix(bytes).base64URLEncoded
     }
 }
+#endif

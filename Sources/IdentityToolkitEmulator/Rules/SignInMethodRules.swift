@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -160,3 +161,4 @@ enum SignInMethodRules {
         return (true, providers, methods)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -223,3 +224,4 @@ enum TenantRules {
         }
     }
 }
+#endif

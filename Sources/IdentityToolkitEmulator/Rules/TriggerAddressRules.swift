@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -74,3 +75,4 @@ enum TriggerAddressRules {
         return withUnsafeBytes(of: address) { Array($0) }
     }
 }
+#endif

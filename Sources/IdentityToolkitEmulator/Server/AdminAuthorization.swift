@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import HTTPTypes
 import IdentityToolkit
@@ -44,3 +45,4 @@ struct AdminAuthorization: Sendable {
         !(query[apiKeyQuery] ?? "").isEmpty || !(headers[apiKeyHeader] ?? "").isEmpty
     }
 }
+#endif

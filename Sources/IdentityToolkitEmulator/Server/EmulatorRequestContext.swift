@@ -1,3 +1,4 @@
+#if Emulator
 import Hummingbird
 import IdentitySupport
 import IdentityToolkit
@@ -68,3 +69,4 @@ struct SingleProjectMiddleware: RouterMiddleware {
         return id.isEmpty ? nil : (id.removingPercentEncoding ?? id)
     }
 }
+#endif

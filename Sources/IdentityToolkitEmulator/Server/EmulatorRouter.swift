@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -135,3 +136,4 @@ struct RouteResponder: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -61,3 +62,4 @@ extension OAuthErrorResponse: APIServerErrorBody {
         self.init(error: code, errorDescription: error.detail)
     }
 }
+#endif

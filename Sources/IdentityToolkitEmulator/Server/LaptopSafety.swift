@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -175,3 +176,4 @@ struct LaptopSafetyMiddleware: RouterMiddleware {
         return response
     }
 }
+#endif

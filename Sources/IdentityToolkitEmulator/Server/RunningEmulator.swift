@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 public import ServiceLifecycle
 
@@ -62,3 +63,4 @@ extension RunningEmulator: Service {
         await stop()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 public import Foundation
 import IdentityToolkit
 import IdentitySupport
@@ -64,3 +65,4 @@ public final class EmulatorClock: Sendable {
         state.withLock { $0 = State() }
     }
 }
+#endif

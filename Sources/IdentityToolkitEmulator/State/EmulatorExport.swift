@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityOTPFormats
@@ -125,3 +126,4 @@ enum EmulatorExport {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityOTPFormats
@@ -148,3 +149,4 @@ extension EmulatorExport {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentitySupport
@@ -46,3 +47,4 @@ public struct EmulatorImportError: Error, Sendable, Hashable, CustomStringConver
         "cannot import \(file)\(field.map { ": \($0)" } ?? "") \(reason)"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -238,3 +239,4 @@ struct SessionGrant: Sendable {
     /// A blocking function's `sessionClaims`: into this sign-in's ID token alone.
     var sessionClaims: [String: JSONValue]? = nil
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 /// Where the emulator's state lives: the one seam between its rules and
 /// its storage. Every request runs its rule as one call of
 /// ``withState(_:)``, so its checks and its changes are one atomic step.
@@ -22,3 +23,4 @@ actor InMemoryEmulatorStateStore: EmulatorStateStore {
         try body(&state)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 
 /// Why the emulator will not write an export to a folder.
@@ -128,3 +129,4 @@ enum ExportTarget {
         return !isSymbolicLink(path) && FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -135,3 +136,4 @@ struct OrderedRecords<Record: Codable & Sendable>: Codable, Sendable {
         order = order.filter { byKey[$0] != nil }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 
@@ -85,3 +86,4 @@ struct PasswordHashParameters: Codable, Sendable, Equatable {
     /// order verifies.
     var passwordFirst: Bool?
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentitySupport
@@ -44,3 +45,4 @@ final class ActionLinks: Sendable {
         modes.first { $0.mode == mode }?.requestType
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityToolkitJWT
@@ -85,3 +86,4 @@ extension IdentityToolkitEmulator {
         return try events.sign(claims)
     }
 }
+#endif

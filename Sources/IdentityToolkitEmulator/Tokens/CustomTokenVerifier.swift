@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityToolkitJWT
@@ -114,3 +115,4 @@ struct CustomTokenVerifier: Sendable {
         return text
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Emulator
 import Crypto
 import Foundation
 import IdentityToolkit
@@ -65,3 +66,4 @@ struct EmulatorSigningKey: Sendable {
         return claims
     }
 }
+#endif

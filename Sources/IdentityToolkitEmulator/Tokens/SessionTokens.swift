@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentityToolkit
 import IdentityToolkitJWT
@@ -130,3 +131,4 @@ struct SessionTokens: Sendable {
         text.flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8)) }
     }
 }
+#endif

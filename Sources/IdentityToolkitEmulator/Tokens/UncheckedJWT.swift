@@ -1,3 +1,4 @@
+#if Emulator
 import Foundation
 import IdentitySupport
 
@@ -21,3 +22,4 @@ enum UncheckedJWT {
         return Data(base64URLEncoded: parts[0])
     }
 }
+#endif
