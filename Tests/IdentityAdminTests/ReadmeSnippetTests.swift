@@ -14,12 +14,17 @@ import Testing
     /// The snippet files the README shows, from the repository's root.
     static let snippetFiles = [
         "Tests/IdentityAdminTests/QuickStartServerSnippet.swift",
-        "Tests/QuickStartClient/main.swift",
-        "Tests/IdentityToolkitTests/ReadmeClientsSnippet.swift",
-        "Tests/MultiFactorAuthTests/ReadmeFirebaseShapedSnippet.swift",
-        "Tests/IdentityAdminTests/ReadmeAdminSnippet.swift",
-        "Tests/IdentityAdminTests/ReadmeVerifySnippet.swift",
         "Tests/IdentityAdminVaporTests/ReadmeVaporSnippet.swift",
+        "Tests/QuickStartClient/main.swift",
+    ]
+
+    /// The snippets DocC articles show (each moved there from the README):
+    /// the article, then the compiled file it shows verbatim.
+    static let articleSnippets = [
+        ("Sources/IdentityToolkit/IdentityToolkit.docc/UsingTheGeneratedClients.md", "Tests/IdentityToolkitTests/ReadmeClientsSnippet.swift"),
+        ("Sources/MultiFactorAuth/MultiFactorAuth.docc/TheFirebaseShapedAPI.md", "Tests/MultiFactorAuthTests/ReadmeFirebaseShapedSnippet.swift"),
+        ("Sources/IdentityAdmin/IdentityAdmin.docc/AdminAndVerification.md", "Tests/IdentityAdminTests/ReadmeAdminSnippet.swift"),
+        ("Sources/IdentityAdmin/IdentityAdmin.docc/AdminAndVerification.md", "Tests/IdentityAdminTests/ReadmeVerifySnippet.swift"),
     ]
 
     /// A block that cannot be a Swift file (a line of Package.swift, a list
@@ -40,8 +45,20 @@ import Testing
         #expect(blocks.filter { $0.preceding.hasPrefix(Self.notCompiledMarker) }.count <= 2)
     }
 
-    /// The server: no token is 401, a password-only sign-in 403, a TOTP sign-in gets its uid.
-    @Test func theQuickStartServerProtectsItsRoute() async throws {
+    @Test(arguments: articleSnippets) func eachArticleShowsItsCompiledSnippet(article: String, snippetFile: String) throws {
+        let snippet = try DocSnippet.code(of: DocSnippet.root.appendingPathComponent(snippetFile))
+        #expect(try DocSnippet.swiftBlocks(in: article).contains(snippet), "\(article) does not show \(snippetFile) verbatim")
+    }
+
+    /// The README stays a front door: at most 300 lines.
+    @Test func theReadmeIsShort() throws {
+        let lines = try String(contentsOf: DocSnippet.root.appendingPathComponent("README.md"), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count <= 300, "README.md has \(lines.count) lines")
+    }
+
+    /// The Hummingbird server: no token is 401, a password-only sign-in 401
+    /// with a step-up challenge, a TOTP sign-in gets its uid and its factors.
+    @Test func theQuickStartServerProtectsItsRoutes() async throws {
         let setup = try await EmulatorSetup.start(project: "demo-mfa")
         defer { Task { await setup.running.stop() } }
         let tokens = try await MiddlewareTokens.make(setup)
@@ -49,9 +66,20 @@ import Testing
             #expect(try await client.execute(uri: "/api/me", method: .get).status == .unauthorized)
             let passwordOnly = try await client.execute(uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.password)"])
             #expect(passwordOnly.status == .unauthorized, "a step-up challenge (RFC 9470)")
+            #expect(passwordOnly.headers[.wwwAuthenticate]?.contains(#"error="insufficient_user_authentication""#) == true)
+            // The README shows this answer's header and body as they are.
+            let readme = try String(contentsOf: DocSnippet.root.appendingPathComponent("README.md"), encoding: .utf8)
+            let shownHeader = "WWW-Authenticate: \(passwordOnly.headers[.wwwAuthenticate] ?? "")"
+            #expect(readme.contains(shownHeader + "\n"), "the README should show: \(shownHeader)")
+            let shownBody = String(buffer: passwordOnly.body)
+            #expect(readme.contains("\n" + shownBody + "\n"), "the README should show: \(shownBody)")
             let withTOTP = try await client.execute(uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.totp)"])
             #expect(withTOTP.status == .ok)
             #expect(String(buffer: withTOTP.body) == tokens.uid)
+            let factors = try await client.execute(uri: "/api/factors", method: .get, headers: [.authorization: "Bearer \(tokens.totp)"])
+            #expect(factors.status == .ok)
+            let listed = try JSONDecoder().decode([[String: String]].self, from: Data(buffer: factors.body))
+            #expect(listed.map { $0["kind"] } == ["totp"] && listed.first?["name"] == "Phone app" && listed.first?["id"]?.isEmpty == false)
         }
     }
 
