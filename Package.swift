@@ -282,6 +282,8 @@ let package = Package(
                 "IdentityToolkitJWT",
                 // Recovery codes (AccountRecovery); swift-crypto is here already.
                 "IdentityOTP",
+                // The fleet's shared key sets, sealed (SharedSigningKeys).
+                "IdentityServerState",
                 "IdentitySupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -65,6 +65,9 @@ package final class SigningKeyCache: Sendable {
     /// Key ids already logged as skipped (each is logged once).
     private let reportedKeys = Locked<Set<String>>([])
     private let refresh = SharedFetch<KeySet>()
+    /// Where the fleet keeps the last set (``share(in:)``), and whether this
+    /// instance has said it is verifying with that set (once per outage).
+    private let fleetCopy = Locked<(store: SharedKeySetStore?, announced: Bool)>((nil, false))
 
     package init(staleGrace: TimeInterval = 3600, minimumRefetchInterval: TimeInterval = 30,
                  initialBackoff: TimeInterval = 1, maximumBackoff: TimeInterval = 300,
@@ -163,17 +166,23 @@ package final class SigningKeyCache: Sendable {
         }
     }
 
+    /// Keeps each set fetched from the key route in `store` too, and, when
+    /// the route fails, verifies with the set stored there (by this or
+    /// another instance) until that set expires (``SharedKeySetStore``).
+    package func share(in store: SharedKeySetStore) {
+        fleetCopy.withLock { $0.store = store }
+    }
+
     /// One fetch, shared by every caller that arrives while it runs; its
     /// outcome goes to the machine.
     private func sharedRefresh() async throws -> KeySet {
         try await refresh.value { [self] in
             do {
-                let (set, headers) = try await fetch()
+                let (set, expiresAt, source) = try await fetchFromRouteOrFleet()
                 let fetchedAt = now()
-                let maxAge = CacheControl.maxAge(headers[.cacheControl]) ?? Self.defaultMaxAge
-                let keySet = KeySet(keys: try usableKeys(set), fetchedAt: fetchedAt, expiresAt: fetchedAt.addingTimeInterval(maxAge))
+                let keySet = KeySet(keys: try usableKeys(set), fetchedAt: fetchedAt, expiresAt: expiresAt)
                 state.withLock { $0.machine.fetchSucceeded(keySet) }
-                Self.countFetch("ok")
+                Self.countFetch(source)
                 return keySet
             } catch {
                 let failedAt = now()
@@ -184,7 +193,40 @@ package final class SigningKeyCache: Sendable {
         }
     }
 
-    /// `firebase_signing_key_fetches_total` by `outcome` (`ok`, `failed`):
+    /// A set from the key route (kept in the fleet's store, when there is
+    /// one), or, when the route fails, the fleet's stored set while it has
+    /// not expired; with its expiry and where it came from (`ok`, `shared`).
+    private func fetchFromRouteOrFleet() async throws -> (JSONWebKeySet, expiresAt: Date, source: String) {
+        let fleet = fleetCopy.withLock { $0.store }
+        do {
+            let (set, headers) = try await fetch()
+            let expiresAt = now().addingTimeInterval(CacheControl.maxAge(headers[.cacheControl]) ?? Self.defaultMaxAge)
+            if let fleet {
+                fleetCopy.withLock { $0.announced = false }
+                do {
+                    try await fleet.save(set, expiresAt: expiresAt)
+                } catch {
+                    RequestLogger.or(logger).warning("could not keep the key set in the fleet's store", metadata: ["reason": "\(LogSafeText.escaping("\(error)"))"])
+                }
+            }
+            return (set, expiresAt, "ok")
+        } catch {
+            let time = now()
+            guard let fleet, let (set, expiresAt) = try? await fleet.load(at: time), expiresAt > time else { throw error }
+            let isFirst = fleetCopy.withLock { copy in
+                defer { copy.announced = true }
+                return !copy.announced
+            }
+            if isFirst {
+                RequestLogger.or(logger).warning("the key route failed; verifying with the key set the fleet stored, until it expires", metadata: [
+                    "reason": "\(LogSafeText.escaping(Self.describe(error)))", "expiresAt": "\(expiresAt)"])
+            }
+            return (set, expiresAt, "shared")
+        }
+    }
+
+    /// `firebase_signing_key_fetches_total` by `outcome` (`ok`, `failed`,
+    /// `shared`: the route failed and the fleet's stored set served):
     /// one per request to the key route, however many callers shared it.
     private static func countFetch(_ outcome: String) {
         Telemetry.counter("firebase_signing_key_fetches_total", [("outcome", outcome)]).increment()

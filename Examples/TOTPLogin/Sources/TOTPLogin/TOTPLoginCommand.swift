@@ -195,6 +195,10 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             state = .store(SealingStateStore(base: stores.stateStore, codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.browser-store"),
                                              unopenable: .readAsAbsent),
                            name: "PostgreSQL, sealed", keyRing: keyRing)
+            // The fleet's last key sets: an instance that starts while
+            // Google's key route is down verifies with them until they expire.
+            backend.admin.shareSigningKeys(in: SealingStateStore(base: stores.stateStore,
+                                                                 codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.signing-keys")))
         } else {
             if keyRing == nil {
                 logger.warning("no sealing keys: a random key seals the browsers' cookies, so a restart or another instance cannot read them (set \(Self.sealingKeysVariable))")
