@@ -63,7 +63,7 @@ public final class IdentityToolkitEmulator: Sendable {
             safety: LaptopSafety(configuration), pagePaths: [HelperRoutes.showConsolePath, HelperRoutes.openActionLinkPath],
             authorization: AdminAuthorization(oauth: oauth), maxBodyBytes: configuration.maxBodyBytes, bodyReadTimeout: configuration.bodyReadTimeout,
             logger: configuration.logger, singleProject: configuration.singleProjectMode ? configuration.projectID : nil,
-            refusesNullMembers: configuration.googleCompatible)
+            refusesNullMembers: configuration.googleCompatible, faults: services.faults)
         AccountsRoutes(services: services, customTokens: CustomTokenVerifier(trustedKey: { [oauth] in oauth.publicKey(of: $0) }, clock: clock))
             .registerRoutes(on: router)
         SecureTokenRoutes(services: services).registerRoutes(on: router)
@@ -76,6 +76,11 @@ public final class IdentityToolkitEmulator: Sendable {
             .registerRoutes(on: router)
         routes = router.routes
         responder = router.build()
+        do {
+            try services.faults.replace(with: configuration.faults)
+        } catch let error as APIServerError {
+            throw EmulatorConfigurationError("--fault: \(error.detail ?? error.message)")
+        }
     }
 
     /// How many of each kind of state the emulator holds (enrollment

@@ -1,6 +1,7 @@
 #if Tools
 import ArgumentParser
 import Foundation
+import IdentityToolkit
 import IdentityToolkitEmulator
 import Logging
 
@@ -63,6 +64,22 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Flag(help: "Refuse (400) a request whose path names a project other than --project, as firebase-tools' singleProjectMode ERROR does.")
     var singleProjectMode = false
 
+    @Option(help: ArgumentHelp("Inject a fault into an operation from the start, as PUT /emulator/v1/faults does (repeatable): OPERATION=KIND[:MILLIS], such as lookupAccounts=unavailable, *=latency:250 or getIDTokenSigningKeys=hang:30000. Kinds: latency, quotaExceeded, unavailable, dropConnection, hang, malformedCacheControl.", valueName: "operation=kind[:millis]"))
+    var fault: [String] = []
+
+    /// `--fault OPERATION=KIND[:MILLIS]`, read; nil when it is not of that form
+    /// (the emulator checks the operation, the kind's delay and the ranges).
+    static func parseFault(_ text: String) -> EmulatorFault? {
+        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty else { return nil }
+        let kindAndDelay = parts[1].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let kind = EmulatorFaultKind(rawValue: kindAndDelay[0])
+        guard EmulatorFaultKind.allKnownValues.contains(kind) else { return nil }
+        guard kindAndDelay.count == 2 else { return EmulatorFault(operation: parts[0], kind: kind) }
+        guard let delay = Int32(kindAndDelay[1]) else { return nil }
+        return EmulatorFault(operation: parts[0], kind: kind, delayMillis: delay)
+    }
+
     @Option(name: .customLong("import"), help: "A folder in firebase-tools' export format to load at start (a corrupt one stops the emulator, naming the file and field).")
     var importDirectory: String?
 
@@ -77,6 +94,9 @@ struct EmulatorCommand: AsyncParsableCommand {
     var improvedEmailPrivacy: Bool?
 
     func validate() throws {
+        for text in fault where Self.parseFault(text) == nil {
+            throw ValidationError("--fault must be OPERATION=KIND[:MILLIS] with a known kind, not '\(text.prefix(80))'")
+        }
         let durations = SecondFactorRules.durationRange
         let seconds = Int(durations.lowerBound.components.seconds)...Int(durations.upperBound.components.seconds)
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
@@ -118,6 +138,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         configuration.allowLinkLocalTriggers = allowLinkLocalTriggers
         configuration.googleCompatible = googleCompatible
         configuration.singleProjectMode = singleProjectMode
+        configuration.faults = fault.compactMap(Self.parseFault)
         // Google's emulator starts with email privacy off; production with it on.
         configuration.improvedEmailPrivacy = improvedEmailPrivacy ?? !googleCompatible
         configuration.importDirectory = importDirectory.map(Self.absolutePath)

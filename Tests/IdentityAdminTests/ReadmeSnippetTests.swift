@@ -16,6 +16,7 @@ import Testing
         "Tests/IdentityAdminTests/QuickStartServerSnippet.swift",
         "Tests/IdentityAdminVaporTests/ReadmeVaporSnippet.swift",
         "Tests/QuickStartClient/main.swift",
+        "Tests/IdentityAdminTests/ReadmeBreakerSnippet.swift",
     ]
 
     /// The snippets DocC articles show (each moved there from the README):

@@ -1,5 +1,6 @@
 #if Emulator
 public import Logging
+public import IdentityToolkit
 import Foundation
 
 /// Settings of an emulator.
@@ -68,6 +69,11 @@ public struct EmulatorConfiguration: Sendable {
     /// `mfaInfo: []`). Off by default: those are weaker than production. Laptop safety
     /// (``allowedHosts``, ``allowedOrigins``) never turns off.
     public var googleCompatible = false
+    /// Faults to inject from the start, as `setFaults` sets them (`mfa
+    /// emulator --fault OPERATION=KIND[:MILLIS]`): a delay, 429, 503, a
+    /// dropped connection, a hang or a malformed `Cache-Control` in place of
+    /// an operation's answer. None by default.
+    public var faults: [EmulatorFault] = []
     /// Refuse (400) a request whose path names a project other than
     /// ``projectID``, as firebase-tools' `singleProjectMode: ERROR` does:
     /// a test that names the wrong project fails instead of writing where

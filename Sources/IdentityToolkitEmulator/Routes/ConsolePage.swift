@@ -31,6 +31,8 @@ enum ConsolePage {
         /// last calls to them, newest first.
         var triggers: [(event: String, url: String)] = []
         var blockingCalls: [BlockingCallLog.Call] = []
+        /// The faults in force (`setFaults`, `--fault`).
+        var faults: [EmulatorFault] = []
     }
 
     /// The outcome of the form just sent.
@@ -66,6 +68,7 @@ enum ConsolePage {
         html += users(page)
         html += codes(page)
         html += blockingFunctions(page)
+        html += faults(page)
         html += export(page)
         html += "</body></html>\n"
         return html
@@ -202,6 +205,19 @@ enum ConsolePage {
             html += "<td>\(escape(call.method))</td><td>\(outcome)</td><td>\(took) ms</td></tr>"
         }
         return html + "</tbody></table>"
+    }
+
+    private static func faults(_ page: Snapshot) -> String {
+        var html = "<h2>Faults</h2>"
+        guard !page.faults.isEmpty else {
+            return html + "<p class=\"muted\">None: every operation answers. <code>PUT /emulator/v1/faults</code> or <code>--fault</code> sets some.</p>"
+        }
+        html += "<table id=\"faults\"><tr><th>operation</th><th>fault</th><th>delay</th><th>requests left</th></tr>"
+        for fault in page.faults {
+            html += "<tr><td><code>\(escape(fault.operation))</code></td><td>\(escape(fault.kind.rawValue))</td>"
+                + "<td>\(fault.delayMillis.map { "\($0) ms" } ?? "")</td><td>\(fault.remaining.map(String.init) ?? "until cleared")</td></tr>"
+        }
+        return html + "</table>"
     }
 
     private static func export(_ page: Snapshot) -> String {

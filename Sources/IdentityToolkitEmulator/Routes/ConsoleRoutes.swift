@@ -111,6 +111,7 @@ extension HelperRoutes {
                 })
         }
         snapshot.blockingCalls = services.blockingCallLog.recent.filter { $0.project == snapshot.project }
+        snapshot.faults = services.faults.current.faults ?? []
         snapshot.clockAdjusted = services.clock.isAdjusted
         snapshot.formToken = console.formToken
         snapshot.exportDirectory = console.exportDirectory

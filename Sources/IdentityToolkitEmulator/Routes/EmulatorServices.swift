@@ -18,6 +18,8 @@ struct EmulatorServices: Sendable {
     let improvedEmailPrivacyByDefault: Bool
     /// The last calls to blocking functions, for the emulator's page.
     let blockingCallLog = BlockingCallLog()
+    /// The faults injected into the emulated APIs (`setFaults`, `--fault`).
+    let faults = FaultInjector()
     /// ``EmulatorConfiguration/allowLinkLocalTriggers``.
     var allowLinkLocalTriggers = false
     /// ``EmulatorConfiguration/googleCompatible``.

@@ -40,6 +40,20 @@ struct HelperRoutes: EmulatorHelpersService {
         return EmptyResponse()
     }
 
+    func listFaults(request: APIServerRequest) async throws -> EmulatorFaults {
+        services.faults.current
+    }
+
+    func setFaults(_ faults: EmulatorFaults, request: APIServerRequest) async throws -> EmulatorFaults {
+        try services.faults.replace(with: faults.faults ?? [])
+        return services.faults.current
+    }
+
+    func clearFaults(request: APIServerRequest) async throws -> EmulatorFaults {
+        services.faults.clear()
+        return services.faults.current
+    }
+
     func getEmulatorStatus(request: APIServerRequest) async throws -> EmulatorStatus {
         EmulatorStatus(authEmulator: AuthEmulatorStatus(ready: true, docs: Self.documentation, ui: Self.showConsolePath, projectId: services.defaultProject))
     }

@@ -30,8 +30,14 @@ struct AdminAuthorization: Sendable {
     /// and the laptop-safety check refuses a foreign one); the `Host` check
     /// stops DNS rebinding. The admin API keeps needing its credential.
     static func isHarnessCall(method: HTTPRequest.Method, routeTemplate: String, headers: HTTPFields) -> Bool {
-        routeTemplate.hasPrefix(harnessRoutePrefix) && [.delete, .patch, .put].contains(method) && headers[LaptopSafety.origin] == nil
+        routeTemplate.hasPrefix(harnessRoutePrefix) && !ownerOnlyTemplates.contains(routeTemplate)
+            && [.delete, .patch, .put].contains(method) && headers[LaptopSafety.origin] == nil
     }
+
+    /// Helpers that need `Bearer owner` from every caller, harnesses
+    /// included: faults change what every other client of the emulator
+    /// gets, so setting them is a deliberate act, never a stray request.
+    static let ownerOnlyTemplates: Set<String> = ["/emulator/v1/faults"]
 
     /// Where the emulator's own helper routes live.
     static let harnessRoutePrefix = "/emulator/"

@@ -22,9 +22,10 @@ final class EmulatorRouter: APIServerRouteRegistry {
     private(set) var routes: [APIServerRoute] = []
 
     init(safety: LaptopSafety, pagePaths: Set<String>, authorization: AdminAuthorization,
-         maxBodyBytes: Int, bodyReadTimeout: Duration, logger: Logger, singleProject: String? = nil, refusesNullMembers: Bool = false) {
+         maxBodyBytes: Int, bodyReadTimeout: Duration, logger: Logger, singleProject: String? = nil, refusesNullMembers: Bool = false,
+         faults: FaultInjector = FaultInjector()) {
         responder = RouteResponder(maxBodyBytes: maxBodyBytes, bodyReadTimeout: bodyReadTimeout, logger: logger,
-                                   refusesNullMembers: refusesNullMembers)
+                                   refusesNullMembers: refusesNullMembers, faults: faults)
         // Middleware first: Hummingbird wraps the routes added after it.
         router.add(middleware: LaptopSafetyMiddleware(safety: safety, pagePaths: pagePaths))
         router.add(middleware: UnknownRouteMiddleware())
@@ -34,6 +35,7 @@ final class EmulatorRouter: APIServerRouteRegistry {
 
     func register(_ route: APIServerRoute) {
         routes.append(route)
+        if FaultInjector.isFaultable(template: route.template) { responder.faults.allow(route.operationID) }
         router.on(RouterPath(route.template), method: route.method) { [responder] request, context in
             await responder.respond(to: request, context: context, route: route)
         }
@@ -72,6 +74,8 @@ struct RouteResponder: Sendable {
     /// Google-compatible mode: a body member sent as `null` is refused, as
     /// Google's emulator's schema validator refuses it.
     let refusesNullMembers: Bool
+    /// The faults injected into the emulated APIs' operations.
+    let faults: FaultInjector
 
     func respond(to request: Request, context: EmulatorRequestContext, route: APIServerRoute) async -> Response {
         var pathParameters: [String: String] = [:]
@@ -97,6 +101,9 @@ struct RouteResponder: Sendable {
         if route.authorization == .apiKey && !context.isAdmin && !AdminAuthorization.hasAPIKey(query: query, headers: request.headers) {
             return ErrorResponses.render(APIServerError.permissionDenied("The request is missing a valid API key."), for: route)
         }
+        // An injected fault answers in the route's place (or delays it).
+        let fault = FaultInjector.isFaultable(template: route.template) ? faults.take(for: route.operationID) : nil
+        if let fault, let answer = await FaultInjector.apply(fault, route: route) { return answer }
         let body: Data
         switch await readBody(of: request) {
         case .success(let data): body = data
@@ -108,8 +115,10 @@ struct RouteResponder: Sendable {
         apiRequest.refusesNullMembers = refusesNullMembers
         do {
             let response = try await route.handler(apiRequest)
-            return Response(status: HTTPResponse.Status(code: response.status), headers: [.contentType: response.contentType],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+            var answer = Response(status: HTTPResponse.Status(code: response.status), headers: [.contentType: response.contentType],
+                                  body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+            if fault?.kind == .malformedCacheControl { answer.headers[.cacheControl] = FaultInjector.malformedCacheControl }
+            return answer
         } catch let error as APIServerError {
             return ErrorResponses.render(error, for: route)
         } catch {
