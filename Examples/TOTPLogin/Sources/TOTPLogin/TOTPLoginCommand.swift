@@ -270,24 +270,6 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data("stopped: requests in flight answered, the pool closed\n".utf8))
     }
 
-    /// The scrape endpoint: its own listener on loopback, so that a proxy
-    /// in front of the app never exposes it.
-    static func metricsApplication(_ registry: PrometheusCollectorRegistry, port: Int, logger: Logger) -> some ApplicationProtocol {
-        let router = Router()
-        router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
-        }
-        return Application(
-            router: router,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: nil),
-            onServerRunning: { channel in
-                FileHandle.standardOutput.write(Data("metrics at http://127.0.0.1:\(channel.localAddress?.port ?? 0)/metrics\n".utf8))
-            },
-            logger: logger
-        )
-    }
-
     static let noSealingKeys = StartupError(description: "--postgres needs sealing keys, so that refresh tokens and TOTP keys are not stored in clear: set \(sealingKeysVariable)=\"k1:$(head -c 32 /dev/urandom | base64)\" (the same on every instance) or give --sealing-keys-file")
 
     /// The project of the running emulator, which every call with an API
