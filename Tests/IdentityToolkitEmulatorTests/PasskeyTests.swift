@@ -69,6 +69,17 @@ import Testing
         }
     }
 
+    /// WebAuthn reads `timeout` as a number: it is one on the wire (an
+    /// int64 would be a proto3 string, which schemathesis caught).
+    @Test func theOptionsTimeoutIsAJSONNumber() async throws {
+        try await withEmulator { h in
+            let answer = try await h.raw(.post, "/identitytoolkit.googleapis.com/v2/accounts/passkeySignIn:start?key=k", body: Data("{}".utf8),
+                                         headers: [.contentType: "application/json"])
+            let options = try #require(answer.json["credentialRequestOptions"] as? [String: Any])
+            #expect(options["timeout"] as? Int == 60_000 && !(options["timeout"] is String))
+        }
+    }
+
     @Test func aPasskeyIsNamedByItsNameElseTheDisplayNameElseUnnamed() async throws {
         try await withEmulator { h in
             let session = try await h.verifiedUser("names@example.com")

@@ -20,7 +20,7 @@ enum PasskeyRules {
     static let maximumCredentialIDLength = 1364
     /// How long a client has between `start` and `finalize`, in milliseconds
     /// (WebAuthn's `timeout`); the challenge lives as long.
-    static let ceremonyTimeout: Int64 = 60_000
+    static let ceremonyTimeout: Int32 = 60_000
     /// ES256 and RS256, the COSE algorithms Google's emulator offers.
     static let algorithms: [Int32] = [-7, -257]
 
