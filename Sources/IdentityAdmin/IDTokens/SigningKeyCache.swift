@@ -212,7 +212,8 @@ package final class SigningKeyCache: Sendable {
             return (set, expiresAt, "ok")
         } catch {
             let time = now()
-            guard let fleet, let (set, expiresAt) = try? await fleet.load(at: time), expiresAt > time else { throw error }
+            // The store answers only a set that has not expired.
+            guard let fleet, let (set, expiresAt) = try? await fleet.load(at: time) else { throw error }
             let isFirst = fleetCopy.withLock { copy in
                 defer { copy.announced = true }
                 return !copy.announced

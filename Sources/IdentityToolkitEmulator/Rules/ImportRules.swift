@@ -185,7 +185,7 @@ enum ImportRules {
         }
         var seen = Set<String>()
         return try infos.map { passkey in
-            guard let id = passkey.credentialId, !id.isEmpty, id.utf8.count <= PasskeyRules.maximumCredentialIDLength else {
+            guard let id = passkey.credentialId, PasskeyRules.isValidCredentialID(id) else {
                 throw Refused("passkeyInfo.credentialId must be 1 to \(PasskeyRules.maximumCredentialIDLength) characters")
             }
             guard seen.insert(id).inserted else { throw Refused("passkeyInfo.credentialId is listed twice") }

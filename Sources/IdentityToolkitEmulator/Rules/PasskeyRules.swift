@@ -18,6 +18,12 @@ enum PasskeyRules {
     static let unnamed = "Unnamed Passkey"
     /// WebAuthn caps a credential id at 1023 bytes: 1364 base64url characters.
     static let maximumCredentialIDLength = 1364
+
+    /// Whether `id` can be a credential id: present and within WebAuthn's
+    /// bound (enrollment and import hold ids to the same rule).
+    static func isValidCredentialID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= maximumCredentialIDLength
+    }
     /// How long a client has between `start` and `finalize`, in milliseconds
     /// (WebAuthn's `timeout`); the challenge lives as long.
     static let ceremonyTimeout: Int32 = 60_000
@@ -102,7 +108,7 @@ enum PasskeyRules {
     /// within WebAuthn's bound.
     private static func checkCredentialID(_ id: String) throws -> String {
         guard !id.isEmpty else { throw APIServerError.invalidCredentialId }
-        guard id.utf8.count <= maximumCredentialIDLength else {
+        guard isValidCredentialID(id) else {
             throw APIServerError.invalidCredentialId("A credential id is at most \(maximumCredentialIDLength) characters.")
         }
         return id
