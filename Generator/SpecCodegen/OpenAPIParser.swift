@@ -403,6 +403,19 @@ struct OpenAPIParser {
     }
 
     private func parseSchema(_ name: SwiftName, _ node: YAMLValue) -> Schema? {
+        guard var schema = parseSchemaKind(name, node) else { return nil }
+        if let reader = MappingReader(node, context: "schema '\(name)'", diagnostics: diagnostics), let access = reader.string("x-access") {
+            switch access {
+            case "package": schema.packageOnly = true
+            case "public": schema.packageOnly = false
+            default:
+                diagnostics.error("'x-access' of '\(name)' must be 'public' or 'package', found '\(access)'", at: reader.raw("x-access")?.location ?? reader.location)
+            }
+        }
+        return schema
+    }
+
+    private func parseSchemaKind(_ name: SwiftName, _ node: YAMLValue) -> Schema? {
         guard let reader = MappingReader(node, context: "schema '\(name)'", diagnostics: diagnostics) else { return nil }
         rejectUnsupportedKeywords(reader, owner: "schema '\(name)'", allowsMap: true)
         let description = reader.string("description")

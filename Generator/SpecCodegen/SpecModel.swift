@@ -156,6 +156,10 @@ struct Schema {
     /// `init(strictJSON:)`, a pull reader over IdentityToolkit's
     /// `StrictJSONParser` without `Codable`'s containers.
     var strictReader = false
+    /// `x-access: package`: a wire type only the package's own servers and
+    /// verifiers read, generated `package` where the config says `public`,
+    /// so that it is no promise to apps (nil: the config's access).
+    var packageOnly = false
     var location: SourceLocation
 }
 
@@ -231,6 +235,15 @@ indirect enum TypeRef: Equatable {
     /// free-form object such as a token's custom claims): `JSONValue`.
     case json
 
+    /// The schemas this type names, through arrays and maps.
+    var referencedNames: [SwiftName] {
+        switch self {
+        case .reference(let name, _): return [name]
+        case .array(let element), .map(let element): return element.referencedNames
+        case .string, .int32, .int64, .integer, .double, .bool, .dateTime, .json: return []
+        }
+    }
+
     static func == (lhs: TypeRef, rhs: TypeRef) -> Bool {
         switch (lhs, rhs) {
         case (.string, .string), (.int32, .int32), (.int64, .int64), (.integer, .integer), (.double, .double), (.bool, .bool),
@@ -249,7 +262,7 @@ extension Schema {
     /// compares everything but source locations.
     func isEquivalent(to other: Schema) -> Bool {
         guard name == other.name, description == other.description, errorBody == other.errorBody, fieldMask == other.fieldMask,
-              strictReader == other.strictReader else { return false }
+              strictReader == other.strictReader, packageOnly == other.packageOnly else { return false }
         switch (kind, other.kind) {
         case let (.stringEnum(a), .stringEnum(b)): return a == b
         case let (.map(a), .map(b)): return a == b

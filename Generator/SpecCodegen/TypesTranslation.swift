@@ -7,33 +7,43 @@ extension Translator {
         let byName = Dictionary(schemas.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var declarations: [Declaration] = []
         for schema in schemas.sorted(by: { $0.name < $1.name }) {
-            switch schema.kind {
-            case .stringEnum(let values):
-                declarations.append(.type(enumType(schema, values)))
-            case .map(let value):
-                declarations.append(.typeAlias(TypeAliasDeclaration(
-                    doc: docText(schema.description), access: access, name: "\(schema.name)", type: "[String: \(swiftType(value))]")))
-            case .object(let properties):
-                declarations.append(.type(objectType(schema, properties, descriptions: descriptions)))
-                if properties.contains(where: \.sensitive) {
-                    declarations.append(.extension(redactingExtension(schema.name, properties)))
-                }
-                if let paths = schema.errorBody {
-                    declarations.append(.extension(errorBodyExtension(schema, paths, in: schemas)))
-                }
-                if schema.fieldMask {
-                    declarations.append(.extension(fieldPathExtension(schema.name, properties)))
-                }
-                if schema.strictReader {
-                    declarations.append(.extension(strictReaderExtension(schema.name, properties, schemas: byName)))
-                }
-            }
+            // `x-access: package` narrows a public config's access for this type alone.
+            let translator = schema.packageOnly && access == .public ? Translator(access: .package) : self
+            declarations += translator.typeDeclarations(schema, descriptions: descriptions, schemas: schemas, byName: byName)
         }
         let usesDate = schemas.contains { schema in
             guard case .object(let properties) = schema.kind else { return false }
             return properties.contains { $0.type == .dateTime || $0.type == .array(.dateTime) }
         }
         return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports, exposed: usesDate ? ["Foundation"] : []), declarations: declarations)
+    }
+
+    /// One schema's type and the extensions its spec extensions ask for.
+    private func typeDeclarations(_ schema: Schema, descriptions: [SwiftName: String?], schemas: [Schema],
+                                  byName: [SwiftName: Schema]) -> [Declaration] {
+        var declarations: [Declaration] = []
+        switch schema.kind {
+        case .stringEnum(let values):
+            declarations.append(.type(enumType(schema, values)))
+        case .map(let value):
+            declarations.append(.typeAlias(TypeAliasDeclaration(
+                doc: docText(schema.description), access: access, name: "\(schema.name)", type: "[String: \(swiftType(value))]")))
+        case .object(let properties):
+            declarations.append(.type(objectType(schema, properties, descriptions: descriptions)))
+            if properties.contains(where: \.sensitive) {
+                declarations.append(.extension(redactingExtension(schema.name, properties)))
+            }
+            if let paths = schema.errorBody {
+                declarations.append(.extension(errorBodyExtension(schema, paths, in: schemas)))
+            }
+            if schema.fieldMask {
+                declarations.append(.extension(fieldPathExtension(schema.name, properties)))
+            }
+            if schema.strictReader {
+                declarations.append(.extension(strictReaderExtension(schema.name, properties, schemas: byName)))
+            }
+        }
+        return declarations
     }
 
     /// `Type.FieldPath`: the update-mask path of each field, as the wire

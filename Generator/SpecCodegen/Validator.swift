@@ -69,6 +69,9 @@ struct Validator {
                     if case .stringEnum = schema.kind {
                         diagnostics.error("the \(role) of '\(operation.id)' must be an object schema, '\(name)' is an enum", at: reference.location)
                     }
+                    if schema.packageOnly, !role.hasPrefix("emulator") {
+                        diagnostics.error("the \(role) of '\(operation.id)' is '\(name)', which has 'x-access: package': a client's call cannot take or return a type apps cannot name", at: reference.location)
+                    }
                     if case .map = schema.kind, !role.hasSuffix("response") || role.hasPrefix("error") {
                         diagnostics.error("the \(role) of '\(operation.id)' must be an object schema with properties, '\(name)' is a map", at: reference.location)
                     }
@@ -93,6 +96,13 @@ struct Validator {
                 if case .object(let properties) = schema.kind {
                     let externalNames = Set(document.externalReferences.map(\.name))
                     for property in properties { checkType(property.type, of: property, in: local, externalNames: externalNames) }
+                    if !schema.packageOnly {
+                        for property in properties {
+                            if let hidden = property.type.referencedNames.first(where: { local[$0]?.packageOnly == true }) {
+                                diagnostics.error("'\(schema.name)' is public, so its field '\(property.wireName)' cannot be of '\(hidden)', which has 'x-access: package' (give '\(schema.name)' 'x-access: package' too)", at: property.location)
+                            }
+                        }
+                    }
                     if let paths = schema.errorBody { checkErrorBody(paths, of: schema, in: local) }
                     if schema.strictReader {
                         for property in properties where !property.type.isStrictlyReadable(in: local) {

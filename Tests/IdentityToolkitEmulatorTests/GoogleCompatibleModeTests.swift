@@ -130,7 +130,8 @@ import Testing
             var user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: enrolled.session.idToken)).users?.first)
             #expect(user.mfaInfo?.count == 1)
             let withdrawn = try await h.accounts.withdrawMfa(WithdrawMfaRequest(idToken: enrolled.session.idToken, mfaEnrollmentId: enrolled.enrollmentID))
-            user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: try #require(withdrawn.idToken))).users?.first)
+            let withdrawnIDToken = try #require(withdrawn.idToken)
+            user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: withdrawnIDToken)).users?.first)
             #expect(user.mfaInfo == (compatible ? [] : nil))
             // An account that never had a factor lists none in either mode.
             let never = try await h.verifiedUser("never@example.com")

@@ -246,7 +246,8 @@ import Testing
         try await withEmulator(configure: { $0.importDirectory = folder.path }) { h in
             let signedIn = try await h.accounts.finalizePasskeySignIn(FinalizePasskeySignInRequest(
                 authenticatorAuthenticationResponse: Self.assertion("kept-key")))
-            let user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: try #require(signedIn.idToken))).users?.first)
+            let signedInIDToken = try #require(signedIn.idToken)
+            let user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: signedInIDToken)).users?.first)
             #expect(user.email == "kept@example.com" && user.passkeyInfo?.first?.name == "Kept")
         }
     }

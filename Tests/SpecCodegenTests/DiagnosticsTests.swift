@@ -56,6 +56,34 @@ import Testing
         ])
     }
 
+    /// `x-access: package` hides a wire type from apps: a public type's
+    /// field or a client's call cannot use it, and the value is one of two words.
+    @Test func packageAccessThatAppsWouldSee() {
+        let spec = document(schemas: """
+                Hidden:
+                  type: object
+                  description: H.
+                  x-access: package
+                  properties:
+                    note: {type: string, description: N.}
+                Shown:
+                  type: object
+                  description: S.
+                  properties:
+                    inner: {type: array, items: {$ref: '#/components/schemas/Hidden'}, description: I.}
+                Odd:
+                  type: string
+                  description: O.
+                  x-access: private
+                  enum: [a]
+            """, paths: postOperation("/v1/hidden", id: "sendHidden", ref: "#/components/schemas/Hidden"))
+        #expect(failures(spec) == [
+            "api.yaml:17:28: error: the request body of 'sendHidden' is 'Hidden', which has 'x-access: package': a client's call cannot take or return a type apps cannot name",
+            "api.yaml:34:16: error: 'Shown' is public, so its field 'inner' cannot be of 'Hidden', which has 'x-access: package' (give 'Shown' 'x-access: package' too)",
+            "api.yaml:38:17: error: 'x-access' of 'Odd' must be 'public' or 'package', found 'private'",
+        ])
+    }
+
     @Test func sinceOnARequiredField() {
         let spec = document(schemas: """
                 Thing:

@@ -105,6 +105,38 @@ import Testing
         #expect(!plain.contains("FieldPath"))
     }
 
+    /// `x-access: package` makes the type and everything generated for it
+    /// `package` in a public module; the types beside it stay public.
+    @Test func packageAccessSchemasAreNoPromiseToApps() throws {
+        let text = try types("""
+                Claims:
+                  type: object
+                  description: Claims only our verifier reads.
+                  x-access: package
+                  x-field-mask: true
+                  properties:
+                    secret: {type: string, x-sensitive: true, description: A secret.}
+                    kind: {$ref: '#/components/schemas/Kind'}
+                Kind:
+                  type: string
+                  description: A kind.
+                  x-access: package
+                  enum: [a]
+                Shown:
+                  type: object
+                  description: Apps read this.
+                  properties:
+                    a: {type: string, description: A.}
+            """)
+        #expect(text.contains("package struct Claims: Codable, Hashable, Sendable {"))
+        #expect(text.contains("    package var secret: String?\n"))
+        #expect(text.contains("package init(secret: String? = nil, kind: Kind? = nil) {"))
+        #expect(text.contains("    package enum FieldPath {"))
+        #expect(text.contains("package struct Kind: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {"))
+        #expect(text.contains("public struct Shown: Codable, Hashable, Sendable {"))
+        #expect(!text.contains("public var secret") && !text.contains("public static let a "))
+    }
+
     @Test func requiredAndOptionalProperties() throws {
         let text = try types("""
                 Thing:

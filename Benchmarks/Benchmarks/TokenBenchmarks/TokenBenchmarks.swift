@@ -2,6 +2,7 @@ import Benchmark
 import Foundation
 import HTTPTypes
 @_spi(Benchmarks) import IdentityAdmin
+import BenchmarkTokens
 import IdentityToolkit
 import JWTKit
 import OpenSSLFloor
@@ -79,7 +80,7 @@ let benchmarks: @Sendable () -> Void = {
 /// A token signed with a fresh RSA-2048 key, and both verifiers holding its public key.
 final class TokenFixture: Sendable {
     static let shared = try! TokenFixture()
-    static let project = "bench-project"
+    static let project = BenchmarkTokens.project
 
     let token: String
     /// Every check on every call.
@@ -101,33 +102,14 @@ final class TokenFixture: Sendable {
     /// OpenSSL's parsed key; the fixture lives as long as the process.
     nonisolated(unsafe) let openSSLKey: OpaquePointer
 
-    /// Answers the key route with the JWKS, cacheable for an hour.
-    struct KeyRoute: HTTPTransport {
-        let body: Data
-        func send(_ request: HTTPRequest, body _: Data?, options _: TransportOptions) async throws -> (HTTPResponse, Data) {
-            (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json", .cacheControl: "public, max-age=3600"]), body)
-        }
-    }
-
     init() throws {
-        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let primitives = try key.publicKey.getKeyPrimitives()
-        let jwks = JSONWebKeySet(keys: [JSONWebKey(kty: "RSA", alg: "RS256", use: "sig", kid: "bench-key",
-                                                   n: primitives.modulus.base64URLEncoded, e: primitives.publicExponent.base64URLEncoded)])
-        let jwksData = try JSONEncoder().encode(jwks)
+        let tokens = try BenchmarkTokens()
+        let jwksData = tokens.keySet
         jwksJSON = String(decoding: jwksData, as: UTF8.self)
-        let now = Int64(Date().timeIntervalSince1970)
-        func claims(issuer: TokenIssuerPrefix) -> IDTokenClaims { IDTokenClaims(
-            iss: issuer.rawValue + Self.project, aud: Self.project, authTime: now - 60, userID: "bench-user", sub: "bench-user",
-            iat: now - 60, exp: now + 3600, email: "bench@example.com", emailVerified: true,
-            firebase: FirebaseSignInClaims(identities: ["email": ["bench@example.com"]], signInProvider: "password",
-                                           signInSecondFactor: "totp", secondFactorIdentifier: "enrollment-1")) }
-        let header = try JSONEncoder().encode(JOSEHeader(alg: .rs256, typ: "JWT", kid: "bench-key")).base64URLEncoded
-        let signingInput = header + "." + (try JSONEncoder().encode(claims(issuer: .idToken))).base64URLEncoded
-        let signature = try key.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
-        token = signingInput + "." + signature.rawRepresentation.base64URLEncoded
-        let sessionInput = header + "." + (try JSONEncoder().encode(claims(issuer: .sessionCookie))).base64URLEncoded
-        sessionCookie = sessionInput + "." + (try key.signature(for: Data(sessionInput.utf8), padding: .insecurePKCS1v1_5)).rawRepresentation.base64URLEncoded
+        token = tokens.idToken
+        sessionCookie = tokens.sessionCookie
+        let key = tokens.key
+        let signature = tokens.signature
         sessionCookieVerifier = IDTokenVerifier(projectID: Self.project, sessionCookieKeys: SessionCookieKeysClient(
             configuration: ClientConfiguration(transport: KeyRoute(body: jwksData), emulatorHost: nil))).withCache(.disabled)
         cachingVerifier = IDTokenVerifier(projectID: Self.project, keys: GooglePublicKeysClient(
@@ -137,7 +119,7 @@ final class TokenFixture: Sendable {
         jwtKitKeys = JWTKeyCollection()
         publicKey = key.publicKey
         self.signature = signature
-        self.signingInput = Data(signingInput.utf8)
+        signingInput = tokens.signingInput
         let spki = [UInt8](key.publicKey.derRepresentation)
         guard let parsed = rs256_floor_new(spki, spki.count) else { preconditionFailure("OpenSSL did not parse the benchmark's public key") }
         openSSLKey = parsed
@@ -159,17 +141,11 @@ final class TokenFixture: Sendable {
         let decoded = try await fixture.verifier.verify(fixture.token)
         precondition(decoded.signInSecondFactor == "totp")
         let session = try await fixture.sessionCookieVerifier.verify(fixture.sessionCookie)
-        precondition(session.uid == decoded.uid && session.issuer.hasPrefix(TokenIssuerPrefix.sessionCookie.rawValue))
+        precondition(session.uid == decoded.uid && session.issuer.hasPrefix(BenchmarkTokens.sessionCookieIssuer))
         let cached = try await fixture.cachingVerifier.verify(fixture.token)
         precondition(cached == decoded)
         precondition(fixture.openSSLVerify() && fixture.publicKey.isValidSignature(fixture.signature, for: fixture.signingInput, padding: .insecurePKCS1v1_5))
         let other = try await fixture.jwtKitKeys.verify(fixture.token, as: FirebaseAuthIdentityToken.self, expectedAudience: TokenFixture.project)
         precondition(other.subject.value == "bench-user")
-    }
-}
-
-extension Data {
-    var base64URLEncoded: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }

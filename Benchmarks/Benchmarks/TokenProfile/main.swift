@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 @_spi(Benchmarks) import IdentityAdmin
+import BenchmarkTokens
 import IdentityToolkit
 import _CryptoExtras
 
@@ -16,20 +17,6 @@ import _CryptoExtras
 // token); `--no-telemetry` records no metric and no span (the baseline of
 // the telemetry's cost).
 
-/// Answers the key route with the JWKS, cacheable for an hour.
-struct KeyRoute: HTTPTransport {
-    let body: Data
-    func send(_ request: HTTPRequest, body _: Data?, options _: TransportOptions) async throws -> (HTTPResponse, Data) {
-        (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json", .cacheControl: "public, max-age=3600"]), body)
-    }
-}
-
-extension Data {
-    var base64URLEncoded: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-}
-
 let arguments = CommandLine.arguments.dropFirst()
 let sessionCookie = arguments.contains("--session-cookie")
 let cached = arguments.contains("--cached")
@@ -39,22 +26,10 @@ guard let count = arguments.lazy.compactMap({ Int($0) }).first, count > 0 else {
     exit(64)
 }
 
-let project = "bench-project"
-let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-let primitives = try key.publicKey.getKeyPrimitives()
-let jwksData = try JSONEncoder().encode(JSONWebKeySet(keys: [JSONWebKey(kty: "RSA", alg: "RS256", use: "sig", kid: "bench-key",
-                                                                       n: primitives.modulus.base64URLEncoded, e: primitives.publicExponent.base64URLEncoded)]))
-let now = Int64(Date().timeIntervalSince1970)
-let issuer = (sessionCookie ? TokenIssuerPrefix.sessionCookie : TokenIssuerPrefix.idToken).rawValue + project
-let claims = IDTokenClaims(
-    iss: issuer, aud: project, authTime: now - 60, userID: "bench-user", sub: "bench-user", iat: now - 60, exp: now + 3600,
-    email: "bench@example.com", emailVerified: true,
-    firebase: FirebaseSignInClaims(identities: ["email": ["bench@example.com"]], signInProvider: "password",
-                                   signInSecondFactor: "totp", secondFactorIdentifier: "enrollment-1"))
-let header = try JSONEncoder().encode(JOSEHeader(alg: .rs256, typ: "JWT", kid: "bench-key")).base64URLEncoded
-let signingInput = header + "." + (try JSONEncoder().encode(claims)).base64URLEncoded
-let signature = try key.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
-let token = signingInput + "." + signature.rawRepresentation.base64URLEncoded
+let project = BenchmarkTokens.project
+let tokens = try BenchmarkTokens()
+let jwksData = tokens.keySet
+let token = sessionCookie ? tokens.sessionCookie : tokens.idToken
 let configuration = ClientConfiguration(transport: KeyRoute(body: jwksData), emulatorHost: nil)
 let caching = sessionCookie
     ? IDTokenVerifier(projectID: project, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration))
