@@ -16,7 +16,7 @@ public import IdentityKeyValueStore
 /// PostgreSQL the database's, so that an instance whose clock runs ahead
 /// cannot end a lock-out early.
 ///
-/// In memory (``init(capacity:)``, ``InMemoryTOTPVerificationStore``), the
+/// In memory (``init(capacity:)``, ``ExpiringStateTOTPVerificationStore``), the
 /// store refuses new keys rather than forget live ones when full: an
 /// evicted record would end a lock-out.
 public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
@@ -119,18 +119,6 @@ public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
     }
 }
 
-/// ``ExpiringStateTOTPVerificationStore`` in this process's memory
-/// (``ExpiringStateTOTPVerificationStore/init(capacity:)``,
-/// ``ExpiringStateTOTPVerificationStore/shared``): for one instance and tests.
-public typealias InMemoryTOTPVerificationStore = ExpiringStateTOTPVerificationStore
-/// The in-memory ``TOTPReplayStore``: the same records as
-/// ``InMemoryTOTPVerificationStore``, which keeps each key's last accepted
-/// step beside its attempts.
-public typealias InMemoryTOTPReplayStore = ExpiringStateTOTPVerificationStore
-/// The in-memory ``TOTPAttemptStore``: the same records as
-/// ``InMemoryTOTPVerificationStore``.
-public typealias InMemoryTOTPAttemptStore = ExpiringStateTOTPVerificationStore
-
 /// One key's entry: its last accepted step and its attempt record, each
 /// with its own lifetime; the entry lives as long as the longer one.
 private struct KeyRecord: Codable {
@@ -208,10 +196,6 @@ public struct ExpiringStateRecoveryCodeStore: RecoveryCodeStore {
         try await state.removeValue(forKey: keyPrefix + userID)
     }
 }
-
-/// ``ExpiringStateRecoveryCodeStore`` in this process's memory
-/// (``ExpiringStateRecoveryCodeStore/init(capacity:)``): for one instance and tests.
-public typealias InMemoryRecoveryCodeStore = ExpiringStateRecoveryCodeStore
 
 /// The settlement rule of ``ExpiringStateTOTPVerificationStore``, which
 /// holds a key's last accepted step and attempt record as one entry.

@@ -8,14 +8,10 @@ public import IdentityKeyValueStore
 /// table serves them all, sessions and sealed state included.
 extension IdentityStorage {
     /// Each key's attempt run and last accepted step, settled in one atomic
-    /// update per verification: give it to ``TOTPVerifier``.
+    /// update per verification: give it to ``TOTPVerifier``. It is also the
+    /// ``TOTPReplayStore`` and the ``TOTPAttemptStore`` (a verifier built
+    /// with separate stores, ``RecoveryCodeRedeemer``): one name, one record.
     public var verificationStore: ExpiringStateTOTPVerificationStore { ExpiringStateTOTPVerificationStore(state: stateStore) }
-    /// ``verificationStore``'s records as a ``TOTPReplayStore``, for a
-    /// verifier built with separate stores.
-    public var replayStore: ExpiringStateTOTPVerificationStore { verificationStore }
-    /// ``verificationStore``'s records as a ``TOTPAttemptStore``, for a
-    /// verifier built with separate stores and for ``RecoveryCodeRedeemer``.
-    public var attemptStore: ExpiringStateTOTPVerificationStore { verificationStore }
     /// Each user's recovery-code verifiers.
     public var recoveryCodeStore: ExpiringStateRecoveryCodeStore { ExpiringStateRecoveryCodeStore(state: stateStore) }
     /// Each key's recent clock offsets, for ``TOTPClockDriftDetection``.

@@ -168,7 +168,7 @@ public struct RecoveryCodeVerifiers: Codable, Sendable, Hashable, CustomStringCo
 
 /// Where each user's ``RecoveryCodeVerifiers`` are kept: the package's is
 /// ``ExpiringStateRecoveryCodeStore``, in memory for one instance
-/// (``InMemoryRecoveryCodeStore``) or on a store every instance shares
+/// (``ExpiringStateRecoveryCodeStore``) or on a store every instance shares
 /// (PostgreSQL's, through `IdentityStorage`'s `recoveryCodeStore`).
 ///
 /// ``consumeCode(withDigest:for:)`` must be atomic: two redemptions of one

@@ -304,7 +304,7 @@ public enum SecurityEventSystem {
 /// queryable audit trail (`record->>'kind'` on PostgreSQL). Appending reads
 /// nothing, so events for one user never contend, however fast they come.
 ///
-/// In memory (``init(eventsPerUser:users:)``, ``InMemorySecurityEventLog``)
+/// In memory (``init(eventsPerUser:users:)``, ``AppendOnlySecurityEventLog``)
 /// it keeps each user's newest events, for a bounded number of users.
 public struct AppendOnlySecurityEventLog: SecurityEventLog {
     /// Where the events are kept.
@@ -369,8 +369,3 @@ public struct AppendOnlySecurityEventLog: SecurityEventLog {
         try await records.removeRecords(before: cutoff)
     }
 }
-
-/// ``AppendOnlySecurityEventLog`` in this process's memory
-/// (``AppendOnlySecurityEventLog/init(eventsPerUser:users:)``): for one
-/// instance, tests and the embedded emulator's apps.
-public typealias InMemorySecurityEventLog = AppendOnlySecurityEventLog

@@ -106,7 +106,7 @@ public protocol TOTPClockOffsetStore: Sendable {
 /// read-modify-write (`ExpiringStateStore.updateValue(forKey:at:maxAttempts:_:)`),
 /// so two instances' codes for one key never drop each other's offset.
 ///
-/// In memory (``init(capacity:)``, ``InMemoryTOTPClockOffsetStore``) a
+/// In memory (``init(capacity:)``, ``ExpiringStateTOTPClockOffsetStore``) a
 /// full store forgets the list nearest its expiry: losing an offset list
 /// only delays a drift notice.
 public struct ExpiringStateTOTPClockOffsetStore: TOTPClockOffsetStore {
@@ -148,8 +148,3 @@ public struct ExpiringStateTOTPClockOffsetStore: TOTPClockOffsetStore {
         try await state.value(forKey: keyPrefix + keyID, at: now).map { try JSONDecoder().decode([Int].self, from: $0) } ?? []
     }
 }
-
-/// ``ExpiringStateTOTPClockOffsetStore`` in this process's memory
-/// (``ExpiringStateTOTPClockOffsetStore/init(capacity:)``,
-/// ``ExpiringStateTOTPClockOffsetStore/shared``).
-public typealias InMemoryTOTPClockOffsetStore = ExpiringStateTOTPClockOffsetStore

@@ -18,7 +18,7 @@ final class ListenerHandle: NSObject, @unchecked Sendable {}
 /// users across requests with ``currentSession()`` and ``restore(_:)``.
 public final class Auth: Sendable {
     private static let instances = Locked<[String: Auth]>([:])
-    private static let unconfigured = Auth(context: AuthContext(app: nil, now: Date.init, sessionStore: InMemoryAuthSessionStore()))
+    private static let unconfigured = Auth(context: AuthContext(app: nil, now: Date.init, sessionStore: ExpiringStateAuthSessionStore()))
 
     let context: AuthContext
     private let user = Locked<User?>(nil)
@@ -123,7 +123,7 @@ public final class Auth: Sendable {
     ///   - app: The app whose options (API key, project, transport) the instance uses.
     ///   - sessionStore: Where the current session is saved (in memory by default).
     ///   - now: The clock used to judge token expiry (tests align it with an emulator's).
-    public convenience init(app: FirebaseApp, sessionStore: any AuthSessionStore = InMemoryAuthSessionStore(), now: @escaping @Sendable () -> Date = Date.init) {
+    public convenience init(app: FirebaseApp, sessionStore: any AuthSessionStore = ExpiringStateAuthSessionStore(), now: @escaping @Sendable () -> Date = Date.init) {
         self.init(context: AuthContext(app: app, now: now, sessionStore: sessionStore))
     }
 

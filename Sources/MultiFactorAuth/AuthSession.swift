@@ -84,10 +84,6 @@ public protocol AuthSessionStore: Sendable {
     func remove(key: String) async throws
 }
 
-/// The default ``AuthSessionStore``: ``ExpiringStateAuthSessionStore`` in
-/// this process's memory (``ExpiringStateAuthSessionStore/init(capacity:lifetime:)``).
-public typealias InMemoryAuthSessionStore = ExpiringStateAuthSessionStore
-
 extension AuthSession: CustomDebugStringConvertible, CustomReflectable {
     /// The same as ``description``: no token.
     public var debugDescription: String { description }

@@ -73,7 +73,7 @@ extension AdminCommand.Users {
                 group.addTask { await client.run() }
                 defer { group.cancelAll() }
                 let stores = try PostgresIdentityStores(client: client, tablePrefix: tablePrefix, logger: quiet)
-                let recovery = AccountRecovery(admin: auth, redeemer: RecoveryCodeRedeemer(store: stores.recoveryCodeStore, attemptStore: stores.attemptStore),
+                let recovery = AccountRecovery(admin: auth, redeemer: RecoveryCodeRedeemer(store: stores.recoveryCodeStore, attemptStore: stores.verificationStore),
                                                logger: quiet)
                 return try await recovery.issueCodes(for: user.uid, count: count)
             }

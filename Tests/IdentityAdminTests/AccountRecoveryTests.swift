@@ -34,7 +34,7 @@ import Testing
         let events = EventRecords()
         let recovery = AccountRecovery(
             admin: admin,
-            redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(), attemptStore: InMemoryTOTPAttemptStore()),
+            redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore()),
             logger: Logger(label: "audit") { _ in CapturingLogHandler(records: records) },
             notify: { event in events.append(event) })
         await #expect(throws: AccountRecoveryError.self) {
@@ -117,7 +117,7 @@ import Testing
         _ = try await admin.updateUser(uid, UpdateUserRequest(emailVerified: true))
         _ = try await setup.enrollTOTP(idToken: try #require(created.idToken), displayName: "First phone")
         let log = CollectedSecurityEvents()
-        let recovery = AccountRecovery(admin: admin, redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(), attemptStore: InMemoryTOTPAttemptStore()))
+        let recovery = AccountRecovery(admin: admin, redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore()))
         var codes: [String] = []
         try await SecurityEventSystem.withSink(log) {
             // An administrator withdraws the factor and ends the sessions.
@@ -154,7 +154,7 @@ import Testing
         defer { Task { await running.stop() } }
         let recovery = AccountRecovery(
             admin: setup.admin,
-            redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(), attemptStore: InMemoryTOTPAttemptStore(),
+            redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore(),
                                            attemptLimit: try TOTPAttemptLimit(maximumFailures: 2)),
             logger: Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() })
         let uid = try await setup.accounts.signUp(SignUpRequest(email: "limit@example.com", password: "correct horse", returnSecureToken: true)).localId
@@ -192,7 +192,7 @@ import Testing
         defer { Task { await running.stop() } }
         let clock = setup.clock
         clock.set(Date().addingTimeInterval(-3600))
-        let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(), attemptStore: InMemoryTOTPAttemptStore()),
+        let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore()),
                                        logger: Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() })
         let uid = try await setup.accounts.signUp(SignUpRequest(email: "fresh@example.com", password: "correct horse", returnSecureToken: true)).localId
         let codes = try await recovery.issueCodes(for: uid)
@@ -224,7 +224,7 @@ import Testing
     /// share codes.
     @Test func tenantsWithEqualUIDsShareNoCodes() async throws {
         let admin = IdentityAdmin.emulator(projectID: "demo-tenant-keys", hostAndPort: "127.0.0.1:1")
-        let redeemer = RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(), attemptStore: InMemoryTOTPAttemptStore())
+        let redeemer = RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore())
         let quiet = Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() }
         let project = AccountRecovery(admin: admin, redeemer: redeemer, logger: quiet)
         let tenantA = AccountRecovery(admin: admin.tenantManager().authForTenant("tenant-a"), redeemer: redeemer, logger: quiet)

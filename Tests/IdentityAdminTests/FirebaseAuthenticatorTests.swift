@@ -93,7 +93,7 @@ import Testing
         let tokens = try await MiddlewareTokens.make(setup)
         let records = LogRecords()
         let router = Router(context: Context.self)
-        let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(), attemptStore: InMemoryTOTPAttemptStore()))
+        let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore()))
         _ = try await recovery.issueCodes(for: tokens.uid)
         router.group("api")
             .add(middleware: FirebaseAuthenticator(setup.admin, options: .init(checkRevoked: true)))

@@ -15,7 +15,7 @@ import Testing
     /// log holds the drift; a wrong code is a refusal in the log.
     @Test func theSnippetReportsADriftingClock() async throws {
         let totp = try TOTP(key: Array("12345678901234567890".utf8))
-        let (store, offsets, log) = (InMemoryTOTPVerificationStore(), InMemoryTOTPClockOffsetStore(), InMemorySecurityEventLog())
+        let (store, offsets, log) = (ExpiringStateTOTPVerificationStore(), ExpiringStateTOTPClockOffsetStore(), AppendOnlySecurityEventLog())
         let user = UserKey(uid: "ada", tenantID: "shop")
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         var answers: [String] = []

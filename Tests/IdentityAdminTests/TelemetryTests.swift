@@ -82,7 +82,7 @@ import Tracing
         let totp = try TOTP(key: Array("12345678901234567890".utf8))
         let now: Int64 = 1_800_000_000
         try await withMetricsFactory(metrics) {
-            let verifier = try TOTPVerifier(totp: totp, window: 1, store: InMemoryTOTPVerificationStore(),
+            let verifier = try TOTPVerifier(totp: totp, window: 1, store: ExpiringStateTOTPVerificationStore(),
                                             attemptLimit: TOTPAttemptLimit(maximumFailures: 3))
             let code = try totp.code(at: now)
             _ = try await verifier.verify(code, keyID: "tenant/user", at: now)
@@ -105,8 +105,8 @@ import Tracing
         let tracer = InMemoryTracer()
         let codes = try await withMetricsFactory(metrics) {
             try await withTracer(tracer) {
-                let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(),
-                                                                                                attemptStore: InMemoryTOTPAttemptStore()))
+                let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(),
+                                                                                                attemptStore: ExpiringStateTOTPVerificationStore()))
                 let codes = try await recovery.issueCodes(for: created.localId)
                 let proof = FirstFactorProof(uid: created.localId, checkedAt: Date())
                 await #expect(throws: AccountRecoveryError.self) { _ = try await recovery.recover(proof, code: "0000-0000-0000") }

@@ -225,8 +225,8 @@ final class LogLines: @unchecked Sendable {
         let tokens = try await MiddlewareTokens.make(setup)
         let app = try await Application.make(.testing)
         app.logger = LogLines.logger()
-        let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: InMemoryRecoveryCodeStore(),
-                                                                                          attemptStore: InMemoryTOTPAttemptStore()))
+        let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(),
+                                                                                          attemptStore: ExpiringStateTOTPVerificationStore()))
         _ = try await recovery.issueCodes(for: tokens.uid)
         app.grouped(FirebaseAuthenticator(setup.admin, options: .init(checkRevoked: true))).get("recover") { req -> String in
             let user = try req.auth.require(FirebaseUser.self)

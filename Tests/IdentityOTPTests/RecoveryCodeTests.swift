@@ -73,8 +73,8 @@ import Testing
     }
 
     @Test func theInMemoryStorePassesTheSharedCases() async throws {
-        try await RecoveryCodeStoreConformance.eachCodeWorksOnce(InMemoryRecoveryCodeStore())
-        #expect(try await RecoveryCodeStoreConformance.oneCodeIsRedeemedOnceUnderConcurrency(InMemoryRecoveryCodeStore()) == 1)
+        try await RecoveryCodeStoreConformance.eachCodeWorksOnce(ExpiringStateRecoveryCodeStore())
+        #expect(try await RecoveryCodeStoreConformance.oneCodeIsRedeemedOnceUnderConcurrency(ExpiringStateRecoveryCodeStore()) == 1)
         // The same on the store built on the key-value primitive.
         let onThePrimitive = ExpiringStateRecoveryCodeStore(state: InMemoryExpiringStateStore(whenFull: .refuse))
         try await RecoveryCodeStoreConformance.eachCodeWorksOnce(onThePrimitive)
@@ -84,8 +84,8 @@ import Testing
     /// Wrong codes count against the limit, before the check; then even a
     /// right code is refused until the lock-out ends.
     @Test func guessesStopAtTheLimit() async throws {
-        let store = InMemoryRecoveryCodeStore()
-        let redeemer = RecoveryCodeRedeemer(store: store, attemptStore: InMemoryTOTPAttemptStore(),
+        let store = ExpiringStateRecoveryCodeStore()
+        let redeemer = RecoveryCodeRedeemer(store: store, attemptStore: ExpiringStateTOTPVerificationStore(),
                                             attemptLimit: try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(60)))
         let codes = try await redeemer.regenerate(for: "u1")
         let now = Date()

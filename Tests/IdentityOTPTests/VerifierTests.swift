@@ -5,8 +5,8 @@ import Testing
 
 /// A verifier with fresh in-memory stores (each test its own).
 func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
-                  replayStore: any TOTPReplayStore = InMemoryTOTPReplayStore()) throws -> TOTPVerifier {
-    try TOTPVerifier(totp: totp, window: window, replayStore: replayStore, attemptStore: InMemoryTOTPAttemptStore(), attemptLimit: limit)
+                  replayStore: any TOTPReplayStore = ExpiringStateTOTPVerificationStore()) throws -> TOTPVerifier {
+    try TOTPVerifier(totp: totp, window: window, replayStore: replayStore, attemptStore: ExpiringStateTOTPVerificationStore(), attemptLimit: limit)
 }
 
 @Suite struct VerifierTests {
@@ -31,8 +31,8 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
     /// lapses or is cleared; a success clears the count.
     @Test func anAttemptLimitStopsGuessing() async throws {
         let totp = try TOTP(key: Self.key)
-        let attempts = InMemoryTOTPAttemptStore()
-        let limited = try TOTPVerifier(totp: totp, window: 1, replayStore: InMemoryTOTPReplayStore(), attemptStore: attempts,
+        let attempts = ExpiringStateTOTPVerificationStore()
+        let limited = try TOTPVerifier(totp: totp, window: 1, replayStore: ExpiringStateTOTPVerificationStore(), attemptStore: attempts,
                                        attemptLimit: try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(600)))
         let now: Int64 = 1_700_000_000
         let at = Date(timeIntervalSince1970: TimeInterval(now))
@@ -84,14 +84,14 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
     /// The shared store cases, on the in-memory stores (`.ci/run` runs the
     /// same on PostgreSQL).
     @Test func inMemoryStoresPassTheStoreCases() async throws {
-        try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(InMemoryTOTPReplayStore())
-        try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(InMemoryTOTPReplayStore())
-        try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(InMemoryTOTPAttemptStore())
-        try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(InMemoryTOTPAttemptStore())
-        try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()))
-        let year = try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(.separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()))
+        try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(ExpiringStateTOTPVerificationStore())
+        try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(ExpiringStateTOTPVerificationStore())
+        try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(ExpiringStateTOTPVerificationStore())
+        try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(ExpiringStateTOTPVerificationStore())
+        try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.separate(ExpiringStateTOTPVerificationStore(), ExpiringStateTOTPVerificationStore()))
+        let year = try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(.separate(ExpiringStateTOTPVerificationStore(), ExpiringStateTOTPVerificationStore()))
         print("In-memory stores, a year of a patient guesser at the default limit: \(year.checked) codes checked, locked for good after \(Int(year.days)) days; P(success) ≤ \(year.checked) × 11/10⁶ = \(Double(year.checked) * 11 / 1e6)")
-        try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()))
+        try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.separate(ExpiringStateTOTPVerificationStore(), ExpiringStateTOTPVerificationStore()))
     }
 
     /// The same cases on the stores an `IdentityStorage` gives (in memory
@@ -109,7 +109,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(.combined(store))
         try await TOTPStoreConformance.concurrentSettlementsOfOneStepAcceptOne(store)
         #expect(try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.combined(store)) == 5)
-        #expect(try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.separate(storage.replayStore, storage.attemptStore)) == 5)
+        #expect(try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.separate(storage.verificationStore, storage.verificationStore)) == 5)
         try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.combined(store))
         try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(.combined(store))
         try await SecurityRecordConformance.clockOffsetStoreKeepsTheNewest(storage.clockOffsetStore)
@@ -184,23 +184,23 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
     /// A stream of distinct keys (caller-chosen ids) keeps the in-memory
     /// stores flat: records lapse as time passes, and a capacity bounds them.
     @Test func theVerifierReportsRefusalsLockoutsAndDriftOnEitherStores() async throws {
-        for stores: TOTPStoreConformance.VerifierStores in [.separate(InMemoryTOTPReplayStore(), InMemoryTOTPAttemptStore()),
-                                                            .combined(InMemoryTOTPVerificationStore())] {
+        for stores: TOTPStoreConformance.VerifierStores in [.separate(ExpiringStateTOTPVerificationStore(), ExpiringStateTOTPVerificationStore()),
+                                                            .combined(ExpiringStateTOTPVerificationStore())] {
             try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(stores)
-            try await SecurityEventSystem.withSink(InMemorySecurityEventLog()) {
-                try await SecurityRecordConformance.driftIsNoticedAndRecentringIsBounded(stores, offsets: InMemoryTOTPClockOffsetStore())
+            try await SecurityEventSystem.withSink(AppendOnlySecurityEventLog()) {
+                try await SecurityRecordConformance.driftIsNoticedAndRecentringIsBounded(stores, offsets: ExpiringStateTOTPClockOffsetStore())
             }
         }
     }
 
     @Test func inMemorySecurityRecordsPassTheirCases() async throws {
-        try await SecurityRecordConformance.clockOffsetStoreKeepsTheNewest(InMemoryTOTPClockOffsetStore())
-        try await SecurityRecordConformance.eventLogKeepsAndSweeps(InMemorySecurityEventLog())
+        try await SecurityRecordConformance.clockOffsetStoreKeepsTheNewest(ExpiringStateTOTPClockOffsetStore())
+        try await SecurityRecordConformance.eventLogKeepsAndSweeps(AppendOnlySecurityEventLog())
         try await RecordLogConformance.keepsNewestFirstAndRemovesByAge(InMemoryAppendOnlyRecordLog())
     }
 
     @Test func theDriftRuleWantsAgreeingOffsetsOfTheMinimumSize() throws {
-        let rule = try TOTPClockDriftDetection(store: InMemoryTOTPClockOffsetStore())
+        let rule = try TOTPClockDriftDetection(store: ExpiringStateTOTPClockOffsetStore())
         #expect(rule.drift(in: [3, 3]) == nil)
         #expect(rule.drift(in: [3, 4, 2]) == 3)
         #expect(rule.drift(in: [-2, -5, -3]) == -3)
@@ -208,12 +208,12 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         #expect(rule.drift(in: [0, 3, 1]) == nil)
         #expect(rule.drift(in: [1, 1, 1]) == nil)
         #expect(rule.drift(in: [0, 0, 4, 4, 4]) == 4)
-        #expect(throws: OTPError.invalidWindow(0)) { try TOTPClockDriftDetection(store: InMemoryTOTPClockOffsetStore(), minimumSteps: 0) }
-        #expect(throws: OTPError.invalidAttemptLimit(21)) { try TOTPClockDriftDetection(store: InMemoryTOTPClockOffsetStore(), consistentCodes: 21) }
+        #expect(throws: OTPError.invalidWindow(0)) { try TOTPClockDriftDetection(store: ExpiringStateTOTPClockOffsetStore(), minimumSteps: 0) }
+        #expect(throws: OTPError.invalidAttemptLimit(21)) { try TOTPClockDriftDetection(store: ExpiringStateTOTPClockOffsetStore(), consistentCodes: 21) }
     }
 
     @Test func eventsGoToTheTaskSinkWithTheRequestContextAndTheBoundedLogKeepsTheNewest() async throws {
-        let log = InMemorySecurityEventLog(eventsPerUser: 2, users: 2)
+        let log = AppendOnlySecurityEventLog(eventsPerUser: 2, users: 2)
         let long = String(repeating: "x", count: 1000)
         await SecurityEventSystem.withSink(log) {
             await SecurityEventContext.withValue(SecurityEventContext(requestID: long, userAgent: "agent")) {
@@ -230,7 +230,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         #expect(try await log.recentEvents(for: UserKey(uid: "c"), limit: 10).count == 1)
         let kept = SecurityEventContext(requestID: long)
         #expect(kept.requestID?.count == SecurityEventContext.maximumLength)
-        let perUser = InMemorySecurityEventLog(eventsPerUser: 2)
+        let perUser = AppendOnlySecurityEventLog(eventsPerUser: 2)
         for second in 0..<3 { await perUser.record(SecurityEvent(.codeRefused, user: UserKey(uid: "a"), date: Date(timeIntervalSince1970: Double(second)))) }
         #expect(try await perUser.recentEvents(for: UserKey(uid: "a"), limit: 10).map(\.date.timeIntervalSince1970) == [2, 1])
         // Log metadata escapes what a client sent.
@@ -241,14 +241,14 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
     }
 
     @Test func theEventLogForgetsTheUserRecordedLeastRecently() async throws {
-        let log = InMemorySecurityEventLog(eventsPerUser: 3, users: 3)
+        let log = AppendOnlySecurityEventLog(eventsPerUser: 3, users: 3)
         for uid in ["a", "b", "c", "a", "d"] { await log.record(SecurityEvent(.codeRefused, user: UserKey(uid: uid))) }
         // "b" went: "a" was recorded again after it.
         #expect(try await log.recentEvents(for: UserKey(uid: "b"), limit: 10).isEmpty)
         for uid in ["a", "c", "d"] { #expect(try await !log.recentEvents(for: UserKey(uid: uid), limit: 10).isEmpty, "\(uid)") }
         #expect(try await log.recentEvents(for: UserKey(uid: "a"), limit: 10).count == 2)
         // Many users, many times over the bound: the newest ones stay, one by one.
-        let busy = InMemorySecurityEventLog(eventsPerUser: 1, users: 100)
+        let busy = AppendOnlySecurityEventLog(eventsPerUser: 1, users: 100)
         for index in 0..<20_000 { await busy.record(SecurityEvent(.codeRefused, user: UserKey(uid: "u\(index % 5_000)"))) }
         for index in 4_900..<5_000 { #expect(try await busy.recentEvents(for: UserKey(uid: "u\(index)"), limit: 1).count == 1) }
         #expect(try await busy.recentEvents(for: UserKey(uid: "u4899"), limit: 1).isEmpty)
@@ -295,7 +295,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
     /// now a full store refuses the new keys (fails closed) and keeps every
     /// live record; expired ones make room again.
     @Test func churningKeysCannotEvictALockout() async throws {
-        let store = InMemoryTOTPAttemptStore(capacity: 10)
+        let store = ExpiringStateTOTPVerificationStore(capacity: 10)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let limit = try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(600))
         for _ in 0..<3 { _ = try await store.recordAttempt(for: "victim", limit: limit, at: now) }
@@ -322,7 +322,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
     /// the code.
     @Test func wideningTheWindowLaterCannotReopenAReplay() async throws {
         let totp = try TOTP(key: Self.key)
-        let store = InMemoryTOTPVerificationStore()
+        let store = ExpiringStateTOTPVerificationStore()
         let narrow = try TOTPVerifier(totp: totp, window: 1, store: store)
         let wide = try TOTPVerifier(totp: totp, window: 10, store: store)
         let now: Int64 = 1_800_000_000
@@ -413,7 +413,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
     @Test func aCodeWhoseTwinWasUsedIsStillAccepted() async throws {
         let totp = try TOTP(key: Self.collidingKey)
         let (earlier, later) = Self.collidingSteps
-        let store = InMemoryTOTPReplayStore()
+        let store = ExpiringStateTOTPVerificationStore()
         let now = Int64(earlier + 4) * 30  // the earlier step is the nearer one
         let at = Date(timeIntervalSince1970: TimeInterval(now))
         #expect(try await store.recordAcceptedStep(earlier + 1, for: "k", at: at, retainUntil: at.addingTimeInterval(600)))

@@ -237,7 +237,7 @@ import Testing
     }
 
     @Test func authSessionStores() async throws {
-        try await StateStoreConformance.keepsAuthSessions(InMemoryAuthSessionStore())
+        try await StateStoreConformance.keepsAuthSessions(ExpiringStateAuthSessionStore())
         try await StateStoreConformance.keepsAuthSessions(ExpiringStateAuthSessionStore(state: InMemoryExpiringStateStore()))
         let codec = SealedStateCodec(keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]), purpose: "sessions")
         try await StateStoreConformance.keepsAuthSessions(ExpiringStateAuthSessionStore(state: SealingStateStore(base: InMemoryExpiringStateStore(), codec: codec)))

@@ -92,10 +92,10 @@ struct PostgresClockTests {
             let key = TOTPStoreConformance.freshKey("clock")
             let limit = try TOTPAttemptLimit(maximumFailures: 1, lockout: .seconds(600))
             let now = Date()
-            #expect(try await stores.attemptStore.recordAttempt(for: key, limit: limit, at: now) == .counted(failures: 0))
+            #expect(try await stores.verificationStore.recordAttempt(for: key, limit: limit, at: now) == .counted(failures: 0))
             // An instance a day ahead: the lock-out (judged by the database) still holds.
             let ahead = now.addingTimeInterval(24 * 3600)
-            guard case .lockedUntil(let until) = try await stores.attemptStore.recordAttempt(for: key, limit: limit, at: ahead) else {
+            guard case .lockedUntil(let until) = try await stores.verificationStore.recordAttempt(for: key, limit: limit, at: ahead) else {
                 Issue.record("a clock a day ahead ended the lock-out")
                 return
             }
@@ -116,15 +116,15 @@ struct PostgresClockTests {
 struct PostgresConformanceTests {
     @Test func replayStore() async throws {
         try await TestDatabase.withStores { stores in
-            try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(stores.replayStore)
-            try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(stores.replayStore)
+            try await TOTPStoreConformance.replayStoreRecordsEachStepOnce(stores.verificationStore)
+            try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(stores.verificationStore)
         }
     }
 
     @Test func attemptStore() async throws {
         try await TestDatabase.withStores { stores in
-            try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(stores.attemptStore)
-            try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(stores.attemptStore)
+            try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(stores.verificationStore)
+            try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(stores.verificationStore)
         }
     }
 
@@ -138,7 +138,7 @@ struct PostgresConformanceTests {
             let name = combined ? "verification" : "separate"
             let year = try await TestDatabase.withStores { stores in
                 try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(
-                    combined ? .combined(stores.verificationStore) : .separate(stores.replayStore, stores.attemptStore),
+                    combined ? .combined(stores.verificationStore) : .separate(stores.verificationStore, stores.verificationStore),
                     retryInterval: 900)
             }
             print("PostgreSQL \(name) stores, a year of a patient guesser at the default limit: \(year.checked) codes checked, locked for good after \(Int(year.days)) days")
@@ -147,7 +147,7 @@ struct PostgresConformanceTests {
 
     @Test func concurrentWrongCodesStopAtTheLimit() async throws {
         let checked = try await TestDatabase.withStores { stores in
-            try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.separate(stores.replayStore, stores.attemptStore))
+            try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.separate(stores.verificationStore, stores.verificationStore))
         }
         print("PostgreSQL stores: 200 concurrent wrong codes, limit 5: \(checked) checked, \(200 - checked) refused")
     }
@@ -169,9 +169,9 @@ struct PostgresConformanceTests {
     @Test func securityRecords() async throws {
         try await TestDatabase.withStores { stores in
             try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(.combined(stores.verificationStore))
-            try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(.separate(stores.replayStore, stores.attemptStore))
+            try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(.separate(stores.verificationStore, stores.verificationStore))
             try await SecurityRecordConformance.clockOffsetStoreKeepsTheNewest(stores.clockOffsetStore)
-            try await SecurityEventSystem.withSink(InMemorySecurityEventLog()) {
+            try await SecurityEventSystem.withSink(AppendOnlySecurityEventLog()) {
                 try await SecurityRecordConformance.driftIsNoticedAndRecentringIsBounded(.combined(stores.verificationStore), offsets: stores.clockOffsetStore)
             }
             try await SecurityRecordConformance.eventLogKeepsAndSweeps(stores.securityEventLog)
@@ -190,8 +190,8 @@ struct PostgresConformanceTests {
         try await TestDatabase.withStores { first in
             try await TestDatabase.withStores { second in
                 let totp = try TOTP(key: Array("12345678901234567890".utf8))
-                let a = try TOTPVerifier(totp: totp, window: 1, replayStore: first.replayStore, attemptStore: first.attemptStore)
-                let b = try TOTPVerifier(totp: totp, window: 1, replayStore: second.replayStore, attemptStore: second.attemptStore)
+                let a = try TOTPVerifier(totp: totp, window: 1, replayStore: first.verificationStore, attemptStore: first.verificationStore)
+                let b = try TOTPVerifier(totp: totp, window: 1, replayStore: second.verificationStore, attemptStore: second.verificationStore)
                 let user = TOTPStoreConformance.freshKey("fleet")
                 let now: Int64 = 1_800_000_000
                 #expect(try await a.verify(try totp.code(at: now), keyID: user, at: now) == .accepted(step: try totp.step(at: now)))
@@ -249,7 +249,7 @@ struct PostgresOperationTests {
                 try await group.waitForAll()
             }
             try await stores.migrate()
-            #expect(try await stores.attemptStore.recordAttempt(for: "k", limit: .default, at: Date()) == .counted(failures: 0))
+            #expect(try await stores.verificationStore.recordAttempt(for: "k", limit: .default, at: Date()) == .counted(failures: 0))
         }
         let versions = try await TestDatabase.withConnection { connection in
             try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(prefix)schema"), logger: Logger(label: "test")).collect().count
@@ -377,7 +377,7 @@ struct PostgresOperationTests {
     @Test func withoutMigrationTheErrorSaysSo() async throws {
         try await TestDatabase.withStores(tablePrefix: TestDatabase.freshPrefix(), migrate: false) { stores in
             do {
-                _ = try await stores.replayStore.recordAcceptedStep(1, for: "k", at: Date(), retainUntil: Date())
+                _ = try await stores.verificationStore.recordAcceptedStep(1, for: "k", at: Date(), retainUntil: Date())
                 Issue.record("a store without its tables answered")
             } catch let error as PostgresStoreError {
                 #expect(error.code == .notMigrated)
@@ -432,7 +432,7 @@ struct PostgresOperationTests {
             let now = Date()
             for index in 0..<5 {
                 try await stores.stateStore.setValue(Data([1]), forKey: "old-\(index)", expiresAt: now.addingTimeInterval(-1))
-                _ = try await stores.replayStore.recordAcceptedStep(1, for: "old-\(index)", at: now, retainUntil: now.addingTimeInterval(-1))
+                _ = try await stores.verificationStore.recordAcceptedStep(1, for: "old-\(index)", at: now, retainUntil: now.addingTimeInterval(-1))
             }
             try await stores.stateStore.setValue(Data([2]), forKey: "live", expiresAt: now.addingTimeInterval(60))
             #expect(try await stores.sweepExpired(now: now) == 10)
@@ -453,7 +453,7 @@ struct PostgresOperationTests {
         // Through a pool: the verifier throws within the query timeout.
         let started = ContinuousClock.now
         try await TestDatabase.withStores(settings: wrong, queryTimeout: .seconds(2), migrate: false) { stores in
-            let verifier = try TOTPVerifier(totp: try TOTP(key: Array("12345678901234567890".utf8)), replayStore: stores.replayStore, attemptStore: stores.attemptStore)
+            let verifier = try TOTPVerifier(totp: try TOTP(key: Array("12345678901234567890".utf8)), replayStore: stores.verificationStore, attemptStore: stores.verificationStore)
             await #expect(throws: PostgresStoreError.self) { _ = try await verifier.verify("123456", keyID: "u", at: Int64(1_800_000_000)) }
         }
         #expect(ContinuousClock.now - started < .seconds(6))
@@ -470,7 +470,7 @@ struct PostgresOperationTests {
         }
         let started = ContinuousClock.now
         try await TestDatabase.withStores(settings: down, queryTimeout: .seconds(1), migrate: false) { stores in
-            let verifier = try TOTPVerifier(totp: try TOTP(key: Array("12345678901234567890".utf8)), replayStore: stores.replayStore, attemptStore: stores.attemptStore)
+            let verifier = try TOTPVerifier(totp: try TOTP(key: Array("12345678901234567890".utf8)), replayStore: stores.verificationStore, attemptStore: stores.verificationStore)
             do {
                 _ = try await verifier.verify("123456", keyID: "u", at: Int64(1_800_000_000))
                 Issue.record("a verification passed with the database down")
@@ -486,13 +486,13 @@ struct PostgresOperationTests {
     @Test func aConnectionDroppedMidCallIsATypedError() async throws {
         let key = TOTPStoreConformance.freshKey("dropped")
         try await TestDatabase.withStores { stores in
-            _ = try await stores.attemptStore.recordAttempt(for: key, limit: .default, at: Date())
+            _ = try await stores.verificationStore.recordAttempt(for: key, limit: .default, at: Date())
             try await TestDatabase.withConnection { locker in
                 let logger = Logger(label: "test")
                 let lockerPID = try await locker.query("SELECT pg_backend_pid()", logger: logger).collect().first?.decode(Int32.self) ?? 0
                 try await locker.query("BEGIN", logger: logger)
                 try await locker.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM test_state WHERE key = 'totp-key/\(key)' FOR UPDATE"), logger: logger)
-                let call = Task { try await stores.attemptStore.recordAttempt(for: key, limit: .default, at: Date()) }
+                let call = Task { try await stores.verificationStore.recordAttempt(for: key, limit: .default, at: Date()) }
                 // Wait until the call is blocked on this lock (no other
                 // test's), then end its backend.
                 var terminated = false
@@ -523,7 +523,7 @@ struct PostgresOperationTests {
             var recovered = false
             for _ in 0..<5 where !recovered {
                 do {
-                    recovered = try await stores.attemptStore.attempts(for: key)?.failures ?? 0 >= 1
+                    recovered = try await stores.verificationStore.attempts(for: key)?.failures ?? 0 >= 1
                 } catch let error as PostgresStoreError {
                     #expect(error.code == .unavailable || error.code == .timedOut, "\(error)")
                     try await Task.sleep(for: .milliseconds(200))
@@ -539,13 +539,13 @@ struct PostgresOperationTests {
         // suites' migrations hold the advisory lock for longer than 500 ms.
         try await TestDatabase.withStores { _ in }
         try await TestDatabase.withStores(settings: try TestDatabase.settings(statementTimeout: .milliseconds(500)), migrate: false) { stores in
-            _ = try await stores.attemptStore.recordAttempt(for: key, limit: .default, at: Date())
+            _ = try await stores.verificationStore.recordAttempt(for: key, limit: .default, at: Date())
             try await TestDatabase.withConnection { locker in
                 let logger = Logger(label: "test")
                 try await locker.query("BEGIN", logger: logger)
                 try await locker.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM test_state WHERE key = 'totp-key/\(key)' FOR UPDATE"), logger: logger)
                 do {
-                    _ = try await stores.attemptStore.recordAttempt(for: key, limit: .default, at: Date())
+                    _ = try await stores.verificationStore.recordAttempt(for: key, limit: .default, at: Date())
                     Issue.record("a call waited out a held lock")
                 } catch let error as PostgresStoreError {
                     #expect(error.code == .timedOut)

@@ -97,7 +97,7 @@ struct PostgresUpgradeTests {
             #expect(verifiers.salt == codes.verifiers.salt && verifiers.rounds == codes.verifiers.rounds)
             #expect(Set(verifiers.digests) == Set(codes.verifiers.digests.dropFirst()))
             #expect(abs(verifiers.createdAt.timeIntervalSince(codes.verifiers.createdAt)) < 0.001)
-            let redeemer = RecoveryCodeRedeemer(store: stores.recoveryCodeStore, attemptStore: stores.attemptStore)
+            let redeemer = RecoveryCodeRedeemer(store: stores.recoveryCodeStore, attemptStore: stores.verificationStore)
             #expect(try await redeemer.redeem(codes.codes[0], for: "recovering") == .invalid, "the code used before the upgrade")
             #expect(try await redeemer.redeem(codes.codes[1], for: "recovering") == .redeemed(remaining: 2))
 

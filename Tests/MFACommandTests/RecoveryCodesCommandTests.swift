@@ -79,7 +79,7 @@ struct RecoveryCodesCommandPostgresTests {
             defer { group.cancelAll() }
             let stores = try PostgresIdentityStores(client: client, tablePrefix: prefix)
             try await stores.migrate()
-            let redeemer = RecoveryCodeRedeemer(store: stores.recoveryCodeStore, attemptStore: stores.attemptStore)
+            let redeemer = RecoveryCodeRedeemer(store: stores.recoveryCodeStore, attemptStore: stores.verificationStore)
             // The project's own users: the key the app's AccountRecovery reads.
             let key = AccountRecovery(admin: IdentityAdmin.emulator(projectID: "demo-key", hostAndPort: "127.0.0.1:1"), redeemer: redeemer).storeKey(uid)
 

@@ -87,7 +87,7 @@ import Testing
 
     @Test func sessionsSurviveInAStoreAndInAnotherInstance() async throws {
         try await withSDK { h in
-            let store = InMemoryAuthSessionStore()
+            let store = ExpiringStateAuthSessionStore()
             let first = h.auth(store: store)
             let user = try await h.verifiedUser(on: first)
             try await h.enrollTOTP(user)

@@ -29,7 +29,7 @@ struct SDKHarness {
     var clock: EmulatorClock { running.emulator.clock }
 
     /// An independent `Auth` for a new app, whose clock is the emulator's.
-    func auth(name: String = "app-\(UUID().uuidString)", transport: (any HTTPTransport)? = nil, store: any AuthSessionStore = InMemoryAuthSessionStore(),
+    func auth(name: String = "app-\(UUID().uuidString)", transport: (any HTTPTransport)? = nil, store: any AuthSessionStore = ExpiringStateAuthSessionStore(),
               requestTimeout: Duration? = nil) -> Auth {
         let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
         options.requestTimeout = requestTimeout ?? harnessRequestTimeout

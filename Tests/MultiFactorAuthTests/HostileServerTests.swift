@@ -27,7 +27,7 @@ import Testing
         options.requestTimeout = timeout
         let name = "hostile-\(UUID().uuidString)"
         FirebaseApp.configure(name: name, options: options)
-        let auth = Auth(app: FirebaseApp.app(name: name)!, sessionStore: InMemoryAuthSessionStore())
+        let auth = Auth(app: FirebaseApp.app(name: name)!, sessionStore: ExpiringStateAuthSessionStore())
         auth.useEmulator(withHost: "127.0.0.1", port: server.port)
         return auth
     }

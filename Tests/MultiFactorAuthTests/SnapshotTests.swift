@@ -114,7 +114,7 @@ import Testing
     /// One shared store, one scope per browser: sessions do not collide.
     @Test func scopedSessionStoresKeepUsersApart() async throws {
         try await withSDK { h in
-            let shared = InMemoryAuthSessionStore()
+            let shared = ExpiringStateAuthSessionStore()
             let app = try #require(h.auth().app)
             let alice = Auth(app: app, sessionStore: shared.scoped(to: "browser-a"), now: { h.clock.now })
             let bob = Auth(app: app, sessionStore: shared.scoped(to: "browser-b"), now: { h.clock.now })

@@ -8,7 +8,7 @@ public enum RecoveryCodeStoreConformance {
     /// A code works once; a wrong one and another user's do not; a new set
     /// replaces the old one whole; the count of what remains is right.
     public static func eachCodeWorksOnce(_ store: any RecoveryCodeStore) async throws {
-        let redeemer = RecoveryCodeRedeemer(store: store, attemptStore: InMemoryTOTPAttemptStore(),
+        let redeemer = RecoveryCodeRedeemer(store: store, attemptStore: ExpiringStateTOTPVerificationStore(),
                                             attemptLimit: try TOTPAttemptLimit(maximumFailures: 50))
         let (user, other) = (TOTPStoreConformance.freshKey("recovery"), TOTPStoreConformance.freshKey("recovery-other"))
         #expect(try await redeemer.redeem("AAAA-AAAA-AAAA", for: user) == .noCodes)
@@ -33,7 +33,7 @@ public enum RecoveryCodeStoreConformance {
 
     /// 100 concurrent redemptions of one code: exactly one succeeds.
     public static func oneCodeIsRedeemedOnceUnderConcurrency(_ store: any RecoveryCodeStore) async throws -> Int {
-        let redeemer = RecoveryCodeRedeemer(store: store, attemptStore: InMemoryTOTPAttemptStore(),
+        let redeemer = RecoveryCodeRedeemer(store: store, attemptStore: ExpiringStateTOTPVerificationStore(),
                                             attemptLimit: try TOTPAttemptLimit(maximumFailures: 1_000))
         let user = TOTPStoreConformance.freshKey("recovery-race")
         let codes = try await redeemer.regenerate(for: user, count: 10)

@@ -17,7 +17,7 @@ public enum SecurityRecordConformance {
     /// Runs `body` with the task's events going to a fresh log, and returns
     /// the kinds recorded for `user`, oldest first.
     static func kinds(of user: UserKey, _ body: () async throws -> Void) async throws -> [SecurityEvent.Kind] {
-        let log = InMemorySecurityEventLog()
+        let log = AppendOnlySecurityEventLog()
         try await SecurityEventSystem.withSink(log) { try await body() }
         return try await log.recentEvents(for: user, limit: 100).reversed().map(\.kind)
     }
@@ -33,7 +33,7 @@ public enum SecurityRecordConformance {
         let user = freshUser("events")
         let now = Date(timeIntervalSince1970: TimeInterval(start))
         let wrong = try totp.code(at: start) == "000000" ? "111111" : "000000"
-        let log = InMemorySecurityEventLog()
+        let log = AppendOnlySecurityEventLog()
         try await SecurityEventSystem.withSink(log) {
             try await SecurityEventContext.withValue(SecurityEventContext(requestID: "req-1", clientAddress: "192.0.2.7", userAgent: "tests")) {
                 for attempt in 1...3 {

@@ -207,13 +207,13 @@ var results: [RunResult] = []
 // code's run for ever), and a full in-memory store refuses new keys rather
 // than forget live records: room for every key a run makes.
 let inMemoryCapacity = 50_000_000
-_ = try await run("warm-up", .separate(InMemoryTOTPReplayStore(capacity: inMemoryCapacity), InMemoryTOTPAttemptStore(capacity: inMemoryCapacity)),
+_ = try await run("warm-up", .separate(ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity), ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity)),
                   callers: callers, seconds: 1)
 results.append(try await run("in-memory: replay + attempt stores",
-                             .separate(InMemoryTOTPReplayStore(capacity: inMemoryCapacity), InMemoryTOTPAttemptStore(capacity: inMemoryCapacity)),
+                             .separate(ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity), ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity)),
                              callers: callers, seconds: seconds, rate: rate))
 say(results.last!.row)
-results.append(try await run("in-memory: one verification store", .combined(InMemoryTOTPVerificationStore(capacity: inMemoryCapacity)), callers: callers, seconds: seconds, rate: rate))
+results.append(try await run("in-memory: one verification store", .combined(ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity)), callers: callers, seconds: seconds, rate: rate))
 say(results.last!.row)
 
 if let postgresURL {
@@ -232,7 +232,7 @@ if let postgresURL {
         try await stores.migrate()
         _ = try await run("warm-up", .combined(stores.verificationStore), callers: callers, seconds: 1)
         results.append(try await run("PostgreSQL: replay + attempt stores, 3 updates (\(connections) connections)",
-                                     .separate(stores.replayStore, stores.attemptStore), callers: callers, seconds: seconds, rate: rate))
+                                     .separate(stores.verificationStore, stores.verificationStore), callers: callers, seconds: seconds, rate: rate))
         say(results.last!.row)
         for (keys, keysLabel) in [(KeyUse.new, "new keys"), (.live, "live entry")] {
             for (label, ownUpdate) in [("read, then swap", false), ("own update", true)] {

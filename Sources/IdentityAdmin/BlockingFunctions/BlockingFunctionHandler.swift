@@ -51,7 +51,7 @@ public struct BlockingFunctionHandler: Sendable {
     ///   - logger: Where refusals are noted (never a token or a credential).
     ///   - beforeCreate: The decision for `beforeCreate` events; nil refuses them.
     ///   - beforeSignIn: The decision for `beforeSignIn` events; nil refuses them.
-    public init(auth: BaseAuth, functionURL: String, replayStore: any TOTPReplayStore = InMemoryTOTPReplayStore(), budget: Duration = .seconds(7),
+    public init(auth: BaseAuth, functionURL: String, replayStore: any TOTPReplayStore = ExpiringStateTOTPVerificationStore(), budget: Duration = .seconds(7),
                 logger: Logger = Logger(label: "IdentityAdmin.BlockingFunctions"),
                 beforeCreate: BeforeCreate? = nil, beforeSignIn: BeforeSignIn? = nil) {
         self.auth = auth

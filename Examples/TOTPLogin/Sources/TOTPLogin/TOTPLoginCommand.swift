@@ -182,8 +182,8 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         // The security stores on one storage: PostgreSQL's, shared by the
         // fleet, or this process's memory.
         let storage: any IdentityStorage = stores ?? InMemoryIdentityStorage()
-        let (attempts, recoveryCodes, securityEvents, replayStore) = (storage.attemptStore, storage.recoveryCodeStore, storage.securityEventLog,
-                                                                     storage.replayStore)
+        let (attempts, recoveryCodes, securityEvents, replayStore) = (storage.verificationStore, storage.recoveryCodeStore, storage.securityEventLog,
+                                                                     storage.verificationStore)
         let state: BrowserStateConfiguration
         var outbox: any NotificationOutbox = InMemoryNotificationOutbox()
         var roles: any RoleDirectory = InMemoryRoleDirectory(settings.roles)

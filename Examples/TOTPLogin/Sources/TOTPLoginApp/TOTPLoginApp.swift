@@ -93,7 +93,7 @@ public struct TOTPLoginApp: Sendable {
     ///     app serves no blocking function.
     public init(backend: IdentityBackend, state: BrowserStateConfiguration, attempts: any TOTPAttemptStore,
                 recoveryCodes: any RecoveryCodeStore, issuer: String = "TOTP Login example", publicURL: URL? = nil, trustForwardedFor: Bool = false,
-                logger: Logger = Logger(label: "TOTPLogin"), securityEvents: any SecurityEventLog = InMemorySecurityEventLog(),
+                logger: Logger = Logger(label: "TOTPLogin"), securityEvents: any SecurityEventLog = AppendOnlySecurityEventLog(),
                 outbox: any NotificationOutbox = InMemoryNotificationOutbox(), enrollmentDeadline: Date? = nil,
                 signInRules: SignInRules? = nil) {
         self.backend = backend

@@ -25,7 +25,7 @@ import Testing
     /// than the reset email.
     @Test(arguments: AttemptSimulation.Attacker.allCases)
     func aMonthOfAStrangerNeverKeepsTheOwnerOut(attacker: AttemptSimulation.Attacker) async throws {
-        let limits = AttemptLimits(store: InMemoryTOTPAttemptStore(), logger: Self.quiet)
+        let limits = AttemptLimits(store: ExpiringStateTOTPVerificationStore(), logger: Self.quiet)
         let result = await AttemptSimulation(limits: limits, attacker: attacker).run(days: 30, attackerPoll: .seconds(15 * 60))
         print("in memory, \(attacker): \(result)")
         #expect(result.ownerSignIns == 120)
@@ -50,7 +50,7 @@ import Testing
             try await stores.migrate()
             // One attacker, the owner daily: each admission is a few round
             // trips, and the 6-hourly month of the in-memory case took 330 s here.
-            let limits = AttemptLimits(store: stores.attemptStore, logger: Self.quiet)
+            let limits = AttemptLimits(store: stores.verificationStore, logger: Self.quiet)
             let result = await AttemptSimulation(limits: limits, attacker: .oneAddress).run(days: 30, ownerEvery: .seconds(86_400), attackerPoll: .seconds(3600))
             print("PostgreSQL, \(AttemptSimulation.Attacker.oneAddress), the owner daily: \(result)")
             #expect(result.ownerSignIns == 30 && result.longestOwnerWait == 0 && !result.storeFailed, "\(result)")
@@ -83,7 +83,7 @@ import Testing
     /// A recovery proves the account: every count of it starts again,
     /// the codes' final lock included (the new authenticator was refused).
     @Test func aRecoveryClearsEveryCountOfTheAccount() async throws {
-        let limits = AttemptLimits(store: InMemoryTOTPAttemptStore(), logger: Self.quiet)
+        let limits = AttemptLimits(store: ExpiringStateTOTPVerificationStore(), logger: Self.quiet)
         let account = AttemptLimits.accountKey(email: "recovering@example.com")
         var now = Date()
         var counted = 0

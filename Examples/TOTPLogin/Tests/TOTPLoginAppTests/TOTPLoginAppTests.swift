@@ -174,7 +174,7 @@ import FoundationNetworking
             let unreachable = try IdentityBackend(emulatorHost: "127.0.0.1", emulatorPort: 1, projectID: app.backend.projectID,
                                                   transport: .failingFast)
             let cut = TOTPLoginApp(backend: unreachable, state: .store(InMemoryExpiringStateStore(), name: "memory", keyRing: try! SealingKeyRing([SealingKey.random(id: "test")])),
-                                   attempts: InMemoryTOTPAttemptStore(), recoveryCodes: InMemoryRecoveryCodeStore(), logger: app.logger)
+                                   attempts: ExpiringStateTOTPVerificationStore(), recoveryCodes: ExpiringStateRecoveryCodeStore(), logger: app.logger)
             try await Application(router: cut.router()).test(.router) { client in
                 let response = try await client.execute(uri: "/account", method: .get,
                                                         headers: [.cookie: "\(TOTPLoginApp.sessionCookieName)=\(valid)"])
@@ -392,12 +392,12 @@ import FoundationNetworking
             var quiet = Logger(label: "TOTPLoginTests")
             quiet.logLevel = .critical
             let app = TOTPLoginApp(backend: backend, state: .sealedCookie(keyRing: try SealingKeyRing([SealingKey.random(id: "k1")])),
-                                   attempts: InMemoryTOTPAttemptStore(), recoveryCodes: InMemoryRecoveryCodeStore(), logger: quiet,
+                                   attempts: ExpiringStateTOTPVerificationStore(), recoveryCodes: ExpiringStateRecoveryCodeStore(), logger: quiet,
                                    signInRules: SignInRules(totpTenant: tenantID, enrollmentGrace: .seconds(30),
                                                             roles: InMemoryRoleDirectory(["Alice@Example.com": "admin"])))
             try await Application(router: app.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client in
                 let url = "http://127.0.0.1:\(client.port!)" + TOTPLoginApp.beforeSignInPath
-                app.serveBlockingFunction(at: url, replayStore: InMemoryTOTPReplayStore())
+                app.serveBlockingFunction(at: url, replayStore: ExpiringStateTOTPVerificationStore())
                 try await backend.configureBeforeSignIn(functionURL: url)
                 let clock = emulator.emulator.clock
                 let alice = TestBrowser(clients: [client], cookieName: app.cookies.browserCookieName)
@@ -635,8 +635,8 @@ import FoundationNetworking
         let backend = try IdentityBackend(emulatorHost: "127.0.0.1", emulatorPort: 1, projectID: project)
         var quiet = Logger(label: "TOTPLoginTests")
         quiet.logLevel = .critical
-        let app = TOTPLoginApp(backend: backend, state: .store(UnreachableStore(), name: "down", keyRing: try! SealingKeyRing([SealingKey.random(id: "test")])), attempts: InMemoryTOTPAttemptStore(),
-                               recoveryCodes: InMemoryRecoveryCodeStore(), logger: quiet)
+        let app = TOTPLoginApp(backend: backend, state: .store(UnreachableStore(), name: "down", keyRing: try! SealingKeyRing([SealingKey.random(id: "test")])), attempts: ExpiringStateTOTPVerificationStore(),
+                               recoveryCodes: ExpiringStateRecoveryCodeStore(), logger: quiet)
         try await Application(router: app.router()).test(.router) { (client: any TestClientProtocol) async throws in
             let browser = TestBrowser(clients: [client], cookieName: app.cookies.browserCookieName)
             browser.cookies[browser.cookieName] = "some-id"
@@ -657,7 +657,7 @@ import FoundationNetworking
         quiet.logLevel = .critical
         let store = InMemoryExpiringStateStore()
         let app = TOTPLoginApp(backend: backend, state: .store(store, name: "memory", keyRing: try SealingKeyRing([SealingKey.random(id: "k1")])),
-                               attempts: InMemoryTOTPAttemptStore(), recoveryCodes: InMemoryRecoveryCodeStore(), logger: quiet)
+                               attempts: ExpiringStateTOTPVerificationStore(), recoveryCodes: ExpiringStateRecoveryCodeStore(), logger: quiet)
         do {
             try await Application(router: app.router()).test(.router) { (client: any TestClientProtocol) async throws in
                 for path in Array(repeating: "/login", count: 40) + ["/signup"] {
@@ -725,9 +725,9 @@ import FoundationNetworking
             case .store: .store(InMemoryExpiringStateStore(), name: "memory", keyRing: try! SealingKeyRing([SealingKey.random(id: "test")]))
             case .sealed: .sealedCookie(keyRing: try SealingKeyRing([SealingKey.random(id: "k1")]))
             }
-            let attempts = InMemoryTOTPAttemptStore()
-            let recoveryCodes = InMemoryRecoveryCodeStore()
-            let (events, outbox) = (InMemorySecurityEventLog(), InMemoryNotificationOutbox())
+            let attempts = ExpiringStateTOTPVerificationStore()
+            let recoveryCodes = ExpiringStateRecoveryCodeStore()
+            let (events, outbox) = (AppendOnlySecurityEventLog(), InMemoryNotificationOutbox())
             let apps = (0..<count).map { _ in
                 TOTPLoginApp(backend: backend, state: configuration, attempts: attempts, recoveryCodes: recoveryCodes, publicURL: publicURL,
                              trustForwardedFor: trustForwardedFor, logger: quiet, securityEvents: events, outbox: outbox,

@@ -81,7 +81,7 @@ extension TOTPLoginAppTests {
         let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
         let emulator = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
         let state = BrowserStateConfiguration.store(InMemoryExpiringStateStore(), name: "memory", keyRing: try SealingKeyRing([SealingKey.random(id: "k")]))
-        let (attempts, recoveryCodes) = (InMemoryTOTPAttemptStore(), InMemoryRecoveryCodeStore())
+        let (attempts, recoveryCodes) = (ExpiringStateTOTPVerificationStore(), ExpiringStateRecoveryCodeStore())
         // Two instances with their own admin clients, so their key caches are their own.
         let apps = try (0..<2).map { _ in
             TOTPLoginApp(backend: try IdentityBackend(emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project), state: state,
