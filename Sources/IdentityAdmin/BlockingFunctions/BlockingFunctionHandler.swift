@@ -111,12 +111,12 @@ public struct BlockingFunctionHandler: Sendable {
         } catch {
             throw BlockingEventRefusal(.token(error))
         }
-        do {
+        do throws(ClaimFailure) {
             try claims.verifyIssuer(TokenIssuerPrefix.idToken.rawValue + auth.projectID, audience: functionURL)
             try claims.verifyLifetime(at: now, clockSkew: auth.idTokenVerifier.clockSkew)
             try claims.verifyTenant(auth.tenantID)
         } catch {
-            throw BlockingEventRefusal(.token(error))
+            throw BlockingEventRefusal(.token(TokenVerificationError(claimFailure: error)))
         }
         let expiresAt = claims.expiresAt
         guard let user = claims.userRecord, IdentityPlatformLimits.isValidUID(user.uid) else { throw BlockingEventRefusal(.token(.invalidSubject)) }

@@ -191,7 +191,9 @@ public struct IDTokenVerifier: Sendable {
         let generation = keys.generation(at: time)
         if let token = cache.token(for: digest, at: time, keyGeneration: generation) {
             cached = true
-            try token.verifyTimesAndTenant(at: time, clockSkew: clockSkew, tenant: tenantID)
+            try TokenVerificationError.checkingClaims { () throws(ClaimFailure) in
+                try token.verifyTimesAndTenant(at: time, clockSkew: clockSkew, tenant: tenantID)
+            }
             return token
         }
         let token = try await timedEveryCheck(idToken, at: time)
@@ -253,9 +255,11 @@ public struct IDTokenVerifier: Sendable {
         let jwt = try await signedJWT(idToken)
         let claims = try Self.decode(jwt) { jwt throws(JWTFailure) in try jwt.claims(as: IDTokenClaims.self) }
         let token = DecodedIDToken(claims, payload: jwt.form.payload)
-        try token.verifyIssuer(requiredIssuer, audience: projectID)
+        try TokenVerificationError.checkingClaims { () throws(ClaimFailure) in try token.verifyIssuer(requiredIssuer, audience: projectID) }
         guard IdentityPlatformLimits.isValidUID(token.uid) else { throw .invalidSubject }
-        try token.verifyTimesAndTenant(at: now, clockSkew: clockSkew, tenant: tenantID)
+        try TokenVerificationError.checkingClaims { () throws(ClaimFailure) in
+            try token.verifyTimesAndTenant(at: now, clockSkew: clockSkew, tenant: tenantID)
+        }
         return token
     }
 

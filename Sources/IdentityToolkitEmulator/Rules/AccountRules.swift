@@ -19,12 +19,12 @@ enum AccountRules {
     /// after the account's sessions were last revoked (`TOKEN_EXPIRED`: a
     /// password change, for one, ends earlier tokens).
     static func user(_ state: EmulatorState, for claims: IDTokenClaims, requestTenant: String?, _ context: RuleContext) throws -> EmulatedUser {
-        if let requestTenant, !requestTenant.isEmpty, requestTenant != claims.firebase.tenant { throw APIServerError.tenantIdMismatch }
-        guard claims.aud == context.defaultProject else { throw APIServerError.invalidIdToken("the token is for another project") }
-        guard let user = state.user(claims.sub, in: Realm(project: context.defaultProject, tenant: claims.firebase.tenant)) else {
+        if let requestTenant, !requestTenant.isEmpty, requestTenant != claims.tenant { throw APIServerError.tenantIdMismatch }
+        guard claims.audience == context.defaultProject else { throw APIServerError.invalidIdToken("the token is for another project") }
+        guard let user = state.user(claims.sub, in: Realm(project: context.defaultProject, tenant: claims.tenant)) else {
             throw APIServerError.userNotFound
         }
-        guard claims.iat >= Int64(user.validSince.timeIntervalSince1970.rounded(.down)) else { throw APIServerError.tokenExpired }
+        guard claims.isIssued(notBefore: user.validSince) else { throw APIServerError.tokenExpired }
         if user.disabled { throw APIServerError.userDisabled }
         return user
     }

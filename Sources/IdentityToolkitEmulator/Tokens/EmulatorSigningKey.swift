@@ -62,7 +62,7 @@ struct EmulatorSigningKey: Sendable {
     /// token); expiry is the caller's check.
     func verifiedIDTokenClaims(_ token: String) throws(JWTFailure) -> IDTokenClaims {
         let claims = try RS256JWT(token).verified(with: signer.publicKey).claims(as: IDTokenClaims.self)
-        guard claims.iss.hasPrefix(TokenIssuerPrefix.idToken.rawValue) else { throw .badSignature }
+        guard claims.isIssued(as: .idToken) else { throw .badSignature }
         return claims
     }
 }

@@ -88,7 +88,11 @@ struct SessionTokens: Sendable {
             guard unsigned, let read = Self.unsignedIDTokenClaims(idToken) else { throw APIServerError.invalidIdToken }
             claims = read
         }
-        guard Int64(clock.now.timeIntervalSince1970) < claims.exp else { throw APIServerError.tokenExpired }
+        do {
+            try claims.verifyNotExpired(at: clock.now)
+        } catch {
+            throw APIServerError.tokenExpired
+        }
         return claims
     }
 
@@ -106,7 +110,7 @@ struct SessionTokens: Sendable {
         guard let header = UncheckedJWT.header(of: token), (try? StrictJSONDecoder.decode(JOSEHeader.self, from: header))?.alg == .unsigned,
               let payload = UncheckedJWT.payload(of: token, unsigned: true),
               let claims = try? StrictJSONDecoder.decode(IDTokenClaims.self, from: payload),
-              claims.iss.hasPrefix(TokenIssuerPrefix.idToken.rawValue) else { return nil }
+              claims.isIssued(as: .idToken) else { return nil }
         return claims
     }
 
@@ -115,7 +119,7 @@ struct SessionTokens: Sendable {
     /// checked after the realm's switches, in production's order.
     static func unverifiedTenant(of idToken: String?) -> String? {
         guard let idToken, !idToken.isEmpty, let claims = try? unverifiedClaims(of: idToken, as: IDTokenClaims.self) else { return nil }
-        return claims.firebase.tenant
+        return claims.tenant
     }
 
     /// The session an ID token states.
