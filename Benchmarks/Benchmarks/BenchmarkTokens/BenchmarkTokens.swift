@@ -26,15 +26,17 @@ public struct BenchmarkTokens: Sendable {
     public let signature: _RSA.Signing.RSASignature
 
     public init() throws {
-        key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        self.key = key
         let primitives = try key.publicKey.getKeyPrimitives()
         keySet = try JSONEncoder().encode(JSONWebKeySet(keys: [JSONWebKey(
             kty: "RSA", alg: "RS256", use: "sig", kid: Self.keyID,
             n: Self.base64URL(primitives.modulus), e: Self.base64URL(primitives.publicExponent))]))
         let now = Int(Date().timeIntervalSince1970)
+        let project = Self.project
         func claims(issuer: String) throws -> Data {
             try JSONSerialization.data(withJSONObject: [
-                "iss": issuer + Self.project, "aud": Self.project, "auth_time": now - 60, "user_id": "bench-user",
+                "iss": issuer + project, "aud": project, "auth_time": now - 60, "user_id": "bench-user",
                 "sub": "bench-user", "iat": now - 60, "exp": now + 3600, "email": "bench@example.com", "email_verified": true,
                 "firebase": ["identities": ["email": ["bench@example.com"]], "sign_in_provider": "password",
                              "sign_in_second_factor": "totp", "second_factor_identifier": "enrollment-1"],
