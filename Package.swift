@@ -88,20 +88,46 @@ let package = Package(
     // No default trait: an app names what it uses, and none pulls a server
     // framework by default.
     traits: [
-        .trait(name: Trait.telemetry, description: "Metrics (swift-metrics) and trace spans (swift-distributed-tracing) from token checks, TOTP, recovery, stores and REST calls."),
-        .trait(name: Trait.serviceLifecycle, description: "Service conformances (swift-service-lifecycle): the signing-key refresher, the PostgreSQL stores' sweeper, the emulator."),
-        .trait(name: Trait.configuration, description: "Initializers from a swift-configuration ConfigReader: IdentityAdmin, SealingKeyRing, PostgresConnectionSettings."),
-        .trait(name: Trait.asyncHTTPClient, description: "IdentityToolkitAsyncHTTPClient: the server transport over AsyncHTTPClient and SwiftNIO.",
-               enabledTraits: [Trait.telemetry, Trait.configuration]),
-        .trait(name: Trait.emulator, description: "IdentityToolkitEmulator: the embedded Auth emulator (Hummingbird, swift-certificates, ServiceLifecycle).",
-               enabledTraits: [Trait.telemetry, Trait.serviceLifecycle, Trait.configuration]),
-        .trait(name: Trait.hummingbird, description: "IdentityAdminHummingbird: the Hummingbird 2 middleware (Hummingbird, hummingbird-auth).",
-               enabledTraits: [Trait.telemetry, Trait.serviceLifecycle, Trait.configuration]),
-        .trait(name: Trait.vapor, description: "IdentityAdminVapor: the Vapor 4 middleware (Vapor).", enabledTraits: [Trait.telemetry]),
-        .trait(name: Trait.postgreSQL, description: "IdentityStoresPostgres: the shared stores on PostgreSQL (postgres-nio).",
-               enabledTraits: [Trait.telemetry, Trait.serviceLifecycle]),
-        .trait(name: Trait.tools, description: "The mfa and spec-codegen command-line tools (swift-argument-parser; mfa also needs the emulator, the server transport and PostgreSQL).",
-               enabledTraits: [Trait.emulator, Trait.asyncHTTPClient, Trait.postgreSQL]),
+        .trait(
+            name: Trait.telemetry,
+            description:
+                "Metrics (swift-metrics) and trace spans (swift-distributed-tracing) from token checks, TOTP, recovery, stores and REST calls."
+        ),
+        .trait(
+            name: Trait.serviceLifecycle,
+            description:
+                "Service conformances (swift-service-lifecycle): the signing-key refresher, the PostgreSQL stores' sweeper, the emulator."
+        ),
+        .trait(
+            name: Trait.configuration,
+            description:
+                "Initializers from a swift-configuration ConfigReader: IdentityAdmin, SealingKeyRing, PostgresConnectionSettings."
+        ),
+        .trait(
+            name: Trait.asyncHTTPClient,
+            description: "IdentityToolkitAsyncHTTPClient: the server transport over AsyncHTTPClient and SwiftNIO.",
+            enabledTraits: [Trait.telemetry, Trait.configuration]),
+        .trait(
+            name: Trait.emulator,
+            description:
+                "IdentityToolkitEmulator: the embedded Auth emulator (Hummingbird, swift-certificates, ServiceLifecycle).",
+            enabledTraits: [Trait.telemetry, Trait.serviceLifecycle, Trait.configuration]),
+        .trait(
+            name: Trait.hummingbird,
+            description: "IdentityAdminHummingbird: the Hummingbird 2 middleware (Hummingbird, hummingbird-auth).",
+            enabledTraits: [Trait.telemetry, Trait.serviceLifecycle, Trait.configuration]),
+        .trait(
+            name: Trait.vapor, description: "IdentityAdminVapor: the Vapor 4 middleware (Vapor).",
+            enabledTraits: [Trait.telemetry]),
+        .trait(
+            name: Trait.postgreSQL,
+            description: "IdentityStoresPostgres: the shared stores on PostgreSQL (postgres-nio).",
+            enabledTraits: [Trait.telemetry, Trait.serviceLifecycle]),
+        .trait(
+            name: Trait.tools,
+            description:
+                "The mfa and spec-codegen command-line tools (swift-argument-parser; mfa also needs the emulator, the server transport and PostgreSQL).",
+            enabledTraits: [Trait.emulator, Trait.asyncHTTPClient, Trait.postgreSQL]),
         .default(enabledTraits: []),
     ],
     // Floors are the lowest releases the code needs, so that apps are not
@@ -182,7 +208,9 @@ let package = Package(
                     verb: "generate-code-from-spec",
                     description: "Write the code generated from Spec/ into a folder for review and API diffs."
                 ),
-                permissions: [.writeToPackageDirectory(reason: "Writes the generated Swift files into the chosen folder.")]
+                permissions: [
+                    .writeToPackageDirectory(reason: "Writes the generated Swift files into the chosen folder.")
+                ]
             ),
             dependencies: ["spec-codegen-plugin-tool"],
             path: "Plugins/GenerateCodeFromSpec"
@@ -228,7 +256,9 @@ let package = Package(
         // IdentityToolkit so that client apps never build BoringSSL for it.
         .target(
             name: "IdentityToolkitJWT",
-            dependencies: ["IdentityToolkit", "IdentitySupport", .product(name: "_CryptoExtras", package: "swift-crypto")]
+            dependencies: [
+                "IdentityToolkit", "IdentitySupport", .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         // Base32, otpauth:// URIs and QR codes: formats over the standard
         // library alone, so that client apps build no crypto for them.
@@ -236,8 +266,12 @@ let package = Package(
         .target(
             name: "IdentityOTP",
             // IdentityKeyValueStore: the primitive the shared stores build on.
-            dependencies: ["IdentityOTPFormats", "IdentityKeyValueStore", "IdentitySupport", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
-                           .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "IdentityOTPFormats", "IdentityKeyValueStore", "IdentitySupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "IdentityToolkitEmulator",
@@ -364,7 +398,10 @@ let package = Package(
         // .ci/fuzz) and, in a normal build, replays files through them.
         .target(
             name: "FuzzHarnesses",
-            dependencies: ["IdentityOTP", "IdentityToolkit", "IdentitySupport", "SpecCodegen", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: [
+                "IdentityOTP", "IdentityToolkit", "IdentitySupport", "SpecCodegen",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Fuzz/Harnesses"
         ),
         .target(name: "FuzzDriver", path: "Fuzz/Driver"),
@@ -399,8 +436,11 @@ let package = Package(
         .testTarget(
             name: "SpecCodegenTests",
             // The plugin tool and the CLI are dependencies so that `swift test` builds them; tests run them.
-            dependencies: ["SpecCodegen", "spec-codegen-plugin-tool", "spec-codegen", "GeneratorGoldenReference", "IdentityToolkit", "IdentityToolkitTestSupport",
-                           .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: [
+                "SpecCodegen", "spec-codegen-plugin-tool", "spec-codegen", "GeneratorGoldenReference",
+                "IdentityToolkit", "IdentityToolkitTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             exclude: ["Fixtures"]
         ),
         // The generic helpers: the deadline race, base64url, the bounded expiring entries.
@@ -441,7 +481,8 @@ let package = Package(
         .testTarget(
             name: "DocSampleTests",
             dependencies: [
-                "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "IdentityOTP",
+                "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient",
+                "IdentityOTP",
                 "IdentityToolkitTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -449,7 +490,8 @@ let package = Package(
         .testTarget(
             name: "MultiFactorAuthTests",
             dependencies: [
-                "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "IdentityAdmin",
+                "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient",
+                "IdentityOTP", "IdentityAdmin",
                 "IdentityToolkitTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -473,14 +515,19 @@ let package = Package(
         // tests and the Vapor middleware's share (apps never build it).
         .target(
             name: "AdminTestSupport",
-            dependencies: ["IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "IdentityToolkitTestSupport"],
+            dependencies: [
+                "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient",
+                "IdentityOTP", "IdentityToolkitTestSupport",
+            ],
             path: "Tests/AdminTestSupport"
         ),
         .testTarget(
             name: "IdentityAdminTests",
             dependencies: [
-                "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "AdminTestSupport",
-                "IdentityToolkitTestSupport", "TopLevelConsumer", "QuickStartClient", "IdentityAdminHummingbird", "IdentityToolkitJWT", "IdentitySupport",
+                "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient",
+                "IdentityOTP", "AdminTestSupport",
+                "IdentityToolkitTestSupport", "TopLevelConsumer", "QuickStartClient", "IdentityAdminHummingbird",
+                "IdentityToolkitJWT", "IdentitySupport",
                 // StepUpClientTests: a MultiFactorAuth client answers a protected route's step-up challenge.
                 "MultiFactorAuth",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -498,7 +545,8 @@ let package = Package(
         .testTarget(
             name: "IdentityAdminVaporTests",
             dependencies: [
-                "IdentityAdminVapor", "IdentityAdmin", "IdentityToolkit", "IdentityOTP", "IdentitySupport", "AdminTestSupport", "IdentityToolkitTestSupport",
+                "IdentityAdminVapor", "IdentityAdmin", "IdentityToolkit", "IdentityOTP", "IdentitySupport",
+                "AdminTestSupport", "IdentityToolkitTestSupport",
                 .product(name: "VaporTesting", package: "vapor"),
             ]
         ),
@@ -506,8 +554,11 @@ let package = Package(
             name: "MFACommandTests",
             // Depends on the executable so that `swift test` builds it; the
             // tests run the binary as a user would.
-            dependencies: ["mfa", "IdentityOTP", "IdentityToolkit", "IdentityToolkitTestSupport", "IdentityStoresPostgres", "IdentityAdmin",
-                           .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: [
+                "mfa", "IdentityOTP", "IdentityToolkit", "IdentityToolkitTestSupport", "IdentityStoresPostgres",
+                "IdentityAdmin",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
         .testTarget(
             name: "FuzzRegressionTests",
@@ -517,13 +568,18 @@ let package = Package(
         // PostgreSQL in .ci/run): one suite, several stores.
         .target(
             name: "StoreConformance",
-            dependencies: ["IdentityOTP", "IdentityServerState", "MultiFactorAuth", .product(name: "Configuration", package: "swift-configuration")],
+            dependencies: [
+                "IdentityOTP", "IdentityServerState", "MultiFactorAuth",
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
             path: "Tests/StoreConformance"
         ),
         .testTarget(
             name: "IdentityServerStateTests",
-            dependencies: ["IdentityServerState", "StoreConformance", "MultiFactorAuth", "IdentityOTP",
-                           .product(name: "Configuration", package: "swift-configuration")]
+            dependencies: [
+                "IdentityServerState", "StoreConformance", "MultiFactorAuth", "IdentityOTP",
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
         ),
         // The same shared cases on PostgreSQL, and its failure modes. They
         // run when IDENTITY_TEST_POSTGRES_URL names a server (.ci/run starts
@@ -541,7 +597,9 @@ let package = Package(
         ),
         .testTarget(
             name: "IdentityOTPTests",
-            dependencies: ["IdentityOTP", "IdentityOTPFormats", "SeededRandom", "StoreConformance", "IdentityToolkitTestSupport"],
+            dependencies: [
+                "IdentityOTP", "IdentityOTPFormats", "SeededRandom", "StoreConformance", "IdentityToolkitTestSupport",
+            ],
             exclude: ["Fixtures"]
         ),
     ],
@@ -558,6 +616,11 @@ for target in package.targets where target.type != .plugin && !["FuzzDriver", "D
 // Hummingbird's do), so a module re-exports only what its public API uses;
 // the generator writes `public import Foundation` where generated public
 // declarations use its types.
-for target in package.targets where ["IdentitySupport", "IdentityToolkit", "IdentityToolkitJWT", "IdentityToolkitAsyncHTTPClient", "IdentityOTP", "IdentityOTPFormats", "MultiFactorAuth", "IdentityAdmin", "IdentityToolkitEmulator", "IdentityKeyValueStore", "IdentityServerState", "IdentityStoresPostgres", "SpecCodegen"].contains(target.name) {
+for target in package.targets
+where [
+    "IdentitySupport", "IdentityToolkit", "IdentityToolkitJWT", "IdentityToolkitAsyncHTTPClient", "IdentityOTP",
+    "IdentityOTPFormats", "MultiFactorAuth", "IdentityAdmin", "IdentityToolkitEmulator", "IdentityKeyValueStore",
+    "IdentityServerState", "IdentityStoresPostgres", "SpecCodegen",
+].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("InternalImportsByDefault")]
 }

@@ -11,7 +11,9 @@ let package = Package(
     dependencies: [
         // The traits of the products it uses: the middleware, the server
         // transport, the fleet's stores and the embedded emulator.
-        .package(name: "swift-identity-mfa", path: "../..", traits: ["Hummingbird", "AsyncHTTPClient", "PostgreSQL", "Emulator"]),
+        .package(
+            name: "swift-identity-mfa", path: "../..",
+            traits: ["Hummingbird", "AsyncHTTPClient", "PostgreSQL", "Emulator"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),

@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
-@_spi(Generated) import IdentityToolkit
 import IdentityOTP
-import SpecCodegen
 import IdentitySupport
+@_spi(Generated) import IdentityToolkit
+import SpecCodegen
 
 /// One function per parser of outside input, for libFuzzer (`fuzz-runner`)
 /// and for the regression tests that replay the committed corpus. Each
@@ -41,11 +41,17 @@ public enum FuzzHarness {
     static func jwtCompactForm(_ bytes: [UInt8]) {
         guard let jwt = JWTCompactForm(String(decoding: bytes, as: UTF8.self)) else { return }
         jwt.withSigningInput { input in
-            require(input.count < bytes.count && input.elementsEqual(bytes.prefix(input.count)), "the signing input is a strict prefix")
+            require(
+                input.count < bytes.count && input.elementsEqual(bytes.prefix(input.count)),
+                "the signing input is a strict prefix")
         }
         // The three parts share one buffer: each must be what its text decodes to alone.
-        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map { Data(base64URLEncodedUTF8: $0) }
-        require(parts.count == 3 && parts[0] == jwt.header && parts[1] == jwt.payload && parts[2] == jwt.signature, "each part decodes as it does alone")
+        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map {
+            Data(base64URLEncodedUTF8: $0)
+        }
+        require(
+            parts.count == 3 && parts[0] == jwt.header && parts[1] == jwt.payload && parts[2] == jwt.signature,
+            "each part decodes as it does alone")
         _ = try? JSONSerialization.jsonObject(with: jwt.payload)
         strictReadersAgreeWithFoundation(header: jwt.header, claims: jwt.payload)
     }
@@ -55,10 +61,14 @@ public enum FuzzHarness {
     /// refuse more: duplicate names, invalid UTF-8, deep nesting).
     static func strictReadersAgreeWithFoundation(header: Data, claims: Data) {
         if let strict = try? JOSEHeader(strictJSON: header) {
-            require((try? JSONDecoder().decode(JOSEHeader.self, from: header)) == strict, "the strict header reader reads what JSONDecoder reads")
+            require(
+                (try? JSONDecoder().decode(JOSEHeader.self, from: header)) == strict,
+                "the strict header reader reads what JSONDecoder reads")
         }
         if let strict = try? IDTokenClaims(strictJSON: claims) {
-            require((try? JSONDecoder().decode(IDTokenClaims.self, from: claims)) == strict, "the strict claims reader reads what JSONDecoder reads")
+            require(
+                (try? JSONDecoder().decode(IDTokenClaims.self, from: claims)) == strict,
+                "the strict claims reader reads what JSONDecoder reads")
         }
     }
 
@@ -90,8 +100,10 @@ public enum FuzzHarness {
     static func stepUpChallenge(_ bytes: [UInt8]) {
         guard let challenge = StepUpChallenge(wwwAuthenticate: String(decoding: bytes, as: UTF8.self)) else { return }
         let again = StepUpChallenge(wwwAuthenticate: challenge.headerValue)
-        require(again?.requiresSecondFactor == challenge.requiresSecondFactor && again?.maximumAuthenticationAge == challenge.maximumAuthenticationAge,
-                "a challenge written back reads the same")
+        require(
+            again?.requiresSecondFactor == challenge.requiresSecondFactor
+                && again?.maximumAuthenticationAge == challenge.maximumAuthenticationAge,
+            "a challenge written back reads the same")
     }
 
     static func rfc3339(_ bytes: [UInt8]) {
@@ -109,7 +121,8 @@ public enum FuzzHarness {
         require(fields.count <= bytes.count(where: { $0 == UInt8(ascii: "&") }) + 1, "a field per part at most")
         var headers = HTTPFields()
         headers[.contentType] = "application/x-www-form-urlencoded"
-        let request = APIServerRequest(method: .post, headerFields: headers, query: [:], body: Data(bytes), acceptsFormBody: true)
+        let request = APIServerRequest(
+            method: .post, headerFields: headers, query: [:], body: Data(bytes), acceptsFormBody: true)
         _ = try? request.decodeBody(GrantTokenRequest.self, snakeCaseWireNames: ["grant_type", "refresh_token"])
     }
 

@@ -1,5 +1,6 @@
-import FuzzHarnesses
 import Foundation
+import FuzzHarnesses
+
 #if FUZZING
 import FuzzDriver
 #endif
@@ -13,7 +14,10 @@ enum FuzzRunner {
     static let harness: @Sendable ([UInt8]) -> Void = {
         let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
         guard let harness = FuzzHarness.all[name] else {
-            FileHandle.standardError.write(Data("fuzz-runner: set FUZZ_TARGET to one of \(FuzzHarness.all.keys.sorted().joined(separator: ", "))\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "fuzz-runner: set FUZZ_TARGET to one of \(FuzzHarness.all.keys.sorted().joined(separator: ", "))\n"
+                        .utf8))
             exit(2)
         }
         return harness
@@ -24,10 +28,11 @@ enum FuzzRunner {
         #if FUZZING
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            FuzzRunner.harness(Array(UnsafeBufferPointer(start: data, count: size)))
-            return 0
-        })
+        exit(
+            LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+                FuzzRunner.harness(Array(UnsafeBufferPointer(start: data, count: size)))
+                return 0
+            })
         #else
         for path in CommandLine.arguments.dropFirst() {
             harness(Array(try Data(contentsOf: URL(fileURLWithPath: path))))

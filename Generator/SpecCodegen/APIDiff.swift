@@ -32,7 +32,8 @@ public struct APIChange: Codable, Equatable, Sendable, CustomStringConvertible {
     public var declarations: [String]
 
     public var description: String {
-        "\(kind.rawValue): \(subject) \(change)" + (declarations.isEmpty ? "" : " (\(declarations.joined(separator: "; ")))")
+        "\(kind.rawValue): \(subject) \(change)"
+            + (declarations.isEmpty ? "" : " (\(declarations.joined(separator: "; ")))")
     }
 }
 
@@ -47,31 +48,52 @@ public enum APIDiff {
     /// - Throws: ``SpecCodegenFailure`` for an unreadable or invalid spec.
     public static func compare(old: String, new: String, package: String? = nil) throws -> [APIChange] {
         if isDirectory(old) != isDirectory(new) {
-            throw SpecCodegenFailure(diagnostics: [Diagnostic(.error, "compare a file with a file or a folder with a folder", at: SourceLocation(file: new, line: 1, column: 1))])
+            throw SpecCodegenFailure(diagnostics: [
+                Diagnostic(
+                    .error, "compare a file with a file or a folder with a folder",
+                    at: SourceLocation(file: new, line: 1, column: 1))
+            ])
         }
-        let oldSet = try specFiles(old), newSet = try specFiles(new, renamingTo: isDirectory(old) ? nil : oldSet.keys.first)
+        let oldSet = try specFiles(old)
+        let newSet = try specFiles(new, renamingTo: isDirectory(old) ? nil : oldSet.keys.first)
         let root = package ?? packageRoot(containing: new) ?? packageRoot(containing: old)
         let targets = try generatingTargets(in: root, for: Set(oldSet.keys).union(newSet.keys))
-        var oldDeclarations: [APIDeclaration] = [], newDeclarations: [APIDeclaration] = []
+        var oldDeclarations: [APIDeclaration] = []
+        var newDeclarations: [APIDeclaration] = []
         var renderedDiffers = false
         let compared = Set(oldSet.keys).union(newSet.keys)
         for target in targets {
             let before = try translate(target, with: oldSet, compared: compared)
             let after = try translate(target, with: newSet, compared: compared)
-            for (file, syntax) in before { oldDeclarations += APISurface.declarations(of: syntax, output: file, module: target.module) }
-            for (file, syntax) in after { newDeclarations += APISurface.declarations(of: syntax, output: file, module: target.module) }
+            for (file, syntax) in before {
+                oldDeclarations += APISurface.declarations(of: syntax, output: file, module: target.module)
+            }
+            for (file, syntax) in after {
+                newDeclarations += APISurface.declarations(of: syntax, output: file, module: target.module)
+            }
             if before.mapValues(Renderer.render) != after.mapValues(Renderer.render) { renderedDiffers = true }
         }
         var changes = declarationChanges(from: oldDeclarations, to: newDeclarations)
         changes += try wireChanges(from: oldSet, to: newSet)
         if changes.isEmpty && renderedDiffers {
-            changes.append(APIChange(kind: .cosmetic, subject: "generated code", change: "changed", declarations: ["no declaration of the Swift API changes"]))
+            changes.append(
+                APIChange(
+                    kind: .cosmetic, subject: "generated code", change: "changed",
+                    declarations: ["no declaration of the Swift API changes"]))
         }
-        for name in Set(oldSet.keys).subtracting(newSet.keys).sorted() where !targets.contains(where: { $0.uses(name) }) {
-            changes.append(APIChange(kind: .cosmetic, subject: "file \(name)", change: "removed", declarations: ["no target generates from it"]))
+        for name in Set(oldSet.keys).subtracting(newSet.keys).sorted() where !targets.contains(where: { $0.uses(name) })
+        {
+            changes.append(
+                APIChange(
+                    kind: .cosmetic, subject: "file \(name)", change: "removed",
+                    declarations: ["no target generates from it"]))
         }
-        for name in Set(newSet.keys).subtracting(oldSet.keys).sorted() where !targets.contains(where: { $0.uses(name) }) {
-            changes.append(APIChange(kind: .cosmetic, subject: "file \(name)", change: "added", declarations: ["no target generates from it yet"]))
+        for name in Set(newSet.keys).subtracting(oldSet.keys).sorted() where !targets.contains(where: { $0.uses(name) })
+        {
+            changes.append(
+                APIChange(
+                    kind: .cosmetic, subject: "file \(name)", change: "added",
+                    declarations: ["no target generates from it yet"]))
         }
         return changes.sorted { ($0.kind, $0.subject, $0.change) < ($1.kind, $1.subject, $1.change) }
     }
@@ -86,7 +108,9 @@ public enum APIDiff {
         var baseDirectory: String
 
         func uses(_ name: String) -> Bool {
-            (config.specs + [config.errors, config.facades].compactMap { $0 }).contains { ($0 as NSString).lastPathComponent == name }
+            (config.specs + [config.errors, config.facades].compactMap { $0 }).contains {
+                ($0 as NSString).lastPathComponent == name
+            }
         }
     }
 
@@ -104,7 +128,9 @@ public enum APIDiff {
             return Dictionary(uniqueKeysWithValues: files.map { ($0, path + "/" + $0) })
         }
         guard FileManager.default.isReadableFile(atPath: path) else {
-            throw SpecCodegenFailure(diagnostics: [Diagnostic(.error, "cannot read '\(path)'", at: SourceLocation(file: path, line: 1, column: 1))])
+            throw SpecCodegenFailure(diagnostics: [
+                Diagnostic(.error, "cannot read '\(path)'", at: SourceLocation(file: path, line: 1, column: 1))
+            ])
         }
         return [name ?? (path as NSString).lastPathComponent: path]
     }
@@ -114,7 +140,9 @@ public enum APIDiff {
         var folder = URL(fileURLWithPath: path).standardizedFileURL
         if !isDirectory(folder.path) { folder.deleteLastPathComponent() }
         while folder.path != "/" {
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) { return folder.path }
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+                return folder.path
+            }
             folder.deleteLastPathComponent()
         }
         return nil
@@ -134,7 +162,9 @@ public enum APIDiff {
                 do {
                     config = try JSONDecoder().decode(GeneratorConfig.self, from: data)
                 } catch {
-                    throw SpecCodegenFailure(diagnostics: [Diagnostic(.error, "malformed config", at: SourceLocation(file: path, line: 1, column: 1))])
+                    throw SpecCodegenFailure(diagnostics: [
+                        Diagnostic(.error, "malformed config", at: SourceLocation(file: path, line: 1, column: 1))
+                    ])
                 }
                 let target = Target(module: module, config: config, baseDirectory: "\(sources)/\(module)")
                 if names.contains(where: target.uses) { targets.append(target) }
@@ -142,7 +172,10 @@ public enum APIDiff {
         }
         let covered = Set(names.filter { name in targets.contains { $0.uses(name) } })
         for name in names.subtracting(covered).sorted() {
-            targets.append(Target(module: "", config: GeneratorConfig(specs: [name], generate: [.types, .clients, .server]), baseDirectory: ""))
+            targets.append(
+                Target(
+                    module: "", config: GeneratorConfig(specs: [name], generate: [.types, .clients, .server]),
+                    baseDirectory: ""))
         }
         return targets
     }
@@ -150,7 +183,9 @@ public enum APIDiff {
     /// What `target` generates when the compared files are `files`: each
     /// file the config names is read from `files` when it is there; a spec
     /// the side lacks is left out; the rest comes from the package.
-    static func translate(_ target: Target, with files: [String: String], compared: Set<String>) throws -> [OutputFile: SwiftFile] {
+    static func translate(_ target: Target, with files: [String: String], compared: Set<String>) throws -> [OutputFile:
+        SwiftFile]
+    {
         var config = target.config
         /// On this side, or not compared at all (then the package's copy serves both sides).
         func present(_ path: String) -> Bool {
@@ -158,15 +193,24 @@ public enum APIDiff {
             return files[name] != nil || !compared.contains(name)
         }
         config.specs = config.specs.filter(present)
-        if let errors = config.errors, !present(errors) { config.errors = nil; config.generate.removeAll { $0 == .errorCodes } }
-        if let facades = config.facades, !present(facades) { config.facades = nil; config.generate.removeAll { $0 == .facades } }
+        if let errors = config.errors, !present(errors) {
+            config.errors = nil
+            config.generate.removeAll { $0 == .errorCodes }
+        }
+        if let facades = config.facades, !present(facades) {
+            config.facades = nil
+            config.generate.removeAll { $0 == .facades }
+        }
         if target.module.isEmpty, let name = config.specs.first, let path = files[name] {
             // A stand-in target: the file's kind decides what it generates.
             // An unreadable or unknown file is left to the OpenAPI parser, which reports it.
-            let kind = SpecCodegen.load(path, readFile: SpecCodegen.defaultReader, diagnostics: DiagnosticCollector()).flatMap(SpecFileKind.init) ?? .openAPI
+            let kind =
+                SpecCodegen.load(path, readFile: SpecCodegen.defaultReader, diagnostics: DiagnosticCollector()).flatMap(
+                    SpecFileKind.init) ?? .openAPI
             switch kind {
             case .openAPI: break
-            case .errors: config = GeneratorConfig(specs: [], errors: name, generate: [.errorCodes], errorType: "ErrorCode")
+            case .errors:
+                config = GeneratorConfig(specs: [], errors: name, generate: [.errorCodes], errorType: "ErrorCode")
             case .facades: config = GeneratorConfig(specs: [], facades: name, generate: [.facades])
             }
         }
@@ -175,15 +219,20 @@ public enum APIDiff {
             try SpecCodegen.defaultReader(files[(path as NSString).lastPathComponent] ?? path)
         }
         do {
-            return try SpecCodegen.translate(config: config, baseDirectory: target.baseDirectory,
-                                             configPath: target.module.isEmpty ? "config" : target.module + "/spec-codegen-config.json", readFile: readFile)
+            return try SpecCodegen.translate(
+                config: config, baseDirectory: target.baseDirectory,
+                configPath: target.module.isEmpty ? "config" : target.module + "/spec-codegen-config.json",
+                readFile: readFile)
         } catch let failure as SpecCodegenFailure {
             // Name the compared file, not the package's copy, in diagnostics.
-            throw SpecCodegenFailure(diagnostics: failure.diagnostics.map { diagnostic in
-                var located = diagnostic
-                if let path = files[(diagnostic.location.file as NSString).lastPathComponent] { located.location.file = path }
-                return located
-            })
+            throw SpecCodegenFailure(
+                diagnostics: failure.diagnostics.map { diagnostic in
+                    var located = diagnostic
+                    if let path = files[(diagnostic.location.file as NSString).lastPathComponent] {
+                        located.location.file = path
+                    }
+                    return located
+                })
         }
     }
 
@@ -205,7 +254,11 @@ public enum APIDiff {
             guard path.count > 1 else { return "service \(path[0])" }
             return "operation \(path[path.count - 1])"
         case .errorCodes:
-            if declaration.kind == .enumCase || declaration.kind == .staticProperty && !["errorDomain", "unknownServerCode", "transportFailure", "undecodableResponse"].contains(path.last ?? "") {
+            if declaration.kind == .enumCase
+                || declaration.kind == .staticProperty
+                    && !["errorDomain", "unknownServerCode", "transportFailure", "undecodableResponse"].contains(
+                        path.last ?? "")
+            {
                 return "error code \(path.last ?? "")"
             }
             return "error table"
@@ -220,7 +273,8 @@ public enum APIDiff {
     /// spec element they come from.
     static func declarationChanges(from old: [APIDeclaration], to new: [APIDeclaration]) -> [APIChange] {
         // Non-public declarations matter only where an implementation must follow them: server routes.
-        let old = old.filter { $0.isPublic || $0.file == .server }, new = new.filter { $0.isPublic || $0.file == .server }
+        let old = old.filter { $0.isPublic || $0.file == .server }
+        let new = new.filter { $0.isPublic || $0.file == .server }
         let before = Dictionary(old.map { ($0.identity, $0) }, uniquingKeysWith: { first, _ in first })
         let after = Dictionary(new.map { ($0.identity, $0) }, uniquingKeysWith: { first, _ in first })
         struct Group {
@@ -228,7 +282,10 @@ public enum APIDiff {
             var initializerRemoved = false, initializerAdded = false
         }
         var groups: [String: Group] = [:]
-        func note(_ declaration: APIDeclaration, _ detail: String, breaking: Bool, additive: Bool, _ counter: WritableKeyPath<Group, Int>) {
+        func note(
+            _ declaration: APIDeclaration, _ detail: String, breaking: Bool, additive: Bool,
+            _ counter: WritableKeyPath<Group, Int>
+        ) {
             let subject = subject(of: declaration)
             var group = groups[subject] ?? Group()
             group.breaking = group.breaking || (breaking && declaration.isPublic)
@@ -238,7 +295,8 @@ public enum APIDiff {
                 if counter == \Group.removed { group.initializerRemoved = true }
                 if counter == \Group.added { group.initializerAdded = true }
             }
-            group.details.append(declaration.isPublic ? detail : "\(detail); server side, not public: the emulator must follow")
+            group.details.append(
+                declaration.isPublic ? detail : "\(detail); server side, not public: the emulator must follow")
             groups[subject] = group
         }
         for (identity, declaration) in before.sorted(by: { $0.key < $1.key }) {
@@ -247,7 +305,8 @@ public enum APIDiff {
                 continue
             }
             if now.signature != declaration.signature || now.isPublic != declaration.isPublic {
-                let detail = now.isPublic != declaration.isPublic
+                let detail =
+                    now.isPublic != declaration.isPublic
                     ? "\(declaration.described) is \(now.isPublic ? "now public" : "no longer public")"
                     : "\(declaration.described): \(declaration.signature) → \(now.signature)"
                 note(declaration, detail, breaking: declaration.isPublic, additive: !declaration.isPublic, \.changed)
@@ -256,15 +315,20 @@ public enum APIDiff {
         for (identity, declaration) in after.sorted(by: { $0.key < $1.key }) where before[identity] == nil {
             // A new case breaks exhaustive switches; a new protocol requirement, conforming types.
             let breaks = declaration.kind == .enumCase || declaration.kind == .requirement
-            let detail = "\(declaration.described) added" + (declaration.kind == .enumCase ? " (exhaustive switches break)" : "")
+            let detail =
+                "\(declaration.described) added" + (declaration.kind == .enumCase ? " (exhaustive switches break)" : "")
             note(declaration, detail, breaking: breaks, additive: !breaks, \.added)
         }
         return groups.map { subject, group in
             let kind: APIChange.Kind = group.breaking ? .breaking : group.additive ? .additive : .cosmetic
             let change: String
-            if group.removed > 0 && group.added == 0 && group.changed == 0 { change = "removed" }
-            else if group.added > 0 && group.removed == 0 && group.changed == 0 { change = "added" }
-            else { change = "changed" }
+            if group.removed > 0 && group.added == 0 && group.changed == 0 {
+                change = "removed"
+            } else if group.added > 0 && group.removed == 0 && group.changed == 0 {
+                change = "added"
+            } else {
+                change = "changed"
+            }
             var details = group.details
             if group.initializerRemoved && group.initializerAdded {
                 details.append("a field added to an existing type replaces its initializer unless it is marked x-since")
@@ -281,95 +345,148 @@ public enum APIDiff {
     static func wireChanges(from oldSet: [String: String], to newSet: [String: String]) throws -> [APIChange] {
         var changes: [APIChange] = []
         func cosmetic(_ subject: String, _ change: String, _ note: String? = nil) {
-            changes.append(APIChange(kind: .cosmetic, subject: subject, change: change, declarations: note.map { [$0] } ?? []))
+            changes.append(
+                APIChange(kind: .cosmetic, subject: subject, change: change, declarations: note.map { [$0] } ?? []))
         }
         for (name, oldPath) in oldSet.sorted(by: { $0.key < $1.key }) {
             guard let newPath = newSet[name] else { continue }
             let diagnostics = DiagnosticCollector()
             let read: SpecCodegen.FileReader = SpecCodegen.defaultReader
             guard let oldRoot = SpecCodegen.load(oldPath, readFile: read, diagnostics: diagnostics),
-                  let newRoot = SpecCodegen.load(newPath, readFile: read, diagnostics: diagnostics)
+                let newRoot = SpecCodegen.load(newPath, readFile: read, diagnostics: diagnostics)
             else { throw SpecCodegenFailure(diagnostics: diagnostics.sorted) }
             switch SpecFileKind(oldRoot) {
             case nil:
-                throw SpecCodegenFailure(diagnostics: [Diagnostic(.error, SpecFileKind.unknownMessage, at: oldRoot.location)])
+                throw SpecCodegenFailure(diagnostics: [
+                    Diagnostic(.error, SpecFileKind.unknownMessage, at: oldRoot.location)
+                ])
             case .openAPI:
                 guard let before = OpenAPIParser(diagnostics: diagnostics).parse(oldRoot),
-                      let after = OpenAPIParser(diagnostics: diagnostics).parse(newRoot)
+                    let after = OpenAPIParser(diagnostics: diagnostics).parse(newRoot)
                 else { throw SpecCodegenFailure(diagnostics: diagnostics.sorted) }
                 if before.serverURL != after.serverURL {
-                    cosmetic("client \(after.clientName)", "server URL \(before.serverURL) → \(after.serverURL)", "the Swift API is unchanged; callers reach another host")
+                    cosmetic(
+                        "client \(after.clientName)", "server URL \(before.serverURL) → \(after.serverURL)",
+                        "the Swift API is unchanged; callers reach another host")
                 }
                 let operations = Dictionary(before.operations.map { ("\($0.id)", $0) }, uniquingKeysWith: { a, _ in a })
                 for operation in after.operations {
                     guard let was = operations["\(operation.id)"] else { continue }
                     if was.method != operation.method || was.path != operation.path {
-                        cosmetic("operation \(operation.id)", "moved: \(was.method) \(was.path) → \(operation.method) \(operation.path)",
-                                 "the Swift API is unchanged; callers reach another endpoint")
+                        cosmetic(
+                            "operation \(operation.id)",
+                            "moved: \(was.method) \(was.path) → \(operation.method) \(operation.path)",
+                            "the Swift API is unchanged; callers reach another endpoint")
                     }
-                    if was.summary != operation.summary { cosmetic("operation \(operation.id)", "summary changed", "doc comment") }
+                    if was.summary != operation.summary {
+                        cosmetic("operation \(operation.id)", "summary changed", "doc comment")
+                    }
                     for parameter in operation.queryParameters {
-                        if let old = was.queryParameters.first(where: { $0.swiftName == parameter.swiftName }), old.name != parameter.name {
-                            cosmetic("operation \(operation.id)", "query parameter \(parameter.swiftName) sent as \(parameter.name) (was \(old.name))")
+                        if let old = was.queryParameters.first(where: { $0.swiftName == parameter.swiftName }),
+                            old.name != parameter.name
+                        {
+                            cosmetic(
+                                "operation \(operation.id)",
+                                "query parameter \(parameter.swiftName) sent as \(parameter.name) (was \(old.name))")
                         }
                     }
                 }
                 let schemas = Dictionary(before.schemas.map { ("\($0.name)", $0) }, uniquingKeysWith: { a, _ in a })
                 for schema in after.schemas {
                     guard let was = schemas["\(schema.name)"] else { continue }
-                    if was.description != schema.description { cosmetic("schema \(schema.name)", "description changed", "doc comment") }
+                    if was.description != schema.description {
+                        cosmetic("schema \(schema.name)", "description changed", "doc comment")
+                    }
                     switch (was.kind, schema.kind) {
-                    case let (.object(oldProperties), .object(newProperties)):
+                    case (.object(let oldProperties), .object(let newProperties)):
                         for property in newProperties {
-                            guard let old = oldProperties.first(where: { $0.swiftName == property.swiftName }) else { continue }
+                            guard let old = oldProperties.first(where: { $0.swiftName == property.swiftName }) else {
+                                continue
+                            }
                             let subject = "\(schema.name).\(property.swiftName)"
-                            if old.wireName != property.wireName { cosmetic(subject, "wire name \(old.wireName) → \(property.wireName)", "the Swift API is unchanged; the JSON is not") }
-                            if old.description != property.description { cosmetic(subject, "description changed", "doc comment") }
+                            if old.wireName != property.wireName {
+                                cosmetic(
+                                    subject, "wire name \(old.wireName) → \(property.wireName)",
+                                    "the Swift API is unchanged; the JSON is not")
+                            }
+                            if old.description != property.description {
+                                cosmetic(subject, "description changed", "doc comment")
+                            }
                             if old.sensitive != property.sensitive {
-                                cosmetic(subject, property.sensitive ? "now x-sensitive" : "no longer x-sensitive", "how values print, not the API")
+                                cosmetic(
+                                    subject, property.sensitive ? "now x-sensitive" : "no longer x-sensitive",
+                                    "how values print, not the API")
                             }
                         }
-                    case let (.stringEnum(oldValues), .stringEnum(newValues)):
+                    case (.stringEnum(let oldValues), .stringEnum(let newValues)):
                         for value in newValues {
-                            if let old = oldValues.first(where: { $0.swiftName == value.swiftName }), old.wire != value.wire {
-                                cosmetic("\(schema.name).\(value.swiftName)", "wire value \(old.wire) → \(value.wire)", "the Swift API is unchanged; the JSON is not")
+                            if let old = oldValues.first(where: { $0.swiftName == value.swiftName }),
+                                old.wire != value.wire
+                            {
+                                cosmetic(
+                                    "\(schema.name).\(value.swiftName)", "wire value \(old.wire) → \(value.wire)",
+                                    "the Swift API is unchanged; the JSON is not")
                             }
                         }
                     default: break
                     }
                 }
             case .errors:
-                guard let before = ErrorsSpec.parse(oldRoot, diagnostics: diagnostics), let after = ErrorsSpec.parse(newRoot, diagnostics: diagnostics)
+                guard let before = ErrorsSpec.parse(oldRoot, diagnostics: diagnostics),
+                    let after = ErrorsSpec.parse(newRoot, diagnostics: diagnostics)
                 else { throw SpecCodegenFailure(diagnostics: diagnostics.sorted) }
-                if before.domain != after.domain { cosmetic("error domain", "\(before.domain) → \(after.domain)", "NSError domains compared by value change") }
+                if before.domain != after.domain {
+                    cosmetic(
+                        "error domain", "\(before.domain) → \(after.domain)", "NSError domains compared by value change"
+                    )
+                }
                 let codes = Dictionary(before.codes.map { ("\($0.name)", $0) }, uniquingKeysWith: { a, _ in a })
                 for code in after.codes {
                     guard let was = codes["\(code.name)"] else { continue }
                     let subject = "error code \(code.name)"
-                    if was.code != code.code { cosmetic(subject, "raw value \(was.code) → \(code.code)", "the Swift API is unchanged; NSError codes compared by value change") }
-                    if was.userInfoName != code.userInfoName { cosmetic(subject, "user-info name \(was.userInfoName) → \(code.userInfoName)") }
-                    if was.description != code.description { cosmetic(subject, "description changed", "the default message and doc comment") }
+                    if was.code != code.code {
+                        cosmetic(
+                            subject, "raw value \(was.code) → \(code.code)",
+                            "the Swift API is unchanged; NSError codes compared by value change")
+                    }
+                    if was.userInfoName != code.userInfoName {
+                        cosmetic(subject, "user-info name \(was.userInfoName) → \(code.userInfoName)")
+                    }
+                    if was.description != code.description {
+                        cosmetic(subject, "description changed", "the default message and doc comment")
+                    }
                 }
                 // An `internal` mapping (no code) is what the client answers
                 // for an unknown string, so it counts as not mapped.
-                let oldMap = Dictionary(before.serverCodes.compactMap { m in m.code.map { (m.server, "\($0)") } }, uniquingKeysWith: { a, _ in a })
-                let newMap = Dictionary(after.serverCodes.compactMap { m in m.code.map { (m.server, "\($0)") } }, uniquingKeysWith: { a, _ in a })
+                let oldMap = Dictionary(
+                    before.serverCodes.compactMap { m in m.code.map { (m.server, "\($0)") } },
+                    uniquingKeysWith: { a, _ in a })
+                let newMap = Dictionary(
+                    after.serverCodes.compactMap { m in m.code.map { (m.server, "\($0)") } },
+                    uniquingKeysWith: { a, _ in a })
                 for server in Set(oldMap.keys).union(newMap.keys).sorted() where oldMap[server] != newMap[server] {
-                    let change = switch (oldMap[server], newMap[server]) {
-                    case (nil, let now?): "now maps to \(now) (was \(after.unknownServerCode))"
-                    case (let was?, nil): "no longer mapped: \(after.unknownServerCode) (was \(was))"
-                    case (let was?, let now?): "now maps to \(now) (was \(was))"
-                    default: "unchanged"
-                    }
+                    let change =
+                        switch (oldMap[server], newMap[server]) {
+                        case (nil, let now?): "now maps to \(now) (was \(after.unknownServerCode))"
+                        case (let was?, nil): "no longer mapped: \(after.unknownServerCode) (was \(was))"
+                        case (let was?, let now?): "now maps to \(now) (was \(was))"
+                        default: "unchanged"
+                        }
                     cosmetic("server code \(server)", change, "behaviour: which error callers see")
                 }
-                let oldReasons = before.reasons.map { "\($0.prefix)→\($0.code)" }, newReasons = after.reasons.map { "\($0.prefix)→\($0.code)" }
-                if oldReasons != newReasons { cosmetic("error reasons", "changed", "behaviour: which error callers see") }
-                if "\(before.unknownServerCode)\(before.transportFailure)\(before.undecodableResponse)" != "\(after.unknownServerCode)\(after.transportFailure)\(after.undecodableResponse)" {
+                let oldReasons = before.reasons.map { "\($0.prefix)→\($0.code)" }
+                let newReasons = after.reasons.map { "\($0.prefix)→\($0.code)" }
+                if oldReasons != newReasons {
+                    cosmetic("error reasons", "changed", "behaviour: which error callers see")
+                }
+                if "\(before.unknownServerCode)\(before.transportFailure)\(before.undecodableResponse)"
+                    != "\(after.unknownServerCode)\(after.transportFailure)\(after.undecodableResponse)"
+                {
                     cosmetic("error fallbacks", "changed", "behaviour: which error callers see")
                 }
             case .facades:
-                guard let before = FacadesSpec.parse(oldRoot, diagnostics: diagnostics), let after = FacadesSpec.parse(newRoot, diagnostics: diagnostics)
+                guard let before = FacadesSpec.parse(oldRoot, diagnostics: diagnostics),
+                    let after = FacadesSpec.parse(newRoot, diagnostics: diagnostics)
                 else { throw SpecCodegenFailure(diagnostics: diagnostics.sorted) }
                 for type in after.types {
                     guard let was = before.types.first(where: { $0.name == type.name }) else { continue }
@@ -379,7 +496,9 @@ public enum APIDiff {
                         }
                     }
                 }
-                if "\(before.delivery)" != "\(after.delivery)" { cosmetic("facades", "delivery \(before.delivery) → \(after.delivery)", "how completions are called") }
+                if "\(before.delivery)" != "\(after.delivery)" {
+                    cosmetic("facades", "delivery \(before.delivery) → \(after.delivery)", "how completions are called")
+                }
             }
         }
         return changes

@@ -3,8 +3,15 @@
 /// its verdict is about the Swift this generator emits, not about HTTP.
 struct APIDeclaration: Hashable {
     enum Kind: String {
-        case type, typeAlias = "typealias", property, staticProperty = "static property", method, staticMethod = "static method"
-        case initializer, enumCase = "enum case", requirement = "protocol requirement"
+        case type
+        case typeAlias = "typealias"
+        case property
+        case staticProperty = "static property"
+        case method
+        case staticMethod = "static method"
+        case initializer
+        case enumCase = "enum case"
+        case requirement = "protocol requirement"
     }
 
     var module: String
@@ -20,7 +27,9 @@ struct APIDeclaration: Hashable {
     var isPublic: Bool
 
     /// The identity compared across versions: module, place and overload.
-    var identity: String { "\(module)|\(path.dropLast().joined(separator: "."))|\(kind == .staticMethod || kind == .staticProperty ? "static " : "")\(key)" }
+    var identity: String {
+        "\(module)|\(path.dropLast().joined(separator: "."))|\(kind == .staticMethod || kind == .staticProperty ? "static " : "")\(key)"
+    }
 
     /// `property IdentityToolkit.SignUpRequest.email`.
     var described: String {
@@ -49,8 +58,10 @@ enum APISurface {
                 let name = type.name.description
                 // An SPI type (`@_spi(Generated)`) is plumbing, not API.
                 let exposed = isPublic(type.access) && !type.attributes.contains { $0.text.hasPrefix("@_spi(") }
-                found.append(APIDeclaration(module: module, file: output, path: parent + [name], kind: .type, key: name,
-                                            signature: "\(type.kind.rawValue) \(name)", isPublic: exposed))
+                found.append(
+                    APIDeclaration(
+                        module: module, file: output, path: parent + [name], kind: .type, key: name,
+                        signature: "\(type.kind.rawValue) \(name)", isPublic: exposed))
                 for member in type.members {
                     visit(member, parent: parent + [name], parentIsPublic: exposed, inProtocol: type.kind == .protocol)
                 }
@@ -65,7 +76,9 @@ enum APISurface {
                     "\(parameter.label.map { $0.description } ?? "_"): \(parameter.type)\(parameter.defaultValue.map { " = \($0)" } ?? "")"
                 }.joined(separator: ", ")
                 let effects = (function.isAsync ? " async" : "") + (function.isThrowing ? " throws" : "")
-                let name: String, kind: APIDeclaration.Kind, signature: String
+                let name: String
+                let kind: APIDeclaration.Kind
+                let signature: String
                 switch function.kind {
                 case .initializer(let failable):
                     name = "init"
@@ -74,28 +87,38 @@ enum APISurface {
                 case .function(let base):
                     name = base.description
                     kind = inProtocol ? .requirement : (function.isStatic ? .staticMethod : .method)
-                    signature = "\(function.isStatic ? "static " : "")func \(name)(\(parameters))\(effects)\(function.returnType.map { " -> \($0)" } ?? "")"
+                    signature =
+                        "\(function.isStatic ? "static " : "")func \(name)(\(parameters))\(effects)\(function.returnType.map { " -> \($0)" } ?? "")"
                 }
-                found.append(APIDeclaration(module: module, file: output, path: parent + [name], kind: kind, key: "\(name)(\(labels))",
-                                            signature: signature, isPublic: isPublic(function.access)))
+                found.append(
+                    APIDeclaration(
+                        module: module, file: output, path: parent + [name], kind: kind, key: "\(name)(\(labels))",
+                        signature: signature, isPublic: isPublic(function.access)))
             case .variable(let variable):
                 let name = variable.name.description
                 // An initial value is not API (a constant's wire value may change); its type is.
                 let type = variable.type?.description ?? "(inferred)"
-                let kind: APIDeclaration.Kind = inProtocol ? .requirement : (variable.isStatic ? .staticProperty : .property)
+                let kind: APIDeclaration.Kind =
+                    inProtocol ? .requirement : (variable.isStatic ? .staticProperty : .property)
                 // A `let` and a settable `var` differ for callers; a computed `var` is read-only.
                 let mutability = variable.isLet || variable.getter != nil ? "get" : "get set"
-                found.append(APIDeclaration(module: module, file: output, path: parent + [name], kind: kind, key: name,
-                                            signature: "\(variable.isStatic ? "static " : "")var \(name): \(type) { \(mutability) }",
-                                            isPublic: isPublic(variable.access)))
+                found.append(
+                    APIDeclaration(
+                        module: module, file: output, path: parent + [name], kind: kind, key: name,
+                        signature: "\(variable.isStatic ? "static " : "")var \(name): \(type) { \(mutability) }",
+                        isPublic: isPublic(variable.access)))
             case .enumCase(let enumCase):
                 let name = enumCase.name.description
-                found.append(APIDeclaration(module: module, file: output, path: parent + [name], kind: .enumCase, key: name,
-                                            signature: "case \(name)", isPublic: parentIsPublic))
+                found.append(
+                    APIDeclaration(
+                        module: module, file: output, path: parent + [name], kind: .enumCase, key: name,
+                        signature: "case \(name)", isPublic: parentIsPublic))
             case .typeAlias(let alias):
                 let name = alias.name.description
-                found.append(APIDeclaration(module: module, file: output, path: parent + [name], kind: .typeAlias, key: name,
-                                            signature: "typealias \(name) = \(alias.type)", isPublic: isPublic(alias.access)))
+                found.append(
+                    APIDeclaration(
+                        module: module, file: output, path: parent + [name], kind: .typeAlias, key: name,
+                        signature: "typealias \(name) = \(alias.type)", isPublic: isPublic(alias.access)))
             }
         }
         for declaration in file.declarations { visit(declaration, parent: [], parentIsPublic: true, inProtocol: false) }

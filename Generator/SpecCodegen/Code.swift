@@ -90,10 +90,15 @@ struct Code: ExpressibleByStringInterpolation, Hashable, CustomStringConvertible
     /// about them), except `inout`, `var` and `let`.
     static func call(_ callee: Code, _ arguments: [(label: Code?, value: Code)]) -> Code {
         func label(_ code: Code) -> String {
-            let bare = code.text.hasPrefix("`") && code.text.hasSuffix("`") && code.text.count > 2 ? String(code.text.dropFirst().dropLast()) : code.text
+            let bare =
+                code.text.hasPrefix("`") && code.text.hasSuffix("`") && code.text.count > 2
+                ? String(code.text.dropFirst().dropLast()) : code.text
             return ["inout", "var", "let"].contains(bare) ? code.text : bare
         }
-        return Code(verbatim: callee.text + "(" + arguments.map { ($0.label.map { label($0) + ": " } ?? "") + $0.value.text }.joined(separator: ", ") + ")")
+        return Code(
+            verbatim: callee.text + "("
+                + arguments.map { ($0.label.map { label($0) + ": " } ?? "") + $0.value.text }.joined(separator: ", ")
+                + ")")
     }
 
     /// A path template as a literal that escapes each parameter:
@@ -147,7 +152,8 @@ enum Naming {
 
     /// Names a field or parameter cannot have (set `x-swift-name` instead).
     static let reservedMemberNames: Set<String> = [
-        "self", "Self", "init", "deinit", "subscript", "Type", "Protocol", "body", "request", "completion", "configuration",
+        "self", "Self", "init", "deinit", "subscript", "Type", "Protocol", "body", "request", "completion",
+        "configuration",
         "executor", "description", "debugDescription", "customMirror", "redactedFields", "FieldPath", "CodingKeys",
     ]
 
@@ -159,15 +165,21 @@ enum Naming {
     ) -> SwiftName? {
         guard isIdentifier(candidate) else {
             let hint = role == .member ? "; set 'x-swift-name'" : ""
-            diagnostics.error("\(what()) '\(candidate)' cannot become a Swift name (ASCII letters, digits and '_', not starting with a digit)\(hint)", at: location)
+            diagnostics.error(
+                "\(what()) '\(candidate)' cannot become a Swift name (ASCII letters, digits and '_', not starting with a digit)\(hint)",
+                at: location)
             return nil
         }
         if role == .type, keywords.contains(candidate) || reservedTypeNames.contains(candidate) {
-            diagnostics.error("\(what()) '\(candidate)' cannot name a generated type (it is a keyword or a type the generated code uses)", at: location)
+            diagnostics.error(
+                "\(what()) '\(candidate)' cannot name a generated type (it is a keyword or a type the generated code uses)",
+                at: location)
             return nil
         }
         if role == .member, reservedMemberNames.contains(candidate) {
-            diagnostics.error("\(what()) '\(candidate)' would clash with a name the generated code uses; set 'x-swift-name'", at: location)
+            diagnostics.error(
+                "\(what()) '\(candidate)' would clash with a name the generated code uses; set 'x-swift-name'",
+                at: location)
             return nil
         }
         return SwiftName(checked: candidate)
@@ -175,7 +187,8 @@ enum Naming {
 
     /// A dotted name such as `AuthCompletionDelivery.deliver`, each part checked.
     static func qualifiedName(
-        _ candidate: String, _ what: @autoclosure () -> String, at location: SourceLocation, diagnostics: DiagnosticCollector
+        _ candidate: String, _ what: @autoclosure () -> String, at location: SourceLocation,
+        diagnostics: DiagnosticCollector
     ) -> Code? {
         let parts = candidate.split(separator: ".", omittingEmptySubsequences: false)
         guard !parts.isEmpty, parts.allSatisfy({ isIdentifier(String($0)) }) else {
@@ -189,15 +202,21 @@ enum Naming {
     /// `@escaping @Sendable (String) -> Void`): identifiers joined by type
     /// punctuation only, so it can hold no literal, comment or statement.
     static func typeExpression(
-        _ candidate: String, _ what: @autoclosure () -> String, at location: SourceLocation, diagnostics: DiagnosticCollector
+        _ candidate: String, _ what: @autoclosure () -> String, at location: SourceLocation,
+        diagnostics: DiagnosticCollector
     ) -> Code? {
         let allowedPunctuation = Set("[]()<>?!:,.@-> &")
-        let wellFormed = !candidate.isEmpty && candidate.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_"
-                || allowedPunctuation.contains(Character(scalar)))
-        } && balanced(candidate)
+        let wellFormed =
+            !candidate.isEmpty
+            && candidate.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_"
+                        || allowedPunctuation.contains(Character(scalar)))
+            } && balanced(candidate)
         guard wellFormed else {
-            diagnostics.error("\(what()) '\(candidate)' is not a Swift type (identifiers with [ ] ( ) < > ? ! : , . @ -> & only)", at: location)
+            diagnostics.error(
+                "\(what()) '\(candidate)' is not a Swift type (identifiers with [ ] ( ) < > ? ! : , . @ -> & only)",
+                at: location)
             return nil
         }
         return Code(verbatim: candidate)
@@ -232,7 +251,8 @@ enum Naming {
             case "\r": escaped += "\\r"
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7F || scalar.properties.generalCategory == .lineSeparator
-                    || scalar.properties.generalCategory == .paragraphSeparator {
+                    || scalar.properties.generalCategory == .paragraphSeparator
+                {
                     escaped += "\\u{\(String(scalar.value, radix: 16))}"
                 } else {
                     escaped.unicodeScalars.append(scalar)
@@ -255,7 +275,9 @@ enum Naming {
                 continue
             }
             previousWasCarriageReturn = scalar == "\r"
-            if scalar == "\n" || scalar == "\r" || scalar == "\u{2028}" || scalar == "\u{2029}" || scalar == "\u{0B}" || scalar == "\u{0C}" {
+            if scalar == "\n" || scalar == "\r" || scalar == "\u{2028}" || scalar == "\u{2029}" || scalar == "\u{0B}"
+                || scalar == "\u{0C}"
+            {
                 lines.append(current)
                 current = ""
             } else if scalar.value < 0x20 && scalar != "\t" {
@@ -272,7 +294,9 @@ enum Naming {
     /// `$.xgafv` → `xgafv`: words are split at every character that cannot
     /// be in an identifier; the result is checked by `identifier` after.
     static func camelCase(_ name: String) -> String {
-        let parts = name.split(whereSeparator: { !($0.isASCII && ($0.isLetter || $0.isNumber)) && !(!$0.isASCII && $0.isLetter) })
+        let parts = name.split(whereSeparator: {
+            !($0.isASCII && ($0.isLetter || $0.isNumber)) && !(!$0.isASCII && $0.isLetter)
+        })
         guard !parts.isEmpty else { return "" }
         let allUpper = name == name.uppercased()
         var result = ""
@@ -293,7 +317,9 @@ enum Naming {
         guard text != "_", let first = text.unicodeScalars.first,
             first == "_" || (first.properties.isAlphabetic && first.isASCII)
         else { return false }
-        return text.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0) }
+        return text.unicodeScalars.allSatisfy {
+            $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0)
+        }
     }
 }
 

@@ -52,7 +52,8 @@ struct ErrorsSpec {
         let fallback = reader.mapping("fallback", required: true)
         func codeName(_ reader: MappingReader?, _ key: String, _ what: String) -> SwiftName? {
             guard let reader, let text = reader.string(key, required: true) else { return nil }
-            return Naming.identifier(text, what, at: reader.raw(key)?.location ?? reader.location, diagnostics: diagnostics)
+            return Naming.identifier(
+                text, what, at: reader.raw(key)?.location ?? reader.location, diagnostics: diagnostics)
         }
         let unknown = codeName(fallback, "unknownServerCode", "fallback error code") ?? .placeholder
         let transport = codeName(fallback, "transportFailure", "fallback error code") ?? .placeholder
@@ -67,11 +68,16 @@ struct ErrorsSpec {
             let description = entry.string("description", required: true)
             entry.rejectUnknownKeys()
             guard let name, let code, let userInfoName, let description else { continue }
-            codes.append(Code(name: name, code: code, userInfoName: userInfoName, description: description, location: item.location))
+            codes.append(
+                Code(
+                    name: name, code: code, userInfoName: userInfoName, description: description,
+                    location: item.location))
         }
         var serverCodes: [ServerMapping] = []
         for item in reader.list("serverCodes", required: true) ?? [] {
-            guard let entry = MappingReader(item, context: "a server code mapping", diagnostics: diagnostics) else { continue }
+            guard let entry = MappingReader(item, context: "a server code mapping", diagnostics: diagnostics) else {
+                continue
+            }
             let server = entry.string("server", required: true)
             let code = entry.raw("code") == nil ? nil : codeName(entry, "code", "error code name")
             let internalReason = entry.string("internal")
@@ -79,30 +85,44 @@ struct ErrorsSpec {
             let detailText = entry.string("detail") ?? ServerMapping.Detail.optional.rawValue
             let detail = ServerMapping.Detail(rawValue: detailText)
             if detail == nil {
-                diagnostics.error("'detail' must be none, optional or required, found '\(detailText)'", at: entry.raw("detail")?.location ?? entry.location)
+                diagnostics.error(
+                    "'detail' must be none, optional or required, found '\(detailText)'",
+                    at: entry.raw("detail")?.location ?? entry.location)
             }
             if (entry.raw("code") == nil) == (internalReason == nil) {
-                diagnostics.error("server code '\(server ?? "?")' needs either 'code' (what the client makes of it) or 'internal' (why it maps to the fallback on purpose)",
-                                  at: item.location)
+                diagnostics.error(
+                    "server code '\(server ?? "?")' needs either 'code' (what the client makes of it) or 'internal' (why it maps to the fallback on purpose)",
+                    at: item.location)
             }
             if !(400...599).contains(status) {
-                diagnostics.error("server code '\(server ?? "?")' has status \(status); an error status is 400 to 599", at: entry.raw("status")?.location ?? item.location)
+                diagnostics.error(
+                    "server code '\(server ?? "?")' has status \(status); an error status is 400 to 599",
+                    at: entry.raw("status")?.location ?? item.location)
             }
             let reason = entry.string("reason")
             entry.rejectUnknownKeys()
-            if let server, let swiftName = Naming.identifier(Naming.camelCase(server.lowercased()), "the Swift name of server code '\(server)'",
-                                                             at: entry.raw("server")?.location ?? item.location, diagnostics: diagnostics) {
-                serverCodes.append(ServerMapping(server: server, code: code, internalReason: internalReason, status: status,
-                                                 detail: detail ?? .optional, reason: reason, location: item.location, swiftName: swiftName))
+            if let server,
+                let swiftName = Naming.identifier(
+                    Naming.camelCase(server.lowercased()), "the Swift name of server code '\(server)'",
+                    at: entry.raw("server")?.location ?? item.location, diagnostics: diagnostics)
+            {
+                serverCodes.append(
+                    ServerMapping(
+                        server: server, code: code, internalReason: internalReason, status: status,
+                        detail: detail ?? .optional, reason: reason, location: item.location, swiftName: swiftName))
             }
         }
         var reasons: [ReasonMapping] = []
         for item in reader.list("reasons") ?? [] {
-            guard let entry = MappingReader(item, context: "a reason mapping", diagnostics: diagnostics) else { continue }
+            guard let entry = MappingReader(item, context: "a reason mapping", diagnostics: diagnostics) else {
+                continue
+            }
             let prefix = entry.string("prefix", required: true)
             let code = codeName(entry, "code", "error code name")
             entry.rejectUnknownKeys()
-            if let prefix, let code { reasons.append(ReasonMapping(prefix: prefix, code: code, location: item.location)) }
+            if let prefix, let code {
+                reasons.append(ReasonMapping(prefix: prefix, code: code, location: item.location))
+            }
         }
         reader.rejectUnknownKeys()
         let spec = ErrorsSpec(
@@ -118,10 +138,12 @@ struct ErrorsSpec {
         var values: [Int: Code] = [:]
         for code in codes {
             if let first = names[code.name] {
-                diagnostics.error("duplicate error code name '\(code.name)' (first at \(first.location))", at: code.location)
+                diagnostics.error(
+                    "duplicate error code name '\(code.name)' (first at \(first.location))", at: code.location)
             }
             if let first = values[code.code] {
-                diagnostics.error("raw value \(code.code) of '\(code.name)' is already used by '\(first.name)'", at: code.location)
+                diagnostics.error(
+                    "raw value \(code.code) of '\(code.name)' is already used by '\(first.name)'", at: code.location)
             }
             names[code.name] = names[code.name] ?? code
             values[code.code] = values[code.code] ?? code
@@ -130,16 +152,22 @@ struct ErrorsSpec {
         var swiftNames: Set<SwiftName> = []
         for mapping in serverCodes {
             if let code = mapping.code, names[code] == nil {
-                diagnostics.error("server code '\(mapping.server)' maps to unknown error code '\(code)'", at: mapping.location)
+                diagnostics.error(
+                    "server code '\(mapping.server)' maps to unknown error code '\(code)'", at: mapping.location)
             }
             if !servers.insert(mapping.server).inserted {
                 diagnostics.error("server code '\(mapping.server)' is mapped twice", at: mapping.location)
-            } else if ["allKnownCodes", "codesWithoutClientMapping"].contains(mapping.swiftName.bare) || !swiftNames.insert(mapping.swiftName).inserted {
-                diagnostics.error("server code '\(mapping.server)' gives the Swift name '\(mapping.swiftName)', which another name of the table already takes", at: mapping.location)
+            } else if ["allKnownCodes", "codesWithoutClientMapping"].contains(mapping.swiftName.bare)
+                || !swiftNames.insert(mapping.swiftName).inserted
+            {
+                diagnostics.error(
+                    "server code '\(mapping.server)' gives the Swift name '\(mapping.swiftName)', which another name of the table already takes",
+                    at: mapping.location)
             }
         }
         for mapping in reasons where names[mapping.code] == nil {
-            diagnostics.error("reason '\(mapping.prefix)' maps to unknown error code '\(mapping.code)'", at: mapping.location)
+            diagnostics.error(
+                "reason '\(mapping.prefix)' maps to unknown error code '\(mapping.code)'", at: mapping.location)
         }
         for fallback in [unknownServerCode, transportFailure, undecodableResponse] where names[fallback] == nil {
             diagnostics.error("fallback names unknown error code '\(fallback)'", at: fallbackLocation)

@@ -65,30 +65,41 @@ struct FacadesSpec {
     var types: [FacadeType]
 
     static func parse(_ root: YAMLValue, diagnostics: DiagnosticCollector) -> FacadesSpec? {
-        guard let reader = MappingReader(root, context: "the facades file", diagnostics: diagnostics) else { return nil }
-        let delivery = reader.string("delivery", required: true).flatMap {
-            Naming.qualifiedName($0, "'delivery'", at: reader.raw("delivery")?.location ?? reader.location, diagnostics: diagnostics)
-        } ?? "_invalid"
+        guard let reader = MappingReader(root, context: "the facades file", diagnostics: diagnostics) else {
+            return nil
+        }
+        let delivery =
+            reader.string("delivery", required: true).flatMap {
+                Naming.qualifiedName(
+                    $0, "'delivery'", at: reader.raw("delivery")?.location ?? reader.location, diagnostics: diagnostics)
+            } ?? "_invalid"
         var types: [FacadeType] = []
         var typeNames: Set<SwiftName> = []
         for item in reader.list("types", required: true) ?? [] {
-            guard let typeReader = MappingReader(item, context: "a facade type", diagnostics: diagnostics) else { continue }
+            guard let typeReader = MappingReader(item, context: "a facade type", diagnostics: diagnostics) else {
+                continue
+            }
             guard let text = typeReader.string("name", required: true),
-                let name = Naming.identifier(text, "facade type name", at: typeReader.raw("name")?.location ?? typeReader.location, diagnostics: diagnostics)
+                let name = Naming.identifier(
+                    text, "facade type name", at: typeReader.raw("name")?.location ?? typeReader.location,
+                    diagnostics: diagnostics)
             else { continue }
             if !typeNames.insert(name).inserted {
                 diagnostics.error("facade type '\(name)' is listed twice", at: typeReader.location)
             }
             var methods: [Method] = []
             for methodNode in typeReader.list("methods", required: true) ?? [] {
-                if let method = parseMethod(methodNode, owner: name, diagnostics: diagnostics) { methods.append(method) }
+                if let method = parseMethod(methodNode, owner: name, diagnostics: diagnostics) {
+                    methods.append(method)
+                }
             }
             typeReader.rejectUnknownKeys()
             var generatedNames: [String: SourceLocation] = [:]
             for method in methods {
                 for generated in [method.completion, method.objc].compactMap({ $0 }) {
                     if let first = generatedNames[generated.description] {
-                        diagnostics.error("'\(generated)' is generated twice for '\(name)' (first at \(first))", at: method.location)
+                        diagnostics.error(
+                            "'\(generated)' is generated twice for '\(name)' (first at \(first))", at: method.location)
                     }
                     generatedNames[generated.description] = method.location
                 }
@@ -98,7 +109,9 @@ struct FacadesSpec {
         let optionalCompletions = reader.bool("optionalCompletions") ?? true
         if !optionalCompletions {
             for method in types.flatMap(\.methods) where method.omittableCompletion != nil {
-                diagnostics.error("'omittableCompletion' of '\(method.swift)' needs 'optionalCompletions: true' (a required completion cannot be left out)", at: method.location)
+                diagnostics.error(
+                    "'omittableCompletion' of '\(method.swift)' needs 'optionalCompletions: true' (a required completion cannot be left out)",
+                    at: method.location)
             }
         }
         reader.rejectUnknownKeys()
@@ -106,11 +119,15 @@ struct FacadesSpec {
     }
 
     private static func parseMethod(_ node: YAMLValue, owner: SwiftName, diagnostics: DiagnosticCollector) -> Method? {
-        guard let reader = MappingReader(node, context: "a method of '\(owner)'", diagnostics: diagnostics) else { return nil }
+        guard let reader = MappingReader(node, context: "a method of '\(owner)'", diagnostics: diagnostics) else {
+            return nil
+        }
         func name(_ key: String, required: Bool = false) -> FunctionName? {
             guard let text = reader.string(key, required: required) else { return nil }
             guard let parsed = FunctionName(text) else {
-                diagnostics.error("'\(key)' of a method of '\(owner)' must be a Swift function name like 'name(label:_:)', found '\(text)'", at: reader.raw(key)?.location ?? reader.location)
+                diagnostics.error(
+                    "'\(key)' of a method of '\(owner)' must be a Swift function name like 'name(label:_:)', found '\(text)'",
+                    at: reader.raw(key)?.location ?? reader.location)
                 return nil
             }
             return parsed
@@ -119,18 +136,32 @@ struct FacadesSpec {
         let kindText = reader.string("kind") ?? "async"
         let kind = Method.Kind(rawValue: kindText)
         if kind == nil {
-            diagnostics.error("'kind' must be 'async' or 'sync', found '\(kindText)'", at: reader.raw("kind")?.location ?? reader.location)
+            diagnostics.error(
+                "'kind' must be 'async' or 'sync', found '\(kindText)'",
+                at: reader.raw("kind")?.location ?? reader.location)
         }
         var parameters: [FacadeParameter] = []
         for item in reader.list("parameters") ?? [] {
-            guard let parameter = MappingReader(item, context: "a parameter", diagnostics: diagnostics) else { continue }
+            guard let parameter = MappingReader(item, context: "a parameter", diagnostics: diagnostics) else {
+                continue
+            }
             let label = parameter.string("label", required: true)
-            let checkedLabel = label.flatMap { $0 == "_" ? nil : Naming.identifier($0, "parameter label", at: parameter.raw("label")?.location ?? parameter.location, diagnostics: diagnostics) }
+            let checkedLabel = label.flatMap {
+                $0 == "_"
+                    ? nil
+                    : Naming.identifier(
+                        $0, "parameter label", at: parameter.raw("label")?.location ?? parameter.location,
+                        diagnostics: diagnostics)
+            }
             let parameterName = parameter.string("name", required: true).flatMap {
-                Naming.identifier($0, "parameter name", at: parameter.raw("name")?.location ?? parameter.location, diagnostics: diagnostics)
+                Naming.identifier(
+                    $0, "parameter name", at: parameter.raw("name")?.location ?? parameter.location,
+                    diagnostics: diagnostics)
             }
             let type = parameter.string("type", required: true).flatMap {
-                Naming.typeExpression($0, "parameter type", at: parameter.raw("type")?.location ?? parameter.location, diagnostics: diagnostics)
+                Naming.typeExpression(
+                    $0, "parameter type", at: parameter.raw("type")?.location ?? parameter.location,
+                    diagnostics: diagnostics)
             }
             parameter.rejectUnknownKeys()
             if let label, label == "_" || checkedLabel != nil, let parameterName, let type {
@@ -141,7 +172,10 @@ struct FacadesSpec {
             swift: swift ?? FunctionName("_invalid()")!, kind: kind ?? .async,
             isStatic: reader.bool("static") ?? false, throwing: reader.bool("throws") ?? true,
             parameters: parameters,
-            returns: reader.string("returns").flatMap { Naming.typeExpression($0, "'returns'", at: reader.raw("returns")?.location ?? reader.location, diagnostics: diagnostics) },
+            returns: reader.string("returns").flatMap {
+                Naming.typeExpression(
+                    $0, "'returns'", at: reader.raw("returns")?.location ?? reader.location, diagnostics: diagnostics)
+            },
             completion: name("completion"), objc: name("objc"), doc: reader.string("doc"),
             omittableCompletion: reader.string("omittableCompletion"), location: node.location
         )
@@ -150,7 +184,9 @@ struct FacadesSpec {
 
         let where_ = "method '\(swift)' of '\(owner)'"
         if swift.labels != parameters.map(\.label) {
-            diagnostics.error("the labels of \(where_) do not match its parameters (\(parameters.map { "\($0.label?.bare ?? "_"):" }.joined()))", at: method.location)
+            diagnostics.error(
+                "the labels of \(where_) do not match its parameters (\(parameters.map { "\($0.label?.bare ?? "_"):" }.joined()))",
+                at: method.location)
         }
         switch method.kind {
         case .async:
@@ -159,27 +195,40 @@ struct FacadesSpec {
                 return nil
             }
             if completion.labels.count != parameters.count + 1 {
-                diagnostics.error("completion twin '\(completion)' of \(where_) must take \(parameters.count + 1) arguments (the parameters and the completion)", at: reader.keyLocation("completion") ?? method.location)
+                diagnostics.error(
+                    "completion twin '\(completion)' of \(where_) must take \(parameters.count + 1) arguments (the parameters and the completion)",
+                    at: reader.keyLocation("completion") ?? method.location)
             }
             if let reason = method.omittableCompletion, reason.allSatisfy(\.isWhitespace) {
-                diagnostics.error("'omittableCompletion' of \(where_) must say why a caller may leave the completion out (a documented call that does)", at: reader.keyLocation("omittableCompletion") ?? method.location)
+                diagnostics.error(
+                    "'omittableCompletion' of \(where_) must say why a caller may leave the completion out (a documented call that does)",
+                    at: reader.keyLocation("omittableCompletion") ?? method.location)
             }
             if let objc = method.objc, objc.labels.count != parameters.count + 1 {
-                diagnostics.error("Objective-C name '\(objc)' of \(where_) must take \(parameters.count + 1) arguments (the parameters and the completion)", at: reader.keyLocation("objc") ?? method.location)
+                diagnostics.error(
+                    "Objective-C name '\(objc)' of \(where_) must take \(parameters.count + 1) arguments (the parameters and the completion)",
+                    at: reader.keyLocation("objc") ?? method.location)
             }
         case .sync:
             if method.omittableCompletion != nil {
-                diagnostics.error("sync \(where_) has no completion to leave out ('omittableCompletion')", at: reader.keyLocation("omittableCompletion") ?? method.location)
+                diagnostics.error(
+                    "sync \(where_) has no completion to leave out ('omittableCompletion')",
+                    at: reader.keyLocation("omittableCompletion") ?? method.location)
             }
             if method.completion != nil {
-                diagnostics.error("sync \(where_) cannot have a completion twin", at: reader.keyLocation("completion") ?? method.location)
+                diagnostics.error(
+                    "sync \(where_) cannot have a completion twin",
+                    at: reader.keyLocation("completion") ?? method.location)
             }
             guard let objc = method.objc else {
-                diagnostics.error("sync \(where_) needs an 'objc' name (it is the only thing generated for it)", at: method.location)
+                diagnostics.error(
+                    "sync \(where_) needs an 'objc' name (it is the only thing generated for it)", at: method.location)
                 return nil
             }
             if objc.labels.count != parameters.count {
-                diagnostics.error("Objective-C name '\(objc)' of \(where_) must take \(parameters.count) arguments", at: reader.keyLocation("objc") ?? method.location)
+                diagnostics.error(
+                    "Objective-C name '\(objc)' of \(where_) must take \(parameters.count) arguments",
+                    at: reader.keyLocation("objc") ?? method.location)
             }
         }
         return method

@@ -6,7 +6,9 @@ extension Translator {
         for type in spec.types {
             var members: [Declaration] = []
             for method in type.methods {
-                let parameters = method.parameters.map { FunctionDeclaration.Parameter(label: $0.label.map { "\($0)" }, name: "\($0.name)", type: $0.type) }
+                let parameters = method.parameters.map {
+                    FunctionDeclaration.Parameter(label: $0.label.map { "\($0)" }, name: "\($0.name)", type: $0.type)
+                }
                 let receiver: Code = method.isStatic ? "Self" : "self"
                 let swiftCall = Code.call(Code.member(receiver, method.swift.base), forwardedArguments(parameters))
                 switch method.kind {
@@ -22,45 +24,75 @@ extension Translator {
                     let completionType: Code
                     let adapter: Code
                     if let returns = method.returns {
-                        completionType = optional ? "(@Sendable (\(returns)?, (any Error)?) -> Void)?" : "@escaping @Sendable (\(returns)?, (any Error)?) -> Void"
+                        completionType =
+                            optional
+                            ? "(@Sendable (\(returns)?, (any Error)?) -> Void)?"
+                            : "@escaping @Sendable (\(returns)?, (any Error)?) -> Void"
                         adapter = "{ value, error in \(call)(value, error) }"
                     } else {
-                        completionType = optional ? "(@Sendable ((any Error)?) -> Void)?" : "@escaping @Sendable ((any Error)?) -> Void"
+                        completionType =
+                            optional
+                            ? "(@Sendable ((any Error)?) -> Void)?" : "@escaping @Sendable ((any Error)?) -> Void"
                         adapter = "{ (_: Void?, error: (any Error)?) in \(call)(error) }"
                     }
-                    let twinParameters = relabel(parameters, completion.labels)
-                        + [FunctionDeclaration.Parameter(label: completion.labels.last.flatMap { $0.map { "\($0)" } }, name: "completion", type: completionType,
-                                                         defaultValue: completionDefault)]
+                    let twinParameters =
+                        relabel(parameters, completion.labels)
+                        + [
+                            FunctionDeclaration.Parameter(
+                                label: completion.labels.last.flatMap { $0.map { "\($0)" } }, name: "completion",
+                                type: completionType,
+                                defaultValue: completionDefault)
+                        ]
                     let tryKeyword: Code = method.throwing ? "try " : ""
-                    members.append(.function(FunctionDeclaration(
-                        doc: (method.doc.map { "\($0)\n\n" } ?? "") + "Completion-handler form of ``\(method.swift)``.\n"
-                            + Self.parameterList(parameters.map { "\($0.name)" }, asIn: "\(method.swift)", completion: "Called exactly once, as `\(spec.delivery)` documents."),
-                        access: access, isStatic: method.isStatic, kind: .function("\(completion.base)"), parameters: twinParameters,
-                        body: [.line("\(spec.delivery)({ \(tryKeyword)await \(swiftCall) }, completion: \(adapter))")]
-                    )))
+                    members.append(
+                        .function(
+                            FunctionDeclaration(
+                                doc: (method.doc.map { "\($0)\n\n" } ?? "")
+                                    + "Completion-handler form of ``\(method.swift)``.\n"
+                                    + Self.parameterList(
+                                        parameters.map { "\($0.name)" }, asIn: "\(method.swift)",
+                                        completion: "Called exactly once, as `\(spec.delivery)` documents."),
+                                access: access, isStatic: method.isStatic, kind: .function("\(completion.base)"),
+                                parameters: twinParameters,
+                                body: [
+                                    .line(
+                                        "\(spec.delivery)({ \(tryKeyword)await \(swiftCall) }, completion: \(adapter))")
+                                ]
+                            )))
                     if let objc = method.objc {
-                        let twinCall = Code.call(Code.member(receiver, completion.base), forwardedArguments(twinParameters))
+                        let twinCall = Code.call(
+                            Code.member(receiver, completion.base), forwardedArguments(twinParameters))
                         var aliasParameters = relabel(twinParameters, objc.labels)
                         aliasParameters[aliasParameters.count - 1].defaultValue = completionDefault
-                        members.append(.function(FunctionDeclaration(
-                            doc: "Objective-C-style name of ``\(completion)``.", access: access, isStatic: method.isStatic,
-                            kind: .function("\(objc.base)"), parameters: aliasParameters, body: [.line(twinCall)]
-                        )))
+                        members.append(
+                            .function(
+                                FunctionDeclaration(
+                                    doc: "Objective-C-style name of ``\(completion)``.", access: access,
+                                    isStatic: method.isStatic,
+                                    kind: .function("\(objc.base)"), parameters: aliasParameters,
+                                    body: [.line(twinCall)]
+                                )))
                     }
                 case .sync:
                     guard let objc = method.objc else { continue }
                     let tryKeyword: Code = method.throwing ? "try " : ""
-                    members.append(.function(FunctionDeclaration(
-                        doc: "Objective-C-style name of ``\(method.swift)``.", access: access, isStatic: method.isStatic,
-                        kind: .function("\(objc.base)"), parameters: relabel(parameters, objc.labels), isThrowing: method.throwing, returnType: method.returns,
-                        body: [.line("\(tryKeyword)\(swiftCall)")]
-                    )))
+                    members.append(
+                        .function(
+                            FunctionDeclaration(
+                                doc: "Objective-C-style name of ``\(method.swift)``.", access: access,
+                                isStatic: method.isStatic,
+                                kind: .function("\(objc.base)"), parameters: relabel(parameters, objc.labels),
+                                isThrowing: method.throwing, returnType: method.returns,
+                                body: [.line("\(tryKeyword)\(swiftCall)")]
+                            )))
                 }
             }
             declarations.append(.extension(ExtensionDeclaration(extendedType: "\(type.name)", members: members)))
         }
-        return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports, exposed: Set(publicImports.map { "\($0)" })),
-                         declarations: declarations)
+        return SwiftFile(
+            header: Self.header,
+            imports: self.imports(["Foundation"], imports, exposed: Set(publicImports.map { "\($0)" })),
+            declarations: declarations)
     }
 
     /// The same parameters under another function name's labels.
@@ -68,10 +100,14 @@ extension Translator {
     /// method's own parameters point at the async form's documentation.
     static func parameterList(_ names: [String], asIn method: String, completion: String) -> String {
         guard !names.isEmpty else { return "- Parameter completion: \(completion)" }
-        return (["- Parameters:"] + names.map { "  - \($0): As for ``\(method)``." } + ["  - completion: \(completion)"]).joined(separator: "\n")
+        return
+            (["- Parameters:"] + names.map { "  - \($0): As for ``\(method)``." } + ["  - completion: \(completion)"])
+            .joined(separator: "\n")
     }
 
-    private func relabel(_ parameters: [FunctionDeclaration.Parameter], _ labels: [SwiftName?]) -> [FunctionDeclaration.Parameter] {
+    private func relabel(_ parameters: [FunctionDeclaration.Parameter], _ labels: [SwiftName?]) -> [FunctionDeclaration
+        .Parameter]
+    {
         zip(parameters, labels).map { parameter, label in
             FunctionDeclaration.Parameter(label: label.map { "\($0)" }, name: parameter.name, type: parameter.type)
         }

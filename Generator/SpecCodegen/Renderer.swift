@@ -64,7 +64,8 @@ struct Renderer {
         case .type(let decl):
             emitDoc(decl.doc)
             for attribute in decl.attributes { emit(attribute.text) }
-            let conformances = decl.conformances.isEmpty ? "" : ": " + decl.conformances.map(\.text).joined(separator: ", ")
+            let conformances =
+                decl.conformances.isEmpty ? "" : ": " + decl.conformances.map(\.text).joined(separator: ", ")
             if decl.members.isEmpty {
                 emit("\(Self.prefix(decl.access))\(decl.kind.rawValue) \(decl.name)\(conformances) {}")
             } else {
@@ -73,7 +74,8 @@ struct Renderer {
                 emit("}")
             }
         case .extension(let decl):
-            let conformances = decl.conformances.isEmpty ? "" : ": " + decl.conformances.map(\.text).joined(separator: ", ")
+            let conformances =
+                decl.conformances.isEmpty ? "" : ": " + decl.conformances.map(\.text).joined(separator: ", ")
             emit("extension \(decl.extendedType)\(conformances) {")
             emitMembers(decl.members)
             emit("}")
@@ -102,7 +104,9 @@ struct Renderer {
             case .initializer(let failable): name = failable ? "init?" : "init"
             }
             let parameters = decl.parameters.map { parameter -> String in
-                var text = parameter.label.map { $0 == parameter.name ? parameter.name.text : "\($0) \(parameter.name)" } ?? "_ \(parameter.name)"
+                var text =
+                    parameter.label.map { $0 == parameter.name ? parameter.name.text : "\($0) \(parameter.name)" }
+                    ?? "_ \(parameter.name)"
                 text += ": \(parameter.type)"
                 if let value = parameter.defaultValue { text += " = \(value)" }
                 return text

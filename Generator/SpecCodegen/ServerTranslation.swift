@@ -11,22 +11,28 @@ extension Translator {
             let (hostPrefix, basePath) = Self.hostPrefix(document.serverURL)
             let prefix = document.emulatorOnly ? "" : hostPrefix
             for operation in document.operations {
-                let response: Code = operation.respondsWithHTML ? "String" : operation.serverResponse.map { "\($0.name)" } ?? "EmptyResponse"
+                let response: Code =
+                    operation.respondsWithHTML
+                    ? "String" : operation.serverResponse.map { "\($0.name)" } ?? "EmptyResponse"
                 var parameters = operationParameters(operation, forClient: false).map { parameter in
                     FunctionDeclaration.Parameter(label: parameter.label, name: parameter.name, type: parameter.type)
                 }
                 parameters.append(.init(label: "request", name: "request", type: "APIServerRequest"))
-                requirements.append(.function(FunctionDeclaration(
-                    doc: docText(operation.summary) + "\n\n`\(operation.method) \(operation.path)`",
-                    kind: .function("\(operation.id)"), parameters: parameters, isAsync: true, isThrowing: true, returnType: response
-                )))
+                requirements.append(
+                    .function(
+                        FunctionDeclaration(
+                            doc: docText(operation.summary) + "\n\n`\(operation.method) \(operation.path)`",
+                            kind: .function("\(operation.id)"), parameters: parameters, isAsync: true, isThrowing: true,
+                            returnType: response
+                        )))
                 var arguments: [(label: Code?, value: Code)] = []
                 for parameter in operation.pathParameters {
                     arguments.append(("\(parameter.swiftName)", "request.pathParameter(\(literal: parameter.name))"))
                 }
                 for parameter in operation.queryParameters {
                     let accessor: Code = parameter.required ? "requiredQueryParameter" : "queryParameter"
-                    let value: Code = parameter.valueType == .string
+                    let value: Code =
+                        parameter.valueType == .string
                         ? "request.\(accessor)(\(literal: parameter.name))"
                         : "request.\(accessor)(\(literal: parameter.name), as: \(parameter.valueType.swiftType).self)"
                     arguments.append(("\(parameter.swiftName)", value))
@@ -34,8 +40,11 @@ extension Translator {
                 if let body = operation.serverRequestBody {
                     let check: Code = checked.contains(body.name) ? ".checkedKnownValues()" : ""
                     let snakeNames = Self.snakeCaseWireNames(reachableFrom: body.name, in: schemas)
-                    let snake: Code = snakeNames.isEmpty ? "" : ", snakeCaseWireNames: [\(snakeNames.map { Code.literal($0) }, separator: ", ")]"
-                    arguments.append((arguments.isEmpty ? nil : "body", "request.decodeBody(\(body.name).self\(snake))\(check)"))
+                    let snake: Code =
+                        snakeNames.isEmpty
+                        ? "" : ", snakeCaseWireNames: [\(snakeNames.map { Code.literal($0) }, separator: ", ")]"
+                    arguments.append(
+                        (arguments.isEmpty ? nil : "body", "request.decodeBody(\(body.name).self\(snake))\(check)"))
                 }
                 arguments.append(("request", "request"))
                 let authorization: Code
@@ -50,38 +59,64 @@ extension Translator {
                 let method = methodCase(operation.method)
                 let call = Code.call(Code.member("self", operation.id), arguments)
                 // The operation's own path, then its aliases (full paths, served at the root).
-                for (routePrefix, routePath) in [(prefix, basePath + operation.path)] + operation.serverAliases.map({ ("", $0) }) {
-                    routes.append(.bracketed(
-                        open: "registry.register(APIServerRoute(operationID: \(literal: operation.id.bare), method: \(method), prefix: \(literal: routePrefix), path: \(literal: routePath), authorization: \(authorization)\(form)\(errorBody)) { request in",
-                        [.line(operation.respondsWithHTML ? "try await APIServerResponse.html(\(call))" : "try await APIServerResponse.json(\(call))")],
-                        close: "})"
-                    ))
+                for (routePrefix, routePath) in [(prefix, basePath + operation.path)]
+                    + operation.serverAliases.map({ ("", $0) })
+                {
+                    routes.append(
+                        .bracketed(
+                            open:
+                                "registry.register(APIServerRoute(operationID: \(literal: operation.id.bare), method: \(method), prefix: \(literal: routePrefix), path: \(literal: routePath), authorization: \(authorization)\(form)\(errorBody)) { request in",
+                            [
+                                .line(
+                                    operation.respondsWithHTML
+                                        ? "try await APIServerResponse.html(\(call))"
+                                        : "try await APIServerResponse.json(\(call))")
+                            ],
+                            close: "})"
+                        ))
                 }
             }
-            declarations.append(.type(TypeDeclaration(
-                doc: "The server side of \(document.clientName): one requirement per operation of the spec.\n\nA server (such as the emulator) implements it and calls ``registerRoutes(on:)``,\nwhose routes decode each request and encode each response as the spec says.",
-                access: access, kind: .protocol, name: service, conformances: ["Sendable"], members: requirements
-            )))
+            declarations.append(
+                .type(
+                    TypeDeclaration(
+                        doc:
+                            "The server side of \(document.clientName): one requirement per operation of the spec.\n\nA server (such as the emulator) implements it and calls ``registerRoutes(on:)``,\nwhose routes decode each request and encode each response as the spec says.",
+                        access: access, kind: .protocol, name: service, conformances: ["Sendable"],
+                        members: requirements
+                    )))
             // The full path of each operation without path parameters, so
             // that a server links to its own routes (an emulator's action
             // link) without spelling the path a second time.
             let paths: [Declaration] = document.operations.filter(\.pathParameters.isEmpty).map { operation in
-                .variable(VariableDeclaration(
-                    doc: "The path of `\(operation.id.bare)` (`\(operation.method) \(operation.path)`), as a server serves it.", access: access,
-                    isStatic: true, isLet: false, name: "\(operation.id.suffixed("Path"))", type: "String",
-                    getter: [.line("\(literal: prefix + basePath + operation.path)")]))
+                .variable(
+                    VariableDeclaration(
+                        doc:
+                            "The path of `\(operation.id.bare)` (`\(operation.method) \(operation.path)`), as a server serves it.",
+                        access: access,
+                        isStatic: true, isLet: false, name: "\(operation.id.suffixed("Path"))", type: "String",
+                        getter: [.line("\(literal: prefix + basePath + operation.path)")]))
             }
-            declarations.append(.extension(ExtensionDeclaration(extendedType: service, members: [
-                .function(FunctionDeclaration(
-                    doc: (prefix.isEmpty ? "Registers the routes of this API, served at the root." : "Registers the routes of this API, served below the prefix `\(prefix)`.")
-                        + "\n- Parameter registry: The server's router.",
-                    access: access, kind: .function("registerRoutes"),
-                    parameters: [.init(label: "on", name: "registry", type: "some APIServerRouteRegistry")], body: routes
-                )),
-            ] + paths)))
+            declarations.append(
+                .extension(
+                    ExtensionDeclaration(
+                        extendedType: service,
+                        members: [
+                            .function(
+                                FunctionDeclaration(
+                                    doc: (prefix.isEmpty
+                                        ? "Registers the routes of this API, served at the root."
+                                        : "Registers the routes of this API, served below the prefix `\(prefix)`.")
+                                        + "\n- Parameter registry: The server's router.",
+                                    access: access, kind: .function("registerRoutes"),
+                                    parameters: [
+                                        .init(label: "on", name: "registry", type: "some APIServerRouteRegistry")
+                                    ], body: routes
+                                ))
+                        ] + paths)))
         }
         declarations += knownValueChecks(schemas, checked: checked)
-        return SwiftFile(header: Self.header, imports: self.imports(["Foundation"], imports), declarations: declarations)
+        return SwiftFile(
+            header: Self.header, imports: self.imports(["Foundation"], imports), declarations: declarations)
     }
 
     /// Object schemas with a snake_case wire name, directly or through their fields.
@@ -142,11 +177,13 @@ extension Translator {
             changed = false
             for schema in schemas where !result.contains(schema.name) {
                 guard case .object(let properties) = schema.kind else { continue }
-                let reaches = (seeds.contains(schema.name) && !isEnum(schema)) || properties.contains { property in
-                    guard let name = target(property.type), let referenced = byName[name] else { return false }
-                    if seeds.contains(name) && isEnum(referenced) { return true }
-                    return result.contains(name)
-                }
+                let reaches =
+                    (seeds.contains(schema.name) && !isEnum(schema))
+                    || properties.contains { property in
+                        guard let name = target(property.type), let referenced = byName[name] else { return false }
+                        if seeds.contains(name) && isEnum(referenced) { return true }
+                        return result.contains(name)
+                    }
                 if reaches {
                     result.insert(schema.name)
                     changed = true
@@ -161,10 +198,11 @@ extension Translator {
     /// field, which the operation names itself). One check per object
     /// schema that reaches an enum.
     private func knownValueChecks(_ schemas: [Schema], checked: Set<SwiftName>) -> [Declaration] {
-        let enums = Set(schemas.compactMap { schema -> SwiftName? in
-            if case .stringEnum = schema.kind { return schema.name }
-            return nil
-        })
+        let enums = Set(
+            schemas.compactMap { schema -> SwiftName? in
+                if case .stringEnum = schema.kind { return schema.name }
+                return nil
+            })
         var declarations: [Declaration] = []
         for schema in schemas.sorted(by: { $0.name < $1.name }) where checked.contains(schema.name) {
             guard case .object(let properties) = schema.kind else { continue }
@@ -175,10 +213,13 @@ extension Translator {
                 func check(_ element: Code, _ type: TypeRef, _ path: Code) -> Statement? {
                     guard case .reference(let target, _) = type else { return nil }
                     if enums.contains(target) {
-                        return .block("if !\(element).rawValue.isEmpty, !\(target).allKnownValues.contains(\(element))", [.line("return \(path)")])
+                        return .block(
+                            "if !\(element).rawValue.isEmpty, !\(target).allKnownValues.contains(\(element))",
+                            [.line("return \(path)")])
                     }
                     if checked.contains(target) {
-                        return .block("if let found = \(element).firstUnknownValue(at: \(path) + \".\")", [.line("return found")])
+                        return .block(
+                            "if let found = \(element).firstUnknownValue(at: \(path) + \".\")", [.line("return found")])
                     }
                     return nil
                 }
@@ -198,19 +239,35 @@ extension Translator {
                 }
             }
             body.append(.line("return nil"))
-            declarations.append(.extension(ExtensionDeclaration(extendedType: "\(schema.name)", members: [
-                .function(FunctionDeclaration(
-                    doc: "The wire path of the first field whose value the spec's enum does not list, if any.",
-                    kind: .function("firstUnknownValue"), parameters: [.init(label: "at", name: "path", type: "String")],
-                    returnType: "String?", body: body)),
-                .function(FunctionDeclaration(
-                    doc: "Self, or 400 `INVALID_ARGUMENT` naming a field whose value the spec does not list.",
-                    kind: .function("checkedKnownValues"), parameters: [], isThrowing: true, returnType: "Self",
-                    body: [
-                        .block("if let field = firstUnknownValue(at: \"\")", [.line("throw APIServerError.undecodableRequest(\"invalid value for \\(field)\")")]),
-                        .line("return self"),
-                    ])),
-            ])))
+            declarations.append(
+                .extension(
+                    ExtensionDeclaration(
+                        extendedType: "\(schema.name)",
+                        members: [
+                            .function(
+                                FunctionDeclaration(
+                                    doc:
+                                        "The wire path of the first field whose value the spec's enum does not list, if any.",
+                                    kind: .function("firstUnknownValue"),
+                                    parameters: [.init(label: "at", name: "path", type: "String")],
+                                    returnType: "String?", body: body)),
+                            .function(
+                                FunctionDeclaration(
+                                    doc:
+                                        "Self, or 400 `INVALID_ARGUMENT` naming a field whose value the spec does not list.",
+                                    kind: .function("checkedKnownValues"), parameters: [], isThrowing: true,
+                                    returnType: "Self",
+                                    body: [
+                                        .block(
+                                            "if let field = firstUnknownValue(at: \"\")",
+                                            [
+                                                .line(
+                                                    "throw APIServerError.undecodableRequest(\"invalid value for \\(field)\")"
+                                                )
+                                            ]),
+                                        .line("return self"),
+                                    ])),
+                        ])))
         }
         return declarations
     }

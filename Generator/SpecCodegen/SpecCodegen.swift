@@ -42,9 +42,12 @@ public struct GeneratorConfig: Decodable, Sendable {
     /// emulator's routes need its hand-written types).
     public var compilationCondition: String?
 
-    public init(specs: [String], errors: String? = nil, facades: String? = nil, generate: [Part],
-                accessModifier: String? = nil, imports: [String]? = nil, publicImports: [String]? = nil, errorType: String? = nil,
-                typesFrom: [String]? = nil, compilationCondition: String? = nil) {
+    public init(
+        specs: [String], errors: String? = nil, facades: String? = nil, generate: [Part],
+        accessModifier: String? = nil, imports: [String]? = nil, publicImports: [String]? = nil,
+        errorType: String? = nil,
+        typesFrom: [String]? = nil, compilationCondition: String? = nil
+    ) {
         self.compilationCondition = compilationCondition
         self.specs = specs
         self.errors = errors
@@ -82,18 +85,28 @@ public enum SpecCodegen {
     }
 
     /// Generates every output file for the config at `configPath`.
-    public static func generate(configAt configPath: String, readFile: FileReader = defaultReader) throws -> [OutputFile: String] {
+    public static func generate(configAt configPath: String, readFile: FileReader = defaultReader) throws
+        -> [OutputFile: String]
+    {
         let configText: String
         do {
             configText = try readFile(configPath)
         } catch {
-            throw SpecCodegenFailure(diagnostics: [Diagnostic(.error, "cannot read the config: \(error.localizedDescription)", at: SourceLocation(file: configPath, line: 1, column: 1))])
+            throw SpecCodegenFailure(diagnostics: [
+                Diagnostic(
+                    .error, "cannot read the config: \(error.localizedDescription)",
+                    at: SourceLocation(file: configPath, line: 1, column: 1))
+            ])
         }
         let config: GeneratorConfig
         do {
             config = try JSONDecoder().decode(GeneratorConfig.self, from: Data(configText.utf8))
         } catch {
-            throw SpecCodegenFailure(diagnostics: [Diagnostic(.error, "malformed config: \(describe(decodingError: error))", at: SourceLocation(file: configPath, line: 1, column: 1))])
+            throw SpecCodegenFailure(diagnostics: [
+                Diagnostic(
+                    .error, "malformed config: \(describe(decodingError: error))",
+                    at: SourceLocation(file: configPath, line: 1, column: 1))
+            ])
         }
         let base = (configPath as NSString).deletingLastPathComponent
         return try generate(config: config, baseDirectory: base, configPath: configPath, readFile: readFile)
@@ -101,14 +114,20 @@ public enum SpecCodegen {
 
     /// Generates every output file for `config`, resolving its paths against `baseDirectory`.
     public static func generate(
-        config: GeneratorConfig, baseDirectory: String, configPath: String = "config", readFile: FileReader = defaultReader
+        config: GeneratorConfig, baseDirectory: String, configPath: String = "config",
+        readFile: FileReader = defaultReader
     ) throws -> [OutputFile: String] {
-        let files = try translate(config: config, baseDirectory: baseDirectory, configPath: configPath, readFile: readFile)
+        let files = try translate(
+            config: config, baseDirectory: baseDirectory, configPath: configPath, readFile: readFile)
         var output: [OutputFile: String] = [:]
         for file in OutputFile.allCases {
-            let text = files[file].map(Renderer.render) ?? "// \(Translator.header)\n// Nothing to generate here for this config.\n"
+            let text =
+                files[file].map(Renderer.render)
+                ?? "// \(Translator.header)\n// Nothing to generate here for this config.\n"
             // `translate` has checked the condition is an identifier.
-            output[file] = config.compilationCondition.map { "#if \($0)\n\(text)\(text.hasSuffix("\n") ? "" : "\n")#endif\n" } ?? text
+            output[file] =
+                config.compilationCondition.map { "#if \($0)\n\(text)\(text.hasSuffix("\n") ? "" : "\n")#endif\n" }
+                ?? text
         }
         return output
     }
@@ -116,7 +135,8 @@ public enum SpecCodegen {
     /// The syntax model of every file `config` generates (what `generate`
     /// renders, and what `api-diff` reads the public declarations from).
     static func translate(
-        config: GeneratorConfig, baseDirectory: String, configPath: String = "config", readFile: FileReader = defaultReader
+        config: GeneratorConfig, baseDirectory: String, configPath: String = "config",
+        readFile: FileReader = defaultReader
     ) throws -> [OutputFile: SwiftFile] {
         let diagnostics = DiagnosticCollector()
         let configLocation = SourceLocation(file: configPath, line: 1, column: 1)
@@ -129,26 +149,40 @@ public enum SpecCodegen {
         case "package": access = .package
         case "internal": access = .internal
         case let other:
-            diagnostics.error("accessModifier must be public, package or internal, found '\(other)'", at: configLocation)
+            diagnostics.error(
+                "accessModifier must be public, package or internal, found '\(other)'", at: configLocation)
             access = .public
         }
         let parts = Set(config.generate)
-        let documents = config.specs.compactMap { load(resolve($0), readFile: readFile, diagnostics: diagnostics).flatMap { OpenAPIParser(diagnostics: diagnostics).parse($0) } }
-        let schemas = Validator(diagnostics: diagnostics, requiresServerSchemas: parts.contains(.server)).validate(documents)
+        let documents = config.specs.compactMap {
+            load(resolve($0), readFile: readFile, diagnostics: diagnostics).flatMap {
+                OpenAPIParser(diagnostics: diagnostics).parse($0)
+            }
+        }
+        let schemas = Validator(diagnostics: diagnostics, requiresServerSchemas: parts.contains(.server)).validate(
+            documents)
 
         var errors: ErrorsSpec?
         if parts.contains(.errorCodes) || parts.contains(.serverErrors) {
-            if parts.contains(.errorCodes), config.errorType == nil { diagnostics.error("'errorCodes' needs 'errorType' in the config", at: configLocation) }
+            if parts.contains(.errorCodes), config.errorType == nil {
+                diagnostics.error("'errorCodes' needs 'errorType' in the config", at: configLocation)
+            }
             if let path = config.errors {
-                errors = load(resolve(path), readFile: readFile, diagnostics: diagnostics).flatMap { ErrorsSpec.parse($0, diagnostics: diagnostics) }
+                errors = load(resolve(path), readFile: readFile, diagnostics: diagnostics).flatMap {
+                    ErrorsSpec.parse($0, diagnostics: diagnostics)
+                }
             } else {
-                diagnostics.error("'\(parts.contains(.errorCodes) ? "errorCodes" : "serverErrors")' needs an 'errors' file in the config", at: configLocation)
+                diagnostics.error(
+                    "'\(parts.contains(.errorCodes) ? "errorCodes" : "serverErrors")' needs an 'errors' file in the config",
+                    at: configLocation)
             }
         }
         var facades: FacadesSpec?
         if parts.contains(.facades) {
             if let path = config.facades {
-                facades = load(resolve(path), readFile: readFile, diagnostics: diagnostics).flatMap { FacadesSpec.parse($0, diagnostics: diagnostics) }
+                facades = load(resolve(path), readFile: readFile, diagnostics: diagnostics).flatMap {
+                    FacadesSpec.parse($0, diagnostics: diagnostics)
+                }
             } else {
                 diagnostics.error("'facades' needs a 'facades' file in the config", at: configLocation)
             }
@@ -169,7 +203,9 @@ public enum SpecCodegen {
             // A client of such an operation would send no body at all.
             for document in documents {
                 for operation in document.operations where operation.emulatorRequestBody != nil {
-                    diagnostics.error("'\(operation.id)' has only an 'x-emulator-request-body', which no client sends: generate 'server' alone for '\(document.file)', or describe its production body in 'requestBody'", at: operation.location)
+                    diagnostics.error(
+                        "'\(operation.id)' has only an 'x-emulator-request-body', which no client sends: generate 'server' alone for '\(document.file)', or describe its production body in 'requestBody'",
+                        at: operation.location)
                 }
             }
         }
@@ -185,14 +221,19 @@ public enum SpecCodegen {
         var files: [OutputFile: SwiftFile] = [:]
         if parts.contains(.types) {
             let typed = config.typesFrom.map { Set($0.map(resolve)) }
-            files[.types] = translator.typesFile(typed.map { files in schemas.filter { files.contains($0.location.file) } } ?? schemas, imports: imports)
+            files[.types] = translator.typesFile(
+                typed.map { files in schemas.filter { files.contains($0.location.file) } } ?? schemas, imports: imports)
         }
         if parts.contains(.clients) {
             files[.clients] = translator.clientsFile(documents, imports: imports)
             files[.clientCompletions] = translator.completionsFile(documents, imports: imports)
         }
-        if let errors, let type = errorType, parts.contains(.errorCodes) { files[.errorCodes] = translator.errorCodesFile(errors, typeName: type, imports: imports) }
-        if let facades { files[.facades] = translator.facadesFile(facades, imports: imports, publicImports: publicImports) }
+        if let errors, let type = errorType, parts.contains(.errorCodes) {
+            files[.errorCodes] = translator.errorCodesFile(errors, typeName: type, imports: imports)
+        }
+        if let facades {
+            files[.facades] = translator.facadesFile(facades, imports: imports, publicImports: publicImports)
+        }
         if parts.contains(.server) {
             // Server routes are never public API: at most `package`, like the
             // runtime they build on (IdentityToolkit's APIServer).
@@ -200,7 +241,8 @@ public enum SpecCodegen {
             files[.server] = Translator(access: serverAccess).serverFile(documents, schemas: schemas, imports: imports)
         }
         if let errors, parts.contains(.serverErrors) {
-            files[.serverErrors] = Translator(access: access == .public ? .package : access).serverErrorsFile(errors, imports: imports)
+            files[.serverErrors] = Translator(access: access == .public ? .package : access).serverErrorsFile(
+                errors, imports: imports)
         }
         return files
     }
@@ -212,7 +254,8 @@ public enum SpecCodegen {
         var documents: [APIDocument] = []
         var loaded: Set<String> = []
         func check(_ path: String) {
-            guard loaded.insert(path).inserted, let root = load(path, readFile: readFile, diagnostics: diagnostics) else { return }
+            guard loaded.insert(path).inserted, let root = load(path, readFile: readFile, diagnostics: diagnostics)
+            else { return }
             switch SpecFileKind(root) {
             case .openAPI:
                 if let document = OpenAPIParser(diagnostics: diagnostics).parse(root) { documents.append(document) }
@@ -230,7 +273,9 @@ public enum SpecCodegen {
         // checked too, when they were not given.
         var next = 0
         while next < documents.count {
-            for reference in documents[next].externalReferences + documents[next].serverReferences { check(reference.file) }
+            for reference in documents[next].externalReferences + documents[next].serverReferences {
+                check(reference.file)
+            }
             next += 1
         }
         _ = Validator(diagnostics: diagnostics).validate(documents)
@@ -258,7 +303,9 @@ public enum SpecCodegen {
         do {
             text = try readFile(path)
         } catch {
-            diagnostics.error("cannot read the file: \(error.localizedDescription)", at: SourceLocation(file: path, line: 1, column: 1))
+            diagnostics.error(
+                "cannot read the file: \(error.localizedDescription)",
+                at: SourceLocation(file: path, line: 1, column: 1))
             return nil
         }
         return YAMLValue.parse(text, file: path, diagnostics: diagnostics)
@@ -294,7 +341,8 @@ public enum SpecCodegen {
 enum SpecFileKind {
     case openAPI, errors, facades
 
-    static let unknownMessage = "not a spec file: expected an OpenAPI document ('openapi'), an errors file ('codes') or a facades file ('types')"
+    static let unknownMessage =
+        "not a spec file: expected an OpenAPI document ('openapi'), an errors file ('codes') or a facades file ('types')"
 
     init?(_ root: YAMLValue) {
         let keys = Set(root.mappingEntries?.map(\.key) ?? [])

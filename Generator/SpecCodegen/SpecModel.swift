@@ -207,7 +207,8 @@ extension Property {
     /// Orders `x-since` releases: dotted numbers compared part by part
     /// (`1.10` after `1.9`), other text in string order.
     static func releaseOrder(_ a: String, _ b: String) -> Bool {
-        let left = a.split(separator: "."), right = b.split(separator: ".")
+        let left = a.split(separator: ".")
+        let right = b.split(separator: ".")
         for (x, y) in zip(left, right) where x != y {
             if let i = Int(x), let j = Int(y) { return i < j }
             return x < y
@@ -246,12 +247,13 @@ indirect enum TypeRef: Equatable {
 
     static func == (lhs: TypeRef, rhs: TypeRef) -> Bool {
         switch (lhs, rhs) {
-        case (.string, .string), (.int32, .int32), (.int64, .int64), (.integer, .integer), (.double, .double), (.bool, .bool),
+        case (.string, .string), (.int32, .int32), (.int64, .int64), (.integer, .integer), (.double, .double),
+            (.bool, .bool),
             (.dateTime, .dateTime), (.json, .json):
             return true
-        case let (.reference(a, _), .reference(b, _)): return a == b
-        case let (.array(a), .array(b)): return a == b
-        case let (.map(a), .map(b)): return a == b
+        case (.reference(let a, _), .reference(let b, _)): return a == b
+        case (.array(let a), .array(let b)): return a == b
+        case (.map(let a), .map(let b)): return a == b
         default: return false
         }
     }
@@ -261,17 +263,21 @@ extension Schema {
     /// Two definitions of one name in different documents must agree; this
     /// compares everything but source locations.
     func isEquivalent(to other: Schema) -> Bool {
-        guard name == other.name, description == other.description, errorBody == other.errorBody, fieldMask == other.fieldMask,
-              strictReader == other.strictReader, packageOnly == other.packageOnly else { return false }
+        guard name == other.name, description == other.description, errorBody == other.errorBody,
+            fieldMask == other.fieldMask,
+            strictReader == other.strictReader, packageOnly == other.packageOnly
+        else { return false }
         switch (kind, other.kind) {
-        case let (.stringEnum(a), .stringEnum(b)): return a == b
-        case let (.map(a), .map(b)): return a == b
-        case let (.object(a), .object(b)):
-            return a.count == b.count && zip(a, b).allSatisfy {
-                $0.wireName == $1.wireName && $0.swiftName == $1.swiftName && $0.type == $1.type
-                    && $0.required == $1.required && $0.sensitive == $1.sensitive && $0.description == $1.description
-                    && $0.since == $1.since
-            }
+        case (.stringEnum(let a), .stringEnum(let b)): return a == b
+        case (.map(let a), .map(let b)): return a == b
+        case (.object(let a), .object(let b)):
+            return a.count == b.count
+                && zip(a, b).allSatisfy {
+                    $0.wireName == $1.wireName && $0.swiftName == $1.swiftName && $0.type == $1.type
+                        && $0.required == $1.required && $0.sensitive == $1.sensitive
+                        && $0.description == $1.description
+                        && $0.since == $1.since
+                }
         default: return false
         }
     }

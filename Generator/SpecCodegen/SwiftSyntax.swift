@@ -50,7 +50,10 @@ struct ExtensionDeclaration {
 }
 
 struct FunctionDeclaration {
-    enum Kind { case function(Code), initializer(failable: Bool) }
+    enum Kind {
+        case function(Code)
+        case initializer(failable: Bool)
+    }
 
     struct Parameter {
         /// nil for an unlabeled parameter (`_ name`).

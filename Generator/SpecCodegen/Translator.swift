@@ -84,8 +84,10 @@ struct Translator {
         for parameter in operation.queryParameters {
             let type = parameter.valueType.swiftType
             let required = forClient ? parameter.requiredByClient : parameter.required
-            parameters.append(.init(label: "\(parameter.swiftName)", name: "\(parameter.swiftName)",
-                type: required ? type : "\(type)?", defaultValue: required ? nil : "nil"))
+            parameters.append(
+                .init(
+                    label: "\(parameter.swiftName)", name: "\(parameter.swiftName)",
+                    type: required ? type : "\(type)?", defaultValue: required ? nil : "nil"))
         }
         if let body = forClient ? operation.requestBody : operation.serverRequestBody {
             parameters.append(.init(label: parameters.isEmpty ? nil : "body", name: "body", type: "\(body.name)"))

@@ -15,18 +15,23 @@ struct Validator {
         var reportedErrorBodies: Set<String> = []
         for document in documents {
             if let other = clientNames[document.clientName] {
-                diagnostics.error("client name '\(document.clientName)' is also used by \(other)", at: SourceLocation(file: document.file, line: 1, column: 1))
+                diagnostics.error(
+                    "client name '\(document.clientName)' is also used by \(other)",
+                    at: SourceLocation(file: document.file, line: 1, column: 1))
             }
             clientNames[document.clientName] = document.file
             var local = Dictionary(document.schemas.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
             // Schemas of other documents that this one references by file.
             for reference in document.externalReferences {
                 guard let target = documents.first(where: { $0.file == reference.file }) else {
-                    diagnostics.error("reference to '\(reference.file)', which is not among the specs of the config: add it to the config's \"specs\" list", at: reference.location)
+                    diagnostics.error(
+                        "reference to '\(reference.file)', which is not among the specs of the config: add it to the config's \"specs\" list",
+                        at: reference.location)
                     continue
                 }
                 guard let schema = target.schemas.first(where: { $0.name == reference.name }) else {
-                    diagnostics.error("unknown reference '\(reference.name)' in '\(reference.file)'", at: reference.location)
+                    diagnostics.error(
+                        "unknown reference '\(reference.name)' in '\(reference.file)'", at: reference.location)
                     continue
                 }
                 if local[reference.name] == nil { local[reference.name] = schema }
@@ -36,13 +41,16 @@ struct Validator {
             for reference in document.serverReferences {
                 guard let target = documents.first(where: { $0.file == reference.file }) else {
                     if requiresServerSchemas {
-                        diagnostics.error("reference to '\(reference.file)', which is not among the specs of the config: add it to the config's \"specs\" list", at: reference.location)
+                        diagnostics.error(
+                            "reference to '\(reference.file)', which is not among the specs of the config: add it to the config's \"specs\" list",
+                            at: reference.location)
                     }
                     unresolvedServerNames.insert(reference.name)
                     continue
                 }
                 guard let schema = target.schemas.first(where: { $0.name == reference.name }) else {
-                    diagnostics.error("unknown reference '\(reference.name)' in '\(reference.file)'", at: reference.location)
+                    diagnostics.error(
+                        "unknown reference '\(reference.name)' in '\(reference.file)'", at: reference.location)
                     unresolvedServerNames.insert(reference.name)
                     continue
                 }
@@ -50,38 +58,57 @@ struct Validator {
             }
             for operation in document.operations {
                 if let first = operationIDs[operation.id] {
-                    diagnostics.error("duplicate operation id '\(operation.id)' (first defined at \(first))", at: operation.location)
+                    diagnostics.error(
+                        "duplicate operation id '\(operation.id)' (first defined at \(first))", at: operation.location)
                 } else {
                     operationIDs[operation.id] = operation.location
                 }
-                for (role, reference) in [("request body", operation.requestBody), ("request body", operation.emulatorRequestBody),
-                                          ("response", operation.response), ("emulator response", operation.emulatorResponse),
-                                          ("error response", operation.errorResponse)] {
+                for (role, reference) in [
+                    ("request body", operation.requestBody), ("request body", operation.emulatorRequestBody),
+                    ("response", operation.response), ("emulator response", operation.emulatorResponse),
+                    ("error response", operation.errorResponse),
+                ] {
                     guard let reference else { continue }
                     let name = reference.name
                     if role == "emulator response", unresolvedServerNames.contains(name) { continue }
                     guard let schema = local[name] else {
                         // An unresolved reference into another document was reported already.
                         if document.externalReferences.contains(where: { $0.name == name }) { continue }
-                        diagnostics.error("unknown reference '#/components/schemas/\(name)' in the \(role) of '\(operation.id)'", at: reference.location)
+                        diagnostics.error(
+                            "unknown reference '#/components/schemas/\(name)' in the \(role) of '\(operation.id)'",
+                            at: reference.location)
                         continue
                     }
                     if case .stringEnum = schema.kind {
-                        diagnostics.error("the \(role) of '\(operation.id)' must be an object schema, '\(name)' is an enum", at: reference.location)
+                        diagnostics.error(
+                            "the \(role) of '\(operation.id)' must be an object schema, '\(name)' is an enum",
+                            at: reference.location)
                     }
                     if schema.packageOnly, !role.hasPrefix("emulator") {
-                        diagnostics.error("the \(role) of '\(operation.id)' is '\(name)', which has 'x-access: package': a client's call cannot take or return a type apps cannot name", at: reference.location)
+                        diagnostics.error(
+                            "the \(role) of '\(operation.id)' is '\(name)', which has 'x-access: package': a client's call cannot take or return a type apps cannot name",
+                            at: reference.location)
                     }
                     if case .map = schema.kind, !role.hasSuffix("response") || role.hasPrefix("error") {
-                        diagnostics.error("the \(role) of '\(operation.id)' must be an object schema with properties, '\(name)' is a map", at: reference.location)
+                        diagnostics.error(
+                            "the \(role) of '\(operation.id)' must be an object schema with properties, '\(name)' is a map",
+                            at: reference.location)
                     }
-                    if role == "request body", operation.bodyEncoding != .json, case .object(let properties) = schema.kind {
+                    if role == "request body", operation.bodyEncoding != .json,
+                        case .object(let properties) = schema.kind
+                    {
                         for property in properties where !property.type.isFormScalar(enums: local) {
-                            diagnostics.error("'\(name)' is sent as a form in '\(operation.id)', so its field '\(property.wireName)' must be a string, an integer or a string enum", at: property.location)
+                            diagnostics.error(
+                                "'\(name)' is sent as a form in '\(operation.id)', so its field '\(property.wireName)' must be a string, an integer or a string enum",
+                                at: property.location)
                         }
                     }
-                    if role == "error response", schema.errorBody == nil, reportedErrorBodies.insert(document.file + name.bare).inserted {
-                        diagnostics.error("error response schema '\(name)' needs 'x-error-body' to say where the message and reasons are", at: schema.location)
+                    if role == "error response", schema.errorBody == nil,
+                        reportedErrorBodies.insert(document.file + name.bare).inserted
+                    {
+                        diagnostics.error(
+                            "error response schema '\(name)' needs 'x-error-body' to say where the message and reasons are",
+                            at: schema.location)
                     }
                 }
             }
@@ -90,29 +117,41 @@ struct Validator {
                     switch value {
                     case .string, .integer, .double, .bool, .array(.string): break
                     default:
-                        diagnostics.error("unsupported schema construct: the map '\(schema.name)' may hold strings, numbers, booleans or arrays of strings only", at: schema.location)
+                        diagnostics.error(
+                            "unsupported schema construct: the map '\(schema.name)' may hold strings, numbers, booleans or arrays of strings only",
+                            at: schema.location)
                     }
                 }
                 if case .object(let properties) = schema.kind {
                     let externalNames = Set(document.externalReferences.map(\.name))
-                    for property in properties { checkType(property.type, of: property, in: local, externalNames: externalNames) }
+                    for property in properties {
+                        checkType(property.type, of: property, in: local, externalNames: externalNames)
+                    }
                     if !schema.packageOnly {
                         for property in properties {
-                            if let hidden = property.type.referencedNames.first(where: { local[$0]?.packageOnly == true }) {
-                                diagnostics.error("'\(schema.name)' is public, so its field '\(property.wireName)' cannot be of '\(hidden)', which has 'x-access: package' (give '\(schema.name)' 'x-access: package' too)", at: property.location)
+                            if let hidden = property.type.referencedNames.first(where: {
+                                local[$0]?.packageOnly == true
+                            }) {
+                                diagnostics.error(
+                                    "'\(schema.name)' is public, so its field '\(property.wireName)' cannot be of '\(hidden)', which has 'x-access: package' (give '\(schema.name)' 'x-access: package' too)",
+                                    at: property.location)
                             }
                         }
                     }
                     if let paths = schema.errorBody { checkErrorBody(paths, of: schema, in: local) }
                     if schema.strictReader {
                         for property in properties where !property.type.isStrictlyReadable(in: local) {
-                            diagnostics.error("'\(schema.name)' has 'x-strict-reader', so its field '\(property.wireName)' must be a string, an integer (no format), a boolean, a string enum, an object schema with 'x-strict-reader', or an array or map of those", at: property.location)
+                            diagnostics.error(
+                                "'\(schema.name)' has 'x-strict-reader', so its field '\(property.wireName)' must be a string, an integer (no format), a boolean, a string enum, an object schema with 'x-strict-reader', or an array or map of those",
+                                at: property.location)
                         }
                     }
                 }
                 if let existing = merged[schema.name] {
                     if !existing.isEquivalent(to: schema) {
-                        diagnostics.error("schema '\(schema.name)' is defined differently in another document (\(existing.location))", at: schema.location)
+                        diagnostics.error(
+                            "schema '\(schema.name)' is defined differently in another document (\(existing.location))",
+                            at: schema.location)
                     }
                 } else {
                     merged[schema.name] = schema
@@ -123,9 +162,15 @@ struct Validator {
         for document in documents {
             for operation in document.operations {
                 guard let wide = operation.emulatorResponse, let narrow = operation.response,
-                    merged[wide.name] != nil, merged[narrow.name] != nil else { continue }
-                if let gap = widening(of: .reference(narrow.name, narrow.location), by: .reference(wide.name, wide.location), in: merged, at: "") {
-                    diagnostics.error("'x-emulator-response-body' of '\(operation.id)' must answer every field of '\(narrow.name)' as it is: \(gap)", at: wide.location)
+                    merged[wide.name] != nil, merged[narrow.name] != nil
+                else { continue }
+                if let gap = widening(
+                    of: .reference(narrow.name, narrow.location), by: .reference(wide.name, wide.location), in: merged,
+                    at: "")
+                {
+                    diagnostics.error(
+                        "'x-emulator-response-body' of '\(operation.id)' must answer every field of '\(narrow.name)' as it is: \(gap)",
+                        at: wide.location)
                 }
             }
         }
@@ -135,27 +180,34 @@ struct Validator {
     /// Why `wide` is not `narrow` with extra fields (nil when it is): the
     /// first field of `narrow` that `wide` lacks or types differently, by
     /// its dotted path. Objects are compared field by field, recursively.
-    private func widening(of narrow: TypeRef, by wide: TypeRef, in schemas: [SwiftName: Schema], at path: String) -> String? {
+    private func widening(of narrow: TypeRef, by wide: TypeRef, in schemas: [SwiftName: Schema], at path: String)
+        -> String?
+    {
         switch (narrow, wide) {
-        case let (.reference(a, _), .reference(b, _)):
+        case (.reference(let a, _), .reference(let b, _)):
             if a == b { return nil }
             guard case .object(let fields)? = schemas[a]?.kind, case .object(let wider)? = schemas[b]?.kind else {
                 return "'\(path.isEmpty ? b.bare : path)' is '\(b)', not '\(a)'"
             }
             for field in fields {
                 let fieldPath = path.isEmpty ? field.wireName : path + "." + field.wireName
-                guard let match = wider.first(where: { $0.wireName == field.wireName }) else { return "'\(fieldPath)' is missing" }
+                guard let match = wider.first(where: { $0.wireName == field.wireName }) else {
+                    return "'\(fieldPath)' is missing"
+                }
                 if let gap = widening(of: field.type, by: match.type, in: schemas, at: fieldPath) { return gap }
             }
             return nil
-        case let (.array(a), .array(b)), let (.map(a), .map(b)):
+        case (.array(let a), .array(let b)), (.map(let a), .map(let b)):
             return widening(of: a, by: b, in: schemas, at: path)
         default:
             return narrow == wide ? nil : "'\(path)' has another type"
         }
     }
 
-    private func checkType(_ type: TypeRef, of property: Property, in schemas: [SwiftName: Schema], externalNames: Set<SwiftName> = [], inArray: Bool = false) {
+    private func checkType(
+        _ type: TypeRef, of property: Property, in schemas: [SwiftName: Schema], externalNames: Set<SwiftName> = [],
+        inArray: Bool = false
+    ) {
         switch type {
         case .reference(let name, let location):
             // An unresolved reference into another document was reported already.
@@ -164,12 +216,16 @@ struct Validator {
             }
         case .array(let element):
             if inArray {
-                diagnostics.error("unsupported schema construct: nested arrays in property '\(property.wireName)'", at: property.location)
+                diagnostics.error(
+                    "unsupported schema construct: nested arrays in property '\(property.wireName)'",
+                    at: property.location)
             }
             checkType(element, of: property, in: schemas, externalNames: externalNames, inArray: true)
         case .int32, .int64, .dateTime:
             if inArray {
-                diagnostics.error("unsupported schema construct: arrays of int32, int64 or date-time in property '\(property.wireName)'", at: property.location)
+                diagnostics.error(
+                    "unsupported schema construct: arrays of int32, int64 or date-time in property '\(property.wireName)'",
+                    at: property.location)
             }
         case .string, .integer, .double, .bool, .json:
             break
@@ -182,7 +238,9 @@ struct Validator {
                 // Flat records (a trigger by event): no enum or nested
                 // object inside, so nothing a server check must reach.
                 guard let schema = schemas[name] else {
-                    if !externalNames.contains(name) { diagnostics.error("unknown reference '#/components/schemas/\(name)'", at: location) }
+                    if !externalNames.contains(name) {
+                        diagnostics.error("unknown reference '#/components/schemas/\(name)'", at: location)
+                    }
                     break
                 }
                 let isFlat: Bool
@@ -197,30 +255,42 @@ struct Validator {
                     isFlat = false
                 }
                 if !isFlat {
-                    diagnostics.error("unsupported schema construct: the map in property '\(property.wireName)' holds '\(name)', which must be an object of strings, numbers, booleans and date-times only", at: property.location)
+                    diagnostics.error(
+                        "unsupported schema construct: the map in property '\(property.wireName)' holds '\(name)', which must be an object of strings, numbers, booleans and date-times only",
+                        at: property.location)
                 }
             default:
-                diagnostics.error("unsupported schema construct: a map in property '\(property.wireName)' may hold strings, numbers, booleans, arrays of strings or flat objects only", at: property.location)
+                diagnostics.error(
+                    "unsupported schema construct: a map in property '\(property.wireName)' may hold strings, numbers, booleans, arrays of strings or flat objects only",
+                    at: property.location)
             }
         }
     }
 
     private func checkErrorBody(_ paths: ErrorBodyPaths, of schema: Schema, in schemas: [SwiftName: Schema]) {
-        for (role, path) in [("message", paths.message), ("detail", paths.detail ?? [])] + paths.reasons.map({ ("reasons", $0) }) where !path.isEmpty {
+        for (role, path) in [("message", paths.message), ("detail", paths.detail ?? [])]
+            + paths.reasons.map({ ("reasons", $0) }) where !path.isEmpty
+        {
             var current: Schema? = schema
             var arrays = 0
             var endsAtString = false
             for (index, segment) in path.enumerated() {
                 let isArray = segment.hasSuffix("[]")
                 let name = isArray ? String(segment.dropLast(2)) : segment
-                guard case .object(let properties)? = current?.kind, let property = properties.first(where: { $0.wireName == name }) else {
-                    diagnostics.error("x-error-body \(role) path '\(path.joined(separator: "."))' has no property '\(name)'", at: paths.location)
+                guard case .object(let properties)? = current?.kind,
+                    let property = properties.first(where: { $0.wireName == name })
+                else {
+                    diagnostics.error(
+                        "x-error-body \(role) path '\(path.joined(separator: "."))' has no property '\(name)'",
+                        at: paths.location)
                     break
                 }
                 var type = property.type
                 if isArray {
                     guard case .array(let element) = type else {
-                        diagnostics.error("x-error-body \(role) path marks '\(name)' as an array, but it is not one", at: paths.location)
+                        diagnostics.error(
+                            "x-error-body \(role) path marks '\(name)' as an array, but it is not one",
+                            at: paths.location)
                         break
                     }
                     arrays += 1
@@ -230,10 +300,14 @@ struct Validator {
                 endsAtString = index == path.count - 1 && type == .string
             }
             if !endsAtString {
-                diagnostics.error("x-error-body \(role) path '\(path.joined(separator: "."))' must end at a string property", at: paths.location)
+                diagnostics.error(
+                    "x-error-body \(role) path '\(path.joined(separator: "."))' must end at a string property",
+                    at: paths.location)
             }
             if role != "reasons" && arrays > 0 || role == "reasons" && arrays > 1 {
-                diagnostics.error("x-error-body \(role) path may cross \(role == "reasons" ? "at most one" : "no") array", at: paths.location)
+                diagnostics.error(
+                    "x-error-body \(role) path may cross \(role == "reasons" ? "at most one" : "no") array",
+                    at: paths.location)
             }
         }
     }

@@ -34,13 +34,13 @@ struct YAMLValue {
 
     private static func describe(_ error: YamlError) -> (String, Mark?) {
         switch error {
-        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _),
-            let .composer(context, problem, mark, _):
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
             let prefix = context.map { "\($0.text) (from line \($0.mark.line), column \($0.mark.column)) " } ?? ""
             return (prefix + problem, mark)
-        case let .duplicatedKeysInMapping(duplicates, context):
+        case .duplicatedKeysInMapping(let duplicates, let context):
             return ("duplicate key '\(duplicates.sorted().joined(separator: "', '"))' \(context.text)", context.mark)
-        case let .reader(problem, _, _, _):
+        case .reader(let problem, _, _, _):
             return (problem, nil)
         default:
             return ("\(error)", nil)
@@ -48,12 +48,12 @@ struct YAMLValue {
     }
 
     var scalar: String? {
-        if case let .scalar(scalar) = node { return scalar.string }
+        if case .scalar(let scalar) = node { return scalar.string }
         return nil
     }
 
     var mappingEntries: [(key: String, keyLocation: SourceLocation, value: YAMLValue)]? {
-        guard case let .mapping(mapping) = node else { return nil }
+        guard case .mapping(let mapping) = node else { return nil }
         return mapping.map { pair in
             let key = YAMLValue(node: pair.key, file: file)
             return (pair.key.string ?? "", key.location, YAMLValue(node: pair.value, file: file))
@@ -61,7 +61,7 @@ struct YAMLValue {
     }
 
     var sequenceItems: [YAMLValue]? {
-        guard case let .sequence(sequence) = node else { return nil }
+        guard case .sequence(let sequence) = node else { return nil }
         return sequence.map { YAMLValue(node: $0, file: file) }
     }
 
@@ -118,7 +118,8 @@ final class MappingReader {
             return nil
         }
         guard let text = node.scalar else {
-            diagnostics.error("expected '\(key)' of \(context) to be a string, found \(node.kindName)", at: node.location)
+            diagnostics.error(
+                "expected '\(key)' of \(context) to be a string, found \(node.kindName)", at: node.location)
             return nil
         }
         return text

@@ -40,7 +40,8 @@ struct Generate: ParsableCommand {
 }
 
 struct Validate: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Check spec files (OpenAPI, errors, facades); exit 1 on any error.")
+    static let configuration = CommandConfiguration(
+        abstract: "Check spec files (OpenAPI, errors, facades); exit 1 on any error.")
 
     @Argument(help: "The YAML files to check.")
     var files: [String]
@@ -127,7 +128,9 @@ struct APIDiffCommand: ParsableCommand {
     @Option(help: "text (one line per change) or json.")
     var format: Format = .text
 
-    @Option(help: "The package whose Sources/*/spec-codegen-config.json name the modules (default: the one holding NEW).")
+    @Option(
+        help:
+            "The package whose Sources/*/spec-codegen-config.json name the modules (default: the one holding NEW).")
     var package: String?
 
     func run() throws {

@@ -4,7 +4,9 @@
 // in `#if Tools`) and this entry point says what to type instead, so that a
 // plain `swift build` of the repository still succeeds.
 #if !Tools
-#warning("spec-codegen needs the package trait \"Tools\": swift run --traits Tools spec-codegen (or --enable-all-traits)")
+#warning(
+    "spec-codegen needs the package trait \"Tools\": swift run --traits Tools spec-codegen (or --enable-all-traits)"
+)
 
 import Foundation
 
@@ -12,7 +14,10 @@ import Foundation
 @main
 enum TraitMissing {
     static func main() {
-        FileHandle.standardError.write(Data("spec-codegen was built without the package trait \"Tools\": run it with `swift run --traits Tools spec-codegen` (or --enable-all-traits)\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "spec-codegen was built without the package trait \"Tools\": run it with `swift run --traits Tools spec-codegen` (or --enable-all-traits)\n"
+                    .utf8))
         exit(64)
     }
 }

@@ -10,7 +10,8 @@ struct GenerateCodeFromSpec: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
         var extractor = ArgumentExtractor(arguments)
         let targetNames = Set(extractor.extractOption(named: "target"))
-        let outputRoot = extractor.extractOption(named: "output-directory").last
+        let outputRoot =
+            extractor.extractOption(named: "output-directory").last
             .map { URL(fileURLWithPath: $0, relativeTo: context.package.directoryURL).standardizedFileURL }
             ?? context.package.directoryURL.appending(path: "generated-review")
         if let unknown = extractor.remainingArguments.first {

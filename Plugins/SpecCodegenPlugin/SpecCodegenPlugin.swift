@@ -73,9 +73,9 @@ enum SpecCodegenPluginError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case let .missingConfig(target, path):
+        case .missingConfig(let target, let path):
             return "target '\(target)' applies SpecCodegenPlugin but has no config at \(path)"
-        case let .unreadableConfig(path, reason):
+        case .unreadableConfig(let path, let reason):
             return "\(path): error: cannot read the generator config: \(reason)"
         }
     }

@@ -1,8 +1,8 @@
 public import Foundation
-public import Logging
 public import IdentityOTP
-import IdentityToolkit
 import IdentitySupport
+import IdentityToolkit
+public import Logging
 
 /// The self-service path for a user who lost their authenticator: after
 /// the password step of a sign-in that asked for a second factor, one of
@@ -83,8 +83,11 @@ public struct AccountRecovery: Sendable {
     ///     (`RequestLogger`, which the middlewares set).
     ///   - notify: Called after each recovery (to email the user); its
     ///     failures are the app's to log.
-    public init(admin: BaseAuth, redeemer: RecoveryCodeRedeemer, maximumFirstFactorAge: Duration = .seconds(5 * 60),
-                logger: Logger = Logger(label: "IdentityAdmin.AccountRecovery"), notify: (@Sendable (Event) async -> Void)? = nil) {
+    public init(
+        admin: BaseAuth, redeemer: RecoveryCodeRedeemer, maximumFirstFactorAge: Duration = .seconds(5 * 60),
+        logger: Logger = Logger(label: "IdentityAdmin.AccountRecovery"),
+        notify: (@Sendable (Event) async -> Void)? = nil
+    ) {
         self.admin = admin
         self.redeemer = redeemer
         self.maximumFirstFactorAge = maximumFirstFactorAge
@@ -99,7 +102,8 @@ public struct AccountRecovery: Sendable {
         let codes = try await redeemer.regenerate(for: storeKey(uid), count: count)
         Telemetry.counter("recovery_code_sets_issued_total").increment()
         auditLog.notice("recovery codes issued", metadata: ["uid": "\(uid)", "count": "\(codes.codes.count)"])
-        var issued = SecurityEvent(.recoveryCodesIssued, user: admin.userKey(uid), factorKind: SecurityEvent.recoveryCodeFactorKind)
+        var issued = SecurityEvent(
+            .recoveryCodesIssued, user: admin.userKey(uid), factorKind: SecurityEvent.recoveryCodeFactorKind)
         issued.remainingCodes = codes.codes.count
         await SecurityEventSystem.record(issued)
         return codes
@@ -132,7 +136,9 @@ public struct AccountRecovery: Sendable {
     /// `account_recoveries_total` by `outcome`: `recovered` (a code
     /// redeemed), or the failed step's ``AccountRecoveryError/Code`` (the
     /// `Telemetry` trait).
-    public func recover(_ proof: FirstFactorProof, code: String, now: Date = Date()) async throws(AccountRecoveryError) -> Recovered {
+    public func recover(_ proof: FirstFactorProof, code: String, now: Date = Date()) async throws(AccountRecoveryError)
+        -> Recovered
+    {
         try await Telemetry.withSpan("recoverAccount") { span async throws(AccountRecoveryError) -> Recovered in
             do throws(AccountRecoveryError) {
                 let recovered = try await recoverUncounted(proof, code: code, now: now)
@@ -147,11 +153,15 @@ public struct AccountRecovery: Sendable {
         }
     }
 
-    private func recoverUncounted(_ proof: FirstFactorProof, code: String, now: Date) async throws(AccountRecoveryError) -> Recovered {
+    private func recoverUncounted(_ proof: FirstFactorProof, code: String, now: Date) async throws(AccountRecoveryError)
+        -> Recovered
+    {
         let uid = proof.uid
         let age = now.timeIntervalSince(proof.checkedAt)
         guard age <= maximumFirstFactorAge.timeInterval, age >= -60 else {
-            auditLog.notice("recovery refused: the password step is too old", metadata: ["uid": "\(uid)", "ageSeconds": "\(Int(age))"])
+            auditLog.notice(
+                "recovery refused: the password step is too old",
+                metadata: ["uid": "\(uid)", "ageSeconds": "\(Int(age))"])
             throw AccountRecoveryError(code: .firstFactorTooOld, underlying: nil)
         }
         let user: UserRecord
@@ -159,8 +169,11 @@ public struct AccountRecovery: Sendable {
             throw AccountRecoveryError(code: .userLookupFailed, underlying: error)
         }
         // Revoked since (tokens valid after a whole second): a password change or a sign-out everywhere.
-        if let validSince = user.tokensValidAfterTime, proof.checkedAt.timeIntervalSince1970.rounded(.down) < validSince.timeIntervalSince1970 {
-            auditLog.notice("recovery refused: the account was revoked after the password step", metadata: ["uid": "\(uid)"])
+        if let validSince = user.tokensValidAfterTime,
+            proof.checkedAt.timeIntervalSince1970.rounded(.down) < validSince.timeIntervalSince1970
+        {
+            auditLog.notice(
+                "recovery refused: the account was revoked after the password step", metadata: ["uid": "\(uid)"])
             throw AccountRecoveryError(code: .firstFactorTooOld, underlying: nil)
         }
         let remaining: Int
@@ -169,7 +182,10 @@ public struct AccountRecovery: Sendable {
             case .redeemed(let left): remaining = left
             case .invalid:
                 auditLog.notice("recovery code refused", metadata: ["uid": "\(uid)"])
-                await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: admin.userKey(uid), date: now, factorKind: SecurityEvent.recoveryCodeFactorKind))
+                await SecurityEventSystem.record(
+                    SecurityEvent(
+                        .codeRefused, user: admin.userKey(uid), date: now,
+                        factorKind: SecurityEvent.recoveryCodeFactorKind))
                 throw AccountRecoveryError(code: .invalidCode, underlying: nil)
             case .noCodes: throw AccountRecoveryError(code: .noCodes, underlying: nil)
             }
@@ -181,15 +197,18 @@ public struct AccountRecovery: Sendable {
         } catch {
             throw AccountRecoveryError(code: .codeStoreUnavailable, underlying: error)
         }
-        var redeemed = SecurityEvent(.recoveryCodeRedeemed, user: admin.userKey(uid), date: now, initiatedBy: .recovery,
-                                     factorKind: SecurityEvent.recoveryCodeFactorKind)
+        var redeemed = SecurityEvent(
+            .recoveryCodeRedeemed, user: admin.userKey(uid), date: now, initiatedBy: .recovery,
+            factorKind: SecurityEvent.recoveryCodeFactorKind)
         redeemed.remainingCodes = remaining
         await SecurityEventSystem.record(redeemed)
         let factors = user.multiFactor.enrolledFactors
         let withdrawn = factors.filter { $0.factorID == "totp" }
         if !withdrawn.isEmpty {
             do {
-                _ = try await admin.updateUser(uid, UpdateUserRequest(enrolledFactors: factors.filter { $0.factorID != "totp" }), initiatedBy: .recovery, now: now)
+                _ = try await admin.updateUser(
+                    uid, UpdateUserRequest(enrolledFactors: factors.filter { $0.factorID != "totp" }),
+                    initiatedBy: .recovery, now: now)
             } catch {
                 throw AccountRecoveryError(code: .withdrawFailed, underlying: error)
             }
@@ -201,10 +220,16 @@ public struct AccountRecovery: Sendable {
         do { token = try admin.createCustomToken(uid: uid, now: now) } catch {
             throw AccountRecoveryError(code: .signInTokenFailed, underlying: error)
         }
-        auditLog.notice("account recovered with a recovery code", metadata: [
-            "uid": "\(uid)", "withdrawn": "\(withdrawn.map(\.uid).joined(separator: ","))", "remainingCodes": "\(remaining)",
-        ])
-        await notify?(Event(uid: uid, email: user.email, withdrawnFactorIDs: withdrawn.map(\.uid), remainingCodes: remaining, date: now))
+        auditLog.notice(
+            "account recovered with a recovery code",
+            metadata: [
+                "uid": "\(uid)", "withdrawn": "\(withdrawn.map(\.uid).joined(separator: ","))",
+                "remainingCodes": "\(remaining)",
+            ])
+        await notify?(
+            Event(
+                uid: uid, email: user.email, withdrawnFactorIDs: withdrawn.map(\.uid), remainingCodes: remaining,
+                date: now))
         return Recovered(uid: uid, withdrawnFactors: withdrawn, remainingCodes: remaining, customToken: token)
     }
 }

@@ -74,13 +74,16 @@ public class BaseAuth: @unchecked Sendable {
     ///     deleted user, and a sign-in older than the account's `validSince`
     ///     (``revokeRefreshTokens(uid:now:)``). Compares `auth_time`, as
     ///     firebase-admin does, so a token refreshed after the revocation is refused too.
-    public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) async throws(TokenVerificationError) -> DecodedIDToken {
+    public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) async throws(TokenVerificationError)
+        -> DecodedIDToken
+    {
         try await verify(idToken, with: idTokenVerifier, checkRevoked: checkRevoked)
     }
 
     /// The shortest and longest session a cookie may hold: 5 minutes and 2 weeks.
     public static let sessionCookieDurations: ClosedRange<Duration> =
-        .seconds(IdentityPlatformLimits.sessionCookieSeconds.lowerBound) ... .seconds(IdentityPlatformLimits.sessionCookieSeconds.upperBound)
+        .seconds(IdentityPlatformLimits.sessionCookieSeconds.lowerBound)
+        ... .seconds(IdentityPlatformLimits.sessionCookieSeconds.upperBound)
 
     /// Exchanges a fresh ID token for a session cookie that lasts `expiresIn`:
     /// the web-server form of a sign-in (set it as an `HttpOnly` cookie, and
@@ -97,10 +100,14 @@ public class BaseAuth: @unchecked Sendable {
         guard Self.sessionCookieDurations.contains(expiresIn), expiresIn.components.attoseconds == 0 else {
             throw AdminValidationError(field: "expiresIn", message: "must be whole seconds from 5 minutes to 2 weeks")
         }
-        let response = try await client.createSessionCookie(targetProjectId: projectID, body: CreateSessionCookieRequest(
-            idToken: idToken, validDuration: expiresIn.components.seconds, tenantId: tenantID))
+        let response = try await client.createSessionCookie(
+            targetProjectId: projectID,
+            body: CreateSessionCookieRequest(
+                idToken: idToken, validDuration: expiresIn.components.seconds, tenantId: tenantID))
         guard let cookie = response.sessionCookie, !cookie.isEmpty else {
-            throw IdentityToolkitError.undecodableResponse(status: 200, underlying: AdminValidationError(field: "sessionCookie", message: "is missing from the response"))
+            throw IdentityToolkitError.undecodableResponse(
+                status: 200,
+                underlying: AdminValidationError(field: "sessionCookie", message: "is missing from the response"))
         }
         return cookie
     }
@@ -112,13 +119,17 @@ public class BaseAuth: @unchecked Sendable {
     /// - Parameters:
     ///   - sessionCookie: The cookie's value.
     ///   - checkRevoked: As for ``verifyIDToken(_:checkRevoked:)``.
-    public func verifySessionCookie(_ sessionCookie: String, checkRevoked: Bool = false) async throws(TokenVerificationError) -> DecodedIDToken {
+    public func verifySessionCookie(_ sessionCookie: String, checkRevoked: Bool = false)
+        async throws(TokenVerificationError) -> DecodedIDToken
+    {
         try await verify(sessionCookie, with: sessionCookieVerifier, checkRevoked: checkRevoked)
     }
 
     /// Both verifications: the verifier's checks and the revocation check,
     /// in the verifier's one span (the `Telemetry` trait).
-    private func verify(_ credential: String, with verifier: IDTokenVerifier, checkRevoked: Bool) async throws(TokenVerificationError) -> DecodedIDToken {
+    private func verify(_ credential: String, with verifier: IDTokenVerifier, checkRevoked: Bool)
+        async throws(TokenVerificationError) -> DecodedIDToken
+    {
         try await verifier.verify(credential, checkRevoked: checkRevoked) { token throws(TokenVerificationError) in
             try await checkNotRevoked(token)
         }
@@ -154,7 +165,9 @@ public class BaseAuth: @unchecked Sendable {
     /// The account's state as a revocation check and a sign-in policy need it: looked up, or
     /// as looked up within ``TokenCacheOptions/revocationMaximumAge``
     /// (`source` becomes `cache`).
-    func accountState(uid: String, tenant: String?, source: inout String) async throws(TokenVerificationError) -> AccountStateCache.AccountState {
+    func accountState(uid: String, tenant: String?, source: inout String) async throws(TokenVerificationError)
+        -> AccountStateCache.AccountState
+    {
         let key = AccountStateCache.Key(tenant: tenant, uid: uid)
         if let cached = accountStates?.state(for: key) {
             source = "cache"
@@ -162,12 +175,16 @@ public class BaseAuth: @unchecked Sendable {
         }
         let (client, projectID) = (client, projectID)
         let state = try await accountLookups.state(for: key) {
-            let users = try await client.lookupAccounts(targetProjectId: projectID, body: GetAccountInfoRequest(localId: [uid], tenantId: tenant)).users ?? []
+            let users =
+                try await client.lookupAccounts(
+                    targetProjectId: projectID, body: GetAccountInfoRequest(localId: [uid], tenantId: tenant)
+                ).users ?? []
             let user = users.first { $0.localId == uid }
-            return AccountStateCache.AccountState(exists: user != nil, disabled: user?.disabled == true,
-                                                  validSince: user?.validSince.map { Date(timeIntervalSince1970: TimeInterval($0)) },
-                                                  secondFactorCount: user?.mfaInfo?.count ?? 0,
-                                                  createdAt: user?.createdAt.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) })
+            return AccountStateCache.AccountState(
+                exists: user != nil, disabled: user?.disabled == true,
+                validSince: user?.validSince.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                secondFactorCount: user?.mfaInfo?.count ?? 0,
+                createdAt: user?.createdAt.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) })
         }
         accountStates?.insert(state, for: key)
         return state
@@ -205,11 +222,16 @@ public class BaseAuth: @unchecked Sendable {
     ///   - uid: The user.
     ///   - now: The current time.
     ///   - initiator: Who asked.
-    public func revokeRefreshTokens(uid: String, now: Date = Date(), initiatedBy initiator: SecurityEvent.Initiator) async throws {
+    public func revokeRefreshTokens(uid: String, now: Date = Date(), initiatedBy initiator: SecurityEvent.Initiator)
+        async throws
+    {
         defer { forgetCachedAccountState(uid: uid) }
-        _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
-            tenantId: tenantID, localId: uid, validSince: Int64(now.timeIntervalSince1970.rounded(.down))))
-        await SecurityEventSystem.record(SecurityEvent(.sessionsRevoked, user: userKey(uid), date: now, initiatedBy: initiator))
+        _ = try await client.updateAccount(
+            targetProjectId: projectID,
+            body: SetAccountInfoRequest(
+                tenantId: tenantID, localId: uid, validSince: Int64(now.timeIntervalSince1970.rounded(.down))))
+        await SecurityEventSystem.record(
+            SecurityEvent(.sessionsRevoked, user: userKey(uid), date: now, initiatedBy: initiator))
     }
 
     /// `uid` of this instance's tenant (or the project), as the stores and events name users.

@@ -1,10 +1,10 @@
 import Crypto
 public import Foundation
 import HTTPTypes
+import IdentitySupport
 public import IdentityToolkit
 import IdentityToolkitJWT
 import _CryptoExtras
-import IdentitySupport
 
 /// Supplies OAuth2 access tokens for the admin API.
 public protocol AdminCredential: Sendable {
@@ -13,7 +13,9 @@ public protocol AdminCredential: Sendable {
 }
 
 /// A fixed access token (from `gcloud auth print-access-token`, say).
-public struct StaticAccessTokenCredential: AdminCredential, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct StaticAccessTokenCredential: AdminCredential, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     private let token: String
     /// A credential that always answers `token`.
     public init(token: String) { self.token = token }
@@ -55,14 +57,17 @@ public enum AdminCredentialError: Error, Sendable, Hashable, CustomStringConvert
     /// Names the problem; never includes a key or a token.
     public var description: String {
         switch self {
-        case .unreadableKeyFile(let path, let reason): return "cannot read the service account key file \(path): \(reason)"
+        case .unreadableKeyFile(let path, let reason):
+            return "cannot read the service account key file \(path): \(reason)"
         case .malformedKeyFile(let reason): return "malformed service account key: \(reason)"
         case .missingEnvironmentVariable(let name) where name == ApplicationDefaultCredential.environmentVariable:
-            return "\(name) is not set: point it at a service account's JSON key file (Firebase console, Project settings, Service accounts), "
+            return
+                "\(name) is not set: point it at a service account's JSON key file (Firebase console, Project settings, Service accounts), "
                 + "or run against the emulator (IdentityAdmin.emulator(projectID:hostAndPort:), or FIREBASE_AUTH_EMULATOR_HOST), which needs no credential"
         case .missingEnvironmentVariable(let name): return "\(name) is not set"
         case .tokenEndpoint(let status, let error, let description):
-            return "the token endpoint refused the assertion (HTTP \(status)\(error.map { ", \($0)" } ?? "")\(description.map { ": \($0)" } ?? ""))"
+            return
+                "the token endpoint refused the assertion (HTTP \(status)\(error.map { ", \($0)" } ?? "")\(description.map { ": \($0)" } ?? ""))"
         case .tokenEndpointUnreachable(let reason): return "the token endpoint is unreachable: \(reason)"
         case .malformedTokenResponse: return "the token endpoint's response has no access token"
         }
@@ -103,13 +108,19 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
 
     /// What `dump` and debuggers show: no private key, no cached token.
     public var customMirror: Mirror {
-        Mirror(self, children: ["clientEmail": key.clientEmail, "tokenEndpoint": tokenEndpoint, "privateKey": RedactedValue("present")],
-               displayStyle: .class)
+        Mirror(
+            self,
+            children: [
+                "clientEmail": key.clientEmail, "tokenEndpoint": tokenEndpoint, "privateKey": RedactedValue("present"),
+            ],
+            displayStyle: .class)
     }
 
     /// Reads a key file.
-    public convenience init(keyFile path: String, tokenEndpoint: String? = nil, transport: any HTTPTransport = URLSessionTransport.shared,
-                            now: @escaping @Sendable () -> Date = Date.init) throws {
+    public convenience init(
+        keyFile path: String, tokenEndpoint: String? = nil, transport: any HTTPTransport = URLSessionTransport.shared,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) throws {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -120,13 +131,16 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
     }
 
     /// Reads a key from its JSON.
-    public init(json: Data, tokenEndpoint: String? = nil, transport: any HTTPTransport = URLSessionTransport.shared,
-                now: @escaping @Sendable () -> Date = Date.init) throws {
+    public init(
+        json: Data, tokenEndpoint: String? = nil, transport: any HTTPTransport = URLSessionTransport.shared,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) throws {
         let kind: CredentialFileKind
         do {
             kind = try JSONDecoder().decode(CredentialFileKind.self, from: json)
             guard kind.type == Self.keyFileType else {
-                throw AdminCredentialError.malformedKeyFile(reason: "type is \"\(kind.type)\", not \"\(Self.keyFileType)\"")
+                throw AdminCredentialError.malformedKeyFile(
+                    reason: "type is \"\(kind.type)\", not \"\(Self.keyFileType)\"")
             }
             key = try JSONDecoder().decode(Key.self, from: json)
         } catch let error as AdminCredentialError {
@@ -135,20 +149,23 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
             throw AdminCredentialError.malformedKeyFile(reason: "expected JSON with type, client_email and private_key")
         }
         do {
-            signer = try RS256Signer(key: _RSA.Signing.PrivateKey(pemRepresentation: key.privateKey), keyID: key.privateKeyID)
+            signer = try RS256Signer(
+                key: _RSA.Signing.PrivateKey(pemRepresentation: key.privateKey), keyID: key.privateKeyID)
         } catch {
             throw AdminCredentialError.malformedKeyFile(reason: "private_key is not an RSA private key in PEM form")
         }
         let endpoint = tokenEndpoint ?? key.tokenURI ?? Self.defaultTokenEndpoint
         guard endpoint.hasSuffix(Self.tokenPath), URL(string: endpoint)?.host != nil else {
-            throw AdminCredentialError.malformedKeyFile(reason: "the token endpoint must be an absolute URL ending in \(Self.tokenPath)")
+            throw AdminCredentialError.malformedKeyFile(
+                reason: "the token endpoint must be an absolute URL ending in \(Self.tokenPath)")
         }
         self.tokenEndpoint = endpoint
         // The endpoint may be anywhere (an emulator, a proxy): its base URL
         // replaces the production one, and no emulator host applies.
-        client = OAuth2TokenClient(configuration: ClientConfiguration(
-            transport: transport, emulatorHost: nil, baseURL: String(endpoint.dropLast(Self.tokenPath.count)),
-            requestTimeout: .seconds(30), maxResponseBytes: 1 << 20))
+        client = OAuth2TokenClient(
+            configuration: ClientConfiguration(
+                transport: transport, emulatorHost: nil, baseURL: String(endpoint.dropLast(Self.tokenPath.count)),
+                requestTimeout: .seconds(30), maxResponseBytes: 1 << 20))
         self.now = now
     }
 
@@ -160,7 +177,9 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
         transport: any HTTPTransport = URLSessionTransport.shared
     ) throws -> ServiceAccountCredential {
         let name = ApplicationDefaultCredential.environmentVariable
-        guard let path = environment[name], !path.isEmpty else { throw AdminCredentialError.missingEnvironmentVariable(name) }
+        guard let path = environment[name], !path.isEmpty else {
+            throw AdminCredentialError.missingEnvironmentVariable(name)
+        }
         return try ServiceAccountCredential(keyFile: path, tokenEndpoint: tokenEndpoint, transport: transport)
     }
 
@@ -172,16 +191,20 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
     /// The signed JWT assertion (RFC 7523 §2.1); package-visible for tests.
     package func assertion() throws -> String {
         let issuedAt = Int64(now().timeIntervalSince1970)
-        return try signer.sign(JWTBearerClaims(iss: key.clientEmail, scope: Self.scope, aud: tokenEndpoint, iat: issuedAt, exp: issuedAt + 3600))
+        return try signer.sign(
+            JWTBearerClaims(
+                iss: key.clientEmail, scope: Self.scope, aud: tokenEndpoint, iat: issuedAt, exp: issuedAt + 3600))
     }
 
     private func fetch() async throws -> (String, Date) {
         let response: AccessTokenResponse
         do {
-            response = try await client.requestAccessToken(AccessTokenRequest(grantType: OAuthGrantType.jwtBearer.rawValue, assertion: try assertion()))
+            response = try await client.requestAccessToken(
+                AccessTokenRequest(grantType: OAuthGrantType.jwtBearer.rawValue, assertion: try assertion()))
         } catch let error as IdentityToolkitError {
             if let server = error.serverError {
-                throw AdminCredentialError.tokenEndpoint(status: server.status, error: server.shortCode, description: server.detail)
+                throw AdminCredentialError.tokenEndpoint(
+                    status: server.status, error: server.shortCode, description: server.detail)
             }
             if error.code == .undecodableResponse { throw AdminCredentialError.malformedTokenResponse }
             throw AdminCredentialError.tokenEndpointUnreachable(reason: "\(error)")
@@ -201,7 +224,9 @@ final class TokenCache: Sendable {
     private let token = Locked<Token?>(nil)
     private let fetching = SharedFetch<String>()
 
-    func token(now: @Sendable () -> Date, fetch: @escaping @Sendable () async throws -> (String, Date)) async throws -> String {
+    func token(now: @Sendable () -> Date, fetch: @escaping @Sendable () async throws -> (String, Date)) async throws
+        -> String
+    {
         if let token = token.current, token.expires.timeIntervalSince(now()) > 300 { return token.value }
         return try await fetching.value { [token] in
             let (value, expires) = try await fetch()
@@ -233,8 +258,10 @@ public final class ApplicationDefaultCredential: AdminCredential, Sendable {
 
     /// A credential that reads `GOOGLE_APPLICATION_CREDENTIALS` from
     /// `environment` when first used.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment, tokenEndpoint: String? = nil,
-                transport: any HTTPTransport = URLSessionTransport.shared) {
+    public init(
+        environment: [String: String] = ProcessInfo.processInfo.environment, tokenEndpoint: String? = nil,
+        transport: any HTTPTransport = URLSessionTransport.shared
+    ) {
         self.environment = environment
         self.tokenEndpoint = tokenEndpoint
         self.transport = transport
@@ -245,7 +272,8 @@ public final class ApplicationDefaultCredential: AdminCredential, Sendable {
     ///   variable is unset or the file is not a service account key.
     public func serviceAccount() throws -> ServiceAccountCredential {
         if let account = resolved.current { return account }
-        let account = try ServiceAccountCredential.applicationDefault(environment: environment, tokenEndpoint: tokenEndpoint, transport: transport)
+        let account = try ServiceAccountCredential.applicationDefault(
+            environment: environment, tokenEndpoint: tokenEndpoint, transport: transport)
         return resolved.withLock { stored in
             if let stored { return stored }
             stored = account

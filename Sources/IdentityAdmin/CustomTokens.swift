@@ -1,7 +1,7 @@
 public import Foundation
+import IdentitySupport
 public import IdentityToolkit
 import IdentityToolkitJWT
-import IdentitySupport
 
 /// Why a custom token could not be made. A struct over a private enum, so
 /// a later release can add a case.
@@ -44,10 +44,14 @@ enum CustomTokenMinter: Sendable {
     case none
 
     /// The names firebase-admin refuses as developer claims.
-    static let reservedClaims: Set<String> = ["acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "iat",
-                                              "iss", "jti", "nbf", "nonce", "sub", "firebase"]
+    static let reservedClaims: Set<String> = [
+        "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "iat",
+        "iss", "jti", "nbf", "nonce", "sub", "firebase",
+    ]
 
-    func mint(uid: String, tenantID: String?, developerClaims: [String: JSONValue]?, now: Date) throws(CustomTokenError) -> String {
+    func mint(uid: String, tenantID: String?, developerClaims: [String: JSONValue]?, now: Date) throws(CustomTokenError)
+        -> String
+    {
         guard (1...128).contains(uid.count) else {
             throw CustomTokenError(code: .invalidUID, detail: "the uid must have 1 to 128 characters, not \(uid.count)")
         }
@@ -85,7 +89,9 @@ enum CustomTokenMinter: Sendable {
             return try CustomTokenMinter.serviceAccount(email: account.key.clientEmail, signer: account.signer)
                 .mint(uid: uid, tenantID: tenantID, developerClaims: developerClaims, now: now)
         case .none:
-            throw CustomTokenError(code: .noSigningKey, detail: "this credential has no private key: use a service account key (or the emulator)")
+            throw CustomTokenError(
+                code: .noSigningKey,
+                detail: "this credential has no private key: use a service account key (or the emulator)")
         }
     }
 }
@@ -101,7 +107,9 @@ extension BaseAuth {
     ///   - developerClaims: Extra claims the ID token will carry (not the reserved JWT names).
     ///   - now: The issue time (for tests).
     /// - Throws: ``CustomTokenError``.
-    public func createCustomToken(uid: String, developerClaims: [String: JSONValue]? = nil, now: Date = Date()) throws(CustomTokenError) -> String {
+    public func createCustomToken(uid: String, developerClaims: [String: JSONValue]? = nil, now: Date = Date())
+        throws(CustomTokenError) -> String
+    {
         try customTokens.mint(uid: uid, tenantID: tenantID, developerClaims: developerClaims, now: now)
     }
 }

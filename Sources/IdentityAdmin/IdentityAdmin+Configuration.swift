@@ -29,11 +29,13 @@ extension IdentityAdmin {
         let projectID = try config.requiredString(forKey: "projectId")
         let timeout = config.double(forKey: "requestTimeout", default: 30)
         guard timeout > 0, timeout.isFinite else {
-            throw AdminValidationError(field: "requestTimeout", message: "must be a positive number of seconds, not \(timeout)")
+            throw AdminValidationError(
+                field: "requestTimeout", message: "must be a positive number of seconds, not \(timeout)")
         }
         let emulatorHost = config.string(forKey: "emulatorHost").flatMap { $0.isEmpty ? nil : $0 }
-        let configuration = ClientConfiguration(transport: transport, emulatorHost: emulatorHost ?? ClientConfiguration.environmentEmulatorHost(),
-                                                requestTimeout: .milliseconds(Int64(timeout * 1000)))
+        let configuration = ClientConfiguration(
+            transport: transport, emulatorHost: emulatorHost ?? ClientConfiguration.environmentEmulatorHost(),
+            requestTimeout: .milliseconds(Int64(timeout * 1000)))
         let credential: any AdminCredential
         if configuration.emulatorHost != nil {
             credential = EmulatorOwnerCredential()
@@ -42,8 +44,9 @@ extension IdentityAdmin {
         } else {
             credential = ApplicationDefaultCredential(transport: transport)
         }
-        self.init(projectID: projectID, credential: credential, configuration: configuration, tokenCache: .default,
-                  emulatorNamedInCode: emulatorHost != nil)
+        self.init(
+            projectID: projectID, credential: credential, configuration: configuration, tokenCache: .default,
+            emulatorNamedInCode: emulatorHost != nil)
     }
 }
 #endif

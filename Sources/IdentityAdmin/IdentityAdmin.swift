@@ -1,7 +1,7 @@
 import Foundation
+import IdentitySupport
 public import IdentityToolkit
 import Logging
-import IdentitySupport
 
 /// Admin access to a project: its users (``BaseAuth``: token and session
 /// cookie verification, user management), its configuration
@@ -23,10 +23,14 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     ///     mode on, one warning line says so (a `.env` file that reached
     ///     production shows in the log).
     ///   - configuration: Transport, emulator host (`FIREBASE_AUTH_EMULATOR_HOST` by default), timeouts, logging.
-    public init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration = ClientConfiguration()) {
+    public init(
+        projectID: String, credential: any AdminCredential, configuration: ClientConfiguration = ClientConfiguration()
+    ) {
         self.configuration = configuration
-        super.init(projectID: projectID, tenantID: nil,
-                   parts: Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: .default))
+        super.init(
+            projectID: projectID, tenantID: nil,
+            parts: Self.parts(
+                projectID: projectID, credential: credential, configuration: configuration, tokenCache: .default))
     }
 
     /// An instance whose token checks remember as `tokenCache` says
@@ -38,29 +42,42 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     ///   - tokenCache: How many verified tokens are recognised without a new
     ///     signature check, and for how long; how long a `checkRevoked`
     ///     lookup answers later checks.
-    public init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions) {
+    public init(
+        projectID: String, credential: any AdminCredential, configuration: ClientConfiguration,
+        tokenCache: TokenCacheOptions
+    ) {
         self.configuration = configuration
-        super.init(projectID: projectID, tenantID: nil,
-                   parts: Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: tokenCache))
+        super.init(
+            projectID: projectID, tenantID: nil,
+            parts: Self.parts(
+                projectID: projectID, credential: credential, configuration: configuration, tokenCache: tokenCache))
     }
 
     /// As the initializer above, with the account states aging by `clock`
     /// (tests), whether the emulator host was named in code
     /// (``emulator(projectID:hostAndPort:transport:)``), and the account
     /// lookups' guard (tests).
-    init(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions,
-         accountStateClock clock: @escaping @Sendable () -> Date = Date.init, emulatorNamedInCode: Bool = false, accountLookups: AccountLookups? = nil) {
+    init(
+        projectID: String, credential: any AdminCredential, configuration: ClientConfiguration,
+        tokenCache: TokenCacheOptions,
+        accountStateClock clock: @escaping @Sendable () -> Date = Date.init, emulatorNamedInCode: Bool = false,
+        accountLookups: AccountLookups? = nil
+    ) {
         self.configuration = configuration
-        var parts = Self.parts(projectID: projectID, credential: credential, configuration: configuration, tokenCache: tokenCache,
-                               accountStateClock: clock, emulatorNamedInCode: emulatorNamedInCode)
+        var parts = Self.parts(
+            projectID: projectID, credential: credential, configuration: configuration, tokenCache: tokenCache,
+            accountStateClock: clock, emulatorNamedInCode: emulatorNamedInCode)
         if let accountLookups { parts.accountLookups = accountLookups }
         super.init(projectID: projectID, tenantID: nil, parts: parts)
     }
 
     /// What both initializers hand to ``BaseAuth`` (two designated
     /// initializers, so that the first one stays what it was in 1.0).
-    private static func parts(projectID: String, credential: any AdminCredential, configuration: ClientConfiguration, tokenCache: TokenCacheOptions,
-                              accountStateClock: @escaping @Sendable () -> Date = Date.init, emulatorNamedInCode: Bool = false) -> Parts {
+    private static func parts(
+        projectID: String, credential: any AdminCredential, configuration: ClientConfiguration,
+        tokenCache: TokenCacheOptions,
+        accountStateClock: @escaping @Sendable () -> Date = Date.init, emulatorNamedInCode: Bool = false
+    ) -> Parts {
         let accessToken: @Sendable () async throws -> String
         let customTokens: CustomTokenMinter
         if let account = credential as? ServiceAccountCredential {
@@ -70,8 +87,10 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
         } else {
             customTokens = .none
         }
-        if let line = emulatorModeLine(configured: configuration.emulatorHost, environment: ClientConfiguration.environmentEmulatorHost(),
-                                       namedInCode: emulatorNamedInCode) {
+        if let line = emulatorModeLine(
+            configured: configuration.emulatorHost, environment: ClientConfiguration.environmentEmulatorHost(),
+            namedInCode: emulatorNamedInCode)
+        {
             configuration.logger.log(level: line.level, "\(line.message)")
         }
         if configuration.emulatorHost != nil {
@@ -81,19 +100,28 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
             accessToken = { try await credential.accessToken() }
         }
         // The key routes' emulator forms when the configuration names an emulator.
-        return Parts(client: AdminClient(accessToken: accessToken, configuration: configuration),
-                customTokens: configuration.emulatorHost == nil ? customTokens : .unsigned,
-                idTokenVerifier: IDTokenVerifier(projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration)).withCache(tokenCache),
-                sessionCookieVerifier: IDTokenVerifier(projectID: projectID, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration))
-                    .withCache(tokenCache),
-                accountStates: AccountStateCache(tokenCache, now: accountStateClock),
-                accountLookups: AccountLookups(logger: configuration.logger))
+        return Parts(
+            client: AdminClient(accessToken: accessToken, configuration: configuration),
+            customTokens: configuration.emulatorHost == nil ? customTokens : .unsigned,
+            idTokenVerifier: IDTokenVerifier(
+                projectID: projectID, keys: GooglePublicKeysClient(configuration: configuration)
+            ).withCache(tokenCache),
+            sessionCookieVerifier: IDTokenVerifier(
+                projectID: projectID, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration)
+            )
+            .withCache(tokenCache),
+            accountStates: AccountStateCache(tokenCache, now: accountStateClock),
+            accountLookups: AccountLookups(logger: configuration.logger))
     }
 
     /// An instance for the emulator at `host:port`, authorised as its owner.
-    public static func emulator(projectID: String, hostAndPort: String, transport: any HTTPTransport = URLSessionTransport.shared) -> IdentityAdmin {
-        IdentityAdmin(projectID: projectID, credential: EmulatorOwnerCredential(),
-                      configuration: ClientConfiguration(transport: transport, emulatorHost: hostAndPort), tokenCache: .default, emulatorNamedInCode: true)
+    public static func emulator(
+        projectID: String, hostAndPort: String, transport: any HTTPTransport = URLSessionTransport.shared
+    ) -> IdentityAdmin {
+        IdentityAdmin(
+            projectID: projectID, credential: EmulatorOwnerCredential(),
+            configuration: ClientConfiguration(transport: transport, emulatorHost: hostAndPort), tokenCache: .default,
+            emulatorNamedInCode: true)
     }
 
     /// The one line that says where admin calls go when an emulator is in
@@ -101,23 +129,38 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
     /// decided it (a `.env` file that reached production shows in the log) or
     /// when it names another host than the one given in code; a debug line
     /// when code chose the emulator; nil when neither names one.
-    static func emulatorModeLine(configured: String?, environment: String?, namedInCode: Bool) -> (level: Logger.Level, message: String)? {
+    static func emulatorModeLine(configured: String?, environment: String?, namedInCode: Bool) -> (
+        level: Logger.Level, message: String
+    )? {
         let variable = ClientConfiguration.emulatorEnvironmentVariable
         let safe = { (host: String) in LogSafeText.escaping(host, limit: 64) }
-        let consequence = "over plain HTTP as 'Bearer owner' (the credential is not used), and tokens are verified with that host's keys"
+        let consequence =
+            "over plain HTTP as 'Bearer owner' (the credential is not used), and tokens are verified with that host's keys"
         switch (configured, environment) {
         case (nil, nil):
             return nil
         case (nil, let environment?):
-            return (.warning, "\(variable) names \(safe(environment)), but this configuration's emulatorHost is nil, which wins: admin calls go to Google")
+            return (
+                .warning,
+                "\(variable) names \(safe(environment)), but this configuration's emulatorHost is nil, which wins: admin calls go to Google"
+            )
         case (let configured?, nil):
             return (.debug, "admin calls go to the emulator at \(safe(configured)) named in code, \(consequence)")
         case (let configured?, let environment?) where configured != environment:
-            return (.warning, "\(variable) names \(safe(environment)), but the emulator host named in code, \(safe(configured)), wins: admin calls go there \(consequence)")
+            return (
+                .warning,
+                "\(variable) names \(safe(environment)), but the emulator host named in code, \(safe(configured)), wins: admin calls go there \(consequence)"
+            )
         case (let configured?, _) where namedInCode:
-            return (.debug, "admin calls go to the emulator at \(safe(configured)) named in code (\(variable) names the same host), \(consequence)")
+            return (
+                .debug,
+                "admin calls go to the emulator at \(safe(configured)) named in code (\(variable) names the same host), \(consequence)"
+            )
         case (let configured?, _):
-            return (.warning, "\(variable) is set: admin calls go to the emulator at \(safe(configured)) \(consequence); unset it in production")
+            return (
+                .warning,
+                "\(variable) is set: admin calls go to the emulator at \(safe(configured)) \(consequence); unset it in production"
+            )
         }
     }
 
@@ -134,10 +177,14 @@ public final class IdentityAdmin: BaseAuth, @unchecked Sendable {
 /// with ``TokenVerificationError/tenantMismatch(expected:found:)``.
 public final class TenantAwareAuth: BaseAuth, @unchecked Sendable {
     init(admin: IdentityAdmin, tenantID: String) {
-        super.init(projectID: admin.projectID, tenantID: tenantID, parts: Parts(
-            client: admin.client, customTokens: admin.customTokens, idTokenVerifier: admin.idTokenVerifier.forTenant(tenantID),
-            sessionCookieVerifier: admin.sessionCookieVerifier.forTenant(tenantID), accountStates: admin.accountStates,
-            accountLookups: admin.accountLookups))
+        super.init(
+            projectID: admin.projectID, tenantID: tenantID,
+            parts: Parts(
+                client: admin.client, customTokens: admin.customTokens,
+                idTokenVerifier: admin.idTokenVerifier.forTenant(tenantID),
+                sessionCookieVerifier: admin.sessionCookieVerifier.forTenant(tenantID),
+                accountStates: admin.accountStates,
+                accountLookups: admin.accountLookups))
     }
 }
 
@@ -179,10 +226,12 @@ public final class ProjectConfigManager: Sendable {
         let mask = request.multiFactorConfig?.updateMask(prefix: ProjectConfig.FieldPath.mfa) ?? []
         // An empty mask would make the server replace every field: refuse it.
         guard !mask.isEmpty else {
-            throw AdminValidationError(field: "UpdateProjectConfigRequest", message: "must set at least one field to update")
+            throw AdminValidationError(
+                field: "UpdateProjectConfigRequest", message: "must set at least one field to update")
         }
         let config = try await admin.client.updateProjectConfig(
-            project: admin.projectID, updateMask: mask.joined(separator: ","), body: ProjectConfig(mfa: request.multiFactorConfig?.wire))
+            project: admin.projectID, updateMask: mask.joined(separator: ","),
+            body: ProjectConfig(mfa: request.multiFactorConfig?.wire))
         return ProjectConfigInfo(multiFactorConfig: config.mfa.map(MultiFactorConfig.init(wire:)))
     }
 }
@@ -205,7 +254,8 @@ public struct TenantInfo: Sendable, Hashable {
         tenantID = String((tenant.name ?? "").split(separator: "/").last ?? "")
         displayName = tenant.displayName
         multiFactorConfig = tenant.mfaConfig.map(MultiFactorConfig.init(wire:))
-        emailSignInConfig = EmailSignInConfig(enabled: tenant.allowPasswordSignup ?? false, passwordRequired: !(tenant.enableEmailLinkSignin ?? false))
+        emailSignInConfig = EmailSignInConfig(
+            enabled: tenant.allowPasswordSignup ?? false, passwordRequired: !(tenant.enableEmailLinkSignin ?? false))
         anonymousSignInEnabled = tenant.enableAnonymousUser ?? false
     }
 }
@@ -237,8 +287,11 @@ public struct TenantRequest: Sendable, Hashable {
     public var anonymousSignInEnabled: Bool?
 
     /// A request setting the fields that are not nil.
-    public init(displayName: String? = nil, multiFactorConfig: MultiFactorConfig? = nil, emailSignInConfig: EmailSignInConfig? = nil,
-                anonymousSignInEnabled: Bool? = nil) {
+    public init(
+        displayName: String? = nil, multiFactorConfig: MultiFactorConfig? = nil,
+        emailSignInConfig: EmailSignInConfig? = nil,
+        anonymousSignInEnabled: Bool? = nil
+    ) {
         self.displayName = displayName
         self.multiFactorConfig = multiFactorConfig
         self.emailSignInConfig = emailSignInConfig
@@ -246,9 +299,11 @@ public struct TenantRequest: Sendable, Hashable {
     }
 
     var wire: Tenant {
-        Tenant(displayName: displayName, allowPasswordSignup: emailSignInConfig?.enabled,
-               enableEmailLinkSignin: emailSignInConfig.map { !$0.passwordRequired }, enableAnonymousUser: anonymousSignInEnabled,
-               mfaConfig: multiFactorConfig?.wire)
+        Tenant(
+            displayName: displayName, allowPasswordSignup: emailSignInConfig?.enabled,
+            enableEmailLinkSignin: emailSignInConfig.map { !$0.passwordRequired },
+            enableAnonymousUser: anonymousSignInEnabled,
+            mfaConfig: multiFactorConfig?.wire)
     }
 
     var updateMask: [String] {
@@ -289,9 +344,14 @@ public final class TenantManager: Sendable {
     ///   - pageToken: The previous page's ``ListTenantsResult/pageToken``; nil for the first page.
     public func listTenants(pageSize: Int = 1000, pageToken: String? = nil) async throws -> ListTenantsResult {
         let maximum = IdentityPlatformLimits.maximumPageSize
-        guard (1...maximum).contains(pageSize) else { throw AdminValidationError(field: "pageSize", message: "must be 1 to \(maximum)") }
-        let page = try await admin.client.listTenants(project: admin.projectID, pageSize: Int32(pageSize), pageToken: pageToken)
-        return ListTenantsResult(tenants: (page.tenants ?? []).map(TenantInfo.init), pageToken: page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 })
+        guard (1...maximum).contains(pageSize) else {
+            throw AdminValidationError(field: "pageSize", message: "must be 1 to \(maximum)")
+        }
+        let page = try await admin.client.listTenants(
+            project: admin.projectID, pageSize: Int32(pageSize), pageToken: pageToken)
+        return ListTenantsResult(
+            tenants: (page.tenants ?? []).map(TenantInfo.init),
+            pageToken: page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// Deletes tenant `tenantID` and its users.
@@ -318,7 +378,9 @@ public final class TenantManager: Sendable {
         guard !request.updateMask.isEmpty else {
             throw AdminValidationError(field: "TenantRequest", message: "must set at least one field to update")
         }
-        return TenantInfo(try await admin.client.updateTenant(
-            project: admin.projectID, tenant: tenantID, updateMask: request.updateMask.joined(separator: ","), body: request.wire))
+        return TenantInfo(
+            try await admin.client.updateTenant(
+                project: admin.projectID, tenant: tenantID, updateMask: request.updateMask.joined(separator: ","),
+                body: request.wire))
     }
 }

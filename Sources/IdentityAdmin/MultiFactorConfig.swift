@@ -46,7 +46,10 @@ public struct MultiFactorConfig: Sendable, Hashable {
     public var providerConfigs: [MultiFactorProviderConfig]?
 
     /// Settings with the fields that are not nil.
-    public init(state: MultiFactorConfigState? = nil, factorIds: [String]? = nil, providerConfigs: [MultiFactorProviderConfig]? = nil) {
+    public init(
+        state: MultiFactorConfigState? = nil, factorIds: [String]? = nil,
+        providerConfigs: [MultiFactorProviderConfig]? = nil
+    ) {
         self.state = state
         self.factorIds = factorIds
         self.providerConfigs = providerConfigs
@@ -54,27 +57,37 @@ public struct MultiFactorConfig: Sendable, Hashable {
 
     /// TOTP on, with `adjacentIntervals` steps of tolerance.
     public static func totpEnabled(adjacentIntervals: Int? = nil) -> MultiFactorConfig {
-        MultiFactorConfig(providerConfigs: [MultiFactorProviderConfig(state: .enabled, totpProviderConfig: TOTPMultiFactorProviderConfig(adjacentIntervals: adjacentIntervals))])
+        MultiFactorConfig(providerConfigs: [
+            MultiFactorProviderConfig(
+                state: .enabled, totpProviderConfig: TOTPMultiFactorProviderConfig(adjacentIntervals: adjacentIntervals)
+            )
+        ])
     }
 
     /// TOTP off.
     public static var totpDisabled: MultiFactorConfig {
-        MultiFactorConfig(providerConfigs: [MultiFactorProviderConfig(state: .disabled, totpProviderConfig: TOTPMultiFactorProviderConfig())])
+        MultiFactorConfig(providerConfigs: [
+            MultiFactorProviderConfig(state: .disabled, totpProviderConfig: TOTPMultiFactorProviderConfig())
+        ])
     }
 
     /// Checks the rules firebase-admin-node checks before any request.
     /// - Parameter field: How the config is named in messages (`multiFactorConfig`).
     public func validate(field: String = "multiFactorConfig") throws(AdminValidationError) {
         for (index, id) in (factorIds ?? []).enumerated() where id != SecondFactorID.phone.rawValue {
-            throw AdminValidationError(field: "\(field).factorIds[\(index)]", message: "must be \"phone\", not \"\(id)\"")
+            throw AdminValidationError(
+                field: "\(field).factorIds[\(index)]", message: "must be \"phone\", not \"\(id)\"")
         }
         for (index, provider) in (providerConfigs ?? []).enumerated() {
             let path = "\(field).providerConfigs[\(index)]"
             guard let totp = provider.totpProviderConfig else {
                 throw AdminValidationError(field: "\(path).totpProviderConfig", message: "is required")
             }
-            if let intervals = totp.adjacentIntervals, !IdentityPlatformLimits.totpAdjacentIntervals.contains(Int(intervals)) {
-                throw AdminValidationError(field: "\(path).totpProviderConfig.adjacentIntervals", message: "must be an integer from 0 to 10")
+            if let intervals = totp.adjacentIntervals,
+                !IdentityPlatformLimits.totpAdjacentIntervals.contains(Int(intervals))
+            {
+                throw AdminValidationError(
+                    field: "\(path).totpProviderConfig.adjacentIntervals", message: "must be an integer from 0 to 10")
             }
         }
     }
@@ -97,7 +110,9 @@ public struct MultiFactorConfig: Sendable, Hashable {
         state = try dictionary.state("state")
         if let ids = try dictionary.array("factorIds") {
             factorIds = try ids.enumerated().map { index, value throws(AdminValidationError) in
-                guard case .string(let id) = value else { throw AdminValidationError(field: "\(field).factorIds[\(index)]", message: "must be a string") }
+                guard case .string(let id) = value else {
+                    throw AdminValidationError(field: "\(field).factorIds[\(index)]", message: "must be a string")
+                }
                 return id
             }
         }
@@ -105,11 +120,15 @@ public struct MultiFactorConfig: Sendable, Hashable {
             providerConfigs = try providers.enumerated().map { index, value throws(AdminValidationError) in
                 let path = "\(field).providerConfigs[\(index)]"
                 let provider = try JSONFields(value, field: path, allowed: ["state", "totpProviderConfig"])
-                guard let state = try provider.state("state") else { throw AdminValidationError(field: "\(path).state", message: "is required") }
+                guard let state = try provider.state("state") else {
+                    throw AdminValidationError(field: "\(path).state", message: "is required")
+                }
                 var totp: TOTPMultiFactorProviderConfig?
                 if let totpValue = provider.value("totpProviderConfig") {
-                    let fields = try JSONFields(totpValue, field: "\(path).totpProviderConfig", allowed: ["adjacentIntervals"])
-                    totp = TOTPMultiFactorProviderConfig(adjacentIntervals: try fields.integer("adjacentIntervals", range: 0...10))
+                    let fields = try JSONFields(
+                        totpValue, field: "\(path).totpProviderConfig", allowed: ["adjacentIntervals"])
+                    totp = TOTPMultiFactorProviderConfig(
+                        adjacentIntervals: try fields.integer("adjacentIntervals", range: 0...10))
                 }
                 return MultiFactorProviderConfig(state: state, totpProviderConfig: totp)
             }
@@ -123,8 +142,11 @@ public struct MultiFactorConfig: Sendable, Hashable {
             state: state.map { $0 == .enabled ? MfaState.enabled : .disabled },
             enabledProviders: factorIds.map { $0.map { _ in MfaProvider.phoneSms } },
             providerConfigs: providerConfigs?.map { provider in
-                MfaProviderConfig(state: provider.state == .enabled ? MfaProviderState.enabled : .disabled,
-                                  totpProviderConfig: provider.totpProviderConfig.map { TotpMfaProviderConfig(adjacentIntervals: $0.adjacentIntervals.map(Int32.init)) })
+                MfaProviderConfig(
+                    state: provider.state == .enabled ? MfaProviderState.enabled : .disabled,
+                    totpProviderConfig: provider.totpProviderConfig.map {
+                        TotpMfaProviderConfig(adjacentIntervals: $0.adjacentIntervals.map(Int32.init))
+                    })
             })
     }
 
@@ -152,8 +174,11 @@ public struct MultiFactorConfig: Sendable, Hashable {
                 return ids.isEmpty ? nil : ids
             },
             providerConfigs: wire.providerConfigs?.map { provider in
-                MultiFactorProviderConfig(state: state(provider.state),
-                                          totpProviderConfig: provider.totpProviderConfig.map { TOTPMultiFactorProviderConfig(adjacentIntervals: $0.adjacentIntervals.map(Int.init)) })
+                MultiFactorProviderConfig(
+                    state: state(provider.state),
+                    totpProviderConfig: provider.totpProviderConfig.map {
+                        TOTPMultiFactorProviderConfig(adjacentIntervals: $0.adjacentIntervals.map(Int.init))
+                    })
             })
     }
 
@@ -184,7 +209,9 @@ struct JSONFields {
     let field: String
 
     init(_ value: JSONValue, field: String, allowed: Set<String>) throws(AdminValidationError) {
-        guard case .object(let fields) = value else { throw AdminValidationError(field: field, message: "must be an object") }
+        guard case .object(let fields) = value else {
+            throw AdminValidationError(field: field, message: "must be an object")
+        }
         for key in fields.keys.sorted() where !allowed.contains(key) {
             throw AdminValidationError(field: "\(field).\(key)", message: "is not a valid field")
         }
@@ -209,7 +236,9 @@ struct JSONFields {
 
     func array(_ key: String) throws(AdminValidationError) -> [JSONValue]? {
         guard let value = fields[key] else { return nil }
-        guard case .array(let array) = value else { throw AdminValidationError(field: "\(field).\(key)", message: "must be an array") }
+        guard case .array(let array) = value else {
+            throw AdminValidationError(field: "\(field).\(key)", message: "must be an array")
+        }
         return array
     }
 
@@ -217,7 +246,8 @@ struct JSONFields {
     func integer(_ key: String, range: ClosedRange<Int>) throws(AdminValidationError) -> Int? {
         guard let value = fields[key] else { return nil }
         guard case .number(let number) = value, let integer = Int(exactly: number), range.contains(integer) else {
-            throw AdminValidationError(field: "\(field).\(key)", message: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            throw AdminValidationError(
+                field: "\(field).\(key)", message: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
         return integer
     }

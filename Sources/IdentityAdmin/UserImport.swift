@@ -1,11 +1,13 @@
 public import Foundation
-public import IdentityToolkit
 import IdentitySupport
+public import IdentityToolkit
 
 /// An account to import with ``BaseAuth/importUsers(_:options:)``
 /// (firebase-admin's `UserImportRecord`): a user moved from another
 /// system, with the password hash it had there.
-public struct UserImportRecord: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct UserImportRecord: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The uid to give the account, 1 to 128 characters.
     public var uid: String
     /// The email address.
@@ -35,9 +37,14 @@ public struct UserImportRecord: Sendable, Hashable, CustomStringConvertible, Cus
     public var phoneFactors: [PhoneFactorImport]
 
     /// A record with the uid; the other fields are set as needed.
-    public init(uid: String, email: String? = nil, emailVerified: Bool? = nil, displayName: String? = nil, photoURL: String? = nil,
-                phoneNumber: String? = nil, disabled: Bool? = nil, metadata: UserMetadata? = nil, providerData: [UserProviderInfo] = [],
-                customClaims: [String: JSONValue]? = nil, passwordHash: Data? = nil, passwordSalt: Data? = nil, phoneFactors: [PhoneFactorImport] = []) {
+    public init(
+        uid: String, email: String? = nil, emailVerified: Bool? = nil, displayName: String? = nil,
+        photoURL: String? = nil,
+        phoneNumber: String? = nil, disabled: Bool? = nil, metadata: UserMetadata? = nil,
+        providerData: [UserProviderInfo] = [],
+        customClaims: [String: JSONValue]? = nil, passwordHash: Data? = nil, passwordSalt: Data? = nil,
+        phoneFactors: [PhoneFactorImport] = []
+    ) {
         self.uid = uid
         self.email = email
         self.emailVerified = emailVerified
@@ -63,7 +70,9 @@ public struct UserImportRecord: Sendable, Hashable, CustomStringConvertible, Cus
 
     /// A mirror without the hash and the salt, so `dump` and debuggers do not show them.
     public var customMirror: Mirror {
-        Mirror(self, children: ["uid": uid, "email": email as Any, "passwordHash": passwordHash == nil ? "nil" : "<redacted>"])
+        Mirror(
+            self,
+            children: ["uid": uid, "email": email as Any, "passwordHash": passwordHash == nil ? "nil" : "<redacted>"])
     }
 }
 
@@ -81,7 +90,9 @@ public struct UserProviderInfo: Sendable, Hashable {
     public var photoURL: String?
 
     /// A linked provider account.
-    public init(providerID: String, uid: String, email: String? = nil, displayName: String? = nil, photoURL: String? = nil) {
+    public init(
+        providerID: String, uid: String, email: String? = nil, displayName: String? = nil, photoURL: String? = nil
+    ) {
         self.providerID = providerID
         self.uid = uid
         self.email = email
@@ -115,11 +126,18 @@ public struct PhoneFactorImport: Sendable, Hashable {
 /// carries exactly what its algorithm needs, so none can be left out.
 public enum UserImportHash: Sendable, Hashable, CustomStringConvertible {
     /// HMAC of the salt and password under `key`.
-    case hmacSHA512(key: Data), hmacSHA256(key: Data), hmacSHA1(key: Data), hmacMD5(key: Data)
+    case hmacSHA512(key: Data)
+    case hmacSHA256(key: Data)
+    case hmacSHA1(key: Data)
+    case hmacMD5(key: Data)
     /// The hash applied `rounds` times (1 to 8192; MD5 0 to 8192).
-    case sha512(rounds: Int), sha256(rounds: Int), sha1(rounds: Int), md5(rounds: Int)
+    case sha512(rounds: Int)
+    case sha256(rounds: Int)
+    case sha1(rounds: Int)
+    case md5(rounds: Int)
     /// PBKDF2 with `rounds` iterations (0 to 120,000).
-    case pbkdfSHA1(rounds: Int), pbkdf2SHA256(rounds: Int)
+    case pbkdfSHA1(rounds: Int)
+    case pbkdf2SHA256(rounds: Int)
     /// Firebase's modified scrypt, with the project's parameters from the
     /// console's "Password hash parameters": the signer key, the salt
     /// separator, rounds (1 to 8) and memory cost (1 to 14).
@@ -155,12 +173,16 @@ public enum UserImportHash: Sendable, Hashable, CustomStringConvertible {
         request.hashAlgorithm = algorithm
         func rounds(_ value: Int, _ range: ClosedRange<Int>) throws(AdminValidationError) -> Int32 {
             guard range.contains(value) else {
-                throw AdminValidationError(field: "hash.rounds", message: "must be \(range.lowerBound) to \(range.upperBound) for \(algorithm.rawValue)")
+                throw AdminValidationError(
+                    field: "hash.rounds",
+                    message: "must be \(range.lowerBound) to \(range.upperBound) for \(algorithm.rawValue)")
             }
             return Int32(value)
         }
         func key(_ value: Data) throws(AdminValidationError) -> String {
-            guard !value.isEmpty else { throw AdminValidationError(field: "hash.key", message: "must not be empty for \(algorithm.rawValue)") }
+            guard !value.isEmpty else {
+                throw AdminValidationError(field: "hash.key", message: "must not be empty for \(algorithm.rawValue)")
+            }
             return value.base64URLEncoded
         }
         switch self {
@@ -176,12 +198,17 @@ public enum UserImportHash: Sendable, Hashable, CustomStringConvertible {
             request.signerKey = try key(signer)
             request.saltSeparator = separator.base64URLEncoded
             request.rounds = try rounds(value, 1...8)
-            guard (1...14).contains(memoryCost) else { throw AdminValidationError(field: "hash.memoryCost", message: "must be 1 to 14 for SCRYPT") }
+            guard (1...14).contains(memoryCost) else {
+                throw AdminValidationError(field: "hash.memoryCost", message: "must be 1 to 14 for SCRYPT")
+            }
             request.memoryCost = Int32(memoryCost)
         case .standardScrypt(let memoryCost, let parallelization, let blockSize, let derivedKeyLength):
-            for (field, value) in [("memoryCost", memoryCost), ("parallelization", parallelization), ("blockSize", blockSize),
-                                   ("derivedKeyLength", derivedKeyLength)] where !(1...Int(Int32.max)).contains(value) {
-                throw AdminValidationError(field: "hash.\(field)", message: "must be a positive number for STANDARD_SCRYPT")
+            for (field, value) in [
+                ("memoryCost", memoryCost), ("parallelization", parallelization), ("blockSize", blockSize),
+                ("derivedKeyLength", derivedKeyLength),
+            ] where !(1...Int(Int32.max)).contains(value) {
+                throw AdminValidationError(
+                    field: "hash.\(field)", message: "must be a positive number for STANDARD_SCRYPT")
             }
             request.cpuMemCost = Int32(memoryCost)
             request.parallelization = Int32(parallelization)
@@ -253,9 +280,12 @@ extension BaseAuth {
     ///   records, or a record with a hash but no ``UserImportOptions/hash``
     ///   (or a hash option out of range); the server's error for a request
     ///   it refuses whole.
-    public func importUsers(_ users: [UserImportRecord], options: UserImportOptions? = nil) async throws -> UserImportResult {
+    public func importUsers(_ users: [UserImportRecord], options: UserImportOptions? = nil) async throws
+        -> UserImportResult
+    {
         guard users.count <= Self.maximumImportBatch else {
-            throw AdminValidationError(field: "users", message: "must hold at most \(Self.maximumImportBatch) records, not \(users.count)")
+            throw AdminValidationError(
+                field: "users", message: "must hold at most \(Self.maximumImportBatch) records, not \(users.count)")
         }
         var failures: [UserImportFailure] = []
         var sent: [(index: Int, user: UserInfo)] = []
@@ -269,7 +299,8 @@ extension BaseAuth {
         var request = UploadAccountRequest(users: sent.map(\.user), tenantId: tenantID)
         if sent.contains(where: { $0.user.passwordHash != nil }) {
             guard let hash = options?.hash else {
-                throw AdminValidationError(field: "options.hash", message: "is required when a record has a passwordHash")
+                throw AdminValidationError(
+                    field: "options.hash", message: "is required when a record has a passwordHash")
             }
             try hash.apply(to: &request)
         }
@@ -282,7 +313,8 @@ extension BaseAuth {
             }
         }
         failures.sort { $0.index < $1.index }
-        return UserImportResult(successCount: users.count - failures.count, failureCount: failures.count, errors: failures)
+        return UserImportResult(
+            successCount: users.count - failures.count, failureCount: failures.count, errors: failures)
     }
 }
 
@@ -290,21 +322,31 @@ extension UserImportRecord {
     /// The record on the wire, checked as firebase-admin checks it.
     func wire(tenantID: String?) throws(AdminValidationError) -> UserInfo {
         guard IdentityPlatformLimits.isValidUID(uid) else {
-            throw AdminValidationError(field: "uid", message: "must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
+            throw AdminValidationError(
+                field: "uid", message: "must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
         }
-        if let email, !email.contains("@") { throw AdminValidationError(field: "email", message: "must be an email address") }
-        if let phoneNumber, !IdentityPlatformLimits.isE164PhoneNumber(phoneNumber) { throw AdminValidationError(field: "phoneNumber", message: "must be an E.164 number") }
-        if passwordSalt != nil, passwordHash == nil { throw AdminValidationError(field: "passwordSalt", message: "needs a passwordHash") }
+        if let email, !email.contains("@") {
+            throw AdminValidationError(field: "email", message: "must be an email address")
+        }
+        if let phoneNumber, !IdentityPlatformLimits.isE164PhoneNumber(phoneNumber) {
+            throw AdminValidationError(field: "phoneNumber", message: "must be an E.164 number")
+        }
+        if passwordSalt != nil, passwordHash == nil {
+            throw AdminValidationError(field: "passwordSalt", message: "needs a passwordHash")
+        }
         var claims: String?
         if let customClaims {
             for reserved in ReservedClaimName.allKnownValues where customClaims[reserved.rawValue] != nil {
-                throw AdminValidationError(field: "customClaims", message: "must not set the reserved claim \"\(reserved.rawValue)\"")
+                throw AdminValidationError(
+                    field: "customClaims", message: "must not set the reserved claim \"\(reserved.rawValue)\"")
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let text = (try? encoder.encode(customClaims)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             guard text.count <= IdentityPlatformLimits.maximumCustomClaimsLength else {
-                throw AdminValidationError(field: "customClaims", message: "must be at most \(IdentityPlatformLimits.maximumCustomClaimsLength) characters of JSON")
+                throw AdminValidationError(
+                    field: "customClaims",
+                    message: "must be at most \(IdentityPlatformLimits.maximumCustomClaimsLength) characters of JSON")
             }
             claims = text
         }
@@ -312,16 +354,25 @@ extension UserImportRecord {
             throw AdminValidationError(field: "phoneFactors.phoneNumber", message: "must be an E.164 number")
         }
         return UserInfo(
-            localId: uid, email: email, emailVerified: emailVerified, displayName: displayName, photoUrl: photoURL, disabled: disabled,
+            localId: uid, email: email, emailVerified: emailVerified, displayName: displayName, photoUrl: photoURL,
+            disabled: disabled,
             createdAt: metadata?.creationTime.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) },
             lastLoginAt: metadata?.lastSignInTime.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) },
             tenantId: tenantID, customAttributes: claims, phoneNumber: phoneNumber,
             passwordHash: passwordHash?.base64URLEncoded, salt: passwordSalt?.base64URLEncoded,
-            providerUserInfo: providerData.isEmpty ? nil : providerData.map {
-                ProviderUserInfo(providerId: $0.providerID, rawId: $0.uid, email: $0.email, displayName: $0.displayName, photoUrl: $0.photoURL)
-            },
-            mfaInfo: phoneFactors.isEmpty ? nil : phoneFactors.map {
-                MfaEnrollment(mfaEnrollmentId: $0.uid, displayName: $0.displayName, enrolledAt: $0.enrollmentTime, phoneInfo: $0.phoneNumber)
-            })
+            providerUserInfo: providerData.isEmpty
+                ? nil
+                : providerData.map {
+                    ProviderUserInfo(
+                        providerId: $0.providerID, rawId: $0.uid, email: $0.email, displayName: $0.displayName,
+                        photoUrl: $0.photoURL)
+                },
+            mfaInfo: phoneFactors.isEmpty
+                ? nil
+                : phoneFactors.map {
+                    MfaEnrollment(
+                        mfaEnrollmentId: $0.uid, displayName: $0.displayName, enrolledAt: $0.enrollmentTime,
+                        phoneInfo: $0.phoneNumber)
+                })
     }
 }

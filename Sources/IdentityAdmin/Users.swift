@@ -39,7 +39,9 @@ public struct UserRecord: Sendable, Hashable {
             creationTime: wire.createdAt.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) },
             lastSignInTime: wire.lastLoginAt.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) })
         multiFactor = MultiFactorSettings(enrolledFactors: (wire.mfaInfo ?? []).map(EnrolledFactor.init))
-        customClaims = wire.customAttributes.flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8)) }
+        customClaims = wire.customAttributes.flatMap {
+            try? JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8))
+        }
     }
 }
 
@@ -90,13 +92,16 @@ public struct EnrolledFactor: Sendable, Hashable {
     }
 
     var wire: MfaEnrollment {
-        MfaEnrollment(mfaEnrollmentId: uid, displayName: displayName, enrolledAt: enrollmentTime, phoneInfo: phoneNumber,
-                      totpInfo: factorID == SecondFactorID.totp.rawValue ? TotpInfo() : nil)
+        MfaEnrollment(
+            mfaEnrollmentId: uid, displayName: displayName, enrolledAt: enrollmentTime, phoneInfo: phoneNumber,
+            totpInfo: factorID == SecondFactorID.totp.rawValue ? TotpInfo() : nil)
     }
 }
 
 /// The fields of a new account; nil leaves a field unset.
-public struct CreateUserRequest: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct CreateUserRequest: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The uid, 1 to 128 characters; the server picks one when nil.
     public var uid: String?
     /// The email address; nil lets the server create the account without one.
@@ -111,8 +116,10 @@ public struct CreateUserRequest: Sendable, Hashable, CustomStringConvertible, Cu
     public var disabled: Bool?
 
     /// A request; every field is optional.
-    public init(uid: String? = nil, email: String? = nil, emailVerified: Bool? = nil, password: String? = nil,
-                displayName: String? = nil, disabled: Bool? = nil) {
+    public init(
+        uid: String? = nil, email: String? = nil, emailVerified: Bool? = nil, password: String? = nil,
+        displayName: String? = nil, disabled: Bool? = nil
+    ) {
         self.uid = uid
         self.email = email
         self.emailVerified = emailVerified
@@ -131,14 +138,20 @@ public struct CreateUserRequest: Sendable, Hashable, CustomStringConvertible, Cu
 
     /// The fields for `dump`, with the password redacted.
     public var customMirror: Mirror {
-        Mirror(self, children: ["uid": uid as Any, "email": email as Any, "emailVerified": emailVerified as Any,
-                                "password": (password == nil ? "nil" : "<redacted>") as Any, "displayName": displayName as Any,
-                                "disabled": disabled as Any])
+        Mirror(
+            self,
+            children: [
+                "uid": uid as Any, "email": email as Any, "emailVerified": emailVerified as Any,
+                "password": (password == nil ? "nil" : "<redacted>") as Any, "displayName": displayName as Any,
+                "disabled": disabled as Any,
+            ])
     }
 }
 
 /// The fields of an account update; nil leaves a field as it is.
-public struct UpdateUserRequest: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct UpdateUserRequest: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// A new email address (it becomes unverified unless `emailVerified` says otherwise).
     public var email: String?
     /// Marks the email address verified or not.
@@ -154,8 +167,10 @@ public struct UpdateUserRequest: Sendable, Hashable, CustomStringConvertible, Cu
     public var enrolledFactors: [EnrolledFactor]?
 
     /// An update; nil fields are left as they are.
-    public init(email: String? = nil, emailVerified: Bool? = nil, password: String? = nil, displayName: String? = nil,
-                disabled: Bool? = nil, enrolledFactors: [EnrolledFactor]? = nil) {
+    public init(
+        email: String? = nil, emailVerified: Bool? = nil, password: String? = nil, displayName: String? = nil,
+        disabled: Bool? = nil, enrolledFactors: [EnrolledFactor]? = nil
+    ) {
         self.email = email
         self.emailVerified = emailVerified
         self.password = password
@@ -175,9 +190,13 @@ public struct UpdateUserRequest: Sendable, Hashable, CustomStringConvertible, Cu
 
     /// The fields for `dump`, with the password redacted.
     public var customMirror: Mirror {
-        Mirror(self, children: ["email": email as Any, "emailVerified": emailVerified as Any,
-                                "password": (password == nil ? "nil" : "<redacted>") as Any, "displayName": displayName as Any,
-                                "disabled": disabled as Any, "enrolledFactors": enrolledFactors as Any])
+        Mirror(
+            self,
+            children: [
+                "email": email as Any, "emailVerified": emailVerified as Any,
+                "password": (password == nil ? "nil" : "<redacted>") as Any, "displayName": displayName as Any,
+                "disabled": disabled as Any, "enrolledFactors": enrolledFactors as Any,
+            ])
     }
 }
 
@@ -264,13 +283,20 @@ extension BaseAuth {
     /// - Parameters:
     ///   - pageSize: At most this many, 1 to 1000.
     ///   - pageToken: The previous page's ``ListUsersResult/pageToken``; nil for the first page.
-    public func listUsers(pageSize: Int = maximumUsersPageSize, pageToken: String? = nil) async throws -> ListUsersResult {
+    public func listUsers(pageSize: Int = maximumUsersPageSize, pageToken: String? = nil) async throws
+        -> ListUsersResult
+    {
         guard (1...Self.maximumUsersPageSize).contains(pageSize) else {
             throw AdminValidationError(field: "pageSize", message: "must be 1 to \(Self.maximumUsersPageSize)")
         }
-        if let pageToken, pageToken.isEmpty { throw AdminValidationError(field: "pageToken", message: "must not be empty") }
-        let page = try await client.batchGetAccounts(targetProjectId: projectID, maxResults: Int32(pageSize), nextPageToken: pageToken, tenantId: tenantID)
-        return ListUsersResult(users: (page.users ?? []).map(UserRecord.init), pageToken: page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 })
+        if let pageToken, pageToken.isEmpty {
+            throw AdminValidationError(field: "pageToken", message: "must not be empty")
+        }
+        let page = try await client.batchGetAccounts(
+            targetProjectId: projectID, maxResults: Int32(pageSize), nextPageToken: pageToken, tenantId: tenantID)
+        return ListUsersResult(
+            users: (page.users ?? []).map(UserRecord.init),
+            pageToken: page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// Every user, fetched `pageSize` at a time as the sequence is iterated.
@@ -284,9 +310,11 @@ extension BaseAuth {
     /// - Throws: The server's error (`EMAIL_EXISTS`, `DUPLICATE_LOCAL_ID`,
     ///   `INVALID_EMAIL`, `WEAK_PASSWORD`, …) as `IdentityToolkitError`.
     public func createUser(_ request: CreateUserRequest) async throws -> UserRecord {
-        let created = try await client.createAccount(targetProjectId: projectID, body: SignUpRequest(
-            email: request.email, password: request.password, displayName: request.displayName, tenantId: tenantID,
-            localId: request.uid, emailVerified: request.emailVerified, disabled: request.disabled))
+        let created = try await client.createAccount(
+            targetProjectId: projectID,
+            body: SignUpRequest(
+                email: request.email, password: request.password, displayName: request.displayName, tenantId: tenantID,
+                localId: request.uid, emailVerified: request.emailVerified, disabled: request.disabled))
         return try await getUser(uid: created.localId)
     }
 
@@ -302,30 +330,44 @@ extension BaseAuth {
     }
 
     /// ``updateUser(_:_:)`` on behalf of `initiator`, its events dated `now`.
-    func updateUser(_ uid: String, _ request: UpdateUserRequest, initiatedBy initiator: SecurityEvent.Initiator, now: Date) async throws -> UserRecord {
+    func updateUser(
+        _ uid: String, _ request: UpdateUserRequest, initiatedBy initiator: SecurityEvent.Initiator, now: Date
+    ) async throws -> UserRecord {
         defer { forgetCachedAccountState(uid: uid) }
         let before = request.enrolledFactors == nil ? nil : try await getUser(uid: uid).multiFactor.enrolledFactors
-        _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
-            email: request.email, password: request.password, displayName: request.displayName, tenantId: tenantID, localId: uid,
-            emailVerified: request.emailVerified, disableUser: request.disabled,
-            mfa: request.enrolledFactors.map { MfaInfo(enrollments: $0.map(\.wire)) }))
+        _ = try await client.updateAccount(
+            targetProjectId: projectID,
+            body: SetAccountInfoRequest(
+                email: request.email, password: request.password, displayName: request.displayName, tenantId: tenantID,
+                localId: uid,
+                emailVerified: request.emailVerified, disableUser: request.disabled,
+                mfa: request.enrolledFactors.map { MfaInfo(enrollments: $0.map(\.wire)) }))
         let after = try await getUser(uid: uid)
-        if let before { await recordFactorChanges(of: uid, from: before, to: after.multiFactor.enrolledFactors, initiatedBy: initiator, now: now) }
+        if let before {
+            await recordFactorChanges(
+                of: uid, from: before, to: after.multiFactor.enrolledFactors, initiatedBy: initiator, now: now)
+        }
         return after
     }
 
     /// One event per factor withdrawn and per factor added between `before` and `after`.
-    private func recordFactorChanges(of uid: String, from before: [EnrolledFactor], to after: [EnrolledFactor],
-                                     initiatedBy initiator: SecurityEvent.Initiator, now: Date) async {
+    private func recordFactorChanges(
+        of uid: String, from before: [EnrolledFactor], to after: [EnrolledFactor],
+        initiatedBy initiator: SecurityEvent.Initiator, now: Date
+    ) async {
         let kept = Set(after.map(\.uid))
         for factor in before where !kept.contains(factor.uid) {
-            await SecurityEventSystem.record(SecurityEvent(.factorWithdrawn, user: userKey(uid), date: now, initiatedBy: initiator,
-                                                           factorID: factor.uid, factorKind: factor.factorID))
+            await SecurityEventSystem.record(
+                SecurityEvent(
+                    .factorWithdrawn, user: userKey(uid), date: now, initiatedBy: initiator,
+                    factorID: factor.uid, factorKind: factor.factorID))
         }
         let had = Set(before.map(\.uid))
         for factor in after where !had.contains(factor.uid) {
-            await SecurityEventSystem.record(SecurityEvent(.factorEnrolled, user: userKey(uid), date: now, initiatedBy: initiator,
-                                                           factorID: factor.uid, factorKind: factor.factorID))
+            await SecurityEventSystem.record(
+                SecurityEvent(
+                    .factorEnrolled, user: userKey(uid), date: now, initiatedBy: initiator,
+                    factorID: factor.uid, factorKind: factor.factorID))
         }
     }
 
@@ -333,7 +375,8 @@ extension BaseAuth {
     /// - Throws: The server's `USER_NOT_FOUND` as `IdentityToolkitError` when there is none.
     public func deleteUser(uid: String) async throws {
         defer { forgetCachedAccountState(uid: uid) }
-        _ = try await client.deleteAccount(targetProjectId: projectID, body: DeleteAccountRequest(localId: uid, tenantId: tenantID))
+        _ = try await client.deleteAccount(
+            targetProjectId: projectID, body: DeleteAccountRequest(localId: uid, tenantId: tenantID))
     }
 
     /// Sets the custom claims that the user's next ID tokens carry (roles,
@@ -342,8 +385,10 @@ extension BaseAuth {
     /// token's own claims (`ReservedClaimName` of IdentityToolkit).
     public func setCustomUserClaims(_ uid: String, _ claims: [String: JSONValue]?) async throws {
         let text = try CustomClaimsRule.text(of: claims ?? [:], field: "customClaims")
-        _ = try await client.updateAccount(targetProjectId: projectID, body: SetAccountInfoRequest(
-            tenantId: tenantID, localId: uid, customAttributes: text))
+        _ = try await client.updateAccount(
+            targetProjectId: projectID,
+            body: SetAccountInfoRequest(
+                tenantId: tenantID, localId: uid, customAttributes: text))
     }
 
     /// The longest custom claims, as JSON text.

@@ -14,8 +14,12 @@ extension RouterMethods {
     /// router.post("blocking/before-sign-in", blockingFunction: beforeSignIn)
     /// ```
     @discardableResult
-    public func post(_ path: RouterPath, blockingFunction handler: BlockingFunctionHandler, maximumBodySize: Int = 64 * 1024) -> Self {
-        post(path) { request, _ -> Response in try await handler.response(to: request, maximumBodySize: maximumBodySize) }
+    public func post(
+        _ path: RouterPath, blockingFunction handler: BlockingFunctionHandler, maximumBodySize: Int = 64 * 1024
+    ) -> Self {
+        post(path) { request, _ -> Response in
+            try await handler.response(to: request, maximumBodySize: maximumBodySize)
+        }
     }
 }
 
@@ -28,8 +32,10 @@ extension BlockingFunctionHandler {
     public func response(to request: Request, maximumBodySize: Int = 64 * 1024) async throws -> Response {
         let body = try await request.body.collect(upTo: maximumBodySize)
         let answer = await respond(to: Data(buffer: body), contentType: request.headers[.contentType])
-        return Response(status: HTTPResponse.Status(code: answer.status), headers: [.contentType: BlockingFunctionAnswer.contentType],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+        return Response(
+            status: HTTPResponse.Status(code: answer.status),
+            headers: [.contentType: BlockingFunctionAnswer.contentType],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 }
 #endif

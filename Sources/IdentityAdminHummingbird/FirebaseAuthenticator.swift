@@ -55,11 +55,15 @@ public struct FirebaseAuthenticator<Context: AuthRequestContext<DecodedIDToken>>
     /// set one already — a `SecurityEventContext` with the request's id,
     /// the peer's address (a context that knows it) and its `User-Agent`,
     /// so that the security events of this request carry them.
-    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
         try await RequestLogger.withValue(context.logger) {
             try await Self.withSecurityEventContext(of: request, context: context) {
                 var context = context
-                if let identity = try await authenticate(request: request, context: context) { context.identity = identity }
+                if let identity = try await authenticate(request: request, context: context) {
+                    context.identity = identity
+                }
                 return try await next(request, context)
             }
         }
@@ -67,12 +71,15 @@ public struct FirebaseAuthenticator<Context: AuthRequestContext<DecodedIDToken>>
 
     /// Runs `operation` with the request's facts as the security-event
     /// context, unless one is set.
-    static func withSecurityEventContext<Result>(of request: Request, context: Context,
-                                                 _ operation: () async throws -> Result) async rethrows -> Result {
+    static func withSecurityEventContext<Result>(
+        of request: Request, context: Context,
+        _ operation: () async throws -> Result
+    ) async rethrows -> Result {
         guard SecurityEventContext.current == nil else { return try await operation() }
         let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
-        let facts = SecurityEventContext(requestID: context.logger[metadataKey: "hb.request.id"]?.description,
-                                         clientAddress: address, userAgent: request.headers[.userAgent])
+        let facts = SecurityEventContext(
+            requestID: context.logger[metadataKey: "hb.request.id"]?.description,
+            clientAddress: address, userAgent: request.headers[.userAgent])
         return try await SecurityEventContext.withValue(facts, operation)
     }
 
@@ -81,9 +88,12 @@ public struct FirebaseAuthenticator<Context: AuthRequestContext<DecodedIDToken>>
     /// - Throws: ``FirebaseAuthenticationError`` (401, 403 or 503).
     public func authenticate(request: Request, context: Context) async throws -> DecodedIDToken? {
         do {
-            return try await protection.authenticate(authorization: request.headers[.authorization]) { request.cookies[$0]?.value }
+            return try await protection.authenticate(authorization: request.headers[.authorization]) {
+                request.cookies[$0]?.value
+            }
         } catch {
-            context.logger.debug("request refused", metadata: error.logMetadata(expects: protection.options.credential))
+            context.logger.debug(
+                "request refused", metadata: error.logMetadata(expects: protection.options.credential))
             throw error
         }
     }
@@ -102,7 +112,8 @@ extension FirebaseAuthenticationError: HTTPResponseError {
             // The names are fixed, valid tokens (``responseHeaders``).
             if let name = HTTPFields.Element.Name(field.name) { headers[name] = field.value }
         }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: jsonBody)))
+        return Response(
+            status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: jsonBody)))
     }
 }
 #endif

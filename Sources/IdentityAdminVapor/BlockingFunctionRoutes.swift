@@ -18,7 +18,9 @@ extension RoutesBuilder {
             let answer = await handler.respond(to: body, contentType: request.headers.first(name: .contentType))
             var headers = HTTPHeaders()
             headers.replaceOrAdd(name: .contentType, value: BlockingFunctionAnswer.contentType)
-            return Response(status: HTTPResponseStatus(statusCode: answer.status), headers: headers, body: Response.Body(data: answer.body))
+            return Response(
+                status: HTTPResponseStatus(statusCode: answer.status), headers: headers,
+                body: Response.Body(data: answer.body))
         }
     }
 }

@@ -69,17 +69,24 @@ public struct FirebaseAuthenticator: AsyncMiddleware {
     /// wraps its work in `SecurityEventContext.withValue(req.securityEventContext) { … }`.
     public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         try await RequestLogger.withValue(request.logger) {
-            guard SecurityEventContext.current == nil else { return try await authenticate(request, chainingTo: next) }
-            return try await SecurityEventContext.withValue(request.securityEventContext) { try await authenticate(request, chainingTo: next) }
+            guard SecurityEventContext.current == nil else {
+                return try await authenticate(request, chainingTo: next)
+            }
+            return try await SecurityEventContext.withValue(request.securityEventContext) {
+                try await authenticate(request, chainingTo: next)
+            }
         }
     }
 
     private func authenticate(_ request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let token: DecodedIDToken?
         do {
-            token = try await protection.authenticate(authorization: request.headers.first(name: .authorization)) { request.cookies[$0]?.string }
+            token = try await protection.authenticate(authorization: request.headers.first(name: .authorization)) {
+                request.cookies[$0]?.string
+            }
         } catch {
-            request.logger.debug("request refused", metadata: error.logMetadata(expects: protection.options.credential))
+            request.logger.debug(
+                "request refused", metadata: error.logMetadata(expects: protection.options.credential))
             return Self.response(for: error)
         }
         if let token { request.auth.login(FirebaseUser(token: token)) }
@@ -89,7 +96,9 @@ public struct FirebaseAuthenticator: AsyncMiddleware {
     /// The JSON answer of a refusal.
     static func response(for error: FirebaseAuthenticationError) -> Response {
         let headers = HTTPHeaders(error.responseHeaders)
-        return Response(status: HTTPResponseStatus(statusCode: error.statusCode), headers: headers, body: .init(data: error.jsonBody))
+        return Response(
+            status: HTTPResponseStatus(statusCode: error.statusCode), headers: headers,
+            body: .init(data: error.jsonBody))
     }
 }
 
@@ -98,7 +107,8 @@ extension Request {
     /// address and its `User-Agent` (behind a load balancer, an app that
     /// trusts the balancer's forwarded address sets its own context).
     public var securityEventContext: SecurityEventContext {
-        SecurityEventContext(requestID: id, clientAddress: remoteAddress?.ipAddress, userAgent: headers.first(name: .userAgent))
+        SecurityEventContext(
+            requestID: id, clientAddress: remoteAddress?.ipAddress, userAgent: headers.first(name: .userAgent))
     }
 }
 #endif

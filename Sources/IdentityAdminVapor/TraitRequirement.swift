@@ -5,5 +5,7 @@
 // says what to add, so that a plain `swift build` of the repository (what
 // the Swift Package Index and a first-time reader type) still succeeds.
 #if !Vapor
-#warning("IdentityAdminVapor is empty: it needs the package trait \"Vapor\". Add traits: [\"Vapor\"] to the .package line of swift-identity-mfa (in this repository, build with --enable-all-traits)")
+#warning(
+    "IdentityAdminVapor is empty: it needs the package trait \"Vapor\". Add traits: [\"Vapor\"] to the .package line of swift-identity-mfa (in this repository, build with --enable-all-traits)"
+)
 #endif

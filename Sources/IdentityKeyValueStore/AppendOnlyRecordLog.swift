@@ -91,7 +91,9 @@ public actor InMemoryAppendOnlyRecordLog: AppendOnlyRecordLog {
 
     /// `subject`'s newest records, newest first (of two at one date, the later appended first).
     public func records(for subject: String, limit: Int) -> [Data] {
-        let ordered = (records[subject] ?? []).enumerated().sorted { ($0.element.date, $0.offset) > ($1.element.date, $1.offset) }
+        let ordered = (records[subject] ?? []).enumerated().sorted {
+            ($0.element.date, $0.offset) > ($1.element.date, $1.offset)
+        }
         return ordered.prefix(max(0, limit)).map(\.element.bytes)
     }
 
@@ -115,7 +117,9 @@ public actor InMemoryAppendOnlyRecordLog: AppendOnlyRecordLog {
         if pending > 2 * lastAppend.count + 1024 {
             var kept: [Append] = []
             kept.reserveCapacity(lastAppend.count)
-            for append in appends[firstAppend...] where lastAppend[append.subject] == append.number { kept.append(append) }
+            for append in appends[firstAppend...] where lastAppend[append.subject] == append.number {
+                kept.append(append)
+            }
             appends = kept
             firstAppend = 0
         } else if firstAppend > 1024 && firstAppend > pending {

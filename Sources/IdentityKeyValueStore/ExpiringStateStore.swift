@@ -39,7 +39,8 @@ public protocol ExpiringStateStore: Sendable {
     ///   - expiresAt: When `newValue` expires (ignored for a removal).
     ///   - now: The time of the call: a value expired by then counts as none.
     /// - Returns: Whether the value was swapped.
-    func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool
+    func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date)
+        async throws -> Bool
     /// An atomic read-modify-write of the entry under `key`. The default
     /// reads, asks `decide`, and swaps with
     /// ``compareAndSwapValue(forKey:expected:newValue:expiresAt:at:)``; a
@@ -58,8 +59,10 @@ public protocol ExpiringStateStore: Sendable {
     ///   decision was ``ExpiringStateUpdate/keep(result:)``).
     /// - Throws: ``ExpiringStateContentionError`` when every swap lost to
     ///   another writer, or the store's and `decide`'s errors.
-    func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
-                                       _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result
+    func updateValue<Result: Sendable>(
+        forKey key: String, at now: Date, maxAttempts: Int,
+        _ decide: (Data?) throws -> ExpiringStateUpdate<Result>
+    ) async throws -> Result
     /// The time by which this store judges what has lapsed, for a caller
     /// whose clock reads `callerTime`. A store shared by a fleet answers
     /// with its own clock (a database's), so that a record's lapses (a
@@ -111,36 +114,46 @@ extension ExpiringStateStore {
 
     /// The `Value` kept as JSON under `key`, or nil when there is none or it expired.
     /// - Throws: The decoder's error when the bytes are not a `Value`, or the store's.
-    public func get<Value: Decodable>(_ type: Value.Type, forKey key: String, at now: Date = Date()) async throws -> Value? {
+    public func get<Value: Decodable>(_ type: Value.Type, forKey key: String, at now: Date = Date()) async throws
+        -> Value?
+    {
         guard let data = try await value(forKey: key, at: now) else { return nil }
         return try JSONDecoder().decode(Value.self, from: data)
     }
 
     /// The `Value` kept as JSON under `key`, removed in the same atomic step.
-    public func take<Value: Decodable>(_ type: Value.Type, forKey key: String, at now: Date = Date()) async throws -> Value? {
+    public func take<Value: Decodable>(_ type: Value.Type, forKey key: String, at now: Date = Date()) async throws
+        -> Value?
+    {
         guard let data = try await takeValue(forKey: key, at: now) else { return nil }
         return try JSONDecoder().decode(Value.self, from: data)
     }
 
     /// ``updateValue(forKey:at:maxAttempts:_:)`` with 64 attempts.
-    public func updateValue<Result: Sendable>(forKey key: String, at now: Date,
-                                              _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
+    public func updateValue<Result: Sendable>(
+        forKey key: String, at now: Date,
+        _ decide: (Data?) throws -> ExpiringStateUpdate<Result>
+    ) async throws -> Result {
         try await updateValue(forKey: key, at: now, maxAttempts: 64, decide)
     }
 
     /// The default update: reads the entry, asks `decide` what to do with
     /// it, and swaps only if nobody wrote in between; otherwise waits a
     /// random, growing while and reads and asks again.
-    public func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
-                                              _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
+    public func updateValue<Result: Sendable>(
+        forKey key: String, at now: Date, maxAttempts: Int,
+        _ decide: (Data?) throws -> ExpiringStateUpdate<Result>
+    ) async throws -> Result {
         try await readAndSwap(forKey: key, at: now, maxAttempts: maxAttempts, firstRead: .unread, decide)
     }
 
     /// The read-and-swap loop of the default update, for a store whose own
     /// update has already learnt the live value by its first statement
     /// (`firstRead`), so that the loop does not read it again.
-    package func readAndSwap<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int, firstRead: ExpiringStateRead,
-                                               _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
+    package func readAndSwap<Result: Sendable>(
+        forKey key: String, at now: Date, maxAttempts: Int, firstRead: ExpiringStateRead,
+        _ decide: (Data?) throws -> ExpiringStateUpdate<Result>
+    ) async throws -> Result {
         let attempts = max(1, maxAttempts)
         var read = firstRead
         for attempt in 0..<attempts {
@@ -152,9 +165,16 @@ extension ExpiringStateStore {
                 return result
             case .remove(let result):
                 if current == nil { return result }
-                if try await compareAndSwapValue(forKey: key, expected: current, newValue: nil, expiresAt: now, at: now) { return result }
+                if try await compareAndSwapValue(forKey: key, expected: current, newValue: nil, expiresAt: now, at: now)
+                {
+                    return result
+                }
             case .store(let value, let expiresAt, let result):
-                if try await compareAndSwapValue(forKey: key, expected: current, newValue: value, expiresAt: expiresAt, at: now) { return result }
+                if try await compareAndSwapValue(
+                    forKey: key, expected: current, newValue: value, expiresAt: expiresAt, at: now)
+                {
+                    return result
+                }
             }
             // Another writer won: wait a random while that doubles with each
             // loss (up to 10 ms), so that many writers of one key (a burst

@@ -1,4 +1,3 @@
-
 /// Where a server keeps what its instances share: the two primitives every
 /// store of the package is built on. `IdentityOTP` builds its security
 /// stores on any storage (`verificationStore`, `recoveryCodeStore`,

@@ -26,7 +26,8 @@ public actor InMemoryExpiringStateStore: ExpiringStateStore {
     ///   - capacity: The most entries kept.
     ///   - whenFull: What a full store does with a new key.
     public init(capacity: Int = 100_000, whenFull: WhenFull = .evictNearestExpiry) {
-        entries = ExpiringEntries(capacity: max(1, capacity), whenFull: whenFull == .refuse ? .refuse : .evictNearestExpiry)
+        entries = ExpiringEntries(
+            capacity: max(1, capacity), whenFull: whenFull == .refuse ? .refuse : .evictNearestExpiry)
     }
 
     /// Keeps `value` under `key` until `expiresAt`.
@@ -55,8 +56,10 @@ public actor InMemoryExpiringStateStore: ExpiringStateStore {
     /// Swaps in `newValue` when the live value is `expected`; atomic
     /// because the actor runs one call at a time.
     /// - Throws: ``InMemoryStoreFullError`` when a refusing store is full.
-    public func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date,
-                                    at now: Date) throws(InMemoryStoreFullError) -> Bool {
+    public func compareAndSwapValue(
+        forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date,
+        at now: Date
+    ) throws(InMemoryStoreFullError) -> Bool {
         guard entries.value(for: key, at: now) == expected else { return false }
         if let newValue { try keep(newValue, forKey: key, expiresAt: expiresAt, now: now) } else { entries.remove(key) }
         return true
@@ -66,7 +69,9 @@ public actor InMemoryExpiringStateStore: ExpiringStateStore {
     public var count: Int { entries.count }
 
     private func keep(_ value: Data, forKey key: String, expiresAt: Date, now: Date) throws(InMemoryStoreFullError) {
-        guard entries.set(value, for: key, expiresAt: expiresAt, now: now) else { throw InMemoryStoreFullError(capacity: entries.capacity) }
+        guard entries.set(value, for: key, expiresAt: expiresAt, now: now) else {
+            throw InMemoryStoreFullError(capacity: entries.capacity)
+        }
     }
 }
 

@@ -48,23 +48,31 @@ public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
 
     /// Counts the attempt unless `limit` locks the key; records a later
     /// matched step and clears the run; atomically.
-    public func settleAttempt(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
-                              retainUntil: Date) async throws -> TOTPAttemptSettlement {
-        try await settleAttemptReportingRun(for: keyID, matchedStep: matchedStep, limit: limit, at: now, retainUntil: retainUntil).settlement
+    public func settleAttempt(
+        for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
+        retainUntil: Date
+    ) async throws -> TOTPAttemptSettlement {
+        try await settleAttemptReportingRun(
+            for: keyID, matchedStep: matchedStep, limit: limit, at: now, retainUntil: retainUntil
+        ).settlement
     }
 
     /// ``settleAttempt(for:matchedStep:limit:at:retainUntil:)`` with the
     /// failures the run held before it.
-    public func settleAttemptReportingRun(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
-                                          retainUntil: Date) async throws -> TOTPAttemptSettlementReport {
+    public func settleAttemptReportingRun(
+        for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
+        retainUntil: Date
+    ) async throws -> TOTPAttemptSettlementReport {
         let now = try await state.storeTime(callerTime: now)
         return try await state.updateValue(forKey: keyPrefix + keyID, at: now) { stored in
             var record = try KeyRecord(stored, at: now)
-            let outcome = TOTPSettlementOutcome(matchedStep: matchedStep, lastAcceptedStep: record.lastAcceptedStep,
-                                                attempts: record.attempts, limit: limit, at: now)
+            let outcome = TOTPSettlementOutcome(
+                matchedStep: matchedStep, lastAcceptedStep: record.lastAcceptedStep,
+                attempts: record.attempts, limit: limit, at: now)
             switch outcome {
             case .refused: return .keep(result: outcome.report)
-            case .accepted(let step, _): (record.lastAcceptedStep, record.stepRetainUntil, record.attempts) = (step, retainUntil, nil)
+            case .accepted(let step, _):
+                (record.lastAcceptedStep, record.stepRetainUntil, record.attempts) = (step, retainUntil, nil)
             case .counted(let next, _): record.attempts = next
             }
             return try record.update(result: outcome.report)
@@ -72,11 +80,15 @@ public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
     }
 
     /// Records `step` for `keyID` unless it is not after the last one recorded.
-    public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) async throws -> Bool {
+    public func recordAcceptedStep(_ step: UInt64, for keyID: String, at now: Date, retainUntil: Date) async throws
+        -> Bool
+    {
         let now = try await state.storeTime(callerTime: now)
         return try await state.updateValue(forKey: keyPrefix + keyID, at: now) { stored in
             var record = try KeyRecord(stored, at: now)
-            guard !TOTPVerifier.isReplay(step, lastAcceptedStep: record.lastAcceptedStep) else { return .keep(result: false) }
+            guard !TOTPVerifier.isReplay(step, lastAcceptedStep: record.lastAcceptedStep) else {
+                return .keep(result: false)
+            }
             record.lastAcceptedStep = step
             record.stepRetainUntil = retainUntil
             return try record.update(result: true)
@@ -84,7 +96,9 @@ public struct ExpiringStateTOTPVerificationStore: TOTPVerificationStore {
     }
 
     /// Counts an attempt unless `limit` locks `keyID`.
-    public func recordAttempt(for keyID: String, limit: TOTPAttemptLimit, at now: Date) async throws -> TOTPAttemptAdmission {
+    public func recordAttempt(for keyID: String, limit: TOTPAttemptLimit, at now: Date) async throws
+        -> TOTPAttemptAdmission
+    {
         let now = try await state.storeTime(callerTime: now)
         return try await state.updateValue(forKey: keyPrefix + keyID, at: now) { stored in
             var record = try KeyRecord(stored, at: now)
@@ -171,7 +185,8 @@ public struct ExpiringStateRecoveryCodeStore: RecoveryCodeStore {
 
     /// Replaces the user's set whole (kept until it is replaced or removed).
     public func replaceCodes(_ verifiers: RecoveryCodeVerifiers, for userID: String) async throws {
-        try await state.setValue(try JSONEncoder().encode(verifiers), forKey: keyPrefix + userID, expiresAt: .distantFuture)
+        try await state.setValue(
+            try JSONEncoder().encode(verifiers), forKey: keyPrefix + userID, expiresAt: .distantFuture)
     }
 
     /// The user's set, nil when there is none.
@@ -187,7 +202,8 @@ public struct ExpiringStateRecoveryCodeStore: RecoveryCodeStore {
             var verifiers = try JSONDecoder().decode(RecoveryCodeVerifiers.self, from: stored)
             guard let index = verifiers.indexOfDigest(digest) else { return .keep(result: nil) }
             verifiers.digests.remove(at: index)
-            return .store(try JSONEncoder().encode(verifiers), expiresAt: .distantFuture, result: verifiers.digests.count)
+            return .store(
+                try JSONEncoder().encode(verifiers), expiresAt: .distantFuture, result: verifiers.digests.count)
         }
     }
 
@@ -211,15 +227,24 @@ enum TOTPSettlementOutcome: Sendable {
     /// accepted one is accepted whatever the count would become (a success
     /// is never refused for want of room to count it) unless the key is
     /// locked; anything else is counted unless the key is locked.
-    init(matchedStep: UInt64?, lastAcceptedStep: UInt64?, attempts: TOTPAttemptRecord?, limit: TOTPAttemptLimit, at now: Date) {
+    init(
+        matchedStep: UInt64?, lastAcceptedStep: UInt64?, attempts: TOTPAttemptRecord?, limit: TOTPAttemptLimit,
+        at now: Date
+    ) {
         if let matchedStep, !TOTPVerifier.isReplay(matchedStep, lastAcceptedStep: lastAcceptedStep) {
             let admission = limit.admit(attempts, at: now).admission
-            guard case .counted(let failures) = admission else { self = .refused(admission); return }
+            guard case .counted(let failures) = admission else {
+                self = .refused(admission)
+                return
+            }
             self = .accepted(step: matchedStep, failuresBefore: failures)
             return
         }
         let (admission, next) = limit.admit(attempts, at: now)
-        guard case .counted(let failures) = admission, let next else { self = .refused(admission); return }
+        guard case .counted(let failures) = admission, let next else {
+            self = .refused(admission)
+            return
+        }
         self = .counted(next: next, failuresBefore: failures)
     }
 

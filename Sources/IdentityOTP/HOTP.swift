@@ -23,8 +23,10 @@ public struct HOTP: Sendable {
     ///   - keyLengthPolicy: The shortest key accepted;
     ///     `OTPKeyLengthPolicy/legacyImport` only for secrets an older system issued.
     /// - Throws: ``OTPError/invalidDigits(_:)``, or ``OTPError/secretTooShort(byteCount:minimum:)``.
-    public init(key: some Collection<UInt8>, algorithm: HashAlgorithm = .sha1, digits: Int = 6,
-                keyLengthPolicy: OTPKeyLengthPolicy = .rfc4226) throws {
+    public init(
+        key: some Collection<UInt8>, algorithm: HashAlgorithm = .sha1, digits: Int = 6,
+        keyLengthPolicy: OTPKeyLengthPolicy = .rfc4226
+    ) throws {
         guard (6...8).contains(digits) else { throw OTPError.invalidDigits(digits) }
         guard keyLengthPolicy.allows(byteCount: key.count) else {
             throw OTPError.secretTooShort(byteCount: key.count, minimum: keyLengthPolicy.minimumByteCount)

@@ -11,11 +11,15 @@ extension IdentityStorage {
     /// update per verification: give it to ``TOTPVerifier``. It is also the
     /// ``TOTPReplayStore`` and the ``TOTPAttemptStore`` (a verifier built
     /// with separate stores, ``RecoveryCodeRedeemer``): one name, one record.
-    public var verificationStore: ExpiringStateTOTPVerificationStore { ExpiringStateTOTPVerificationStore(state: stateStore) }
+    public var verificationStore: ExpiringStateTOTPVerificationStore {
+        ExpiringStateTOTPVerificationStore(state: stateStore)
+    }
     /// Each user's recovery-code verifiers.
     public var recoveryCodeStore: ExpiringStateRecoveryCodeStore { ExpiringStateRecoveryCodeStore(state: stateStore) }
     /// Each key's recent clock offsets, for ``TOTPClockDriftDetection``.
-    public var clockOffsetStore: ExpiringStateTOTPClockOffsetStore { ExpiringStateTOTPClockOffsetStore(state: stateStore) }
+    public var clockOffsetStore: ExpiringStateTOTPClockOffsetStore {
+        ExpiringStateTOTPClockOffsetStore(state: stateStore)
+    }
     /// The security events, in the storage's `recordLog`.
     public var securityEventLog: AppendOnlySecurityEventLog { AppendOnlySecurityEventLog(records: recordLog) }
 }

@@ -88,7 +88,9 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The verification window must be 0…10 steps.
     public static func invalidWindow(_ window: Int) -> Self { Self(.invalidWindow(window)) }
     /// The secret is shorter than the key-length policy allows.
-    public static func secretTooShort(byteCount: Int, minimum: Int) -> Self { Self(.secretTooShort(byteCount: byteCount, minimum: minimum)) }
+    public static func secretTooShort(byteCount: Int, minimum: Int) -> Self {
+        Self(.secretTooShort(byteCount: byteCount, minimum: minimum))
+    }
     /// The time is before the generator's T0.
     public static let timeBeforeEpoch = Self(.timeBeforeEpoch)
     /// Too many unsuccessful attempts for one key or challenge: no code is
@@ -104,7 +106,9 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A lock-out must last at least a second.
     public static func invalidLockout(_ lockout: Duration) -> Self { Self(.invalidLockout(lockout)) }
     /// A recovery-code set's size or hashing cost is out of range (`reason` says which).
-    public static func invalidRecoveryCodeParameters(_ reason: String) -> Self { Self(.invalidRecoveryCodeParameters(reason)) }
+    public static func invalidRecoveryCodeParameters(_ reason: String) -> Self {
+        Self(.invalidRecoveryCodeParameters(reason))
+    }
 
     /// Matches an error equal to `pattern`: `catch OTPError.timeBeforeEpoch`.
     public static func ~= (pattern: Self, error: any Error) -> Bool {
@@ -117,13 +121,18 @@ public struct OTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidDigits(let digits): return "digits must be 6, 7 or 8, not \(digits)"
         case .invalidPeriod(let period): return "period must be at least 1 second, not \(period)"
         case .invalidWindow(let window): return "window must be 0 to 10 steps, not \(window)"
-        case .secretTooShort(let count, let minimum): return "the secret has \(count) bytes; at least \(minimum) are required"
+        case .secretTooShort(let count, let minimum):
+            return "the secret has \(count) bytes; at least \(minimum) are required"
         case .timeBeforeEpoch: return "the time is before the generator's T0"
-        case .tooManyAttempts(let limit): return "\(limit) unsuccessful codes were entered; no more codes are checked for now"
+        case .tooManyAttempts(let limit):
+            return "\(limit) unsuccessful codes were entered; no more codes are checked for now"
         case .factorLocked(let failures):
-            return "\(failures) unsuccessful codes were entered in a row; this factor is locked until the user proves themselves another way"
-        case .invalidAttemptLimit(let limit): return "the attempt limit must be at least 1 (and at most 100 in a row), not \(limit)"
-        case .invalidLockout(let lockout): return "the lock-out must last at least 1 second (the longest at least the first), not \(lockout)"
+            return
+                "\(failures) unsuccessful codes were entered in a row; this factor is locked until the user proves themselves another way"
+        case .invalidAttemptLimit(let limit):
+            return "the attempt limit must be at least 1 (and at most 100 in a row), not \(limit)"
+        case .invalidLockout(let lockout):
+            return "the lock-out must last at least 1 second (the longest at least the first), not \(lockout)"
         case .invalidRecoveryCodeParameters(let reason): return "recovery codes: \(reason)"
         }
     }

@@ -1,7 +1,7 @@
-public import Foundation
 import Crypto
-import _CryptoExtras
+public import Foundation
 import IdentitySupport
+import _CryptoExtras
 
 /// A fresh set of recovery codes: the codes, to show the user **once**, and
 /// the verifiers, to keep.
@@ -44,20 +44,27 @@ public struct RecoveryCodes: Sendable, CustomStringConvertible, CustomDebugStrin
     ///   - rounds: PBKDF2 rounds, 1,000 to 10,000,000.
     ///   - now: When the set was made (kept with the verifiers).
     /// - Throws: ``OTPError/invalidRecoveryCodeParameters(_:)`` outside those ranges.
-    public static func generate(count: Int = 10, rounds: Int = RecoveryCodeVerifiers.defaultRounds, now: Date = Date()) throws -> RecoveryCodes {
-        guard (1...100).contains(count) else { throw OTPError.invalidRecoveryCodeParameters("a set holds 1 to 100 codes, not \(count)") }
+    public static func generate(count: Int = 10, rounds: Int = RecoveryCodeVerifiers.defaultRounds, now: Date = Date())
+        throws -> RecoveryCodes
+    {
+        guard (1...100).contains(count) else {
+            throw OTPError.invalidRecoveryCodeParameters("a set holds 1 to 100 codes, not \(count)")
+        }
         try RecoveryCodeVerifiers.checkRounds(rounds)
         var system = SystemRandomNumberGenerator()
         var codes: [String] = []
         var seen = Set<String>()
         while codes.count < count {
             // 5 bits per symbol from an unbiased draw over the 32-symbol alphabet.
-            let plain = String((0..<characters).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &system)] })
+            let plain = String(
+                (0..<characters).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &system)] })
             if seen.insert(plain).inserted { codes.append(plain) }
         }
         let salt = Data((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &system) })
         let digests = try codes.map { try RecoveryCodeVerifiers.digest(of: $0, salt: salt, rounds: rounds) }
-        return RecoveryCodes(codes: codes.map(grouped), verifiers: RecoveryCodeVerifiers(salt: salt, rounds: rounds, digests: digests, createdAt: now))
+        return RecoveryCodes(
+            codes: codes.map(grouped),
+            verifiers: RecoveryCodeVerifiers(salt: salt, rounds: rounds, digests: digests, createdAt: now))
     }
 
     /// What a person typed, as the code's 12 canonical characters: upper
@@ -92,7 +99,9 @@ public struct RecoveryCodes: Sendable, CustomStringConvertible, CustomDebugStrin
     /// The same as ``description``.
     public var debugDescription: String { description }
     /// No codes for `dump` or a debugger either.
-    public var customMirror: Mirror { Mirror(self, children: ["count": codes.count, "codes": "<redacted>"], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["count": codes.count, "codes": "<redacted>"], displayStyle: .struct)
+    }
 }
 
 /// One user's recovery codes as the server keeps them: the salt and cost
@@ -101,7 +110,9 @@ public struct RecoveryCodes: Sendable, CustomStringConvertible, CustomDebugStrin
 ///
 /// Not secret in the way a key is (a digest does not give the code back),
 /// but not for display either: its descriptions show only the count.
-public struct RecoveryCodeVerifiers: Codable, Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct RecoveryCodeVerifiers: Codable, Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// PBKDF2 rounds of a new set (see ``RecoveryCodes`` for the reasoning).
     public static let defaultRounds = 10_000
     /// The set's random salt.
@@ -147,8 +158,9 @@ public struct RecoveryCodeVerifiers: Codable, Sendable, Hashable, CustomStringCo
     }
 
     static func digest(of plain: String, salt: Data, rounds: Int) throws -> Data {
-        let key = try KDF.Insecure.PBKDF2.deriveKey(from: Data(plain.utf8), salt: salt, using: .sha256, outputByteCount: 32,
-                                                    unsafeUncheckedRounds: rounds)
+        let key = try KDF.Insecure.PBKDF2.deriveKey(
+            from: Data(plain.utf8), salt: salt, using: .sha256, outputByteCount: 32,
+            unsafeUncheckedRounds: rounds)
         return key.withUnsafeBytes { Data($0) }
     }
 
@@ -163,7 +175,9 @@ public struct RecoveryCodeVerifiers: Codable, Sendable, Hashable, CustomStringCo
     /// The same as ``description``.
     public var debugDescription: String { description }
     /// Only the count for `dump` or a debugger.
-    public var customMirror: Mirror { Mirror(self, children: ["remaining": digests.count, "digests": "<redacted>"], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["remaining": digests.count, "digests": "<redacted>"], displayStyle: .struct)
+    }
 }
 
 /// Where each user's ``RecoveryCodeVerifiers`` are kept: the package's is
@@ -212,7 +226,9 @@ public struct RecoveryCodeRedeemer: Sendable {
     ///   - store: Where the verifiers are.
     ///   - attemptStore: Where attempts are counted, before each check.
     ///   - attemptLimit: The attempts allowed per user (five, then a lock-out).
-    public init(store: any RecoveryCodeStore, attemptStore: any TOTPAttemptStore, attemptLimit: TOTPAttemptLimit = .default) {
+    public init(
+        store: any RecoveryCodeStore, attemptStore: any TOTPAttemptStore, attemptLimit: TOTPAttemptLimit = .default
+    ) {
         self.store = store
         self.attemptStore = attemptStore
         self.attemptLimit = attemptLimit
@@ -234,12 +250,15 @@ public struct RecoveryCodeRedeemer: Sendable {
     ///   bound (nothing is checked), or the stores' errors (it fails closed).
     public func redeem(_ input: String, for userID: String, at now: Date = Date()) async throws -> Result {
         let attemptKey = "recovery-code/" + userID
-        if let refusal = try await attemptStore.recordAttempt(for: attemptKey, limit: attemptLimit, at: now).refusal(attemptLimit) {
+        if let refusal = try await attemptStore.recordAttempt(for: attemptKey, limit: attemptLimit, at: now).refusal(
+            attemptLimit)
+        {
             throw refusal
         }
         guard let verifiers = try await store.verifiers(for: userID) else { return .noCodes }
         guard let digest = try verifiers.digest(of: input),
-              let remaining = try await store.consumeCode(withDigest: digest, for: userID) else { return .invalid }
+            let remaining = try await store.consumeCode(withDigest: digest, for: userID)
+        else { return .invalid }
         try await attemptStore.clearAttempts(for: attemptKey)
         return .redeemed(remaining: remaining)
     }

@@ -1,7 +1,7 @@
 public import Foundation
-public import Logging
 public import IdentityKeyValueStore
 import IdentitySupport
+public import Logging
 
 /// A user of a project or of one of its tenants: whose factor, codes and
 /// events a record is. Its ``storeKey`` is the one way the package names a
@@ -123,8 +123,10 @@ public struct SecurityEvent: Sendable, Hashable, Codable {
     /// An event of `kind` for `user` at `date`; the other facts are set as
     /// properties. ``context`` is filled in from ``SecurityEventContext/current``
     /// when the event is recorded, if left nil.
-    public init(_ kind: Kind, user: UserKey, date: Date = Date(), initiatedBy: Initiator? = nil, factorID: String? = nil,
-                factorKind: String? = nil) {
+    public init(
+        _ kind: Kind, user: UserKey, date: Date = Date(), initiatedBy: Initiator? = nil, factorID: String? = nil,
+        factorKind: String? = nil
+    ) {
         self.kind = kind
         self.user = user
         self.date = date
@@ -182,7 +184,8 @@ public struct SecurityEventContext: Sendable, Hashable, Codable {
     /// Runs `operation` with `context` as the current request's (for it and
     /// every task it starts).
     public static func withValue<Result>(
-        _ context: SecurityEventContext, isolation: isolated (any Actor)? = #isolation, _ operation: () async throws -> Result
+        _ context: SecurityEventContext, isolation: isolated (any Actor)? = #isolation,
+        _ operation: () async throws -> Result
     ) async rethrows -> Result {
         try await $stored.withValue(context, operation: operation, isolation: isolation)
     }
@@ -283,7 +286,8 @@ public enum SecurityEventSystem {
     /// Runs `operation` with its events (and those of the tasks it starts)
     /// going to `sink`.
     public static func withSink<Result>(
-        _ sink: any SecurityEventSink, isolation: isolated (any Actor)? = #isolation, _ operation: () async throws -> Result
+        _ sink: any SecurityEventSink, isolation: isolated (any Actor)? = #isolation,
+        _ operation: () async throws -> Result
     ) async rethrows -> Result {
         try await $taskSink.withValue(sink, operation: operation, isolation: isolation)
     }
@@ -347,7 +351,8 @@ public struct AppendOnlySecurityEventLog: SecurityEventLog {
         do {
             try await append(event)
         } catch {
-            logger.error("could not append a security event", metadata: ["event": "\(event.kind.rawValue)", "error": "\(error)"])
+            logger.error(
+                "could not append a security event", metadata: ["event": "\(event.kind.rawValue)", "error": "\(error)"])
         }
     }
 

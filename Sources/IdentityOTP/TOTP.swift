@@ -17,8 +17,11 @@ public struct TOTP: Sendable {
     ///   - period: The time step in seconds, at least 1.
     ///   - t0: The Unix time of step 0.
     ///   - keyLengthPolicy: The shortest key accepted (16 bytes by default; see ``HOTP``).
-    public init(key: some Collection<UInt8>, algorithm: HashAlgorithm = .sha1, digits: Int = 6, period: Int64 = 30, t0: Int64 = 0,
-                keyLengthPolicy: OTPKeyLengthPolicy = .rfc4226) throws {
+    public init(
+        key: some Collection<UInt8>, algorithm: HashAlgorithm = .sha1, digits: Int = 6, period: Int64 = 30,
+        t0: Int64 = 0,
+        keyLengthPolicy: OTPKeyLengthPolicy = .rfc4226
+    ) throws {
         guard period >= 1 else { throw OTPError.invalidPeriod(period) }
         self.hotp = try HOTP(key: key, algorithm: algorithm, digits: digits, keyLengthPolicy: keyLengthPolicy)
         self.period = period
@@ -41,10 +44,13 @@ public struct TOTP: Sendable {
     ///   - keyLengthPolicy: The shortest key accepted (16 bytes by default; see ``HOTP``).
     /// - Throws: `Base32Error` (naming the position of the first bad
     ///   character, never the character) or ``OTPError``.
-    public init(base32Secret: String, algorithm: HashAlgorithm = .sha1, digits: Int = 6, period: Int64 = 30,
-                keyLengthPolicy: OTPKeyLengthPolicy = .rfc4226) throws {
-        try self.init(key: try Base32.decode(base32Secret, mode: .lenient), algorithm: algorithm, digits: digits, period: period,
-                      keyLengthPolicy: keyLengthPolicy)
+    public init(
+        base32Secret: String, algorithm: HashAlgorithm = .sha1, digits: Int = 6, period: Int64 = 30,
+        keyLengthPolicy: OTPKeyLengthPolicy = .rfc4226
+    ) throws {
+        try self.init(
+            key: try Base32.decode(base32Secret, mode: .lenient), algorithm: algorithm, digits: digits, period: period,
+            keyLengthPolicy: keyLengthPolicy)
     }
 
     /// The time step of `unixTime` (64-bit: past 2038 and 2106).

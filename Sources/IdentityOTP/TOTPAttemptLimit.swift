@@ -54,26 +54,38 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
     ///     the key stays locked until cleared: 1 to 100.
     /// - Throws: ``OTPError/invalidAttemptLimit(_:)`` for a count out of range,
     ///   ``OTPError/invalidLockout(_:)`` for a lock-out under a second or a cap under the lock-out.
-    public init(maximumFailures: Int = TOTPAttemptLimit.defaultMaximumFailures, lockout: Duration = TOTPAttemptLimit.defaultLockout,
-                maximumLockout: Duration = TOTPAttemptLimit.defaultMaximumLockout,
-                maximumConsecutiveFailures: Int = TOTPAttemptLimit.consecutiveFailureCap) throws {
+    public init(
+        maximumFailures: Int = TOTPAttemptLimit.defaultMaximumFailures,
+        lockout: Duration = TOTPAttemptLimit.defaultLockout,
+        maximumLockout: Duration = TOTPAttemptLimit.defaultMaximumLockout,
+        maximumConsecutiveFailures: Int = TOTPAttemptLimit.consecutiveFailureCap
+    ) throws {
         guard (1...Self.consecutiveFailureCap).contains(maximumConsecutiveFailures) else {
             throw OTPError.invalidAttemptLimit(maximumConsecutiveFailures)
         }
-        try self.init(maximumFailures: maximumFailures, lockout: lockout, maximumLockout: maximumLockout,
-                      consecutiveFailures: maximumConsecutiveFailures, forgetAfter: nil)
+        try self.init(
+            maximumFailures: maximumFailures, lockout: lockout, maximumLockout: maximumLockout,
+            consecutiveFailures: maximumConsecutiveFailures, forgetAfter: nil)
     }
 
-    private init(maximumFailures: Int, lockout: Duration, maximumLockout: Duration, consecutiveFailures: Int?, forgetAfter: Duration?) throws {
+    private init(
+        maximumFailures: Int, lockout: Duration, maximumLockout: Duration, consecutiveFailures: Int?,
+        forgetAfter: Duration?
+    ) throws {
         guard maximumFailures >= 1 else { throw OTPError.invalidAttemptLimit(maximumFailures) }
         guard lockout >= .seconds(1) else { throw OTPError.invalidLockout(lockout) }
         guard maximumLockout >= lockout else { throw OTPError.invalidLockout(maximumLockout) }
         if let forgetAfter, forgetAfter < .seconds(1) { throw OTPError.invalidLockout(forgetAfter) }
-        self.init(checked: maximumFailures, lockout: lockout, maximumLockout: maximumLockout, consecutiveFailures: consecutiveFailures,
-                  forgetAfter: forgetAfter)
+        self.init(
+            checked: maximumFailures, lockout: lockout, maximumLockout: maximumLockout,
+            consecutiveFailures: consecutiveFailures,
+            forgetAfter: forgetAfter)
     }
 
-    private init(checked maximumFailures: Int, lockout: Duration, maximumLockout: Duration, consecutiveFailures: Int?, forgetAfter: Duration?) {
+    private init(
+        checked maximumFailures: Int, lockout: Duration, maximumLockout: Duration, consecutiveFailures: Int?,
+        forgetAfter: Duration?
+    ) {
         self.maximumFailures = maximumFailures
         self.lockout = lockout
         self.maximumLockout = maximumLockout
@@ -83,8 +95,9 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
 
     /// Five failures, then 15 minutes, doubling to a day; after 100 in a row
     /// the key is locked until cleared.
-    public static let `default` = TOTPAttemptLimit(checked: defaultMaximumFailures, lockout: defaultLockout,
-                                                   maximumLockout: defaultMaximumLockout, consecutiveFailures: consecutiveFailureCap, forgetAfter: nil)
+    public static let `default` = TOTPAttemptLimit(
+        checked: defaultMaximumFailures, lockout: defaultLockout,
+        maximumLockout: defaultMaximumLockout, consecutiveFailures: consecutiveFailureCap, forgetAfter: nil)
 
     /// A rate limit for keys an attacker can choose (a client address):
     /// `attempts`, then no attempt until `window` has passed since the last;
@@ -92,7 +105,9 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
     /// a limit for a second factor's key: a patient guesser waits it out.
     /// - Throws: as ``init(maximumFailures:lockout:maximumLockout:maximumConsecutiveFailures:)``.
     public static func rateLimit(_ attempts: Int, per window: Duration) throws -> TOTPAttemptLimit {
-        try TOTPAttemptLimit(maximumFailures: attempts, lockout: window, maximumLockout: window, consecutiveFailures: nil, forgetAfter: window)
+        try TOTPAttemptLimit(
+            maximumFailures: attempts, lockout: window, maximumLockout: window, consecutiveFailures: nil,
+            forgetAfter: window)
     }
 
     /// A backoff for keys an attacker can choose (an account from one
@@ -103,9 +118,11 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
     /// expire. Not a limit for a second factor's key: a patient guesser
     /// waits it out.
     /// - Throws: as ``init(maximumFailures:lockout:maximumLockout:maximumConsecutiveFailures:)``.
-    public static func backoff(_ attempts: Int, lockout: Duration, maximumLockout: Duration) throws -> TOTPAttemptLimit {
-        try TOTPAttemptLimit(maximumFailures: attempts, lockout: lockout, maximumLockout: maximumLockout, consecutiveFailures: nil,
-                             forgetAfter: maximumLockout)
+    public static func backoff(_ attempts: Int, lockout: Duration, maximumLockout: Duration) throws -> TOTPAttemptLimit
+    {
+        try TOTPAttemptLimit(
+            maximumFailures: attempts, lockout: lockout, maximumLockout: maximumLockout, consecutiveFailures: nil,
+            forgetAfter: maximumLockout)
     }
 
     /// A bound on consecutive failures for a key an attacker can choose: after
@@ -120,8 +137,9 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
     public static func consecutiveFailures(_ failures: Int, forgetAfter: Duration) throws -> TOTPAttemptLimit {
         guard (1...consecutiveFailureCap).contains(failures) else { throw OTPError.invalidAttemptLimit(failures) }
         // The cap refuses before any lock-out is looked at: the shortest one keeps the record's end at `forgetAfter`.
-        return try TOTPAttemptLimit(maximumFailures: failures, lockout: .seconds(1), maximumLockout: .seconds(1), consecutiveFailures: failures,
-                                    forgetAfter: forgetAfter)
+        return try TOTPAttemptLimit(
+            maximumFailures: failures, lockout: .seconds(1), maximumLockout: .seconds(1), consecutiveFailures: failures,
+            forgetAfter: forgetAfter)
     }
 
     /// What a store does with one attempt on a key whose record is `record`
@@ -130,7 +148,9 @@ public struct TOTPAttemptLimit: Sendable, Hashable {
     /// computes the same, and the shared conformance cases hold both to it).
     /// - Returns: The admission, and the record to keep (unchanged when the
     ///   attempt is refused).
-    public func admit(_ record: TOTPAttemptRecord?, at now: Date) -> (admission: TOTPAttemptAdmission, record: TOTPAttemptRecord?) {
+    public func admit(_ record: TOTPAttemptRecord?, at now: Date) -> (
+        admission: TOTPAttemptAdmission, record: TOTPAttemptRecord?
+    ) {
         let current = record.flatMap { $0.forgetAt > now ? $0 : nil }
         let failures = current?.failures ?? 0
         if let cap = maximumConsecutiveFailures, failures >= cap { return (.locked(failures: failures), current) }

@@ -49,8 +49,10 @@ public struct TOTPClockDriftDetection: Sendable {
     ///   - retention: How long offsets outlive the last accepted code (90 days).
     /// - Throws: ``OTPError/invalidWindow(_:)`` for `minimumSteps` out of
     ///   range, ``OTPError/invalidAttemptLimit(_:)`` for `consistentCodes` out of range.
-    public init(store: any TOTPClockOffsetStore, minimumSteps: Int = 2, consistentCodes: Int = 3, recentresWindow: Bool = false,
-                retention: Duration = .seconds(90 * 24 * 3600)) throws {
+    public init(
+        store: any TOTPClockOffsetStore, minimumSteps: Int = 2, consistentCodes: Int = 3, recentresWindow: Bool = false,
+        retention: Duration = .seconds(90 * 24 * 3600)
+    ) throws {
         guard (1...TOTPVerifier.widestWindow).contains(minimumSteps) else { throw OTPError.invalidWindow(minimumSteps) }
         guard (1...20).contains(consistentCodes) else { throw OTPError.invalidAttemptLimit(consistentCodes) }
         self.store = store
@@ -95,7 +97,8 @@ public protocol TOTPClockOffsetStore: Sendable {
     ///   - keep: How many offsets to keep.
     ///   - now: The time of the verification.
     ///   - retainUntil: When the list may be forgotten if nothing is added.
-    func recordOffset(_ offset: Int, for keyID: String, keep: Int, at now: Date, retainUntil: Date) async throws -> [Int]
+    func recordOffset(_ offset: Int, for keyID: String, keep: Int, at now: Date, retainUntil: Date) async throws
+        -> [Int]
 
     /// `keyID`'s kept offsets, oldest first (empty when none).
     func recentOffsets(for keyID: String, at now: Date) async throws -> [Int]
@@ -134,7 +137,9 @@ public struct ExpiringStateTOTPClockOffsetStore: TOTPClockOffsetStore {
 
     /// Appends `offset` and keeps the newest `keep`, atomically (a lapsed
     /// list starts again).
-    public func recordOffset(_ offset: Int, for keyID: String, keep: Int, at now: Date, retainUntil: Date) async throws -> [Int] {
+    public func recordOffset(_ offset: Int, for keyID: String, keep: Int, at now: Date, retainUntil: Date) async throws
+        -> [Int]
+    {
         try await state.updateValue(forKey: keyPrefix + keyID, at: now) { stored in
             var list = try stored.map { try JSONDecoder().decode([Int].self, from: $0) } ?? []
             list.append(offset)
@@ -145,6 +150,7 @@ public struct ExpiringStateTOTPClockOffsetStore: TOTPClockOffsetStore {
 
     /// `keyID`'s kept offsets, oldest first.
     public func recentOffsets(for keyID: String, at now: Date) async throws -> [Int] {
-        try await state.value(forKey: keyPrefix + keyID, at: now).map { try JSONDecoder().decode([Int].self, from: $0) } ?? []
+        try await state.value(forKey: keyPrefix + keyID, at: now).map { try JSONDecoder().decode([Int].self, from: $0) }
+            ?? []
     }
 }

@@ -91,8 +91,10 @@ public protocol TOTPVerificationStore: TOTPReplayStore, TOTPAttemptStore {
     /// - Returns: ``TOTPAttemptSettlement/refused(_:)`` when locked,
     ///   ``TOTPAttemptSettlement/accepted`` when the step was recorded,
     ///   ``TOTPAttemptSettlement/counted`` otherwise.
-    func settleAttempt(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
-                       retainUntil: Date) async throws -> TOTPAttemptSettlement
+    func settleAttempt(
+        for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
+        retainUntil: Date
+    ) async throws -> TOTPAttemptSettlement
 
     /// ``settleAttempt(for:matchedStep:limit:at:retainUntil:)``, also saying
     /// how many failures the key's run held before the attempt, so that the
@@ -100,17 +102,23 @@ public protocol TOTPVerificationStore: TOTPReplayStore, TOTPAttemptStore {
     /// (``TOTPVerifier/Report``). A store that cannot say leaves
     /// ``TOTPAttemptSettlementReport/failuresBefore`` nil (the default
     /// implementation does).
-    func settleAttemptReportingRun(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
-                                   retainUntil: Date) async throws -> TOTPAttemptSettlementReport
+    func settleAttemptReportingRun(
+        for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
+        retainUntil: Date
+    ) async throws -> TOTPAttemptSettlementReport
 }
 
 extension TOTPVerificationStore {
     /// ``settleAttempt(for:matchedStep:limit:at:retainUntil:)`` with the run unknown.
-    public func settleAttemptReportingRun(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
-                                          retainUntil: Date) async throws -> TOTPAttemptSettlementReport {
-        TOTPAttemptSettlementReport(settlement: try await settleAttempt(for: keyID, matchedStep: matchedStep, limit: limit, at: now,
-                                                                        retainUntil: retainUntil),
-                                    failuresBefore: nil)
+    public func settleAttemptReportingRun(
+        for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
+        retainUntil: Date
+    ) async throws -> TOTPAttemptSettlementReport {
+        TOTPAttemptSettlementReport(
+            settlement: try await settleAttempt(
+                for: keyID, matchedStep: matchedStep, limit: limit, at: now,
+                retainUntil: retainUntil),
+            failuresBefore: nil)
     }
 }
 

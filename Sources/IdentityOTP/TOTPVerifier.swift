@@ -44,10 +44,14 @@ public struct TOTPVerifier: Sendable {
     ///   - attemptLimit: The attempts allowed per key (five by default,
     ///     then a lock-out): a limit is always applied.
     /// - Throws: ``OTPError/invalidWindow(_:)`` outside 0…10.
-    public init(totp: TOTP, window: Int = 5, replayStore: any TOTPReplayStore, attemptStore: any TOTPAttemptStore,
-                attemptLimit: TOTPAttemptLimit = .default) throws {
-        try self.init(totp: totp, window: window, replayStore: replayStore, attemptStore: attemptStore, attemptLimit: attemptLimit,
-                      settlingStore: nil)
+    public init(
+        totp: TOTP, window: Int = 5, replayStore: any TOTPReplayStore, attemptStore: any TOTPAttemptStore,
+        attemptLimit: TOTPAttemptLimit = .default
+    ) throws {
+        try self.init(
+            totp: totp, window: window, replayStore: replayStore, attemptStore: attemptStore,
+            attemptLimit: attemptLimit,
+            settlingStore: nil)
     }
 
     /// A verifier whose one `store` counts attempts and remembers accepted
@@ -63,12 +67,18 @@ public struct TOTPVerifier: Sendable {
     ///     `verificationStore` on PostgreSQL) for several.
     ///   - attemptLimit: The attempts allowed per key (five by default, then a lock-out).
     /// - Throws: ``OTPError/invalidWindow(_:)`` outside 0…10.
-    public init(totp: TOTP, window: Int = 5, store: any TOTPVerificationStore, attemptLimit: TOTPAttemptLimit = .default) throws {
-        try self.init(totp: totp, window: window, replayStore: store, attemptStore: store, attemptLimit: attemptLimit, settlingStore: store)
+    public init(
+        totp: TOTP, window: Int = 5, store: any TOTPVerificationStore, attemptLimit: TOTPAttemptLimit = .default
+    ) throws {
+        try self.init(
+            totp: totp, window: window, replayStore: store, attemptStore: store, attemptLimit: attemptLimit,
+            settlingStore: store)
     }
 
-    private init(totp: TOTP, window: Int, replayStore: any TOTPReplayStore, attemptStore: any TOTPAttemptStore,
-                 attemptLimit: TOTPAttemptLimit, settlingStore: (any TOTPVerificationStore)?) throws {
+    private init(
+        totp: TOTP, window: Int, replayStore: any TOTPReplayStore, attemptStore: any TOTPAttemptStore,
+        attemptLimit: TOTPAttemptLimit, settlingStore: (any TOTPVerificationStore)?
+    ) throws {
         guard (0...Self.widestWindow).contains(window) else { throw OTPError.invalidWindow(window) }
         self.totp = totp
         self.window = window
@@ -234,7 +244,9 @@ public struct TOTPVerifier: Sendable {
         let offset = step.map { Int(clamping: Int64(bitPattern: $0 &- present)) }
         var drift: TOTPClockDrift?
         if case .accepted = result, let offset { drift = await recordOffset(offset, keyID: keyID, at: now) }
-        return Report(result: result, stepOffset: offset, clockDrift: drift, lockoutBegan: lockoutBegan, lockoutEnded: lockoutEnded)
+        return Report(
+            result: result, stepOffset: offset, clockDrift: drift, lockoutBegan: lockoutBegan,
+            lockoutEnded: lockoutEnded)
     }
 
     /// Counts the attempt and records a matched `step`, in one call when one
@@ -242,10 +254,12 @@ public struct TOTPVerifier: Sendable {
     /// store says.
     private func settle(_ step: UInt64?, keyID: String, at now: Date) async throws -> (Result, failuresBefore: Int?) {
         if let settlingStore {
-            let report = try await settlingStore.settleAttemptReportingRun(for: keyID, matchedStep: step, limit: attemptLimit, at: now,
-                                                                           retainUntil: retentionEnd(of: step ?? 0))
+            let report = try await settlingStore.settleAttemptReportingRun(
+                for: keyID, matchedStep: step, limit: attemptLimit, at: now,
+                retainUntil: retentionEnd(of: step ?? 0))
             switch (report.settlement, step) {
-            case (.refused(let admission), _): throw admission.refusal(attemptLimit) ?? OTPError.tooManyAttempts(limit: attemptLimit.maximumFailures)
+            case (.refused(let admission), _):
+                throw admission.refusal(attemptLimit) ?? OTPError.tooManyAttempts(limit: attemptLimit.maximumFailures)
             case (.accepted, let step?): return (.accepted(step: step), report.failuresBefore)
             case (_, let step?): return (.replayed(step: step), report.failuresBefore)
             case (_, nil): return (.invalid, report.failuresBefore)
@@ -255,7 +269,8 @@ public struct TOTPVerifier: Sendable {
         if let refusal = admission.refusal(attemptLimit) { throw refusal }
         let failuresBefore: Int? = if case .counted(let failures) = admission { failures } else { nil }
         guard let step else { return (.invalid, failuresBefore) }
-        guard try await replayStore.recordAcceptedStep(step, for: keyID, at: now, retainUntil: retentionEnd(of: step)) else {
+        guard try await replayStore.recordAcceptedStep(step, for: keyID, at: now, retainUntil: retentionEnd(of: step))
+        else {
             return (.replayed(step: step), failuresBefore)
         }
         try await attemptStore.clearAttempts(for: keyID)
@@ -267,7 +282,8 @@ public struct TOTPVerifier: Sendable {
     /// the window where it always is.
     private func windowCentre(for keyID: String, at now: Date) async -> Int {
         guard let driftDetection, driftDetection.recentresWindow,
-              let offsets = try? await driftDetection.store.recentOffsets(for: keyID, at: now) else { return 0 }
+            let offsets = try? await driftDetection.store.recentOffsets(for: keyID, at: now)
+        else { return 0 }
         return TOTPClockDriftDetection.centre(for: driftDetection.drift(in: offsets), window: window)
     }
 
@@ -278,8 +294,9 @@ public struct TOTPVerifier: Sendable {
     private func recordOffset(_ offset: Int, keyID: String, at now: Date) async -> TOTPClockDrift? {
         guard let driftDetection else { return nil }
         do {
-            let offsets = try await driftDetection.store.recordOffset(offset, for: keyID, keep: driftDetection.consistentCodes, at: now,
-                                                                      retainUntil: now.addingTimeInterval(driftDetection.retention.timeInterval))
+            let offsets = try await driftDetection.store.recordOffset(
+                offset, for: keyID, keep: driftDetection.consistentCodes, at: now,
+                retainUntil: now.addingTimeInterval(driftDetection.retention.timeInterval))
             return driftDetection.drift(in: offsets).map { TOTPClockDrift(steps: $0, period: totp.period) }
         } catch {
             Telemetry.counter("totp_clock_offset_failures_total").increment()
@@ -297,7 +314,9 @@ public struct TOTPVerifier: Sendable {
     /// may use (Identity Platform's maximum, 10 intervals), so that widening
     /// the window later cannot reopen a replay.
     private func retentionEnd(of step: UInt64) -> Date {
-        Date(timeIntervalSince1970: Double(totp.t0) + (Double(step) + Double(Self.widestWindow) + 1) * Double(totp.period))
+        Date(
+            timeIntervalSince1970: Double(totp.t0) + (Double(step) + Double(Self.widestWindow) + 1)
+                * Double(totp.period))
     }
 
     /// The widest window a verifier accepts.
@@ -309,7 +328,9 @@ public struct TOTPVerifier: Sendable {
     /// (inside one actor method or database transaction), or two concurrent
     /// requests could both use one code. The emulator verifies this way.
     /// - Throws: ``OTPError/invalidWindow(_:)`` outside 0…10, or a time before 1970.
-    public static func check(_ code: String, totp: TOTP, window: Int, at unixTime: Int64, lastAcceptedStep: UInt64?) throws -> Result {
+    public static func check(_ code: String, totp: TOTP, window: Int, at unixTime: Int64, lastAcceptedStep: UInt64?)
+        throws -> Result
+    {
         guard let step = try totp.matchingStep(for: code, at: unixTime, window: window) else { return .invalid }
         return isReplay(step, lastAcceptedStep: lastAcceptedStep) ? .replayed(step: step) : .accepted(step: step)
     }
@@ -320,8 +341,10 @@ public struct TOTPVerifier: Sendable {
     /// one to `failures`; once `failures` reaches the limit no code is
     /// checked.
     /// - Throws: ``OTPError/tooManyAttempts(limit:)`` at the limit.
-    public static func check(_ code: String, totp: TOTP, window: Int, at unixTime: Int64, lastAcceptedStep: UInt64?,
-                             failures: inout Int, limit: TOTPAttemptLimit) throws -> Result {
+    public static func check(
+        _ code: String, totp: TOTP, window: Int, at unixTime: Int64, lastAcceptedStep: UInt64?,
+        failures: inout Int, limit: TOTPAttemptLimit
+    ) throws -> Result {
         guard failures < limit.maximumFailures else { throw OTPError.tooManyAttempts(limit: limit.maximumFailures) }
         let result = try check(code, totp: totp, window: window, at: unixTime, lastAcceptedStep: lastAcceptedStep)
         if case .accepted = result { return result }

@@ -33,8 +33,10 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
     public var counter: UInt64?
 
     /// Creates a URI value; ``string`` builds its text.
-    public init(kind: Kind = .totp, issuer: String?, account: String, secret: [UInt8], algorithm: HashAlgorithm = .sha1,
-                digits: Int = 6, period: Int64 = 30, counter: UInt64? = nil) {
+    public init(
+        kind: Kind = .totp, issuer: String?, account: String, secret: [UInt8], algorithm: HashAlgorithm = .sha1,
+        digits: Int = 6, period: Int64 = 30, counter: UInt64? = nil
+    ) {
         self.kind = kind
         self.issuer = issuer
         self.account = account
@@ -55,10 +57,13 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     /// What `dump` and debuggers show: the secret redacted.
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "kind": kind, "issuer": issuer as Any, "account": account, "secret": "<redacted>", "algorithm": algorithm,
-            "digits": digits, "period": period, "counter": counter as Any,
-        ], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "kind": kind, "issuer": issuer as Any, "account": account, "secret": "<redacted>",
+                "algorithm": algorithm,
+                "digits": digits, "period": period, "counter": counter as Any,
+            ], displayStyle: .struct)
     }
 
     /// The URI text, e.g. `otpauth://totp/ACME%20Co:ada%40example.com?secret=…&issuer=ACME%20Co`.
@@ -174,8 +179,9 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         // what ``string`` writes and parsing it again gives the same value
         // (the otpauth fuzz harness found the asymmetry).
         if kind == .totp { counter = nil } else { period = 30 }
-        self.init(kind: kind, issuer: issuer ?? labelIssuer, account: account, secret: secret, algorithm: algorithm,
-                  digits: digits, period: period, counter: counter)
+        self.init(
+            kind: kind, issuer: issuer ?? labelIssuer, account: account, secret: secret, algorithm: algorithm,
+            digits: digits, period: period, counter: counter)
         // What ``string`` writes must parse again: it may be longer than the
         // input (the issuer in both the label and the parameter, characters
         // percent-encoded), and past the bound it would not (the otpauth
@@ -188,7 +194,8 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         var output = ""
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 output.unicodeScalars.append(Unicode.Scalar(byte))
             default:
@@ -215,7 +222,9 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         }
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
-                guard let high = hexValue(iterator.next()), let low = hexValue(iterator.next()) else { throw .malformedEncoding }
+                guard let high = hexValue(iterator.next()), let low = hexValue(iterator.next()) else {
+                    throw .malformedEncoding
+                }
                 bytes.append(high << 4 | low)
             } else if byte == UInt8(ascii: "+") && plusIsSpace {
                 bytes.append(UInt8(ascii: " "))
@@ -237,7 +246,9 @@ public struct OTPAuthURIError: Error, Sendable, Hashable, CustomStringConvertibl
     /// The kind of refusal without its values.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         fileprivate enum Base: String, Sendable, Hashable {
-            case notOTPAuth, unknownType, malformedLabel, missingAccount, malformedEncoding, duplicateParameter, missingSecret, invalidSecret, issuerMismatch, unknownAlgorithm, invalidDigits, invalidPeriod, invalidCounter, missingCounter, secretTooShort, tooLong
+            case notOTPAuth, unknownType, malformedLabel, missingAccount, malformedEncoding, duplicateParameter,
+                missingSecret, invalidSecret, issuerMismatch, unknownAlgorithm, invalidDigits, invalidPeriod,
+                invalidCounter, missingCounter, secretTooShort, tooLong
         }
 
         fileprivate let base: Base
@@ -336,7 +347,9 @@ public struct OTPAuthURIError: Error, Sendable, Hashable, CustomStringConvertibl
     /// An `hotp` URI has no `counter`.
     public static let missingCounter = Self(.missingCounter)
     /// The secret is shorter than the key-length policy allows.
-    public static func secretTooShort(byteCount: Int, minimum: Int) -> Self { Self(.secretTooShort(byteCount: byteCount, minimum: minimum)) }
+    public static func secretTooShort(byteCount: Int, minimum: Int) -> Self {
+        Self(.secretTooShort(byteCount: byteCount, minimum: minimum))
+    }
     /// The URI is longer than ``OTPAuthURI/maximumLength`` bytes.
     public static func tooLong(limit: Int) -> Self { Self(.tooLong(limit: limit)) }
 
@@ -372,7 +385,8 @@ public struct OTPAuthURIError: Error, Sendable, Hashable, CustomStringConvertibl
         switch storage {
         case .notOTPAuth: return "not an otpauth:// URI"
         case .unknownType(let type): return "unknown OTP type '\(type)'; expected totp or hotp"
-        case .malformedLabel: return "malformed label; expected ISSUER:ACCOUNT or ACCOUNT, with any colon inside a part percent-encoded"
+        case .malformedLabel:
+            return "malformed label; expected ISSUER:ACCOUNT or ACCOUNT, with any colon inside a part percent-encoded"
         case .missingAccount: return "the label has no account name"
         case .malformedEncoding: return "malformed percent-encoding or invalid UTF-8"
         case .duplicateParameter(let name): return "parameter '\(name)' appears more than once"
@@ -385,7 +399,8 @@ public struct OTPAuthURIError: Error, Sendable, Hashable, CustomStringConvertibl
         case .invalidCounter(let text): return "counter must be a non-negative integer, not '\(text)'"
         case .missingCounter: return "an hotp URI needs a 'counter' parameter"
         case .secretTooShort(let count, let minimum):
-            return "the secret has \(count) bytes; at least \(minimum) are required (RFC 4226; pass keyLengthPolicy: .legacyImport to import an older entry)"
+            return
+                "the secret has \(count) bytes; at least \(minimum) are required (RFC 4226; pass keyLengthPolicy: .legacyImport to import an older entry)"
         case .tooLong(let limit): return "the URI is longer than \(limit) bytes"
         }
     }

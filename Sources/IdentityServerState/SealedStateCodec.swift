@@ -50,7 +50,9 @@ public struct SealedStateCodec: Sendable, CustomStringConvertible {
     ///   - binding: What the value belongs to (a user id, a browser id),
     ///     authenticated but not stored: opening needs the same binding.
     /// - Throws: ``SealedStateError`` `unencodable`.
-    public func seal<Value: Encodable>(_ value: Value, expiresAt: Date?, boundTo binding: String = "") throws(SealedStateError) -> String {
+    public func seal<Value: Encodable>(_ value: Value, expiresAt: Date?, boundTo binding: String = "")
+        throws(SealedStateError) -> String
+    {
         let payload: Data
         do { payload = try Self.encoder.encode(value) } catch { throw .unencodable(String(describing: Value.self)) }
         return try sealData(payload, expiresAt: expiresAt, boundTo: binding)
@@ -58,13 +60,16 @@ public struct SealedStateCodec: Sendable, CustomStringConvertible {
 
     /// Seals bytes (see ``seal(_:expiresAt:boundTo:)``).
     /// - Throws: ``SealedStateError`` `unencodable` if swift-crypto refuses.
-    public func sealData(_ payload: some DataProtocol, expiresAt: Date?, boundTo binding: String = "") throws(SealedStateError) -> String {
+    public func sealData(_ payload: some DataProtocol, expiresAt: Date?, boundTo binding: String = "")
+        throws(SealedStateError) -> String
+    {
         let key = keyRing.newest
         var plaintext = Data(capacity: 8 + payload.count)
         withUnsafeBytes(of: Self.expirySeconds(expiresAt).bigEndian) { plaintext.append(contentsOf: $0) }
         plaintext.append(contentsOf: payload)
         do {
-            let box = try AES.GCM.seal(plaintext, using: key.key, authenticating: associatedData(keyID: key.id, binding: binding))
+            let box = try AES.GCM.seal(
+                plaintext, using: key.key, authenticating: associatedData(keyID: key.id, binding: binding))
             guard let combined = box.combined else { throw SealedStateError.unencodable("sealed box") }
             return Self.version + "." + key.id + "." + combined.base64URLEncoded
         } catch {
@@ -80,14 +85,20 @@ public struct SealedStateCodec: Sendable, CustomStringConvertible {
     ///   - now: The time its expiry is judged at.
     /// - Throws: ``SealedStateError``: `malformed`, `unknownKey`,
     ///   `authenticationFailed`, `expired` or `undecodable`.
-    public func open<Value: Decodable>(_ type: Value.Type, from sealed: some StringProtocol, boundTo binding: String = "",
-                                       now: Date = Date()) throws(SealedStateError) -> Value {
+    public func open<Value: Decodable>(
+        _ type: Value.Type, from sealed: some StringProtocol, boundTo binding: String = "",
+        now: Date = Date()
+    ) throws(SealedStateError) -> Value {
         let (payload, keyID) = try openWithKeyID(sealed, boundTo: binding, now: now)
-        do { return try Self.decoder.decode(Value.self, from: payload) } catch { throw .undecodable(String(describing: Value.self), keyID: keyID) }
+        do { return try Self.decoder.decode(Value.self, from: payload) } catch {
+            throw .undecodable(String(describing: Value.self), keyID: keyID)
+        }
     }
 
     /// Opens sealed bytes (see ``open(_:from:boundTo:now:)``).
-    public func openData(_ sealed: some StringProtocol, boundTo binding: String = "", now: Date = Date()) throws(SealedStateError) -> Data {
+    public func openData(_ sealed: some StringProtocol, boundTo binding: String = "", now: Date = Date())
+        throws(SealedStateError) -> Data
+    {
         try openWithKeyID(sealed, boundTo: binding, now: now).payload
     }
 
@@ -99,8 +110,12 @@ public struct SealedStateCodec: Sendable, CustomStringConvertible {
         return keyID != keyRing.newest.id
     }
 
-    private func openWithKeyID(_ sealed: some StringProtocol, boundTo binding: String, now: Date) throws(SealedStateError) -> (payload: Data, keyID: String) {
-        guard sealed.utf8.count <= Self.maximumSealedLength else { throw .malformed("longer than \(Self.maximumSealedLength) bytes") }
+    private func openWithKeyID(_ sealed: some StringProtocol, boundTo binding: String, now: Date)
+        throws(SealedStateError) -> (payload: Data, keyID: String)
+    {
+        guard sealed.utf8.count <= Self.maximumSealedLength else {
+            throw .malformed("longer than \(Self.maximumSealedLength) bytes")
+        }
         guard let (keyID, body) = Self.split(sealed) else { throw .malformed("not \(Self.version).KEYID.BASE64URL") }
         guard let key = keyRing.key(id: keyID) else { throw .unknownKey(keyID) }
         // A nonce, a tag and the expiry at the least.
@@ -110,7 +125,8 @@ public struct SealedStateCodec: Sendable, CustomStringConvertible {
         let plaintext: Data
         do {
             let box = try AES.GCM.SealedBox(combined: combined)
-            plaintext = try AES.GCM.open(box, using: key.key, authenticating: associatedData(keyID: keyID, binding: binding))
+            plaintext = try AES.GCM.open(
+                box, using: key.key, authenticating: associatedData(keyID: keyID, binding: binding))
         } catch {
             throw .authenticationFailed(keyID: keyID)
         }
@@ -123,7 +139,9 @@ public struct SealedStateCodec: Sendable, CustomStringConvertible {
     /// `s1.KEYID.BODY` → (KEYID, BODY), the key id checked for its alphabet.
     private static func split(_ sealed: some StringProtocol) -> (String, Substring)? {
         let parts = sealed.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == version, (try? SealingKey.checkID(String(parts[1]))) != nil else { return nil }
+        guard parts.count == 3, parts[0] == version, (try? SealingKey.checkID(String(parts[1]))) != nil else {
+            return nil
+        }
         return (String(parts[1]), Substring(parts[2]))
     }
 
@@ -160,5 +178,7 @@ public struct SealedStateCodec: Sendable, CustomStringConvertible {
     }()
 
     /// The purpose and the key ids; never a key.
-    public var description: String { "SealedStateCodec(purpose: \(purpose), keys: \(keyRing.keys.map(\.id).joined(separator: ", ")))" }
+    public var description: String {
+        "SealedStateCodec(purpose: \(purpose), keys: \(keyRing.keys.map(\.id).joined(separator: ", ")))"
+    }
 }

@@ -8,7 +8,8 @@ public struct SealedStateError: Error, Sendable, Hashable, CustomStringConvertib
     /// The kind of error without its details.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         fileprivate enum Base: String, Sendable, Hashable {
-            case malformed, unknownKey, authenticationFailed, expired, undecodable, unencodable, invalidKey, invalidKeyRing
+            case malformed, unknownKey, authenticationFailed, expired, undecodable, unencodable, invalidKey,
+                invalidKeyRing
         }
 
         fileprivate let base: Base
@@ -52,13 +53,19 @@ public struct SealedStateError: Error, Sendable, Hashable, CustomStringConvertib
         Self(.unknownKey, keyID: keyID, detail: "sealed with the key '\(keyID)', which the key ring does not hold")
     }
     static func authenticationFailed(keyID: String) -> Self {
-        Self(.authenticationFailed, keyID: keyID, detail: "does not open with the key '\(keyID)' for this purpose: altered, or sealed for another purpose or binding")
+        Self(
+            .authenticationFailed, keyID: keyID,
+            detail:
+                "does not open with the key '\(keyID)' for this purpose: altered, or sealed for another purpose or binding"
+        )
     }
     static func expired(keyID: String) -> Self { Self(.expired, keyID: keyID, detail: "expired") }
     static func undecodable(_ typeName: String, keyID: String) -> Self {
         Self(.undecodable, keyID: keyID, detail: "authentic, but not a \(typeName)")
     }
-    static func unencodable(_ typeName: String) -> Self { Self(.unencodable, detail: "a \(typeName) could not be encoded") }
+    static func unencodable(_ typeName: String) -> Self {
+        Self(.unencodable, detail: "a \(typeName) could not be encoded")
+    }
     static func invalidKey(_ detail: String, keyID: String?) -> Self { Self(.invalidKey, keyID: keyID, detail: detail) }
     static func invalidKeyRing(_ detail: String) -> Self { Self(.invalidKeyRing, detail: detail) }
 

@@ -15,7 +15,9 @@ extension SealingKeyRing {
     /// - Returns: nil when `keys` is absent or empty.
     /// - Throws: ``SealedStateError`` when it is set but cannot be read.
     public init?(config: ConfigReader) throws(SealedStateError) {
-        guard let text = config.string(forKey: "keys", isSecret: true), !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard let text = config.string(forKey: "keys", isSecret: true),
+            !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        else {
             return nil
         }
         try self.init(configuration: text)

@@ -45,8 +45,10 @@ public struct SealingKey: Sendable, CustomStringConvertible, CustomDebugStringCo
 
     static func checkID(_ id: String) throws(SealedStateError) {
         let allowed = id.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "-")
         }
         guard (1...32).contains(id.utf8.count), allowed else {
             throw .invalidKey("a key id is 1 to 32 of A-Z a-z 0-9 _ -, not '\(id.prefix(40))'", keyID: nil)
@@ -92,7 +94,8 @@ public struct SealingKeyRing: Sendable, CustomStringConvertible {
             guard let colon = entry.firstIndex(of: ":") else {
                 throw .invalidKeyRing("entry \(index + 1) is not ID:BASE64")
             }
-            keys.append(try SealingKey(id: String(entry[..<colon]), base64Encoded: String(entry[entry.index(after: colon)...])))
+            keys.append(
+                try SealingKey(id: String(entry[..<colon]), base64Encoded: String(entry[entry.index(after: colon)...])))
         }
         try self.init(keys)
     }
@@ -100,8 +103,12 @@ public struct SealingKeyRing: Sendable, CustomStringConvertible {
     /// A ring from the environment variable `name` (see ``init(configuration:)``).
     /// - Returns: nil when the variable is not set or empty.
     /// - Throws: ``SealedStateError`` when it is set but cannot be read.
-    public init?(environmentVariable name: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SealedStateError) {
-        guard let text = environment[name], !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+    public init?(environmentVariable name: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(SealedStateError)
+    {
+        guard let text = environment[name], !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            return nil
+        }
         try self.init(configuration: text)
     }
 

@@ -1,10 +1,10 @@
 public import Foundation
-import IdentitySupport
-public import Logging
 // The protocol and the in-memory store live in the small module that
 // MultiFactorAuth and the PostgreSQL stores also build on; an app that
 // imports this module keeps naming them as before.
 @_exported public import IdentityKeyValueStore
+import IdentitySupport
+public import Logging
 
 /// An `ExpiringStateStore` that seals every value before `base` keeps it
 /// (AES-GCM with ``SealedStateCodec``, bound to its key so that a value
@@ -52,8 +52,10 @@ public struct SealingStateStore: ExpiringStateStore {
     ///   - unopenable: What a read does with a value that no longer opens.
     ///   - logger: Where the first value that did not open is reported (its
     ///     key's id and the reason, never the value).
-    public init(base: any ExpiringStateStore, codec: SealedStateCodec, unopenable: UnopenableValues,
-                logger: Logger = Logger(label: "IdentityServerState.SealingStateStore")) {
+    public init(
+        base: any ExpiringStateStore, codec: SealedStateCodec, unopenable: UnopenableValues,
+        logger: Logger = Logger(label: "IdentityServerState.SealingStateStore")
+    ) {
         self.base = base
         self.codec = codec
         self.unopenable = unopenable
@@ -84,24 +86,31 @@ public struct SealingStateStore: ExpiringStateStore {
     /// Swaps in `newValue` (sealed) when the opened live value is
     /// `expected`: sealing is randomised, so the comparison is on the
     /// opened bytes, and the swap in `base` on the sealed ones read.
-    public func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool {
+    public func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date)
+        async throws -> Bool
+    {
         let stored = try await base.value(forKey: key, at: now)
         // A value that no longer opens fails, or reads as none and may be replaced.
         guard try stored.flatMap({ try open($0, key: key, now: now) }) == expected else { return false }
         let sealed = try newValue.map { Data(try codec.sealData($0, expiresAt: expiresAt, boundTo: key).utf8) }
-        return try await base.compareAndSwapValue(forKey: key, expected: stored, newValue: sealed, expiresAt: expiresAt, at: now)
+        return try await base.compareAndSwapValue(
+            forKey: key, expected: stored, newValue: sealed, expiresAt: expiresAt, at: now)
     }
 
     /// The update on `base`'s own, each attempt reading once: `decide` is
     /// given the opened value, what it keeps is sealed, and the swap in
     /// `base` is on the sealed bytes just read.
-    public func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
-                                              _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
+    public func updateValue<Result: Sendable>(
+        forKey key: String, at now: Date, maxAttempts: Int,
+        _ decide: (Data?) throws -> ExpiringStateUpdate<Result>
+    ) async throws -> Result {
         try await base.updateValue(forKey: key, at: now, maxAttempts: maxAttempts) { stored in
             // A value that no longer opens fails, or reads as none and may be replaced.
             switch try decide(stored.flatMap { try open($0, key: key, now: now) }) {
             case .store(let value, let expiresAt, let result):
-                return .store(Data(try codec.sealData(value, expiresAt: expiresAt, boundTo: key).utf8), expiresAt: expiresAt, result: result)
+                return .store(
+                    Data(try codec.sealData(value, expiresAt: expiresAt, boundTo: key).utf8), expiresAt: expiresAt,
+                    result: result)
             case .remove(let result):
                 return .remove(result: result)
             case .keep(let result):
@@ -118,14 +127,20 @@ public struct SealingStateStore: ExpiringStateStore {
     /// The opened value; nil when it expired; per ``unopenable`` when it does not open.
     private func open(_ stored: Data, key: String, now: Date) throws(SealedStateError) -> Data? {
         do throws(SealedStateError) {
-            guard let text = String(data: stored, encoding: .utf8) else { throw SealedStateError.malformed("not UTF-8") }
+            guard let text = String(data: stored, encoding: .utf8) else {
+                throw SealedStateError.malformed("not UTF-8")
+            }
             return try codec.openData(text, boundTo: key, now: now)
         } catch {
             if error.code == .expired { return nil }
             if unopenable == .readAsAbsent { return nil }
-            if loggedUnopenable.withLock({ logged in defer { logged = true }; return !logged }) {
-                logger.error("a sealed value does not open: the call fails (further ones are not logged)",
-                             metadata: ["reason": "\(error)"])
+            if loggedUnopenable.withLock({ logged in
+                defer { logged = true }
+                return !logged
+            }) {
+                logger.error(
+                    "a sealed value does not open: the call fails (further ones are not logged)",
+                    metadata: ["reason": "\(error)"])
             }
             throw error
         }

@@ -46,7 +46,9 @@ public struct TOTPSecretSealer: Sendable, CustomStringConvertible {
     /// `userID` of `tenantID` (nil: the project itself).
     /// - Throws: ``SealedStateError``: `unknownKey` (with its ``SealedStateError/keyID``),
     ///   `authenticationFailed` (tampered, another user's or another tenant's), `malformed`.
-    public func open(_ sealed: some StringProtocol, userID: String, tenantID: String?) throws(SealedStateError) -> [UInt8] {
+    public func open(_ sealed: some StringProtocol, userID: String, tenantID: String?) throws(SealedStateError)
+        -> [UInt8]
+    {
         Array(try codec.openData(sealed, boundTo: Self.binding(userID, tenantID: tenantID)))
     }
 
@@ -58,7 +60,9 @@ public struct TOTPSecretSealer: Sendable, CustomStringConvertible {
     }
 
     /// ``resealed(_:userID:)`` for `userID` of `tenantID` (nil: the project itself).
-    public func resealed(_ sealed: some StringProtocol, userID: String, tenantID: String?) throws(SealedStateError) -> String? {
+    public func resealed(_ sealed: some StringProtocol, userID: String, tenantID: String?) throws(SealedStateError)
+        -> String?
+    {
         guard codec.needsResealing(sealed) else {
             _ = try open(sealed, userID: userID, tenantID: tenantID)
             return nil

@@ -25,7 +25,9 @@ extension PostgresConnectionSettings {
         }
         try self.init(url: url, password: config.string(forKey: "password", isSecret: true))
         let connections = config.int(forKey: "maximumConnections", default: maximumConnections)
-        guard connections >= 1 else { throw .invalidConfiguration("maximumConnections must be at least 1, not \(connections)") }
+        guard connections >= 1 else {
+            throw .invalidConfiguration("maximumConnections must be at least 1, not \(connections)")
+        }
         maximumConnections = connections
     }
 }

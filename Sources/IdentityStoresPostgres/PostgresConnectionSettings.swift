@@ -50,30 +50,39 @@ public struct PostgresConnectionSettings: Sendable, CustomStringConvertible {
     /// - Throws: ``PostgresStoreError`` `invalidConfiguration`, naming the part that is wrong (never the password).
     public init(url: String, password: String? = nil) throws(PostgresStoreError) {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              scheme == "postgres" || scheme == "postgresql" else {
+            scheme == "postgres" || scheme == "postgresql"
+        else {
             throw .invalidConfiguration("the URL must be postgres://USER@HOST:PORT/DATABASE")
         }
         guard let user = components.percentEncodedUser.flatMap({ $0.removingPercentEncoding }), !user.isEmpty else {
             throw .invalidConfiguration("the URL names no user (postgres://USER@HOST/DATABASE)")
         }
-        let query = Dictionary(components.queryItems?.map { ($0.name, $0.value ?? "") } ?? [], uniquingKeysWith: { $1 })
+        let query = Dictionary(
+            components.queryItems?.map { ($0.name, $0.value ?? "") } ?? [], uniquingKeysWith: { $1 })
         let known: Set<String> = ["sslmode", "host"]
         if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
-            throw .invalidConfiguration("the URL option '\(unknown.prefix(40))' is not supported (sslmode and host are)")
+            throw .invalidConfiguration(
+                "the URL option '\(unknown.prefix(40))' is not supported (sslmode and host are)")
         }
         let mode = query["sslmode"] ?? TLSMode.prefer.rawValue
         guard let tls = TLSMode(rawValue: mode) else {
-            throw .invalidConfiguration("sslmode must be \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), not '\(mode.prefix(40))'")
+            throw .invalidConfiguration(
+                "sslmode must be \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), not '\(mode.prefix(40))'"
+            )
         }
         if let socketDirectory = query["host"], socketDirectory.hasPrefix("/") {
             self.unixSocketPath = socketDirectory + "/.s.PGSQL.\(components.port ?? 5432)"
             self.host = nil
         } else {
-            guard let host = components.host, !host.isEmpty else { throw .invalidConfiguration("the URL names no host") }
+            guard let host = components.host, !host.isEmpty else {
+                throw .invalidConfiguration("the URL names no host")
+            }
             self.host = host
             self.unixSocketPath = nil
         }
-        guard (1...65535).contains(components.port ?? 5432) else { throw .invalidConfiguration("the port must be 1 to 65535") }
+        guard (1...65535).contains(components.port ?? 5432) else {
+            throw .invalidConfiguration("the port must be 1 to 65535")
+        }
         let database = String(components.path.drop(while: { $0 == "/" })).removingPercentEncoding ?? ""
         self.port = components.port ?? 5432
         self.username = user
@@ -92,10 +101,12 @@ public struct PostgresConnectionSettings: Sendable, CustomStringConvertible {
     public var clientConfiguration: PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
         if let unixSocketPath {
-            configuration = .init(unixSocketPath: unixSocketPath, username: username, password: password, database: database)
+            configuration = .init(
+                unixSocketPath: unixSocketPath, username: username, password: password, database: database)
         } else {
-            configuration = .init(host: host ?? "localhost", port: port, username: username, password: password, database: database,
-                                  tls: clientTLS)
+            configuration = .init(
+                host: host ?? "localhost", port: port, username: username, password: password, database: database,
+                tls: clientTLS)
         }
         configuration.options.connectTimeout = connectTimeout
         configuration.options.maximumConnections = max(1, maximumConnections)
@@ -108,10 +119,12 @@ public struct PostgresConnectionSettings: Sendable, CustomStringConvertible {
     func connectionConfiguration() throws(PostgresStoreError) -> PostgresConnection.Configuration {
         var configuration: PostgresConnection.Configuration
         if let unixSocketPath {
-            configuration = .init(unixSocketPath: unixSocketPath, username: username, password: password, database: database)
+            configuration = .init(
+                unixSocketPath: unixSocketPath, username: username, password: password, database: database)
         } else {
-            configuration = .init(host: host ?? "localhost", port: port, username: username, password: password, database: database,
-                                  tls: try connectionTLS())
+            configuration = .init(
+                host: host ?? "localhost", port: port, username: username, password: password, database: database,
+                tls: try connectionTLS())
         }
         configuration.options.connectTimeout = .milliseconds(Self.milliseconds(connectTimeout))
         configuration.options.additionalStartupParameters = startupParameters
@@ -120,7 +133,10 @@ public struct PostgresConnectionSettings: Sendable, CustomStringConvertible {
 
     /// The server settings every connection starts with.
     private var startupParameters: [(String, String)] {
-        [("statement_timeout", "\(max(1, Self.milliseconds(statementTimeout)))"), ("application_name", "identity-stores")]
+        [
+            ("statement_timeout", "\(max(1, Self.milliseconds(statementTimeout)))"),
+            ("application_name", "identity-stores"),
+        ]
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
@@ -156,7 +172,8 @@ public struct PostgresConnectionSettings: Sendable, CustomStringConvertible {
     /// Where and as whom; never the password.
     public var description: String {
         let place = unixSocketPath ?? "\(host ?? "localhost"):\(port)"
-        return "PostgreSQL \(username)@\(place)/\(database ?? username) (sslmode \(tls.rawValue), password \(password == nil ? "none" : "<redacted>"))"
+        return
+            "PostgreSQL \(username)@\(place)/\(database ?? username) (sslmode \(tls.rawValue), password \(password == nil ? "none" : "<redacted>"))"
     }
 }
 #endif

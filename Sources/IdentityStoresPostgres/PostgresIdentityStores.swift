@@ -70,19 +70,27 @@ public struct PostgresIdentityStores: IdentityStorage {
     ///   - clock: Whose clock judges lapses: the database's by default.
     ///   - logger: Where failures are noted (never a bound value).
     /// - Throws: ``PostgresStoreError`` `invalidConfiguration` for a bad prefix or timeout.
-    public init(client: PostgresClient, tablePrefix: String = "identity_", queryTimeout: Duration = .seconds(5), clock: Clock = .database,
-                logger: Logger = Logger(label: "IdentityStoresPostgres")) throws(PostgresStoreError) {
+    public init(
+        client: PostgresClient, tablePrefix: String = "identity_", queryTimeout: Duration = .seconds(5),
+        clock: Clock = .database,
+        logger: Logger = Logger(label: "IdentityStoresPostgres")
+    ) throws(PostgresStoreError) {
         guard Self.isValidTablePrefix(tablePrefix) else {
             throw .invalidConfiguration("the table prefix must be 1 to 40 of a-z 0-9 _, not starting with a digit")
         }
         guard queryTimeout > .zero else { throw .invalidConfiguration("the query timeout must be positive") }
-        backend = PostgresStoreBackend(client: client, tables: PostgresTables(prefix: tablePrefix), queryTimeout: queryTimeout, clock: clock, logger: logger)
+        backend = PostgresStoreBackend(
+            client: client, tables: PostgresTables(prefix: tablePrefix), queryTimeout: queryTimeout, clock: clock,
+            logger: logger)
     }
 
     /// Whether `prefix` can start the tables' names: 1 to 40 of `a–z 0–9 _`,
     /// not starting with a digit (so that it needs no quoting in SQL).
     public static func isValidTablePrefix(_ prefix: String) -> Bool {
-        let allowed = prefix.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") }
+        let allowed = prefix.utf8.allSatisfy {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_")
+        }
         return (1...40).contains(prefix.utf8.count) && allowed && !(prefix.first?.isNumber ?? true)
     }
 
@@ -136,12 +144,16 @@ public struct PostgresIdentityStores: IdentityStorage {
         let logger = backend.logger
         try await backend.perform("migrate") { client in
             try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(tables.migrationLockID))", logger: logger)
-                if try await Self.recordedVersion(tables: tables, on: connection, logger: logger) >= version { return }
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(\(tables.migrationLockID))", logger: logger)
+                if try await Self.recordedVersion(tables: tables, on: connection, logger: logger) >= version {
+                    return
+                }
                 for statement in tables.migration(upTo: version) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO \(unescaped: tables.schema) (version) SELECT \(version)
                     WHERE NOT EXISTS (SELECT 1 FROM \(unescaped: tables.schema) WHERE version >= \(version))
                     """, logger: logger)
@@ -152,12 +164,18 @@ public struct PostgresIdentityStores: IdentityStorage {
     /// The newest version a migration recorded, 0 before the first one.
     /// Any change to ``PostgresTables/migration(upTo:)`` raises ``schemaVersion``,
     /// or databases already migrated never see it.
-    private static func recordedVersion(tables: PostgresTables, on connection: PostgresConnection, logger: Logger) async throws -> Int {
-        for try await present in try await connection.query("SELECT to_regclass(\(tables.schema)) IS NOT NULL", logger: logger).decode(Bool.self) {
+    private static func recordedVersion(tables: PostgresTables, on connection: PostgresConnection, logger: Logger)
+        async throws -> Int
+    {
+        for try await present in try await connection.query(
+            "SELECT to_regclass(\(tables.schema)) IS NOT NULL", logger: logger
+        ).decode(Bool.self) {
             guard present else { return 0 }
         }
-        for try await newest in try await connection.query("SELECT COALESCE(max(version), 0) FROM \(unescaped: tables.schema)", logger: logger)
-            .decode(Int.self) {
+        for try await newest in try await connection.query(
+            "SELECT COALESCE(max(version), 0) FROM \(unescaped: tables.schema)", logger: logger
+        )
+        .decode(Int.self) {
             return newest
         }
         return 0
@@ -174,7 +192,8 @@ public struct PostgresIdentityStores: IdentityStorage {
         let tables = backend.tables
         for table in [tables.state, tables.verifications, tables.replay, tables.attempts, tables.clockOffsets] {
             removed += try await backend.perform("sweep \(table)") { client in
-                let rows = try await client.query("DELETE FROM \(unescaped: table) WHERE expires_at <= COALESCE(\(now), now()) RETURNING 1")
+                let rows = try await client.query(
+                    "DELETE FROM \(unescaped: table) WHERE expires_at <= COALESCE(\(now), now()) RETURNING 1")
                 var count = 0
                 for try await _ in rows { count += 1 }
                 return count
@@ -204,12 +223,15 @@ public struct PostgresIdentityStores: IdentityStorage {
     /// start-up as exactly that (a pool retries quietly instead).
     /// - Throws: ``PostgresStoreError`` `unavailable`, `authenticationFailed`,
     ///   `timedOut` or `invalidConfiguration`.
-    public static func checkConnection(_ settings: PostgresConnectionSettings, logger: Logger = Logger(label: "IdentityStoresPostgres")) async throws(PostgresStoreError) {
+    public static func checkConnection(
+        _ settings: PostgresConnectionSettings, logger: Logger = Logger(label: "IdentityStoresPostgres")
+    ) async throws(PostgresStoreError) {
         let configuration = try settings.connectionConfiguration()
         let timeout = settings.connectTimeout + settings.statementTimeout
         do {
             try await Deadline.run(within: timeout) {
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: 1, logger: logger)
                 do {
                     try await connection.query("SELECT 1", logger: logger)
                 } catch {

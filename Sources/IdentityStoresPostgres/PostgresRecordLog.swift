@@ -21,9 +21,13 @@ public struct PostgresRecordLog: AppendOnlyRecordLog {
     ///   bytes are not UTF-8, `queryFailed` (SQLSTATE 22P02) when they are not JSON.
     public func append(_ record: Data, subject: String, at date: Date) async throws(PostgresStoreError) {
         let table = backend.tables.recordLog
-        guard let json = String(data: record, encoding: .utf8) else { throw .invalidConfiguration("a record must be the UTF-8 text of a JSON value") }
+        guard let json = String(data: record, encoding: .utf8) else {
+            throw .invalidConfiguration("a record must be the UTF-8 text of a JSON value")
+        }
         try await backend.perform("append a record") { client in
-            try await client.query("INSERT INTO \(unescaped: table) (subject, occurred_at, record) VALUES (\(subject), \(date), \(json)::jsonb)")
+            try await client.query(
+                "INSERT INTO \(unescaped: table) (subject, occurred_at, record) VALUES (\(subject), \(date), \(json)::jsonb)"
+            )
         }
     }
 
@@ -33,9 +37,11 @@ public struct PostgresRecordLog: AppendOnlyRecordLog {
         let limit = max(0, limit)
         return try await backend.perform("read records") { client in
             var records: [Data] = []
-            for try await text in try await client.query("""
+            for try await text in try await client.query(
+                """
                 SELECT record::text FROM \(unescaped: table) WHERE subject = \(subject) ORDER BY occurred_at DESC, id DESC LIMIT \(limit)
-                """).decode(String.self) {
+                """
+            ).decode(String.self) {
                 records.append(Data(text.utf8))
             }
             return records
@@ -48,9 +54,11 @@ public struct PostgresRecordLog: AppendOnlyRecordLog {
         let table = backend.tables.recordLog
         return try await backend.perform("sweep records") { client in
             var count = 0
-            for try await removed in try await client.query("""
+            for try await removed in try await client.query(
+                """
                 WITH removed AS (DELETE FROM \(unescaped: table) WHERE occurred_at < \(cutoff) RETURNING 1) SELECT count(*) FROM removed
-                """).decode(Int.self) { count = removed }
+                """
+            ).decode(Int.self) { count = removed }
             return count
         }
     }
@@ -61,7 +69,9 @@ public struct PostgresRecordLog: AppendOnlyRecordLog {
     /// - Parameters:
     ///   - retention: How long a record is kept: 400 days by default.
     ///   - interval: The time between two sweeps.
-    public func retentionSweeper(keeping retention: Duration = .seconds(400 * 24 * 3600), every interval: Duration = .seconds(3600)) -> PostgresRecordLogRetention {
+    public func retentionSweeper(
+        keeping retention: Duration = .seconds(400 * 24 * 3600), every interval: Duration = .seconds(3600)
+    ) -> PostgresRecordLogRetention {
         PostgresRecordLogRetention(log: self, retention: retention, interval: interval)
     }
 }

@@ -31,7 +31,8 @@ public struct PostgresStateStore: ExpiringStateStore {
     public func setValue(_ value: Data, forKey key: String, expiresAt: Date) async throws(PostgresStoreError) {
         let table = backend.tables.state
         try await backend.perform("keep state") { client in
-            try await client.query("""
+            try await client.query(
+                """
                 INSERT INTO \(unescaped: table) (key, value, expires_at) VALUES (\(key), \(value), \(expiresAt))
                 ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at
                 """)
@@ -58,7 +59,9 @@ public struct PostgresStateStore: ExpiringStateStore {
         let table = backend.tables.state
         let now = backend.now(now)
         return try await backend.perform("take state") { client in
-            let rows = try await client.query("DELETE FROM \(unescaped: table) WHERE key = \(key) RETURNING value, expires_at > COALESCE(\(now), now())")
+            let rows = try await client.query(
+                "DELETE FROM \(unescaped: table) WHERE key = \(key) RETURNING value, expires_at > COALESCE(\(now), now())"
+            )
             var value: Data?
             for try await (bytes, live) in rows.decode((Data, Bool).self) where live { value = bytes }
             return value
@@ -78,26 +81,33 @@ public struct PostgresStateStore: ExpiringStateStore {
     /// to a live row, an update or a delete of the row holding `expected`.
     /// Under READ COMMITTED a concurrent writer's commit makes the `WHERE`
     /// false on the row it left, so of two swaps from one value one wins.
-    public func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date,
-                                    at now: Date) async throws(PostgresStoreError) -> Bool {
+    public func compareAndSwapValue(
+        forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date,
+        at now: Date
+    ) async throws(PostgresStoreError) -> Bool {
         let table = backend.tables.state
         let now = backend.now(now)
         return try await backend.performPrepared("swap state") { client in
             let rows: PostgresRowSequence
             switch (expected, newValue) {
             case (nil, let newValue?):
-                return try await Self.swap(InsertStateUnlessLiveStatement(key: key, value: newValue, expiresAt: expiresAt, now: now),
-                                           on: client, table: table)
+                return try await Self.swap(
+                    InsertStateUnlessLiveStatement(key: key, value: newValue, expiresAt: expiresAt, now: now),
+                    on: client, table: table)
             case (let expected?, let newValue?):
-                return try await Self.swap(SwapStateStatement(newValue: newValue, expiresAt: expiresAt, key: key, expected: expected, now: now),
-                                           on: client, table: table)
+                return try await Self.swap(
+                    SwapStateStatement(
+                        newValue: newValue, expiresAt: expiresAt, key: key, expected: expected, now: now),
+                    on: client, table: table)
             case (let expected?, nil):
-                rows = try await client.query("""
+                rows = try await client.query(
+                    """
                     DELETE FROM \(unescaped: table) WHERE key = \(key) AND value = \(expected) AND expires_at > COALESCE(\(now), now())
                     RETURNING true
                     """)
             case (nil, nil):
-                rows = try await client.query("""
+                rows = try await client.query(
+                    """
                     SELECT true WHERE NOT EXISTS (SELECT 1 FROM \(unescaped: table) WHERE key = \(key) AND expires_at > COALESCE(\(now), now()))
                     """)
             }
@@ -111,8 +121,10 @@ public struct PostgresStateStore: ExpiringStateStore {
 extension PostgresStateStore {
     /// Runs a prepared swap on the state table `table`: whether it swapped
     /// (returned its row).
-    private static func swap<Statement: PostgresPreparedStatement>(_ statement: Statement, on client: PostgresClient,
-                                                                   table: String) async throws -> Bool where Statement.Row == Bool {
+    private static func swap<Statement: PostgresPreparedStatement>(
+        _ statement: Statement, on client: PostgresClient,
+        table: String
+    ) async throws -> Bool where Statement.Row == Bool {
         try await StateTableStatement.$table.withValue(table) {
             var swapped = false
             for try await _ in try await client.execute(statement) { swapped = true }
@@ -140,8 +152,10 @@ extension PostgresStateStore {
     /// - Returns: The result of the decision that was kept.
     /// - Throws: `ExpiringStateContentionError` when every swap lost to
     ///   another writer, a ``PostgresStoreError``, or `decide`'s error.
-    public func updateValue<Result: Sendable>(forKey key: String, at now: Date, maxAttempts: Int,
-                                              _ decide: (Data?) throws -> ExpiringStateUpdate<Result>) async throws -> Result {
+    public func updateValue<Result: Sendable>(
+        forKey key: String, at now: Date, maxAttempts: Int,
+        _ decide: (Data?) throws -> ExpiringStateUpdate<Result>
+    ) async throws -> Result {
         // A decision that is not a store (or that throws) for none is
         // taken on the value read, as the default update takes it.
         guard case .store(let value, let expiresAt, let result)? = try? decide(nil) else {
@@ -149,8 +163,11 @@ extension PostgresStateStore {
         }
         switch try await insertUnlessPresent(value, forKey: key, expiresAt: expiresAt, at: now) {
         case .inserted: return result
-        case .found(let live): return try await readAndSwap(forKey: key, at: now, maxAttempts: maxAttempts, firstRead: .read(live), decide)
-        case .unseen: return try await readAndSwap(forKey: key, at: now, maxAttempts: maxAttempts, firstRead: .unread, decide)
+        case .found(let live):
+            return try await readAndSwap(
+                forKey: key, at: now, maxAttempts: maxAttempts, firstRead: .read(live), decide)
+        case .unseen:
+            return try await readAndSwap(forKey: key, at: now, maxAttempts: maxAttempts, firstRead: .unread, decide)
         }
     }
 
@@ -168,15 +185,22 @@ extension PostgresStateStore {
 
     /// Inserts `value` unless `key` has a row (live or expired), in one
     /// statement that also returns the row in the way.
-    private func insertUnlessPresent(_ value: Data, forKey key: String, expiresAt: Date,
-                                     at now: Date) async throws(PostgresStoreError) -> Insertion {
+    private func insertUnlessPresent(
+        _ value: Data, forKey key: String, expiresAt: Date,
+        at now: Date
+    ) async throws(PostgresStoreError) -> Insertion {
         let table = backend.tables.state
-        let insert = InsertStateUnlessPresentStatement(key: key, value: value, expiresAt: expiresAt, now: backend.now(now))
+        let insert = InsertStateUnlessPresentStatement(
+            key: key, value: value, expiresAt: expiresAt, now: backend.now(now))
         return try await backend.performPrepared("swap state") { client in
             try await StateTableStatement.$table.withValue(table) {
                 var insertion = Insertion.unseen
                 for try await row in try await client.execute(insert) {
-                    if row.inserted { insertion = .inserted } else if let live = row.live { insertion = .found(live ? row.value : nil) }
+                    if row.inserted {
+                        insertion = .inserted
+                    } else if let live = row.live {
+                        insertion = .found(live ? row.value : nil)
+                    }
                 }
                 return insertion
             }

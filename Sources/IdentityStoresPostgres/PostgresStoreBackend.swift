@@ -27,15 +27,19 @@ struct PostgresStoreBackend: Sendable {
     /// `operation` (these fixed phrases) and `outcome` (`ok`, `failed`;
     /// the `Telemetry` trait).
     @discardableResult
-    func perform<Value: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresClient) async throws -> Value) async throws(PostgresStoreError) -> Value {
+    func perform<Value: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (PostgresClient) async throws -> Value
+    ) async throws(PostgresStoreError) -> Value {
         let client = self.client
         let started = ContinuousClock.now
         do {
             let value = try await Deadline.run(within: queryTimeout) { try await body(client) }
-            Telemetry.timer(Self.latencyLabel, [("operation", operation), ("outcome", "ok")]).record(ContinuousClock.now - started)
+            Telemetry.timer(Self.latencyLabel, [("operation", operation), ("outcome", "ok")]).record(
+                ContinuousClock.now - started)
             return value
         } catch {
-            Telemetry.timer(Self.latencyLabel, [("operation", operation), ("outcome", "failed")]).record(ContinuousClock.now - started)
+            Telemetry.timer(Self.latencyLabel, [("operation", operation), ("outcome", "failed")]).record(
+                ContinuousClock.now - started)
             let storeError = Self.storeError(error, operation: operation, timeout: queryTimeout)
             logger.warning("store call failed", metadata: ["operation": "\(operation)", "error": "\(storeError)"])
             throw storeError
@@ -50,7 +54,9 @@ struct PostgresStoreBackend: Sendable {
     /// that connection ever after. So until the tables have been seen,
     /// each call checks for them first (one small query) and fails as not
     /// migrated without preparing anything; once seen, never again.
-    func performPrepared<Value: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresClient) async throws -> Value) async throws(PostgresStoreError) -> Value {
+    func performPrepared<Value: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (PostgresClient) async throws -> Value
+    ) async throws(PostgresStoreError) -> Value {
         if !tablesSeen.current {
             guard try await isMigrated() else { throw .notMigrated(operation) }
             tablesSeen.withLock { $0 = true }
@@ -71,7 +77,9 @@ struct PostgresStoreBackend: Sendable {
     func isMigrated() async throws(PostgresStoreError) -> Bool {
         let newest = tables.recordLog
         return try await perform("check the tables") { client in
-            for try await present in try await client.query("SELECT to_regclass(\(newest)) IS NOT NULL").decode(Bool.self) {
+            for try await present in try await client.query("SELECT to_regclass(\(newest)) IS NOT NULL").decode(
+                Bool.self)
+            {
                 return present
             }
             return false
@@ -87,7 +95,9 @@ struct PostgresStoreBackend: Sendable {
         let started = ContinuousClock.now
         while !Task.isCancelled {
             if ContinuousClock.now - started < Self.migrationWait, (try? await isMigrated()) == false {
-                logger.debug("the tables are not there yet: sweeping once migrate() has made them", metadata: ["rows": "\(rows)"])
+                logger.debug(
+                    "the tables are not there yet: sweeping once migrate() has made them",
+                    metadata: ["rows": "\(rows)"])
                 try? await Task.sleep(for: min(interval, .seconds(1)))
                 continue
             }
@@ -114,7 +124,8 @@ struct PostgresStoreBackend: Sendable {
             return storeError(error, operation: operation)
         case let error as PostgresTransactionError:
             // The first failure of BEGIN, the body and COMMIT is the cause.
-            guard let cause = error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError else {
+            guard let cause = error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError
+            else {
                 return .unavailable("\(operation): the transaction failed")
             }
             return storeError(cause, operation: operation, timeout: timeout)

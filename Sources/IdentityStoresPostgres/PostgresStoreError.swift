@@ -10,7 +10,8 @@ public struct PostgresStoreError: Error, Sendable, Hashable, CustomStringConvert
     /// The kind of error without its details.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         fileprivate enum Base: String, Sendable, Hashable {
-            case unavailable, authenticationFailed, timedOut, notMigrated, queryFailed, corruptRow, invalidConfiguration, cancelled
+            case unavailable, authenticationFailed, timedOut, notMigrated, queryFailed, corruptRow,
+                invalidConfiguration, cancelled
         }
 
         fileprivate let base: Base
@@ -53,18 +54,26 @@ public struct PostgresStoreError: Error, Sendable, Hashable, CustomStringConvert
     static func authenticationFailed(sqlState: String?) -> Self {
         Self(.authenticationFailed, sqlState: sqlState, detail: "the server refused the user name or password")
     }
-    static func timedOut(_ operation: String, after timeout: Duration) -> Self { Self(.timedOut, detail: "\(operation) did not finish within \(timeout)") }
+    static func timedOut(_ operation: String, after timeout: Duration) -> Self {
+        Self(.timedOut, detail: "\(operation) did not finish within \(timeout)")
+    }
     static func statementTimedOut(_ operation: String) -> Self {
-        Self(.timedOut, sqlState: "57014", detail: "\(operation): the server stopped the statement at its statement_timeout")
+        Self(
+            .timedOut, sqlState: "57014",
+            detail: "\(operation): the server stopped the statement at its statement_timeout")
     }
     static func notMigrated(_ operation: String) -> Self {
-        Self(.notMigrated, sqlState: "42P01", detail: "\(operation): a table is missing; run PostgresIdentityStores.migrate() first")
+        Self(
+            .notMigrated, sqlState: "42P01",
+            detail: "\(operation): a table is missing; run PostgresIdentityStores.migrate() first")
     }
     /// The server's message is left out: some quote the values of the statement.
     static func queryFailed(_ operation: String, sqlState: String?) -> Self {
         Self(.queryFailed, sqlState: sqlState, detail: "\(operation) failed: SQLSTATE \(sqlState ?? "unknown")")
     }
-    static func corruptRow(_ operation: String) -> Self { Self(.corruptRow, detail: "\(operation): a row does not hold what the store writes") }
+    static func corruptRow(_ operation: String) -> Self {
+        Self(.corruptRow, detail: "\(operation): a row does not hold what the store writes")
+    }
     static func invalidConfiguration(_ detail: String) -> Self { Self(.invalidConfiguration, detail: detail) }
     static let cancelled = Self(.cancelled, detail: "the call was cancelled")
 

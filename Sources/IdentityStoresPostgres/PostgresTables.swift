@@ -35,8 +35,8 @@ struct PostgresTables: Sendable {
     /// prefixes in one database do not wait for each other.
     var migrationLockID: Int64 {
         // FNV-1a over the prefix: stable across processes and releases.
-        var hash: UInt64 = 0xcbf29ce484222325
-        for byte in ("identity-stores-migrate:" + prefix).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in ("identity-stores-migrate:" + prefix).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return Int64(bitPattern: hash)
     }
 
@@ -53,54 +53,79 @@ struct PostgresTables: Sendable {
 
     /// Each version's statements.
     private static let versions: [(version: Int, statements: @Sendable (PostgresTables) -> [String])] = [
-        (1, { t in [
-            "CREATE TABLE IF NOT EXISTS \(t.replay) (key_id text PRIMARY KEY, last_step bigint NOT NULL, expires_at timestamptz NOT NULL)",
-            "CREATE INDEX IF NOT EXISTS \(t.replay)_expires_at ON \(t.replay) (expires_at)",
-            "CREATE TABLE IF NOT EXISTS \(t.attempts) (key_id text PRIMARY KEY, attempts integer NOT NULL, expires_at timestamptz NOT NULL)",
-            "CREATE INDEX IF NOT EXISTS \(t.attempts)_expires_at ON \(t.attempts) (expires_at)",
-            "CREATE TABLE IF NOT EXISTS \(t.state) (key text PRIMARY KEY, value bytea NOT NULL, expires_at timestamptz NOT NULL)",
-            "CREATE INDEX IF NOT EXISTS \(t.state)_expires_at ON \(t.state) (expires_at)",
-        ] }),
+        (
+            1,
+            { t in
+                [
+                    "CREATE TABLE IF NOT EXISTS \(t.replay) (key_id text PRIMARY KEY, last_step bigint NOT NULL, expires_at timestamptz NOT NULL)",
+                    "CREATE INDEX IF NOT EXISTS \(t.replay)_expires_at ON \(t.replay) (expires_at)",
+                    "CREATE TABLE IF NOT EXISTS \(t.attempts) (key_id text PRIMARY KEY, attempts integer NOT NULL, expires_at timestamptz NOT NULL)",
+                    "CREATE INDEX IF NOT EXISTS \(t.attempts)_expires_at ON \(t.attempts) (expires_at)",
+                    "CREATE TABLE IF NOT EXISTS \(t.state) (key text PRIMARY KEY, value bytea NOT NULL, expires_at timestamptz NOT NULL)",
+                    "CREATE INDEX IF NOT EXISTS \(t.state)_expires_at ON \(t.state) (expires_at)",
+                ]
+            }
+        ),
         // Recovery codes: a set's salt and cost; one row per unused code.
-        (2, { t in [
-            "CREATE TABLE IF NOT EXISTS \(t.recoverySets) (user_id text PRIMARY KEY, salt bytea NOT NULL, rounds integer NOT NULL, created_at timestamptz NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS \(t.recoveryCodes) (user_id text NOT NULL, digest bytea NOT NULL, PRIMARY KEY (user_id, digest))",
-        ] }),
+        (
+            2,
+            { t in
+                [
+                    "CREATE TABLE IF NOT EXISTS \(t.recoverySets) (user_id text PRIMARY KEY, salt bytea NOT NULL, rounds integer NOT NULL, created_at timestamptz NOT NULL)",
+                    "CREATE TABLE IF NOT EXISTS \(t.recoveryCodes) (user_id text NOT NULL, digest bytea NOT NULL, PRIMARY KEY (user_id, digest))",
+                ]
+            }
+        ),
         // Counts and accepted steps in one row per key (`expires_at` the
         // later of the two expiries, for the sweeper).
-        (3, { t in [
-            """
-            CREATE TABLE IF NOT EXISTS \(t.verifications) (key_id text PRIMARY KEY, attempts integer NOT NULL, attempts_expire_at timestamptz NOT NULL,
-            last_step bigint, step_expires_at timestamptz, expires_at timestamptz NOT NULL)
-            """,
-            "CREATE INDEX IF NOT EXISTS \(t.verifications)_expires_at ON \(t.verifications) (expires_at)",
-        ] }),
+        (
+            3,
+            { t in
+                [
+                    """
+                    CREATE TABLE IF NOT EXISTS \(t.verifications) (key_id text PRIMARY KEY, attempts integer NOT NULL, attempts_expire_at timestamptz NOT NULL,
+                    last_step bigint, step_expires_at timestamptz, expires_at timestamptz NOT NULL)
+                    """,
+                    "CREATE INDEX IF NOT EXISTS \(t.verifications)_expires_at ON \(t.verifications) (expires_at)",
+                ]
+            }
+        ),
         // Runs of failures with lengthening lock-outs (`locked_until`); the
         // schema table. Only when missing: ALTER TABLE waits for every row
         // lock on the table.
-        (4, { t in [
-            """
-            DO $add$ BEGIN
-            IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
-                           AND table_name = '\(t.verifications)' AND column_name = 'locked_until') THEN
-                ALTER TABLE \(t.verifications) ADD COLUMN locked_until timestamptz;
-            END IF;
-            END $add$
-            """,
-            "DROP FUNCTION IF EXISTS \(t.settleAttempt)(text, bigint, timestamptz, timestamptz, timestamptz, integer)",
-            "CREATE TABLE IF NOT EXISTS \(t.schema) (version integer NOT NULL)",
-        ] }),
+        (
+            4,
+            { t in
+                [
+                    """
+                    DO $add$ BEGIN
+                    IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+                                   AND table_name = '\(t.verifications)' AND column_name = 'locked_until') THEN
+                        ALTER TABLE \(t.verifications) ADD COLUMN locked_until timestamptz;
+                    END IF;
+                    END $add$
+                    """,
+                    "DROP FUNCTION IF EXISTS \(t.settleAttempt)(text, bigint, timestamptz, timestamptz, timestamptz, integer)",
+                    "CREATE TABLE IF NOT EXISTS \(t.schema) (version integer NOT NULL)",
+                ]
+            }
+        ),
         // Each key's recent clock offsets, the append-only security events.
-        (5, { t in [
-            "CREATE TABLE IF NOT EXISTS \(t.clockOffsets) (key_id text PRIMARY KEY, offsets integer[] NOT NULL, expires_at timestamptz NOT NULL)",
-            "CREATE INDEX IF NOT EXISTS \(t.clockOffsets)_expires_at ON \(t.clockOffsets) (expires_at)",
-            """
-            CREATE TABLE IF NOT EXISTS \(t.securityEvents) (id bigserial PRIMARY KEY, tenant_id text NOT NULL, uid text NOT NULL,
-            kind text NOT NULL, occurred_at timestamptz NOT NULL, event jsonb NOT NULL)
-            """,
-            "CREATE INDEX IF NOT EXISTS \(t.securityEvents)_user ON \(t.securityEvents) (tenant_id, uid, occurred_at DESC)",
-            "CREATE INDEX IF NOT EXISTS \(t.securityEvents)_occurred_at ON \(t.securityEvents) (occurred_at)",
-        ] }),
+        (
+            5,
+            { t in
+                [
+                    "CREATE TABLE IF NOT EXISTS \(t.clockOffsets) (key_id text PRIMARY KEY, offsets integer[] NOT NULL, expires_at timestamptz NOT NULL)",
+                    "CREATE INDEX IF NOT EXISTS \(t.clockOffsets)_expires_at ON \(t.clockOffsets) (expires_at)",
+                    """
+                    CREATE TABLE IF NOT EXISTS \(t.securityEvents) (id bigserial PRIMARY KEY, tenant_id text NOT NULL, uid text NOT NULL,
+                    kind text NOT NULL, occurred_at timestamptz NOT NULL, event jsonb NOT NULL)
+                    """,
+                    "CREATE INDEX IF NOT EXISTS \(t.securityEvents)_user ON \(t.securityEvents) (tenant_id, uid, occurred_at DESC)",
+                    "CREATE INDEX IF NOT EXISTS \(t.securityEvents)_occurred_at ON \(t.securityEvents) (occurred_at)",
+                ]
+            }
+        ),
         (6, { t in t.version6 }),
     ]
 
@@ -195,10 +220,18 @@ extension PostgresTables {
             END
             $refuse$
             """,
-            trigger("read_only", on: verifications, "BEFORE INSERT OR UPDATE", "FOR EACH STATEMENT", "\(refuseMovedWrite)('\(state)')"),
-            trigger("read_only", on: replay, "BEFORE INSERT OR UPDATE", "FOR EACH STATEMENT", "\(refuseMovedWrite)('\(state)')"),
-            trigger("read_only", on: recoverySets, "BEFORE INSERT OR UPDATE OR DELETE", "FOR EACH STATEMENT", "\(refuseMovedWrite)('\(state)')"),
-            trigger("read_only", on: recoveryCodes, "BEFORE INSERT OR UPDATE OR DELETE", "FOR EACH STATEMENT", "\(refuseMovedWrite)('\(state)')"),
+            trigger(
+                "read_only", on: verifications, "BEFORE INSERT OR UPDATE", "FOR EACH STATEMENT",
+                "\(refuseMovedWrite)('\(state)')"),
+            trigger(
+                "read_only", on: replay, "BEFORE INSERT OR UPDATE", "FOR EACH STATEMENT",
+                "\(refuseMovedWrite)('\(state)')"),
+            trigger(
+                "read_only", on: recoverySets, "BEFORE INSERT OR UPDATE OR DELETE", "FOR EACH STATEMENT",
+                "\(refuseMovedWrite)('\(state)')"),
+            trigger(
+                "read_only", on: recoveryCodes, "BEFORE INSERT OR UPDATE OR DELETE", "FOR EACH STATEMENT",
+                "\(refuseMovedWrite)('\(state)')"),
             // An event an earlier release appends goes to the record log instead.
             """
             CREATE OR REPLACE FUNCTION \(forwardSecurityEvent)() RETURNS trigger LANGUAGE plpgsql AS $forward$
@@ -214,7 +247,9 @@ extension PostgresTables {
 
     /// A trigger `name` on `table`, made only when missing (creating one
     /// waits for every lock on the table).
-    private func trigger(_ name: String, on table: String, _ timing: String, _ level: String, _ function: String) -> String {
+    private func trigger(_ name: String, on table: String, _ timing: String, _ level: String, _ function: String)
+        -> String
+    {
         """
         DO $trigger$ BEGIN
         IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = '\(table)'::regclass AND tgname = '\(table)_\(name)') THEN

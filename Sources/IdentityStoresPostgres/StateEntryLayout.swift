@@ -23,6 +23,8 @@ enum StateEntryLayout {
     /// SQL for the `Date` JSON number of the timestamp `sql` (NULL stays NULL).
     static func date(_ sql: String) -> String { "extract(epoch FROM \(sql)) - \(referenceEpoch)" }
     /// SQL for the timestamp of the `Date` JSON number (text) `sql`.
-    static func timestamp(_ sql: String) -> String { "to_timestamp((\(sql))::double precision + \(referenceEpoch))" }
+    static func timestamp(_ sql: String) -> String {
+        "to_timestamp((\(sql))::double precision + \(referenceEpoch))"
+    }
 }
 #endif

@@ -92,7 +92,8 @@ extension Data {
         // Padding is optional, but when present it must complete the last quantum.
         if let firstPad = symbols.firstIndex(of: UInt8(ascii: "=")) {
             guard symbols.count % 4 == 0, symbols.endIndex - firstPad <= 2,
-                  symbols[firstPad...].allSatisfy({ $0 == UInt8(ascii: "=") }) else { return nil }
+                symbols[firstPad...].allSatisfy({ $0 == UInt8(ascii: "=") })
+            else { return nil }
             symbols = symbols[..<firstPad]
         }
         guard let bytes = Self.decodeBase64(symbols, values: Base64URLAlphabet.lenientValues) else { return nil }
@@ -130,7 +131,9 @@ package enum Base64URL {
     /// Decodes strict base64url `symbols` into `output`, which holds
     /// exactly ``decodedCount(symbols:)`` bytes; false for a symbol outside
     /// the URL alphabet, or non-zero leftover bits (a non-canonical spelling).
-    package static func decodeStrict(_ symbols: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableRawBufferPointer) -> Bool {
+    package static func decodeStrict(_ symbols: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableRawBufferPointer)
+        -> Bool
+    {
         Base64URLAlphabet.strictValues.withUnsafeBufferPointer { decode(symbols, values: $0, into: output) }
     }
 
@@ -140,7 +143,10 @@ package enum Base64URL {
     ///
     /// Four symbols at a time: the symbol by symbol loop with appends was a
     /// tenth of an ID-token verification.
-    static func decode(_ input: UnsafeBufferPointer<UInt8>, values table: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableRawBufferPointer) -> Bool {
+    static func decode(
+        _ input: UnsafeBufferPointer<UInt8>, values table: UnsafeBufferPointer<UInt8>,
+        into output: UnsafeMutableRawBufferPointer
+    ) -> Bool {
         precondition(decodedCount(symbols: input.count) == output.count, "the output holds exactly the decoded bytes")
         // Each value is 0...63 or 0xFF: OR-ing them all flags any invalid symbol at the end.
         var seen: UInt8 = 0
@@ -148,8 +154,10 @@ package enum Base64URL {
         var written = 0
         var valid = true
         while read + 4 <= input.count {
-            let a = table[Int(input[read])], b = table[Int(input[read + 1])]
-            let c = table[Int(input[read + 2])], d = table[Int(input[read + 3])]
+            let a = table[Int(input[read])]
+            let b = table[Int(input[read + 1])]
+            let c = table[Int(input[read + 2])]
+            let d = table[Int(input[read + 3])]
             seen |= a | b | c | d
             let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
             output[written] = UInt8(truncatingIfNeeded: group >> 16)
@@ -160,13 +168,16 @@ package enum Base64URL {
         }
         switch input.count - read {
         case 2:
-            let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+            let a = table[Int(input[read])]
+            let b = table[Int(input[read + 1])]
             seen |= a | b
             // 12 bits carry 8: the last 4 must be zero.
             if b & 0x0F != 0 { valid = false }
             output[written] = a << 2 | b >> 4
         case 3:
-            let a = table[Int(input[read])], b = table[Int(input[read + 1])], c = table[Int(input[read + 2])]
+            let a = table[Int(input[read])]
+            let b = table[Int(input[read + 1])]
+            let c = table[Int(input[read + 2])]
             seen |= a | b | c
             // 18 bits carry 16: the last 2 must be zero.
             if c & 0x03 != 0 { valid = false }

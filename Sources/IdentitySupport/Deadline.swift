@@ -72,7 +72,8 @@ package enum Deadline {
         }
 
         func finish(_ outcome: Result<Value, any Error>) {
-            let (continuation, work, timer) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?, UInt64?) in
+            let (continuation, work, timer) = state.withLock {
+                state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?, UInt64?) in
                 guard state.outcome == nil else { return (nil, nil, nil) }
                 state.outcome = outcome
                 defer { state.continuation = nil }

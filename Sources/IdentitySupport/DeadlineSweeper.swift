@@ -103,7 +103,9 @@ package final class DeadlineSweeper: Sendable {
                     return (due, nil)
                 }
                 let clock = self.clock
-                let sleep = Task<Void, Never> { _ = try? await clock.sleep(until: top.deadline, tolerance: .milliseconds(1)) }
+                let sleep = Task<Void, Never> {
+                    _ = try? await clock.sleep(until: top.deadline, tolerance: .milliseconds(1))
+                }
                 state.target = top.deadline
                 state.sleep = sleep
                 return (due, sleep)

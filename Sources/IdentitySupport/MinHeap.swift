@@ -49,7 +49,8 @@ package struct MinHeap<Element: Comparable & Sendable>: Sendable {
     private mutating func siftDown(_ start: Int) {
         var parent = start
         while true {
-            let left = 2 * parent + 1, right = left + 1
+            let left = 2 * parent + 1
+            let right = left + 1
             var smallest = parent
             if left < elements.count, elements[left] < elements[smallest] { smallest = left }
             if right < elements.count, elements[right] < elements[smallest] { smallest = right }

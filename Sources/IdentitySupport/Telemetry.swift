@@ -31,7 +31,10 @@ package enum Telemetry {
     /// A timer of `label` with `dimensions`, in seconds (the unit Prometheus expects).
     package static func timer(_ label: String, _ dimensions: [(String, String)] = []) -> TelemetryTimer {
         #if Telemetry
-        TelemetryTimer(CoreMetrics.Timer(label: label, dimensions: dimensions, preferredDisplayUnit: .seconds, factory: MetricsSystem.factory))
+        TelemetryTimer(
+            CoreMetrics.Timer(
+                label: label, dimensions: dimensions, preferredDisplayUnit: .seconds, factory: MetricsSystem.factory
+            ))
         #else
         TelemetryTimer()
         #endif
@@ -80,7 +83,8 @@ package struct TelemetryTracer: Sendable {
     package static var current: TelemetryTracer {
         #if Telemetry
         let tracer = InstrumentationSystem.tracer
-        return tracer is NoOpTracer ? TelemetryTracer(tracer: nil, isTracing: false) : TelemetryTracer(tracer: tracer, isTracing: true)
+        return tracer is NoOpTracer
+            ? TelemetryTracer(tracer: nil, isTracing: false) : TelemetryTracer(tracer: tracer, isTracing: true)
         #else
         return TelemetryTracer(isTracing: false)
         #endif
@@ -98,7 +102,9 @@ package struct TelemetryTracer: Sendable {
         let span = tracer.startSpan(name, context: ServiceContext.current ?? .topLevel, ofKind: kind.spanKind)
         defer { span.end() }
         let outcome: Result<T, Failure> = await ServiceContext.withValue(span.context) {
-            do throws(Failure) { return .success(try await body(TelemetrySpan(span))) } catch { return .failure(error) }
+            do throws(Failure) { return .success(try await body(TelemetrySpan(span))) } catch {
+                return .failure(error)
+            }
         }
         return try outcome.get()
         #else
@@ -153,7 +159,8 @@ package struct TelemetryTimer: Sendable {
     /// Records one duration.
     package func record(_ duration: Duration) {
         #if Telemetry
-        timer.recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        timer.recordNanoseconds(
+            Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
         #endif
     }
 

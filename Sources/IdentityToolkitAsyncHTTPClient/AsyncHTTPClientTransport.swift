@@ -20,11 +20,13 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// The process-wide client of ``init(client:)``'s default: like
     /// `HTTPClient.shared` (retrying connection establishment), but with
     /// redirects disallowed. It lives as long as the process.
-    public static let sharedClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: {
-        var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .disallow
-        return configuration
-    }())
+    public static let sharedClient = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: {
+            var configuration = HTTPClient.Configuration()
+            configuration.redirectConfiguration = .disallow
+            return configuration
+        }())
 
     /// Creates a transport over `client` (by default ``sharedClient``, which
     /// follows no redirect). A client of your own should disallow redirects
@@ -41,30 +43,37 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// makes a stopped emulator look like a 30-second hang. This transport's
     /// client does not retry; like `HTTPClient.shared`, it lives as long as
     /// the process.
-    public static let failingFast = AsyncHTTPClientTransport(client: HTTPClient(
-        eventLoopGroupProvider: .singleton,
-        configuration: {
-            var configuration = HTTPClient.Configuration()
-            configuration.connectionPool.retryConnectionEstablishment = false
-            configuration.redirectConfiguration = .disallow
-            return configuration
-        }()
-    ))
+    public static let failingFast = AsyncHTTPClientTransport(
+        client: HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: {
+                var configuration = HTTPClient.Configuration()
+                configuration.connectionPool.retryConnectionEstablishment = false
+                configuration.redirectConfiguration = .disallow
+                return configuration
+            }()
+        ))
 
     /// Sends `request` through the client, within `options`' timeout and size limit.
     ///
     /// The timeout is one deadline over the whole exchange: AsyncHTTPClient's
     /// own deadline does not cover a body that trickles in after the
     /// headers, so the transport enforces it too.
-    public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
+    public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (
+        HTTPResponse, Data
+    ) {
         do {
-            return try await Deadline.run(within: options.timeout) { try await self.exchange(request, body: body, options: options) }
+            return try await Deadline.run(within: options.timeout) {
+                try await self.exchange(request, body: body, options: options)
+            }
         } catch is DeadlineExceeded {
             throw TransportError.timedOut
         }
     }
 
-    private func exchange(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
+    private func exchange(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (
+        HTTPResponse, Data
+    ) {
         guard let url = request.url else {
             throw TransportError.invalidRequest("the request has no valid URL")
         }
@@ -86,7 +95,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             for (name, value) in response.headers {
                 if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
             }
-            let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
+            let status = HTTPResponse.Status(
+                code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
             return (HTTPResponse(status: status, headerFields: fields), Data(buffer.readableBytesView))
         } catch is NIOTooManyBytesError {
             throw TransportError.responseTooLarge(limit: options.maxResponseBytes)

@@ -46,34 +46,51 @@ public final class IdentityToolkitEmulator: Sendable {
         let oauth = try OAuthTokenEndpoint(serviceAccounts: configuration.serviceAccounts, clock: clock)
         var initial = EmulatorState()
         if let folder = configuration.importDirectory {
-            let context = RuleContext(now: clock.now, defaultProject: configuration.projectID, secondFactors: configuration.secondFactorRules,
-                                      improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy,
-                                      allowLinkLocalTriggers: configuration.allowLinkLocalTriggers, googleCompatible: configuration.googleCompatible)
-            try EmulatorExport.load(EmulatorExport.read(from: URL(fileURLWithPath: folder)), into: &initial,
-                                    project: configuration.projectID, context)
+            let context = RuleContext(
+                now: clock.now, defaultProject: configuration.projectID,
+                secondFactors: configuration.secondFactorRules,
+                improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy,
+                allowLinkLocalTriggers: configuration.allowLinkLocalTriggers,
+                googleCompatible: configuration.googleCompatible)
+            try EmulatorExport.load(
+                EmulatorExport.read(from: URL(fileURLWithPath: folder)), into: &initial,
+                project: configuration.projectID, context)
         }
         let services = EmulatorServices(
             store: InMemoryEmulatorStateStore(initial), clock: clock,
-            tokens: SessionTokens(key: key, clock: clock, project: configuration.projectID, unsigned: configuration.googleCompatible),
-            links: ActionLinks(), defaultProject: configuration.projectID, secondFactorRules: configuration.secondFactorRules,
-            improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy, allowLinkLocalTriggers: configuration.allowLinkLocalTriggers,
+            tokens: SessionTokens(
+                key: key, clock: clock, project: configuration.projectID, unsigned: configuration.googleCompatible),
+            links: ActionLinks(), defaultProject: configuration.projectID,
+            secondFactorRules: configuration.secondFactorRules,
+            improvedEmailPrivacyByDefault: configuration.improvedEmailPrivacy,
+            allowLinkLocalTriggers: configuration.allowLinkLocalTriggers,
             googleCompatible: configuration.googleCompatible)
         self.services = services
         let router = EmulatorRouter(
-            safety: LaptopSafety(configuration), pagePaths: [HelperRoutes.showConsolePath, HelperRoutes.openActionLinkPath],
-            authorization: AdminAuthorization(oauth: oauth), maxBodyBytes: configuration.maxBodyBytes, bodyReadTimeout: configuration.bodyReadTimeout,
-            logger: configuration.logger, singleProject: configuration.singleProjectMode ? configuration.projectID : nil,
+            safety: LaptopSafety(configuration),
+            pagePaths: [HelperRoutes.showConsolePath, HelperRoutes.openActionLinkPath],
+            authorization: AdminAuthorization(oauth: oauth), maxBodyBytes: configuration.maxBodyBytes,
+            bodyReadTimeout: configuration.bodyReadTimeout,
+            logger: configuration.logger,
+            singleProject: configuration.singleProjectMode ? configuration.projectID : nil,
             refusesNullMembers: configuration.googleCompatible, faults: services.faults)
-        AccountsRoutes(services: services, customTokens: CustomTokenVerifier(trustedKey: { [oauth] in oauth.publicKey(of: $0) }, clock: clock))
-            .registerRoutes(on: router)
+        AccountsRoutes(
+            services: services,
+            customTokens: CustomTokenVerifier(trustedKey: { [oauth] in oauth.publicKey(of: $0) }, clock: clock)
+        )
+        .registerRoutes(on: router)
         SecureTokenRoutes(services: services).registerRoutes(on: router)
         AdminRoutes(services: services).registerRoutes(on: router)
         LegacyRelyingPartyRoutes(admin: AdminRoutes(services: services)).registerRoutes(on: router)
         oauth.registerRoutes(on: router)
         (PublicKeyRoutes(key: key) as any GooglePublicKeysService).registerRoutes(on: router)
         (PublicKeyRoutes(key: key) as any SessionCookieKeysService).registerRoutes(on: router)
-        HelperRoutes(services: services, oauth: oauth, console: ConsoleSettings(exportDirectory: configuration.exportOnExitDirectory, exportRoot: configuration.exportRoot))
-            .registerRoutes(on: router)
+        HelperRoutes(
+            services: services, oauth: oauth,
+            console: ConsoleSettings(
+                exportDirectory: configuration.exportOnExitDirectory, exportRoot: configuration.exportRoot)
+        )
+        .registerRoutes(on: router)
         routes = router.routes
         responder = router.build()
         do {
@@ -137,24 +154,31 @@ public final class IdentityToolkitEmulator: Sendable {
     /// The server as a service group whose graceful shutdown (on SIGTERM and
     /// SIGINT when `stopsOnSignals`, or on cancellation) waits at most
     /// ``EmulatorConfiguration/shutdownGracePeriod``.
-    private func serviceGroup(stopsOnSignals: Bool, onListening: @escaping @Sendable (String, Int) async -> Void) -> ServiceGroup {
+    private func serviceGroup(stopsOnSignals: Bool, onListening: @escaping @Sendable (String, Int) async -> Void)
+        -> ServiceGroup
+    {
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [application(onListening: onListening)], gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [],
+            services: [application(onListening: onListening)],
+            gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [],
             logger: configuration.logger)
         groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
         groupConfiguration.maximumCancellationDuration = configuration.shutdownGracePeriod
         return ServiceGroup(configuration: groupConfiguration)
     }
 
-    private func application(onListening: @escaping @Sendable (String, Int) async -> Void) -> some ApplicationProtocol {
+    private func application(onListening: @escaping @Sendable (String, Int) async -> Void)
+        -> some ApplicationProtocol
+    {
         var logger = configuration.logger
         if logger.logLevel < .warning { logger.logLevel = .warning }
         let host = configuration.host
         let links = services.links
         return Application(
             responder: responder,
-            server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: TimeAmount(configuration.idleTimeout))),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: nil),
+            server: .http1(
+                configuration: HTTP1Channel.Configuration(idleTimeout: TimeAmount(configuration.idleTimeout))),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 links.baseURL = "http://\(Self.urlHost(host)):\(port)"
@@ -165,6 +189,8 @@ public final class IdentityToolkitEmulator: Sendable {
     }
 
     /// A host as a URL writes it: an IPv6 address in brackets.
-    static func urlHost(_ host: String) -> String { host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host }
+    static func urlHost(_ host: String) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
 }
 #endif

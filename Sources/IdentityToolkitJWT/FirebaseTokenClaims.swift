@@ -1,6 +1,6 @@
 package import Foundation
-package import IdentityToolkit
 import IdentitySupport
+package import IdentityToolkit
 
 // The claim rules of every token Identity Platform signs for a project (an
 // ID token, a session cookie, a blocking function's event), on the claims
@@ -75,7 +75,9 @@ extension FirebaseTokenClaims {
 
     /// For `requiredTenant`, when a verifier serves one tenant (nil: any).
     package func verifyTenant(_ requiredTenant: String?) throws(ClaimFailure) {
-        if let requiredTenant, tenant != requiredTenant { throw .tenantMismatch(expected: requiredTenant, found: tenant) }
+        if let requiredTenant, tenant != requiredTenant {
+            throw .tenantMismatch(expected: requiredTenant, found: tenant)
+        }
     }
 }
 
@@ -90,9 +92,13 @@ extension FirebaseSessionClaims {
     /// The checks that depend on the time and on the verifier's tenant,
     /// made on every use (a remembered token's too): the lifetime, the
     /// sign-in no later than `clockSkew` ahead of `now`, the tenant.
-    package func verifyTimesAndTenant(at now: Date, clockSkew: Duration, tenant requiredTenant: String?) throws(ClaimFailure) {
+    package func verifyTimesAndTenant(at now: Date, clockSkew: Duration, tenant requiredTenant: String?)
+        throws(ClaimFailure)
+    {
         try verifyLifetime(at: now, clockSkew: clockSkew)
-        guard authenticatedAt <= now.addingTimeInterval(clockSkew.timeInterval) else { throw .authenticatedInTheFuture(at: authenticatedAt) }
+        guard authenticatedAt <= now.addingTimeInterval(clockSkew.timeInterval) else {
+            throw .authenticatedInTheFuture(at: authenticatedAt)
+        }
         try verifyTenant(requiredTenant)
     }
 }

@@ -1,7 +1,7 @@
 package import Foundation
+import IdentitySupport
 package import IdentityToolkit
 package import _CryptoExtras
-import IdentitySupport
 
 // The package's one home for RS256 JWTs (RFC 7515, RFC 7518 §3.3) over the
 // compact form: signing (the emulator's ID tokens, session cookies and
@@ -80,7 +80,9 @@ package struct RS256JWT: Sendable {
     package func verified(with key: _RSA.Signing.PublicKey) throws(JWTFailure) -> VerifiedJWT {
         let form = parsed.form
         let signature = _RSA.Signing.RSASignature(rawRepresentation: form.signature)
-        guard form.withSigningInput({ key.isValidSignature(signature, for: $0, padding: .insecurePKCS1v1_5) }) else { throw .badSignature }
+        guard form.withSigningInput({ key.isValidSignature(signature, for: $0, padding: .insecurePKCS1v1_5) }) else {
+            throw .badSignature
+        }
         return VerifiedJWT(form: form, header: parsed.header)
     }
 }
@@ -130,7 +132,8 @@ extension ShortLivedJWTClaims {
     package func isLive(at now: Int64, issuedAtMostAhead skew: Int64, maximumLifetime: Int64 = 3600) -> Bool {
         guard let issuedAt = issuedAtSeconds, let expiresAt = expiresAtSeconds else { return false }
         let lifetime = expiresAt.subtractingReportingOverflow(issuedAt)
-        return issuedAt <= now + skew && expiresAt > now && !lifetime.overflow && (1...maximumLifetime).contains(lifetime.partialValue)
+        return issuedAt <= now + skew && expiresAt > now && !lifetime.overflow
+            && (1...maximumLifetime).contains(lifetime.partialValue)
     }
 }
 
@@ -173,7 +176,8 @@ package struct RS256Signer: Sendable {
     package init(key: _RSA.Signing.PrivateKey, keyID: String?) throws {
         self.key = key
         self.keyID = keyID
-        encodedHeader = try RS256.encoder.encode(JOSEHeader(alg: .rs256, typ: RS256.jwtType, kid: keyID)).base64URLEncoded
+        encodedHeader = try RS256.encoder.encode(JOSEHeader(alg: .rs256, typ: RS256.jwtType, kid: keyID))
+            .base64URLEncoded
     }
 
     /// The public half of the key.

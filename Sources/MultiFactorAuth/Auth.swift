@@ -1,6 +1,6 @@
 public import Foundation
-import IdentityToolkit
 import IdentitySupport
+import IdentityToolkit
 
 /// The handle of a state listener (``Auth/addStateDidChangeListener(_:)``), as Firebase's.
 public typealias AuthStateDidChangeListenerHandle = any NSObjectProtocol
@@ -18,7 +18,8 @@ final class ListenerHandle: NSObject, @unchecked Sendable {}
 /// users across requests with ``currentSession()`` and ``restore(_:)``.
 public final class Auth: Sendable {
     private static let instances = Locked<[String: Auth]>([:])
-    private static let unconfigured = Auth(context: AuthContext(app: nil, now: Date.init, sessionStore: ExpiringStateAuthSessionStore()))
+    private static let unconfigured = Auth(
+        context: AuthContext(app: nil, now: Date.init, sessionStore: ExpiringStateAuthSessionStore()))
 
     let context: AuthContext
     private let user = Locked<User?>(nil)
@@ -57,7 +58,9 @@ public final class Auth: Sendable {
     /// signs in or out, on the queue of `CompletionDelivery` (as registered): Firebase's state listener.
     /// - Returns: The handle for ``removeStateDidChangeListener(_:)``.
     @discardableResult
-    public func addStateDidChangeListener(_ listener: @escaping @Sendable (Auth, User?) -> Void) -> AuthStateDidChangeListenerHandle {
+    public func addStateDidChangeListener(_ listener: @escaping @Sendable (Auth, User?) -> Void)
+        -> AuthStateDidChangeListenerHandle
+    {
         add(.state, listener)
     }
 
@@ -70,7 +73,9 @@ public final class Auth: Sendable {
     /// sign-out and ID token change (a refresh), on the queue of `CompletionDelivery` (as registered).
     /// - Returns: The handle for ``removeIDTokenDidChangeListener(_:)``.
     @discardableResult
-    public func addIDTokenDidChangeListener(_ listener: @escaping @Sendable (Auth, User?) -> Void) -> IDTokenDidChangeListenerHandle {
+    public func addIDTokenDidChangeListener(_ listener: @escaping @Sendable (Auth, User?) -> Void)
+        -> IDTokenDidChangeListenerHandle
+    {
         add(.idToken, listener)
     }
 
@@ -123,7 +128,10 @@ public final class Auth: Sendable {
     ///   - app: The app whose options (API key, project, transport) the instance uses.
     ///   - sessionStore: Where the current session is saved (in memory by default).
     ///   - now: The clock used to judge token expiry (tests align it with an emulator's).
-    public convenience init(app: FirebaseApp, sessionStore: any AuthSessionStore = ExpiringStateAuthSessionStore(), now: @escaping @Sendable () -> Date = Date.init) {
+    public convenience init(
+        app: FirebaseApp, sessionStore: any AuthSessionStore = ExpiringStateAuthSessionStore(),
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.init(context: AuthContext(app: app, now: now, sessionStore: sessionStore))
     }
 
@@ -176,8 +184,10 @@ public final class Auth: Sendable {
     ///   ``MultiFactorResolver`` under ``AuthErrorUserInfoMultiFactorResolverKey``.
     public func signIn(withEmail email: String, password: String) async throws -> AuthDataResult {
         let (response, idToken, refreshToken) = try await passwordStep(email: email, password: password)
-        let user = try await completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: context.tenantID)
-        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: false))
+        let user = try await completeSignIn(
+            idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: context.tenantID)
+        return AuthDataResult(
+            user: user, additionalUserInfo: AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: false))
     }
 
     /// The password step of a sign-in (or a re-authentication): its tokens,
@@ -188,11 +198,13 @@ public final class Auth: Sendable {
     ///   and a resolver it hands out refuses another user's sign-in before
     ///   anything is saved.
     func passwordStep(email: String, password: String, reauthenticating: String? = nil)
-        async throws -> (SignInWithPasswordResponse, idToken: String, refreshToken: String) {
+        async throws -> (SignInWithPasswordResponse, idToken: String, refreshToken: String)
+    {
         let backend = try context.backend()
         let tenant = context.tenantID
         let response = try await AuthErrorMapping.perform {
-            try await backend.accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password, returnSecureToken: true, tenantId: tenant))
+            try await backend.accounts.signInWithPassword(
+                SignInWithPasswordRequest(email: email, password: password, returnSecureToken: true, tenantId: tenant))
         }
         if let reauthenticating, let uid = response.localId, !uid.isEmpty, uid != reauthenticating {
             throw AuthErrorCode(.userMismatch)
@@ -200,12 +212,17 @@ public final class Auth: Sendable {
         if response.idToken == nil, let pending = response.mfaPendingCredential {
             let hints = try MultiFactorInfo.factors(from: response.mfaInfo ?? [])
             let resolver = MultiFactorResolver(
-                hints: hints, session: MultiFactorSession(kind: .signIn(pendingCredential: pending), tenantID: tenant, context: context), auth: self,
+                hints: hints,
+                session: MultiFactorSession(
+                    kind: .signIn(pendingCredential: pending), tenantID: tenant, context: context), auth: self,
                 reauthenticating: reauthenticating)
-            throw AuthErrorCode(.secondFactorRequired, userInfo: [AuthErrorUserInfoMultiFactorResolverKey: resolver, AuthErrorUserInfoEmailKey: email])
+            throw AuthErrorCode(
+                .secondFactorRequired,
+                userInfo: [AuthErrorUserInfoMultiFactorResolverKey: resolver, AuthErrorUserInfoEmailKey: email])
         }
         guard let idToken = response.idToken, let refreshToken = response.refreshToken else {
-            throw AuthErrorCode(.internalError, message: "The sign-in response has neither tokens nor a second-factor challenge.")
+            throw AuthErrorCode(
+                .internalError, message: "The sign-in response has neither tokens nor a second-factor challenge.")
         }
         return (response, idToken, refreshToken)
     }
@@ -215,13 +232,16 @@ public final class Auth: Sendable {
         let backend = try context.backend()
         let tenant = context.tenantID
         let response = try await AuthErrorMapping.perform {
-            try await backend.accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true, tenantId: tenant))
+            try await backend.accounts.signUp(
+                SignUpRequest(email: email, password: password, returnSecureToken: true, tenantId: tenant))
         }
         guard let idToken = response.idToken, let refreshToken = response.refreshToken else {
             throw AuthErrorCode(.internalError, message: "The sign-up response has no tokens.")
         }
-        let user = try await completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: tenant)
-        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: true))
+        let user = try await completeSignIn(
+            idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: tenant)
+        return AuthDataResult(
+            user: user, additionalUserInfo: AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: true))
     }
 
     /// Signs in as a new anonymous user (which cannot enroll second factors).
@@ -234,8 +254,11 @@ public final class Auth: Sendable {
         guard let idToken = response.idToken, let refreshToken = response.refreshToken else {
             throw AuthErrorCode(.internalError, message: "The sign-up response has no tokens.")
         }
-        let user = try await completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: tenant)
-        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: ProviderID.anonymous.rawValue, isNewUser: true))
+        let user = try await completeSignIn(
+            idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: tenant)
+        return AuthDataResult(
+            user: user,
+            additionalUserInfo: AdditionalUserInfo(providerID: ProviderID.anonymous.rawValue, isNewUser: true))
     }
 
     /// Signs in with a custom token a server minted (firebase-admin's
@@ -248,13 +271,18 @@ public final class Auth: Sendable {
         let backend = try context.backend()
         let tenant = context.tenantID
         let response = try await AuthErrorMapping.perform {
-            try await backend.accounts.signInWithCustomToken(SignInWithCustomTokenRequest(token: token, returnSecureToken: true, tenantId: tenant))
+            try await backend.accounts.signInWithCustomToken(
+                SignInWithCustomTokenRequest(token: token, returnSecureToken: true, tenantId: tenant))
         }
         guard let idToken = response.idToken, let refreshToken = response.refreshToken else {
             throw AuthErrorCode(.internalError, message: "The custom-token sign-in response has no tokens.")
         }
-        let user = try await completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: tenant)
-        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: ProviderID.custom.rawValue, isNewUser: response.isNewUser ?? false))
+        let user = try await completeSignIn(
+            idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn, tenantID: tenant)
+        return AuthDataResult(
+            user: user,
+            additionalUserInfo: AdditionalUserInfo(
+                providerID: ProviderID.custom.rawValue, isNewUser: response.isNewUser ?? false))
     }
 
     /// Applies an out-of-band code, such as an email verification code.
@@ -306,7 +334,9 @@ public final class Auth: Sendable {
     }
 
     /// Tokens → a user with its profile and factors, made current.
-    func completeSignIn(idToken: String, refreshToken: String, expiresIn: Int64?, tenantID: String?) async throws -> User {
+    func completeSignIn(idToken: String, refreshToken: String, expiresIn: Int64?, tenantID: String?) async throws
+        -> User
+    {
         let backend = try context.backend()
         let response = try await AuthErrorMapping.perform {
             try await backend.accounts.lookup(GetAccountInfoRequest(idToken: idToken, tenantId: tenantID))
@@ -314,10 +344,13 @@ public final class Auth: Sendable {
         guard let account = response.users?.first else { throw AuthErrorCode(.userNotFound) }
         let factors = try MultiFactorInfo.factors(from: account.mfaInfo ?? [])
         let session = AuthSession(
-            uid: account.localId, email: account.email, displayName: account.displayName, isEmailVerified: account.emailVerified ?? false,
-            isAnonymous: account.email == nil && (account.providerUserInfo ?? []).isEmpty, tenantID: account.tenantId ?? tenantID,
+            uid: account.localId, email: account.email, displayName: account.displayName,
+            isEmailVerified: account.emailVerified ?? false,
+            isAnonymous: account.email == nil && (account.providerUserInfo ?? []).isEmpty,
+            tenantID: account.tenantId ?? tenantID,
             idToken: idToken, refreshToken: refreshToken,
-            idTokenExpiration: IDToken.expiration(of: idToken) ?? context.now().addingTimeInterval(TimeInterval(expiresIn ?? 3600)),
+            idTokenExpiration: IDToken.expiration(of: idToken)
+                ?? context.now().addingTimeInterval(TimeInterval(expiresIn ?? 3600)),
             factors: factors.map(\.stored))
         let signedIn = restore(session)
         try await signedIn.save()

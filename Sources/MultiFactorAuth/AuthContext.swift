@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import IdentityToolkit
 import IdentitySupport
+import IdentityToolkit
 
 /// A weak reference to an `Auth`.
 final class WeakAuth: @unchecked Sendable {
@@ -63,7 +63,10 @@ final class AuthContext: Sendable {
         }
         guard first else { return }
         let host = LogSafeText.escaping(emulatorHost, limit: 64)
-        FileHandle.standardError.write(Data("MultiFactorAuth: \(ClientConfiguration.emulatorEnvironmentVariable) is set: Auth sends its requests to the emulator at \(host) over plain HTTP (useEmulator(withHost:port:) overrides it)\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "MultiFactorAuth: \(ClientConfiguration.emulatorEnvironmentVariable) is set: Auth sends its requests to the emulator at \(host) over plain HTTP (useEmulator(withHost:port:) overrides it)\n"
+                    .utf8))
     }
 
     /// The server ended the session of user `uid` (a refresh refused, a
@@ -106,21 +109,30 @@ final class AuthContext: Sendable {
     /// The clients for this app; throws when the app or its API key is missing.
     func backend() throws -> Backend {
         guard let app else {
-            throw AuthErrorCode(.internalError, message: "No Firebase app is configured: call FirebaseApp.configure() (with a GoogleService-Info.plist) or FirebaseApp.configure(options:) first.")
+            throw AuthErrorCode(
+                .internalError,
+                message:
+                    "No Firebase app is configured: call FirebaseApp.configure() (with a GoogleService-Info.plist) or FirebaseApp.configure(options:) first."
+            )
         }
         guard let apiKey = app.options.apiKey, !apiKey.isEmpty else {
-            throw AuthErrorCode(.invalidAPIKey, message: "The Firebase app '\(app.name)' has no API key: set FirebaseOptions.apiKey.")
+            throw AuthErrorCode(
+                .invalidAPIKey, message: "The Firebase app '\(app.name)' has no API key: set FirebaseOptions.apiKey.")
         }
         return settings.withLock { settings in
             if let backend = settings.backend { return backend }
             var headers: HTTPFields = [:]
             if let name = HTTPField.Name("X-Client-Version") { headers[name] = "Swift/swift-identity-mfa/1" }
             if let name = HTTPField.Name("X-Firebase-GMPID") { headers[name] = app.options.googleAppID }
-            if let language = settings.languageCode, let name = HTTPField.Name("X-Firebase-Locale") { headers[name] = language }
-            let configuration = ClientConfiguration(transport: app.options.httpTransport, emulatorHost: settings.emulatorHost,
-                                                    requestTimeout: app.options.requestTimeout, headers: headers)
-            let backend = Backend(accounts: AccountsClient(apiKey: apiKey, configuration: configuration),
-                                  secureToken: SecureTokenClient(apiKey: apiKey, configuration: configuration))
+            if let language = settings.languageCode, let name = HTTPField.Name("X-Firebase-Locale") {
+                headers[name] = language
+            }
+            let configuration = ClientConfiguration(
+                transport: app.options.httpTransport, emulatorHost: settings.emulatorHost,
+                requestTimeout: app.options.requestTimeout, headers: headers)
+            let backend = Backend(
+                accounts: AccountsClient(apiKey: apiKey, configuration: configuration),
+                secureToken: SecureTokenClient(apiKey: apiKey, configuration: configuration))
             settings.backend = backend
             return backend
         }

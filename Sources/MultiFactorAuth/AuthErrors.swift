@@ -53,7 +53,9 @@ public struct AuthErrorCode: Error, CustomNSError, @unchecked Sendable, CustomSt
     public let userInfo: [String: Any]
 
     /// Creates an error with the default description of `code` (or `message`).
-    public init(_ code: Code, message: String? = nil, underlying: (any Error)? = nil, userInfo extra: [String: Any] = [:]) {
+    public init(
+        _ code: Code, message: String? = nil, underlying: (any Error)? = nil, userInfo extra: [String: Any] = [:]
+    ) {
         self.code = code
         var info = extra
         info[NSLocalizedDescriptionKey] = message ?? code.defaultDescription
@@ -176,10 +178,12 @@ enum AuthErrorMapping {
     static func map(_ error: any Error) -> any Error {
         if error is AuthErrorCode || error is CancellationError { return error }
         guard let failure = error as? IdentityToolkitError else {
-            return AuthErrorCode(.internalError, message: "An internal error has occurred: \(type(of: error)).", underlying: error)
+            return AuthErrorCode(
+                .internalError, message: "An internal error has occurred: \(type(of: error)).", underlying: error)
         }
         if let server = failure.serverError {
-            let code = AuthErrorCode.Code(serverCode: server.shortCode)
+            let code =
+                AuthErrorCode.Code(serverCode: server.shortCode)
                 ?? server.reasons.lazy.compactMap(AuthErrorCode.Code.forServerReason).first
                 ?? (server.status == 429 ? .tooManyRequests : .unknownServerCode)
             let (message, extra) = placeDetail(of: server, for: code)
@@ -189,11 +193,14 @@ enum AuthErrorMapping {
         case .transport:
             return AuthErrorCode(.transportFailure, underlying: failure.underlyingError ?? failure)
         case .undecodableResponse:
-            return AuthErrorCode(.undecodableResponse, message: "The server's response could not be decoded.", underlying: failure.underlyingError ?? failure)
+            return AuthErrorCode(
+                .undecodableResponse, message: "The server's response could not be decoded.",
+                underlying: failure.underlyingError ?? failure)
         case .accessTokenUnavailable:
             return AuthErrorCode(.internalError, underlying: failure.underlyingError ?? failure)
         default:
-            return AuthErrorCode(.internalError, message: "The request could not be built (\(failure)).", underlying: failure)
+            return AuthErrorCode(
+                .internalError, message: "The request could not be built (\(failure)).", underlying: failure)
         }
     }
 
@@ -202,7 +209,9 @@ enum AuthErrorMapping {
     /// reason for `weakPassword` (the description stays the default); nowhere
     /// for `emailAlreadyInUse`; the blocking function's own message for
     /// `blockingCloudFunctionError`. An empty detail is no detail.
-    static func placeDetail(of server: ServerError, for code: AuthErrorCode.Code) -> (message: String?, userInfo: [String: Any]) {
+    static func placeDetail(of server: ServerError, for code: AuthErrorCode.Code) -> (
+        message: String?, userInfo: [String: Any]
+    ) {
         let detail = server.detail.flatMap { $0.isEmpty ? nil : $0 }
         switch code {
         case .weakPassword:
@@ -224,7 +233,7 @@ enum AuthErrorMapping {
     /// whole detail when it holds no such JSON, nil when the JSON has no message.
     static func blockingFunctionMessage(_ detail: String) -> String? {
         guard let open = detail.firstIndex(of: "{"), let close = detail.lastIndex(of: "}"), open < close,
-              let body = try? JSONDecoder().decode(BlockingFunctionErrorBody.self, from: Data(detail[open...close].utf8))
+            let body = try? JSONDecoder().decode(BlockingFunctionErrorBody.self, from: Data(detail[open...close].utf8))
         else { return detail }
         return body.error?.message
     }

@@ -52,8 +52,10 @@ public struct AuthSession: Codable, Sendable, Hashable, CustomStringConvertible 
     public var factors: [Factor]
 
     /// A session with every property given.
-    public init(uid: String, email: String?, displayName: String?, isEmailVerified: Bool, isAnonymous: Bool, tenantID: String?,
-                idToken: String, refreshToken: String, idTokenExpiration: Date, factors: [Factor]) {
+    public init(
+        uid: String, email: String?, displayName: String?, isEmailVerified: Bool, isAnonymous: Bool, tenantID: String?,
+        idToken: String, refreshToken: String, idTokenExpiration: Date, factors: [Factor]
+    ) {
         self.uid = uid
         self.email = email
         self.displayName = displayName
@@ -90,10 +92,13 @@ extension AuthSession: CustomDebugStringConvertible, CustomReflectable {
 
     /// What `dump` and debuggers show: the tokens redacted.
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "uid": uid, "email": email as Any, "displayName": displayName as Any, "isEmailVerified": isEmailVerified,
-            "isAnonymous": isAnonymous, "tenantID": tenantID as Any, "idToken": RedactedValue(idToken),
-            "refreshToken": RedactedValue(refreshToken), "idTokenExpiration": idTokenExpiration, "factors": factors,
-        ], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "uid": uid, "email": email as Any, "displayName": displayName as Any,
+                "isEmailVerified": isEmailVerified,
+                "isAnonymous": isAnonymous, "tenantID": tenantID as Any, "idToken": RedactedValue(idToken),
+                "refreshToken": RedactedValue(refreshToken), "idTokenExpiration": idTokenExpiration, "factors": factors,
+            ], displayStyle: .struct)
     }
 }

@@ -23,7 +23,8 @@ public final class AuthTokenResult: @unchecked Sendable, CustomStringConvertible
     public let claims: [String: Any]
 
     init?(token: String) {
-        guard let jwt = JWTCompactForm(token), let typed = try? JSONDecoder().decode(IDTokenClaims.self, from: jwt.payload),
+        guard let jwt = JWTCompactForm(token),
+            let typed = try? JSONDecoder().decode(IDTokenClaims.self, from: jwt.payload),
             let claims = try? JSONSerialization.jsonObject(with: jwt.payload) as? [String: Any]
         else { return nil }
         self.token = token

@@ -41,7 +41,8 @@ public struct ExpiringStateAuthSessionStore: AuthSessionStore {
 
     /// Saves `session` under `key`, for ``lifetime`` from now.
     public func save(_ session: AuthSession, key: String) async throws {
-        try await state.set(session, forKey: Self.prefix + key, expiresAt: Date().addingTimeInterval(lifetime.timeInterval))
+        try await state.set(
+            session, forKey: Self.prefix + key, expiresAt: Date().addingTimeInterval(lifetime.timeInterval))
     }
 
     /// The session saved under `key`, or nil when none is alive.

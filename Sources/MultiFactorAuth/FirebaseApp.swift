@@ -1,6 +1,6 @@
 import Foundation
-public import IdentityToolkit
 import IdentitySupport
+public import IdentityToolkit
 
 /// The settings of a Firebase app. A class, as in Firebase, so that
 /// `let options = FirebaseOptions(…); options.apiKey = "…"` works.
@@ -39,8 +39,9 @@ public final class FirebaseOptions: @unchecked Sendable {
     /// The options of `GoogleService-Info.plist` in the main bundle, else in
     /// the working directory (where a server keeps it); nil without one.
     public static func defaultOptions() -> FirebaseOptions? {
-        defaultOptions(bundlePath: Bundle.main.path(forResource: "GoogleService-Info", ofType: "plist"),
-                       workingDirectory: FileManager.default.currentDirectoryPath)
+        defaultOptions(
+            bundlePath: Bundle.main.path(forResource: "GoogleService-Info", ofType: "plist"),
+            workingDirectory: FileManager.default.currentDirectoryPath)
     }
 
     static func defaultOptions(bundlePath: String?, workingDirectory: String) -> FirebaseOptions? {
@@ -112,7 +113,10 @@ public final class FirebaseApp: Sendable {
     /// no app is configured.
     public static func configure() {
         guard let options = FirebaseOptions.defaultOptions() else {
-            FileHandle.standardError.write(Data("FirebaseApp.configure(): no readable GoogleService-Info.plist in the main bundle or the working directory\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "FirebaseApp.configure(): no readable GoogleService-Info.plist in the main bundle or the working directory\n"
+                        .utf8))
             return
         }
         configure(options: options)
@@ -144,8 +148,10 @@ public final class FirebaseApp: Sendable {
     /// What a second `configure` of the same app says: which call, why it
     /// did nothing, and the two ways to do what was meant.
     static func alreadyConfiguredMessage(name: String) -> String {
-        let app = name == defaultAppName ? "the default app" : "the app named '\(LogSafeText.escaping(name, limit: 64))'"
-        return "FirebaseApp.configure: \(app) is already configured, so this call changes nothing (Firebase raises an exception here): "
+        let app =
+            name == defaultAppName ? "the default app" : "the app named '\(LogSafeText.escaping(name, limit: 64))'"
+        return
+            "FirebaseApp.configure: \(app) is already configured, so this call changes nothing (Firebase raises an exception here): "
             + "configure it once at startup, or delete() it first to replace it"
     }
 

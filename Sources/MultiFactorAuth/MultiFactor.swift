@@ -1,6 +1,6 @@
 public import Foundation
-import IdentityToolkit
 import IdentitySupport
+import IdentityToolkit
 
 /// A user's second factors: list, enroll, unenroll.
 public final class MultiFactor: Sendable {
@@ -43,20 +43,31 @@ public final class MultiFactor: Sendable {
     public func enroll(with assertion: MultiFactorAssertion, displayName: String?) async throws {
         let user = try currentUser()
         guard let totp = assertion as? TOTPMultiFactorAssertion else {
-            throw AuthErrorCode(.operationNotAllowed, message: "Only TOTP second factors can be enrolled with this SDK.")
+            throw AuthErrorCode(
+                .operationNotAllowed, message: "Only TOTP second factors can be enrolled with this SDK.")
         }
         guard let secret = totp.secret else {
-            throw AuthErrorCode(.missingMultiFactorInfo, message: "This assertion is not for enrollment: make it with assertionForEnrollment(with:oneTimePassword:) and a secret.")
+            throw AuthErrorCode(
+                .missingMultiFactorInfo,
+                message:
+                    "This assertion is not for enrollment: make it with assertionForEnrollment(with:oneTimePassword:) and a secret."
+            )
         }
         let idToken = try await user.getIDToken()
         let backend = try context.backend()
         let tenant = user.tenantID
         let response = try await AuthErrorMapping.perform {
-            try await backend.accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(
-                idToken: idToken, displayName: displayName.flatMap { $0.isEmpty ? nil : $0 } ?? TOTPMultiFactorGenerator.defaultDisplayName, tenantId: tenant,
-                totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(sessionInfo: secret.sessionInfo, verificationCode: totp.oneTimePassword)))
+            try await backend.accounts.finalizeMfaEnrollment(
+                FinalizeMfaEnrollmentRequest(
+                    idToken: idToken,
+                    displayName: displayName.flatMap { $0.isEmpty ? nil : $0 }
+                        ?? TOTPMultiFactorGenerator.defaultDisplayName, tenantId: tenant,
+                    totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(
+                        sessionInfo: secret.sessionInfo, verificationCode: totp.oneTimePassword)))
         }
-        guard let newToken = response.idToken else { throw AuthErrorCode(.internalError, message: "The enrollment response has no ID token.") }
+        guard let newToken = response.idToken else {
+            throw AuthErrorCode(.internalError, message: "The enrollment response has no ID token.")
+        }
         try await user.updateTokens(idToken: newToken, refreshToken: response.refreshToken, expiresIn: nil)
         try await user.reload()
     }
@@ -74,7 +85,8 @@ public final class MultiFactor: Sendable {
         let backend = try context.backend()
         let tenant = user.tenantID
         let response = try await AuthErrorMapping.perform {
-            try await backend.accounts.withdrawMfa(WithdrawMfaRequest(idToken: idToken, mfaEnrollmentId: factorUID, tenantId: tenant))
+            try await backend.accounts.withdrawMfa(
+                WithdrawMfaRequest(idToken: idToken, mfaEnrollmentId: factorUID, tenantId: tenant))
         }
         // No tokens: the server ended every session, this one included (the
         // most recently enrolled of several factors was withdrawn). As
@@ -107,18 +119,25 @@ public class MultiFactorInfo: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// The factor's kind, ID, name and factor ID.
-    public var description: String { "\(type(of: self))(uid: \(uid), displayName: \(displayName ?? "nil"), factorID: \(factorID))" }
+    public var description: String {
+        "\(type(of: self))(uid: \(uid), displayName: \(displayName ?? "nil"), factorID: \(factorID))"
+    }
 
     var stored: AuthSession.Factor {
-        AuthSession.Factor(uid: uid, displayName: displayName, enrollmentDate: enrollmentDate, factorID: factorID,
-                           phoneNumber: (self as? PhoneMultiFactorInfo)?.phoneNumber)
+        AuthSession.Factor(
+            uid: uid, displayName: displayName, enrollmentDate: enrollmentDate, factorID: factorID,
+            phoneNumber: (self as? PhoneMultiFactorInfo)?.phoneNumber)
     }
 
     static func make(_ factor: AuthSession.Factor) -> MultiFactorInfo {
         if factor.factorID == PhoneMultiFactorID {
-            return PhoneMultiFactorInfo(uid: factor.uid, displayName: factor.displayName, enrollmentDate: factor.enrollmentDate, phoneNumber: factor.phoneNumber ?? "")
+            return PhoneMultiFactorInfo(
+                uid: factor.uid, displayName: factor.displayName, enrollmentDate: factor.enrollmentDate,
+                phoneNumber: factor.phoneNumber ?? "")
         }
-        return TOTPMultiFactorInfo(uid: factor.uid, displayName: factor.displayName, enrollmentDate: factor.enrollmentDate, factorID: factor.factorID)
+        return TOTPMultiFactorInfo(
+            uid: factor.uid, displayName: factor.displayName, enrollmentDate: factor.enrollmentDate,
+            factorID: factor.factorID)
     }
 
     /// The factors of a response; unknown kinds are skipped, a factor without
@@ -127,12 +146,15 @@ public class MultiFactorInfo: @unchecked Sendable, CustomStringConvertible {
         try enrollments.compactMap { enrollment in
             guard enrollment.totpInfo != nil || enrollment.phoneInfo != nil else { return nil }
             guard let uid = enrollment.mfaEnrollmentId, let date = enrollment.enrolledAt else {
-                throw AuthErrorCode(.internalError, message: "The server sent a second factor without an id or an enrollment time.")
+                throw AuthErrorCode(
+                    .internalError, message: "The server sent a second factor without an id or an enrollment time.")
             }
             if let phone = enrollment.phoneInfo {
-                return PhoneMultiFactorInfo(uid: uid, displayName: enrollment.displayName, enrollmentDate: date, phoneNumber: phone)
+                return PhoneMultiFactorInfo(
+                    uid: uid, displayName: enrollment.displayName, enrollmentDate: date, phoneNumber: phone)
             }
-            return TOTPMultiFactorInfo(uid: uid, displayName: enrollment.displayName, enrollmentDate: date, factorID: TOTPMultiFactorID)
+            return TOTPMultiFactorInfo(
+                uid: uid, displayName: enrollment.displayName, enrollmentDate: date, factorID: TOTPMultiFactorID)
         }
     }
 }
@@ -226,20 +248,27 @@ public final class MultiFactorResolver: Sendable {
     /// ``TOTPMultiFactorGenerator/assertionForSignIn(withEnrollmentID:oneTimePassword:)``.
     public func resolveSignIn(with assertion: MultiFactorAssertion) async throws -> AuthDataResult {
         guard case .signIn(let pendingCredential) = session.kind else {
-            throw AuthErrorCode(.invalidMultiFactorSession, message: "This session is for enrollment, not for signing in.")
+            throw AuthErrorCode(
+                .invalidMultiFactorSession, message: "This session is for enrollment, not for signing in.")
         }
         guard let totp = assertion as? TOTPMultiFactorAssertion else {
-            throw AuthErrorCode(.operationNotAllowed, message: "Only TOTP second factors can complete a sign-in with this SDK.")
+            throw AuthErrorCode(
+                .operationNotAllowed, message: "Only TOTP second factors can complete a sign-in with this SDK.")
         }
         guard let enrollmentID = totp.enrollmentID else {
-            throw AuthErrorCode(.missingMultiFactorInfo, message: "This assertion is for enrollment: make it with assertionForSignIn(withEnrollmentID:oneTimePassword:).")
+            throw AuthErrorCode(
+                .missingMultiFactorInfo,
+                message:
+                    "This assertion is for enrollment: make it with assertionForSignIn(withEnrollmentID:oneTimePassword:)."
+            )
         }
         let backend = try auth.context.backend()
         let tenant = session.tenantID
         let response = try await AuthErrorMapping.perform {
-            try await backend.accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
-                mfaPendingCredential: pendingCredential, mfaEnrollmentId: enrollmentID, tenantId: tenant,
-                totpVerificationInfo: MfaTotpSignInRequestInfo(verificationCode: totp.oneTimePassword)))
+            try await backend.accounts.finalizeMfaSignIn(
+                FinalizeMfaSignInRequest(
+                    mfaPendingCredential: pendingCredential, mfaEnrollmentId: enrollmentID, tenantId: tenant,
+                    totpVerificationInfo: MfaTotpSignInRequestInfo(verificationCode: totp.oneTimePassword)))
         }
         guard let idToken = response.idToken, let refreshToken = response.refreshToken else {
             throw AuthErrorCode(.internalError, message: "The sign-in response has no tokens.")
@@ -249,11 +278,13 @@ public final class MultiFactorResolver: Sendable {
         if let reauthenticating, IDToken.claims(of: idToken)?.sub != reauthenticating {
             throw AuthErrorCode(.userMismatch)
         }
-        let user = try await auth.completeSignIn(idToken: idToken, refreshToken: refreshToken, expiresIn: nil, tenantID: tenant)
+        let user = try await auth.completeSignIn(
+            idToken: idToken, refreshToken: refreshToken, expiresIn: nil, tenantID: tenant)
         // The first factor of this sign-in, as the server recorded it (the
         // resolver may finish a sign-in that did not start with a password).
         let provider = IDToken.claims(of: idToken)?.firebase.signInProvider ?? EmailAuthProvider.id
-        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: provider, isNewUser: false))
+        return AuthDataResult(
+            user: user, additionalUserInfo: AdditionalUserInfo(providerID: provider, isNewUser: false))
     }
 }
 
@@ -286,8 +317,13 @@ public final class AdditionalUserInfo: Sendable {
 extension TOTPMultiFactorAssertion {
     /// What `dump` and debuggers show: the code redacted.
     public var customMirror: Mirror {
-        Mirror(self, children: ["factorID": factorID, "enrollmentID": enrollmentID as Any, "oneTimePassword": RedactedValue(oneTimePassword)],
-               displayStyle: .class)
+        Mirror(
+            self,
+            children: [
+                "factorID": factorID, "enrollmentID": enrollmentID as Any,
+                "oneTimePassword": RedactedValue(oneTimePassword),
+            ],
+            displayStyle: .class)
     }
 }
 
@@ -299,7 +335,8 @@ extension MultiFactorSession {
         case .enrollment: purpose = "enrollment"
         case .signIn: purpose = "signIn"
         }
-        return Mirror(self, children: ["purpose": purpose, "credential": RedactedValue("present"), "tenantID": tenantID as Any],
-                      displayStyle: .class)
+        return Mirror(
+            self, children: ["purpose": purpose, "credential": RedactedValue("present"), "tenantID": tenantID as Any],
+            displayStyle: .class)
     }
 }

@@ -14,7 +14,8 @@ extension Auth {
         let backend = try context.backend()
         let tenant = context.tenantID
         _ = try await AuthErrorMapping.perform {
-            try await backend.accounts.sendOobCode(GetOobCodeRequest(requestType: .passwordReset, email: email, tenantId: tenant))
+            try await backend.accounts.sendOobCode(
+                GetOobCodeRequest(requestType: .passwordReset, email: email, tenantId: tenant))
         }
     }
 
@@ -39,7 +40,8 @@ extension Auth {
         let backend = try context.backend()
         let tenant = context.tenantID
         _ = try await AuthErrorMapping.perform {
-            try await backend.accounts.resetPassword(ResetPasswordRequest(oobCode: code, newPassword: newPassword, tenantId: tenant))
+            try await backend.accounts.resetPassword(
+                ResetPasswordRequest(oobCode: code, newPassword: newPassword, tenantId: tenant))
         }
     }
 }

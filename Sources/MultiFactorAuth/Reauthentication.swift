@@ -52,9 +52,11 @@ extension User {
         guard let auth = context.owner.current?.auth else {
             throw AuthErrorCode(.internalError, message: "The user's Auth instance is gone.")
         }
-        let (response, idToken, refreshToken) = try await auth.passwordStep(email: credential.email, password: credential.password, reauthenticating: uid)
+        let (response, idToken, refreshToken) = try await auth.passwordStep(
+            email: credential.email, password: credential.password, reauthenticating: uid)
         guard response.localId == uid else { throw AuthErrorCode(.userMismatch) }
         try await updateTokens(idToken: idToken, refreshToken: refreshToken, expiresIn: response.expiresIn)
-        return AuthDataResult(user: self, additionalUserInfo: AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: false))
+        return AuthDataResult(
+            user: self, additionalUserInfo: AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: false))
     }
 }

@@ -1,6 +1,6 @@
 public import Foundation
-import IdentityToolkit
 import IdentityOTPFormats
+import IdentityToolkit
 
 // In-flight state that serializes: a server that runs several instances
 // finishes a sign-in or an enrollment on whichever instance the next
@@ -22,7 +22,9 @@ extension MultiFactorResolver {
     /// `IdentityStoresPostgres`) — and drop it once the sign-in ends.
     /// Identity Platform refuses the credential after a while in any case
     /// (`sessionExpired`).
-    public struct Snapshot: Codable, Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public struct Snapshot: Codable, Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         /// The name of the app whose `Auth` started the sign-in.
         public let appName: String
         /// The tenant the sign-in belongs to; nil for the project itself.
@@ -49,8 +51,12 @@ extension MultiFactorResolver {
 
         /// What `dump` and debuggers show: the credential redacted.
         public var customMirror: Mirror {
-            Mirror(self, children: ["appName": appName, "tenantID": tenantID as Any, "hints": hints,
-                                    "pendingCredential": RedactedValue(pendingCredential)], displayStyle: .struct)
+            Mirror(
+                self,
+                children: [
+                    "appName": appName, "tenantID": tenantID as Any, "hints": hints,
+                    "pendingCredential": RedactedValue(pendingCredential),
+                ], displayStyle: .struct)
         }
     }
 
@@ -61,8 +67,9 @@ extension MultiFactorResolver {
             // A resolver is only ever made for a sign-in.
             preconditionFailure("a MultiFactorResolver holds a sign-in session")
         }
-        return Snapshot(appName: auth.app?.name ?? "", tenantID: session.tenantID, hints: hints.map(\.stored),
-                        pendingCredential: pendingCredential)
+        return Snapshot(
+            appName: auth.app?.name ?? "", tenantID: session.tenantID, hints: hints.map(\.stored),
+            pendingCredential: pendingCredential)
     }
 
     /// A resolver that finishes the sign-in written down in `snapshot`,
@@ -75,16 +82,21 @@ extension MultiFactorResolver {
     public convenience init(restoring snapshot: Snapshot, auth: Auth) throws {
         let appName = auth.app?.name ?? ""
         guard appName == snapshot.appName else {
-            throw AuthErrorCode(.invalidMultiFactorSession, message:
-                "This sign-in was started by the app named '\(snapshot.appName)'; restore it with an Auth of that app, not of '\(appName)'.")
+            throw AuthErrorCode(
+                .invalidMultiFactorSession,
+                message:
+                    "This sign-in was started by the app named '\(snapshot.appName)'; restore it with an Auth of that app, not of '\(appName)'."
+            )
         }
         guard !snapshot.pendingCredential.isEmpty else {
             throw AuthErrorCode(.invalidMultiFactorSession, message: "The snapshot holds no pending credential.")
         }
-        self.init(hints: snapshot.hints.map(MultiFactorInfo.make),
-                  session: MultiFactorSession(kind: .signIn(pendingCredential: snapshot.pendingCredential),
-                                              tenantID: snapshot.tenantID, context: auth.context),
-                  auth: auth)
+        self.init(
+            hints: snapshot.hints.map(MultiFactorInfo.make),
+            session: MultiFactorSession(
+                kind: .signIn(pendingCredential: snapshot.pendingCredential),
+                tenantID: snapshot.tenantID, context: auth.context),
+            auth: auth)
     }
 }
 
@@ -99,7 +111,9 @@ extension TOTPSecret {
     /// It holds the user's TOTP key: keep it where only the server reads it
     /// (sealed, or in a server-side store), and drop it once the enrollment
     /// ends or ``enrollmentCompletionDeadline`` passes.
-    public struct Snapshot: Codable, Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public struct Snapshot: Codable, Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         /// The HMAC hash, such as `SHA1`.
         public let hashingAlgorithm: String
         /// Digits per code.
@@ -132,11 +146,15 @@ extension TOTPSecret {
 
         /// What `dump` and debuggers show: the key and the session redacted.
         public var customMirror: Mirror {
-            Mirror(self, children: [
-                "hashingAlgorithm": hashingAlgorithm, "codeLength": codeLength, "codeIntervalSeconds": codeIntervalSeconds,
-                "enrollmentCompletionDeadline": enrollmentCompletionDeadline, "sharedSecretKey": RedactedValue(sharedSecretKey),
-                "sessionInfo": RedactedValue(sessionInfo),
-            ], displayStyle: .struct)
+            Mirror(
+                self,
+                children: [
+                    "hashingAlgorithm": hashingAlgorithm, "codeLength": codeLength,
+                    "codeIntervalSeconds": codeIntervalSeconds,
+                    "enrollmentCompletionDeadline": enrollmentCompletionDeadline,
+                    "sharedSecretKey": RedactedValue(sharedSecretKey),
+                    "sessionInfo": RedactedValue(sessionInfo),
+                ], displayStyle: .struct)
         }
     }
 
@@ -149,24 +167,35 @@ extension TOTPSecret {
     ///   that is not base32, an empty session or parameters no
     ///   authenticator supports.
     public convenience init(restoring snapshot: Snapshot) throws {
-        guard let secret = try? Base32.decode(snapshot.sharedSecretKey, mode: .lenient), !secret.isEmpty, !snapshot.sessionInfo.isEmpty else {
-            throw AuthErrorCode(.invalidMultiFactorSession, message: "The snapshot holds no usable TOTP key or enrollment session.")
+        guard let secret = try? Base32.decode(snapshot.sharedSecretKey, mode: .lenient), !secret.isEmpty,
+            !snapshot.sessionInfo.isEmpty
+        else {
+            throw AuthErrorCode(
+                .invalidMultiFactorSession, message: "The snapshot holds no usable TOTP key or enrollment session.")
         }
-        guard let unsupported = Self.unsupportedParameters(algorithm: snapshot.hashingAlgorithm, codeLength: snapshot.codeLength,
-                                                           period: snapshot.codeIntervalSeconds) else {
-            self.init(secret: secret, sessionInfo: snapshot.sessionInfo, hashingAlgorithm: snapshot.hashingAlgorithm,
-                      codeLength: snapshot.codeLength, codeIntervalSeconds: snapshot.codeIntervalSeconds,
-                      enrollmentCompletionDeadline: snapshot.enrollmentCompletionDeadline)
+        guard
+            let unsupported = Self.unsupportedParameters(
+                algorithm: snapshot.hashingAlgorithm, codeLength: snapshot.codeLength,
+                period: snapshot.codeIntervalSeconds)
+        else {
+            self.init(
+                secret: secret, sessionInfo: snapshot.sessionInfo, hashingAlgorithm: snapshot.hashingAlgorithm,
+                codeLength: snapshot.codeLength, codeIntervalSeconds: snapshot.codeIntervalSeconds,
+                enrollmentCompletionDeadline: snapshot.enrollmentCompletionDeadline)
             return
         }
-        throw AuthErrorCode(.invalidMultiFactorSession, message: "The snapshot has unsupported TOTP parameters (\(unsupported)).")
+        throw AuthErrorCode(
+            .invalidMultiFactorSession, message: "The snapshot has unsupported TOTP parameters (\(unsupported)).")
     }
 
     /// A sentence naming the parameters when an authenticator would not
     /// support them; nil when they are fine. One check for the server's
     /// answer and for snapshots.
     static func unsupportedParameters(algorithm: String, codeLength: Int, period: Int) -> String? {
-        guard HashAlgorithm(name: algorithm) == nil || !supportedCodeLengths.contains(codeLength) || !supportedPeriods.contains(period) else {
+        guard
+            HashAlgorithm(name: algorithm) == nil || !supportedCodeLengths.contains(codeLength)
+                || !supportedPeriods.contains(period)
+        else {
             return nil
         }
         return "algorithm \(algorithm.prefix(16)), \(codeLength) digits, \(period) s period"
@@ -191,7 +220,9 @@ public struct ScopedAuthSessionStore: AuthSessionStore {
     }
 
     /// Saves `session` in `base` under the scoped key.
-    public func save(_ session: AuthSession, key: String) async throws { try await base.save(session, key: scopedKey(key)) }
+    public func save(_ session: AuthSession, key: String) async throws {
+        try await base.save(session, key: scopedKey(key))
+    }
     /// The session saved in `base` under the scoped key, or nil.
     public func load(key: String) async throws -> AuthSession? { try await base.load(key: scopedKey(key)) }
     /// Forgets the session saved in `base` under the scoped key.

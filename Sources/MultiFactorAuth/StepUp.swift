@@ -18,8 +18,10 @@ public struct StepUpPrompts: Sendable {
     /// - Parameters:
     ///   - credential: Asks for the password (``EmailAuthProvider/credential(withEmail:password:)``).
     ///   - secondFactor: Asks for the code and makes the assertion.
-    public init(credential: @escaping @Sendable (StepUpChallenge) async throws -> AuthCredential,
-                secondFactor: @escaping @Sendable (MultiFactorResolver) async throws -> MultiFactorAssertion) {
+    public init(
+        credential: @escaping @Sendable (StepUpChallenge) async throws -> AuthCredential,
+        secondFactor: @escaping @Sendable (MultiFactorResolver) async throws -> MultiFactorAssertion
+    ) {
         self.credential = credential
         self.secondFactor = secondFactor
     }
@@ -65,7 +67,9 @@ extension User {
             try await reauthenticate(with: credential)
             return try await getIDToken()
         } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
-            guard let resolver = error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver else { throw error }
+            guard let resolver = error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver else {
+                throw error
+            }
             let result = try await resolver.resolveSignIn(with: try await prompts.secondFactor(resolver))
             guard result.user.uid == uid else { throw AuthErrorCode(.userMismatch) }
             return try await result.user.getIDToken()

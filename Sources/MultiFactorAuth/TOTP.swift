@@ -1,7 +1,7 @@
 public import Foundation
-import IdentityToolkit
 import IdentityOTPFormats
 import IdentitySupport
+import IdentityToolkit
 
 /// Makes TOTP secrets and assertions.
 public enum TOTPMultiFactorGenerator {
@@ -14,13 +14,15 @@ public enum TOTPMultiFactorGenerator {
     /// - Parameter session: From ``MultiFactor/session()``.
     public static func generateSecret(with session: MultiFactorSession) async throws -> TOTPSecret {
         guard case .enrollment(let idToken) = session.kind else {
-            throw AuthErrorCode(.invalidMultiFactorSession, message: "This session is for signing in, not for enrollment.")
+            throw AuthErrorCode(
+                .invalidMultiFactorSession, message: "This session is for signing in, not for enrollment.")
         }
         let backend = try session.context.backend()
         let tenant = session.tenantID
         let response = try await AuthErrorMapping.perform {
-            try await backend.accounts.startMfaEnrollment(StartMfaEnrollmentRequest(
-                idToken: idToken, tenantId: tenant, totpEnrollmentInfo: StartTotpMfaEnrollmentRequestInfo()))
+            try await backend.accounts.startMfaEnrollment(
+                StartMfaEnrollmentRequest(
+                    idToken: idToken, tenantId: tenant, totpEnrollmentInfo: StartTotpMfaEnrollmentRequestInfo()))
         }
         guard let info = response.totpSessionInfo, let key = info.sharedSecretKey, let sessionInfo = info.sessionInfo,
             let secret = try? Base32.decode(key, mode: .lenient), !secret.isEmpty
@@ -33,8 +35,11 @@ public enum TOTPMultiFactorGenerator {
         let algorithm = info.hashingAlgorithm ?? "SHA1"
         let codeLength = Int(info.verificationCodeLength ?? 6)
         let period = Int(info.periodSec ?? 30)
-        if let unsupported = TOTPSecret.unsupportedParameters(algorithm: algorithm, codeLength: codeLength, period: period) {
-            throw AuthErrorCode(.internalError, message: "The enrollment response has unsupported TOTP parameters (\(unsupported)).")
+        if let unsupported = TOTPSecret.unsupportedParameters(
+            algorithm: algorithm, codeLength: codeLength, period: period)
+        {
+            throw AuthErrorCode(
+                .internalError, message: "The enrollment response has unsupported TOTP parameters (\(unsupported)).")
         }
         return TOTPSecret(
             secret: secret, sessionInfo: sessionInfo, hashingAlgorithm: algorithm,
@@ -45,12 +50,16 @@ public enum TOTPMultiFactorGenerator {
     /// An assertion that completes an enrollment with the code the user's app shows.
     /// A nil secret gives an assertion that ``MultiFactor/enroll(with:displayName:)`` refuses
     /// with an error (the Firebase docs pass the optional from a completion).
-    public static func assertionForEnrollment(with secret: TOTPSecret?, oneTimePassword: String) -> TOTPMultiFactorAssertion {
+    public static func assertionForEnrollment(with secret: TOTPSecret?, oneTimePassword: String)
+        -> TOTPMultiFactorAssertion
+    {
         TOTPMultiFactorAssertion(secret: secret, enrollmentID: nil, oneTimePassword: oneTimePassword)
     }
 
     /// An assertion that completes a sign-in with the factor `enrollmentID` (a hint's `uid`).
-    public static func assertionForSignIn(withEnrollmentID enrollmentID: String, oneTimePassword: String) -> TOTPMultiFactorAssertion {
+    public static func assertionForSignIn(withEnrollmentID enrollmentID: String, oneTimePassword: String)
+        -> TOTPMultiFactorAssertion
+    {
         TOTPMultiFactorAssertion(secret: nil, enrollmentID: enrollmentID, oneTimePassword: oneTimePassword)
     }
 }
@@ -119,7 +128,10 @@ public final class TOTPSecret: Sendable, CustomStringConvertible, CustomDebugStr
     /// When the enrollment must be finalized by.
     public let enrollmentCompletionDeadline: Date
 
-    init(secret: [UInt8], sessionInfo: String, hashingAlgorithm: String, codeLength: Int, codeIntervalSeconds: Int, enrollmentCompletionDeadline: Date) {
+    init(
+        secret: [UInt8], sessionInfo: String, hashingAlgorithm: String, codeLength: Int, codeIntervalSeconds: Int,
+        enrollmentCompletionDeadline: Date
+    ) {
         self.secret = secret
         self.sessionInfo = sessionInfo
         self.hashingAlgorithm = hashingAlgorithm
@@ -138,10 +150,14 @@ public final class TOTPSecret: Sendable, CustomStringConvertible, CustomDebugStr
 
     /// What `dump` and debuggers show: the key and the session redacted.
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "hashingAlgorithm": hashingAlgorithm, "codeLength": codeLength, "codeIntervalSeconds": codeIntervalSeconds,
-            "enrollmentCompletionDeadline": enrollmentCompletionDeadline, "secret": RedactedValue(secret), "sessionInfo": RedactedValue(sessionInfo),
-        ], displayStyle: .class)
+        Mirror(
+            self,
+            children: [
+                "hashingAlgorithm": hashingAlgorithm, "codeLength": codeLength,
+                "codeIntervalSeconds": codeIntervalSeconds,
+                "enrollmentCompletionDeadline": enrollmentCompletionDeadline, "secret": RedactedValue(secret),
+                "sessionInfo": RedactedValue(sessionInfo),
+            ], displayStyle: .class)
     }
 
     /// The key in base32, for users who type it into their app.
@@ -154,7 +170,8 @@ public final class TOTPSecret: Sendable, CustomStringConvertible, CustomDebugStr
     public func generateQRCodeURL(withAccountName accountName: String, issuer: String) -> String {
         OTPAuthURI(
             issuer: issuer.isEmpty ? nil : issuer, account: accountName, secret: secret,
-            algorithm: HashAlgorithm(name: hashingAlgorithm) ?? .sha1, digits: codeLength, period: Int64(codeIntervalSeconds)
+            algorithm: HashAlgorithm(name: hashingAlgorithm) ?? .sha1, digits: codeLength,
+            period: Int64(codeIntervalSeconds)
         ).string
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import IdentityToolkit
 import IdentitySupport
+import IdentityToolkit
 
 /// A signed-in user.
 ///
@@ -40,7 +40,9 @@ public final class User: Sendable, CustomStringConvertible {
     public var refreshToken: String? { state.current.refreshToken }
 
     /// Never shows tokens.
-    public var description: String { "User(uid: \(uid), email: \(email ?? "nil"), factors: \(state.current.factors.count))" }
+    public var description: String {
+        "User(uid: \(uid), email: \(email ?? "nil"), factors: \(state.current.factors.count))"
+    }
 
     /// A current ID token: the cached one while more than five minutes
     /// remain, else a refreshed one. Concurrent callers share one refresh.
@@ -59,7 +61,9 @@ public final class User: Sendable, CustomStringConvertible {
 
     /// The refresh failures after which the session cannot continue: the
     /// user is signed out, as Firebase does.
-    static let sessionEndingCodes: Set<AuthErrorCode.Code> = [.userNotFound, .userDisabled, .invalidUserToken, .userTokenExpired]
+    static let sessionEndingCodes: Set<AuthErrorCode.Code> = [
+        .userNotFound, .userDisabled, .invalidUserToken, .userTokenExpired,
+    ]
 
     private func refreshTokens() async throws -> String {
         let backend = try context.backend()
@@ -67,7 +71,9 @@ public final class User: Sendable, CustomStringConvertible {
         let response: GrantTokenResponse
         do {
             response = try await AuthErrorMapping.perform {
-                try await backend.secureToken.grantToken(GrantTokenRequest(grantType: SecureTokenGrantType.refreshToken.rawValue, refreshToken: refreshToken))
+                try await backend.secureToken.grantToken(
+                    GrantTokenRequest(grantType: SecureTokenGrantType.refreshToken.rawValue, refreshToken: refreshToken)
+                )
             }
         } catch let error as AuthErrorCode where Self.sessionEndingCodes.contains(error.code) {
             context.sessionEnded(for: uid)
@@ -82,7 +88,8 @@ public final class User: Sendable, CustomStringConvertible {
 
     /// Stores new tokens (from a refresh, an enrollment or a withdrawal).
     func updateTokens(idToken: String, refreshToken: String?, expiresIn: Int64?) async throws {
-        let expiration = IDToken.expiration(of: idToken) ?? context.now().addingTimeInterval(TimeInterval(expiresIn ?? 3600))
+        let expiration =
+            IDToken.expiration(of: idToken) ?? context.now().addingTimeInterval(TimeInterval(expiresIn ?? 3600))
         state.withLock { session in
             session.idToken = idToken
             if let refreshToken { session.refreshToken = refreshToken }
@@ -117,7 +124,8 @@ public final class User: Sendable, CustomStringConvertible {
         let backend = try context.backend()
         let tenant = tenantID
         _ = try await AuthErrorMapping.perform {
-            try await backend.accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: idToken, tenantId: tenant))
+            try await backend.accounts.sendOobCode(
+                GetOobCodeRequest(requestType: .verifyEmail, idToken: idToken, tenantId: tenant))
         }
     }
 
@@ -129,8 +137,10 @@ public final class User: Sendable, CustomStringConvertible {
         let backend = try context.backend()
         let tenant = tenantID
         _ = try await AuthErrorMapping.perform {
-            try await backend.accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyAndChangeEmail, idToken: idToken, newEmail: newEmail,
-                                                                     tenantId: tenant))
+            try await backend.accounts.sendOobCode(
+                GetOobCodeRequest(
+                    requestType: .verifyAndChangeEmail, idToken: idToken, newEmail: newEmail,
+                    tenantId: tenant))
         }
     }
 

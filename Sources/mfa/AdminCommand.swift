@@ -56,19 +56,26 @@ struct AdminTarget: ParsableArguments {
     func credential() throws -> any AdminCredential {
         let transport = AsyncHTTPClientTransport.failingFast
         if let credentials {
-            return try ServiceAccountCredential(keyFile: credentials, tokenEndpoint: tokenEndpoint, transport: transport)
+            return try ServiceAccountCredential(
+                keyFile: credentials, tokenEndpoint: tokenEndpoint, transport: transport)
         }
         if ToolConfiguration.applicationCredentialsFile != nil {
-            return try ServiceAccountCredential.applicationDefault(tokenEndpoint: tokenEndpoint, transport: transport)
+            return try ServiceAccountCredential.applicationDefault(
+                tokenEndpoint: tokenEndpoint, transport: transport)
         }
         if ClientConfiguration.environmentEmulatorHost() != nil { return EmulatorOwnerCredential() }
-        throw AdminCredentialError.missingEnvironmentVariable("GOOGLE_APPLICATION_CREDENTIALS (or give --credentials FILE or --emulator HOST:PORT)")
+        throw AdminCredentialError.missingEnvironmentVariable(
+            "GOOGLE_APPLICATION_CREDENTIALS (or give --credentials FILE or --emulator HOST:PORT)")
     }
 
     func admin() throws -> IdentityAdmin {
         let transport = AsyncHTTPClientTransport.failingFast
-        if let emulator { return IdentityAdmin.emulator(projectID: project, hostAndPort: emulator, transport: transport) }
-        return IdentityAdmin(projectID: project, credential: try credential(), configuration: ClientConfiguration(transport: transport))
+        if let emulator {
+            return IdentityAdmin.emulator(projectID: project, hostAndPort: emulator, transport: transport)
+        }
+        return IdentityAdmin(
+            projectID: project, credential: try credential(),
+            configuration: ClientConfiguration(transport: transport))
     }
 
     /// The user API of the target: the tenant's with `--tenant`, else the project's.
@@ -82,9 +89,12 @@ struct AdminTarget: ParsableArguments {
         let admin = try admin()
         let result: MultiFactorConfig?
         if let tenant {
-            result = try await admin.tenantManager().updateTenant(tenant, TenantRequest(multiFactorConfig: config)).multiFactorConfig
+            result = try await admin.tenantManager().updateTenant(tenant, TenantRequest(multiFactorConfig: config))
+                .multiFactorConfig
         } else {
-            result = try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: config)).multiFactorConfig
+            result = try await admin.projectConfigManager().updateProjectConfig(
+                UpdateProjectConfigRequest(multiFactorConfig: config)
+            ).multiFactorConfig
         }
         print(AdminJSON.render(result))
     }
@@ -101,19 +111,23 @@ enum AdminJSON {
             object["providerConfigs"] = providers.map { provider -> [String: Any] in
                 var entry: [String: Any] = ["state": provider.state.rawValue]
                 if let totp = provider.totpProviderConfig {
-                    entry["totpProviderConfig"] = totp.adjacentIntervals.map { ["adjacentIntervals": $0] } ?? [String: Any]()
+                    entry["totpProviderConfig"] =
+                        totp.adjacentIntervals.map { ["adjacentIntervals": $0] } ?? [String: Any]()
                 }
                 return entry
             }
         }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]))
+            ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }
 
 extension AdminCommand {
     struct EnableTOTP: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "enable-totp", abstract: "Turn TOTP on; prints the resulting config.")
+        static let configuration = CommandConfiguration(
+            commandName: "enable-totp", abstract: "Turn TOTP on; prints the resulting config.")
 
         @OptionGroup var target: AdminTarget
 
@@ -122,7 +136,8 @@ extension AdminCommand {
 
         func validate() throws {
             if let adjacentIntervals, !IdentityPlatformLimits.totpAdjacentIntervals.contains(adjacentIntervals) {
-                throw ValidationError("--adjacent-intervals must be an integer from 0 to 10, not \(adjacentIntervals)")
+                throw ValidationError(
+                    "--adjacent-intervals must be an integer from 0 to 10, not \(adjacentIntervals)")
             }
         }
 
@@ -132,7 +147,8 @@ extension AdminCommand {
     }
 
     struct DisableTOTP: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "disable-totp", abstract: "Turn TOTP off; prints the resulting config.")
+        static let configuration = CommandConfiguration(
+            commandName: "disable-totp", abstract: "Turn TOTP off; prints the resulting config.")
 
         @OptionGroup var target: AdminTarget
 
@@ -142,7 +158,8 @@ extension AdminCommand {
     }
 
     struct ShowConfig: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show-config", abstract: "Print the multi-factor config as JSON.")
+        static let configuration = CommandConfiguration(
+            commandName: "show-config", abstract: "Print the multi-factor config as JSON.")
 
         @OptionGroup var target: AdminTarget
 

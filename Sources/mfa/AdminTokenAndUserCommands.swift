@@ -13,7 +13,8 @@ extension AdminCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify-token",
             abstract: "Verify an ID token; print its claims as JSON, or exit 1 with the reason it is refused.",
-            discussion: "Read the token from standard input (the default, or '-') to keep it out of the process list.")
+            discussion:
+                "Read the token from standard input (the default, or '-') to keep it out of the process list.")
 
         @OptionGroup var target: AdminTarget
 
@@ -34,7 +35,9 @@ extension AdminCommand {
             } else {
                 text = token
             }
-            guard !text.isEmpty else { throw ValidationError("no token given (pass it as the argument or on standard input)") }
+            guard !text.isEmpty else {
+                throw ValidationError("no token given (pass it as the argument or on standard input)")
+            }
             let decoded = try await target.auth().verifyIDToken(text, checkRevoked: checkRevoked)
             if requireSecondFactor { try decoded.requireSecondFactor() }
             let encoder = JSONEncoder()
@@ -47,7 +50,8 @@ extension AdminCommand {
     struct Users: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "users",
-            abstract: "List users, see a user's factors, remove them, end the user's sessions, issue recovery codes, import users.",
+            abstract:
+                "List users, see a user's factors, remove them, end the user's sessions, issue recovery codes, import users.",
             subcommands: [Get.self, List.self, Unenroll.self, Revoke.self, RecoveryCodes.self, Import.self])
 
         /// A user as JSON: uid, email, flags, and the enrolled factors.
@@ -56,22 +60,33 @@ extension AdminCommand {
         }
 
         static func json(_ value: Any) -> String {
-            let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+            let data =
+                (try? JSONSerialization.data(
+                    withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
+                ?? Data("{}".utf8)
             return String(decoding: data, as: UTF8.self)
         }
 
         static func object(_ user: UserRecord) -> [String: Any] {
-            var object: [String: Any] = ["uid": user.uid, "emailVerified": user.emailVerified, "disabled": user.disabled]
+            var object: [String: Any] = [
+                "uid": user.uid, "emailVerified": user.emailVerified, "disabled": user.disabled,
+            ]
             if let email = user.email { object["email"] = email }
             if let tenant = user.tenantID { object["tenantId"] = tenant }
-            if let time = user.tokensValidAfterTime { object["tokensValidAfterTime"] = ISO8601DateFormatter().string(from: time) }
+            if let time = user.tokensValidAfterTime {
+                object["tokensValidAfterTime"] = ISO8601DateFormatter().string(from: time)
+            }
             object["enrolledFactors"] = user.multiFactor.enrolledFactors.map { factor -> [String: Any] in
                 var entry: [String: Any] = ["uid": factor.uid, "factorId": factor.factorID]
                 if let name = factor.displayName { entry["displayName"] = name }
-                if let time = factor.enrollmentTime { entry["enrollmentTime"] = ISO8601DateFormatter().string(from: time) }
+                if let time = factor.enrollmentTime {
+                    entry["enrollmentTime"] = ISO8601DateFormatter().string(from: time)
+                }
                 return entry
             }
-            if let claims = user.customClaims, let data = try? JSONEncoder().encode(claims), let value = try? JSONSerialization.jsonObject(with: data) {
+            if let claims = user.customClaims, let data = try? JSONEncoder().encode(claims),
+                let value = try? JSONSerialization.jsonObject(with: data)
+            {
                 object["customClaims"] = value
             }
             return object
@@ -79,7 +94,8 @@ extension AdminCommand {
 
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "list", abstract: "Print every user (uid order) as a JSON array; progress goes to standard error.")
+                commandName: "list",
+                abstract: "Print every user (uid order) as a JSON array; progress goes to standard error.")
 
             @OptionGroup var target: AdminTarget
 
@@ -109,7 +125,8 @@ extension AdminCommand {
         }
 
         struct Get: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a user and the enrolled factors as JSON.")
+            static let configuration = CommandConfiguration(
+                commandName: "get", abstract: "Print a user and the enrolled factors as JSON.")
 
             @OptionGroup var target: AdminTarget
 
@@ -120,21 +137,27 @@ extension AdminCommand {
             var email: String?
 
             func validate() throws {
-                guard (uid == nil) != (email == nil) else { throw ValidationError("give exactly one of --uid and --email") }
+                guard (uid == nil) != (email == nil) else {
+                    throw ValidationError("give exactly one of --uid and --email")
+                }
                 try InputCheck.identifier(uid, "--uid")
                 try InputCheck.identifier(email, "--email")
             }
 
             func run() async throws {
                 let auth = try target.auth()
-                let user = if let uid { try await auth.getUser(uid: uid) } else { try await auth.getUser(email: email ?? "") }
+                let user =
+                    if let uid { try await auth.getUser(uid: uid) } else {
+                        try await auth.getUser(email: email ?? "")
+                    }
                 print(Users.render(user))
             }
         }
 
         struct Unenroll: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "unenroll", abstract: "Remove one factor (--factor) or all (--all) of a user; prints the user.")
+                commandName: "unenroll",
+                abstract: "Remove one factor (--factor) or all (--all) of a user; prints the user.")
 
             @OptionGroup var target: AdminTarget
 
@@ -150,7 +173,9 @@ extension AdminCommand {
             func validate() throws {
                 try InputCheck.identifier(uid, "--uid")
                 try InputCheck.identifier(factor, "--factor")
-                guard (factor == nil) != !all else { throw ValidationError("give exactly one of --factor and --all") }
+                guard (factor == nil) != !all else {
+                    throw ValidationError("give exactly one of --factor and --all")
+                }
             }
 
             func run() async throws {
@@ -170,7 +195,9 @@ extension AdminCommand {
         struct Revoke: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "revoke",
-                abstract: "End every session of a user: refresh tokens stop working, earlier ID tokens fail --check-revoked.")
+                abstract:
+                    "End every session of a user: refresh tokens stop working, earlier ID tokens fail --check-revoked."
+            )
 
             @OptionGroup var target: AdminTarget
 

@@ -28,15 +28,20 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "How long each request may take, in seconds (1 to 300).")
     var timeout: Int = 30
 
-    @Option(help: ArgumentHelp("After the TOTP sign-in, write the user's ID token to this file (created with mode 0600).",
-                               discussion: "For a server-side check of the token, such as `mfa admin verify-token < FILE`.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "After the TOTP sign-in, write the user's ID token to this file (created with mode 0600).",
+            discussion: "For a server-side check of the token, such as `mfa admin verify-token < FILE`.",
+            valueName: "file"))
     var idTokenFile: String?
 
     @Flag(help: "Leave the TOTP factor enrolled (skip the last step).")
     var keepFactor = false
 
     func validate() throws {
-        guard (1...300).contains(timeout) else { throw ValidationError("--timeout must be 1 to 300 seconds, not \(timeout)") }
+        guard (1...300).contains(timeout) else {
+            throw ValidationError("--timeout must be 1 to 300 seconds, not \(timeout)")
+        }
         try InputCheck.project(project)
         try InputCheck.path(idTokenFile, "--id-token-file")
         if let emulator {
@@ -47,7 +52,9 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let demo = Demo(project: project, drawQR: !noQR, requestTimeout: .seconds(timeout), idTokenFile: idTokenFile, keepFactor: keepFactor)
+        let demo = Demo(
+            project: project, drawQR: !noQR, requestTimeout: .seconds(timeout), idTokenFile: idTokenFile,
+            keepFactor: keepFactor)
         let ok = await demo.run(externalEmulator: emulator)
         if !ok { throw ExitCode(1) }
     }
@@ -72,7 +79,9 @@ struct Demo {
             print("✔ \(name) (\(Demo.milliseconds(elapsed)))")
             return value
         } catch let error as AuthErrorCode {
-            print("✘ \(name): AuthErrorCode.\(error.code) (\(error.code.rawValue), \(error.code.userInfoName)): \(error.message)")
+            print(
+                "✘ \(name): AuthErrorCode.\(error.code) (\(error.code.rawValue), \(error.code.userInfoName)): \(error.message)"
+            )
             throw StepFailure()
         } catch {
             print("✘ \(name): \(error)")
@@ -95,7 +104,8 @@ struct Demo {
                 print("using the emulator at \(hostAndPort)")
             } else {
                 running = try await step("start the emulator on a free loopback port") {
-                    let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project))
+                    let emulator = try IdentityToolkitEmulator(
+                        configuration: EmulatorConfiguration(port: 0, projectID: project))
                     return try await emulator.start()
                 }
                 hostAndPort = running?.hostAndPort ?? ""
@@ -106,7 +116,8 @@ struct Demo {
             let port = address?.port ?? 9099
 
             let auth = try await step("configure the app") {
-                let options = FirebaseOptions(googleAppID: "1:000000000000:ios:0000000000000000", gcmSenderID: "000000000000")
+                let options = FirebaseOptions(
+                    googleAppID: "1:000000000000:ios:0000000000000000", gcmSenderID: "000000000000")
                 options.apiKey = "demo-api-key"
                 options.projectID = project
                 options.httpTransport = transport
@@ -117,11 +128,20 @@ struct Demo {
                 auth.useEmulator(withHost: host, port: port)
                 return auth
             }
-            let configuration = ClientConfiguration(transport: transport, emulatorHost: hostAndPort, requestTimeout: requestTimeout)
+            let configuration = ClientConfiguration(
+                transport: transport, emulatorHost: hostAndPort, requestTimeout: requestTimeout)
             try await step("enable TOTP for project \(project) (adjacentIntervals 5)") {
-                let admin = AdminClient(accessToken: { EmulatorAdminToken.owner.rawValue }, configuration: configuration)
-                _ = try await admin.updateProjectConfig(project: project, updateMask: "mfa", body: ProjectConfig(mfa: MultiFactorAuthConfig(
-                    providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 5))])))
+                let admin = AdminClient(
+                    accessToken: { EmulatorAdminToken.owner.rawValue }, configuration: configuration)
+                _ = try await admin.updateProjectConfig(
+                    project: project, updateMask: "mfa",
+                    body: ProjectConfig(
+                        mfa: MultiFactorAuthConfig(
+                            providerConfigs: [
+                                MfaProviderConfig(
+                                    state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 5)
+                                )
+                            ])))
             }
             let email = "demo-\(UUID().uuidString.prefix(8).lowercased())@example.com"
             let password = "demo-\(UUID().uuidString)"
@@ -144,38 +164,52 @@ struct Demo {
             if drawQR, let qr = try? QRCode(text: uri, errorCorrection: .low) {
                 print(qr.terminalText(ansiColors: isatty(STDOUT_FILENO) == 1), terminator: "")
             }
-            let (totp, enrollmentStep) = try await step("compute the current code (the emulator's clock)") { () -> (TOTP, UInt64) in
-                let totp = try TOTP(key: try Base32.decode(secret.sharedSecretKey()), digits: secret.codeLength, period: Int64(secret.codeIntervalSeconds))
+            let (totp, enrollmentStep) = try await step("compute the current code (the emulator's clock)") {
+                () -> (TOTP, UInt64) in
+                let totp = try TOTP(
+                    key: try Base32.decode(secret.sharedSecretKey()), digits: secret.codeLength,
+                    period: Int64(secret.codeIntervalSeconds))
                 return (totp, try totp.step(at: try await emulatorTime(hostAndPort: hostAndPort)))
             }
             try await step("enroll TOTP with the current code") {
-                let assertion = TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: totp.code(step: enrollmentStep))
+                let assertion = TOTPMultiFactorGenerator.assertionForEnrollment(
+                    with: secret, oneTimePassword: totp.code(step: enrollmentStep))
                 try await user.multiFactor.enroll(with: assertion, displayName: "mfa demo")
             }
             try await step("sign out") { try auth.signOut() }
-            let resolver = try await step("sign in with the password → second factor required") { () -> MultiFactorResolver in
+            let resolver = try await step("sign in with the password → second factor required") {
+                () -> MultiFactorResolver in
                 do {
                     _ = try await auth.signIn(withEmail: email, password: password)
                     throw AuthErrorCode(.internalError, message: "The sign-in succeeded without a second factor.")
                 } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
-                    guard let resolver = error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver else {
+                    guard
+                        let resolver = error.userInfo[AuthErrorUserInfoMultiFactorResolverKey]
+                            as? MultiFactorResolver
+                    else {
                         throw AuthErrorCode(.internalError, message: "The error carries no resolver.")
                     }
                     return resolver
                 }
             }
             let signedIn = try await step("resolve with a fresh TOTP code") { () -> User in
-                guard let hint = resolver.hints.first(where: { $0.factorID == TOTPMultiFactorID }) else { throw AuthErrorCode(.multiFactorInfoNotFound) }
+                guard let hint = resolver.hints.first(where: { $0.factorID == TOTPMultiFactorID }) else {
+                    throw AuthErrorCode(.multiFactorInfoNotFound)
+                }
                 // The enrollment used this step; a code is accepted once, so use the next one.
-                let assertion = TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: totp.code(step: enrollmentStep + 1))
+                let assertion = TOTPMultiFactorGenerator.assertionForSignIn(
+                    withEnrollmentID: hint.uid, oneTimePassword: totp.code(step: enrollmentStep + 1))
                 return try await resolver.resolveSignIn(with: assertion).user
             }
             if let idTokenFile {
                 try await step("write the ID token to \(idTokenFile)") {
                     let token = try await signedIn.getIDToken()
                     // Created owner-only before the token is written: never readable by others.
-                    guard FileManager.default.createFile(atPath: idTokenFile, contents: nil, attributes: [.posixPermissions: 0o600]),
-                        let handle = FileHandle(forWritingAtPath: idTokenFile) else {
+                    guard
+                        FileManager.default.createFile(
+                            atPath: idTokenFile, contents: nil, attributes: [.posixPermissions: 0o600]),
+                        let handle = FileHandle(forWritingAtPath: idTokenFile)
+                    else {
                         throw AuthErrorCode(.internalError, message: "Cannot create \(idTokenFile).")
                     }
                     defer { try? handle.close() }
@@ -190,7 +224,9 @@ struct Demo {
                 try await step("unenroll TOTP") {
                     guard let factor = factors.first else { throw AuthErrorCode(.multiFactorInfoNotFound) }
                     try await signedIn.multiFactor.unenroll(with: factor)
-                    guard signedIn.multiFactor.enrolledFactors.isEmpty else { throw AuthErrorCode(.internalError, message: "The factor is still listed.") }
+                    guard signedIn.multiFactor.enrolledFactors.isEmpty else {
+                        throw AuthErrorCode(.internalError, message: "The factor is still listed.")
+                    }
                 }
             }
             print("demo complete")
@@ -206,13 +242,16 @@ struct Demo {
 
     /// The emulator's own helpers (`Spec/emulator.yaml`), through their generated client.
     private func helpers(_ hostAndPort: String) -> EmulatorHelpersClient {
-        EmulatorHelpersClient(configuration: ClientConfiguration(transport: transport, emulatorHost: hostAndPort, requestTimeout: requestTimeout))
+        EmulatorHelpersClient(
+            configuration: ClientConfiguration(
+                transport: transport, emulatorHost: hostAndPort, requestTimeout: requestTimeout))
     }
 
     private func oobCode(for email: String, hostAndPort: String) async throws -> String {
         let listing = try await helpers(hostAndPort).listOobCodes(project: project)
         guard let code = listing.oobCodes.last(where: { $0.email == email })?.oobCode else {
-            throw AuthErrorCode(.invalidActionCode, message: "The emulator lists no verification code for \(email).")
+            throw AuthErrorCode(
+                .invalidActionCode, message: "The emulator lists no verification code for \(email).")
         }
         return code
     }

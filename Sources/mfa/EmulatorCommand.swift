@@ -37,34 +37,58 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "The project that API-key calls act on.")
     var project = EmulatorConfiguration.defaultProjectID
 
-    @Option(help: "Seconds a sign-in stays recent enough to enroll or withdraw a factor (CREDENTIAL_TOO_OLD_LOGIN_AGAIN after).")
+    @Option(
+        help:
+            "Seconds a sign-in stays recent enough to enroll or withdraw a factor (CREDENTIAL_TOO_OLD_LOGIN_AGAIN after)."
+    )
     var recentSignIn = Int(defaultRules.recentSignIn.components.seconds)
 
     @Option(help: "Seconds a TOTP sign-in challenge stays open (TOTP_CHALLENGE_TIMEOUT after).")
     var challengeLifetime = Int(defaultRules.challengeLifetime.components.seconds)
 
-    @Option(help: "Wrong codes allowed per sign-in challenge or enrollment session (TOO_MANY_ATTEMPTS_TRY_LATER after).")
+    @Option(
+        help: "Wrong codes allowed per sign-in challenge or enrollment session (TOO_MANY_ATTEMPTS_TRY_LATER after)."
+    )
     var maxCodeAttempts = defaultRules.maximumCodeAttempts
 
-    @Flag(help: "Serve on a non-loopback --host. The emulator has no authentication: anyone who reaches it can sign in as anyone.")
+    @Flag(
+        help:
+            "Serve on a non-loopback --host. The emulator has no authentication: anyone who reaches it can sign in as anyone."
+    )
     var allowRemote = false
 
-    @Option(help: "A browser origin allowed to call the emulator besides the loopback ones, such as https://app.test:5000 (repeatable; * for any).")
+    @Option(
+        help:
+            "A browser origin allowed to call the emulator besides the loopback ones, such as https://app.test:5000 (repeatable; * for any)."
+    )
     var allowOrigin: [String] = []
 
-    @Option(help: "A host name requests may name besides the loopback ones, such as host.docker.internal (repeatable).")
+    @Option(
+        help: "A host name requests may name besides the loopback ones, such as host.docker.internal (repeatable).")
     var allowHost: [String] = []
 
-    @Flag(help: "Let blocking functions' triggers point at link-local addresses and cloud metadata services (refused by default: the emulator calls them from this machine).")
+    @Flag(
+        help:
+            "Let blocking functions' triggers point at link-local addresses and cloud metadata services (refused by default: the emulator calls them from this machine)."
+    )
     var allowLinkLocalTriggers = false
 
-    @Flag(help: "Behave as Google's Auth emulator where this one differs by choice (unsigned ID tokens, readable refresh tokens, unknown update-mask paths ignored, tenants made on first read, password hashes in lookups, empty and null values read as Google's, email privacy off unless --enable-improved-email-privacy), so that tests written against Google's pass unchanged. Host and Origin checks stay on.")
+    @Flag(
+        help:
+            "Behave as Google's Auth emulator where this one differs by choice (unsigned ID tokens, readable refresh tokens, unknown update-mask paths ignored, tenants made on first read, password hashes in lookups, empty and null values read as Google's, email privacy off unless --enable-improved-email-privacy), so that tests written against Google's pass unchanged. Host and Origin checks stay on."
+    )
     var googleCompatible = false
 
-    @Flag(help: "Refuse (400) a request whose path names a project other than --project, as firebase-tools' singleProjectMode ERROR does.")
+    @Flag(
+        help:
+            "Refuse (400) a request whose path names a project other than --project, as firebase-tools' singleProjectMode ERROR does."
+    )
     var singleProjectMode = false
 
-    @Option(help: ArgumentHelp("Inject a fault into an operation from the start, as PUT /emulator/v1/faults does (repeatable): OPERATION=KIND[:MILLIS], such as lookupAccounts=unavailable, *=latency:250 or getIDTokenSigningKeys=hang:30000. Kinds: latency, quotaExceeded, unavailable, dropConnection, hang, malformedCacheControl.", valueName: "operation=kind[:millis]"))
+    @Option(
+        help: ArgumentHelp(
+            "Inject a fault into an operation from the start, as PUT /emulator/v1/faults does (repeatable): OPERATION=KIND[:MILLIS], such as lookupAccounts=unavailable, *=latency:250 or getIDTokenSigningKeys=hang:30000. Kinds: latency, quotaExceeded, unavailable, dropConnection, hang, malformedCacheControl.",
+            valueName: "operation=kind[:millis]"))
     var fault: [String] = []
 
     /// `--fault OPERATION=KIND[:MILLIS]`, read; nil when it is not of that form
@@ -72,7 +96,8 @@ struct EmulatorCommand: AsyncParsableCommand {
     static func parseFault(_ text: String) -> EmulatorFault? {
         let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
         guard parts.count == 2, !parts[0].isEmpty else { return nil }
-        let kindAndDelay = parts[1].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let kindAndDelay = parts[1].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(
+            String.init)
         let kind = EmulatorFaultKind(rawValue: kindAndDelay[0])
         guard EmulatorFaultKind.allKnownValues.contains(kind) else { return nil }
         guard kindAndDelay.count == 2 else { return EmulatorFault(operation: parts[0], kind: kind) }
@@ -80,35 +105,55 @@ struct EmulatorCommand: AsyncParsableCommand {
         return EmulatorFault(operation: parts[0], kind: kind, delayMillis: delay)
     }
 
-    @Option(name: .customLong("import"), help: "A folder in firebase-tools' export format to load at start (a corrupt one stops the emulator, naming the file and field).")
+    @Option(
+        name: .customLong("import"),
+        help:
+            "A folder in firebase-tools' export format to load at start (a corrupt one stops the emulator, naming the file and field)."
+    )
     var importDirectory: String?
 
-    @Option(help: "A folder to write the data to, in the same format, when the emulator stops (SIGINT, SIGTERM): missing, empty, or a previous export, which is replaced whole; any other folder is refused at start.")
+    @Option(
+        help:
+            "A folder to write the data to, in the same format, when the emulator stops (SIGINT, SIGTERM): missing, empty, or a previous export, which is replaced whole; any other folder is refused at start."
+    )
     var exportOnExit: String?
 
-    @Option(help: "The folder POST /emulator/v1/export may write into (itself or a folder inside it); without it, only the --export-on-exit folder.")
+    @Option(
+        help:
+            "The folder POST /emulator/v1/export may write into (itself or a folder inside it); without it, only the --export-on-exit folder."
+    )
     var exportDir: String?
 
-    @Flag(inversion: .prefixedEnableDisable,
-          help: "Answer a wrong password and an unknown address alike (INVALID_LOGIN_CREDENTIALS), as production does by default; --disable- gives EMAIL_NOT_FOUND and INVALID_PASSWORD, as Google's emulator does.")
+    @Flag(
+        inversion: .prefixedEnableDisable,
+        help:
+            "Answer a wrong password and an unknown address alike (INVALID_LOGIN_CREDENTIALS), as production does by default; --disable- gives EMAIL_NOT_FOUND and INVALID_PASSWORD, as Google's emulator does."
+    )
     var improvedEmailPrivacy: Bool?
 
     func validate() throws {
         for text in fault where Self.parseFault(text) == nil {
-            throw ValidationError("--fault must be OPERATION=KIND[:MILLIS] with a known kind, not '\(text.prefix(80))'")
+            throw ValidationError(
+                "--fault must be OPERATION=KIND[:MILLIS] with a known kind, not '\(text.prefix(80))'")
         }
         let durations = SecondFactorRules.durationRange
         let seconds = Int(durations.lowerBound.components.seconds)...Int(durations.upperBound.components.seconds)
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
         guard seconds.contains(recentSignIn) else {
-            throw ValidationError("--recent-sign-in must be \(seconds.lowerBound) to \(seconds.upperBound) seconds, not \(recentSignIn)")
+            throw ValidationError(
+                "--recent-sign-in must be \(seconds.lowerBound) to \(seconds.upperBound) seconds, not \(recentSignIn)"
+            )
         }
         guard seconds.contains(challengeLifetime) else {
-            throw ValidationError("--challenge-lifetime must be \(seconds.lowerBound) to \(seconds.upperBound) seconds, not \(challengeLifetime)")
+            throw ValidationError(
+                "--challenge-lifetime must be \(seconds.lowerBound) to \(seconds.upperBound) seconds, not \(challengeLifetime)"
+            )
         }
         let attempts = SecondFactorRules.codeAttemptsRange
         guard attempts.contains(maxCodeAttempts) else {
-            throw ValidationError("--max-code-attempts must be \(attempts.lowerBound) to \(attempts.upperBound), not \(maxCodeAttempts)")
+            throw ValidationError(
+                "--max-code-attempts must be \(attempts.lowerBound) to \(attempts.upperBound), not \(maxCodeAttempts)"
+            )
         }
         try InputCheck.project(project)
         try InputCheck.identifier(host, "--host")
@@ -119,11 +164,14 @@ struct EmulatorCommand: AsyncParsableCommand {
         if let exportDir { try InputCheck.path(exportDir, "--export-dir") }
         do {
             var settings = configuration(logger: Logger(label: "mfa.emulator"))
-            settings.importDirectory = nil  // read once, by run()
+            settings.importDirectory = nil // read once, by run()
             _ = try IdentityToolkitEmulator(configuration: settings)
         } catch let error as EmulatorConfigurationError {
-            if error.description.hasPrefix("cannot export to") { throw ValidationError("--export-on-exit \(error.description)") }
-            throw ValidationError(error.description.replacingOccurrences(of: "set allowRemote", with: "give --allow-remote"))
+            if error.description.hasPrefix("cannot export to") {
+                throw ValidationError("--export-on-exit \(error.description)")
+            }
+            throw ValidationError(
+                error.description.replacingOccurrences(of: "set allowRemote", with: "give --allow-remote"))
         }
     }
 
@@ -149,7 +197,10 @@ struct EmulatorCommand: AsyncParsableCommand {
 
     /// `path` made absolute against the working directory.
     static func absolutePath(_ path: String) -> String {
-        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)).standardizedFileURL.path
+        URL(
+            fileURLWithPath: path,
+            relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        ).standardizedFileURL.path
     }
 
     func run() async throws {
@@ -166,7 +217,10 @@ struct EmulatorCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("mfa: imported \(importDirectory)\n".utf8))
         }
         if allowRemote {
-            FileHandle.standardError.write(Data("mfa: warning: serving on \(host) for other machines; the emulator has no authentication, so anyone who reaches it can sign in as anyone and read every code\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "mfa: warning: serving on \(host) for other machines; the emulator has no authentication, so anyone who reaches it can sign in as anyone and read every code\n"
+                        .utf8))
         }
         do {
             try await emulator.runUntilSignalled { host, port in

@@ -19,7 +19,9 @@ enum InputCheck {
     static func path(_ value: String?, _ option: String) throws {
         guard let value else { return }
         guard !value.isEmpty else { throw ValidationError("\(option) must name a file, not be empty") }
-        guard !value.contains("\0"), !value.contains("\n") else { throw ValidationError("\(option) must not contain a NUL or a newline") }
+        guard !value.contains("\0"), !value.contains("\n") else {
+            throw ValidationError("\(option) must not contain a NUL or a newline")
+        }
     }
 
     /// Refuses a project id that is not letters, digits and hyphens.

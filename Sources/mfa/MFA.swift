@@ -25,7 +25,10 @@ struct MFA: AsyncParsableCommand {
                 } else {
                     try command.run()
                 }
-            } catch where !(error is ExitCode || error is ValidationError || error is CleanExit) && exitCode(for: error) != .success {
+            } catch
+                where !(error is ExitCode || error is ValidationError || error is CleanExit)
+                && exitCode(for: error) != .success
+            {
                 // (`--help` arrives here as a command that throws its help
                 // request: it goes to the outer handler, which prints it.)
                 let message = "\(error)".split(separator: "\n").first.map(String.init) ?? "failed"
@@ -41,7 +44,8 @@ struct MFA: AsyncParsableCommand {
                 Foundation.exit(exitCode.rawValue)
             }
             let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            FileHandle.standardError.write(Data("mfa: \(message.replacingOccurrences(of: "Error: ", with: ""))\n".utf8))
+            FileHandle.standardError.write(
+                Data("mfa: \(message.replacingOccurrences(of: "Error: ", with: ""))\n".utf8))
             Foundation.exit(2)
         }
     }

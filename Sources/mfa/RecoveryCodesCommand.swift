@@ -15,7 +15,8 @@ extension AdminCommand.Users {
     struct RecoveryCodes: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "recovery-codes",
-            abstract: "Issue a user a new set of recovery codes (the old set stops working); prints the codes once.",
+            abstract:
+                "Issue a user a new set of recovery codes (the old set stops working); prints the codes once.",
             discussion: """
                 The codes are kept as the app keeps them, in PostgreSQL (IdentityStoresPostgres), \
                 so that the app's AccountRecovery redeems them; only their PBKDF2 verifiers are stored. \
@@ -28,7 +29,10 @@ extension AdminCommand.Users {
         @Option(help: "The user's uid.")
         var uid: String
 
-        @Option(help: "The app's PostgreSQL database, as a libpq URL without a password (the password comes from PGPASSWORD).")
+        @Option(
+            help:
+                "The app's PostgreSQL database, as a libpq URL without a password (the password comes from PGPASSWORD)."
+        )
         var postgres: String
 
         @Option(help: "The app's table prefix (IdentityStoresPostgres' tablePrefix).")
@@ -42,12 +46,15 @@ extension AdminCommand.Users {
             try InputCheck.identifier(tablePrefix, "--table-prefix")
             guard (1...100).contains(count) else { throw ValidationError("--count must be 1 to 100, not \(count)") }
             guard !PostgresConnectionSettings.urlContainsPassword(postgres) else {
-                throw ValidationError("--postgres must not hold the password (another local user can read a command line): give it in PGPASSWORD")
+                throw ValidationError(
+                    "--postgres must not hold the password (another local user can read a command line): give it in PGPASSWORD"
+                )
             }
             do {
                 _ = try settings()
             } catch {
-                throw ValidationError("--postgres: " + "\(error)".replacingOccurrences(of: "PostgreSQL store: ", with: ""))
+                throw ValidationError(
+                    "--postgres: " + "\(error)".replacingOccurrences(of: "PostgreSQL store: ", with: ""))
             }
             guard PostgresIdentityStores.isValidTablePrefix(tablePrefix) else {
                 throw ValidationError("--table-prefix must be 1 to 40 of a-z 0-9 _, not starting with a digit")
@@ -55,7 +62,9 @@ extension AdminCommand.Users {
         }
 
         func settings() throws -> PostgresConnectionSettings {
-            let config = ToolConfiguration.reader(options: ["postgres.url": ConfigValue(.string(postgres), isSecret: false)])
+            let config = ToolConfiguration.reader(options: [
+                "postgres.url": ConfigValue(.string(postgres), isSecret: false)
+            ])
             var settings = try PostgresConnectionSettings(config: config.scoped(to: "postgres"))
             settings.maximumConnections = 2
             return settings
@@ -73,11 +82,17 @@ extension AdminCommand.Users {
                 group.addTask { await client.run() }
                 defer { group.cancelAll() }
                 let stores = try PostgresIdentityStores(client: client, tablePrefix: tablePrefix, logger: quiet)
-                let recovery = AccountRecovery(admin: auth, redeemer: RecoveryCodeRedeemer(store: stores.recoveryCodeStore, attemptStore: stores.verificationStore),
-                                               logger: quiet)
+                let recovery = AccountRecovery(
+                    admin: auth,
+                    redeemer: RecoveryCodeRedeemer(
+                        store: stores.recoveryCodeStore, attemptStore: stores.verificationStore),
+                    logger: quiet)
                 return try await recovery.issueCodes(for: user.uid, count: count)
             }
-            FileHandle.standardError.write(Data("issued \(codes.codes.count) recovery codes for \(user.uid) (the earlier set no longer works); give them to the user, they are not shown again:\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "issued \(codes.codes.count) recovery codes for \(user.uid) (the earlier set no longer works); give them to the user, they are not shown again:\n"
+                        .utf8))
             print(codes.codes.joined(separator: "\n"))
         }
     }

@@ -23,10 +23,11 @@ extension QRCode.ErrorCorrection: ExpressibleByArgument {
 
 /// The TOTP parameters shared by `code`, `verify` and `uri`.
 struct TOTPOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "The shared secret in base32 (spaces and hyphens allowed), or '-' (the default) to read it from standard input. "
-            + "Prefer standard input or --secret-file: a command line is visible to every process on the machine.",
-        valueName: "base32"))
+    @Option(
+        help: ArgumentHelp(
+            "The shared secret in base32 (spaces and hyphens allowed), or '-' (the default) to read it from standard input. "
+                + "Prefer standard input or --secret-file: a command line is visible to every process on the machine.",
+            valueName: "base32"))
     var secret: String = "-"
 
     @Option(help: ArgumentHelp("A file holding the secret in base32 (instead of --secret).", valueName: "path"))
@@ -41,7 +42,10 @@ struct TOTPOptions: ParsableArguments {
     @Option(help: "The time step in seconds.")
     var period: Int64 = 30
 
-    @Flag(help: "Accept a secret shorter than 128 bits (RFC 4226's minimum), such as an older 80-bit one being imported.")
+    @Flag(
+        help:
+            "Accept a secret shorter than 128 bits (RFC 4226's minimum), such as an older 80-bit one being imported."
+    )
     var allowShortSecret = false
 
     var keyLengthPolicy: OTPKeyLengthPolicy { allowShortSecret ? .legacyImport : .rfc4226 }
@@ -49,7 +53,9 @@ struct TOTPOptions: ParsableArguments {
     func validate() throws {
         guard (6...8).contains(digits) else { throw ValidationError("--digits must be 6, 7 or 8, not \(digits)") }
         guard period >= 1 else { throw ValidationError("--period must be at least 1 second, not \(period)") }
-        if secretFile != nil && secret != "-" { throw ValidationError("give the secret once: --secret or --secret-file") }
+        if secretFile != nil && secret != "-" {
+            throw ValidationError("give the secret once: --secret or --secret-file")
+        }
         if secretFile?.isEmpty == true { throw ValidationError("--secret-file must not be empty") }
         let key: [UInt8]
         do {
@@ -61,8 +67,9 @@ struct TOTPOptions: ParsableArguments {
         }
         guard !key.isEmpty else { throw ValidationError("the secret must not be empty") }
         guard keyLengthPolicy.allows(byteCount: key.count) else {
-            throw ValidationError("the secret has \(key.count) bytes; at least \(keyLengthPolicy.minimumByteCount) are required (RFC 4226); "
-                                  + "--allow-short-secret accepts an older, shorter one")
+            throw ValidationError(
+                "the secret has \(key.count) bytes; at least \(keyLengthPolicy.minimumByteCount) are required (RFC 4226); "
+                    + "--allow-short-secret accepts an older, shorter one")
         }
     }
 
@@ -74,7 +81,10 @@ struct TOTPOptions: ParsableArguments {
     /// once per process, so that validation and use see the same text).
     func secretText() throws -> String {
         if let secretFile {
-            do { return try String(contentsOfFile: secretFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) } catch {
+            do {
+                return try String(contentsOfFile: secretFile, encoding: .utf8).trimmingCharacters(
+                    in: .whitespacesAndNewlines)
+            } catch {
                 throw ValidationError("cannot read --secret-file \(secretFile): \(error.localizedDescription)")
             }
         }
@@ -97,10 +107,14 @@ final class StandardInputSecret: @unchecked Sendable {
         try lock.withLock {
             if let cached { return cached }
             let data = FileHandle.standardInput.readDataToEndOfFile()
-            guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("standard input is not UTF-8 text") }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw ValidationError("standard input is not UTF-8 text")
+            }
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty else {
-                throw ValidationError("no secret: pass it on standard input, with --secret-file, or (visible to other processes) --secret")
+                throw ValidationError(
+                    "no secret: pass it on standard input, with --secret-file, or (visible to other processes) --secret"
+                )
             }
             cached = trimmed
             return trimmed
@@ -148,7 +162,9 @@ extension TOTPCommand {
         var window: Int = 1
 
         func validate() throws {
-            guard (0...10).contains(window) else { throw ValidationError("--window must be 0 to 10, not \(window)") }
+            guard (0...10).contains(window) else {
+                throw ValidationError("--window must be 0 to 10, not \(window)")
+            }
         }
 
         func run() throws {
@@ -183,7 +199,8 @@ extension TOTPCommand {
     }
 
     struct URI: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the otpauth:// URI for an authenticator app.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print the otpauth:// URI for an authenticator app.")
 
         @OptionGroup var options: TOTPOptions
 
@@ -198,14 +215,16 @@ extension TOTPCommand {
         }
 
         func run() throws {
-            let uri = OTPAuthURI(issuer: issuer.isEmpty ? nil : issuer, account: account, secret: try options.key(),
-                                 algorithm: options.algorithm, digits: options.digits, period: options.period)
+            let uri = OTPAuthURI(
+                issuer: issuer.isEmpty ? nil : issuer, account: account, secret: try options.key(),
+                algorithm: options.algorithm, digits: options.digits, period: options.period)
             print(uri.string)
         }
     }
 
     struct QR: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Render a URI as a QR code (SVG, PNG or terminal text).")
+        static let configuration = CommandConfiguration(
+            abstract: "Render a URI as a QR code (SVG, PNG or terminal text).")
 
         enum Format: String, ExpressibleByArgument, CaseIterable {
             case svg, png, text
@@ -231,7 +250,8 @@ extension TOTPCommand {
             guard !uri.isEmpty else { throw ValidationError("--uri must not be empty") }
             try InputCheck.path(output, "--output")
             if format == .png && output == nil && isatty(STDOUT_FILENO) == 1 {
-                throw ValidationError("--format png writes binary data; give --output FILE or redirect standard output")
+                throw ValidationError(
+                    "--format png writes binary data; give --output FILE or redirect standard output")
             }
         }
 

@@ -15,12 +15,19 @@ import Foundation
 /// | `google.application.credentials` | `GOOGLE_APPLICATION_CREDENTIALS` (a key file's path) |
 enum ToolConfiguration {
     /// The reader over `options` (keys such as `postgres.url`) and the environment.
-    static func reader(options: [AbsoluteConfigKey: ConfigValue] = [:],
-                       environment: [String: String] = ProcessInfo.processInfo.environment) -> ConfigReader {
-        var providers: [any ConfigProvider] = [InMemoryProvider(name: "options", values: options),
-                                               EnvironmentVariablesProvider(environmentVariables: environment)]
+    static func reader(
+        options: [AbsoluteConfigKey: ConfigValue] = [:],
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> ConfigReader {
+        var providers: [any ConfigProvider] = [
+            InMemoryProvider(name: "options", values: options),
+            EnvironmentVariablesProvider(environmentVariables: environment),
+        ]
         if let password = environment["PGPASSWORD"] {
-            providers.append(InMemoryProvider(name: "PGPASSWORD", values: ["postgres.password": ConfigValue(.string(password), isSecret: true)]))
+            providers.append(
+                InMemoryProvider(
+                    name: "PGPASSWORD",
+                    values: ["postgres.password": ConfigValue(.string(password), isSecret: true)]))
         }
         return ConfigReader(providers: providers)
     }

@@ -12,7 +12,10 @@ import Foundation
 @main
 enum TraitMissing {
     static func main() {
-        FileHandle.standardError.write(Data("mfa was built without the package trait \"Tools\": run it with `swift run --traits Tools mfa` (or --enable-all-traits)\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "mfa was built without the package trait \"Tools\": run it with `swift run --traits Tools mfa` (or --enable-all-traits)\n"
+                    .utf8))
         exit(64)
     }
 }

@@ -14,7 +14,8 @@ extension AdminCommand.Users {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
-            abstract: "Import users from a firebase auth:export JSON file; progress on standard error, the result as JSON.",
+            abstract:
+                "Import users from a firebase auth:export JSON file; progress on standard error, the result as JSON.",
             discussion: """
                 Exits 0 when every user was imported, 1 when some were refused (each is listed with its index and reason). \
                 Password hashes need --hash-algo and its parameters, as 'firebase auth:import' takes them; \
@@ -23,10 +24,16 @@ extension AdminCommand.Users {
 
         @OptionGroup var target: AdminTarget
 
-        @Argument(help: "The JSON file: {\"users\": [{\"localId\": …, \"email\": …, \"passwordHash\": base64, \"salt\": base64, …}]}.")
+        @Argument(
+            help:
+                "The JSON file: {\"users\": [{\"localId\": …, \"email\": …, \"passwordHash\": base64, \"salt\": base64, …}]}."
+        )
         var file: String
 
-        @Option(help: "The algorithm of the file's password hashes, as Identity Platform names it (SCRYPT, HMAC_SHA256, PBKDF2_SHA256, BCRYPT, …).")
+        @Option(
+            help:
+                "The algorithm of the file's password hashes, as Identity Platform names it (SCRYPT, HMAC_SHA256, PBKDF2_SHA256, BCRYPT, …)."
+        )
         var hashAlgo: String?
 
         @Option(help: "A file holding the hash key (base64): the HMAC key, or SCRYPT's signer key.")
@@ -53,7 +60,9 @@ extension AdminCommand.Users {
         func validate() throws {
             try InputCheck.path(file, "FILE")
             try InputCheck.path(hashKeyFile, "--hash-key-file")
-            if let hashAlgo, !PasswordHashAlgorithm.allKnownValues.contains(PasswordHashAlgorithm(rawValue: hashAlgo)) {
+            if let hashAlgo,
+                !PasswordHashAlgorithm.allKnownValues.contains(PasswordHashAlgorithm(rawValue: hashAlgo))
+            {
                 let names = PasswordHashAlgorithm.allKnownValues.map(\.rawValue).joined(separator: ", ")
                 throw ValidationError("--hash-algo must be one of \(names), not '\(hashAlgo.prefix(40))'")
             }
@@ -73,15 +82,24 @@ extension AdminCommand.Users {
                 let outcome = try await auth.importUsers(batch, options: UserImportOptions(hash: hash))
                 result.successCount += outcome.successCount
                 result.failureCount += outcome.failureCount
-                result.errors += outcome.errors.map { UserImportFailure(index: $0.index + start, message: $0.message) }
+                result.errors += outcome.errors.map {
+                    UserImportFailure(index: $0.index + start, message: $0.message)
+                }
                 start += batch.count
-                FileHandle.standardError.write(Data("imported \(start) of \(records.count) users (\(result.failureCount) refused)\n".utf8))
+                FileHandle.standardError.write(
+                    Data("imported \(start) of \(records.count) users (\(result.failureCount) refused)\n".utf8))
             }
-            print(AdminCommand.Users.json([
-                "successCount": result.successCount, "failureCount": result.failureCount,
-                "errors": result.errors.map { ["index": $0.index, "message": $0.message] as [String: Any] },
-            ] as [String: Any]))
-            if result.failureCount > 0 { throw ImportIncomplete(refused: result.failureCount, total: records.count) }
+            print(
+                AdminCommand.Users.json(
+                    [
+                        "successCount": result.successCount, "failureCount": result.failureCount,
+                        "errors": result.errors.map {
+                            ["index": $0.index, "message": $0.message] as [String: Any]
+                        },
+                    ] as [String: Any]))
+            if result.failureCount > 0 {
+                throw ImportIncomplete(refused: result.failureCount, total: records.count)
+            }
         }
 
         /// Some users were refused: exit 1 after the result is printed.
@@ -93,7 +111,9 @@ extension AdminCommand.Users {
 
         /// The records of an export file; an unreadable one names the field.
         static func records(fromFile path: String) throws -> [UserImportRecord] {
-            guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ValidationError("cannot read \(path)")
+            }
             let body: DownloadAccountResponse
             do {
                 body = try JSONDecoder().decode(DownloadAccountResponse.self, from: data)
@@ -104,31 +124,46 @@ extension AdminCommand.Users {
                 func bytes(_ text: String?, _ field: String) throws -> Data? {
                     guard let text else { return nil }
                     guard let data = Data(lenientBase64URLEncoded: text) else {
-                        throw ValidationError("\(path): users[\(index)].\(field) is not base64 (an emulator export? load it with 'mfa emulator --import')")
+                        throw ValidationError(
+                            "\(path): users[\(index)].\(field) is not base64 (an emulator export? load it with 'mfa emulator --import')"
+                        )
                     }
                     return data
                 }
                 return UserImportRecord(
-                    uid: user.localId, email: user.email, emailVerified: user.emailVerified, displayName: user.displayName, photoURL: user.photoUrl,
+                    uid: user.localId, email: user.email, emailVerified: user.emailVerified,
+                    displayName: user.displayName, photoURL: user.photoUrl,
                     phoneNumber: user.phoneNumber, disabled: user.disabled,
-                    metadata: UserMetadata(creationTime: user.createdAt.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) },
-                                           lastSignInTime: user.lastLoginAt.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) }),
+                    metadata: UserMetadata(
+                        creationTime: user.createdAt.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) },
+                        lastSignInTime: user.lastLoginAt.map {
+                            Date(timeIntervalSince1970: TimeInterval($0) / 1000)
+                        }),
                     providerData: (user.providerUserInfo ?? []).compactMap { provider in
-                        guard let id = provider.providerId, id != ProviderID.password.rawValue, id != ProviderID.phone.rawValue, let uid = provider.rawId else {
+                        guard let id = provider.providerId, id != ProviderID.password.rawValue,
+                            id != ProviderID.phone.rawValue, let uid = provider.rawId
+                        else {
                             return nil
                         }
-                        return UserProviderInfo(providerID: id, uid: uid, email: provider.email, displayName: provider.displayName, photoURL: provider.photoUrl)
+                        return UserProviderInfo(
+                            providerID: id, uid: uid, email: provider.email, displayName: provider.displayName,
+                            photoURL: provider.photoUrl)
                     },
                     customClaims: try user.customAttributes.map { text in
-                        guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else {
+                        guard
+                            let claims = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8))
+                        else {
                             throw ValidationError("\(path): users[\(index)].customAttributes is not a JSON object")
                         }
                         return claims
                     },
-                    passwordHash: try bytes(user.passwordHash, "passwordHash"), passwordSalt: try bytes(user.salt, "salt"),
+                    passwordHash: try bytes(user.passwordHash, "passwordHash"),
+                    passwordSalt: try bytes(user.salt, "salt"),
                     phoneFactors: (user.mfaInfo ?? []).compactMap { factor in
                         (factor.unobfuscatedPhoneInfo ?? factor.phoneInfo).map {
-                            PhoneFactorImport(phoneNumber: $0, displayName: factor.displayName, uid: factor.mfaEnrollmentId, enrollmentTime: factor.enrolledAt)
+                            PhoneFactorImport(
+                                phoneNumber: $0, displayName: factor.displayName, uid: factor.mfaEnrollmentId,
+                                enrollmentTime: factor.enrolledAt)
                         }
                     })
             }
@@ -136,12 +171,16 @@ extension AdminCommand.Users {
 
         static func describe(_ error: DecodingError) -> String {
             func path(_ keys: [any CodingKey]) -> String {
-                keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+                keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(
+                    in: CharacterSet(charactersIn: "."))
             }
             switch error {
             case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing"
-            case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context.codingPath)) has the wrong type"
-            case .dataCorrupted(let context): return context.codingPath.isEmpty ? "is not valid JSON" : "\(path(context.codingPath)) has a value of the wrong form"
+            case .typeMismatch(_, let context), .valueNotFound(_, let context):
+                return "\(path(context.codingPath)) has the wrong type"
+            case .dataCorrupted(let context):
+                return context.codingPath.isEmpty
+                    ? "is not valid JSON" : "\(path(context.codingPath)) has a value of the wrong form"
             @unknown default: return "does not decode"
             }
         }
@@ -156,10 +195,16 @@ extension AdminCommand.Users {
             }
             func key() throws -> Data {
                 let file = try need(hashKeyFile, "--hash-key-file")
-                guard let text = FileManager.default.contents(atPath: file).map({ String(decoding: $0, as: UTF8.self) }) else {
+                guard
+                    let text = FileManager.default.contents(atPath: file).map({
+                        String(decoding: $0, as: UTF8.self)
+                    })
+                else {
                     throw ValidationError("cannot read \(file)")
                 }
-                guard let key = Data(lenientBase64URLEncoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), !key.isEmpty else {
+                guard let key = Data(lenientBase64URLEncoded: text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                    !key.isEmpty
+                else {
                     throw ValidationError("--hash-key-file must hold the key in base64")
                 }
                 return key
@@ -176,11 +221,17 @@ extension AdminCommand.Users {
             case .pbkdfSHA1: return .pbkdfSHA1(rounds: try need(rounds, "--rounds"))
             case .pbkdf2SHA256: return .pbkdf2SHA256(rounds: try need(rounds, "--rounds"))
             case .scrypt:
-                guard let separator = Data(lenientBase64URLEncoded: saltSeparator ?? "") else { throw ValidationError("--salt-separator must be base64") }
-                return .scrypt(key: try key(), saltSeparator: separator, rounds: try need(rounds, "--rounds"), memoryCost: try need(memCost, "--mem-cost"))
+                guard let separator = Data(lenientBase64URLEncoded: saltSeparator ?? "") else {
+                    throw ValidationError("--salt-separator must be base64")
+                }
+                return .scrypt(
+                    key: try key(), saltSeparator: separator, rounds: try need(rounds, "--rounds"),
+                    memoryCost: try need(memCost, "--mem-cost"))
             case .standardScrypt:
-                return .standardScrypt(memoryCost: try need(memCost, "--mem-cost"), parallelization: try need(parallelization, "--parallelization"),
-                                       blockSize: try need(blockSize, "--block-size"), derivedKeyLength: try need(dkLen, "--dk-len"))
+                return .standardScrypt(
+                    memoryCost: try need(memCost, "--mem-cost"),
+                    parallelization: try need(parallelization, "--parallelization"),
+                    blockSize: try need(blockSize, "--block-size"), derivedKeyLength: try need(dkLen, "--dk-len"))
             default:
                 return .bcrypt
             }

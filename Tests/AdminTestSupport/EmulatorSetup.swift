@@ -19,12 +19,19 @@ public struct EmulatorSetup: Sendable {
 
     /// Starts an emulator for `project` with TOTP enabled (one adjacent interval).
     public static func start(project: String) async throws -> EmulatorSetup {
-        let running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
+        let running = try await IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(port: 0, projectID: project)
+        ).start()
         let transport = AsyncHTTPClientTransport()
-        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
-        let admin = IdentityAdmin.emulator(projectID: project, hostAndPort: running.hostAndPort, transport: transport)
-        _ = try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 1)))
-        return EmulatorSetup(running: running, configuration: configuration, admin: admin, accounts: AccountsClient(apiKey: "k", configuration: configuration))
+        let configuration = ClientConfiguration(
+            transport: transport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
+        let admin = IdentityAdmin.emulator(
+            projectID: project, hostAndPort: running.hostAndPort, transport: transport)
+        _ = try await admin.projectConfigManager().updateProjectConfig(
+            UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 1)))
+        return EmulatorSetup(
+            running: running, configuration: configuration, admin: admin,
+            accounts: AccountsClient(apiKey: "k", configuration: configuration))
     }
 
     /// The emulator's clock, which tests move.
@@ -35,22 +42,31 @@ public struct EmulatorSetup: Sendable {
 
     /// Enrolls a TOTP factor for the user of `idToken`; returns the generator.
     public func enrollTOTP(idToken: String, displayName: String, tenantID: String? = nil) async throws -> TOTP {
-        let started = try await accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: idToken, tenantId: tenantID, totpEnrollmentInfo: .init()))
+        let started = try await accounts.startMfaEnrollment(
+            StartMfaEnrollmentRequest(idToken: idToken, tenantId: tenantID, totpEnrollmentInfo: .init()))
         let totp = try TOTP(key: try Base32.decode(try #require(started.totpSessionInfo?.sharedSecretKey)))
-        _ = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(
-            idToken: idToken, displayName: displayName, tenantId: tenantID,
-            totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(sessionInfo: try #require(started.totpSessionInfo?.sessionInfo), verificationCode: try code(totp))))
+        _ = try await accounts.finalizeMfaEnrollment(
+            FinalizeMfaEnrollmentRequest(
+                idToken: idToken, displayName: displayName, tenantId: tenantID,
+                totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(
+                    sessionInfo: try #require(started.totpSessionInfo?.sessionInfo),
+                    verificationCode: try code(totp))))
         return totp
     }
 
     /// Signs in with the password and the first factor's TOTP code, 30 s of
     /// the emulator's clock after the last code (a code is accepted once).
-    public func signInWithTOTP(email: String, password: String, totp: TOTP, tenantID: String? = nil) async throws -> FinalizeMfaSignInResponse {
+    public func signInWithTOTP(email: String, password: String, totp: TOTP, tenantID: String? = nil) async throws
+        -> FinalizeMfaSignInResponse
+    {
         clock.advance(by: 30)
-        let pending = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password, tenantId: tenantID))
-        return try await accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
-            mfaPendingCredential: try #require(pending.mfaPendingCredential), mfaEnrollmentId: pending.mfaInfo?.first?.mfaEnrollmentId,
-            tenantId: tenantID, totpVerificationInfo: .init(verificationCode: try code(totp))))
+        let pending = try await accounts.signInWithPassword(
+            SignInWithPasswordRequest(email: email, password: password, tenantId: tenantID))
+        return try await accounts.finalizeMfaSignIn(
+            FinalizeMfaSignInRequest(
+                mfaPendingCredential: try #require(pending.mfaPendingCredential),
+                mfaEnrollmentId: pending.mfaInfo?.first?.mfaEnrollmentId,
+                tenantId: tenantID, totpVerificationInfo: .init(verificationCode: try code(totp))))
     }
 }
 
@@ -70,19 +86,27 @@ public struct MiddlewareTokens: Sendable {
 
     /// Signs a user up on `setup`'s emulator, enrolls TOTP and signs in both ways.
     public static func make(_ setup: EmulatorSetup) async throws -> MiddlewareTokens {
-        let email = "middleware@example.com", password = "correct horse"
-        let uid = try await setup.accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true)).localId
+        let email = "middleware@example.com"
+        let password = "correct horse"
+        let uid = try await setup.accounts.signUp(
+            SignUpRequest(email: email, password: password, returnSecureToken: true)
+        ).localId
         // Identity Platform enrolls second factors for verified addresses only.
         _ = try await setup.admin.updateUser(uid, UpdateUserRequest(emailVerified: true))
-        let passwordToken = try #require(try await setup.accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password)).idToken)
+        let passwordToken = try #require(
+            try await setup.accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password))
+                .idToken)
         let totp = try await setup.enrollTOTP(idToken: passwordToken, displayName: "Phone app")
-        let totpToken = try #require(try await setup.signInWithTOTP(email: email, password: password, totp: totp).idToken)
+        let totpToken = try #require(
+            try await setup.signInWithTOTP(email: email, password: password, totp: totp).idToken)
         let now = setup.clock.now
         setup.clock.set(now.addingTimeInterval(-7200))
-        let old = try await setup.accounts.signUp(SignUpRequest(email: "old@example.com", password: password, returnSecureToken: true))
+        let old = try await setup.accounts.signUp(
+            SignUpRequest(email: "old@example.com", password: password, returnSecureToken: true))
         setup.clock.set(now)
-        return MiddlewareTokens(uid: uid, password: passwordToken, totp: totpToken, expired: try #require(old.idToken),
-                                email: email, passwordText: password, generator: totp)
+        return MiddlewareTokens(
+            uid: uid, password: passwordToken, totp: totpToken, expired: try #require(old.idToken),
+            email: email, passwordText: password, generator: totp)
     }
 }
 #endif

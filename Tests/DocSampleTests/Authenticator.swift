@@ -1,12 +1,12 @@
 import Foundation
 import HTTPTypes
+import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
-import MultiFactorAuth
-import IdentityOTP
-import Testing
 import IdentityToolkitTestSupport
+import MultiFactorAuth
+import Testing
 
 /// Plays the user's authenticator app: `openInOTPApp(withQRCodeURL:)` hands
 /// it the otpauth URI (as the samples do before asking for a code), and it
@@ -44,7 +44,8 @@ final class FakeAuthenticatorApp: OTPAppURLOpener, @unchecked Sendable {
             if typo {
                 // A mistyped code uses up no step: the next code is still this one.
                 typo = false
-                return String(code.reversed()) == code ? (code == "000000" ? "111111" : "000000") : String(code.reversed())
+                return String(code.reversed()) == code
+                    ? (code == "000000" ? "111111" : "000000") : String(code.reversed())
             }
             lastStep = step
             return code
@@ -64,7 +65,8 @@ struct DocSampleEnvironment {
     let password = "correct horse battery"
 
     static func start() async throws -> DocSampleEnvironment {
-        let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "demo-docs"))
+        let emulator = try IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(port: 0, projectID: "demo-docs"))
         let running = try await emulator.start()
         FakeAuthenticatorApp.shared.clock = emulator.clock
         TOTPSecret.urlOpener = FakeAuthenticatorApp.shared
@@ -73,20 +75,25 @@ struct DocSampleEnvironment {
         options.projectID = "demo-docs"
         options.httpTransport = AsyncHTTPClientTransport()
         options.requestTimeout = harnessRequestTimeout
-        FirebaseApp.app()?.delete()   // each test's emulator: the default app is configured once
+        FirebaseApp.app()?.delete() // each test's emulator: the default app is configured once
         FirebaseApp.configure(options: options)
         Auth.auth().useEmulator(withHost: running.host, port: running.port)
-        let configuration = ClientConfiguration(transport: options.httpTransport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
+        let configuration = ClientConfiguration(
+            transport: options.httpTransport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
         _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
             project: "demo-docs", updateMask: "mfa",
-            body: ProjectConfig(mfa: MultiFactorAuthConfig(providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: .init(adjacentIntervals: 5))])))
+            body: ProjectConfig(
+                mfa: MultiFactorAuthConfig(providerConfigs: [
+                    MfaProviderConfig(state: .enabled, totpProviderConfig: .init(adjacentIntervals: 5))
+                ])))
         let email = "docs-\(UUID().uuidString.prefix(8).lowercased())@example.com"
         let environment = DocSampleEnvironment(running: running, email: email)
         let user = try await Auth.auth().createUser(withEmail: email, password: environment.password).user
         try await user.sendEmailVerification()
         var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
         request.url = URL(string: running.baseURL + "/emulator/v1/projects/demo-docs/oobCodes")
-        let (_, data) = try await options.httpTransport.send(request, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
+        let (_, data) = try await options.httpTransport.send(
+            request, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
         let listing = try JSONSerialization.jsonObject(with: data) as? [String: [[String: String]]]
         try await Auth.auth().applyActionCode(listing?["oobCodes"]?.last?["oobCode"] ?? "")
         try await user.reload()
@@ -97,17 +104,25 @@ struct DocSampleEnvironment {
     /// (the samples enroll TOTP only): a second, newer factor.
     func enrollPhoneFactor() async throws {
         let user = try #require(Auth.auth().currentUser)
-        let configuration = ClientConfiguration(transport: Auth.auth().app?.options.httpTransport ?? URLSessionTransport.shared,
-                                                emulatorHost: running.hostAndPort)
+        let configuration = ClientConfiguration(
+            transport: Auth.auth().app?.options.httpTransport ?? URLSessionTransport.shared,
+            emulatorHost: running.hostAndPort)
         let accounts = AccountsClient(apiKey: "doc-samples", configuration: configuration)
         _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
-            project: "demo-docs", updateMask: "mfa.enabledProviders", body: ProjectConfig(mfa: MultiFactorAuthConfig(enabledProviders: [.phoneSms])))
+            project: "demo-docs", updateMask: "mfa.enabledProviders",
+            body: ProjectConfig(mfa: MultiFactorAuthConfig(enabledProviders: [.phoneSms])))
         let idToken = try await user.getIDToken()
-        let started = try await accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: idToken, phoneEnrollmentInfo: .init(phoneNumber: "+15555550199")))
+        let started = try await accounts.startMfaEnrollment(
+            StartMfaEnrollmentRequest(idToken: idToken, phoneEnrollmentInfo: .init(phoneNumber: "+15555550199")))
         let sessionInfo = try #require(started.phoneSessionInfo?.sessionInfo)
-        let codes = try await EmulatorHelpersClient(configuration: configuration).listVerificationCodes(project: "demo-docs").verificationCodes
-        _ = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(idToken: idToken, displayName: "Phone",
-            phoneVerificationInfo: .init(sessionInfo: sessionInfo, code: codes.first { $0.sessionInfo == sessionInfo }?.code)))
+        let codes = try await EmulatorHelpersClient(configuration: configuration).listVerificationCodes(
+            project: "demo-docs"
+        ).verificationCodes
+        _ = try await accounts.finalizeMfaEnrollment(
+            FinalizeMfaEnrollmentRequest(
+                idToken: idToken, displayName: "Phone",
+                phoneVerificationInfo: .init(
+                    sessionInfo: sessionInfo, code: codes.first { $0.sessionInfo == sessionInfo }?.code)))
         try await user.reload()
     }
 

@@ -65,7 +65,8 @@ enum CatchIdiom: String, CaseIterable, CustomStringConvertible {
             } catch {
                 switch error {
                 case AuthErrorCode.secondFactorRequired:
-                    return .secondFactor((error as NSError).userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
+                    return .secondFactor(
+                        (error as NSError).userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
                 default:
                     return .otherError(error)
                 }
@@ -78,7 +79,8 @@ enum CatchIdiom: String, CaseIterable, CustomStringConvertible {
                 let nsError = error as NSError
                 switch nsError.code {
                 case AuthErrorCode.secondFactorRequired.rawValue:
-                    return .secondFactor(nsError.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
+                    return .secondFactor(
+                        nsError.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
                 default:
                     return .otherError(error)
                 }
@@ -90,7 +92,8 @@ enum CatchIdiom: String, CaseIterable, CustomStringConvertible {
             } catch {
                 let nsError = error as NSError
                 if let code = AuthErrorCode(rawValue: nsError.code), code == .secondFactorRequired {
-                    return .secondFactor(nsError.userInfo[AuthErrors.userInfoMultiFactorResolverKey] as? MultiFactorResolver)
+                    return .secondFactor(
+                        nsError.userInfo[AuthErrors.userInfoMultiFactorResolverKey] as? MultiFactorResolver)
                 }
                 return .otherError(error)
             }
@@ -102,7 +105,8 @@ enum CatchIdiom: String, CaseIterable, CustomStringConvertible {
                 let nsError = error as NSError
                 switch AuthErrorCode(rawValue: nsError.code) {
                 case .secondFactorRequired:
-                    return .secondFactor(nsError.userInfo[AuthErrors.userInfoMultiFactorResolverKey] as? MultiFactorResolver)
+                    return .secondFactor(
+                        nsError.userInfo[AuthErrors.userInfoMultiFactorResolverKey] as? MultiFactorResolver)
                 default:
                     return .otherError(error)
                 }
@@ -113,7 +117,8 @@ enum CatchIdiom: String, CaseIterable, CustomStringConvertible {
                 return .signedIn
             } catch {
                 if let authError = error as? AuthErrorCode, authError == .secondFactorRequired {
-                    return .secondFactor(authError.userInfo[AuthErrors.userInfoMultiFactorResolverKey] as? MultiFactorResolver)
+                    return .secondFactor(
+                        authError.userInfo[AuthErrors.userInfoMultiFactorResolverKey] as? MultiFactorResolver)
                 }
                 return .otherError(error)
             }
@@ -121,8 +126,10 @@ enum CatchIdiom: String, CaseIterable, CustomStringConvertible {
             do {
                 _ = try await Auth.auth().signIn(withEmail: email, password: password)
                 return .signedIn
-            } catch let error as NSError where error.domain == AuthErrors.domain
-                && error.userInfo[AuthErrors.userInfoNameKey] as? String == "ERROR_SECOND_FACTOR_REQUIRED" {
+            } catch let error as NSError
+                where error.domain == AuthErrors.domain
+                && error.userInfo[AuthErrors.userInfoNameKey] as? String == "ERROR_SECOND_FACTOR_REQUIRED"
+            {
                 return .secondFactor(error.userInfo[AuthErrors.userInfoMultiFactorResolverKey] as? MultiFactorResolver)
             } catch {
                 return .otherError(error)
@@ -131,7 +138,9 @@ enum CatchIdiom: String, CaseIterable, CustomStringConvertible {
             return await withCheckedContinuation { continuation in
                 Auth.auth().signIn(withEmail: email, password: password) { _, error in
                     if let error = error as NSError?, error.code == AuthErrorCode.secondFactorRequired.rawValue {
-                        continuation.resume(returning: .secondFactor(error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver))
+                        continuation.resume(
+                            returning: .secondFactor(
+                                error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver))
                     } else if let error {
                         continuation.resume(returning: .otherError(error))
                     } else {
@@ -143,7 +152,9 @@ enum CatchIdiom: String, CaseIterable, CustomStringConvertible {
             return await withCheckedContinuation { continuation in
                 Auth.auth().signIn(withEmail: email, password: password) { _, error in
                     if let error = error as? NSError, error.code == AuthErrorCode.secondFactorRequired.rawValue {
-                        continuation.resume(returning: .secondFactor(error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver))
+                        continuation.resume(
+                            returning: .secondFactor(
+                                error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver))
                     } else if let error {
                         continuation.resume(returning: .otherError(error))
                     } else {
@@ -169,14 +180,17 @@ extension DocSampleTests {
         try #require(user.multiFactor.enrolledFactors.count == 1)
         try Auth.auth().signOut()
 
-        guard case .secondFactor(let found) = await idiom.signIn(email: environment.email, password: environment.password) else {
+        guard
+            case .secondFactor(let found) = await idiom.signIn(email: environment.email, password: environment.password)
+        else {
             Issue.record("\(idiom) missed the second-factor branch")
             return
         }
         if let resolver = found {
             let hint = try #require(resolver.hints.first)
-            let result = try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(
-                withEnrollmentID: hint.uid, oneTimePassword: oneTimePassword))
+            let result = try await resolver.resolveSignIn(
+                with: TOTPMultiFactorGenerator.assertionForSignIn(
+                    withEnrollmentID: hint.uid, oneTimePassword: oneTimePassword))
             #expect(result.user.uid == user.uid)
             try Auth.auth().signOut()
         } else {
@@ -184,7 +198,8 @@ extension DocSampleTests {
             #expect(idiom == .catchPattern, "\(idiom) lost the resolver")
         }
 
-        guard case .otherError(let error) = await idiom.signIn(email: environment.email, password: "wrong password") else {
+        guard case .otherError(let error) = await idiom.signIn(email: environment.email, password: "wrong password")
+        else {
             Issue.record("\(idiom) took a wrong password for a second factor")
             return
         }

@@ -55,13 +55,16 @@ import Testing
         // "Re-authenticate them": the password step answers that the TOTP
         // factor left is required, and its resolver completes the sign-in.
         do {
-            _ = try await signedIn.reauthenticate(with: EmailAuthProvider.credential(withEmail: environment.email, password: environment.password))
+            _ = try await signedIn.reauthenticate(
+                with: EmailAuthProvider.credential(withEmail: environment.email, password: environment.password))
             Issue.record("expected secondFactorRequired")
         } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
             let resolver = try #require(error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
             let hint = try #require(resolver.hints.first)
             #expect(hint.factorID == TOTPMultiFactorID && resolver.hints.count == 1)
-            let result = try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: oneTimePassword))
+            let result = try await resolver.resolveSignIn(
+                with: TOTPMultiFactorGenerator.assertionForSignIn(
+                    withEnrollmentID: hint.uid, oneTimePassword: oneTimePassword))
             #expect(result.user.uid == signedIn.uid)
             #expect(try await result.user.getIDTokenResult().signInSecondFactor == "totp")
         }
@@ -77,14 +80,30 @@ import Testing
         defer { Task { await environment.stop() } }
         let uid = try #require(Auth.auth().currentUser?.uid)
         let signIns: [(String, (Int) async throws -> Void)] = [
-            ("async", { try await asyncSignInSample(email: environment.email, password: environment.password, selectedIndex: $0) }),
-            ("completion", { completionSignInSample(email: environment.email, password: environment.password, selectedIndex: $0) }),
-            ("Objective-C style", { objectiveCStyleSignInSample(email: environment.email, password: environment.password, selectedIndex: $0) }),
+            (
+                "async",
+                {
+                    try await asyncSignInSample(
+                        email: environment.email, password: environment.password, selectedIndex: $0)
+                }
+            ),
+            (
+                "completion",
+                { completionSignInSample(email: environment.email, password: environment.password, selectedIndex: $0) }
+            ),
+            (
+                "Objective-C style",
+                {
+                    objectiveCStyleSignInSample(
+                        email: environment.email, password: environment.password, selectedIndex: $0)
+                }
+            ),
         ]
         for (form, signIn) in signIns {
             try Auth.auth().signOut()
             try await signIn(0)
-            #expect(try await environment.eventually { Auth.auth().currentUser?.uid == uid }, "\(form): no second factor")
+            #expect(
+                try await environment.eventually { Auth.auth().currentUser?.uid == uid }, "\(form): no second factor")
         }
         do {
             try Auth.auth().signOut()
@@ -107,7 +126,9 @@ import Testing
 
             FakeAuthenticatorApp.shared.mistypeNextCode()
             try await signIn(0)
-            #expect(try await environment.eventually { !FakeAuthenticatorApp.shared.typoPending }, "\(form): no code was asked for")
+            #expect(
+                try await environment.eventually { !FakeAuthenticatorApp.shared.typoPending },
+                "\(form): no code was asked for")
             try await environment.settle()
             #expect(Auth.auth().currentUser == nil, "\(form): a mistyped code signed in")
 
@@ -166,13 +187,17 @@ import Testing
         defer { Task { await environment.stop() } }
         let user = try #require(Auth.auth().currentUser)
         objectiveCStyleEnrollmentSample(displayName: "Objective-C style")
-        #expect(try await environment.eventually { user.multiFactor.enrolledFactors.first?.displayName == "Objective-C style" })
+        #expect(
+            try await environment.eventually {
+                user.multiFactor.enrolledFactors.first?.displayName == "Objective-C style"
+            })
 
         try Auth.auth().signOut()
         objectiveCStyleSignInSample(email: environment.email, password: environment.password, selectedIndex: 0)
         #expect(try await environment.eventually { Auth.auth().currentUser?.uid == user.uid })
 
         objectiveCStyleUnenrollSample(selectedIndex: 0)
-        #expect(try await environment.eventually { Auth.auth().currentUser?.multiFactor.enrolledFactors.isEmpty == true })
+        #expect(
+            try await environment.eventually { Auth.auth().currentUser?.multiFactor.enrolledFactors.isEmpty == true })
     }
 }

@@ -7,7 +7,8 @@ import Testing
 /// libFuzzer runs, so that each finding stays fixed without the fuzzer.
 @Suite struct CorpusReplayTests {
     static let corpus = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fuzz/Corpus")
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "Fuzz/Corpus")
 
     @Test(arguments: FuzzHarness.all.keys.sorted())
     func corpusReplays(harness name: String) throws {

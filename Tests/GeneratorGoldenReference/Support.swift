@@ -70,11 +70,17 @@ package struct GoldenWidgetsServer: WidgetsService {
         return created
     }
 
-    package func getWidget(shelf: String, widget: String, viewMode: String?, maxParts: Int32?, request: APIServerRequest) async throws -> Widget {
-        Widget(name: "\(shelf)/\(widget)/\(viewMode ?? "-")" + (maxParts.map { "/\($0)" } ?? ""), createdAt: Date(timeIntervalSince1970: 0))
+    package func getWidget(
+        shelf: String, widget: String, viewMode: String?, maxParts: Int32?, request: APIServerRequest
+    ) async throws -> Widget {
+        Widget(
+            name: "\(shelf)/\(widget)/\(viewMode ?? "-")" + (maxParts.map { "/\($0)" } ?? ""),
+            createdAt: Date(timeIntervalSince1970: 0))
     }
 
-    package func runOdd(default: String, xgafv: String?, in: String?, body: OddRequest, request: APIServerRequest) async throws -> EmptyResponse {
+    package func runOdd(default: String, xgafv: String?, in: String?, body: OddRequest, request: APIServerRequest)
+        async throws -> EmptyResponse
+    {
         EmptyResponse()
     }
 

@@ -1,12 +1,13 @@
 import AdminTestSupport
 import Foundation
-@testable import IdentityAdmin
+import IdentitySupport
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitTestSupport
 import Logging
 import Testing
-import IdentitySupport
+
+@testable import IdentityAdmin
 
 /// `checkRevoked`'s account lookups when the backend is slow or down: one
 /// lookup in flight per account, a breaker that fails fast after failures,
@@ -38,7 +39,8 @@ import IdentitySupport
 
     @Test func aDownBackendOpensTheBreakerWhichFailsFastThenTriesOnce() async throws {
         let time = Locked(Date(timeIntervalSince1970: 1_800_000_000))
-        let lookups = AccountLookups(openingFailures: 3, initialOpenInterval: 1, maximumOpenInterval: 4, now: { time.current })
+        let lookups = AccountLookups(
+            openingFailures: 3, initialOpenInterval: 1, maximumOpenInterval: 4, now: { time.current })
         let calls = Locked(0)
         let backendUp = Locked(false)
         let lookUp: @Sendable () async throws -> State = {
@@ -47,7 +49,10 @@ import IdentitySupport
             return State(exists: true, disabled: false, validSince: nil)
         }
         func check(_ key: AccountStateCache.Key = Self.ada) async -> TokenVerificationError? {
-            do { _ = try await lookups.state(for: key, lookUp: lookUp); return nil } catch { return error }
+            do {
+                _ = try await lookups.state(for: key, lookUp: lookUp)
+                return nil
+            } catch { return error }
         }
         // Three failures reach the backend; then the breaker is open.
         for _ in 0..<3 { #expect(await check()?.code == .revocationCheckFailed) }
@@ -55,7 +60,10 @@ import IdentitySupport
         for _ in 0..<50 {
             let refusal = await check(Self.grace)
             #expect(refusal?.code == .revocationCheckFailed)
-            #expect(refusal?.description.contains("the last 3 account lookups failed (connection refused); the next try is in 1 s") == true, "\(String(describing: refusal))")
+            #expect(
+                refusal?.description.contains(
+                    "the last 3 account lookups failed (connection refused); the next try is in 1 s") == true,
+                "\(String(describing: refusal))")
         }
         #expect(calls.current == 3, "an open breaker asked the backend")
         // After the open interval one lookup tries; it fails and the breaker opens for twice as long.
@@ -90,7 +98,9 @@ import IdentitySupport
         // Once the trial asks the backend, another account is refused at once.
         for _ in 0..<1000 where !entered.current { try await Task.sleep(for: .milliseconds(10)) }
         var refusal: TokenVerificationError?
-        do { _ = try await lookups.state(for: Self.grace) { State(exists: true, disabled: false, validSince: nil) } } catch { refusal = error }
+        do {
+            _ = try await lookups.state(for: Self.grace) { State(exists: true, disabled: false, validSince: nil) }
+        } catch { refusal = error }
         #expect(refusal?.code == .revocationCheckFailed)
         release.continuation.yield()
         release.continuation.finish()
@@ -101,14 +111,17 @@ import IdentitySupport
     @Test func failuresAreWarnedAtMostOncePerInterval() async throws {
         let records = LogRecords()
         let time = Locked(Date(timeIntervalSince1970: 1_800_000_000))
-        let lookups = AccountLookups(openingFailures: 3, initialOpenInterval: 0.001, warningInterval: 60,
-                                     logger: Logger(label: "test") { _ in CapturingLogHandler(records: records) }, now: { time.current })
+        let lookups = AccountLookups(
+            openingFailures: 3, initialOpenInterval: 0.001, warningInterval: 60,
+            logger: Logger(label: "test") { _ in CapturingLogHandler(records: records) }, now: { time.current })
         for _ in 0..<10 {
             _ = try? await lookups.state(for: Self.ada) { throw Down() }
             time.withLock { $0 = $0.addingTimeInterval(1) }
         }
         #expect(records.lines.count == 1, "\(records.lines)")
-        #expect(records.lines.first?.contains("warning") == true && records.lines.first?.contains("connection refused") == true, "\(records.lines)")
+        #expect(
+            records.lines.first?.contains("warning") == true
+                && records.lines.first?.contains("connection refused") == true, "\(records.lines)")
         time.withLock { $0 = $0.addingTimeInterval(60) }
         _ = try? await lookups.state(for: Self.ada) { throw Down() }
         #expect(records.lines.count == 2, "\(records.lines)")
@@ -127,8 +140,11 @@ import IdentitySupport
         defer { Task { try? await blackhole.shutdown() } }
         let deadline = Duration.seconds(1)
         func admin() -> IdentityAdmin {
-            IdentityAdmin(projectID: "demo-blackhole", credential: EmulatorOwnerCredential(), configuration: ClientConfiguration(
-                transport: AsyncHTTPClientTransport.failingFast, emulatorHost: blackhole.hostAndPort, requestTimeout: deadline), tokenCache: .disabled)
+            IdentityAdmin(
+                projectID: "demo-blackhole", credential: EmulatorOwnerCredential(),
+                configuration: ClientConfiguration(
+                    transport: AsyncHTTPClientTransport.failingFast, emulatorHost: blackhole.hostAndPort,
+                    requestTimeout: deadline), tokenCache: .disabled)
         }
         let clock = ContinuousClock()
         func timed(_ admin: IdentityAdmin, _ count: Int) async -> [Duration] {
@@ -141,17 +157,25 @@ import IdentitySupport
         // Before: each check waits for the deadline (three are enough to show it).
         let withoutBreaker = admin()
         let unguarded = AccountLookups(openingFailures: .max)
-        let before = await timed(IdentityAdmin(projectID: "demo-blackhole", credential: EmulatorOwnerCredential(), configuration: withoutBreaker.configuration,
-                                               tokenCache: .disabled, accountLookups: unguarded), 3)
+        let before = await timed(
+            IdentityAdmin(
+                projectID: "demo-blackhole", credential: EmulatorOwnerCredential(),
+                configuration: withoutBreaker.configuration,
+                tokenCache: .disabled, accountLookups: unguarded), 3)
         #expect(before.allSatisfy { $0 >= deadline * 0.9 }, "\(before)")
         // After: the first request, then the next hundred.
         let guarded = admin()
         let first = await timed(guarded, 1)[0]
         let next = await timed(guarded, 100).sorted()
-        let p50 = next[49], p99 = next[98]
-        print("blackholed backend, deadline \(deadline): before: every check \(before.map { $0.formatted(.units(allowed: [.milliseconds])) }); after: first \(first.formatted(.units(allowed: [.milliseconds]))), next 100 p50 \(p50.formatted(.units(allowed: [.microseconds]))) p99 \(p99.formatted(.units(allowed: [.milliseconds])))")
+        let p50 = next[49]
+        let p99 = next[98]
+        print(
+            "blackholed backend, deadline \(deadline): before: every check \(before.map { $0.formatted(.units(allowed: [.milliseconds])) }); after: first \(first.formatted(.units(allowed: [.milliseconds]))), next 100 p50 \(p50.formatted(.units(allowed: [.microseconds]))) p99 \(p99.formatted(.units(allowed: [.milliseconds])))"
+        )
         #expect(first >= deadline * 0.9)
-        #expect(next.filter { $0 >= deadline * 0.9 }.count == 2, "the second and third checks wait; the rest fail fast: \(next.suffix(5))")
+        #expect(
+            next.filter { $0 >= deadline * 0.9 }.count == 2,
+            "the second and third checks wait; the rest fail fast: \(next.suffix(5))")
         #expect(p50 < deadline / 4, "\(p50)")
     }
 }

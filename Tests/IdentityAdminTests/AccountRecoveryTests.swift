@@ -1,12 +1,13 @@
 import AdminTestSupport
 import Foundation
-@testable import IdentityAdmin
+import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitEmulator
 import IdentityToolkitTestSupport
 import Logging
-import IdentityOTP
 import Testing
+
+@testable import IdentityAdmin
 
 /// The self-service path against the emulator: a user with TOTP and a
 /// session cookie loses the phone, proves themselves with a recovery code
@@ -21,8 +22,10 @@ import Testing
         let clock = setup.clock
         clock.set(Date().addingTimeInterval(-120))
 
-        let email = "self-recovery@example.com", password = "correct horse"
-        let created = try await accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true))
+        let email = "self-recovery@example.com"
+        let password = "correct horse"
+        let created = try await accounts.signUp(
+            SignUpRequest(email: email, password: password, returnSecureToken: true))
         let uid = created.localId
         _ = try await admin.updateUser(uid, UpdateUserRequest(emailVerified: true))
         let lostPhone = try await setup.enrollTOTP(idToken: try #require(created.idToken), displayName: "Old phone")
@@ -34,11 +37,13 @@ import Testing
         let events = EventRecords()
         let recovery = AccountRecovery(
             admin: admin,
-            redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore()),
+            redeemer: RecoveryCodeRedeemer(
+                store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore()),
             logger: Logger(label: "audit") { _ in CapturingLogHandler(records: records) },
             notify: { event in events.append(event) })
         await #expect(throws: AccountRecoveryError.self) {
-            _ = try await recovery.recover(FirstFactorProof(uid: uid, checkedAt: clock.now), code: "0000-0000-0000", now: clock.now)
+            _ = try await recovery.recover(
+                FirstFactorProof(uid: uid, checkedAt: clock.now), code: "0000-0000-0000", now: clock.now)
         }
         let codes = try await recovery.issueCodes(for: uid)
 
@@ -60,11 +65,14 @@ import Testing
         #expect(!"\(recovered)".contains(recovered.customToken))
         #expect(try await admin.getUser(uid: uid).multiFactor.enrolledFactors.isEmpty)
         // Every earlier session ends.
-        await #expect(throws: TokenVerificationError.revoked) { _ = try await admin.verifySessionCookie(oldCookie, checkRevoked: true) }
+        await #expect(throws: TokenVerificationError.revoked) {
+            _ = try await admin.verifySessionCookie(oldCookie, checkRevoked: true)
+        }
 
         // The custom token signs the user in with no second factor asked.
         clock.advance(by: 30)
-        let session = try await accounts.signInWithCustomToken(SignInWithCustomTokenRequest(token: recovered.customToken, returnSecureToken: true))
+        let session = try await accounts.signInWithCustomToken(
+            SignInWithCustomTokenRequest(token: recovered.customToken, returnSecureToken: true))
         let newToken = try #require(session.idToken)
         let decoded = try await admin.verifyIDToken(newToken, checkRevoked: true)
         #expect(decoded.uid == uid)
@@ -111,13 +119,18 @@ import Testing
         defer { Task { await running.stop() } }
         let clock = setup.clock
         clock.set(Date().addingTimeInterval(-120))
-        let email = "events@example.com", password = "correct horse"
-        let created = try await accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true))
+        let email = "events@example.com"
+        let password = "correct horse"
+        let created = try await accounts.signUp(
+            SignUpRequest(email: email, password: password, returnSecureToken: true))
         let uid = created.localId
         _ = try await admin.updateUser(uid, UpdateUserRequest(emailVerified: true))
         _ = try await setup.enrollTOTP(idToken: try #require(created.idToken), displayName: "First phone")
         let log = CollectedSecurityEvents()
-        let recovery = AccountRecovery(admin: admin, redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore()))
+        let recovery = AccountRecovery(
+            admin: admin,
+            redeemer: RecoveryCodeRedeemer(
+                store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore()))
         var codes: [String] = []
         try await SecurityEventSystem.withSink(log) {
             // An administrator withdraws the factor and ends the sessions.
@@ -126,7 +139,8 @@ import Testing
             try await admin.revokeRefreshTokens(uid: uid, now: clock.now)
             // The user enrolls again, gets codes, mistypes one, then recovers.
             clock.advance(by: 2)
-            let again = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password, returnSecureToken: true))
+            let again = try await accounts.signInWithPassword(
+                SignInWithPasswordRequest(email: email, password: password, returnSecureToken: true))
             _ = try await setup.enrollTOTP(idToken: try #require(again.idToken), displayName: "Second phone")
             codes = try await recovery.issueCodes(for: uid).codes
             let proof = FirstFactorProof(uid: uid, checkedAt: clock.now)
@@ -134,14 +148,20 @@ import Testing
             _ = try await recovery.recover(proof, code: codes[0], now: clock.now)
             let events = await log.events
             #expect(events.allSatisfy { $0.user == UserKey(uid: uid) })
-            #expect(events.map(\.kind) == [.factorWithdrawn, .sessionsRevoked, .recoveryCodesIssued, .codeRefused, .recoveryCodeRedeemed,
-                                           .factorWithdrawn, .sessionsRevoked])
+            #expect(
+                events.map(\.kind) == [
+                    .factorWithdrawn, .sessionsRevoked, .recoveryCodesIssued, .codeRefused, .recoveryCodeRedeemed,
+                    .factorWithdrawn, .sessionsRevoked,
+                ])
             #expect(events.map(\.initiatedBy) == [.admin, .admin, nil, nil, .recovery, .recovery, .recovery])
             #expect(events.first?.factorID == before.first?.uid)
             #expect(events.first?.factorKind == "totp")
             #expect(events.first { $0.kind == .recoveryCodesIssued }?.remainingCodes == 10)
             #expect(events.first { $0.kind == .recoveryCodeRedeemed }?.remainingCodes == 9)
-            #expect(events.filter { $0.kind == .codeRefused || $0.kind == .recoveryCodeRedeemed }.allSatisfy { $0.factorKind == "recovery_code" })
+            #expect(
+                events.filter { $0.kind == .codeRefused || $0.kind == .recoveryCodeRedeemed }.allSatisfy {
+                    $0.factorKind == "recovery_code"
+                })
             let text = "\(events)"
             #expect(!text.contains(email) && !text.contains(password))
             for code in codes { #expect(!text.contains(code)) }
@@ -154,14 +174,19 @@ import Testing
         defer { Task { await running.stop() } }
         let recovery = AccountRecovery(
             admin: setup.admin,
-            redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore(),
-                                           attemptLimit: try TOTPAttemptLimit(maximumFailures: 2)),
+            redeemer: RecoveryCodeRedeemer(
+                store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore(),
+                attemptLimit: try TOTPAttemptLimit(maximumFailures: 2)),
             logger: Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() })
-        let uid = try await setup.accounts.signUp(SignUpRequest(email: "limit@example.com", password: "correct horse", returnSecureToken: true)).localId
+        let uid = try await setup.accounts.signUp(
+            SignUpRequest(email: "limit@example.com", password: "correct horse", returnSecureToken: true)
+        ).localId
         let codes = try await recovery.issueCodes(for: uid)
         let proof = FirstFactorProof(uid: uid, checkedAt: setup.clock.now)
         for _ in 0..<2 {
-            do { _ = try await recovery.recover(proof, code: "0000-0000-0000", now: setup.clock.now) } catch { #expect(error.code == .invalidCode) }
+            do { _ = try await recovery.recover(proof, code: "0000-0000-0000", now: setup.clock.now) } catch {
+                #expect(error.code == .invalidCode)
+            }
         }
         do {
             _ = try await recovery.recover(proof, code: codes.codes[0], now: setup.clock.now)
@@ -172,14 +197,17 @@ import Testing
         // A uid Identity Platform does not know: refused before any code is counted or spent.
         let other = try await recovery.issueCodes(for: "ghost")
         do {
-            _ = try await recovery.recover(FirstFactorProof(uid: "ghost", checkedAt: setup.clock.now), code: other.codes[0], now: setup.clock.now)
+            _ = try await recovery.recover(
+                FirstFactorProof(uid: "ghost", checkedAt: setup.clock.now), code: other.codes[0], now: setup.clock.now)
             Issue.record("recovered a user that does not exist")
         } catch {
             #expect(error.code == .userLookupFailed)
             #expect("\(error)".hasPrefix("account recovery: userLookupFailed"))
             #expect(!"\(error)".contains(other.codes[0]))
         }
-        #expect(try await recovery.redeemer.redeem(other.codes[0], for: recovery.storeKey("ghost")) == .redeemed(remaining: 9), "the code was not spent")
+        #expect(
+            try await recovery.redeemer.redeem(other.codes[0], for: recovery.storeKey("ghost"))
+                == .redeemed(remaining: 9), "the code was not spent")
     }
 
     /// Recovery once trusted a password step of any age: anyone who once
@@ -192,9 +220,14 @@ import Testing
         defer { Task { await running.stop() } }
         let clock = setup.clock
         clock.set(Date().addingTimeInterval(-3600))
-        let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore()),
-                                       logger: Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() })
-        let uid = try await setup.accounts.signUp(SignUpRequest(email: "fresh@example.com", password: "correct horse", returnSecureToken: true)).localId
+        let recovery = AccountRecovery(
+            admin: setup.admin,
+            redeemer: RecoveryCodeRedeemer(
+                store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore()),
+            logger: Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() })
+        let uid = try await setup.accounts.signUp(
+            SignUpRequest(email: "fresh@example.com", password: "correct horse", returnSecureToken: true)
+        ).localId
         let codes = try await recovery.issueCodes(for: uid)
         let proof = FirstFactorProof(uid: uid, checkedAt: clock.now)
         for late in [301.0, 3600, -120] {
@@ -216,7 +249,10 @@ import Testing
             #expect(error.code == .firstFactorTooOld)
         }
         // Nothing was counted or spent: a fresh step recovers with the same code.
-        #expect(try await recovery.recover(FirstFactorProof(uid: uid, checkedAt: clock.now), code: codes.codes[0], now: clock.now).remainingCodes == 9)
+        #expect(
+            try await recovery.recover(
+                FirstFactorProof(uid: uid, checkedAt: clock.now), code: codes.codes[0], now: clock.now
+            ).remainingCodes == 9)
     }
 
     /// Codes and attempts are keyed by (tenant, uid): a tenant's user and
@@ -224,13 +260,18 @@ import Testing
     /// share codes.
     @Test func tenantsWithEqualUIDsShareNoCodes() async throws {
         let admin = IdentityAdmin.emulator(projectID: "demo-tenant-keys", hostAndPort: "127.0.0.1:1")
-        let redeemer = RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore())
+        let redeemer = RecoveryCodeRedeemer(
+            store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore())
         let quiet = Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() }
         let project = AccountRecovery(admin: admin, redeemer: redeemer, logger: quiet)
-        let tenantA = AccountRecovery(admin: admin.tenantManager().authForTenant("tenant-a"), redeemer: redeemer, logger: quiet)
-        let tenantB = AccountRecovery(admin: admin.tenantManager().authForTenant("tenant-b"), redeemer: redeemer, logger: quiet)
+        let tenantA = AccountRecovery(
+            admin: admin.tenantManager().authForTenant("tenant-a"), redeemer: redeemer, logger: quiet)
+        let tenantB = AccountRecovery(
+            admin: admin.tenantManager().authForTenant("tenant-b"), redeemer: redeemer, logger: quiet)
         #expect(Set([project.storeKey("same"), tenantA.storeKey("same"), tenantB.storeKey("same")]).count == 3)
-        #expect(tenantA.storeKey("b/same") != tenantB.storeKey("same"), "a tenant id holds no '/', so the first one ends it")
+        #expect(
+            tenantA.storeKey("b/same") != tenantB.storeKey("same"), "a tenant id holds no '/', so the first one ends it"
+        )
         let codes = try await tenantA.issueCodes(for: "same")
         #expect(try await redeemer.redeem(codes.codes[0], for: tenantB.storeKey("same")) == .noCodes)
         #expect(try await redeemer.redeem(codes.codes[0], for: project.storeKey("same")) == .noCodes)
@@ -243,10 +284,16 @@ import Testing
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         #expect(parts.count == 3 && parts[2].isEmpty)
         #expect((try? emulator.createCustomToken(uid: "")) == nil)
-        do { _ = try emulator.createCustomToken(uid: "u1", developerClaims: ["exp": .number(1)]) } catch { #expect(error.code == .reservedClaim) }
-        let staticToken = IdentityAdmin(projectID: "p", credential: StaticAccessTokenCredential(token: "t"),
-                                        configuration: ClientConfiguration(emulatorHost: nil))
-        do { _ = try staticToken.createCustomToken(uid: "u1"); Issue.record("minted without a key") } catch { #expect(error.code == .noSigningKey) }
+        do { _ = try emulator.createCustomToken(uid: "u1", developerClaims: ["exp": .number(1)]) } catch {
+            #expect(error.code == .reservedClaim)
+        }
+        let staticToken = IdentityAdmin(
+            projectID: "p", credential: StaticAccessTokenCredential(token: "t"),
+            configuration: ClientConfiguration(emulatorHost: nil))
+        do {
+            _ = try staticToken.createCustomToken(uid: "u1")
+            Issue.record("minted without a key")
+        } catch { #expect(error.code == .noSigningKey) }
     }
 }
 

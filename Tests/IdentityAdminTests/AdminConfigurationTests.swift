@@ -10,13 +10,16 @@ import Testing
 /// and the request timeout from one scope; a missing project is an error.
 @Suite struct AdminConfigurationTests {
     @Test func anAdminIsConfiguredFromItsScope() async throws {
-        let running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "demo-config")).start()
+        let running = try await IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(port: 0, projectID: "demo-config")
+        ).start()
         defer { Task { await running.stop() } }
-        let config = ConfigReader(provider: InMemoryProvider(values: [
-            "firebase.projectId": "demo-config",
-            "firebase.emulatorHost": ConfigValue(.string(running.hostAndPort), isSecret: false),
-            "firebase.requestTimeout": ConfigValue(.double(5), isSecret: false),
-        ]))
+        let config = ConfigReader(
+            provider: InMemoryProvider(values: [
+                "firebase.projectId": "demo-config",
+                "firebase.emulatorHost": ConfigValue(.string(running.hostAndPort), isSecret: false),
+                "firebase.requestTimeout": ConfigValue(.double(5), isSecret: false),
+            ]))
         let admin = try IdentityAdmin(config: config.scoped(to: "firebase"), transport: AsyncHTTPClientTransport())
         #expect(admin.projectID == "demo-config")
         // It reaches the emulator as its owner: a user it creates is there.
@@ -25,10 +28,16 @@ import Testing
     }
 
     @Test func aMissingProjectOrABadTimeoutIsAnError() {
-        #expect(throws: (any Error).self) { _ = try IdentityAdmin(config: ConfigReader(provider: InMemoryProvider(values: [:]))) }
+        #expect(throws: (any Error).self) {
+            _ = try IdentityAdmin(config: ConfigReader(provider: InMemoryProvider(values: [:])))
+        }
         #expect(throws: AdminValidationError.self) {
-            _ = try IdentityAdmin(config: ConfigReader(provider: InMemoryProvider(values: [
-                "projectId": "p", "emulatorHost": "127.0.0.1:1", "requestTimeout": ConfigValue(.double(-1), isSecret: false)])))
+            _ = try IdentityAdmin(
+                config: ConfigReader(
+                    provider: InMemoryProvider(values: [
+                        "projectId": "p", "emulatorHost": "127.0.0.1:1",
+                        "requestTimeout": ConfigValue(.double(-1), isSecret: false),
+                    ])))
         }
     }
 }

@@ -5,9 +5,10 @@ import Hummingbird
 import HummingbirdTesting
 import IdentityAdmin
 import IdentityToolkit
-@testable import IdentityToolkitEmulator
 import IdentityToolkitTestSupport
 import Testing
+
+@testable import IdentityToolkitEmulator
 
 /// IdentityAdmin's "Blocking functions" article: its snippet is
 /// BlockingFunctionSnippet.swift verbatim, and answers as the article says
@@ -15,29 +16,41 @@ import Testing
 @Suite struct BlockingFunctionArticleTests {
     @Test func theArticleShowsTheCompiledSnippet() throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        #expect(try DocSnippet.shows(here.appendingPathComponent("BlockingFunctionSnippet.swift"), in: "Sources/IdentityAdmin/IdentityAdmin.docc/BlockingFunctions.md"))
+        #expect(
+            try DocSnippet.shows(
+                here.appendingPathComponent("BlockingFunctionSnippet.swift"),
+                in: "Sources/IdentityAdmin/IdentityAdmin.docc/BlockingFunctions.md"))
     }
 
     @Test func staffWithoutTOTPAreRefusedAndEveryoneGetsARole() async throws {
         let setup = try await EmulatorSetup.start(project: "demo-blocking-article")
         defer { Task { await setup.running.stop() } }
-        let staff = try await setup.admin.tenantManager().createTenant(TenantRequest(displayName: "Staff", multiFactorConfig: .totpEnabled(adjacentIntervals: 1)))
-        let member = try await setup.admin.createUser(CreateUserRequest(email: "member@example.com", password: "correct horse"))
-        let clerk = try await setup.admin.tenantManager().authForTenant(staff.tenantID).createUser(CreateUserRequest(email: "clerk@example.com", password: "correct horse"))
+        let staff = try await setup.admin.tenantManager().createTenant(
+            TenantRequest(displayName: "Staff", multiFactorConfig: .totpEnabled(adjacentIntervals: 1)))
+        let member = try await setup.admin.createUser(
+            CreateUserRequest(email: "member@example.com", password: "correct horse"))
+        let clerk = try await setup.admin.tenantManager().authForTenant(staff.tenantID).createUser(
+            CreateUserRequest(email: "clerk@example.com", password: "correct horse"))
         let url = "https://auth.example.com/blocking/before-sign-in"
         @Sendable func event(_ uid: String, tenant: String?) async throws -> ByteBuffer {
-            let jwt = try await setup.running.emulator.blockingEvent(uid: uid, tenant: tenant, attempt: .init(type: .beforeSignIn, signInMethod: "password"),
-                                                                     functionURL: url)
+            let jwt = try await setup.running.emulator.blockingEvent(
+                uid: uid, tenant: tenant, attempt: .init(type: .beforeSignIn, signInMethod: "password"),
+                functionURL: url)
             return ByteBuffer(string: #"{"data":{"jwt":"\#(jwt)"}}"#)
         }
-        let router = blockingFunctionRouter(admin: setup.admin, staffTenant: staff.tenantID, roles: [member.uid: "editor"])
+        let router = blockingFunctionRouter(
+            admin: setup.admin, staffTenant: staff.tenantID, roles: [member.uid: "editor"])
         try await Application(router: router).test(.router) { client in
-            let memberAnswer = try await client.execute(uri: "/blocking/before-sign-in", method: .post, headers: [.contentType: "application/json"],
-                                                        body: try await event(member.uid, tenant: nil))
+            let memberAnswer = try await client.execute(
+                uri: "/blocking/before-sign-in", method: .post, headers: [.contentType: "application/json"],
+                body: try await event(member.uid, tenant: nil))
             #expect(memberAnswer.status == .ok)
-            #expect(String(buffer: memberAnswer.body) == #"{"userRecord":{"customClaims":{"role":"editor"},"updateMask":"customClaims"}}"#)
-            let clerkAnswer = try await client.execute(uri: "/blocking/before-sign-in", method: .post, headers: [.contentType: "application/json"],
-                                                       body: try await event(clerk.uid, tenant: staff.tenantID))
+            #expect(
+                String(buffer: memberAnswer.body)
+                    == #"{"userRecord":{"customClaims":{"role":"editor"},"updateMask":"customClaims"}}"#)
+            let clerkAnswer = try await client.execute(
+                uri: "/blocking/before-sign-in", method: .post, headers: [.contentType: "application/json"],
+                body: try await event(clerk.uid, tenant: staff.tenantID))
             #expect(clerkAnswer.status == .forbidden)
             #expect(String(buffer: clerkAnswer.body).contains("Staff accounts need an authenticator app."))
         }

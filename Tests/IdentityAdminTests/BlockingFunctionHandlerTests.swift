@@ -7,8 +7,9 @@ import IdentityAdmin
 import IdentityAdminHummingbird
 import IdentityOTP
 import IdentityToolkit
-@testable import IdentityToolkitEmulator
 import Testing
+
+@testable import IdentityToolkitEmulator
 
 /// Blocking-function handlers on events the emulator signs, as production
 /// signs them with the ID tokens' keys: every answer's status and body.
@@ -22,15 +23,22 @@ import Testing
 
         static func make(_ project: String) async throws -> Fixture {
             let setup = try await EmulatorSetup.start(project: project)
-            let uid = try await setup.accounts.signUp(SignUpRequest(email: "blocking@example.com", password: "correct horse", returnSecureToken: true)).localId
+            let uid = try await setup.accounts.signUp(
+                SignUpRequest(email: "blocking@example.com", password: "correct horse", returnSecureToken: true)
+            ).localId
             return Fixture(setup: setup, uid: uid)
         }
 
-        func event(_ type: BlockingEventType = .beforeSignIn, url: String = BlockingFunctionHandlerTests.url, tenant: String? = nil,
-                   secondFactor: String? = nil) async throws -> String {
+        func event(
+            _ type: BlockingEventType = .beforeSignIn, url: String = BlockingFunctionHandlerTests.url,
+            tenant: String? = nil,
+            secondFactor: String? = nil
+        ) async throws -> String {
             try await setup.running.emulator.blockingEvent(
                 uid: uid, tenant: tenant,
-                attempt: .init(type: type, signInMethod: "password", secondFactor: secondFactor, ipAddress: "192.0.2.1", userAgent: "tests"),
+                attempt: .init(
+                    type: type, signInMethod: "password", secondFactor: secondFactor, ipAddress: "192.0.2.1",
+                    userAgent: "tests"),
                 functionURL: url)
         }
 
@@ -49,20 +57,29 @@ import Testing
         let fixture = try await Fixture.make("demo-blocking-decisions")
         defer { Task { await fixture.setup.running.stop() } }
         let seen = Recorded<String>()
-        let handler = BlockingFunctionHandler(auth: fixture.setup.admin, functionURL: Self.url, beforeSignIn: { event in
-            await seen.add("\(event.event.user.email ?? "-") \(event.event.ipAddress ?? "-") \(event.secondFactor ?? "none")")
-            switch event.event.user.email {
-            case "blocking@example.com" where event.secondFactor == nil: return .allow
-            case "blocking@example.com":
-                return .allow(updating: BlockingFunctionUpdate(displayName: "Ada", customClaims: ["role": .string("admin")], sessionClaims: ["mfa": .bool(true)]))
-            default: return .deny(message: "not this one")
-            }
-        })
-        let allowed = await handler.respond(to: Fixture.body(try await fixture.event()), contentType: "application/json")
+        let handler = BlockingFunctionHandler(
+            auth: fixture.setup.admin, functionURL: Self.url,
+            beforeSignIn: { event in
+                await seen.add(
+                    "\(event.event.user.email ?? "-") \(event.event.ipAddress ?? "-") \(event.secondFactor ?? "none")")
+                switch event.event.user.email {
+                case "blocking@example.com" where event.secondFactor == nil: return .allow
+                case "blocking@example.com":
+                    return .allow(
+                        updating: BlockingFunctionUpdate(
+                            displayName: "Ada", customClaims: ["role": .string("admin")],
+                            sessionClaims: ["mfa": .bool(true)]))
+                default: return .deny(message: "not this one")
+                }
+            })
+        let allowed = await handler.respond(
+            to: Fixture.body(try await fixture.event()), contentType: "application/json")
         #expect(allowed.status == 200)
         #expect(String(decoding: allowed.body, as: UTF8.self) == "{}")
 
-        let updated = await handler.respond(to: Fixture.body(try await fixture.event(secondFactor: "totp")), contentType: "application/json; charset=utf-8")
+        let updated = await handler.respond(
+            to: Fixture.body(try await fixture.event(secondFactor: "totp")),
+            contentType: "application/json; charset=utf-8")
         #expect(updated.status == 200)
         let record = try #require(Self.json(updated)["userRecord"] as? [String: Any])
         #expect(record["updateMask"] as? String == "displayName,customClaims,sessionClaims")
@@ -71,28 +88,36 @@ import Testing
         #expect(await seen.all == ["blocking@example.com 192.0.2.1 none", "blocking@example.com 192.0.2.1 totp"])
 
         // A beforeCreate event where only beforeSignIn is served, and claims that break the rules.
-        let noHandler = await handler.respond(to: Fixture.body(try await fixture.event(.beforeCreate)), contentType: "application/json")
+        let noHandler = await handler.respond(
+            to: Fixture.body(try await fixture.event(.beforeCreate)), contentType: "application/json")
         #expect(noHandler.status == 400)
-        let reserved = BlockingFunctionHandler(auth: fixture.setup.admin, functionURL: Self.url, beforeSignIn: { _ in
-            .allow(updating: BlockingFunctionUpdate(customClaims: ["firebase": .string("mine")]))
-        })
-        let refused = await reserved.respond(to: Fixture.body(try await fixture.event()), contentType: "application/json")
+        let reserved = BlockingFunctionHandler(
+            auth: fixture.setup.admin, functionURL: Self.url,
+            beforeSignIn: { _ in
+                .allow(updating: BlockingFunctionUpdate(customClaims: ["firebase": .string("mine")]))
+            })
+        let refused = await reserved.respond(
+            to: Fixture.body(try await fixture.event()), contentType: "application/json")
         #expect(refused.status == 400)
         #expect(Self.errorStatus(refused) == "INVALID_ARGUMENT")
 
-        let denying = BlockingFunctionHandler(auth: fixture.setup.admin, functionURL: Self.url, beforeSignIn: { _ in
-            .deny(message: "Add an authenticator app first.")
-        })
+        let denying = BlockingFunctionHandler(
+            auth: fixture.setup.admin, functionURL: Self.url,
+            beforeSignIn: { _ in
+                .deny(message: "Add an authenticator app first.")
+            })
         let denied = await denying.respond(to: Fixture.body(try await fixture.event()), contentType: "application/json")
         #expect(denied.status == 403)
         #expect(Self.errorStatus(denied) == "PERMISSION_DENIED")
-        #expect((Self.json(denied)["error"] as? [String: Any])?["message"] as? String == "Add an authenticator app first.")
+        #expect(
+            (Self.json(denied)["error"] as? [String: Any])?["message"] as? String == "Add an authenticator app first.")
     }
 
     @Test func refusesForgedExpiredMisdirectedAndReplayedEvents() async throws {
         let fixture = try await Fixture.make("demo-blocking-refusals")
         defer { Task { await fixture.setup.running.stop() } }
-        let handler = BlockingFunctionHandler(auth: fixture.setup.admin, functionURL: Self.url, beforeSignIn: { _ in .allow })
+        let handler = BlockingFunctionHandler(
+            auth: fixture.setup.admin, functionURL: Self.url, beforeSignIn: { _ in .allow })
         func code(_ jwt: String, now: Date = Date()) async -> (Int, String?) {
             do {
                 _ = try await handler.verifiedEvent(jwt, now: now)
@@ -112,11 +137,15 @@ import Testing
         // Another project's handler: its issuer is not the events'.
         let other = IdentityAdmin.emulator(projectID: "demo-elsewhere", hostAndPort: fixture.setup.running.hostAndPort)
         let elsewhere = BlockingFunctionHandler(auth: other, functionURL: Self.url, beforeSignIn: { _ in .allow })
-        await #expect(throws: BlockingEventRefusal.self) { _ = try await elsewhere.verifiedEvent(try await fixture.event()) }
+        await #expect(throws: BlockingEventRefusal.self) {
+            _ = try await elsewhere.verifiedEvent(try await fixture.event())
+        }
         // A tenant's handler refuses the project's users' events.
-        let tenant = BlockingFunctionHandler(auth: fixture.setup.admin.tenantManager().authForTenant("tenant-a"), functionURL: Self.url,
-                                             beforeSignIn: { _ in .allow })
-        let mismatch = await tenant.respond(to: Fixture.body(try await fixture.event()), contentType: "application/json")
+        let tenant = BlockingFunctionHandler(
+            auth: fixture.setup.admin.tenantManager().authForTenant("tenant-a"), functionURL: Self.url,
+            beforeSignIn: { _ in .allow })
+        let mismatch = await tenant.respond(
+            to: Fixture.body(try await fixture.event()), contentType: "application/json")
         #expect(mismatch.status == 401)
         // Once handled, an event is refused everywhere the replay store is shared.
         let once = try await fixture.event()
@@ -135,10 +164,12 @@ import Testing
         let fixture = try await Fixture.make("demo-blocking-budget")
         defer { Task { await fixture.setup.running.stop() } }
         let cancelled = Recorded<Bool>()
-        let handler = BlockingFunctionHandler(auth: fixture.setup.admin, functionURL: Self.url, budget: .milliseconds(200), beforeSignIn: { _ in
-            do { try await Task.sleep(for: .seconds(30)) } catch { await cancelled.add(true) }
-            return .allow
-        })
+        let handler = BlockingFunctionHandler(
+            auth: fixture.setup.admin, functionURL: Self.url, budget: .milliseconds(200),
+            beforeSignIn: { _ in
+                do { try await Task.sleep(for: .seconds(30)) } catch { await cancelled.add(true) }
+                return .allow
+            })
         let started = ContinuousClock.now
         let answer = await handler.respond(to: Fixture.body(try await fixture.event()), contentType: "application/json")
         #expect(ContinuousClock.now - started < .seconds(10))
@@ -154,17 +185,22 @@ import Testing
         let fixture = try await Fixture.make("demo-blocking-route")
         defer { Task { await fixture.setup.running.stop() } }
         let router = Router()
-        router.post("blocking/before-sign-in", blockingFunction: BlockingFunctionHandler(
-            auth: fixture.setup.admin, functionURL: Self.url, beforeSignIn: { _ in .deny(status: .permissionDenied, message: "no") }))
+        router.post(
+            "blocking/before-sign-in",
+            blockingFunction: BlockingFunctionHandler(
+                auth: fixture.setup.admin, functionURL: Self.url,
+                beforeSignIn: { _ in .deny(status: .permissionDenied, message: "no") }))
         let jwt = try await fixture.event()
         try await Application(router: router).test(.router) { client in
-            let response = try await client.execute(uri: "/blocking/before-sign-in", method: .post, headers: [.contentType: "application/json"],
-                                                    body: ByteBuffer(bytes: Fixture.body(jwt)))
+            let response = try await client.execute(
+                uri: "/blocking/before-sign-in", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(bytes: Fixture.body(jwt)))
             #expect(response.status == .forbidden)
             #expect(response.headers[.contentType] == "application/json")
             #expect(String(buffer: response.body).contains("PERMISSION_DENIED"))
-            let tooBig = try await client.execute(uri: "/blocking/before-sign-in", method: .post, headers: [.contentType: "application/json"],
-                                                  body: ByteBuffer(bytes: Data(count: 100_000)))
+            let tooBig = try await client.execute(
+                uri: "/blocking/before-sign-in", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(bytes: Data(count: 100_000)))
             #expect(tooBig.status == .contentTooLarge)
         }
     }
@@ -173,7 +209,8 @@ import Testing
     @Test func descriptionsRedactCredentials() async throws {
         let fixture = try await Fixture.make("demo-blocking-redaction")
         defer { Task { await fixture.setup.running.stop() } }
-        let handler = BlockingFunctionHandler(auth: fixture.setup.admin, functionURL: Self.url, beforeSignIn: { _ in .allow })
+        let handler = BlockingFunctionHandler(
+            auth: fixture.setup.admin, functionURL: Self.url, beforeSignIn: { _ in .allow })
         let event = try await handler.verifiedEvent(try await fixture.event())
         #expect("\(event)".contains(fixture.uid))
         #expect(event.credential == nil)

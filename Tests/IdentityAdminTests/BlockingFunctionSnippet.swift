@@ -6,7 +6,9 @@ import IdentityAdminHummingbird
 
 /// `beforeSignIn`: staff must have an authenticator app; everyone's ID
 /// token carries their role.
-func blockingFunctionRouter(admin: IdentityAdmin, staffTenant: String, roles: [String: String]) -> Router<BasicRequestContext> {
+func blockingFunctionRouter(admin: IdentityAdmin, staffTenant: String, roles: [String: String]) -> Router<
+    BasicRequestContext
+> {
     let beforeSignIn = BlockingFunctionHandler(
         auth: admin, functionURL: "https://auth.example.com/blocking/before-sign-in",
         beforeSignIn: { signIn in
@@ -15,7 +17,8 @@ func blockingFunctionRouter(admin: IdentityAdmin, staffTenant: String, roles: [S
             if signIn.event.tenantID == staffTenant, !hasTOTP {
                 return .deny(message: "Staff accounts need an authenticator app.")
             }
-            return .allow(updating: BlockingFunctionUpdate(customClaims: ["role": .string(roles[user.uid] ?? "member")]))
+            return .allow(
+                updating: BlockingFunctionUpdate(customClaims: ["role": .string(roles[user.uid] ?? "member")]))
         })
     let router = Router()
     router.post("blocking/before-sign-in", blockingFunction: beforeSignIn)

@@ -8,9 +8,12 @@ import Testing
 @Suite struct ClaimRulesTests {
     static let issued: Int64 = 1_800_000_000
 
-    func claims(issuer: TokenIssuerPrefix = .idToken, authTime: Int64 = issued, tenant: String? = nil) -> IDTokenClaims {
-        IDTokenClaims(iss: issuer.rawValue + "p", aud: "p", authTime: authTime, userID: "u", sub: "u", iat: Self.issued,
-                      exp: Self.issued + 3600, firebase: FirebaseSignInClaims(identities: [:], signInProvider: "password", tenant: tenant))
+    func claims(issuer: TokenIssuerPrefix = .idToken, authTime: Int64 = issued, tenant: String? = nil) -> IDTokenClaims
+    {
+        IDTokenClaims(
+            iss: issuer.rawValue + "p", aud: "p", authTime: authTime, userID: "u", sub: "u", iat: Self.issued,
+            exp: Self.issued + 3600,
+            firebase: FirebaseSignInClaims(identities: [:], signInProvider: "password", tenant: tenant))
     }
 
     func at(_ seconds: Double) -> Date { Date(timeIntervalSince1970: TimeInterval(Self.issued) + seconds) }
@@ -22,7 +25,9 @@ import Testing
 
     @Test func issuedAndSignedInTimesMayLeadByTheSkewOnly() throws {
         try claims().verifyLifetime(at: at(-5), clockSkew: .seconds(5))
-        #expect(throws: ClaimFailure.issuedInTheFuture(at: at(0))) { try claims().verifyLifetime(at: at(-5.001), clockSkew: .seconds(5)) }
+        #expect(throws: ClaimFailure.issuedInTheFuture(at: at(0))) {
+            try claims().verifyLifetime(at: at(-5.001), clockSkew: .seconds(5))
+        }
         let late = claims(authTime: Self.issued + 60)
         #expect(throws: ClaimFailure.authenticatedInTheFuture(at: at(60))) {
             try late.verifyTimesAndTenant(at: at(10), clockSkew: .seconds(5), tenant: nil)
@@ -30,8 +35,11 @@ import Testing
     }
 
     @Test func audienceIsCheckedBeforeIssuerAndTenantWhenRequired() throws {
-        #expect(throws: ClaimFailure.wrongAudience(expected: "q", found: "p")) { try claims(issuer: .sessionCookie).verifyIssuer("x", audience: "q") }
-        #expect(throws: ClaimFailure.wrongIssuer(expected: "x", found: TokenIssuerPrefix.sessionCookie.rawValue + "p")) {
+        #expect(throws: ClaimFailure.wrongAudience(expected: "q", found: "p")) {
+            try claims(issuer: .sessionCookie).verifyIssuer("x", audience: "q")
+        }
+        #expect(throws: ClaimFailure.wrongIssuer(expected: "x", found: TokenIssuerPrefix.sessionCookie.rawValue + "p"))
+        {
             try claims(issuer: .sessionCookie).verifyIssuer("x", audience: "p")
         }
         try claims(tenant: "t").verifyTenant(nil)
@@ -40,7 +48,9 @@ import Testing
 
     @Test func aSessionCookieIsNoIDToken() {
         #expect(claims().isIssued(as: .idToken) && !claims().isIssued(as: .sessionCookie))
-        #expect(claims(issuer: .sessionCookie).isIssued(as: .sessionCookie) && !claims(issuer: .sessionCookie).isIssued(as: .idToken))
+        #expect(
+            claims(issuer: .sessionCookie).isIssued(as: .sessionCookie)
+                && !claims(issuer: .sessionCookie).isIssued(as: .idToken))
     }
 
     /// A revocation at 12.7 s past `iat`'s second revokes tokens of earlier

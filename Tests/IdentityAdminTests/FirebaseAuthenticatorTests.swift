@@ -1,3 +1,4 @@
+import AdminTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -5,11 +6,10 @@ import HummingbirdAuth
 import HummingbirdTesting
 import IdentityAdmin
 import IdentityAdminHummingbird
+import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitTestSupport
 import Logging
-import IdentityOTP
-import AdminTestSupport
 import Testing
 
 /// The Hummingbird middleware against the emulator's real tokens: every
@@ -20,7 +20,9 @@ import Testing
 
     /// An app whose `/me` answers the verified uid and second factor, behind
     /// the middleware with `options`; its logs go to `records`.
-    static func app(_ auth: BaseAuth, _ options: FirebaseAuthenticator<Context>.Options, records: LogRecords) -> some ApplicationProtocol {
+    static func app(_ auth: BaseAuth, _ options: FirebaseAuthenticator<Context>.Options, records: LogRecords)
+        -> some ApplicationProtocol
+    {
         let router = Router(context: Context.self)
         router.add(middleware: FirebaseAuthenticator(auth, options: options))
         router.get("me") { _, context in
@@ -71,7 +73,9 @@ import Testing
             #expect(String(buffer: response.body) == "true tests-agent")
             headers[.userAgent] = String(repeating: "a", count: 5000)
             let long = try await client.execute(uri: "/api/facts", method: .get, headers: headers)
-            #expect(String(buffer: long.body) == "true " + String(repeating: "a", count: SecurityEventContext.maximumLength))
+            #expect(
+                String(buffer: long.body) == "true " + String(repeating: "a", count: SecurityEventContext.maximumLength)
+            )
             let kept = try await client.execute(uri: "/app/facts", method: .get, headers: headers)
             #expect(String(buffer: kept.body) == "203.0.113.9")
         }
@@ -79,8 +83,12 @@ import Testing
 
     /// An app's own middleware that vouches for the client's address.
     struct SetsEventContext: RouterMiddleware {
-        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-            try await SecurityEventContext.withValue(SecurityEventContext(clientAddress: "203.0.113.9")) { try await next(request, context) }
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+            async throws -> Response
+        {
+            try await SecurityEventContext.withValue(SecurityEventContext(clientAddress: "203.0.113.9")) {
+                try await next(request, context)
+            }
         }
     }
 
@@ -93,7 +101,10 @@ import Testing
         let tokens = try await MiddlewareTokens.make(setup)
         let records = LogRecords()
         let router = Router(context: Context.self)
-        let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore()))
+        let recovery = AccountRecovery(
+            admin: setup.admin,
+            redeemer: RecoveryCodeRedeemer(
+                store: ExpiringStateRecoveryCodeStore(), attemptStore: ExpiringStateTOTPVerificationStore()))
         _ = try await recovery.issueCodes(for: tokens.uid)
         router.group("api")
             .add(middleware: FirebaseAuthenticator(setup.admin, options: .init(checkRevoked: true)))
@@ -105,7 +116,8 @@ import Testing
         var logger = Logger(label: "app") { _ in CapturingLogHandler(records: records) }
         logger.logLevel = .debug
         try await Application(router: router, logger: logger).test(.router) { client in
-            let response = try await client.execute(uri: "/api/recover", method: .get, headers: Self.bearer(tokens.password))
+            let response = try await client.execute(
+                uri: "/api/recover", method: .get, headers: Self.bearer(tokens.password))
             #expect(String(buffer: response.body) == "refused")
         }
         let lines = records.lines
@@ -125,7 +137,9 @@ import Testing
         let otherProject = IdentityAdmin.emulator(projectID: "demo-elsewhere", hostAndPort: setup.running.hostAndPort)
         let records = LogRecords()
         let router = Router(context: Context.self)
-        router.group("api").add(middleware: FirebaseAuthenticator(otherProject)).get("me") { _, context in try context.requireIdentity().uid }
+        router.group("api").add(middleware: FirebaseAuthenticator(otherProject)).get("me") { _, context in
+            try context.requireIdentity().uid
+        }
         var logger = Logger(label: "app") { _ in CapturingLogHandler(records: records) }
         logger.logLevel = .debug
         try await Application(router: router, logger: logger).test(.router) { client in
@@ -133,7 +147,9 @@ import Testing
             #expect(response.status == .unauthorized)
         }
         let refused = records.lines.first { $0.contains("request refused") }
-        #expect(refused?.contains("wrongAudience") == true && refused?.contains("\"expected_project\": demo-elsewhere") == true
+        #expect(
+            refused?.contains("wrongAudience") == true
+                && refused?.contains("\"expected_project\": demo-elsewhere") == true
                 && refused?.contains("\"received_project\": demo-audience") == true, "\(records.lines)")
         #expect(!records.lines.joined().contains(tokens.totp))
     }
@@ -144,7 +160,7 @@ import Testing
         let tokens = try await MiddlewareTokens.make(setup)
         let garbage = "not.a-token.at-all"
         let records = LogRecords()
-        let answers = LogRecords()  // the refusals' bodies
+        let answers = LogRecords() // the refusals' bodies
 
         // The defaults: a bearer token, required; no revocation or second-factor check.
         try await Self.app(setup.admin, .init(), records: records).test(.router) { client in
@@ -152,10 +168,14 @@ import Testing
             #expect(missing.status == .unauthorized)
             #expect(try Self.reason(missing) == "missing")
             #expect(missing.headers[.wwwAuthenticate] == "Bearer")
-            let otherScheme = try await client.execute(uri: "/me", method: .get, headers: [.authorization: "Basic YTpi"])
+            let otherScheme = try await client.execute(
+                uri: "/me", method: .get, headers: [.authorization: "Basic YTpi"])
             #expect(try Self.reason(otherScheme) == "missing")
 
-            for (token, reason) in [(garbage, "malformed"), (tokens.expired, "expired"), (Self.withAnotherSignature(tokens.password), "badSignature")] {
+            for (token, reason) in [
+                (garbage, "malformed"), (tokens.expired, "expired"),
+                (Self.withAnotherSignature(tokens.password), "badSignature"),
+            ] {
                 let refused = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(token))
                 #expect(refused.status == .unauthorized, "\(reason)")
                 #expect(try Self.reason(refused) == reason, "\(String(buffer: refused.body))")
@@ -176,8 +196,10 @@ import Testing
             let passwordOnly = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.password))
             #expect(passwordOnly.status == .unauthorized)
             #expect(try Self.reason(passwordOnly) == "secondFactorRequired")
-            #expect(passwordOnly.headers[.wwwAuthenticate]
-                == #"Bearer error="insufficient_user_authentication", error_description="a sign-in with the second factor is required", acr_values="firebase_second_factor""#)
+            #expect(
+                passwordOnly.headers[.wwwAuthenticate]
+                    == #"Bearer error="insufficient_user_authentication", error_description="a sign-in with the second factor is required", acr_values="firebase_second_factor""#
+            )
             answers.append(String(buffer: passwordOnly.body))
             let withTOTP = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.totp))
             #expect(withTOTP.status == .ok)
@@ -207,7 +229,9 @@ import Testing
         for text in answers.lines + records.lines {
             for secret in secrets { #expect(!text.contains(secret), "a credential in \(text.prefix(80))…") }
             // Nor any of a token's three parts.
-            for part in secrets.flatMap({ $0.split(separator: ".") }) where part.count > 8 { #expect(!text.contains(part)) }
+            for part in secrets.flatMap({ $0.split(separator: ".") }) where part.count > 8 {
+                #expect(!text.contains(part))
+            }
         }
         #expect(records.lines.contains { $0.contains("request refused") && $0.contains("secondFactorRequired") })
     }
@@ -219,19 +243,24 @@ import Testing
         let cookie = try await setup.admin.createSessionCookie(tokens.totp, expiresIn: .seconds(3600))
         let records = LogRecords()
 
-        try await Self.app(setup.admin, .init(credential: .sessionCookie(named: "__session")), records: records).test(.router) { client in
-            let fromCookie = try await client.execute(uri: "/me", method: .get, headers: [.cookie: "theme=dark; __session=\(cookie)"])
+        try await Self.app(setup.admin, .init(credential: .sessionCookie(named: "__session")), records: records).test(
+            .router
+        ) { client in
+            let fromCookie = try await client.execute(
+                uri: "/me", method: .get, headers: [.cookie: "theme=dark; __session=\(cookie)"])
             #expect(fromCookie.status == .ok)
             #expect(String(buffer: fromCookie.body) == "\(tokens.uid) totp")
             // An ID token is not a session cookie, and a bearer header is not read.
-            let idTokenAsCookie = try await client.execute(uri: "/me", method: .get, headers: [.cookie: "__session=\(tokens.totp)"])
+            let idTokenAsCookie = try await client.execute(
+                uri: "/me", method: .get, headers: [.cookie: "__session=\(tokens.totp)"])
             #expect(idTokenAsCookie.status == .unauthorized)
             let bearerOnly = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.totp))
             #expect(try Self.reason(bearerOnly) == "missing")
             #expect(bearerOnly.headers[.wwwAuthenticate] == nil)
         }
 
-        let either = FirebaseAuthenticator<Context>.Options(credential: .bearerTokenOrSessionCookie(), requireCredential: false)
+        let either = FirebaseAuthenticator<Context>.Options(
+            credential: .bearerTokenOrSessionCookie(), requireCredential: false)
         try await Self.app(setup.admin, either, records: records).test(.router) { client in
             #expect(String(buffer: try await client.execute(uri: "/me", method: .get).body) == "anonymous")
             let fromBearer = try await client.execute(uri: "/me", method: .get, headers: Self.bearer(tokens.password))
@@ -247,11 +276,14 @@ import Testing
     }
 
     /// RFC 6750 §2.1: the scheme in any case, then spaces, then one non-empty token.
-    @Test(arguments: [
-        ("Bearer abc.def", "abc.def"), ("bearer abc", "abc"), ("BEARER   abc", "abc"), ("Bearer", nil), ("Bearer ", nil),
-        ("Bearerabc", nil), ("Basic abc", nil), ("Bearer a b", nil), ("", nil), ("Bearer\tabc", nil),
-        ("Bearer abc ", nil), ("Bearer    ", nil), ("Beare abc", nil), ("Bëarer abc", nil), ("Bearer ab\u{e9}", "ab\u{e9}"),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("Bearer abc.def", "abc.def"), ("bearer abc", "abc"), ("BEARER   abc", "abc"), ("Bearer", nil),
+            ("Bearer ", nil),
+            ("Bearerabc", nil), ("Basic abc", nil), ("Bearer a b", nil), ("", nil), ("Bearer\tabc", nil),
+            ("Bearer abc ", nil), ("Bearer    ", nil), ("Beare abc", nil), ("Bëarer abc", nil),
+            ("Bearer ab\u{e9}", "ab\u{e9}"),
+        ] as [(String, String?)])
     func bearerTokensAreReadAsRFC6750Says(header: String, token: String?) {
         #expect(FirebaseRouteProtection.bearerToken(fromAuthorization: header) == token)
     }

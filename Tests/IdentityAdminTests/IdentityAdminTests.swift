@@ -2,11 +2,11 @@ import AdminTestSupport
 import Foundation
 import HTTPTypes
 import IdentityAdmin
+import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import IdentityToolkitTestSupport
-import IdentityOTP
 import Testing
 import _CryptoExtras
 
@@ -14,16 +14,43 @@ import _CryptoExtras
     static let prefix = #"{"providerConfigs":[{"state":"ENABLED","totpProviderConfig":{"adjacentIntervals":"#
 
     @Test(arguments: [
-        (prefix + "-1}}]}", #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentIntervals" must be an integer from 0 to 10"#),
-        (prefix + "11}}]}", #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentIntervals" must be an integer from 0 to 10"#),
-        (prefix + "1.5}}]}", #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentIntervals" must be an integer from 0 to 10"#),
-        (prefix + #""a"}}]}"#, #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentIntervals" must be an integer from 0 to 10"#),
-        (prefix + "null}}]}", #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentIntervals" must be an integer from 0 to 10"#),
-        (prefix + "true}}]}", #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentIntervals" must be an integer from 0 to 10"#),
-        (#"{"providerConfigs":[{"state":"ENABLED"}]}"#, #""multiFactorConfig.providerConfigs[0].totpProviderConfig" is required"#),
-        (#"{"providerConfigs":[{"state":"MANDATORY","totpProviderConfig":{}}]}"#, #""multiFactorConfig.providerConfigs[0].state" must be "ENABLED" or "DISABLED""#),
+        (
+            prefix + "-1}}]}",
+            #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentIntervals" must be an integer from 0 to 10"#
+        ),
+        (
+            prefix + "11}}]}",
+            #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentIntervals" must be an integer from 0 to 10"#
+        ),
+        (
+            prefix + "1.5}}]}",
+            #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentIntervals" must be an integer from 0 to 10"#
+        ),
+        (
+            prefix + #""a"}}]}"#,
+            #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentIntervals" must be an integer from 0 to 10"#
+        ),
+        (
+            prefix + "null}}]}",
+            #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentIntervals" must be an integer from 0 to 10"#
+        ),
+        (
+            prefix + "true}}]}",
+            #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentIntervals" must be an integer from 0 to 10"#
+        ),
+        (
+            #"{"providerConfigs":[{"state":"ENABLED"}]}"#,
+            #""multiFactorConfig.providerConfigs[0].totpProviderConfig" is required"#
+        ),
+        (
+            #"{"providerConfigs":[{"state":"MANDATORY","totpProviderConfig":{}}]}"#,
+            #""multiFactorConfig.providerConfigs[0].state" must be "ENABLED" or "DISABLED""#
+        ),
         (#"{"state":"MANDATORY"}"#, #""multiFactorConfig.state" must be "ENABLED" or "DISABLED""#),
-        (#"{"providerConfigs":[{"state":"ENABLED","totpProviderConfig":{"adjacentInterval":3}}]}"#, #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentInterval" is not a valid field"#),
+        (
+            #"{"providerConfigs":[{"state":"ENABLED","totpProviderConfig":{"adjacentInterval":3}}]}"#,
+            #""multiFactorConfig.providerConfigs[0].totpProviderConfig.adjacentInterval" is not a valid field"#
+        ),
         (#"{"factorIds":["totp"]}"#, #""multiFactorConfig.factorIds[0]" must be "phone", not "totp""#),
         (#"{"providerConfigs":{}}"#, #""multiFactorConfig.providerConfigs" must be an array"#),
         ("[]", #""multiFactorConfig" must be an object"#),
@@ -45,75 +72,113 @@ import _CryptoExtras
 
     @Test func invalidConfigsSendNoRequest() async throws {
         let transport = RecordingTransport()
-        let admin = IdentityAdmin(projectID: "p", credential: StaticAccessTokenCredential(token: "t"),
-                                  configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let admin = IdentityAdmin(
+            projectID: "p", credential: StaticAccessTokenCredential(token: "t"),
+            configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         await #expect(throws: AdminValidationError.self) {
-            try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 11)))
+            try await admin.projectConfigManager().updateProjectConfig(
+                UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 11)))
         }
         await #expect(throws: AdminValidationError.self) {
-            try await admin.tenantManager().updateTenant("t", TenantRequest(multiFactorConfig: MultiFactorConfig(providerConfigs: [.init(state: .enabled, totpProviderConfig: nil)])))
+            try await admin.tenantManager().updateTenant(
+                "t",
+                TenantRequest(
+                    multiFactorConfig: MultiFactorConfig(providerConfigs: [
+                        .init(state: .enabled, totpProviderConfig: nil)
+                    ])))
         }
         // An update that sets nothing would be sent without a mask, which the
         // server reads as "replace every field": refused before sending.
-        await #expect(throws: AdminValidationError.self) { try await admin.tenantManager().updateTenant("t", TenantRequest()) }
         await #expect(throws: AdminValidationError.self) {
-            try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: nil))
+            try await admin.tenantManager().updateTenant("t", TenantRequest())
+        }
+        await #expect(throws: AdminValidationError.self) {
+            try await admin.projectConfigManager().updateProjectConfig(
+                UpdateProjectConfigRequest(multiFactorConfig: nil))
         }
         #expect(await transport.requests.isEmpty)
     }
 
     @Test func bodiesAndUpdateMasks() async throws {
         let transport = RecordingTransport(body: #"{"name":"projects/p/tenants/t1"}"#)
-        let admin = IdentityAdmin(projectID: "p", credential: StaticAccessTokenCredential(token: "tok"),
-                                  configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
-        _ = try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: MultiFactorConfig(
-            state: .enabled, factorIds: ["phone"], providerConfigs: [.init(state: .enabled, totpProviderConfig: .init(adjacentIntervals: 2))])))
+        let admin = IdentityAdmin(
+            projectID: "p", credential: StaticAccessTokenCredential(token: "tok"),
+            configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        _ = try await admin.projectConfigManager().updateProjectConfig(
+            UpdateProjectConfigRequest(
+                multiFactorConfig: MultiFactorConfig(
+                    state: .enabled, factorIds: ["phone"],
+                    providerConfigs: [.init(state: .enabled, totpProviderConfig: .init(adjacentIntervals: 2))])))
         let project = try #require(await transport.requests.first)
         #expect(project.method == .patch)
-        #expect(project.path == "/v2/projects/p/config?updateMask=mfa.state%2Cmfa.enabledProviders%2Cmfa.providerConfigs")
+        #expect(
+            project.path == "/v2/projects/p/config?updateMask=mfa.state%2Cmfa.enabledProviders%2Cmfa.providerConfigs")
         #expect(project.headerFields[.authorization] == "Bearer tok")
         let projectBody = try #require(await transport.bodies.first ?? nil)
-        #expect(String(decoding: projectBody, as: UTF8.self) == #"{"mfa":{"enabledProviders":["PHONE_SMS"],"providerConfigs":[{"state":"ENABLED","totpProviderConfig":{"adjacentIntervals":2}}],"state":"ENABLED"}}"#)
+        #expect(
+            String(decoding: projectBody, as: UTF8.self)
+                == #"{"mfa":{"enabledProviders":["PHONE_SMS"],"providerConfigs":[{"state":"ENABLED","totpProviderConfig":{"adjacentIntervals":2}}],"state":"ENABLED"}}"#
+        )
         _ = try await admin.tenantManager().updateTenant("t1", TenantRequest(multiFactorConfig: .totpEnabled()))
         let tenant = try #require(await transport.requests.last)
         #expect(tenant.path == "/v2/projects/p/tenants/t1?updateMask=mfaConfig.providerConfigs")
         let tenantBody = try #require(await transport.bodies.last ?? nil)
-        #expect(String(decoding: tenantBody, as: UTF8.self) == #"{"mfaConfig":{"providerConfigs":[{"state":"ENABLED","totpProviderConfig":{}}]}}"#)
+        #expect(
+            String(decoding: tenantBody, as: UTF8.self)
+                == #"{"mfaConfig":{"providerConfigs":[{"state":"ENABLED","totpProviderConfig":{}}]}}"#)
     }
 }
 
 @Suite struct EmulatorAdminTests {
     @Test func enableDisableAndShowForProjectsAndTenants() async throws {
-        let running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "demo-admin")).start()
+        let running = try await IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(port: 0, projectID: "demo-admin")
+        ).start()
         defer { Task { await running.stop() } }
         let transport = AsyncHTTPClientTransport()
-        let admin = IdentityAdmin.emulator(projectID: "demo-admin", hostAndPort: running.hostAndPort, transport: transport)
-        let updated = try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 0)))
+        let admin = IdentityAdmin.emulator(
+            projectID: "demo-admin", hostAndPort: running.hostAndPort, transport: transport)
+        let updated = try await admin.projectConfigManager().updateProjectConfig(
+            UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 0)))
         #expect(updated.multiFactorConfig == .totpEnabled(adjacentIntervals: 0))
-        #expect(try await admin.projectConfigManager().getProjectConfig().multiFactorConfig == .totpEnabled(adjacentIntervals: 0))
+        #expect(
+            try await admin.projectConfigManager().getProjectConfig().multiFactorConfig
+                == .totpEnabled(adjacentIntervals: 0))
         // Read back with a raw GET.
-        var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
+        var request = HTTPRequest(
+            method: .get, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
         request.url = URL(string: "\(running.baseURL)/identitytoolkit.googleapis.com/v2/projects/demo-admin/config")
-        let (_, data) = try await transport.send(request, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
+        let (_, data) = try await transport.send(
+            request, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
         #expect(String(decoding: data, as: UTF8.self).contains(#""adjacentIntervals":0"#))
 
         // The emulator now applies a window of 0: a code one step old is refused.
-        let accounts = AccountsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort))
+        let accounts = AccountsClient(
+            apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort))
         running.emulator.clock.set(Date(timeIntervalSince1970: 2_000_000_010))
-        let created = try await accounts.signUp(SignUpRequest(email: "a@example.com", password: "secret-pw", returnSecureToken: true))
+        let created = try await accounts.signUp(
+            SignUpRequest(email: "a@example.com", password: "secret-pw", returnSecureToken: true))
         let idToken = try #require(created.idToken)
         _ = try await accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: idToken))
         var codes = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
         codes.url = URL(string: "\(running.baseURL)/emulator/v1/projects/demo-admin/oobCodes")
-        let (_, listing) = try await transport.send(codes, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
-        let oob = try #require((try JSONSerialization.jsonObject(with: listing) as? [String: [[String: String]]])?["oobCodes"]?.first?["oobCode"])
+        let (_, listing) = try await transport.send(
+            codes, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
+        let oob = try #require(
+            (try JSONSerialization.jsonObject(with: listing) as? [String: [[String: String]]])?["oobCodes"]?.first?[
+                "oobCode"])
         _ = try await accounts.update(SetAccountInfoRequest(oobCode: oob))
-        let started = try await accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: idToken, totpEnrollmentInfo: .init()))
+        let started = try await accounts.startMfaEnrollment(
+            StartMfaEnrollmentRequest(idToken: idToken, totpEnrollmentInfo: .init()))
         let totp = try TOTP(key: try Base32.decode(try #require(started.totpSessionInfo?.sharedSecretKey)))
         let step = try totp.step(at: 2_000_000_010)
         do {
-            _ = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(idToken: idToken, displayName: "app",
-                totpVerificationInfo: .init(sessionInfo: try #require(started.totpSessionInfo?.sessionInfo), verificationCode: totp.code(step: step - 1))))
+            _ = try await accounts.finalizeMfaEnrollment(
+                FinalizeMfaEnrollmentRequest(
+                    idToken: idToken, displayName: "app",
+                    totpVerificationInfo: .init(
+                        sessionInfo: try #require(started.totpSessionInfo?.sessionInfo),
+                        verificationCode: totp.code(step: step - 1))))
             Issue.record("a code outside a window of 0 was accepted")
         } catch let failure as IdentityToolkitError where failure.code == .server {
             let error = try #require(failure.serverError)
@@ -121,12 +186,16 @@ import _CryptoExtras
         }
 
         // Tenants.
-        let tenant = try await admin.tenantManager().createTenant(TenantRequest(displayName: "Team", multiFactorConfig: .totpEnabled(adjacentIntervals: 7)))
+        let tenant = try await admin.tenantManager().createTenant(
+            TenantRequest(displayName: "Team", multiFactorConfig: .totpEnabled(adjacentIntervals: 7)))
         #expect(tenant.displayName == "Team")
         // The server fills in what the request left out (SMS off), as production does.
         let stored = try #require(try await admin.tenantManager().getTenant(tenant.tenantID).multiFactorConfig)
-        #expect(stored.providerConfigs == MultiFactorConfig.totpEnabled(adjacentIntervals: 7).providerConfigs && stored.state == .disabled)
-        let disabled = try await admin.tenantManager().updateTenant(tenant.tenantID, TenantRequest(multiFactorConfig: .totpDisabled))
+        #expect(
+            stored.providerConfigs == MultiFactorConfig.totpEnabled(adjacentIntervals: 7).providerConfigs
+                && stored.state == .disabled)
+        let disabled = try await admin.tenantManager().updateTenant(
+            tenant.tenantID, TenantRequest(multiFactorConfig: .totpDisabled))
         #expect(disabled.multiFactorConfig?.providerConfigs?.first?.state == .disabled)
         #expect(disabled.displayName == "Team")
     }
@@ -161,15 +230,20 @@ import _CryptoExtras
     }
 
     @Test func endToEndWithCachingAndCoalescing() async throws {
-        let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "demo-admin"))
+        let emulator = try IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(port: 0, projectID: "demo-admin"))
         let running = try await emulator.start()
         defer { Task { await running.stop() } }
         let tokenURI = "\(running.baseURL)/oauth2.googleapis.com/token"
         let file = try KeyFile(tokenURI: tokenURI)
-        var register = HTTPRequest(method: .post, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
+        var register = HTTPRequest(
+            method: .post, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
         register.url = URL(string: "\(running.baseURL)/emulator/v1/serviceAccounts")
-        let registration = try JSONSerialization.data(withJSONObject: ["clientEmail": file.email, "publicKeyPem": file.key.publicKey.pemRepresentation])
-        _ = try await AsyncHTTPClientTransport().send(register, body: registration, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
+        let registration = try JSONSerialization.data(withJSONObject: [
+            "clientEmail": file.email, "publicKeyPem": file.key.publicKey.pemRepresentation,
+        ])
+        _ = try await AsyncHTTPClientTransport().send(
+            register, body: registration, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
 
         let transport = CountingTransport()
         let clock = emulator.clock
@@ -188,8 +262,11 @@ import _CryptoExtras
         #expect(tokens.count == 1)
         #expect(transport.count == 1)
         // The emulator's admin routes accept the issued token.
-        let admin = IdentityAdmin(projectID: "demo-admin", credential: credential, configuration: ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort))
-        _ = try await admin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 4)))
+        let admin = IdentityAdmin(
+            projectID: "demo-admin", credential: credential,
+            configuration: ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort))
+        _ = try await admin.projectConfigManager().updateProjectConfig(
+            UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 4)))
         #expect(transport.count == 1)
         // Cached until five minutes before expiry, then fetched again.
         clock.advance(by: 3600 - 301)
@@ -201,16 +278,21 @@ import _CryptoExtras
     }
 
     @Test func theTokenEndpointChecksTheAssertion() async throws {
-        let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "demo-admin"))
+        let emulator = try IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(port: 0, projectID: "demo-admin"))
         let running = try await emulator.start()
         defer { Task { await running.stop() } }
         let tokenURI = "\(running.baseURL)/oauth2.googleapis.com/token"
         let trusted = try KeyFile(tokenURI: tokenURI)
         let impostor = try KeyFile(tokenURI: tokenURI)
-        var register = HTTPRequest(method: .post, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
+        var register = HTTPRequest(
+            method: .post, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
         register.url = URL(string: "\(running.baseURL)/emulator/v1/serviceAccounts")
-        _ = try await AsyncHTTPClientTransport().send(register, body: try JSONSerialization.data(withJSONObject: [
-            "clientEmail": trusted.email, "publicKeyPem": trusted.key.publicKey.pemRepresentation]),
+        _ = try await AsyncHTTPClientTransport().send(
+            register,
+            body: try JSONSerialization.data(withJSONObject: [
+                "clientEmail": trusted.email, "publicKeyPem": trusted.key.publicKey.pemRepresentation,
+            ]),
             options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
         // Same issuer, another key: the signature check fails.
         let forged = try ServiceAccountCredential(json: impostor.json, transport: AsyncHTTPClientTransport())
@@ -222,12 +304,18 @@ import _CryptoExtras
             #expect(!"\(error)".contains("PRIVATE KEY"))
         }
         // An unknown issuer.
-        let stranger = try ServiceAccountCredential(json: try KeyFile(email: "other@x.iam.gserviceaccount.com", tokenURI: tokenURI).json, transport: AsyncHTTPClientTransport())
-        await #expect(throws: AdminCredentialError.tokenEndpoint(status: 400, error: "invalid_grant", description: "unknown issuer other@x.iam.gserviceaccount.com")) {
+        let stranger = try ServiceAccountCredential(
+            json: try KeyFile(email: "other@x.iam.gserviceaccount.com", tokenURI: tokenURI).json,
+            transport: AsyncHTTPClientTransport())
+        await #expect(
+            throws: AdminCredentialError.tokenEndpoint(
+                status: 400, error: "invalid_grant", description: "unknown issuer other@x.iam.gserviceaccount.com")
+        ) {
             try await stranger.accessToken()
         }
         // An assertion from a skewed clock (issued two hours ago) is refused.
-        let skewed = try ServiceAccountCredential(json: trusted.json, transport: AsyncHTTPClientTransport(), now: { Date().addingTimeInterval(-7200) })
+        let skewed = try ServiceAccountCredential(
+            json: trusted.json, transport: AsyncHTTPClientTransport(), now: { Date().addingTimeInterval(-7200) })
         await #expect(throws: AdminCredentialError.self) { try await skewed.accessToken() }
         let good = try ServiceAccountCredential(json: trusted.json, transport: AsyncHTTPClientTransport())
         #expect(try await good.accessToken().hasPrefix("emulator-"))
@@ -235,13 +323,24 @@ import _CryptoExtras
 
     @Test func keyFileErrors() throws {
         #expect(throws: AdminCredentialError.self) { try ServiceAccountCredential(keyFile: "/nonexistent/key.json") }
-        #expect(throws: AdminCredentialError.malformedKeyFile(reason: "expected JSON with type, client_email and private_key")) {
+        #expect(
+            throws: AdminCredentialError.malformedKeyFile(
+                reason: "expected JSON with type, client_email and private_key")
+        ) {
             try ServiceAccountCredential(json: Data("not json".utf8))
         }
-        let badKey = try JSONSerialization.data(withJSONObject: ["type": "service_account", "client_email": "a@b", "private_key": "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n"])
-        #expect(throws: AdminCredentialError.malformedKeyFile(reason: "private_key is not an RSA private key in PEM form")) { try ServiceAccountCredential(json: badKey) }
+        let badKey = try JSONSerialization.data(withJSONObject: [
+            "type": "service_account", "client_email": "a@b",
+            "private_key": "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n",
+        ])
+        #expect(
+            throws: AdminCredentialError.malformedKeyFile(reason: "private_key is not an RSA private key in PEM form")
+        ) { try ServiceAccountCredential(json: badKey) }
         let user = try JSONSerialization.data(withJSONObject: ["type": "authorized_user", "client_email": "a@b"])
-        #expect(throws: AdminCredentialError.malformedKeyFile(reason: "type is \"authorized_user\", not \"service_account\"")) { try ServiceAccountCredential(json: user) }
+        #expect(
+            throws: AdminCredentialError.malformedKeyFile(
+                reason: "type is \"authorized_user\", not \"service_account\"")
+        ) { try ServiceAccountCredential(json: user) }
         #expect(throws: AdminCredentialError.missingEnvironmentVariable("GOOGLE_APPLICATION_CREDENTIALS")) {
             try ServiceAccountCredential.applicationDefault(environment: [:])
         }
@@ -257,7 +356,7 @@ import _CryptoExtras
         let noKey = ApplicationDefaultCredential(environment: [:])
         let emulated = IdentityAdmin(projectID: "demo-adc", credential: noKey, configuration: setup.configuration)
         _ = try await emulated.projectConfigManager().getProjectConfig()
-        #expect(try emulated.createCustomToken(uid: "u1").hasSuffix("."))   // unsigned, as the emulator takes it
+        #expect(try emulated.createCustomToken(uid: "u1").hasSuffix(".")) // unsigned, as the emulator takes it
 
         let production = IdentityAdmin(projectID: "my-project", credential: noKey)
         do {
@@ -265,7 +364,9 @@ import _CryptoExtras
             Issue.record("a call without a credential succeeded")
         } catch {
             let text = "\(error)"
-            #expect(text.contains("GOOGLE_APPLICATION_CREDENTIALS is not set") && text.contains("Service accounts") && text.contains("IdentityAdmin.emulator"), "\(text)")
+            #expect(
+                text.contains("GOOGLE_APPLICATION_CREDENTIALS is not set") && text.contains("Service accounts")
+                    && text.contains("IdentityAdmin.emulator"), "\(text)")
         }
         do { _ = try production.createCustomToken(uid: "u1") } catch { #expect(error.code == .noSigningKey) }
 
@@ -282,7 +383,8 @@ import _CryptoExtras
 
     @Test func theAssertionCarriesTheRequiredClaims() throws {
         let file = try KeyFile(tokenURI: "https://oauth2.googleapis.com/token")
-        let credential = try ServiceAccountCredential(json: file.json, now: { Date(timeIntervalSince1970: 1_700_000_000) })
+        let credential = try ServiceAccountCredential(
+            json: file.json, now: { Date(timeIntervalSince1970: 1_700_000_000) })
         let parts = try credential.assertion().split(separator: ".").map(String.init)
         func decode(_ part: String) throws -> [String: Any] {
             var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
@@ -318,7 +420,8 @@ import _CryptoExtras
         }
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let json = try JSONSerialization.data(withJSONObject: [
-            "type": "service_account", "client_email": "sa@example.iam.gserviceaccount.com", "private_key": key.pemRepresentation,
+            "type": "service_account", "client_email": "sa@example.iam.gserviceaccount.com",
+            "private_key": key.pemRepresentation,
             "private_key_id": "kid", "project_id": "p",
         ])
         let credential = try ServiceAccountCredential(json: json)

@@ -11,8 +11,12 @@ func policyRouter(admin: IdentityAdmin, enrollBy deadline: Date) -> Router<APICo
     let api = router.group("api")
     // Every user must enrol a second factor by `deadline`; new accounts get a week.
     api.group("account")
-        .add(middleware: FirebaseAuthenticator(admin, options: .init(
-            policy: .init(secondFactor: .required(enrollBy: deadline, snooze: .seconds(7 * 86_400))))))
+        .add(
+            middleware: FirebaseAuthenticator(
+                admin,
+                options: .init(
+                    policy: .init(secondFactor: .required(enrollBy: deadline, snooze: .seconds(7 * 86_400)))))
+        )
         .get { _, context in
             let token = try context.requireIdentity()
             guard let due = token.secondFactorEnrollmentDue else { return "welcome" }
@@ -20,8 +24,13 @@ func policyRouter(admin: IdentityAdmin, enrollBy deadline: Date) -> Router<APICo
         }
     // Who has a factor must use it, and a payout needs a sign-in of the last five minutes.
     api.group("payouts")
-        .add(middleware: FirebaseAuthenticator(admin, options: .init(
-            checkRevoked: true, policy: .init(secondFactor: .ifEnrolled, maximumAuthenticationAge: .seconds(300)))))
+        .add(
+            middleware: FirebaseAuthenticator(
+                admin,
+                options: .init(
+                    checkRevoked: true,
+                    policy: .init(secondFactor: .ifEnrolled, maximumAuthenticationAge: .seconds(300))))
+        )
         .post { _, context in "paid to \(try context.requireIdentity().uid)" }
     return router
 }

@@ -1,11 +1,11 @@
 import AdminTestSupport
 import Foundation
-import IdentityToolkitTestSupport
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import IdentityAdmin
 import IdentityToolkit
+import IdentityToolkitTestSupport
 import Testing
 
 /// IdentityAdmin's "Protecting routes" article: its Hummingbird snippet is
@@ -14,7 +14,10 @@ import Testing
 @Suite struct ProtectingRoutesArticleTests {
     @Test func theArticleShowsTheCompiledSnippet() throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        #expect(try DocSnippet.shows(here.appendingPathComponent("ProtectingRoutesSnippet.swift"), in: "Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"))
+        #expect(
+            try DocSnippet.shows(
+                here.appendingPathComponent("ProtectingRoutesSnippet.swift"),
+                in: "Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"))
     }
 
     @Test func theSnippetProtectsItsRoutes() async throws {
@@ -24,10 +27,14 @@ import Testing
         try await Application(router: apiRouter(admin: setup.admin)).test(.router) { client in
             #expect(String(buffer: try await client.execute(uri: "/health", method: .get).body) == "ok")
             #expect(try await client.execute(uri: "/api/me", method: .get).status == .unauthorized)
-            let passwordOnly = try await client.execute(uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.password)"])
+            let passwordOnly = try await client.execute(
+                uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.password)"])
             #expect(passwordOnly.status == .unauthorized)
-            #expect(passwordOnly.headers[.wwwAuthenticate].flatMap(StepUpChallenge.init(wwwAuthenticate:))?.requiresSecondFactor == true)
-            let withTOTP = try await client.execute(uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.totp)"])
+            #expect(
+                passwordOnly.headers[.wwwAuthenticate].flatMap(StepUpChallenge.init(wwwAuthenticate:))?
+                    .requiresSecondFactor == true)
+            let withTOTP = try await client.execute(
+                uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.totp)"])
             #expect(String(buffer: withTOTP.body) == "\(tokens.uid) signed in with totp")
         }
     }
@@ -36,7 +43,10 @@ import Testing
     /// routes answer as the article says on the emulator's tokens.
     @Test func thePoliciesSnippetAnswersAsTheArticleSays() async throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        #expect(try DocSnippet.shows(here.appendingPathComponent("PoliciesSnippet.swift"), in: "Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"))
+        #expect(
+            try DocSnippet.shows(
+                here.appendingPathComponent("PoliciesSnippet.swift"),
+                in: "Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"))
         let setup = try await EmulatorSetup.start(project: "demo-article-policies")
         defer { Task { await setup.running.stop() } }
         let tokens = try await SignInPolicyCases.make(setup).tokens
@@ -50,10 +60,14 @@ import Testing
             #expect(String(buffer: newcomer.body).hasPrefix("welcome; enrol a second factor by "))
             #expect(try await call(.get, "/api/account", tokens.veteran).status == .forbidden)
             #expect(String(buffer: try await call(.get, "/api/account", tokens.freshTOTP).body) == "welcome")
-            #expect(String(buffer: try await call(.post, "/api/payouts", tokens.freshTOTP).body) == "paid to \(tokens.enrolledUID)")
+            #expect(
+                String(buffer: try await call(.post, "/api/payouts", tokens.freshTOTP).body)
+                    == "paid to \(tokens.enrolledUID)")
             let stale = try await call(.post, "/api/payouts", tokens.staleTOTP)
             #expect(stale.status == .unauthorized)
-            #expect(stale.headers[.wwwAuthenticate].flatMap(StepUpChallenge.init(wwwAuthenticate:))?.maximumAuthenticationAge == .seconds(300))
+            #expect(
+                stale.headers[.wwwAuthenticate].flatMap(StepUpChallenge.init(wwwAuthenticate:))?
+                    .maximumAuthenticationAge == .seconds(300))
             #expect(try await call(.post, "/api/payouts", tokens.enrolledPassword).status == .unauthorized)
         }
     }

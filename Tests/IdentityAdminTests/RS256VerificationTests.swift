@@ -1,6 +1,6 @@
 import Foundation
-import IdentityToolkit
 import IdentitySupport
+import IdentityToolkit
 import IdentityToolkitJWT
 import Testing
 import _CryptoExtras
@@ -10,8 +10,9 @@ import _CryptoExtras
 /// short-lived assertion rule holds at its bounds.
 @Suite struct RS256VerificationTests {
     static let key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
-    static let claims = CustomTokenClaims(iss: "sa@p.iam.gserviceaccount.com", aud: CustomTokenAudience.identityToolkit.rawValue,
-                                          iat: 1_800_000_000, exp: 1_800_003_600, uid: "u1")
+    static let claims = CustomTokenClaims(
+        iss: "sa@p.iam.gserviceaccount.com", aud: CustomTokenAudience.identityToolkit.rawValue,
+        iat: 1_800_000_000, exp: 1_800_003_600, uid: "u1")
 
     static func token(signedBy key: _RSA.Signing.PrivateKey = key) throws -> String {
         try RS256Signer(key: key, keyID: "k1").sign(claims)
@@ -23,7 +24,9 @@ import _CryptoExtras
         #expect(try jwt.verified(with: Self.key.publicKey).claims(as: CustomTokenClaims.self) == Self.claims)
         let stranger = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         #expect(throws: JWTFailure.self) { try jwt.verified(with: stranger.publicKey) }
-        #expect(throws: JWTFailure.self) { try RS256JWT(try Self.token(signedBy: stranger)).verified(with: Self.key.publicKey) }
+        #expect(throws: JWTFailure.self) {
+            try RS256JWT(try Self.token(signedBy: stranger)).verified(with: Self.key.publicKey)
+        }
     }
 
     @Test func aChangedPayloadFailsTheSignature() throws {
@@ -36,7 +39,10 @@ import _CryptoExtras
             _ = try jwt.verified(with: Self.key.publicKey)
             Issue.record("a payload signed by nobody verified")
         } catch {
-            guard case .badSignature = error else { Issue.record("\(error)"); return }
+            guard case .badSignature = error else {
+                Issue.record("\(error)")
+                return
+            }
         }
     }
 
@@ -49,7 +55,10 @@ import _CryptoExtras
             _ = try RS256JWT(token)
             Issue.record("\(header) passed as RS256")
         } catch {
-            guard case .unexpectedAlgorithm = error else { Issue.record("\(error)"); return }
+            guard case .unexpectedAlgorithm = error else {
+                Issue.record("\(error)")
+                return
+            }
         }
     }
 

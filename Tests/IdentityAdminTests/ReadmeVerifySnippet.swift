@@ -5,7 +5,7 @@ import IdentityAdmin
 /// authenticator handled, and users paged through.
 func serverSide(admin: IdentityAdmin, idToken: String) async throws {
     let token = try await admin.verifyIDToken(idToken, checkRevoked: true)
-    try token.requireSecondFactor(maximumAuthenticationAge: .seconds(300))   // "totp" when the sign-in used TOTP
+    try token.requireSecondFactor(maximumAuthenticationAge: .seconds(300)) // "totp" when the sign-in used TOTP
     print(token.uid, token.signInSecondFactor ?? "-", token.tenant ?? "-", token.claims["role"] ?? "-")
 
     // A web server's session: an HttpOnly cookie checked on every request.
@@ -20,6 +20,6 @@ func serverSide(admin: IdentityAdmin, idToken: String) async throws {
     // Users: page through, custom claims; the same for a tenant.
     for try await user in admin.allUsers() where !user.multiFactor.enrolledFactors.isEmpty { print(user.uid) }
     try await admin.setCustomUserClaims(user.uid, ["role": .string("support")])
-    let shop = admin.tenantManager().authForTenant("shop-1a2b3")   // TenantAwareAuth: the same API, scoped
+    let shop = admin.tenantManager().authForTenant("shop-1a2b3") // TenantAwareAuth: the same API, scoped
     _ = try await shop.getUser(email: "ada@example.com")
 }

@@ -1,11 +1,12 @@
 import AdminTestSupport
 import Foundation
-@testable import IdentityAdmin
+import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
-import IdentityOTP
 import Testing
+
+@testable import IdentityAdmin
 
 /// The support desk's story, end to end against the emulator: a user enrolls
 /// TOTP and loses the phone; the admin finds the user, removes the factor and
@@ -25,8 +26,10 @@ import Testing
         clock.set(Date().addingTimeInterval(-120))
 
         // Sign up, verify the email, enroll TOTP.
-        let email = "lost-phone@example.com", password = "correct horse"
-        let created = try await accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true))
+        let email = "lost-phone@example.com"
+        let password = "correct horse"
+        let created = try await accounts.signUp(
+            SignUpRequest(email: email, password: password, returnSecureToken: true))
         let idToken = try #require(created.idToken)
         _ = try await admin.updateUser(created.localId, UpdateUserRequest(emailVerified: true))
         let lostPhone = try await setup.enrollTOTP(idToken: idToken, displayName: "Old phone")
@@ -43,7 +46,9 @@ import Testing
         // A TOTP factor cannot be added by an admin (as production answers).
         var invented = try #require(found.multiFactor.enrolledFactors.first)
         invented.uid = "invented"
-        await #expect(throws: IdentityToolkitError.self) { _ = try await admin.updateUser(found.uid, UpdateUserRequest(enrolledFactors: [invented])) }
+        await #expect(throws: IdentityToolkitError.self) {
+            _ = try await admin.updateUser(found.uid, UpdateUserRequest(enrolledFactors: [invented]))
+        }
 
         // The desk removes the factor and ends the sessions.
         let cleared = try await admin.updateUser(found.uid, UpdateUserRequest(enrolledFactors: []))
@@ -51,7 +56,9 @@ import Testing
         clock.advance(by: 2)
         try await admin.revokeRefreshTokens(uid: found.uid, now: clock.now)
         #expect(try await admin.getUser(uid: found.uid).tokensValidAfterTime != nil)
-        await #expect(throws: TokenVerificationError.revoked) { _ = try await admin.verifyIDToken(oldToken, checkRevoked: true) }
+        await #expect(throws: TokenVerificationError.revoked) {
+            _ = try await admin.verifyIDToken(oldToken, checkRevoked: true)
+        }
 
         // The user signs in with the password alone and enrolls a new phone.
         clock.advance(by: 30)

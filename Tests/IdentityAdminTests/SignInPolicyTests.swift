@@ -25,17 +25,25 @@ import Testing
             router.add(middleware: FirebaseAuthenticator(setup.admin, options: .init(policy: policyCase.policy)))
             router.get("me") { _, context in
                 let token = try context.requireIdentity()
-                return SignInPolicyCases.body(uid: token.uid, factor: token.signInSecondFactor, due: token.secondFactorEnrollmentDue)
+                return SignInPolicyCases.body(
+                    uid: token.uid, factor: token.signInSecondFactor, due: token.secondFactorEnrollmentDue)
             }
             try await Application(router: router).test(.router) { client in
-                let response = try await client.execute(uri: "/me", method: .get, headers: [.authorization: "Bearer \(policyCase.token)"])
+                let response = try await client.execute(
+                    uri: "/me", method: .get, headers: [.authorization: "Bearer \(policyCase.token)"])
                 #expect(Int(response.status.code) == policyCase.status, "\(policyCase)")
                 let challenge = response.headers[.wwwAuthenticate].flatMap(StepUpChallenge.init(wwwAuthenticate:))
-                #expect(challenge == policyCase.challenge, "\(policyCase): \(response.headers[.wwwAuthenticate] ?? "no challenge")")
+                #expect(
+                    challenge == policyCase.challenge,
+                    "\(policyCase): \(response.headers[.wwwAuthenticate] ?? "no challenge")")
                 if policyCase.status == 200 {
-                    #expect(String(buffer: response.body).hasSuffix(policyCase.enrollmentDue ? " due" : " -"), "\(policyCase)")
+                    #expect(
+                        String(buffer: response.body).hasSuffix(policyCase.enrollmentDue ? " due" : " -"),
+                        "\(policyCase)")
                 } else {
-                    let body = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: [String: String]]
+                    let body =
+                        try JSONSerialization.jsonObject(with: Data(buffer: response.body))
+                        as? [String: [String: String]]
                     #expect(body?["error"]?["reason"] == policyCase.reason, "\(policyCase)")
                     #expect(!String(buffer: response.body).contains(policyCase.token))
                 }
@@ -51,7 +59,9 @@ import Testing
         let tokens = try await MiddlewareTokens.make(setup)
         let cookie = try await setup.admin.createSessionCookie(tokens.password, expiresIn: .seconds(3600))
         let router = Router(context: Context.self)
-        router.add(middleware: FirebaseAuthenticator(setup.admin, options: .init(credential: .sessionCookie(), policy: .init(secondFactor: .ifEnrolled))))
+        router.add(
+            middleware: FirebaseAuthenticator(
+                setup.admin, options: .init(credential: .sessionCookie(), policy: .init(secondFactor: .ifEnrolled))))
         router.get("me") { _, context in try context.requireIdentity().uid }
         try await Application(router: router).test(.router) { client in
             let response = try await client.execute(uri: "/me", method: .get, headers: [.cookie: "session=\(cookie)"])
@@ -65,10 +75,13 @@ import Testing
     /// dropped without it, so a route that asked for a recent sign-in took
     /// any), the same as when the property is set afterwards.
     @Test func theOlderOptionsMapOntoThePolicy() {
-        let strict = FirebaseAuthenticator<Context>.Options(requireSecondFactor: true, maximumAuthenticationAge: .seconds(60))
-        #expect(strict.policy == FirebaseSignInPolicy(secondFactor: .required(), maximumAuthenticationAge: .seconds(60)))
+        let strict = FirebaseAuthenticator<Context>.Options(
+            requireSecondFactor: true, maximumAuthenticationAge: .seconds(60))
+        #expect(
+            strict.policy == FirebaseSignInPolicy(secondFactor: .required(), maximumAuthenticationAge: .seconds(60)))
         #expect(strict.requireSecondFactor)
-        let lenient = FirebaseAuthenticator<Context>.Options(requireSecondFactor: false, maximumAuthenticationAge: .seconds(60))
+        let lenient = FirebaseAuthenticator<Context>.Options(
+            requireSecondFactor: false, maximumAuthenticationAge: .seconds(60))
         #expect(lenient.policy == FirebaseSignInPolicy(maximumAuthenticationAge: .seconds(60)))
         var setAfterwards = FirebaseAuthenticator<Context>.Options()
         setAfterwards.maximumAuthenticationAge = .seconds(60)
@@ -86,16 +99,24 @@ import Testing
     @Test func aFactorEnrolledElsewhereCountsOnceTheStateIsForgotten() async throws {
         let setup = try await EmulatorSetup.start(project: "demo-policy-cache")
         defer { Task { await setup.running.stop() } }
-        let email = "cache@example.com", password = "correct horse"
-        let uid = try await setup.accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true)).localId
+        let email = "cache@example.com"
+        let password = "correct horse"
+        let uid = try await setup.accounts.signUp(
+            SignUpRequest(email: email, password: password, returnSecureToken: true)
+        ).localId
         _ = try await setup.admin.updateUser(uid, UpdateUserRequest(emailVerified: true))
-        let passwordToken = try #require(try await setup.accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password)).idToken)
+        let passwordToken = try #require(
+            try await setup.accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password))
+                .idToken)
         let token = try await setup.admin.verifyIDToken(passwordToken)
         let policy = FirebaseSignInPolicy(secondFactor: .ifEnrolled)
         #expect(try await setup.admin.enforce(policy, on: token) == token, "no factor yet: let through")
         _ = try await setup.enrollTOTP(idToken: passwordToken, displayName: "Phone")
-        #expect(try await setup.admin.enforce(policy, on: token) == token, "the state looked up a moment ago still answers")
+        #expect(
+            try await setup.admin.enforce(policy, on: token) == token, "the state looked up a moment ago still answers")
         setup.admin.forgetCachedAccountState(uid: uid)
-        await #expect(throws: TokenVerificationError.secondFactorRequired) { try await setup.admin.enforce(policy, on: token) }
+        await #expect(throws: TokenVerificationError.secondFactorRequired) {
+            try await setup.admin.enforce(policy, on: token)
+        }
     }
 }

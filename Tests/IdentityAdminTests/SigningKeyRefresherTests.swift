@@ -1,11 +1,12 @@
 import Foundation
 import HTTPTypes
-@testable import IdentityAdmin
+import IdentitySupport
 import IdentityToolkit
 import Logging
 import ServiceLifecycle
 import Testing
-import IdentitySupport
+
+@testable import IdentityAdmin
 
 /// The refresher that keeps the verifiers' keys warm: one fetch per set a
 /// round, the next round a little before the set expires, the backoff
@@ -52,8 +53,9 @@ import IdentitySupport
     @Test func gracefulShutdownEndsItWithoutAnError() async throws {
         let route = Forged.KeyRoute(try Forged.jwks([("k1", Forged.key)]), cacheControl: "max-age=3600")
         let cache = SigningKeyCache(fetch: { try await route.fetch() })
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [SigningKeyRefresher(caches: [cache])], logger: Logger(label: "SigningKeyRefresherTests")))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [SigningKeyRefresher(caches: [cache])], logger: Logger(label: "SigningKeyRefresherTests")))
         let running = Task { try await group.run() }
         for _ in 0..<500 where route.fetches.current == 0 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(route.fetches.current == 1)

@@ -1,13 +1,15 @@
 import Foundation
-@testable import IdentityAdmin
 import Testing
+
+@testable import IdentityAdmin
 
 /// The key cache's decisions, with times and fetch outcomes alone (keys
 /// are strings here): no lock, no task, no network.
 @Suite struct SigningKeyStateMachineTests {
     typealias Machine = SigningKeyStateMachine<String>
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-    static let policy = Machine.Policy(staleGrace: 3600, minimumRefetchInterval: 30, initialBackoff: 1, maximumBackoff: 8)
+    static let policy = Machine.Policy(
+        staleGrace: 3600, minimumRefetchInterval: 30, initialBackoff: 1, maximumBackoff: 8)
 
     static func set(_ keys: [String: String], fetchedAt: Date = t0, maxAge: TimeInterval = 600) -> Machine.KeySet {
         Machine.KeySet(keys: keys, fetchedAt: fetchedAt, expiresAt: fetchedAt.addingTimeInterval(maxAge))
@@ -61,8 +63,11 @@ import Testing
             machine.fetchFailed("route down", at: time)
             waits.append(machine.nextAttempt.timeIntervalSince(time))
             // Before the backoff ends, nothing is fetched.
-            #expect(machine.key(for: "k1", at: time) == .keysUnavailable(failures: machine.consecutiveFailures, lastFailure: "route down",
-                                                                          nextAttempt: machine.nextAttempt))
+            #expect(
+                machine.key(for: "k1", at: time)
+                    == .keysUnavailable(
+                        failures: machine.consecutiveFailures, lastFailure: "route down",
+                        nextAttempt: machine.nextAttempt))
             time = machine.nextAttempt
         }
         #expect(waits == [1, 2, 4, 8, 8, 8])
@@ -106,6 +111,7 @@ import Testing
         #expect(machine.refreshAction(at: Self.t0.addingTimeInterval(540)) == .fetch)
         #expect(Machine.refreshPoint(of: Self.set([:], maxAge: 6000)) == Self.t0.addingTimeInterval(5700))
         machine.fetchFailed("route down", at: Self.t0.addingTimeInterval(540))
-        #expect(machine.refreshAction(at: Self.t0.addingTimeInterval(540)) == .waitUntil(Self.t0.addingTimeInterval(541)))
+        #expect(
+            machine.refreshAction(at: Self.t0.addingTimeInterval(540)) == .waitUntil(Self.t0.addingTimeInterval(541)))
     }
 }

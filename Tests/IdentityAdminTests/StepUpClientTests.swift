@@ -1,8 +1,5 @@
 import AdminTestSupport
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Hummingbird
 import HummingbirdAuth
 import HummingbirdTesting
@@ -12,6 +9,10 @@ import IdentityOTP
 import IdentityToolkit
 import MultiFactorAuth
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A protected route asks for a step-up (RFC 9470) and a MultiFactorAuth
 /// client answers it by itself: URLSession against a live Hummingbird
@@ -43,22 +44,26 @@ import Testing
         let setup = try await EmulatorSetup.start(project: "demo-step-up")
         defer { Task { await setup.running.stop() } }
         let clock = setup.clock
-        let auth = try Self.auth(setup), phone = try Self.auth(setup)
+        let auth = try Self.auth(setup)
+        let phone = try Self.auth(setup)
 
         // Signed in with the password on one device; TOTP then enrolled from
         // another: this device's sign-in is a single-factor one of a user who has a factor.
-        let email = "step-up@example.com", password = "correct horse"
+        let email = "step-up@example.com"
+        let password = "correct horse"
         let user = try await auth.createUser(withEmail: email, password: password).user
         _ = try await setup.admin.updateUser(user.uid, UpdateUserRequest(emailVerified: true))
         let other = try await phone.signIn(withEmail: email, password: password).user
         let secret = try await TOTPMultiFactorGenerator.generateSecret(with: try await other.multiFactor.session())
         let authenticator = try TOTP(base32Secret: secret.sharedSecretKey())
-        try await other.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(
-            with: secret, oneTimePassword: try authenticator.code(at: clock.now)), displayName: "Phone")
+        try await other.multiFactor.enroll(
+            with: TOTPMultiFactorGenerator.assertionForEnrollment(
+                with: secret, oneTimePassword: try authenticator.code(at: clock.now)), displayName: "Phone")
         #expect(try await user.getIDTokenResult().signInSecondFactor == nil)
 
         let router = Router(context: Context.self)
-        router.add(middleware: FirebaseAuthenticator(setup.admin, options: .init(policy: .init(secondFactor: .ifEnrolled))))
+        router.add(
+            middleware: FirebaseAuthenticator(setup.admin, options: .init(policy: .init(secondFactor: .ifEnrolled))))
         router.get("payouts") { _, context in
             let token = try context.requireIdentity()
             return "\(token.uid) \(token.signInSecondFactor ?? "none")"
@@ -71,14 +76,17 @@ import Testing
             },
             secondFactor: { resolver in
                 prompts.record("code")
-                clock.advance(by: 30)   // the next step's code: a code is accepted once
-                return TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: resolver.hints[0].uid,
-                                                                   oneTimePassword: try authenticator.code(at: clock.now))
+                clock.advance(by: 30) // the next step's code: a code is accepted once
+                return TOTPMultiFactorGenerator.assertionForSignIn(
+                    withEnrollmentID: resolver.hints[0].uid,
+                    oneTimePassword: try authenticator.code(at: clock.now))
             })
         try await Application(router: router).test(.live) { client in
             let url = URL(string: "http://127.0.0.1:\(try #require(client.port))/payouts")!
             let requestsSeen = Prompts()
-            let (data, response) = try await user.withStepUp(prompts: stepUp, challenge: { $0.1.value(forHTTPHeaderField: "WWW-Authenticate") }) { idToken in
+            let (data, response) = try await user.withStepUp(
+                prompts: stepUp, challenge: { $0.1.value(forHTTPHeaderField: "WWW-Authenticate") }
+            ) { idToken in
                 var request = URLRequest(url: url)
                 request.setValue("Bearer \(idToken)", forHTTPHeaderField: "Authorization")
                 let (data, response) = try await URLSession.shared.data(for: request)
@@ -101,9 +109,18 @@ import Testing
         let auth = try Self.auth(setup)
         let user = try await auth.createUser(withEmail: "plain@example.com", password: "correct horse").user
         let prompts = Prompts()
-        let stepUp = StepUpPrompts(credential: { _ in prompts.record("password"); throw CancellationError() },
-                                   secondFactor: { _ in prompts.record("code"); throw CancellationError() })
-        let answer = try await user.withStepUp(prompts: stepUp, challenge: { $0 == 403 ? #"Bearer error="invalid_token""# : nil }) { _ in 403 }
+        let stepUp = StepUpPrompts(
+            credential: { _ in
+                prompts.record("password")
+                throw CancellationError()
+            },
+            secondFactor: { _ in
+                prompts.record("code")
+                throw CancellationError()
+            })
+        let answer = try await user.withStepUp(
+            prompts: stepUp, challenge: { $0 == 403 ? #"Bearer error="invalid_token""# : nil }
+        ) { _ in 403 }
         #expect(answer == 403)
         #expect(prompts.shown.isEmpty)
     }

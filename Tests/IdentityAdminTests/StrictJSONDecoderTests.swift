@@ -15,10 +15,16 @@ import Testing
 
     @Test func generatedTypesDecodeAsWithFoundation() throws {
         let data = Data(Self.claims.utf8)
-        #expect(try StrictJSONDecoder.decode(IDTokenClaims.self, from: data) == JSONDecoder().decode(IDTokenClaims.self, from: data))
-        #expect(try StrictJSONDecoder.decode([String: JSONValue].self, from: data) == JSONDecoder().decode([String: JSONValue].self, from: data))
+        #expect(
+            try StrictJSONDecoder.decode(IDTokenClaims.self, from: data)
+                == JSONDecoder().decode(IDTokenClaims.self, from: data))
+        #expect(
+            try StrictJSONDecoder.decode([String: JSONValue].self, from: data)
+                == JSONDecoder().decode([String: JSONValue].self, from: data))
         let header = Data(#"{"alg":"RS256","kid":"k\u0031","typ":"JWT"}"#.utf8)
-        #expect(try StrictJSONDecoder.decode(JOSEHeader.self, from: header) == JOSEHeader(alg: .rs256, typ: "JWT", kid: "k1"))
+        #expect(
+            try StrictJSONDecoder.decode(JOSEHeader.self, from: header)
+                == JOSEHeader(alg: .rs256, typ: "JWT", kid: "k1"))
     }
 
     @Test(arguments: [
@@ -31,32 +37,44 @@ import Testing
     }
 
     @Test func numbers() throws {
-        #expect(try StrictJSONDecoder.decode([Int64].self, from: Data("[0, -1, 9223372036854775807, 1e3, 2.0]".utf8)) == [0, -1, .max, 1000, 2])
+        #expect(
+            try StrictJSONDecoder.decode([Int64].self, from: Data("[0, -1, 9223372036854775807, 1e3, 2.0]".utf8)) == [
+                0, -1, .max, 1000, 2,
+            ])
         #expect(try StrictJSONDecoder.decode([Double].self, from: Data("[0.5, -1E-2]".utf8)) == [0.5, -0.01])
-        #expect(throws: DecodingError.self) { try StrictJSONDecoder.decode(Int64.self, from: Data("9223372036854775808".utf8)) }
+        #expect(throws: DecodingError.self) {
+            try StrictJSONDecoder.decode(Int64.self, from: Data("9223372036854775808".utf8))
+        }
         #expect(throws: DecodingError.self) { try StrictJSONDecoder.decode(Int64.self, from: Data("1.5".utf8)) }
     }
 
     @Test(arguments: [
-        #"{"sub":"a","sub":"b"}"#,            // a duplicate name: read one way here, another elsewhere
-        #"{"a":1} x"#, #"{"a":1}}"#, "",      // content after the value; nothing
+        #"{"sub":"a","sub":"b"}"#, // a duplicate name: read one way here, another elsewhere
+        #"{"a":1} x"#, #"{"a":1}}"#, "", // content after the value; nothing
         #"{"a":01}"#, #"{"a":1.}"#, #"{"a":-}"#, #"{"a":.5}"#, #"{"a":1e}"#,
         #"{"a":"\x"}"#, #"{"a":"\ud800"}"#, #"{"a":"\udc00\ud800"}"#, "{\"a\":\"\u{1}\"}",
         #"{"a":tru}"#, #"{"a" 1}"#, #"{"a":1,}"#, #"[1,]"#, #"{a:1}"#, #"'a'"#, #"{"a":"unterminated}"#,
         String(repeating: "[", count: 40) + String(repeating: "]", count: 40),
     ])
     func refused(json: String) {
-        #expect(throws: DecodingError.self, "\(json)") { try StrictJSONDecoder.decode(JSONValue.self, from: Data(json.utf8)) }
+        #expect(throws: DecodingError.self, "\(json)") {
+            try StrictJSONDecoder.decode(JSONValue.self, from: Data(json.utf8))
+        }
     }
 
     @Test func invalidUTF8IsRefused() {
-        #expect(throws: DecodingError.self) { try StrictJSONDecoder.decode(String.self, from: Data([0x22, 0xC3, 0x28, 0x22])) }
-        #expect(throws: DecodingError.self) { try StrictJSONDecoder.decode(String.self, from: Data([0x22, 0xED, 0xA0, 0x80, 0x22])) }
+        #expect(throws: DecodingError.self) {
+            try StrictJSONDecoder.decode(String.self, from: Data([0x22, 0xC3, 0x28, 0x22]))
+        }
+        #expect(throws: DecodingError.self) {
+            try StrictJSONDecoder.decode(String.self, from: Data([0x22, 0xED, 0xA0, 0x80, 0x22]))
+        }
     }
 
     /// Errors carry the coding path, so the verifier names the claim (never its value).
     @Test func errorsNameThePath() throws {
-        var wrongType = Self.claims.replacingOccurrences(of: #""sign_in_provider":"password""#, with: #""sign_in_provider":5"#)
+        var wrongType = Self.claims.replacingOccurrences(
+            of: #""sign_in_provider":"password""#, with: #""sign_in_provider":5"#)
         do {
             _ = try StrictJSONDecoder.decode(IDTokenClaims.self, from: Data(wrongType.utf8))
             Issue.record("decoded a number as a string")
@@ -71,7 +89,8 @@ import Testing
             #expect(key.stringValue == "sub")
         }
         // null for an optional claim is its absence, as with JSONDecoder.
-        let nullEmail = Self.claims.replacingOccurrences(of: #""ada@example.com","email_verified""#, with: #"null,"email_verified""#)
+        let nullEmail = Self.claims.replacingOccurrences(
+            of: #""ada@example.com","email_verified""#, with: #"null,"email_verified""#)
         #expect(try StrictJSONDecoder.decode(IDTokenClaims.self, from: Data(nullEmail.utf8)).email == nil)
     }
 
@@ -84,9 +103,14 @@ import Testing
             let lists: [String: [String]]?
             let names: [String]?
         }
-        for json in [#"{"flag":true,"count":7,"lists":{"a":["x","é"],"b":[]},"names":["n"]}"#, #"{"flag":null,"count":null}"#, "{}"] {
+        for json in [
+            #"{"flag":true,"count":7,"lists":{"a":["x","é"],"b":[]},"names":["n"]}"#, #"{"flag":null,"count":null}"#,
+            "{}",
+        ] {
             let data = Data(json.utf8)
-            #expect(try StrictJSONDecoder.decode(Optionals.self, from: data) == JSONDecoder().decode(Optionals.self, from: data), "\(json)")
+            #expect(
+                try StrictJSONDecoder.decode(Optionals.self, from: data)
+                    == JSONDecoder().decode(Optionals.self, from: data), "\(json)")
         }
         let badIdentity = Self.claims.replacingOccurrences(of: #"["ada@example.com"]"#, with: #"["ada@example.com",5]"#)
         do {
@@ -100,10 +124,15 @@ import Testing
     /// Random documents: each is read as Foundation reads it, or refused by both.
     @Test func randomDocumentsAgreeWithFoundation() throws {
         var generator = SystemRandomNumberGenerator()
-        let pieces = [#"{"a":"#, "1", "-2.5e3", #""s""#, #""\u00e9""#, "[", "]", "{", "}", ",", ":", "true", "null", #""k":"#, " "]
+        let pieces = [
+            #"{"a":"#, "1", "-2.5e3", #""s""#, #""\u00e9""#, "[", "]", "{", "}", ",", ":", "true", "null", #""k":"#,
+            " ",
+        ]
         var agreed = 0
         for _ in 0..<2_000 {
-            let text = (0..<Int.random(in: 1...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let text = (0..<Int.random(in: 1...12, using: &generator)).map { _ in
+                pieces.randomElement(using: &generator)!
+            }.joined()
             let ours = try? StrictJSONDecoder.decode(JSONValue.self, from: Data(text.utf8))
             let foundation = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
             if let ours {
@@ -125,8 +154,10 @@ import Testing
     /// Both readers of the claims, as one outcome: the value, or nil when refused.
     static func outcomes(_ text: String) -> (strict: IDTokenClaims?, tree: IDTokenClaims?, foundation: IDTokenClaims?) {
         let data = Data(text.utf8)
-        return (try? IDTokenClaims(strictJSON: data), try? StrictJSONDecoder.decode(IDTokenClaims.self, from: data),
-                try? JSONDecoder().decode(IDTokenClaims.self, from: data))
+        return (
+            try? IDTokenClaims(strictJSON: data), try? StrictJSONDecoder.decode(IDTokenClaims.self, from: data),
+            try? JSONDecoder().decode(IDTokenClaims.self, from: data)
+        )
     }
 
     @Test func claimsAndHeaderReadAsWithFoundation() throws {
@@ -138,15 +169,18 @@ import Testing
 
     /// What a forger tries: each is refused by both JWT readers.
     @Test(arguments: [
-        (#""sub":"u1","#, #""sub":"u1","sub":"admin","#),                      // a duplicate claim
-        (#""sub":"u1","#, #""sub":"u1","s\u0075b":"admin","#),                 // the same, escaped
-        (#""role":["#, #""role":1,"role":["#),                                  // a duplicate unknown claim
-        (#""tenant":"t-1""#, #""tenant":"t-1","tenant":null"#),                 // a duplicate in a nested object
-        (#""role":["#, #""x":"\ud800","role":["#),                              // a lone surrogate, in a skipped claim
-        (#""role":["#, #""x":01,"role":["#),                                    // a bad number, in a skipped claim
-        (#""role":["#, "\"x\":" + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + ",\"role\":["),
-        (#""exp":1800003600"#, #""exp":1800003600.5"#),                         // a time that is not whole
-        (#""exp":1800003600"#, #""exp":"1800003600""#),                         // a time as a string
+        (#""sub":"u1","#, #""sub":"u1","sub":"admin","#), // a duplicate claim
+        (#""sub":"u1","#, #""sub":"u1","s\u0075b":"admin","#), // the same, escaped
+        (#""role":["#, #""role":1,"role":["#), // a duplicate unknown claim
+        (#""tenant":"t-1""#, #""tenant":"t-1","tenant":null"#), // a duplicate in a nested object
+        (#""role":["#, #""x":"\ud800","role":["#), // a lone surrogate, in a skipped claim
+        (#""role":["#, #""x":01,"role":["#), // a bad number, in a skipped claim
+        (
+            #""role":["#,
+            "\"x\":" + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + ",\"role\":["
+        ),
+        (#""exp":1800003600"#, #""exp":1800003600.5"#), // a time that is not whole
+        (#""exp":1800003600"#, #""exp":"1800003600""#), // a time as a string
     ])
     func forgedClaimsAreRefused(original: String, forged: String) {
         let text = Self.claims.replacingOccurrences(of: original, with: forged)
@@ -166,9 +200,9 @@ import Testing
         let (strict, tree, foundation) = Self.outcomes(many)
         #expect(strict != nil && strict == tree && strict == foundation)
         let duplicates = [
-            #""custom_20":0"#,   // both past the 16th name
-            #""iss":"x""#,       // the first among the first 16, the second past them
-            #""custom_2":0"#,    // the same, an unknown claim
+            #""custom_20":0"#, // both past the 16th name
+            #""iss":"x""#, // the first among the first 16, the second past them
+            #""custom_2":0"#, // the same, an unknown claim
             #""s\u0075b":"x""#, // escaped, past the 16th
         ]
         for duplicate in duplicates {
@@ -198,20 +232,27 @@ import Testing
         ]
         func described(_ error: any Error) -> String {
             switch error as? DecodingError {
-            case .keyNotFound(let key, let context)?: return "missing \((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))"
-            case .typeMismatch(_, let context)?: return "type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-            case .valueNotFound(_, let context)?: return "null at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+            case .keyNotFound(let key, let context)?:
+                return "missing \((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))"
+            case .typeMismatch(_, let context)?:
+                return "type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+            case .valueNotFound(_, let context)?:
+                return "null at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
             default: return "other: \(error)"
             }
         }
-        let expected = ["type at firebase.sign_in_provider", "missing firebase.sign_in_provider", "missing sub", "null at sub",
-                        "type at firebase.identities.email.Index 1"]
+        let expected = [
+            "type at firebase.sign_in_provider", "missing firebase.sign_in_provider", "missing sub", "null at sub",
+            "type at firebase.identities.email.Index 1",
+        ]
         for (text, expected) in zip(variants, expected) {
             let data = Data(text.utf8)
             #expect(throws: (any Error).self) { try IDTokenClaims(strictJSON: data) }
             #expect(throws: (any Error).self) { try StrictJSONDecoder.decode(IDTokenClaims.self, from: data) }
             do { _ = try IDTokenClaims(strictJSON: data) } catch { #expect(described(error) == expected) }
-            do { _ = try StrictJSONDecoder.decode(IDTokenClaims.self, from: data) } catch { #expect(described(error) == expected) }
+            do { _ = try StrictJSONDecoder.decode(IDTokenClaims.self, from: data) } catch {
+                #expect(described(error) == expected)
+            }
         }
     }
 
@@ -221,7 +262,11 @@ import Testing
     @Test func randomEditsAgreeWithTheTreeDecoderAndFoundation() {
         var generator = SystemRandomNumberGenerator()
         let original = Array(Self.claims.utf8)
-        let inserts: [[UInt8]] = [",", "\"", "{", "}", "[", "]", ":", "null", "1", "-", "e", "\\", "\\u0041", " ", "\"sub\":\"x\",", "\u{7f}"]
+        let inserts: [[UInt8]] =
+            [
+                ",", "\"", "{", "}", "[", "]", ":", "null", "1", "-", "e", "\\", "\\u0041", " ", "\"sub\":\"x\",",
+                "\u{7f}",
+            ]
             .map { Array($0.utf8) } + [[0xC3], [0x00]]
         var accepted = 0
         for _ in 0..<3_000 {

@@ -19,8 +19,10 @@ import Tracing
     @Test func aVerificationIsCountedAndTracedAndNoSecretReachesEither() async throws {
         let setup = try await EmulatorSetup.start(project: "demo-telemetry")
         defer { Task { await setup.running.stop() } }
-        let email = "telemetry@example.com", password = "correct horse"
-        let created = try await setup.accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true))
+        let email = "telemetry@example.com"
+        let password = "correct horse"
+        let created = try await setup.accounts.signUp(
+            SignUpRequest(email: email, password: password, returnSecureToken: true))
         let idToken = try #require(created.idToken)
 
         let metrics = TestMetrics()
@@ -28,8 +30,9 @@ import Tracing
         try await withMetricsFactory(metrics) {
             try await withTracer(tracer) {
                 // Made inside the scope: its metrics bind to the test's factory.
-                let admin = IdentityAdmin.emulator(projectID: "demo-telemetry", hostAndPort: setup.running.hostAndPort,
-                                                   transport: AsyncHTTPClientTransport())
+                let admin = IdentityAdmin.emulator(
+                    projectID: "demo-telemetry", hostAndPort: setup.running.hostAndPort,
+                    transport: AsyncHTTPClientTransport())
                 _ = try await admin.verifyIDToken(idToken)
                 _ = try await admin.verifyIDToken(idToken)
                 _ = try await admin.verifyIDToken(idToken, checkRevoked: true)
@@ -41,8 +44,9 @@ import Tracing
 
         let idTokens: [(String, String)] = [("kind", "id_token")]
         func verifications(_ outcome: String, _ reason: String, _ source: String) -> Int64 {
-            metrics.counterTotal(label: "firebase_token_verifications_total",
-                                 dimensions: idTokens + [("outcome", outcome), ("reason", reason), ("source", source)])
+            metrics.counterTotal(
+                label: "firebase_token_verifications_total",
+                dimensions: idTokens + [("outcome", outcome), ("reason", reason), ("source", source)])
         }
         // The first by its signature, the next two from the cache (its hits).
         #expect(verifications("verified", "none", "signature") == 1)
@@ -51,14 +55,18 @@ import Tracing
         // The first verification and the malformed token: the two the cache did not answer.
         #expect(try metrics.expectTimer("firebase_token_signature_check_seconds", idTokens).values.count == 2)
         #expect(metrics.counterTotal(label: "firebase_signing_key_fetches_total", dimensions: [("outcome", "ok")]) == 1)
-        #expect(metrics.counterTotal(label: "firebase_token_revocation_checks_total", dimensions: [("outcome", "ok"), ("source", "lookup")]) == 1)
+        #expect(
+            metrics.counterTotal(
+                label: "firebase_token_revocation_checks_total", dimensions: [("outcome", "ok"), ("source", "lookup")])
+                == 1)
 
         // The first verification: its span, the key fetch under it, and the
         // key route's request carried the trace context.
         let spans = tracer.finishedSpans
         let verifications = spans.filter { $0.operationName == "verifyIDToken" }
         #expect(verifications.count == 4)
-        let first = try #require(verifications.first { span in spans.contains { $0.parentSpanID == span.spanID && $0.kind == .client } })
+        let first = try #require(
+            verifications.first { span in spans.contains { $0.parentSpanID == span.spanID && $0.kind == .client } })
         let children = spans.filter { $0.parentSpanID == first.spanID }
         #expect(children.count == 1)
         let keyFetch = try #require(children.first)
@@ -67,8 +75,10 @@ import Tracing
         #expect(keyFetch.attributes["http.response.status_code"]?.toSpanAttribute() == .int64(200))
         #expect(tracer.performedContextInjections.contains { $0.values[InMemoryTracer.spanIDKey] == keyFetch.spanID })
         // The revocation check's lookup is a child of the third verification.
-        let revocation = try #require(verifications.first { $0.attributes["firebase.token.check_revoked"]?.toSpanAttribute() == .bool(true) })
-        #expect(spans.contains { $0.parentSpanID == revocation.spanID && $0.operationName.hasSuffix("accounts:lookup") })
+        let revocation = try #require(
+            verifications.first { $0.attributes["firebase.token.check_revoked"]?.toSpanAttribute() == .bool(true) })
+        #expect(
+            spans.contains { $0.parentSpanID == revocation.spanID && $0.operationName.hasSuffix("accounts:lookup") })
         let refused = try #require(verifications.first { $0.status?.code == .error })
         #expect(refused.attributes["firebase.token.refusal"]?.toSpanAttribute() == .string("malformed"))
 
@@ -82,8 +92,9 @@ import Tracing
         let totp = try TOTP(key: Array("12345678901234567890".utf8))
         let now: Int64 = 1_800_000_000
         try await withMetricsFactory(metrics) {
-            let verifier = try TOTPVerifier(totp: totp, window: 1, store: ExpiringStateTOTPVerificationStore(),
-                                            attemptLimit: TOTPAttemptLimit(maximumFailures: 3))
+            let verifier = try TOTPVerifier(
+                totp: totp, window: 1, store: ExpiringStateTOTPVerificationStore(),
+                attemptLimit: TOTPAttemptLimit(maximumFailures: 3))
             let code = try totp.code(at: now)
             _ = try await verifier.verify(code, keyID: "tenant/user", at: now)
             _ = try await verifier.verify(code, keyID: "tenant/user", at: now)
@@ -92,7 +103,9 @@ import Tracing
         }
         let outcomes = ["accepted": 1, "replayed": 1, "invalid": 2, "locked_out": 1]
         for (outcome, count) in outcomes {
-            #expect(metrics.counterTotal(label: "totp_verifications_total", dimensions: [("outcome", outcome)]) == Int64(count), "\(outcome)")
+            #expect(
+                metrics.counterTotal(label: "totp_verifications_total", dimensions: [("outcome", outcome)])
+                    == Int64(count), "\(outcome)")
         }
         Self.expectNone(of: ["tenant/user", "000000"], in: metrics, InMemoryTracer())
     }
@@ -100,16 +113,22 @@ import Tracing
     @Test func recoveriesAreCountedByOutcome() async throws {
         let setup = try await EmulatorSetup.start(project: "demo-telemetry-recovery")
         defer { Task { await setup.running.stop() } }
-        let created = try await setup.accounts.signUp(SignUpRequest(email: "lost@example.com", password: "correct horse", returnSecureToken: true))
+        let created = try await setup.accounts.signUp(
+            SignUpRequest(email: "lost@example.com", password: "correct horse", returnSecureToken: true))
         let metrics = TestMetrics()
         let tracer = InMemoryTracer()
         let codes = try await withMetricsFactory(metrics) {
             try await withTracer(tracer) {
-                let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(),
-                                                                                                attemptStore: ExpiringStateTOTPVerificationStore()))
+                let recovery = AccountRecovery(
+                    admin: setup.admin,
+                    redeemer: RecoveryCodeRedeemer(
+                        store: ExpiringStateRecoveryCodeStore(),
+                        attemptStore: ExpiringStateTOTPVerificationStore()))
                 let codes = try await recovery.issueCodes(for: created.localId)
                 let proof = FirstFactorProof(uid: created.localId, checkedAt: Date())
-                await #expect(throws: AccountRecoveryError.self) { _ = try await recovery.recover(proof, code: "0000-0000-0000") }
+                await #expect(throws: AccountRecoveryError.self) {
+                    _ = try await recovery.recover(proof, code: "0000-0000-0000")
+                }
                 _ = try await recovery.recover(proof, code: codes.codes[0])
                 return codes
             }

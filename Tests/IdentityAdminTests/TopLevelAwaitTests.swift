@@ -11,16 +11,22 @@ import Testing
 @Suite struct TopLevelAwaitTests {
     @Test func everyAsyncMethodAwaitedAtTopLevelRuns() async throws {
         let project = "demo-top-level"
-        let running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
+        let running = try await IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(port: 0, projectID: project)
+        ).start()
         defer { Task { await running.stop() } }
-        let result = try await BuiltExecutable("TopLevelConsumer").run(["every-async-method", "grace@example.com"], environment: [
-            "FIREBASE_AUTH_EMULATOR_HOST": running.hostAndPort, "PROJECT_ID": project,
-        ])
+        let result = try await BuiltExecutable("TopLevelConsumer").run(
+            ["every-async-method", "grace@example.com"],
+            environment: [
+                "FIREBASE_AUTH_EMULATOR_HOST": running.hostAndPort, "PROJECT_ID": project,
+            ])
         #expect(result.status == 0, "\(result.stderr)\n\(result.stdout)")
         let ran = result.stdout.split(separator: "\n").filter { $0.hasPrefix("ran ") }.map { String($0.dropFirst(4)) }
         #expect(Set(ran).count == ran.count, "a method ran twice: \(ran)")
         let expected = try Self.asyncFacadeMethods("facades.yaml") + Self.adminAsyncMethods()
-        #expect(expected.count >= 39, "MultiFactorAuth's facades and IdentityAdmin's API have 39 async methods today; found \(expected)")
+        #expect(
+            expected.count >= 39,
+            "MultiFactorAuth's facades and IdentityAdmin's API have 39 async methods today; found \(expected)")
         let missing = expected.filter { !ran.contains($0) }
         #expect(missing.isEmpty, "awaited at top level by no line of Tests/TopLevelConsumer/main.swift: \(missing)")
         #expect(result.stdout.hasSuffix("done\n"), "\(result.stdout)")
@@ -29,7 +35,8 @@ import Testing
     /// The methods whose completion keeps its `nil` default are the ones
     /// MultiFactorAuth's Getting Started article lists, each with its reason.
     @Test func getStartedListsEveryOmittableCompletion() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
+            .standardized
         let facades = try String(contentsOf: root.appendingPathComponent("Spec/facades.yaml"), encoding: .utf8)
         var omittable: [String] = []
         var method = ""
@@ -37,13 +44,21 @@ import Testing
             if line.hasPrefix("- swift: ") { method = String(line.dropFirst("- swift: ".count)) }
             if line.hasPrefix("omittableCompletion:") { omittable.append(method) }
         }
-        let article = try String(contentsOf: root.appendingPathComponent("Sources/MultiFactorAuth/MultiFactorAuth.docc/GettingStarted.md"), encoding: .utf8)
-        let section = try #require(article.components(separatedBy: "(`omittableCompletion`) and is listed here:").dropFirst().first)
-        let listed = section.split(separator: "\n").prefix { !$0.hasPrefix("`") }.filter { $0.hasPrefix("- ") }.map { String($0.dropFirst(2)) }
+        let article = try String(
+            contentsOf: root.appendingPathComponent("Sources/MultiFactorAuth/MultiFactorAuth.docc/GettingStarted.md"),
+            encoding: .utf8)
+        let section = try #require(
+            article.components(separatedBy: "(`omittableCompletion`) and is listed here:").dropFirst().first)
+        let listed = section.split(separator: "\n").prefix { !$0.hasPrefix("`") }.filter { $0.hasPrefix("- ") }.map {
+            String($0.dropFirst(2))
+        }
         if omittable.isEmpty {
             #expect(listed == ["None."], "\(listed)")
         } else {
-            #expect(listed.count == omittable.count && omittable.allSatisfy { name in listed.contains { $0.hasPrefix("`\(name)`") } }, "\(listed) vs \(omittable)")
+            #expect(
+                listed.count == omittable.count
+                    && omittable.allSatisfy { name in listed.contains { $0.hasPrefix("`\(name)`") } },
+                "\(listed) vs \(omittable)")
         }
     }
 
@@ -52,18 +67,28 @@ import Testing
     /// added to the top-level consumer too). Left out: the overload of
     /// `revokeRefreshTokens` that takes a time (for tests).
     static func adminAsyncMethods() throws -> [String] {
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/IdentityAdmin").standardized
-        let files = ["BaseAuth.swift": "BaseAuth", "Users.swift": "BaseAuth", "UserImport.swift": "BaseAuth", "IdentityAdmin.swift": nil as String?]
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Sources/IdentityAdmin"
+        ).standardized
+        let files = [
+            "BaseAuth.swift": "BaseAuth", "Users.swift": "BaseAuth", "UserImport.swift": "BaseAuth",
+            "IdentityAdmin.swift": nil as String?,
+        ]
         let function = try Regex(#"^    public func (\w+)\(([^)]*)\)[^{]*\basync\b"#).anchorsMatchLineEndings()
         var methods: [String] = []
         var typeOfExtension = ""
         for (file, fixedType) in files.sorted(by: { $0.key < $1.key }) {
-            for line in try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8).split(separator: "\n") {
-                if let type = line.firstMatch(of: #/^(?:public )?(?:final )?(?:class|struct|extension) (\w+)/#) { typeOfExtension = String(type.1) }
+            for line in try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8).split(
+                separator: "\n")
+            {
+                if let type = line.firstMatch(of: #/^(?:public )?(?:final )?(?:class|struct|extension) (\w+)/#) {
+                    typeOfExtension = String(type.1)
+                }
                 guard let match = String(line).firstMatch(of: function) else { continue }
                 let name = String(match.output[1].substring ?? "")
                 let labels = (match.output[2].substring ?? "").split(separator: ",").map { parameter in
-                    String(parameter.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "_").replacingOccurrences(of: ":", with: "")
+                    String(parameter.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "_")
+                        .replacingOccurrences(of: ":", with: "")
                 }
                 let selector = "\(name)(\(labels.map { "\($0):" }.joined()))"
                 if selector == "revokeRefreshTokens(uid:now:)" { continue }
@@ -76,7 +101,9 @@ import Testing
     /// `Type.method(labels:)` of every async method a facades file lists
     /// (each has a completion twin, the overload the trap would pick).
     static func asyncFacadeMethods(_ file: String) throws -> [String] {
-        let spec = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Spec/\(file)").standardized
+        let spec = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Spec/\(file)"
+        ).standardized
         var methods: [String] = []
         var type = ""
         var method: String?

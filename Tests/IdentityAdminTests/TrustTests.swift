@@ -1,14 +1,15 @@
 import Crypto
 import Foundation
 import HTTPTypes
-@testable import IdentityAdmin
+import IdentitySupport
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import IdentityToolkitTestSupport
 import Testing
 import _CryptoExtras
-import IdentitySupport
+
+@testable import IdentityAdmin
 
 /// What a security review of the server half found, one test per defect.
 @Suite struct TrustTests {
@@ -26,11 +27,19 @@ import IdentitySupport
     @Test func emulatorModeSendsOwnerAndNeverTheRealAccessToken() async throws {
         let tokenEndpoint = try await LoopbackHTTPServer()
         let fakeEmulator = try await LoopbackHTTPServer()
-        defer { Task { try? await tokenEndpoint.shutdown(); try? await fakeEmulator.shutdown() } }
-        let credential = try ServiceAccountCredential(json: try Self.serviceAccountKey(tokenEndpoint: "\(tokenEndpoint.baseURL)/token"),
-                                                      transport: AsyncHTTPClientTransport.failingFast)
-        let admin = IdentityAdmin(projectID: "p", credential: credential, configuration: ClientConfiguration(
-            transport: AsyncHTTPClientTransport.failingFast, emulatorHost: "127.0.0.1:\(fakeEmulator.port)"))
+        defer {
+            Task {
+                try? await tokenEndpoint.shutdown()
+                try? await fakeEmulator.shutdown()
+            }
+        }
+        let credential = try ServiceAccountCredential(
+            json: try Self.serviceAccountKey(tokenEndpoint: "\(tokenEndpoint.baseURL)/token"),
+            transport: AsyncHTTPClientTransport.failingFast)
+        let admin = IdentityAdmin(
+            projectID: "p", credential: credential,
+            configuration: ClientConfiguration(
+                transport: AsyncHTTPClientTransport.failingFast, emulatorHost: "127.0.0.1:\(fakeEmulator.port)"))
         _ = try? await admin.getUser(uid: "someone")
         _ = try? await admin.projectConfigManager().getProjectConfig()
         #expect(tokenEndpoint.requests.isEmpty, "the token endpoint was asked: \(tokenEndpoint.requests)")
@@ -44,18 +53,29 @@ import IdentitySupport
     /// the emulator, the service account's token endpoint never called.
     @Test func theEnvironmentVariableWarnsOnceAndKeepsTheKeyFileUnused() async throws {
         let project = "demo-env"
-        let running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
+        let running = try await IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(port: 0, projectID: project)
+        ).start()
         let tokenEndpoint = try await LoopbackHTTPServer()
-        defer { Task { await running.stop(); try? await tokenEndpoint.shutdown() } }
-        let admin = IdentityAdmin.emulator(projectID: project, hostAndPort: running.hostAndPort, transport: AsyncHTTPClientTransport.failingFast)
+        defer {
+            Task {
+                await running.stop()
+                try? await tokenEndpoint.shutdown()
+            }
+        }
+        let admin = IdentityAdmin.emulator(
+            projectID: project, hostAndPort: running.hostAndPort, transport: AsyncHTTPClientTransport.failingFast)
         let user = try await admin.createUser(CreateUserRequest(email: "ada@example.com", password: "correct horse"))
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString).json")
         try Self.serviceAccountKey(tokenEndpoint: "\(tokenEndpoint.baseURL)/token").write(to: keyFile)
         defer { try? FileManager.default.removeItem(at: keyFile) }
 
-        let result = try await BuiltExecutable("TopLevelConsumer").run(["get-user", "ada@example.com"], environment: [
-            "FIREBASE_AUTH_EMULATOR_HOST": running.hostAndPort, "GOOGLE_APPLICATION_CREDENTIALS": keyFile.path, "PROJECT_ID": project,
-        ])
+        let result = try await BuiltExecutable("TopLevelConsumer").run(
+            ["get-user", "ada@example.com"],
+            environment: [
+                "FIREBASE_AUTH_EMULATOR_HOST": running.hostAndPort, "GOOGLE_APPLICATION_CREDENTIALS": keyFile.path,
+                "PROJECT_ID": project,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("found UserRecord(") && result.stdout.contains(user.uid), "\(result.stdout)")
         let warnings = result.stderr.split(separator: "\n").filter { $0.contains("FIREBASE_AUTH_EMULATOR_HOST is set") }
@@ -67,17 +87,39 @@ import IdentitySupport
     /// calls go, and says which won when code and environment disagree.
     @Test func theEmulatorModeLineSaysWhichSettingWon() throws {
         #expect(IdentityAdmin.emulatorModeLine(configured: nil, environment: nil, namedInCode: false) == nil)
-        let fromEnvironment = try #require(IdentityAdmin.emulatorModeLine(configured: "127.0.0.1:9099", environment: "127.0.0.1:9099", namedInCode: false))
-        #expect(fromEnvironment.level == .warning && fromEnvironment.message.hasPrefix("FIREBASE_AUTH_EMULATOR_HOST is set"), "\(fromEnvironment)")
-        let inCode = try #require(IdentityAdmin.emulatorModeLine(configured: "127.0.0.1:9099", environment: nil, namedInCode: true))
-        #expect(inCode.level == .debug && inCode.message.contains("named in code") && !inCode.message.contains("FIREBASE_AUTH_EMULATOR_HOST"), "\(inCode)")
-        let both = try #require(IdentityAdmin.emulatorModeLine(configured: "127.0.0.1:9099", environment: "127.0.0.1:9099", namedInCode: true))
-        #expect(both.level == .debug && both.message.contains("named in code (FIREBASE_AUTH_EMULATOR_HOST names the same host)"), "\(both)")
-        let disagree = try #require(IdentityAdmin.emulatorModeLine(configured: "127.0.0.1:9099", environment: "10.0.0.7:9099", namedInCode: false))
-        #expect(disagree.level == .warning && disagree.message.contains("names 10.0.0.7:9099, but the emulator host named in code, 127.0.0.1:9099, wins"), "\(disagree)")
-        let production = try #require(IdentityAdmin.emulatorModeLine(configured: nil, environment: "10.0.0.7:9099", namedInCode: false))
-        #expect(production.level == .warning && production.message.contains("emulatorHost is nil, which wins: admin calls go to Google"), "\(production)")
-        let hostile = try #require(IdentityAdmin.emulatorModeLine(configured: nil, environment: "evil\ninfo: forged", namedInCode: false))
+        let fromEnvironment = try #require(
+            IdentityAdmin.emulatorModeLine(
+                configured: "127.0.0.1:9099", environment: "127.0.0.1:9099", namedInCode: false))
+        #expect(
+            fromEnvironment.level == .warning
+                && fromEnvironment.message.hasPrefix("FIREBASE_AUTH_EMULATOR_HOST is set"), "\(fromEnvironment)")
+        let inCode = try #require(
+            IdentityAdmin.emulatorModeLine(configured: "127.0.0.1:9099", environment: nil, namedInCode: true))
+        #expect(
+            inCode.level == .debug && inCode.message.contains("named in code")
+                && !inCode.message.contains("FIREBASE_AUTH_EMULATOR_HOST"), "\(inCode)")
+        let both = try #require(
+            IdentityAdmin.emulatorModeLine(
+                configured: "127.0.0.1:9099", environment: "127.0.0.1:9099", namedInCode: true))
+        #expect(
+            both.level == .debug
+                && both.message.contains("named in code (FIREBASE_AUTH_EMULATOR_HOST names the same host)"), "\(both)")
+        let disagree = try #require(
+            IdentityAdmin.emulatorModeLine(
+                configured: "127.0.0.1:9099", environment: "10.0.0.7:9099", namedInCode: false))
+        #expect(
+            disagree.level == .warning
+                && disagree.message.contains(
+                    "names 10.0.0.7:9099, but the emulator host named in code, 127.0.0.1:9099, wins"),
+            "\(disagree)")
+        let production = try #require(
+            IdentityAdmin.emulatorModeLine(configured: nil, environment: "10.0.0.7:9099", namedInCode: false))
+        #expect(
+            production.level == .warning
+                && production.message.contains("emulatorHost is nil, which wins: admin calls go to Google"),
+            "\(production)")
+        let hostile = try #require(
+            IdentityAdmin.emulatorModeLine(configured: nil, environment: "evil\ninfo: forged", namedInCode: false))
         #expect(!hostile.message.contains("\n"))
     }
 
@@ -100,16 +142,21 @@ import IdentitySupport
     @Test func requireTenantRefusesOtherTenants() async throws {
         let route = ForgedIDTokenTests.KeyRoute(try ForgedIDTokenTests.jwks([("k1", ForgedIDTokenTests.key)]))
         let verifier = ForgedIDTokenTests.verifier(route)
-        let tenantToken = try ForgedIDTokenTests.token(claims: ForgedIDTokenTests.claims { claims in
-            var firebase = claims["firebase"] as? [String: Any] ?? [:]
-            firebase["tenant"] = "shop-1"
-            claims["firebase"] = firebase
-        })
+        let tenantToken = try ForgedIDTokenTests.token(
+            claims: ForgedIDTokenTests.claims { claims in
+                var firebase = claims["firebase"] as? [String: Any] ?? [:]
+                firebase["tenant"] = "shop-1"
+                claims["firebase"] = firebase
+            })
         let decoded = try await verifier.verify(tenantToken)
         #expect(try decoded.requireTenant("shop-1").uid == "uid-1")
-        #expect(throws: TokenVerificationError.tenantMismatch(expected: "shop-2", found: "shop-1")) { try decoded.requireTenant("shop-2") }
+        #expect(throws: TokenVerificationError.tenantMismatch(expected: "shop-2", found: "shop-1")) {
+            try decoded.requireTenant("shop-2")
+        }
         let projectUser = try await verifier.verify(try ForgedIDTokenTests.token())
-        #expect(throws: TokenVerificationError.tenantMismatch(expected: "shop-1", found: nil)) { try projectUser.requireTenant("shop-1") }
+        #expect(throws: TokenVerificationError.tenantMismatch(expected: "shop-1", found: nil)) {
+            try projectUser.requireTenant("shop-1")
+        }
     }
 }
 
@@ -129,7 +176,10 @@ import IdentitySupport
             self.stall = stall
         }
         func fetch() async throws -> (JSONWebKeySet, HTTPFields) {
-            let count = fetches.withLock { $0 += 1; return $0 }
+            let count = fetches.withLock {
+                $0 += 1
+                return $0
+            }
             if count > 1 { try await Task.sleep(for: stall) }
             return (set, [.cacheControl: "max-age=60"])
         }
@@ -139,7 +189,9 @@ import IdentitySupport
         let route = StallingRoute(try V.jwks([("k1", V.key)]), stall: .seconds(20))
         let time = Locked(V.now)
         let cache = SigningKeyCache(now: { time.current }, fetch: { try await route.fetch() })
-        let verifier = IDTokenVerifier(projectID: V.project, kind: .idToken, tenantID: nil, clockSkew: .seconds(60), keys: cache, now: { time.current })
+        let verifier = IDTokenVerifier(
+            projectID: V.project, kind: .idToken, tenantID: nil, clockSkew: .seconds(60), keys: cache,
+            now: { time.current })
         let token = try V.token(claims: V.claims { $0["exp"] = Int(V.now.timeIntervalSince1970) + 3590 })
         _ = try await verifier.verify(token)
         // The cached path's time, measured here.
@@ -150,7 +202,8 @@ import IdentitySupport
         time.withLock { $0 = $0.addingTimeInterval(120) }
         var stale: [Duration] = []
         for _ in 0..<20 { stale.append(try await clock.measure { _ = try await verifier.verify(token) }) }
-        let cachedMedian = cached.sorted()[10], staleMax = stale.max() ?? .zero
+        let cachedMedian = cached.sorted()[10]
+        let staleMax = stale.max() ?? .zero
         // Far from the route's 20 s stall; the margin is for a suite that
         // keeps both cores busy (one scheduling hiccup there lasted 2 s).
         #expect(staleMax < cachedMedian * 20 + .seconds(3), "stale \(staleMax) vs cached \(cachedMedian)")
@@ -169,8 +222,14 @@ import IdentitySupport
         }
         // Cold cache, route down: the first call fetches and fails; the
         // next ones fail at once, without a fetch, until the backoff passes.
-        await #expect(performing: { _ = try await cache.key(for: "k1") }, throws: { ($0 as? TokenVerificationError)?.code == .keysUnavailable })
-        for _ in 0..<50 { await #expect(performing: { _ = try await cache.key(for: "k1") }, throws: { ($0 as? TokenVerificationError)?.code == .keysUnavailable }) }
+        await #expect(
+            performing: { _ = try await cache.key(for: "k1") },
+            throws: { ($0 as? TokenVerificationError)?.code == .keysUnavailable })
+        for _ in 0..<50 {
+            await #expect(
+                performing: { _ = try await cache.key(for: "k1") },
+                throws: { ($0 as? TokenVerificationError)?.code == .keysUnavailable })
+        }
         #expect(attempts.current == 1)
         var expectedAttempts = 1
         for delay in [1.0, 2, 4, 8, 8] {
@@ -202,10 +261,16 @@ import IdentitySupport
         for kid in ["ec-1", "enc-1", "rs512", "broken"] {
             await #expect(throws: TokenVerificationError.unknownKey(kid: kid)) { _ = try await cache.key(for: kid) }
         }
-        let useless = SigningKeyCache(now: { V.now }, fetch: { (JSONWebKeySet(keys: [JSONWebKey(kty: "EC", kid: "ec-1")]), [:]) })
-        await #expect(performing: { _ = try await useless.key(for: "ec-1") }, throws: { ($0 as? TokenVerificationError)?.code == .keysUnavailable })
-        let empty = SigningKeyCache(now: { V.now }, fetch: { (try JSONDecoder().decode(JSONWebKeySet.self, from: Data("{}".utf8)), [:]) })
-        await #expect(performing: { _ = try await empty.key(for: "k1") }, throws: { ($0 as? TokenVerificationError)?.code == .keysUnavailable })
+        let useless = SigningKeyCache(
+            now: { V.now }, fetch: { (JSONWebKeySet(keys: [JSONWebKey(kty: "EC", kid: "ec-1")]), [:]) })
+        await #expect(
+            performing: { _ = try await useless.key(for: "ec-1") },
+            throws: { ($0 as? TokenVerificationError)?.code == .keysUnavailable })
+        let empty = SigningKeyCache(
+            now: { V.now }, fetch: { (try JSONDecoder().decode(JSONWebKeySet.self, from: Data("{}".utf8)), [:]) })
+        await #expect(
+            performing: { _ = try await empty.key(for: "k1") },
+            throws: { ($0 as? TokenVerificationError)?.code == .keysUnavailable })
     }
 
     /// A key set whose keys lack members Google's description leaves

@@ -3,32 +3,47 @@ import Foundation
 import IdentityAdmin
 import IdentityAdminVapor
 import IdentityToolkit
-@testable import IdentityToolkitEmulator
 import Testing
 import Vapor
 import VaporTesting
+
+@testable import IdentityToolkitEmulator
 
 /// The Vapor route of a blocking function, on an event the emulator signs.
 @Suite struct BlockingFunctionRouteTests {
     @Test func theVaporRouteServesTheHandler() async throws {
         let setup = try await EmulatorSetup.start(project: "demo-vapor-blocking")
-        let uid = try await setup.accounts.signUp(SignUpRequest(email: "vapor-blocking@example.com", password: "correct horse", returnSecureToken: true)).localId
+        let uid = try await setup.accounts.signUp(
+            SignUpRequest(email: "vapor-blocking@example.com", password: "correct horse", returnSecureToken: true)
+        ).localId
         let url = "https://auth.example.com/blocking/before-sign-in"
-        let jwt = try await setup.running.emulator.blockingEvent(uid: uid, tenant: nil, attempt: .init(type: .beforeSignIn, signInMethod: "password"),
-                                                                 functionURL: url)
+        let jwt = try await setup.running.emulator.blockingEvent(
+            uid: uid, tenant: nil, attempt: .init(type: .beforeSignIn, signInMethod: "password"),
+            functionURL: url)
         let app = try await Application.make(.testing)
-        app.post("blocking", "before-sign-in", blockingFunction: BlockingFunctionHandler(auth: setup.admin, functionURL: url, beforeSignIn: { event in
-            .allow(updating: BlockingFunctionUpdate(customClaims: ["uid": .string(event.event.user.uid)]))
-        }))
+        app.post(
+            "blocking", "before-sign-in",
+            blockingFunction: BlockingFunctionHandler(
+                auth: setup.admin, functionURL: url,
+                beforeSignIn: { event in
+                    .allow(updating: BlockingFunctionUpdate(customClaims: ["uid": .string(event.event.user.uid)]))
+                }))
         do {
             var headers = HTTPHeaders()
             headers.contentType = .json
-            try await app.testing().test(.POST, "blocking/before-sign-in", headers: headers, body: ByteBuffer(string: #"{"data":{"jwt":"\#(jwt)"}}"#)) {
+            try await app.testing().test(
+                .POST, "blocking/before-sign-in", headers: headers,
+                body: ByteBuffer(string: #"{"data":{"jwt":"\#(jwt)"}}"#)
+            ) {
                 #expect($0.status == .ok)
-                #expect($0.body.string == #"{"userRecord":{"customClaims":{"uid":"\#(uid)"},"updateMask":"customClaims"}}"#)
+                #expect(
+                    $0.body.string == #"{"userRecord":{"customClaims":{"uid":"\#(uid)"},"updateMask":"customClaims"}}"#)
             }
             // The same event again: refused.
-            try await app.testing().test(.POST, "blocking/before-sign-in", headers: headers, body: ByteBuffer(string: #"{"data":{"jwt":"\#(jwt)"}}"#)) {
+            try await app.testing().test(
+                .POST, "blocking/before-sign-in", headers: headers,
+                body: ByteBuffer(string: #"{"data":{"jwt":"\#(jwt)"}}"#)
+            ) {
                 #expect($0.status == .unauthorized)
             }
         } catch {

@@ -1,10 +1,10 @@
 import AdminTestSupport
 import Foundation
-import IdentityToolkitTestSupport
 import IdentityAdmin
 import IdentityAdminVapor
-import Logging
 import IdentityOTP
+import IdentityToolkitTestSupport
+import Logging
 import Testing
 import Vapor
 import VaporTesting
@@ -36,7 +36,8 @@ final class LogLines: @unchecked Sendable {
         }
         func log(event: LogEvent) {
             let all = metadata.merging(event.metadata ?? [:]) { $1 }
-            LogLines.shared.append("\(event.level) \(event.message) \(all.map { "\($0)=\($1)" }.sorted().joined(separator: " "))")
+            LogLines.shared.append(
+                "\(event.level) \(event.message) \(all.map { "\($0)=\($1)" }.sorted().joined(separator: " "))")
         }
     }
 }
@@ -46,7 +47,9 @@ final class LogLines: @unchecked Sendable {
 /// answer or a log.
 @Suite(.serialized) struct FirebaseAuthenticatorTests {
     /// An app whose `/me` answers the verified uid and second factor, behind the middleware with `options`.
-    static func withApp(_ auth: BaseAuth, _ options: FirebaseAuthenticator.Options, _ test: (Application) async throws -> Void) async throws {
+    static func withApp(
+        _ auth: BaseAuth, _ options: FirebaseAuthenticator.Options, _ test: (Application) async throws -> Void
+    ) async throws {
         let app = try await Application.make(.testing)
         app.logger = LogLines.logger()
         let protected = app.grouped(FirebaseAuthenticator(auth, options: options))
@@ -65,7 +68,9 @@ final class LogLines: @unchecked Sendable {
 
     /// The reason in a refusal's JSON body.
     static func reason(_ response: TestingHTTPResponse) -> String? {
-        let body = try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: [String: String]]
+        let body =
+            try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))
+            as? [String: [String: String]]
         return body?["error"]?["reason"]
     }
 
@@ -94,7 +99,10 @@ final class LogLines: @unchecked Sendable {
             try await app.testing().test(.GET, "me", headers: ["Authorization": "Basic YTpi"]) { response in
                 #expect(Self.reason(response) == "missing")
             }
-            for (token, reason) in [(garbage, "malformed"), (tokens.expired, "expired"), (Self.withAnotherSignature(tokens.password), "badSignature")] {
+            for (token, reason) in [
+                (garbage, "malformed"), (tokens.expired, "expired"),
+                (Self.withAnotherSignature(tokens.password), "badSignature"),
+            ] {
                 try await app.testing().test(.GET, "me", headers: Self.bearer(token)) { response in
                     #expect(response.status == .unauthorized, "\(reason)")
                     #expect(Self.reason(response) == reason)
@@ -116,8 +124,10 @@ final class LogLines: @unchecked Sendable {
             try await app.testing().test(.GET, "me", headers: Self.bearer(tokens.password)) { response in
                 #expect(response.status == .unauthorized)
                 #expect(Self.reason(response) == "secondFactorRequired")
-                #expect(response.headers.first(name: .wwwAuthenticate)
-                    == #"Bearer error="insufficient_user_authentication", error_description="a sign-in with the second factor is required", acr_values="firebase_second_factor""#)
+                #expect(
+                    response.headers.first(name: .wwwAuthenticate)
+                        == #"Bearer error="insufficient_user_authentication", error_description="a sign-in with the second factor is required", acr_values="firebase_second_factor""#
+                )
                 answers.append(response.body.string)
             }
         }
@@ -161,7 +171,8 @@ final class LogLines: @unchecked Sendable {
         let cookie = try await setup.admin.createSessionCookie(tokens.totp, expiresIn: .seconds(3600))
 
         try await Self.withApp(setup.admin, .init(credential: .sessionCookie(named: "__session"))) { app in
-            try await app.testing().test(.GET, "me", headers: ["Cookie": "theme=dark; __session=\(cookie)"]) { response in
+            try await app.testing().test(.GET, "me", headers: ["Cookie": "theme=dark; __session=\(cookie)"]) {
+                response in
                 #expect(response.status == .ok)
                 #expect(response.body.string == "\(tokens.uid) totp")
             }
@@ -208,7 +219,9 @@ final class LogLines: @unchecked Sendable {
         do {
             var headers = Self.bearer(tokens.password)
             headers.replaceOrAdd(name: .userAgent, value: "tests-agent")
-            try await app.testing().test(.GET, "facts", headers: headers) { #expect($0.body.string == "true tests-agent") }
+            try await app.testing().test(.GET, "facts", headers: headers) {
+                #expect($0.body.string == "true tests-agent")
+            }
         } catch {
             try await app.asyncShutdown()
             throw error
@@ -225,16 +238,22 @@ final class LogLines: @unchecked Sendable {
         let tokens = try await MiddlewareTokens.make(setup)
         let app = try await Application.make(.testing)
         app.logger = LogLines.logger()
-        let recovery = AccountRecovery(admin: setup.admin, redeemer: RecoveryCodeRedeemer(store: ExpiringStateRecoveryCodeStore(),
-                                                                                          attemptStore: ExpiringStateTOTPVerificationStore()))
+        let recovery = AccountRecovery(
+            admin: setup.admin,
+            redeemer: RecoveryCodeRedeemer(
+                store: ExpiringStateRecoveryCodeStore(),
+                attemptStore: ExpiringStateTOTPVerificationStore()))
         _ = try await recovery.issueCodes(for: tokens.uid)
-        app.grouped(FirebaseAuthenticator(setup.admin, options: .init(checkRevoked: true))).get("recover") { req -> String in
+        app.grouped(FirebaseAuthenticator(setup.admin, options: .init(checkRevoked: true))).get("recover") {
+            req -> String in
             let user = try req.auth.require(FirebaseUser.self)
             let proof = FirstFactorProof(uid: user.uid, checkedAt: Date())
             return (try? await recovery.recover(proof, code: "AAAA-BBBB-CCCC")) == nil ? "refused" : "recovered"
         }
         do {
-            try await app.testing().test(.GET, "recover", headers: Self.bearer(tokens.password)) { #expect($0.body.string == "refused") }
+            try await app.testing().test(.GET, "recover", headers: Self.bearer(tokens.password)) {
+                #expect($0.body.string == "refused")
+            }
         } catch {
             try await app.asyncShutdown()
             throw error
@@ -244,7 +263,9 @@ final class LogLines: @unchecked Sendable {
         let lines = LogLines.shared.lines
         let refused = lines.first { $0.contains("recovery code refused") && $0.contains("uid=\(tokens.uid)") }
         #expect(refused?.contains("request-id=") == true, "\(lines)")
-        let lookup = lines.first { $0.contains("sending request") && $0.contains("accounts:lookup") && $0.contains("request-id=") }
+        let lookup = lines.first {
+            $0.contains("sending request") && $0.contains("accounts:lookup") && $0.contains("request-id=")
+        }
         #expect(lookup != nil, "\(lines)")
     }
 
@@ -258,7 +279,9 @@ final class LogLines: @unchecked Sendable {
         do {
             try await app.testing().test(.GET, "health") { #expect($0.body.string == "ok") }
             try await app.testing().test(.GET, "api/me") { #expect($0.status == .unauthorized) }
-            try await app.testing().test(.GET, "api/me", headers: Self.bearer(tokens.password)) { #expect($0.status == .unauthorized) }
+            try await app.testing().test(.GET, "api/me", headers: Self.bearer(tokens.password)) {
+                #expect($0.status == .unauthorized)
+            }
             try await app.testing().test(.GET, "api/me", headers: Self.bearer(tokens.totp)) { response in
                 #expect(response.body.string == "\(tokens.uid) signed in with totp")
             }
@@ -273,6 +296,9 @@ final class LogLines: @unchecked Sendable {
     /// The article shows the compiled Vapor snippet verbatim.
     @Test func theArticleShowsTheCompiledSnippet() throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        #expect(try DocSnippet.shows(here.appendingPathComponent("ProtectingRoutesSnippet.swift"), in: "Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"))
+        #expect(
+            try DocSnippet.shows(
+                here.appendingPathComponent("ProtectingRoutesSnippet.swift"),
+                in: "Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"))
     }
 }

@@ -18,17 +18,22 @@ import VaporTesting
         for policyCase in table.cases {
             let app = try await Application.make(.testing)
             app.logger = LogLines.logger()
-            app.grouped(FirebaseAuthenticator(setup.admin, options: .init(policy: policyCase.policy))).get("me") { req -> String in
+            app.grouped(FirebaseAuthenticator(setup.admin, options: .init(policy: policyCase.policy))).get("me") {
+                req -> String in
                 let user = try req.auth.require(FirebaseUser.self)
-                return SignInPolicyCases.body(uid: user.uid, factor: user.token.signInSecondFactor, due: user.token.secondFactorEnrollmentDue)
+                return SignInPolicyCases.body(
+                    uid: user.uid, factor: user.token.signInSecondFactor, due: user.token.secondFactorEnrollmentDue)
             }
             do {
-                try await app.testing().test(.GET, "me", headers: ["Authorization": "Bearer \(policyCase.token)"]) { response in
+                try await app.testing().test(.GET, "me", headers: ["Authorization": "Bearer \(policyCase.token)"]) {
+                    response in
                     #expect(Int(response.status.code) == policyCase.status, "\(policyCase)")
-                    let challenge = response.headers.first(name: .wwwAuthenticate).flatMap(StepUpChallenge.init(wwwAuthenticate:))
+                    let challenge = response.headers.first(name: .wwwAuthenticate).flatMap(
+                        StepUpChallenge.init(wwwAuthenticate:))
                     #expect(challenge == policyCase.challenge, "\(policyCase)")
                     if policyCase.status == 200 {
-                        #expect(response.body.string.hasSuffix(policyCase.enrollmentDue ? " due" : " -"), "\(policyCase)")
+                        #expect(
+                            response.body.string.hasSuffix(policyCase.enrollmentDue ? " due" : " -"), "\(policyCase)")
                     } else {
                         #expect(FirebaseAuthenticatorTests.reason(response) == policyCase.reason, "\(policyCase)")
                         #expect(!response.body.string.contains(policyCase.token))

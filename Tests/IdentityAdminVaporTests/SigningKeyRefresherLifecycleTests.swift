@@ -1,11 +1,12 @@
 import Foundation
 import HTTPTypes
-@testable import IdentityAdmin
 import IdentityAdminVapor
 import IdentitySupport
 import IdentityToolkit
 import Testing
 import Vapor
+
+@testable import IdentityAdmin
 
 /// Vapor's way to run the signing-key refresher: from boot to shutdown.
 @Suite struct SigningKeyRefresherLifecycleTests {

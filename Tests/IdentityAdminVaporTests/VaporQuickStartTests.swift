@@ -21,9 +21,13 @@ import VaporTesting
             try await app.testing().test(.GET, "api/me") { #expect($0.status == .unauthorized) }
             try await app.testing().test(.GET, "api/me", headers: bearer(tokens.password)) { response in
                 #expect(response.status == .unauthorized)
-                #expect(response.headers.first(name: .wwwAuthenticate)?.contains(#"error="insufficient_user_authentication""#) == true)
+                #expect(
+                    response.headers.first(name: .wwwAuthenticate)?.contains(
+                        #"error="insufficient_user_authentication""#) == true)
             }
-            try await app.testing().test(.GET, "api/me", headers: bearer(tokens.totp)) { #expect($0.body.string == tokens.uid) }
+            try await app.testing().test(.GET, "api/me", headers: bearer(tokens.totp)) {
+                #expect($0.body.string == tokens.uid)
+            }
             try await app.testing().test(.GET, "api/factors", headers: bearer(tokens.totp)) { response in
                 #expect(response.status == .ok)
                 let factors = try response.content.decode([MyFactor].self)

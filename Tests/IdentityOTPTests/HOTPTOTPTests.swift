@@ -1,8 +1,11 @@
+/// swift-crypto's HMAC, the reference for the precomputed-state fast paths.
+import Crypto
 import Foundation
-@testable import IdentityOTP
 import IdentityToolkitTestSupport
 import SeededRandom
 import Testing
+
+@testable import IdentityOTP
 
 @Suite struct HOTPTOTPTests {
     static let rfcSHA1 = Array("12345678901234567890".utf8)
@@ -11,7 +14,10 @@ import Testing
 
     @Test func rfc4226AppendixD() throws {
         let hotp = try HOTP(key: Self.rfcSHA1)
-        let expected = ["755224", "287082", "359152", "969429", "338314", "254676", "287922", "162583", "399871", "520489", "403154"]
+        let expected = [
+            "755224", "287082", "359152", "969429", "338314", "254676", "287922", "162583", "399871", "520489",
+            "403154",
+        ]
         for (counter, code) in expected.enumerated() {
             #expect(hotp.code(counter: UInt64(counter)) == code)
         }
@@ -53,7 +59,7 @@ import Testing
         } catch let error as Base32Error {
             #expect(error.description.contains("17") && !error.description.contains("\"1\""), "\(error)")
         }
-        #expect(throws: OTPError.self) { try TOTP(base32Secret: "GEZDGNBV") }   // 5 bytes: too short
+        #expect(throws: OTPError.self) { try TOTP(base32Secret: "GEZDGNBV") } // 5 bytes: too short
     }
 
     @Test func pyotpFixtures() throws {
@@ -62,8 +68,11 @@ import Testing
         #expect(cases.contains { $0.time > Int64(UInt32.max) })
         for item in cases {
             let algorithm = try #require(HashAlgorithm(name: item.algorithm))
-            let totp = try TOTP(key: try Base32.decode(item.secret), algorithm: algorithm, digits: item.digits, period: item.period)
-            #expect(try totp.code(at: item.time) == item.code, "\(item.algorithm) \(item.digits) digits, period \(item.period), t=\(item.time)")
+            let totp = try TOTP(
+                key: try Base32.decode(item.secret), algorithm: algorithm, digits: item.digits, period: item.period)
+            #expect(
+                try totp.code(at: item.time) == item.code,
+                "\(item.algorithm) \(item.digits) digits, period \(item.period), t=\(item.time)")
         }
     }
 
@@ -85,8 +94,12 @@ import Testing
         // RFC 4226 §4 (R6): 128 bits at least, unless the caller opts out for an import.
         #expect(throws: OTPError.secretTooShort(byteCount: 0, minimum: 16)) { try HOTP(key: [UInt8]()) }
         #expect(throws: OTPError.secretTooShort(byteCount: 1, minimum: 16)) { try HOTP(key: [0x42]) }
-        #expect(throws: OTPError.secretTooShort(byteCount: 15, minimum: 16)) { try TOTP(key: [UInt8](repeating: 1, count: 15)) }
-        #expect(throws: OTPError.secretTooShort(byteCount: 0, minimum: 1)) { try HOTP(key: [UInt8](), keyLengthPolicy: .legacyImport) }
+        #expect(throws: OTPError.secretTooShort(byteCount: 15, minimum: 16)) {
+            try TOTP(key: [UInt8](repeating: 1, count: 15))
+        }
+        #expect(throws: OTPError.secretTooShort(byteCount: 0, minimum: 1)) {
+            try HOTP(key: [UInt8](), keyLengthPolicy: .legacyImport)
+        }
         #expect((try? HOTP(key: [0x42], keyLengthPolicy: .legacyImport)) != nil)
         #expect((try? HOTP(key: [UInt8](repeating: 1, count: 16))) != nil)
     }
@@ -100,7 +113,9 @@ import Testing
             let key = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
             for algorithm in HashAlgorithm.allCases {
                 let mac = PrecomputedHMAC(key: key, algorithm: algorithm).mac(counter: 42)
-                #expect(mac == ReferenceHMAC.mac(key: key, counter: 42, algorithm: algorithm), "\(algorithm) key of \(length) bytes")
+                #expect(
+                    mac == ReferenceHMAC.mac(key: key, counter: 42, algorithm: algorithm),
+                    "\(algorithm) key of \(length) bytes")
             }
         }
     }
@@ -151,9 +166,6 @@ import Testing
     }
 }
 
-/// swift-crypto's HMAC, the reference for the precomputed-state fast paths.
-import Crypto
-
 enum ReferenceHMAC {
     static func mac(key: [UInt8], counter: UInt64, algorithm: HashAlgorithm) -> [UInt8] {
         let message = withUnsafeBytes(of: counter.bigEndian) { Array($0) }
@@ -182,7 +194,8 @@ enum ReferenceHMAC {
                 let expected = ReferenceHMAC.mac(key: key, counter: counter, algorithm: algorithm)
                 let truncated = expected.withUnsafeBytes { PrecomputedHMAC.truncate($0) }
                 guard fast.mac(counter: counter) == expected, fast.truncated(counter: counter) == truncated else {
-                    return "\(algorithm) mismatch for key \(key.map { String(format: "%02x", $0) }.joined()) counter \(counter)"
+                    return
+                        "\(algorithm) mismatch for key \(key.map { String(format: "%02x", $0) }.joined()) counter \(counter)"
                 }
             }
             return nil

@@ -7,15 +7,28 @@ import Testing
 
     @Test func builderEncodesLabelAndParameters() {
         let uri = OTPAuthURI(issuer: "ACME Co", account: "john.doe@email.com", secret: Self.secret)
-        #expect(uri.string == "otpauth://totp/ACME%20Co:john.doe%40email.com?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=ACME%20Co")
-        let custom = OTPAuthURI(issuer: "R&D/Ops", account: "a:b?c#d", secret: Self.secret, algorithm: .sha512, digits: 8, period: 60)
-        #expect(custom.string == "otpauth://totp/R%26D%2FOps:a%3Ab%3Fc%23d?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=R%26D%2FOps&algorithm=SHA512&digits=8&period=60")
+        #expect(
+            uri.string
+                == "otpauth://totp/ACME%20Co:john.doe%40email.com?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=ACME%20Co"
+        )
+        let custom = OTPAuthURI(
+            issuer: "R&D/Ops", account: "a:b?c#d", secret: Self.secret, algorithm: .sha512, digits: 8, period: 60)
+        #expect(
+            custom.string
+                == "otpauth://totp/R%26D%2FOps:a%3Ab%3Fc%23d?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=R%26D%2FOps&algorithm=SHA512&digits=8&period=60"
+        )
         let hotp = OTPAuthURI(kind: .hotp, issuer: nil, account: "Ünï 東京", secret: Self.secret, counter: 7)
-        #expect(hotp.string == "otpauth://hotp/%C3%9Cn%C3%AF%20%E6%9D%B1%E4%BA%AC?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=7")
+        #expect(
+            hotp.string
+                == "otpauth://hotp/%C3%9Cn%C3%AF%20%E6%9D%B1%E4%BA%AC?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=7"
+        )
     }
 
     @Test func theWikiExampleParses() throws {
-        let uri = try OTPAuthURI(parsing: "otpauth://totp/ACME%20Co:john.doe@email.com?secret=HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ&issuer=ACME%20Co&algorithm=SHA1&digits=6&period=30")
+        let uri = try OTPAuthURI(
+            parsing:
+                "otpauth://totp/ACME%20Co:john.doe@email.com?secret=HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ&issuer=ACME%20Co&algorithm=SHA1&digits=6&period=30"
+        )
         #expect(uri.issuer == "ACME Co")
         #expect(uri.account == "john.doe@email.com")
         #expect(uri.algorithm == .sha1)
@@ -33,11 +46,15 @@ import Testing
     }
 
     @Test func firebaseStyleUnencodedURIsParse() throws {
-        let uri = try OTPAuthURI(parsing: "otpauth://totp/my-app:ada@example.com?secret=HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ&issuer=my-app&algorithm=SHA1&digits=6")
+        let uri = try OTPAuthURI(
+            parsing:
+                "otpauth://totp/my-app:ada@example.com?secret=HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ&issuer=my-app&algorithm=SHA1&digits=6"
+        )
         #expect(uri.issuer == "my-app")
         #expect(uri.account == "ada@example.com")
         // An encoded separator, confirmed by the issuer parameter (the wiki's form).
-        let encodedSeparator = try OTPAuthURI(parsing: "otpauth://totp/ACME%3A%20ada?secret=HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ&issuer=ACME")
+        let encodedSeparator = try OTPAuthURI(
+            parsing: "otpauth://totp/ACME%3A%20ada?secret=HXDMVJECJJWSRB3HWIZR4IFUGFTMXBOZ&issuer=ACME")
         #expect(encodedSeparator.issuer == "ACME")
         #expect(encodedSeparator.account == "ada")
         // Without the parameter, an encoded colon belongs to the account (as pyotp reads it).
@@ -49,13 +66,18 @@ import Testing
     /// Seeded: every run checks the same URIs; a failure prints the URI.
     @Test func roundTripOfEverythingTheBuilderEmits() throws {
         var generator = SeededGenerator(seed: 6238)
-        let names = ["ACME Co", "a@b", "R&D", "50% off", "x/y", "Ünïcödé", "東京", "a+b", "q?u#e=r;y", "😀", "", "plain", "R:D", "a:b:c"]
+        let names = [
+            "ACME Co", "a@b", "R&D", "50% off", "x/y", "Ünïcödé", "東京", "a+b", "q?u#e=r;y", "😀", "", "plain", "R:D",
+            "a:b:c",
+        ]
         for index in 0..<500 {
             let issuer = names[index % names.count]
             let account = names[(index / 3) % names.count] + "\(index)"
             let uri = OTPAuthURI(
                 kind: index % 5 == 0 ? .hotp : .totp, issuer: issuer.isEmpty ? nil : issuer, account: account,
-                secret: (0..<Int.random(in: 16...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) },
+                secret: (0..<Int.random(in: 16...64, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                },
                 algorithm: HashAlgorithm.allCases[index % 3], digits: [6, 7, 8][index % 3],
                 // An hotp URI has no period.
                 period: index % 5 == 0 ? 30 : [30, 60, 1][index % 3],
@@ -90,7 +112,10 @@ import Testing
         ("otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&digits=5", .invalidDigits("5")),
         ("otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&digits=six", .invalidDigits("six")),
         ("otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&period=0", .invalidPeriod("0")),
-        ("otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", .duplicateParameter("secret")),
+        (
+            "otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ",
+            .duplicateParameter("secret")
+        ),
         ("otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&Issuer=a&issuer=a", .duplicateParameter("issuer")),
         ("otpauth://hotp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", .missingCounter),
         ("otpauth://hotp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=-1", .invalidCounter("-1")),
@@ -113,7 +138,9 @@ import Testing
         #expect(imported.secret.count == 10)
         #expect(throws: OTPError.secretTooShort(byteCount: 10, minimum: 16)) { try imported.totp() }
         _ = try imported.totp(keyLengthPolicy: .legacyImport)
-        #expect(throws: OTPAuthURIError.secretTooShort(byteCount: 1, minimum: 16)) { try OTPAuthURI(parsing: "otpauth://totp/x?secret=AE") }
+        #expect(throws: OTPAuthURIError.secretTooShort(byteCount: 1, minimum: 16)) {
+            try OTPAuthURI(parsing: "otpauth://totp/x?secret=AE")
+        }
     }
 
     /// A URI longer than any QR code holds is refused before it is read.
@@ -122,7 +149,9 @@ import Testing
         let fits = base + String(repeating: "a", count: OTPAuthURI.maximumLength - base.utf8.count)
         #expect(try OTPAuthURI(parsing: fits).account == "x")
         #expect(throws: OTPAuthURIError.tooLong(limit: 4096)) { try OTPAuthURI(parsing: fits + "a") }
-        #expect(throws: OTPAuthURIError.tooLong(limit: 4096)) { try OTPAuthURI(parsing: base + String(repeating: "a", count: 1 << 20)) }
+        #expect(throws: OTPAuthURIError.tooLong(limit: 4096)) {
+            try OTPAuthURI(parsing: base + String(repeating: "a", count: 1 << 20))
+        }
     }
 
     /// A URI within the bound whose written form would exceed it is refused
@@ -135,7 +164,8 @@ import Testing
         #expect(text.utf8.count <= OTPAuthURI.maximumLength)
         #expect(throws: OTPAuthURIError.tooLong(limit: 4096)) { try OTPAuthURI(parsing: text) }
         // Short enough written: accepted, and it round-trips.
-        let short = try OTPAuthURI(parsing: "otpauth://totp/\(String(repeating: "é", count: 100)):ada?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ")
+        let short = try OTPAuthURI(
+            parsing: "otpauth://totp/\(String(repeating: "é", count: 100)):ada?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ")
         #expect(try OTPAuthURI(parsing: short.string) == short)
     }
 
@@ -150,11 +180,13 @@ import Testing
     /// Found by the otpauth fuzz harness: parameters of the other kind are
     /// dropped, so a parsed URI re-parses to the same value.
     @Test func parametersOfTheOtherKindAreDropped() throws {
-        let totp = try OTPAuthURI(parsing: "otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=256&period=60")
+        let totp = try OTPAuthURI(
+            parsing: "otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=256&period=60")
         #expect(totp.counter == nil)
         #expect(totp.period == 60)
         #expect(try OTPAuthURI(parsing: totp.string) == totp)
-        let hotp = try OTPAuthURI(parsing: "otpauth://hotp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=5&period=60")
+        let hotp = try OTPAuthURI(
+            parsing: "otpauth://hotp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=5&period=60")
         #expect(hotp.counter == 5)
         #expect(hotp.period == 30)
         #expect(try OTPAuthURI(parsing: hotp.string) == hotp)

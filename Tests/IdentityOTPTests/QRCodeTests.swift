@@ -1,21 +1,24 @@
+import Testing
+
 @testable import IdentityOTP
 @testable import IdentityOTPFormats
-import Testing
 
 @Suite struct QRCodeTests {
     @Test func reedSolomonMatchesTheStandardsExample() {
         // ISO/IEC 18004 Annex I: "01234567", version 1-M.
-        let data: [UInt8] = [0x10, 0x20, 0x0C, 0x56, 0x61, 0x80, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11]
+        let data: [UInt8] = [
+            0x10, 0x20, 0x0C, 0x56, 0x61, 0x80, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11,
+        ]
         let ec = ReedSolomon.remainder(data, generator: ReedSolomon.generator(degree: 10))
         #expect(ec == [0xA5, 0x24, 0xD4, 0xC1, 0xED, 0x36, 0xC7, 0x87, 0x2C, 0x55])
     }
 
     @Test func formatAndVersionBits() {
-        #expect(QRTables.formatBits(.low, mask: 0) == 0b111011111000100)
-        #expect(QRTables.formatBits(.medium, mask: 0) == 0b101010000010010)
-        #expect(QRTables.formatBits(.quartile, mask: 0) == 0b011010101011111)
-        #expect(QRTables.formatBits(.high, mask: 0) == 0b001011010001001)
-        #expect(QRTables.formatBits(.low, mask: 7) == 0b110100101110110)
+        #expect(QRTables.formatBits(.low, mask: 0) == 0b1110111_11000100)
+        #expect(QRTables.formatBits(.medium, mask: 0) == 0b1010100_00010010)
+        #expect(QRTables.formatBits(.quartile, mask: 0) == 0b0110101_01011111)
+        #expect(QRTables.formatBits(.high, mask: 0) == 0b0010110_10001001)
+        #expect(QRTables.formatBits(.low, mask: 7) == 0b1101001_01110110)
         #expect(QRTables.versionBits(7) == 0x07C94)
         #expect(QRTables.versionBits(21) == 0x15683)
         #expect(QRTables.versionBits(40) == 0x28C69)
@@ -26,9 +29,14 @@ import Testing
         (.medium, 10, 213), (.low, 40, 2953), (.medium, 40, 2331), (.quartile, 40, 1663), (.high, 40, 1273),
     ])
     func byteCapacities(level: QRCode.ErrorCorrection, version: Int, bytes: Int) throws {
-        #expect(try QRCode(bytes: [UInt8](repeating: 0x61, count: bytes), errorCorrection: level, minimumVersion: version).version == version)
+        #expect(
+            try QRCode(bytes: [UInt8](repeating: 0x61, count: bytes), errorCorrection: level, minimumVersion: version)
+                .version == version)
         if version < 40 {
-            #expect(try QRCode(bytes: [UInt8](repeating: 0x61, count: bytes + 1), errorCorrection: level, minimumVersion: version).version == version + 1)
+            #expect(
+                try QRCode(
+                    bytes: [UInt8](repeating: 0x61, count: bytes + 1), errorCorrection: level, minimumVersion: version
+                ).version == version + 1)
         } else {
             #expect(throws: QRCodeError.dataTooLong(byteCount: bytes + 1, maximum: bytes)) {
                 try QRCode(bytes: [UInt8](repeating: 0x61, count: bytes + 1), errorCorrection: level)
@@ -73,7 +81,8 @@ import Testing
         var types: [String] = []
         var idat: [UInt8] = []
         while offset < png.count {
-            let length = Int(png[offset]) << 24 | Int(png[offset + 1]) << 16 | Int(png[offset + 2]) << 8 | Int(png[offset + 3])
+            let length =
+                Int(png[offset]) << 24 | Int(png[offset + 1]) << 16 | Int(png[offset + 2]) << 8 | Int(png[offset + 3])
             let typed = Array(png[(offset + 4)..<(offset + 8 + length)])
             let crc = png[(offset + 8 + length)..<(offset + 12 + length)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             #expect(CRC32.checksum(typed) == crc)

@@ -48,8 +48,20 @@ import Testing
     @Test func onlyVerifiersAreKeptAndNothingRendersACode() throws {
         let set = try RecoveryCodes.generate(count: 3)
         let verifiers = set.verifiers
-        let renderings = ["\(set)", String(reflecting: set), "\(verifiers)", String(reflecting: verifiers)]
-            + [{ var text = ""; dump(set, to: &text); return text }(), { var text = ""; dump(verifiers, to: &text); return text }()]
+        let renderings =
+            ["\(set)", String(reflecting: set), "\(verifiers)", String(reflecting: verifiers)]
+            + [
+                {
+                    var text = ""
+                    dump(set, to: &text)
+                    return text
+                }(),
+                {
+                    var text = ""
+                    dump(verifiers, to: &text)
+                    return text
+                }(),
+            ]
         for rendering in renderings {
             for code in set.codes {
                 #expect(!rendering.contains(code))
@@ -65,16 +77,26 @@ import Testing
     }
 
     @Test func parametersOutOfRangeAreRefused() {
-        #expect(#expect(throws: OTPError.self) { try RecoveryCodes.generate(count: 0) }?.code == .invalidRecoveryCodeParameters)
-        #expect(#expect(throws: OTPError.self) { try RecoveryCodes.generate(count: 101) }?.code == .invalidRecoveryCodeParameters)
-        #expect(#expect(throws: OTPError.self) { try RecoveryCodes.generate(count: 1, rounds: 999) }?.code == .invalidRecoveryCodeParameters)
+        #expect(
+            #expect(throws: OTPError.self) { try RecoveryCodes.generate(count: 0) }?.code
+                == .invalidRecoveryCodeParameters)
+        #expect(
+            #expect(throws: OTPError.self) { try RecoveryCodes.generate(count: 101) }?.code
+                == .invalidRecoveryCodeParameters)
+        #expect(
+            #expect(throws: OTPError.self) { try RecoveryCodes.generate(count: 1, rounds: 999) }?.code
+                == .invalidRecoveryCodeParameters)
         let damaged = RecoveryCodeVerifiers(salt: Data(count: 16), rounds: 1, digests: [], createdAt: Date())
-        #expect(#expect(throws: OTPError.self) { try damaged.digest(of: "7KQM-2XPD-9HTW") }?.code == .invalidRecoveryCodeParameters)
+        #expect(
+            #expect(throws: OTPError.self) { try damaged.digest(of: "7KQM-2XPD-9HTW") }?.code
+                == .invalidRecoveryCodeParameters)
     }
 
     @Test func theInMemoryStorePassesTheSharedCases() async throws {
         try await RecoveryCodeStoreConformance.eachCodeWorksOnce(ExpiringStateRecoveryCodeStore())
-        #expect(try await RecoveryCodeStoreConformance.oneCodeIsRedeemedOnceUnderConcurrency(ExpiringStateRecoveryCodeStore()) == 1)
+        #expect(
+            try await RecoveryCodeStoreConformance.oneCodeIsRedeemedOnceUnderConcurrency(
+                ExpiringStateRecoveryCodeStore()) == 1)
         // The same on the store built on the key-value primitive.
         let onThePrimitive = ExpiringStateRecoveryCodeStore(state: InMemoryExpiringStateStore(whenFull: .refuse))
         try await RecoveryCodeStoreConformance.eachCodeWorksOnce(onThePrimitive)
@@ -85,13 +107,18 @@ import Testing
     /// right code is refused until the lock-out ends.
     @Test func guessesStopAtTheLimit() async throws {
         let store = ExpiringStateRecoveryCodeStore()
-        let redeemer = RecoveryCodeRedeemer(store: store, attemptStore: ExpiringStateTOTPVerificationStore(),
-                                            attemptLimit: try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(60)))
+        let redeemer = RecoveryCodeRedeemer(
+            store: store, attemptStore: ExpiringStateTOTPVerificationStore(),
+            attemptLimit: try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(60)))
         let codes = try await redeemer.regenerate(for: "u1")
         let now = Date()
         for _ in 0..<3 { #expect(try await redeemer.redeem("0000-0000-0000", for: "u1", at: now) == .invalid) }
-        #expect(await #expect(throws: OTPError.self) { try await redeemer.redeem(codes.codes[0], for: "u1", at: now) }?.code == .tooManyAttempts)
-        #expect(try await redeemer.redeem(codes.codes[0], for: "u1", at: now.addingTimeInterval(61)) == .redeemed(remaining: 9))
+        #expect(
+            await #expect(throws: OTPError.self) { try await redeemer.redeem(codes.codes[0], for: "u1", at: now) }?.code
+                == .tooManyAttempts)
+        #expect(
+            try await redeemer.redeem(codes.codes[0], for: "u1", at: now.addingTimeInterval(61))
+                == .redeemed(remaining: 9))
         // A success clears the count.
         #expect(try await redeemer.redeem("0000-0000-0000", for: "u1", at: now.addingTimeInterval(62)) == .invalid)
     }

@@ -4,9 +4,13 @@ import StoreConformance
 import Testing
 
 /// A verifier with fresh in-memory stores (each test its own).
-func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
-                  replayStore: any TOTPReplayStore = ExpiringStateTOTPVerificationStore()) throws -> TOTPVerifier {
-    try TOTPVerifier(totp: totp, window: window, replayStore: replayStore, attemptStore: ExpiringStateTOTPVerificationStore(), attemptLimit: limit)
+func makeVerifier(
+    _ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
+    replayStore: any TOTPReplayStore = ExpiringStateTOTPVerificationStore()
+) throws -> TOTPVerifier {
+    try TOTPVerifier(
+        totp: totp, window: window, replayStore: replayStore, attemptStore: ExpiringStateTOTPVerificationStore(),
+        attemptLimit: limit)
 }
 
 @Suite struct VerifierTests {
@@ -32,8 +36,9 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
     @Test func anAttemptLimitStopsGuessing() async throws {
         let totp = try TOTP(key: Self.key)
         let attempts = ExpiringStateTOTPVerificationStore()
-        let limited = try TOTPVerifier(totp: totp, window: 1, replayStore: ExpiringStateTOTPVerificationStore(), attemptStore: attempts,
-                                       attemptLimit: try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(600)))
+        let limited = try TOTPVerifier(
+            totp: totp, window: 1, replayStore: ExpiringStateTOTPVerificationStore(), attemptStore: attempts,
+            attemptLimit: try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(600)))
         let now: Int64 = 1_700_000_000
         let at = Date(timeIntervalSince1970: TimeInterval(now))
         let right = try totp.code(at: now)
@@ -43,21 +48,32 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         #expect(try await attempts.attempts(for: "u", at: at) == nil)
         for _ in 0..<2 { #expect(try await limited.verify(wrong, keyID: "u", at: now) == .invalid) }
         #expect(try await limited.verify(right, keyID: "u", at: now) == .replayed(step: try totp.step(at: now)))
-        await #expect(throws: OTPError.tooManyAttempts(limit: 3)) { _ = try await limited.verify(try totp.code(at: now + 30), keyID: "u", at: now + 30) }
+        await #expect(throws: OTPError.tooManyAttempts(limit: 3)) {
+            _ = try await limited.verify(try totp.code(at: now + 30), keyID: "u", at: now + 30)
+        }
         // Other keys are not affected; a clear lets the key try again.
         #expect(try await limited.verify(right, keyID: "v", at: now) == .accepted(step: try totp.step(at: now)))
         try await attempts.clearAttempts(for: "u")
-        #expect(try await limited.verify(try totp.code(at: now + 30), keyID: "u", at: now + 30) == .accepted(step: try totp.step(at: now + 30)))
+        #expect(
+            try await limited.verify(try totp.code(at: now + 30), keyID: "u", at: now + 30)
+                == .accepted(step: try totp.step(at: now + 30)))
         // The lock-out lapses by itself.
         for _ in 0..<3 { _ = try await limited.verify(wrong, keyID: "w", at: now) }
-        await #expect(performing: { _ = try await limited.verify(wrong, keyID: "w", at: now + 599) },
-                      throws: { ($0 as? OTPError)?.code == .tooManyAttempts })
-        #expect(try await limited.verify(try totp.code(at: now + 601), keyID: "w", at: now + 601) == .accepted(step: try totp.step(at: now + 601)))
+        await #expect(
+            performing: { _ = try await limited.verify(wrong, keyID: "w", at: now + 599) },
+            throws: { ($0 as? OTPError)?.code == .tooManyAttempts })
+        #expect(
+            try await limited.verify(try totp.code(at: now + 601), keyID: "w", at: now + 601)
+                == .accepted(step: try totp.step(at: now + 601)))
         #expect(throws: OTPError.invalidAttemptLimit(0)) { _ = try TOTPAttemptLimit(maximumFailures: 0) }
-        #expect(performing: { _ = try TOTPAttemptLimit(lockout: .milliseconds(10)) }, throws: { ($0 as? OTPError)?.code == .invalidLockout })
+        #expect(
+            performing: { _ = try TOTPAttemptLimit(lockout: .milliseconds(10)) },
+            throws: { ($0 as? OTPError)?.code == .invalidLockout })
         // NIST SP 800-63B §5.2.2: no limit allows more than 100 failures in a row.
         #expect(throws: OTPError.invalidAttemptLimit(101)) { _ = try TOTPAttemptLimit(maximumConsecutiveFailures: 101) }
-        #expect(throws: OTPError.invalidLockout(.seconds(60))) { _ = try TOTPAttemptLimit(lockout: .seconds(120), maximumLockout: .seconds(60)) }
+        #expect(throws: OTPError.invalidLockout(.seconds(60))) {
+            _ = try TOTPAttemptLimit(lockout: .seconds(120), maximumLockout: .seconds(60))
+        }
     }
 
     /// The rule itself: runs of `maximumFailures`, lock-outs doubling to the
@@ -70,7 +86,8 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         #expect(limit.lockoutSeconds(afterRun: 1_000) == 24 * 3600)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         // 99 failures, their last lock-out long over: the 100th attempt is counted, the 101st never.
-        let ninetyNine = TOTPAttemptRecord(failures: 99, lockedUntil: now.addingTimeInterval(-1), forgetAt: .distantFuture)
+        let ninetyNine = TOTPAttemptRecord(
+            failures: 99, lockedUntil: now.addingTimeInterval(-1), forgetAt: .distantFuture)
         let (admission, record) = limit.admit(ninetyNine, at: now)
         #expect(admission == .counted(failures: 99))
         #expect(record?.failures == 100 && record?.lockedUntil == now.addingTimeInterval(24 * 3600))
@@ -88,10 +105,15 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         try await TOTPStoreConformance.concurrentRecordingsOfOneStepAcceptOne(ExpiringStateTOTPVerificationStore())
         try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(ExpiringStateTOTPVerificationStore())
         try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(ExpiringStateTOTPVerificationStore())
-        try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.separate(ExpiringStateTOTPVerificationStore(), ExpiringStateTOTPVerificationStore()))
-        let year = try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(.separate(ExpiringStateTOTPVerificationStore(), ExpiringStateTOTPVerificationStore()))
-        print("In-memory stores, a year of a patient guesser at the default limit: \(year.checked) codes checked, locked for good after \(Int(year.days)) days; P(success) ≤ \(year.checked) × 11/10⁶ = \(Double(year.checked) * 11 / 1e6)")
-        try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.separate(ExpiringStateTOTPVerificationStore(), ExpiringStateTOTPVerificationStore()))
+        try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(
+            .separate(ExpiringStateTOTPVerificationStore(), ExpiringStateTOTPVerificationStore()))
+        let year = try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(
+            .separate(ExpiringStateTOTPVerificationStore(), ExpiringStateTOTPVerificationStore()))
+        print(
+            "In-memory stores, a year of a patient guesser at the default limit: \(year.checked) codes checked, locked for good after \(Int(year.days)) days; P(success) ≤ \(year.checked) × 11/10⁶ = \(Double(year.checked) * 11 / 1e6)"
+        )
+        try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(
+            .separate(ExpiringStateTOTPVerificationStore(), ExpiringStateTOTPVerificationStore()))
     }
 
     /// The same cases on the stores an `IdentityStorage` gives (in memory
@@ -109,14 +131,18 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(.combined(store))
         try await TOTPStoreConformance.concurrentSettlementsOfOneStepAcceptOne(store)
         #expect(try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.combined(store)) == 5)
-        #expect(try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.separate(storage.verificationStore, storage.verificationStore)) == 5)
+        #expect(
+            try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(
+                .separate(storage.verificationStore, storage.verificationStore)) == 5)
         try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.combined(store))
         try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(.combined(store))
         try await SecurityRecordConformance.clockOffsetStoreKeepsTheNewest(storage.clockOffsetStore)
         try await SecurityRecordConformance.eventLogKeepsAndSweeps(storage.securityEventLog)
         try await RecordLogConformance.keepsNewestFirstAndRemovesByAge(storage.recordLog)
         try await RecoveryCodeStoreConformance.eachCodeWorksOnce(storage.recoveryCodeStore)
-        #expect(try await RecoveryCodeStoreConformance.oneCodeIsRedeemedOnceUnderConcurrency(storage.recoveryCodeStore) == 1)
+        #expect(
+            try await RecoveryCodeStoreConformance.oneCodeIsRedeemedOnceUnderConcurrency(storage.recoveryCodeStore) == 1
+        )
         // Every store keeps its entries in the one state store.
         #expect(await storage.stateStore.count > 0)
     }
@@ -129,12 +155,21 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         /// An in-memory store whose clock is a day behind its callers'.
         struct ADayBehind: ExpiringStateStore {
             let base = InMemoryExpiringStateStore(whenFull: .refuse)
-            func setValue(_ value: Data, forKey key: String, expiresAt: Date) async throws { try await base.setValue(value, forKey: key, expiresAt: expiresAt) }
-            func value(forKey key: String, at now: Date) async throws -> Data? { await base.value(forKey: key, at: now) }
-            func takeValue(forKey key: String, at now: Date) async throws -> Data? { await base.takeValue(forKey: key, at: now) }
+            func setValue(_ value: Data, forKey key: String, expiresAt: Date) async throws {
+                try await base.setValue(value, forKey: key, expiresAt: expiresAt)
+            }
+            func value(forKey key: String, at now: Date) async throws -> Data? {
+                await base.value(forKey: key, at: now)
+            }
+            func takeValue(forKey key: String, at now: Date) async throws -> Data? {
+                await base.takeValue(forKey: key, at: now)
+            }
             func removeValue(forKey key: String) async throws { await base.removeValue(forKey: key) }
-            func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool {
-                try await base.compareAndSwapValue(forKey: key, expected: expected, newValue: newValue, expiresAt: expiresAt, at: now)
+            func compareAndSwapValue(
+                forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date
+            ) async throws -> Bool {
+                try await base.compareAndSwapValue(
+                    forKey: key, expected: expected, newValue: newValue, expiresAt: expiresAt, at: now)
             }
             func storeTime(callerTime: Date) async throws -> Date { callerTime.addingTimeInterval(-86_400) }
         }
@@ -142,24 +177,36 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         let limit = try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(600))
         let storeNow = Date(timeIntervalSince1970: 1_800_000_000)
         let callerNow = storeNow.addingTimeInterval(86_400)
-        for failures in 0..<3 { #expect(try await store.recordAttempt(for: "k", limit: limit, at: callerNow) == .counted(failures: failures)) }
+        for failures in 0..<3 {
+            #expect(
+                try await store.recordAttempt(for: "k", limit: limit, at: callerNow) == .counted(failures: failures))
+        }
         // A day on the caller's clock is nothing on the store's.
-        #expect(try await store.recordAttempt(for: "k", limit: limit, at: callerNow.addingTimeInterval(599)) == .lockedUntil(storeNow.addingTimeInterval(600)))
-        #expect(try await store.settleAttempt(for: "k", matchedStep: 1, limit: limit, at: callerNow.addingTimeInterval(599),
-                                              retainUntil: callerNow.addingTimeInterval(700)) == .refused(.lockedUntil(storeNow.addingTimeInterval(600))))
-        #expect(try await store.recordAttempt(for: "k", limit: limit, at: callerNow.addingTimeInterval(600)) == .counted(failures: 3))
+        #expect(
+            try await store.recordAttempt(for: "k", limit: limit, at: callerNow.addingTimeInterval(599))
+                == .lockedUntil(storeNow.addingTimeInterval(600)))
+        #expect(
+            try await store.settleAttempt(
+                for: "k", matchedStep: 1, limit: limit, at: callerNow.addingTimeInterval(599),
+                retainUntil: callerNow.addingTimeInterval(700))
+                == .refused(.lockedUntil(storeNow.addingTimeInterval(600))))
+        #expect(
+            try await store.recordAttempt(for: "k", limit: limit, at: callerNow.addingTimeInterval(600))
+                == .counted(failures: 3))
     }
 
     /// A full in-memory primitive refuses a new key's record rather than
     /// forget a live one (a lock-out), and the settlement fails closed.
     @Test func aFullPrimitiveRefusesNewKeysAndForgetsNoLockout() async throws {
-        let store = ExpiringStateTOTPVerificationStore(state: InMemoryExpiringStateStore(capacity: 2, whenFull: .refuse))
+        let store = ExpiringStateTOTPVerificationStore(
+            state: InMemoryExpiringStateStore(capacity: 2, whenFull: .refuse))
         let limit = TOTPAttemptLimit.default
         let now = Date()
         for _ in 0..<6 { _ = try await store.recordAttempt(for: "locked", limit: limit, at: now) }
         _ = try await store.recordAttempt(for: "second", limit: limit, at: now)
         await #expect(throws: InMemoryStoreFullError.self) {
-            try await store.settleAttempt(for: "third", matchedStep: nil, limit: limit, at: now, retainUntil: now.addingTimeInterval(90))
+            try await store.settleAttempt(
+                for: "third", matchedStep: nil, limit: limit, at: now, retainUntil: now.addingTimeInterval(90))
         }
         #expect(try await !store.recordAttempt(for: "locked", limit: limit, at: now).isCounted)
     }
@@ -170,25 +217,33 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         struct AlwaysChanging: ExpiringStateStore {
             func setValue(_ value: Data, forKey key: String, expiresAt: Date) async throws {}
             // A record another instance rewrites between every read and swap.
-            func value(forKey key: String, at now: Date) async throws -> Data? { Data(#"{"lastAcceptedStep":\#(Int.random(in: 10...1_000_000))}"#.utf8) }
+            func value(forKey key: String, at now: Date) async throws -> Data? {
+                Data(#"{"lastAcceptedStep":\#(Int.random(in: 10...1_000_000))}"#.utf8)
+            }
             func takeValue(forKey key: String, at now: Date) async throws -> Data? { nil }
             func removeValue(forKey key: String) async throws {}
-            func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool { false }
+            func compareAndSwapValue(
+                forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date
+            ) async throws -> Bool { false }
         }
         let store = ExpiringStateTOTPVerificationStore(state: AlwaysChanging())
         await #expect(throws: ExpiringStateContentionError(attempts: 64)) {
-            try await store.settleAttempt(for: "k", matchedStep: 1, limit: .default, at: Date(), retainUntil: Date().addingTimeInterval(90))
+            try await store.settleAttempt(
+                for: "k", matchedStep: 1, limit: .default, at: Date(), retainUntil: Date().addingTimeInterval(90))
         }
     }
 
     /// A stream of distinct keys (caller-chosen ids) keeps the in-memory
     /// stores flat: records lapse as time passes, and a capacity bounds them.
     @Test func theVerifierReportsRefusalsLockoutsAndDriftOnEitherStores() async throws {
-        for stores: TOTPStoreConformance.VerifierStores in [.separate(ExpiringStateTOTPVerificationStore(), ExpiringStateTOTPVerificationStore()),
-                                                            .combined(ExpiringStateTOTPVerificationStore())] {
+        for stores: TOTPStoreConformance.VerifierStores in [
+            .separate(ExpiringStateTOTPVerificationStore(), ExpiringStateTOTPVerificationStore()),
+            .combined(ExpiringStateTOTPVerificationStore()),
+        ] {
             try await SecurityRecordConformance.verifierReportsRefusalsAndLockouts(stores)
             try await SecurityEventSystem.withSink(AppendOnlySecurityEventLog()) {
-                try await SecurityRecordConformance.driftIsNoticedAndRecentringIsBounded(stores, offsets: ExpiringStateTOTPClockOffsetStore())
+                try await SecurityRecordConformance.driftIsNoticedAndRecentringIsBounded(
+                    stores, offsets: ExpiringStateTOTPClockOffsetStore())
             }
         }
     }
@@ -208,8 +263,12 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         #expect(rule.drift(in: [0, 3, 1]) == nil)
         #expect(rule.drift(in: [1, 1, 1]) == nil)
         #expect(rule.drift(in: [0, 0, 4, 4, 4]) == 4)
-        #expect(throws: OTPError.invalidWindow(0)) { try TOTPClockDriftDetection(store: ExpiringStateTOTPClockOffsetStore(), minimumSteps: 0) }
-        #expect(throws: OTPError.invalidAttemptLimit(21)) { try TOTPClockDriftDetection(store: ExpiringStateTOTPClockOffsetStore(), consistentCodes: 21) }
+        #expect(throws: OTPError.invalidWindow(0)) {
+            try TOTPClockDriftDetection(store: ExpiringStateTOTPClockOffsetStore(), minimumSteps: 0)
+        }
+        #expect(throws: OTPError.invalidAttemptLimit(21)) {
+            try TOTPClockDriftDetection(store: ExpiringStateTOTPClockOffsetStore(), consistentCodes: 21)
+        }
     }
 
     @Test func eventsGoToTheTaskSinkWithTheRequestContextAndTheBoundedLogKeepsTheNewest() async throws {
@@ -218,11 +277,15 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         await SecurityEventSystem.withSink(log) {
             await SecurityEventContext.withValue(SecurityEventContext(requestID: long, userAgent: "agent")) {
                 for second in 0..<3 {
-                    await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: UserKey(uid: "a"), date: Date(timeIntervalSince1970: Double(second))))
+                    await SecurityEventSystem.record(
+                        SecurityEvent(
+                            .codeRefused, user: UserKey(uid: "a"), date: Date(timeIntervalSince1970: Double(second))))
                 }
             }
-            await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: UserKey(uid: "b"), date: Date(timeIntervalSince1970: 10)))
-            await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: UserKey(uid: "c"), date: Date(timeIntervalSince1970: 11)))
+            await SecurityEventSystem.record(
+                SecurityEvent(.codeRefused, user: UserKey(uid: "b"), date: Date(timeIntervalSince1970: 10)))
+            await SecurityEventSystem.record(
+                SecurityEvent(.codeRefused, user: UserKey(uid: "c"), date: Date(timeIntervalSince1970: 11)))
         }
         let a = try await log.recentEvents(for: UserKey(uid: "a"), limit: 10)
         // "a" was recorded least recently of three users in a log of two.
@@ -231,8 +294,14 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         let kept = SecurityEventContext(requestID: long)
         #expect(kept.requestID?.count == SecurityEventContext.maximumLength)
         let perUser = AppendOnlySecurityEventLog(eventsPerUser: 2)
-        for second in 0..<3 { await perUser.record(SecurityEvent(.codeRefused, user: UserKey(uid: "a"), date: Date(timeIntervalSince1970: Double(second)))) }
-        #expect(try await perUser.recentEvents(for: UserKey(uid: "a"), limit: 10).map(\.date.timeIntervalSince1970) == [2, 1])
+        for second in 0..<3 {
+            await perUser.record(
+                SecurityEvent(.codeRefused, user: UserKey(uid: "a"), date: Date(timeIntervalSince1970: Double(second))))
+        }
+        #expect(
+            try await perUser.recentEvents(for: UserKey(uid: "a"), limit: 10).map(\.date.timeIntervalSince1970) == [
+                2, 1,
+            ])
         // Log metadata escapes what a client sent.
         var event = SecurityEvent(.codeRefused, user: UserKey(uid: "u\nforged", tenantID: "t"))
         event.context = SecurityEventContext(userAgent: "evil\r\nline")
@@ -245,12 +314,18 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         for uid in ["a", "b", "c", "a", "d"] { await log.record(SecurityEvent(.codeRefused, user: UserKey(uid: uid))) }
         // "b" went: "a" was recorded again after it.
         #expect(try await log.recentEvents(for: UserKey(uid: "b"), limit: 10).isEmpty)
-        for uid in ["a", "c", "d"] { #expect(try await !log.recentEvents(for: UserKey(uid: uid), limit: 10).isEmpty, "\(uid)") }
+        for uid in ["a", "c", "d"] {
+            #expect(try await !log.recentEvents(for: UserKey(uid: uid), limit: 10).isEmpty, "\(uid)")
+        }
         #expect(try await log.recentEvents(for: UserKey(uid: "a"), limit: 10).count == 2)
         // Many users, many times over the bound: the newest ones stay, one by one.
         let busy = AppendOnlySecurityEventLog(eventsPerUser: 1, users: 100)
-        for index in 0..<20_000 { await busy.record(SecurityEvent(.codeRefused, user: UserKey(uid: "u\(index % 5_000)"))) }
-        for index in 4_900..<5_000 { #expect(try await busy.recentEvents(for: UserKey(uid: "u\(index)"), limit: 1).count == 1) }
+        for index in 0..<20_000 {
+            await busy.record(SecurityEvent(.codeRefused, user: UserKey(uid: "u\(index % 5_000)")))
+        }
+        for index in 4_900..<5_000 {
+            #expect(try await busy.recentEvents(for: UserKey(uid: "u\(index)"), limit: 1).count == 1)
+        }
         #expect(try await busy.recentEvents(for: UserKey(uid: "u4899"), limit: 1).isEmpty)
         // A user whose events were swept is not counted against the bound.
         #expect(try await busy.removeEvents(before: .distantFuture) == 100)
@@ -259,14 +334,18 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
     }
 
     @Test func inMemoryStoresStayFlatUnderDistinctKeys() async throws {
-        let (replayState, attemptState) = (InMemoryExpiringStateStore(whenFull: .refuse), InMemoryExpiringStateStore(whenFull: .refuse))
-        let replay = ExpiringStateTOTPVerificationStore(state: replayState), attempts = ExpiringStateTOTPVerificationStore(state: attemptState)
+        let (replayState, attemptState) = (
+            InMemoryExpiringStateStore(whenFull: .refuse), InMemoryExpiringStateStore(whenFull: .refuse)
+        )
+        let replay = ExpiringStateTOTPVerificationStore(state: replayState)
+        let attempts = ExpiringStateTOTPVerificationStore(state: attemptState)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         var largest = 0
         for index in 0..<50_000 {
             // One key a 10 ms step; records matter for 5 minutes.
             let now = start.addingTimeInterval(Double(index) * 0.01)
-            _ = try await replay.recordAcceptedStep(UInt64(index), for: "key-\(index)", at: now, retainUntil: now.addingTimeInterval(60))
+            _ = try await replay.recordAcceptedStep(
+                UInt64(index), for: "key-\(index)", at: now, retainUntil: now.addingTimeInterval(60))
             _ = try await attempts.recordAttempt(for: "key-\(index)", limit: .rateLimit(5, per: .seconds(60)), at: now)
             if index % 1000 == 0 { largest = max(largest, await replayState.count, await attemptState.count) }
         }
@@ -281,13 +360,16 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         var refused = 0
         for index in 0..<10_000 {
             do {
-                _ = try await capped.recordAcceptedStep(1, for: "k\(index)", at: start, retainUntil: start.addingTimeInterval(3600))
+                _ = try await capped.recordAcceptedStep(
+                    1, for: "k\(index)", at: start, retainUntil: start.addingTimeInterval(3600))
             } catch is InMemoryStoreFullError {
                 refused += 1
             }
         }
         #expect(await cappedState.count == 1_000 && refused == 9_000)
-        #expect(try await !capped.recordAcceptedStep(1, for: "k0", at: start, retainUntil: start.addingTimeInterval(3600)), "k0's record was kept")
+        #expect(
+            try await !capped.recordAcceptedStep(1, for: "k0", at: start, retainUntil: start.addingTimeInterval(3600)),
+            "k0's record was kept")
     }
 
     /// Churning attacker-chosen keys through a full store once evicted the
@@ -302,14 +384,17 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         var refused = 0
         for index in 0..<1_000 {
             do {
-                _ = try await store.recordAttempt(for: "churn-\(index)", limit: .rateLimit(3, per: .seconds(60)), at: now)
+                _ = try await store.recordAttempt(
+                    for: "churn-\(index)", limit: .rateLimit(3, per: .seconds(60)), at: now)
             } catch let error as InMemoryStoreFullError {
                 #expect(error.capacity == 10)
                 refused += 1
             }
         }
         #expect(refused == 991)
-        #expect(try await store.recordAttempt(for: "victim", limit: limit, at: now) == .lockedUntil(now.addingTimeInterval(600)))
+        #expect(
+            try await store.recordAttempt(for: "victim", limit: limit, at: now)
+                == .lockedUntil(now.addingTimeInterval(600)))
         // The churned rate-limit records lapse after their quiet minute; the victim's run stays.
         let later = now.addingTimeInterval(61)
         #expect(try await store.recordAttempt(for: "newcomer", limit: limit, at: later) == .counted(failures: 0))
@@ -342,13 +427,23 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         let wrong = right == "000000" ? "111111" : "000000"
         var failures = 0
         let limit = try TOTPAttemptLimit(maximumFailures: 2)
-        #expect(try TOTPVerifier.check(wrong, totp: totp, window: 1, at: now, lastAcceptedStep: nil, failures: &failures, limit: limit) == .invalid)
+        #expect(
+            try TOTPVerifier.check(
+                wrong, totp: totp, window: 1, at: now, lastAcceptedStep: nil, failures: &failures, limit: limit)
+                == .invalid)
         #expect(failures == 1)
-        #expect(try TOTPVerifier.check(right, totp: totp, window: 1, at: now, lastAcceptedStep: nil, failures: &failures, limit: limit) == .accepted(step: try totp.step(at: now)))
+        #expect(
+            try TOTPVerifier.check(
+                right, totp: totp, window: 1, at: now, lastAcceptedStep: nil, failures: &failures, limit: limit)
+                == .accepted(step: try totp.step(at: now)))
         #expect(failures == 1)
-        #expect(try TOTPVerifier.check(wrong, totp: totp, window: 1, at: now, lastAcceptedStep: nil, failures: &failures, limit: limit) == .invalid)
+        #expect(
+            try TOTPVerifier.check(
+                wrong, totp: totp, window: 1, at: now, lastAcceptedStep: nil, failures: &failures, limit: limit)
+                == .invalid)
         #expect(throws: OTPError.tooManyAttempts(limit: 2)) {
-            _ = try TOTPVerifier.check(right, totp: totp, window: 1, at: now, lastAcceptedStep: nil, failures: &failures, limit: limit)
+            _ = try TOTPVerifier.check(
+                right, totp: totp, window: 1, at: now, lastAcceptedStep: nil, failures: &failures, limit: limit)
         }
     }
 
@@ -401,7 +496,7 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         let totp = try TOTP(key: Self.collidingKey)
         let (earlier, later) = Self.collidingSteps
         #expect(totp.code(step: earlier) == "483607" && totp.code(step: later) == "483607")
-        let now = Int64(earlier + 4) * 30  // both steps within a window of 5
+        let now = Int64(earlier + 4) * 30 // both steps within a window of 5
         #expect(try totp.matchingStep(for: "483607", at: now, window: 5) == later, "the latest matching step")
         let verifier = try makeVerifier(totp, window: 5)
         #expect(try await verifier.verify("483607", keyID: "k", at: now) == .accepted(step: later))
@@ -414,9 +509,10 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         let totp = try TOTP(key: Self.collidingKey)
         let (earlier, later) = Self.collidingSteps
         let store = ExpiringStateTOTPVerificationStore()
-        let now = Int64(earlier + 4) * 30  // the earlier step is the nearer one
+        let now = Int64(earlier + 4) * 30 // the earlier step is the nearer one
         let at = Date(timeIntervalSince1970: TimeInterval(now))
-        #expect(try await store.recordAcceptedStep(earlier + 1, for: "k", at: at, retainUntil: at.addingTimeInterval(600)))
+        #expect(
+            try await store.recordAcceptedStep(earlier + 1, for: "k", at: at, retainUntil: at.addingTimeInterval(600)))
         let verifier = try makeVerifier(totp, window: 5, replayStore: store)
         #expect(try await verifier.verify(totp.code(step: later), keyID: "k", at: now) == .accepted(step: later))
     }
@@ -428,13 +524,24 @@ func makeVerifier(_ totp: TOTP, window: Int, limit: TOTPAttemptLimit = .default,
         let now: Int64 = 1_700_000_000
         let code = try totp.code(at: now)
         let step = try totp.step(at: now)
-        #expect(try TOTPVerifier.check(code, totp: totp, window: 1, at: now, lastAcceptedStep: nil) == .accepted(step: step))
-        #expect(try TOTPVerifier.check(code, totp: totp, window: 1, at: now, lastAcceptedStep: step) == .replayed(step: step))
-        #expect(try TOTPVerifier.check(code, totp: totp, window: 1, at: now, lastAcceptedStep: step - 1) == .accepted(step: step))
-        #expect(try TOTPVerifier.check("000000" == code ? "111111" : "000000", totp: totp, window: 0, at: now, lastAcceptedStep: nil) == .invalid)
+        #expect(
+            try TOTPVerifier.check(code, totp: totp, window: 1, at: now, lastAcceptedStep: nil) == .accepted(step: step)
+        )
+        #expect(
+            try TOTPVerifier.check(code, totp: totp, window: 1, at: now, lastAcceptedStep: step)
+                == .replayed(step: step))
+        #expect(
+            try TOTPVerifier.check(code, totp: totp, window: 1, at: now, lastAcceptedStep: step - 1)
+                == .accepted(step: step))
+        #expect(
+            try TOTPVerifier.check(
+                "000000" == code ? "111111" : "000000", totp: totp, window: 0, at: now, lastAcceptedStep: nil)
+                == .invalid)
         let verifier = try makeVerifier(totp, window: 1)
         #expect(try await verifier.verify(code, keyID: "k", at: now) == .accepted(step: step))
         #expect(try await verifier.verify(code, keyID: "k", at: now) == .replayed(step: step))
-        #expect(throws: OTPError.self) { try TOTPVerifier.check(code, totp: totp, window: 11, at: now, lastAcceptedStep: nil) }
+        #expect(throws: OTPError.self) {
+            try TOTPVerifier.check(code, totp: totp, window: 11, at: now, lastAcceptedStep: nil)
+        }
     }
 }

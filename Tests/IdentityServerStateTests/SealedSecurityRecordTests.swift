@@ -17,7 +17,9 @@ import Testing
         let now = Date()
         let store = ExpiringStateTOTPVerificationStore(state: SealingStateStore(base: base, codec: before))
         for _ in 0..<3 { _ = try await store.recordAttempt(for: "key", limit: Self.limit, at: now) }
-        #expect(try await store.recordAttempt(for: "key", limit: Self.limit, at: now) == .lockedUntil(now.addingTimeInterval(900)))
+        #expect(
+            try await store.recordAttempt(for: "key", limit: Self.limit, at: now)
+                == .lockedUntil(now.addingTimeInterval(900)))
 
         // The old key leaves the ring.
         let after = SealedStateCodec(keyRing: try SealingKeyRing([try SealingKey.random(id: "new")]), purpose: "totp")
@@ -29,7 +31,8 @@ import Testing
             #expect(error.code == .unknownKey)
         }
         // Read as absent, the lock-out would be gone: why security records never take that.
-        let forgetful = ExpiringStateTOTPVerificationStore(state: SealingStateStore(base: base, codec: after, unopenable: .readAsAbsent))
+        let forgetful = ExpiringStateTOTPVerificationStore(
+            state: SealingStateStore(base: base, codec: after, unopenable: .readAsAbsent))
         #expect(try await forgetful.recordAttempt(for: "key", limit: Self.limit, at: now) == .counted(failures: 0))
     }
 }

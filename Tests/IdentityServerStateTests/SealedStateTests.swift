@@ -14,7 +14,9 @@ import Testing
         try SealingKeyRing(ids.map { try SealingKey.random(id: $0) })
     }
 
-    static func expectError(_ code: SealedStateError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+    static func expectError(
+        _ code: SealedStateError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+    ) {
         do {
             try body()
             Issue.record("expected \(code), but it succeeded", sourceLocation: sourceLocation)
@@ -28,7 +30,8 @@ import Testing
     @Test func aSealedValueOpensOnAnyInstanceWithTheKeys() throws {
         let keys = try Self.ring("k1")
         let value = Pending(resolver: "pending-credential", attempts: 2)
-        let sealed = try SealedStateCodec(keyRing: keys, purpose: "login").seal(value, expiresAt: Date().addingTimeInterval(60))
+        let sealed = try SealedStateCodec(keyRing: keys, purpose: "login").seal(
+            value, expiresAt: Date().addingTimeInterval(60))
         #expect(sealed.hasPrefix("s1.k1."))
         #expect(!sealed.contains("pending-credential"))
         // A cookie-safe alphabet: base64url and dots.
@@ -48,7 +51,8 @@ import Testing
             var characters = Array(sealed)
             let index = "s1.k1.".count + offset
             characters[index] = characters[index] == "A" ? "B" : "A"
-            let result = Result { () throws(SealedStateError) in try codec.open(Pending.self, from: String(characters)) }
+            let result = Result { () throws(SealedStateError) in try codec.open(Pending.self, from: String(characters))
+            }
             switch result {
             case .success: Issue.record("a changed character at \(offset) still opened")
             case .failure(let error):
@@ -68,11 +72,14 @@ import Testing
         Self.expectError(.authenticationFailed) { _ = try login.open(Pending.self, from: sealed, boundTo: "user-2") }
         Self.expectError(.authenticationFailed) { _ = try login.open(Pending.self, from: sealed) }
         Self.expectError(.authenticationFailed) {
-            _ = try SealedStateCodec(keyRing: keys, purpose: "enrollment").open(Pending.self, from: sealed, boundTo: "user-1")
+            _ = try SealedStateCodec(keyRing: keys, purpose: "enrollment").open(
+                Pending.self, from: sealed, boundTo: "user-1")
         }
         // Length prefixes: purpose "ab" + binding "c" is not purpose "a" + binding "bc".
         let ab = try SealedStateCodec(keyRing: keys, purpose: "ab").seal("v", expiresAt: nil, boundTo: "c")
-        Self.expectError(.authenticationFailed) { _ = try SealedStateCodec(keyRing: keys, purpose: "a").open(String.self, from: ab, boundTo: "bc") }
+        Self.expectError(.authenticationFailed) {
+            _ = try SealedStateCodec(keyRing: keys, purpose: "a").open(String.self, from: ab, boundTo: "bc")
+        }
     }
 
     @Test func expiryIsEnforcedAfterAuthentication() throws {
@@ -107,14 +114,17 @@ import Testing
             #expect(error.description.contains("2026-08"))
         }
         // A key with the same id but other bytes (another deployment's) does not open it.
-        let impostor = SealedStateCodec(keyRing: try SealingKeyRing([try SealingKey.random(id: "2026-08")]), purpose: "p")
+        let impostor = SealedStateCodec(
+            keyRing: try SealingKeyRing([try SealingKey.random(id: "2026-08")]), purpose: "p")
         Self.expectError(.authenticationFailed) { _ = try impostor.open(String.self, from: sealedBefore) }
     }
 
     @Test func malformedTextIsRefusedUnread() throws {
         let codec = SealedStateCodec(keyRing: try Self.ring("k1"), purpose: "p")
-        for text in ["", "s1", "s1.k1", "s1.k1.", "s2.k1.AAAA", "s1.k 1.AAAA", "s1.k1.!!!!", "s1.k1.AAAA", "s1..AAAA",
-                     "s1.k1." + String(repeating: "A", count: SealedStateCodec.maximumSealedLength)] {
+        for text in [
+            "", "s1", "s1.k1", "s1.k1.", "s2.k1.AAAA", "s1.k 1.AAAA", "s1.k1.!!!!", "s1.k1.AAAA", "s1..AAAA",
+            "s1.k1." + String(repeating: "A", count: SealedStateCodec.maximumSealedLength),
+        ] {
             Self.expectError(.malformed) { _ = try codec.openData(text) }
         }
         Self.expectError(.unknownKey) { _ = try codec.openData("s1.other." + String(repeating: "A", count: 64)) }
@@ -124,20 +134,23 @@ import Testing
     }
 
     @Test func keyRingsComeFromConfiguration() throws {
-        let text = "2026-11:\(Data(repeating: 7, count: 32).base64EncodedString()), 2026-08:\(Data(repeating: 9, count: 32).base64EncodedString())"
+        let text =
+            "2026-11:\(Data(repeating: 7, count: 32).base64EncodedString()), 2026-08:\(Data(repeating: 9, count: 32).base64EncodedString())"
         let ring = try SealingKeyRing(configuration: text)
         #expect(ring.keys.map(\.id) == ["2026-11", "2026-08"])
         #expect(ring.newest.id == "2026-11")
         // base64url without padding is read too.
         let urlForm = Data(repeating: 0xFB, count: 32).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+                of: "=", with: "")
         #expect(try SealingKeyRing(configuration: "k:\(urlForm)").keys.count == 1)
         #expect(try SealingKeyRing(environmentVariable: "RING", environment: ["RING": text])?.keys.count == 2)
         #expect(try SealingKeyRing(environmentVariable: "RING", environment: [:]) == nil)
 
         let secretMaterial = Data(repeating: 5, count: 16).base64EncodedString()
         let bad: [(String, SealedStateError.Code)] = [
-            ("", .invalidKeyRing), ("no-colon", .invalidKeyRing), ("k:\(secretMaterial)", .invalidKey), ("k:!!notbase64!!", .invalidKey),
+            ("", .invalidKeyRing), ("no-colon", .invalidKeyRing), ("k:\(secretMaterial)", .invalidKey),
+            ("k:!!notbase64!!", .invalidKey),
             ("bad.id:\(Data(count: 32).base64EncodedString())", .invalidKey),
             ("k:\(Data(count: 32).base64EncodedString()),k:\(Data(count: 32).base64EncodedString())", .invalidKeyRing),
             ("\(String(repeating: "x", count: 33)):\(Data(count: 32).base64EncodedString())", .invalidKey),
@@ -192,7 +205,9 @@ import Testing
         #expect(!String(decoding: stored, as: UTF8.self).contains("pending-credential"))
         try await base.setValue(stored, forKey: "b", expiresAt: now.addingTimeInterval(60))
         await #expect(throws: SealedStateError.self) { try await sealing.value(forKey: "b", at: now) }
-        #expect(try await SealingStateStore(base: base, codec: codec, unopenable: .readAsAbsent).value(forKey: "b", at: now) == nil)
+        #expect(
+            try await SealingStateStore(base: base, codec: codec, unopenable: .readAsAbsent).value(forKey: "b", at: now)
+                == nil)
         #expect(try await sealing.value(forKey: "a", at: now) == Data("pending-credential".utf8))
     }
 
@@ -213,7 +228,8 @@ import Testing
         for expected in 2...4 {
             let count = try await sealing.updateValue(forKey: "count", at: now) { stored in
                 let previous = Int(String(decoding: try #require(stored), as: UTF8.self)) ?? -1
-                return .store(Data(String(previous + 1).utf8), expiresAt: now.addingTimeInterval(60), result: previous + 1)
+                return .store(
+                    Data(String(previous + 1).utf8), expiresAt: now.addingTimeInterval(60), result: previous + 1)
             }
             #expect(count == expected)
         }
@@ -222,7 +238,9 @@ import Testing
         #expect(String(decoding: stored, as: UTF8.self) != "4")
         #expect(try await sealing.value(forKey: "count", at: now) == Data("4".utf8))
         // A removal swaps the sealed bytes read for none.
-        let removed = try await sealing.updateValue(forKey: "count", at: now) { _ in ExpiringStateUpdate<Bool>.remove(result: true) }
+        let removed = try await sealing.updateValue(forKey: "count", at: now) { _ in
+            ExpiringStateUpdate<Bool>.remove(result: true)
+        }
         #expect(removed)
         #expect(try await base.base.value(forKey: "count", at: now) == nil)
         #expect(await base.counts == CountingStateStore.Counts(reads: 6, swaps: 5))
@@ -231,16 +249,22 @@ import Testing
     @Test func boundedInMemory() async throws {
         let store = InMemoryExpiringStateStore(capacity: 100)
         let now = Date()
-        for index in 0..<1000 { try await store.setValue(Data([1]), forKey: "k\(index)", expiresAt: now.addingTimeInterval(Double(60 + index))) }
+        for index in 0..<1000 {
+            try await store.setValue(
+                Data([1]), forKey: "k\(index)", expiresAt: now.addingTimeInterval(Double(60 + index)))
+        }
         #expect(await store.count <= 100)
         #expect(await store.value(forKey: "k999", at: now) != nil)
     }
 
     @Test func authSessionStores() async throws {
         try await StateStoreConformance.keepsAuthSessions(ExpiringStateAuthSessionStore())
-        try await StateStoreConformance.keepsAuthSessions(ExpiringStateAuthSessionStore(state: InMemoryExpiringStateStore()))
-        let codec = SealedStateCodec(keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]), purpose: "sessions")
-        try await StateStoreConformance.keepsAuthSessions(ExpiringStateAuthSessionStore(state: SealingStateStore(base: InMemoryExpiringStateStore(), codec: codec)))
+        try await StateStoreConformance.keepsAuthSessions(
+            ExpiringStateAuthSessionStore(state: InMemoryExpiringStateStore()))
+        let codec = SealedStateCodec(
+            keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]), purpose: "sessions")
+        try await StateStoreConformance.keepsAuthSessions(
+            ExpiringStateAuthSessionStore(state: SealingStateStore(base: InMemoryExpiringStateStore(), codec: codec)))
     }
 
     /// A session lasts its lifetime after each save, under the key prefix
@@ -248,10 +272,13 @@ import Testing
     /// when the state store seals.
     @Test func sessionsInAnExpiringStoreLastTheirLifetime() async throws {
         let base = InMemoryExpiringStateStore()
-        let codec = SealedStateCodec(keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]), purpose: "sessions")
-        let sessions = ExpiringStateAuthSessionStore(state: SealingStateStore(base: base, codec: codec), lifetime: .seconds(600))
-        let session = AuthSession(uid: "u", email: nil, displayName: nil, isEmailVerified: false, isAnonymous: true, tenantID: nil,
-                                  idToken: "ID-TOKEN-MARKER", refreshToken: "REFRESH-MARKER", idTokenExpiration: Date(), factors: [])
+        let codec = SealedStateCodec(
+            keyRing: try SealingKeyRing([try SealingKey.random(id: "k1")]), purpose: "sessions")
+        let sessions = ExpiringStateAuthSessionStore(
+            state: SealingStateStore(base: base, codec: codec), lifetime: .seconds(600))
+        let session = AuthSession(
+            uid: "u", email: nil, displayName: nil, isEmailVerified: false, isAnonymous: true, tenantID: nil,
+            idToken: "ID-TOKEN-MARKER", refreshToken: "REFRESH-MARKER", idTokenExpiration: Date(), factors: [])
         let saved = Date()
         try await sessions.save(session, key: "app")
         let raw = try #require(await base.value(forKey: "auth-session/app", at: saved))
@@ -273,7 +300,9 @@ import Testing
         #expect(!sealed.contains(Data(key).base64EncodedString()))
         #expect(try sealer.open(sealed, userID: "alice") == key)
         // Copied to another user's row: it does not open.
-        #expect(#expect(throws: SealedStateError.self) { try sealer.open(sealed, userID: "mallory") }?.code == .authenticationFailed)
+        #expect(
+            #expect(throws: SealedStateError.self) { try sealer.open(sealed, userID: "mallory") }?.code
+                == .authenticationFailed)
         // Nor as in-flight state of another purpose.
         let state = SealedStateCodec(keyRing: sealer.codec.keyRing, purpose: "totplogin.browser")
         #expect(throws: SealedStateError.self) { try state.openData(sealed, boundTo: "user:alice") }
@@ -282,11 +311,19 @@ import Testing
         // tenant's user of the same uid, nor for the project's.
         let tenantSealed = try sealer.seal(key, userID: "alice", tenantID: "tenant-a")
         #expect(try sealer.open(tenantSealed, userID: "alice", tenantID: "tenant-a") == key)
-        for (uid, tenant) in [("alice", "tenant-b"), ("alice", nil), ("tenant-a/user:alice", nil)] as [(String, String?)] {
-            #expect(#expect(throws: SealedStateError.self) { try sealer.open(tenantSealed, userID: uid, tenantID: tenant) }?.code == .authenticationFailed)
+        for (uid, tenant) in [("alice", "tenant-b"), ("alice", nil), ("tenant-a/user:alice", nil)]
+            as [(String, String?)]
+        {
+            #expect(
+                #expect(throws: SealedStateError.self) { try sealer.open(tenantSealed, userID: uid, tenantID: tenant) }?
+                    .code == .authenticationFailed)
         }
-        #expect(#expect(throws: SealedStateError.self) { try sealer.open(sealed, userID: "alice", tenantID: "tenant-a") }?.code == .authenticationFailed)
-        #expect(try sealer.open(sealed, userID: "alice", tenantID: nil) == key, "the project's rows sealed before stay readable")
+        #expect(
+            #expect(throws: SealedStateError.self) { try sealer.open(sealed, userID: "alice", tenantID: "tenant-a") }?
+                .code == .authenticationFailed)
+        #expect(
+            try sealer.open(sealed, userID: "alice", tenantID: nil) == key,
+            "the project's rows sealed before stay readable")
     }
 
     @Test func rotationResealsUnderTheNewestKeyAndAnOldKeyIsNamed() throws {
@@ -310,7 +347,8 @@ import Testing
             #expect(error.keyID == "2025")
             #expect("\(error)".contains("2025"))
         }
-        #expect(#expect(throws: SealedStateError.self) { try after.resealed(sealed, userID: "alice") }?.code == .unknownKey)
+        #expect(
+            #expect(throws: SealedStateError.self) { try after.resealed(sealed, userID: "alice") }?.code == .unknownKey)
     }
 }
 
@@ -339,8 +377,11 @@ actor CountingStateStore: ExpiringStateStore {
         try await base.removeValue(forKey: key)
     }
 
-    func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool {
+    func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date)
+        async throws -> Bool
+    {
         counts.swaps += 1
-        return try await base.compareAndSwapValue(forKey: key, expected: expected, newValue: newValue, expiresAt: expiresAt, at: now)
+        return try await base.compareAndSwapValue(
+            forKey: key, expected: expected, newValue: newValue, expiresAt: expiresAt, at: now)
     }
 }

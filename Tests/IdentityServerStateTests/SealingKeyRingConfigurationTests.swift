@@ -8,11 +8,15 @@ import Testing
 /// secret, so that an access log shows neither key.
 @Suite struct SealingKeyRingConfigurationTests {
     @Test func theRingIsReadAsASecret() throws {
-        let newest = Data(repeating: 7, count: 32).base64EncodedString(), older = Data(repeating: 9, count: 32).base64EncodedString()
+        let newest = Data(repeating: 7, count: 32).base64EncodedString()
+        let older = Data(repeating: 9, count: 32).base64EncodedString()
         let recorder = ConfigurationAccessRecorder()
         // The provider does not know the value is secret; the ring's read says so.
-        let config = ConfigReader(provider: InMemoryProvider(values: ["sealing.keys": ConfigValue(.string("k2:\(newest),k1:\(older)"), isSecret: false)]),
-                                  accessReporter: recorder)
+        let config = ConfigReader(
+            provider: InMemoryProvider(values: [
+                "sealing.keys": ConfigValue(.string("k2:\(newest),k1:\(older)"), isSecret: false)
+            ]),
+            accessReporter: recorder)
         let ring = try #require(try SealingKeyRing(config: config.scoped(to: "sealing")))
         #expect(ring.newest.id == "k2" && ring.key(id: "k1") != nil)
         #expect(!recorder.lines.isEmpty)

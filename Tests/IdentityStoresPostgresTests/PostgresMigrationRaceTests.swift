@@ -1,8 +1,9 @@
 import Foundation
-@testable import IdentityStoresPostgres
 import Logging
 import PostgresNIO
 import Testing
+
+@testable import IdentityStoresPostgres
 
 /// Version 6's move of the older tables during a rolling deploy: an
 /// earlier release's instance that writes while `migrate()` runs loses
@@ -27,12 +28,17 @@ struct PostgresMigrationRaceTests {
                 func run(_ sql: String) async throws {
                     _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
                 }
-                try await run("INSERT INTO \(prefix)recovery_sets (user_id, salt, rounds, created_at) VALUES ('u', '\\x00', 10000, now())")
-                try await run("INSERT INTO \(prefix)recovery_codes (user_id, digest) VALUES ('u', '\\x01'), ('u', '\\x02')")
+                try await run(
+                    "INSERT INTO \(prefix)recovery_sets (user_id, salt, rounds, created_at) VALUES ('u', '\\x00', 10000, now())"
+                )
+                try await run(
+                    "INSERT INTO \(prefix)recovery_codes (user_id, digest) VALUES ('u', '\\x01'), ('u', '\\x02')")
                 // The earlier release's writes, not yet committed.
                 try await run("BEGIN")
                 try await run("DELETE FROM \(prefix)recovery_codes WHERE user_id = 'u' AND digest = '\\x01'")
-                try await run("INSERT INTO \(prefix)recovery_sets (user_id, salt, rounds, created_at) VALUES ('v', '\\x00', 10000, now())")
+                try await run(
+                    "INSERT INTO \(prefix)recovery_sets (user_id, salt, rounds, created_at) VALUES ('v', '\\x00', 10000, now())"
+                )
                 try await run("INSERT INTO \(prefix)recovery_codes (user_id, digest) VALUES ('v', '\\x03')")
                 let migration = Task { try await stores.migrate() }
                 // Generous: the migration must reach the old tables and wait on them.

@@ -37,7 +37,8 @@ struct PostgresUpgradeTests {
             var bindings = PostgresBindings()
             bindings.append(lockedUntil)
             bindings.append(now.addingTimeInterval(600))
-            try await Self.run("""
+            try await Self.run(
+                """
                 INSERT INTO \(prefix)totp_verifications (key_id, attempts, attempts_expire_at, locked_until, last_step, step_expires_at, expires_at) VALUES
                 ('running', 3, 'infinity', $1, 777, $2, 'infinity'),
                 ('final', 100, 'infinity', NULL, NULL, NULL, 'infinity'),
@@ -45,7 +46,9 @@ struct PostgresUpgradeTests {
                 """, bindings)
             var replay = PostgresBindings()
             replay.append(now.addingTimeInterval(600))
-            try await Self.run("INSERT INTO \(prefix)totp_replay (key_id, last_step, expires_at) VALUES ('separate', 555, $1), ('running', 800, $1)", replay)
+            try await Self.run(
+                "INSERT INTO \(prefix)totp_replay (key_id, last_step, expires_at) VALUES ('separate', 555, $1), ('running', 800, $1)",
+                replay)
             // A recovery-code set, one code of which was used.
             let codes = try RecoveryCodes.generate(count: 4)
             var set = PostgresBindings()
@@ -53,16 +56,21 @@ struct PostgresUpgradeTests {
             try set.append(codes.verifiers.salt)
             set.append(codes.verifiers.rounds)
             set.append(codes.verifiers.createdAt)
-            try await Self.run("INSERT INTO \(prefix)recovery_sets (user_id, salt, rounds, created_at) VALUES ($1, $2, $3, $4)", set)
+            try await Self.run(
+                "INSERT INTO \(prefix)recovery_sets (user_id, salt, rounds, created_at) VALUES ($1, $2, $3, $4)", set)
             for digest in codes.verifiers.digests.dropFirst() {
                 var row = PostgresBindings()
                 try row.append(digest)
-                try await Self.run("INSERT INTO \(prefix)recovery_codes (user_id, digest) VALUES ('recovering', $1)", row)
+                try await Self.run(
+                    "INSERT INTO \(prefix)recovery_codes (user_id, digest) VALUES ('recovering', $1)", row)
             }
-            try await Self.run("INSERT INTO \(prefix)totp_clock_offsets (key_id, offsets, expires_at) VALUES ('drifting', '{2,3,-1}', now() + interval '1 day')")
+            try await Self.run(
+                "INSERT INTO \(prefix)totp_clock_offsets (key_id, offsets, expires_at) VALUES ('drifting', '{2,3,-1}', now() + interval '1 day')"
+            )
             // Two security events, as the version-5 table kept them.
             let user = UserKey(uid: "audited", tenantID: "tenant-a")
-            var first = SecurityEvent(.codeRefused, user: user, date: now.addingTimeInterval(-60), factorKind: SecurityEvent.totpFactorKind)
+            var first = SecurityEvent(
+                .codeRefused, user: user, date: now.addingTimeInterval(-60), factorKind: SecurityEvent.totpFactorKind)
             first.context = SecurityEventContext(requestID: "r-1")
             var second = SecurityEvent(.lockoutBegan, user: user, date: now.addingTimeInterval(-30))
             second.lockedUntil = lockedUntil.addingTimeInterval(-0.5)
@@ -73,13 +81,14 @@ struct PostgresUpgradeTests {
                 var row = PostgresBindings()
                 row.append(event.date)
                 row.append(String(decoding: try encoder.encode(event), as: UTF8.self))
-                try await Self.run("""
+                try await Self.run(
+                    """
                     INSERT INTO \(prefix)security_events (tenant_id, uid, kind, occurred_at, event) VALUES ('tenant-a', 'audited', 'x', $1, $2::jsonb)
                     """, row)
             }
 
             try await stores.migrate()
-            try await stores.migrate()  // a second run moves nothing again
+            try await stores.migrate() // a second run moves nothing again
 
             let store = stores.verificationStore
             let running = try #require(try await store.attempts(for: "running"))
@@ -89,16 +98,25 @@ struct PostgresUpgradeTests {
             #expect(try await store.lastAcceptedStep(for: "running") == 800, "the later of the two tables' steps")
             #expect(try await store.lastAcceptedStep(for: "separate") == 555)
             #expect(try await store.attempts(for: "lapsed") == nil)
-            #expect(try await !store.recordAcceptedStep(555, for: "separate", at: now, retainUntil: now.addingTimeInterval(60)), "a replay after the upgrade")
-            #expect(try await store.recordAttempt(for: "running", limit: .default, at: now) == .lockedUntil(try #require(running.lockedUntil)))
-            #expect(try await store.recordAttempt(for: "final", limit: .default, at: now) == .locked(failures: 100), "the final lock holds")
+            #expect(
+                try await !store.recordAcceptedStep(
+                    555, for: "separate", at: now, retainUntil: now.addingTimeInterval(60)),
+                "a replay after the upgrade")
+            #expect(
+                try await store.recordAttempt(for: "running", limit: .default, at: now)
+                    == .lockedUntil(try #require(running.lockedUntil)))
+            #expect(
+                try await store.recordAttempt(for: "final", limit: .default, at: now) == .locked(failures: 100),
+                "the final lock holds")
 
             let verifiers = try #require(try await stores.recoveryCodeStore.verifiers(for: "recovering"))
             #expect(verifiers.salt == codes.verifiers.salt && verifiers.rounds == codes.verifiers.rounds)
             #expect(Set(verifiers.digests) == Set(codes.verifiers.digests.dropFirst()))
             #expect(abs(verifiers.createdAt.timeIntervalSince(codes.verifiers.createdAt)) < 0.001)
             let redeemer = RecoveryCodeRedeemer(store: stores.recoveryCodeStore, attemptStore: stores.verificationStore)
-            #expect(try await redeemer.redeem(codes.codes[0], for: "recovering") == .invalid, "the code used before the upgrade")
+            #expect(
+                try await redeemer.redeem(codes.codes[0], for: "recovering") == .invalid,
+                "the code used before the upgrade")
             #expect(try await redeemer.redeem(codes.codes[1], for: "recovering") == .redeemed(remaining: 2))
 
             #expect(try await stores.clockOffsetStore.recentOffsets(for: "drifting", at: now) == [2, 3, -1])
@@ -117,22 +135,29 @@ struct PostgresUpgradeTests {
     /// two count one run.
     @Test func anEarlierReleasesSettlementsShareTheRun() async throws {
         try await TestDatabase.withStoresAndClient { stores, client in
-            let earlier = EarlierReleaseStore(current: stores.verificationStore, client: client, function: "test_settle_totp_attempt_v5", everyOther: false)
+            let earlier = EarlierReleaseStore(
+                current: stores.verificationStore, client: client, function: "test_settle_totp_attempt_v5",
+                everyOther: false)
             try await TOTPStoreConformance.attemptStoreCountsRunsWithBackoff(earlier)
             try await TOTPStoreConformance.aRateLimitForgetsAfterAQuietWindow(earlier)
             try await TOTPStoreConformance.verificationStoreSettles(earlier)
             try await TOTPStoreConformance.concurrentSettlementsOfOneStepAcceptOne(earlier)
             #expect(try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.combined(earlier)) == 5)
 
-            let mixed = EarlierReleaseStore(current: stores.verificationStore, client: client, function: "test_settle_totp_attempt_v5", everyOther: true)
+            let mixed = EarlierReleaseStore(
+                current: stores.verificationStore, client: client, function: "test_settle_totp_attempt_v5",
+                everyOther: true)
             try await TOTPStoreConformance.verificationStoreSettles(mixed)
             try await TOTPStoreConformance.concurrentSettlementsOfOneStepAcceptOne(mixed)
             #expect(try await TOTPStoreConformance.concurrentWrongCodesStopAtTheLimit(.combined(mixed)) == 5)
-            try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(.combined(mixed), retryInterval: 900)
+            try await TOTPStoreConformance.aPatientGuesserGetsAtMostOneHundredCodesAYear(
+                .combined(mixed), retryInterval: 900)
             try await TOTPStoreConformance.aCodeAcceptedOnceIsRefusedEverywhere(.combined(mixed))
 
             // Release 4's function answers `accepted` alone.
-            let oldest = EarlierReleaseStore(current: stores.verificationStore, client: client, function: "test_settle_totp_attempt", everyOther: false)
+            let oldest = EarlierReleaseStore(
+                current: stores.verificationStore, client: client, function: "test_settle_totp_attempt",
+                everyOther: false)
             try await TOTPStoreConformance.verificationStoreSettles(oldest)
         }
     }
@@ -161,15 +186,18 @@ struct PostgresUpgradeTests {
                 }
             }
             try await Self.run("DELETE FROM \(prefix)totp_verifications WHERE expires_at <= now()")
-            try await Self.run("""
+            try await Self.run(
+                """
                 INSERT INTO \(prefix)security_events (tenant_id, uid, kind, occurred_at, event)
                 VALUES ('', 'late', 'sessions_revoked', now(), '{"kind":"sessions_revoked","user":{"uid":"late"},"date":1800000000000}')
                 """)
             let forwarded = try await stores.securityEventLog.recentEvents(for: UserKey(uid: "late"), limit: 10)
             #expect(forwarded.map(\.kind) == [.sessionsRevoked])
             let left = try await TestDatabase.withConnection { connection in
-                try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(prefix)security_events"), logger: Self.logger)
-                    .collect().map { try $0.decode(Int.self) }
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(prefix)security_events"), logger: Self.logger
+                )
+                .collect().map { try $0.decode(Int.self) }
             }
             #expect(left == [0])
         }
@@ -198,22 +226,35 @@ struct EarlierReleaseStore: TOTPVerificationStore {
     final class Turns: @unchecked Sendable {
         private let lock = NSLock()
         private var count = 0
-        func next() -> Int { lock.withLock { count += 1; return count } }
+        func next() -> Int {
+            lock.withLock {
+                count += 1
+                return count
+            }
+        }
     }
 
-    func settleAttempt(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date, retainUntil: Date) async throws -> TOTPAttemptSettlement {
-        try await settleAttemptReportingRun(for: keyID, matchedStep: matchedStep, limit: limit, at: now, retainUntil: retainUntil).settlement
+    func settleAttempt(
+        for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date, retainUntil: Date
+    ) async throws -> TOTPAttemptSettlement {
+        try await settleAttemptReportingRun(
+            for: keyID, matchedStep: matchedStep, limit: limit, at: now, retainUntil: retainUntil
+        ).settlement
     }
 
-    func settleAttemptReportingRun(for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
-                                   retainUntil: Date) async throws -> TOTPAttemptSettlementReport {
+    func settleAttemptReportingRun(
+        for keyID: String, matchedStep: UInt64?, limit: TOTPAttemptLimit, at now: Date,
+        retainUntil: Date
+    ) async throws -> TOTPAttemptSettlementReport {
         if everyOther && turns.next() % 2 == 0 {
-            return try await current.settleAttemptReportingRun(for: keyID, matchedStep: matchedStep, limit: limit, at: now, retainUntil: retainUntil)
+            return try await current.settleAttemptReportingRun(
+                for: keyID, matchedStep: matchedStep, limit: limit, at: now, retainUntil: retainUntil)
         }
         let step = matchedStep.map { Int64(clamping: $0) }
         let stepExpiresAt: Date? = matchedStep == nil ? nil : retainUntil
         let cap = limit.maximumConsecutiveFailures.map { Int32(clamping: $0) }
-        let rows = try await client.query("""
+        let rows = try await client.query(
+            """
             SELECT \(unescaped: function)(\(keyID), \(step), \(stepExpiresAt), \(now), \(Int32(clamping: limit.maximumFailures)), \(cap),
             \(limit.lockout.timeInterval), \(limit.maximumLockout.timeInterval))
             """)
@@ -235,7 +276,8 @@ struct EarlierReleaseStore: TOTPVerificationStore {
             return TOTPAttemptSettlementReport(settlement: .refused(.locked(failures: failures)), failuresBefore: nil)
         case "until":
             guard let epoch = Double(parts[1]) else { throw AnswerError(answer: answer) }
-            return TOTPAttemptSettlementReport(settlement: .refused(.lockedUntil(Date(timeIntervalSince1970: epoch))), failuresBefore: nil)
+            return TOTPAttemptSettlementReport(
+                settlement: .refused(.lockedUntil(Date(timeIntervalSince1970: epoch))), failuresBefore: nil)
         default: throw AnswerError(answer: answer)
         }
     }
@@ -243,7 +285,8 @@ struct EarlierReleaseStore: TOTPVerificationStore {
     struct AnswerError: Error { let answer: String }
 
     func recordAttempt(for keyID: String, limit: TOTPAttemptLimit, at now: Date) async throws -> TOTPAttemptAdmission {
-        let report = try await settleAttemptReportingRun(for: keyID, matchedStep: nil, limit: limit, at: now, retainUntil: now)
+        let report = try await settleAttemptReportingRun(
+            for: keyID, matchedStep: nil, limit: limit, at: now, retainUntil: now)
         if case .refused(let admission) = report.settlement { return admission }
         return .counted(failures: report.failuresBefore ?? -1)
     }

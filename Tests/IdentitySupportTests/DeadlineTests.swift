@@ -26,7 +26,9 @@ import Testing
 
     @Test func aThrownErrorReachesTheCaller() async {
         struct Failure: Error {}
-        await #expect(throws: Failure.self) { try await Deadline.run(within: .seconds(60)) { () throws -> Int in throw Failure() } }
+        await #expect(throws: Failure.self) {
+            try await Deadline.run(within: .seconds(60)) { () throws -> Int in throw Failure() }
+        }
     }
 
     /// Work that never looks at cancellation still gives the caller back at

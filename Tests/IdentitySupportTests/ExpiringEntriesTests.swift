@@ -14,7 +14,8 @@ import Testing
             var pushed = MinHeap<Int>()
             for value in values { pushed.push(value) }
             var built = MinHeap(values)
-            var fromPushes: [Int] = [], fromBuild: [Int] = []
+            var fromPushes: [Int] = []
+            var fromBuild: [Int] = []
             while let least = pushed.popMin() { fromPushes.append(least) }
             while let least = built.popMin() { fromBuild.append(least) }
             #expect(fromPushes == values.sorted() && fromBuild == values.sorted())
@@ -33,14 +34,20 @@ import Testing
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         var entries = ExpiringEntries<String, Int>(capacity: 50_000)
         let writes = 150_000
-        for index in 0..<writes { entries.set(index, for: "k\(index)", expiresAt: start.addingTimeInterval(3600), now: start) }
+        for index in 0..<writes {
+            entries.set(index, for: "k\(index)", expiresAt: start.addingTimeInterval(3600), now: start)
+        }
         #expect(entries.count == 50_000)
         #expect(entries.value(for: "k\(writes - 1)", at: start) == writes - 1)
         #expect(entries.value(for: "k0", at: start) == nil)
-        #expect(entries.compactedPositions <= 3 * writes, "walked \(entries.compactedPositions) positions for \(writes) writes")
+        #expect(
+            entries.compactedPositions <= 3 * writes,
+            "walked \(entries.compactedPositions) positions for \(writes) writes")
         // Rewriting one key leaves stale positions, which are dropped too.
         var rewritten = ExpiringEntries<String, Int>(capacity: 10)
-        for index in 0..<100_000 { rewritten.set(index, for: "one", expiresAt: start.addingTimeInterval(Double(index)), now: start) }
+        for index in 0..<100_000 {
+            rewritten.set(index, for: "one", expiresAt: start.addingTimeInterval(Double(index)), now: start)
+        }
         #expect(rewritten.value(for: "one", at: start) == 99_999)
         #expect(rewritten.compactedPositions <= 3 * 100_000)
     }

@@ -6,15 +6,19 @@ import Testing
 @Suite struct AccountTests {
     @Test func signUpSignInAndLookup() async throws {
         try await withEmulator { h in
-            let created = try await h.accounts.signUp(SignUpRequest(email: "Ada@Example.com", password: "secret1", displayName: "Ada", returnSecureToken: true))
+            let created = try await h.accounts.signUp(
+                SignUpRequest(
+                    email: "Ada@Example.com", password: "secret1", displayName: "Ada", returnSecureToken: true))
             #expect(created.expiresIn == 3600)
             // Production's shape: 28 letters and digits (a leading "-" would read as an option).
             #expect(created.localId.wholeMatch(of: /[A-Za-z0-9]{28}/) != nil)
-            let signedIn = try await h.accounts.signInWithPassword(SignInWithPasswordRequest(email: "ada@example.com", password: "secret1", returnSecureToken: true))
+            let signedIn = try await h.accounts.signInWithPassword(
+                SignInWithPasswordRequest(email: "ada@example.com", password: "secret1", returnSecureToken: true))
             #expect(signedIn.localId == created.localId)
             #expect(signedIn.registered == true)
             let signedInToken = try #require(signedIn.idToken)
-            let user = try #require(try await h.accounts.lookup(GetAccountInfoRequest(idToken: signedInToken)).users?.first)
+            let user = try #require(
+                try await h.accounts.lookup(GetAccountInfoRequest(idToken: signedInToken)).users?.first)
             #expect(user.localId == created.localId)
             // Addresses are kept lowercased, as production keeps them.
             #expect(user.email == "ada@example.com")
@@ -28,10 +32,18 @@ import Testing
     @Test func signUpErrors() async throws {
         try await withEmulator { h in
             _ = try await h.accounts.signUp(SignUpRequest(email: "ada@example.com", password: "secret1"))
-            await expectServerError("EMAIL_EXISTS") { try await h.accounts.signUp(SignUpRequest(email: "ADA@example.com", password: "secret1")) }
-            await expectServerError("WEAK_PASSWORD") { try await h.accounts.signUp(SignUpRequest(email: "b@example.com", password: "12345")) }
-            await expectServerError("INVALID_EMAIL") { try await h.accounts.signUp(SignUpRequest(email: "not-an-email", password: "secret1")) }
-            await expectServerError("MISSING_PASSWORD") { try await h.accounts.signUp(SignUpRequest(email: "c@example.com")) }
+            await expectServerError("EMAIL_EXISTS") {
+                try await h.accounts.signUp(SignUpRequest(email: "ADA@example.com", password: "secret1"))
+            }
+            await expectServerError("WEAK_PASSWORD") {
+                try await h.accounts.signUp(SignUpRequest(email: "b@example.com", password: "12345"))
+            }
+            await expectServerError("INVALID_EMAIL") {
+                try await h.accounts.signUp(SignUpRequest(email: "not-an-email", password: "secret1"))
+            }
+            await expectServerError("MISSING_PASSWORD") {
+                try await h.accounts.signUp(SignUpRequest(email: "c@example.com"))
+            }
             await expectServerError("MISSING_EMAIL") { try await h.accounts.signUp(SignUpRequest(password: "secret1")) }
         }
     }
@@ -43,7 +55,8 @@ import Testing
             #expect((claims["firebase"] as? [String: Any])?["sign_in_provider"] as? String == "anonymous")
             try await h.enableTOTP()
             await expectServerError("UNSUPPORTED_FIRST_FACTOR") {
-                try await h.accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: try #require(anonymous.idToken), totpEnrollmentInfo: .init()))
+                try await h.accounts.startMfaEnrollment(
+                    StartMfaEnrollmentRequest(idToken: try #require(anonymous.idToken), totpEnrollmentInfo: .init()))
             }
         }
     }
@@ -51,14 +64,21 @@ import Testing
     @Test func wrongPasswordAndUnknownEmailLookTheSame() async throws {
         try await withEmulator { h in
             _ = try await h.accounts.signUp(SignUpRequest(email: "ada@example.com", password: "secret1"))
-            await expectServerError("INVALID_LOGIN_CREDENTIALS") { try await h.accounts.signInWithPassword(SignInWithPasswordRequest(email: "ada@example.com", password: "nope123")) }
-            await expectServerError("INVALID_LOGIN_CREDENTIALS") { try await h.accounts.signInWithPassword(SignInWithPasswordRequest(email: "who@example.com", password: "secret1")) }
+            await expectServerError("INVALID_LOGIN_CREDENTIALS") {
+                try await h.accounts.signInWithPassword(
+                    SignInWithPasswordRequest(email: "ada@example.com", password: "nope123"))
+            }
+            await expectServerError("INVALID_LOGIN_CREDENTIALS") {
+                try await h.accounts.signInWithPassword(
+                    SignInWithPasswordRequest(email: "who@example.com", password: "secret1"))
+            }
         }
     }
 
     @Test func emailVerificationThroughOobCodes() async throws {
         try await withEmulator { h in
-            let created = try await h.accounts.signUp(SignUpRequest(email: "ada@example.com", password: "secret1", returnSecureToken: true))
+            let created = try await h.accounts.signUp(
+                SignUpRequest(email: "ada@example.com", password: "secret1", returnSecureToken: true))
             let idToken = try #require(created.idToken)
             let sent = try await h.accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: idToken))
             #expect(sent.email == "ada@example.com")
@@ -70,7 +90,9 @@ import Testing
             let oobCode = try #require(code["oobCode"])
             let applied = try await h.accounts.update(SetAccountInfoRequest(oobCode: oobCode))
             #expect(applied.emailVerified == true)
-            await expectServerError("INVALID_OOB_CODE") { try await h.accounts.update(SetAccountInfoRequest(oobCode: oobCode)) }
+            await expectServerError("INVALID_OOB_CODE") {
+                try await h.accounts.update(SetAccountInfoRequest(oobCode: oobCode))
+            }
             #expect(try await h.oobCodes().isEmpty)
         }
     }
@@ -78,26 +100,35 @@ import Testing
     @Test func idTokensAreCheckedAndExpire() async throws {
         try await withEmulator { h in
             h.clock.set(Date(timeIntervalSince1970: 2_000_000_000))
-            let created = try await h.accounts.signUp(SignUpRequest(email: "ada@example.com", password: "secret1", returnSecureToken: true))
+            let created = try await h.accounts.signUp(
+                SignUpRequest(email: "ada@example.com", password: "secret1", returnSecureToken: true))
             let idToken = try #require(created.idToken)
-            await expectServerError("INVALID_ID_TOKEN") { try await h.accounts.lookup(GetAccountInfoRequest(idToken: "not.a.token")) }
+            await expectServerError("INVALID_ID_TOKEN") {
+                try await h.accounts.lookup(GetAccountInfoRequest(idToken: "not.a.token"))
+            }
             var tampered = idToken
             tampered.removeLast(4)
-            await expectServerError("INVALID_ID_TOKEN") { try await h.accounts.lookup(GetAccountInfoRequest(idToken: tampered + "AAAA")) }
+            await expectServerError("INVALID_ID_TOKEN") {
+                try await h.accounts.lookup(GetAccountInfoRequest(idToken: tampered + "AAAA"))
+            }
             await expectServerError("MISSING_ID_TOKEN") { try await h.accounts.lookup(GetAccountInfoRequest()) }
             h.clock.advance(by: 3599)
             _ = try await h.accounts.lookup(GetAccountInfoRequest(idToken: idToken))
             h.clock.advance(by: 2)
-            await expectServerError("TOKEN_EXPIRED") { try await h.accounts.lookup(GetAccountInfoRequest(idToken: idToken)) }
+            await expectServerError("TOKEN_EXPIRED") {
+                try await h.accounts.lookup(GetAccountInfoRequest(idToken: idToken))
+            }
         }
     }
 
     @Test func refreshTokensJSONAndFormEncoded() async throws {
         try await withEmulator { h in
-            let created = try await h.accounts.signUp(SignUpRequest(email: "ada@example.com", password: "secret1", returnSecureToken: true))
+            let created = try await h.accounts.signUp(
+                SignUpRequest(email: "ada@example.com", password: "secret1", returnSecureToken: true))
             let refreshToken = try #require(created.refreshToken)
             h.clock.advance(by: 7200)
-            let refreshed = try await h.tokens.grantToken(GrantTokenRequest(grantType: "refresh_token", refreshToken: refreshToken))
+            let refreshed = try await h.tokens.grantToken(
+                GrantTokenRequest(grantType: "refresh_token", refreshToken: refreshToken))
             #expect(refreshed.userId == created.localId)
             #expect(refreshed.tokenType == "Bearer")
             #expect(refreshed.expiresIn == 3600)
@@ -105,15 +136,24 @@ import Testing
             #expect(refreshed.projectId == EmulatorConfiguration.defaultProjectNumber)
             let refreshedToken = try #require(refreshed.idToken)
             _ = try await h.accounts.lookup(GetAccountInfoRequest(idToken: refreshedToken))
-            let form = try await h.raw(.post, "/securetoken.googleapis.com/v1/token?key=k",
-                                       body: Data("grant_type=refresh_token&refresh_token=\(refreshToken)".utf8),
-                                       headers: [.contentType: "application/x-www-form-urlencoded"])
+            let form = try await h.raw(
+                .post, "/securetoken.googleapis.com/v1/token?key=k",
+                body: Data("grant_type=refresh_token&refresh_token=\(refreshToken)".utf8),
+                headers: [.contentType: "application/x-www-form-urlencoded"])
             #expect(form.status == 200)
             #expect(form.json["id_token"] is String)
-            await expectServerError("INVALID_REFRESH_TOKEN") { try await h.tokens.grantToken(GrantTokenRequest(grantType: "refresh_token", refreshToken: "nope")) }
-            await expectServerError("INVALID_GRANT_TYPE") { try await h.tokens.grantToken(GrantTokenRequest(grantType: "password", refreshToken: refreshToken)) }
-            await expectServerError("MISSING_REFRESH_TOKEN") { try await h.tokens.grantToken(GrantTokenRequest(grantType: "refresh_token")) }
-            await expectServerError("MISSING_GRANT_TYPE") { try await h.tokens.grantToken(GrantTokenRequest(grantType: "")) }
+            await expectServerError("INVALID_REFRESH_TOKEN") {
+                try await h.tokens.grantToken(GrantTokenRequest(grantType: "refresh_token", refreshToken: "nope"))
+            }
+            await expectServerError("INVALID_GRANT_TYPE") {
+                try await h.tokens.grantToken(GrantTokenRequest(grantType: "password", refreshToken: refreshToken))
+            }
+            await expectServerError("MISSING_REFRESH_TOKEN") {
+                try await h.tokens.grantToken(GrantTokenRequest(grantType: "refresh_token"))
+            }
+            await expectServerError("MISSING_GRANT_TYPE") {
+                try await h.tokens.grantToken(GrantTokenRequest(grantType: ""))
+            }
         }
     }
 
@@ -137,13 +177,28 @@ import Testing
             #expect(firebase["sign_in_second_factor"] as? String == "totp")
             #expect(firebase["second_factor_identifier"] as? String == enrolled.enrollmentID)
             #expect(firebase["tenant"] == nil)
-            try JWKSCheck.verify(enrolled.session.idToken, jwks: try await h.raw(.get, "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com").body)
-            try JWKSCheck.verify(enrolled.session.idToken, certificates: try await h.raw(.get, "/www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com").body)
+            try JWKSCheck.verify(
+                enrolled.session.idToken,
+                jwks: try await h.raw(
+                    .get, "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
+                ).body)
+            try JWKSCheck.verify(
+                enrolled.session.idToken,
+                certificates: try await h.raw(
+                    .get, "/www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com"
+                ).body)
             // Session cookies: both forms at their own routes.
-            let cookie = try await h.admin.createSessionCookie(targetProjectId: Harness.project, body: CreateSessionCookieRequest(idToken: enrolled.session.idToken, validDuration: 600))
+            let cookie = try await h.admin.createSessionCookie(
+                targetProjectId: Harness.project,
+                body: CreateSessionCookieRequest(idToken: enrolled.session.idToken, validDuration: 600))
             let cookieValue = try #require(cookie.sessionCookie)
-            try JWKSCheck.verify(cookieValue, jwks: try await h.raw(.get, "/identitytoolkit.googleapis.com/v1/sessionCookiePublicKeys").body)
-            try JWKSCheck.verify(cookieValue, certificates: try await h.raw(.get, "/www.googleapis.com/identitytoolkit/v3/relyingparty/publicKeys").body)
+            try JWKSCheck.verify(
+                cookieValue,
+                jwks: try await h.raw(.get, "/identitytoolkit.googleapis.com/v1/sessionCookiePublicKeys").body)
+            try JWKSCheck.verify(
+                cookieValue,
+                certificates: try await h.raw(.get, "/www.googleapis.com/identitytoolkit/v3/relyingparty/publicKeys")
+                    .body)
         }
     }
 }

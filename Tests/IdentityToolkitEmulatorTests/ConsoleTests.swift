@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
+import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitEmulator
-import IdentityOTP
 import Testing
 
 /// The emulator's page (`/emulator/ui`): what it shows, its forms, and the
@@ -28,7 +28,8 @@ import Testing
             try await harness.enableTOTP()
             let session = try await harness.verifiedUser("ada@example.com")
             let (secret, enrollmentID, _) = try await harness.enrollTOTP(session)
-            _ = try await harness.accounts.sendOobCode(GetOobCodeRequest(requestType: .passwordReset, email: "ada@example.com"))
+            _ = try await harness.accounts.sendOobCode(
+                GetOobCodeRequest(requestType: .passwordReset, email: "ada@example.com"))
             harness.clock.set(Date(timeIntervalSince1970: 1_900_000_000))
             let page = try await harness.raw(.get, "/emulator/ui")
             #expect(page.status == 200)
@@ -48,31 +49,54 @@ import Testing
             try await harness.enableTOTP()
             let session = try await harness.verifiedUser("ada@example.com")
             let (_, enrollmentID, _) = try await harness.enrollTOTP(session)
-            let token = try Self.formToken(in: String(decoding: try await harness.raw(.get, "/emulator/ui").body, as: UTF8.self))
+            let token = try Self.formToken(
+                in: String(decoding: try await harness.raw(.get, "/emulator/ui").body, as: UTF8.self))
 
             // No token, a wrong one: refused, nothing changes.
-            for fields in [["action": "deleteUser", "uid": session.uid], ["action": "deleteUser", "uid": session.uid, "csrf": "guess"]] {
-                let refused = try await harness.raw(.post, "/emulator/ui", body: Self.encoded(fields), headers: Self.form)
+            for fields in [
+                ["action": "deleteUser", "uid": session.uid],
+                ["action": "deleteUser", "uid": session.uid, "csrf": "guess"],
+            ] {
+                let refused = try await harness.raw(
+                    .post, "/emulator/ui", body: Self.encoded(fields), headers: Self.form)
                 #expect(refused.status == 400 || refused.status == 403, "\(refused.status)")
             }
-            #expect(try await harness.admin.lookupAccounts(targetProjectId: Harness.project, body: GetAccountInfoRequest(localId: [session.uid])).users?.count == 1)
+            #expect(
+                try await harness.admin.lookupAccounts(
+                    targetProjectId: Harness.project, body: GetAccountInfoRequest(localId: [session.uid])
+                ).users?.count == 1)
 
-            let withdrawn = try await harness.raw(.post, "/emulator/ui", body: Self.encoded(["action": "withdrawFactor", "uid": session.uid, "factor": enrollmentID, "csrf": token]),
-                                                  headers: Self.form)
+            let withdrawn = try await harness.raw(
+                .post, "/emulator/ui",
+                body: Self.encoded([
+                    "action": "withdrawFactor", "uid": session.uid, "factor": enrollmentID, "csrf": token,
+                ]),
+                headers: Self.form)
             #expect(String(decoding: withdrawn.body, as: UTF8.self).contains("Withdrew the factor"))
-            let user = try await harness.admin.lookupAccounts(targetProjectId: Harness.project, body: GetAccountInfoRequest(localId: [session.uid])).users?.first
+            let user = try await harness.admin.lookupAccounts(
+                targetProjectId: Harness.project, body: GetAccountInfoRequest(localId: [session.uid])
+            ).users?.first
             #expect(user?.mfaInfo == nil)
 
             let before = harness.clock.now
-            _ = try await harness.raw(.post, "/emulator/ui", body: Self.encoded(["action": "advanceClock", "seconds": "3600", "csrf": token]), headers: Self.form)
+            _ = try await harness.raw(
+                .post, "/emulator/ui",
+                body: Self.encoded(["action": "advanceClock", "seconds": "3600", "csrf": token]), headers: Self.form)
             #expect(harness.clock.now.timeIntervalSince(before) >= 3600)
 
-            let deleted = try await harness.raw(.post, "/emulator/ui", body: Self.encoded(["action": "deleteUser", "uid": session.uid, "csrf": token]), headers: Self.form)
+            let deleted = try await harness.raw(
+                .post, "/emulator/ui", body: Self.encoded(["action": "deleteUser", "uid": session.uid, "csrf": token]),
+                headers: Self.form)
             #expect(String(decoding: deleted.body, as: UTF8.self).contains("Deleted the user"))
-            #expect(try await harness.admin.lookupAccounts(targetProjectId: Harness.project, body: GetAccountInfoRequest(localId: [session.uid])).users == nil)
+            #expect(
+                try await harness.admin.lookupAccounts(
+                    targetProjectId: Harness.project, body: GetAccountInfoRequest(localId: [session.uid])
+                ).users == nil)
 
             // An action that fails says so on the page.
-            let again = try await harness.raw(.post, "/emulator/ui", body: Self.encoded(["action": "deleteUser", "uid": session.uid, "csrf": token]), headers: Self.form)
+            let again = try await harness.raw(
+                .post, "/emulator/ui", body: Self.encoded(["action": "deleteUser", "uid": session.uid, "csrf": token]),
+                headers: Self.form)
             #expect(again.status == 200 && String(decoding: again.body, as: UTF8.self).contains("role=\"alert\""))
         }
     }
@@ -90,7 +114,8 @@ import Testing
             let token = try Self.formToken(in: String(decoding: page.body, as: UTF8.self))
             var headers = Self.form
             headers[HTTPField.Name("Origin")!] = "http://localhost:3000"
-            let posted = try await harness.raw(.post, "/emulator/ui", body: Self.encoded(["action": "releaseClock", "csrf": token]), headers: headers)
+            let posted = try await harness.raw(
+                .post, "/emulator/ui", body: Self.encoded(["action": "releaseClock", "csrf": token]), headers: headers)
             #expect(posted.status == 403)
             let preflight = try await harness.raw(.options, "/emulator/ui", headers: elsewhere)
             #expect(preflight.headers[HTTPField.Name("Access-Control-Allow-Origin")!] == nil)
@@ -99,7 +124,8 @@ import Testing
             #expect(api.headers[HTTPField.Name("Access-Control-Allow-Origin")!] == "http://localhost:3000")
             // The page's own origin may post.
             headers[HTTPField.Name("Origin")!] = harness.running.baseURL
-            let own = try await harness.raw(.post, "/emulator/ui", body: Self.encoded(["action": "releaseClock", "csrf": token]), headers: headers)
+            let own = try await harness.raw(
+                .post, "/emulator/ui", body: Self.encoded(["action": "releaseClock", "csrf": token]), headers: headers)
             #expect(own.status == 200)
         }
     }
@@ -107,8 +133,11 @@ import Testing
     /// Everything from the state is escaped.
     @Test func hostileValuesAreEscaped() async throws {
         try await withEmulator { harness in
-            _ = try await harness.admin.createAccount(targetProjectId: Harness.project, body: SignUpRequest(
-                email: "x@example.com", displayName: #"<script>alert(1)</script>"#, localId: #"u"><img src=x onerror=alert(1)>"#))
+            _ = try await harness.admin.createAccount(
+                targetProjectId: Harness.project,
+                body: SignUpRequest(
+                    email: "x@example.com", displayName: #"<script>alert(1)</script>"#,
+                    localId: #"u"><img src=x onerror=alert(1)>"#))
             let html = String(decoding: try await harness.raw(.get, "/emulator/ui?tenant=%3Cb%3E").body, as: UTF8.self)
             #expect(!html.contains("<script>alert") && !html.contains("<img src=x"))
             #expect(!html.contains("<b>"))
@@ -122,10 +151,13 @@ import Testing
         let folder = ImportExportTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try await withEmulator(configure: { $0.exportOnExitDirectory = folder.path }) { harness in
-            let token = try Self.formToken(in: String(decoding: try await harness.raw(.get, "/emulator/ui").body, as: UTF8.self))
-            let done = try await harness.raw(.post, "/emulator/ui", body: Self.encoded(["action": "exportNow", "csrf": token]), headers: Self.form)
+            let token = try Self.formToken(
+                in: String(decoding: try await harness.raw(.get, "/emulator/ui").body, as: UTF8.self))
+            let done = try await harness.raw(
+                .post, "/emulator/ui", body: Self.encoded(["action": "exportNow", "csrf": token]), headers: Self.form)
             #expect(String(decoding: done.body, as: UTF8.self).contains("Exported 4 files"))
         }
-        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("firebase-export-metadata.json").path))
+        #expect(
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent("firebase-export-metadata.json").path))
     }
 }

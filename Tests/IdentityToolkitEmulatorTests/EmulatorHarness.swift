@@ -1,11 +1,11 @@
 import Foundation
 import HTTPTypes
+import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
-import IdentityOTP
-import Testing
 import IdentityToolkitTestSupport
+import Testing
 
 /// A fresh emulator on an ephemeral loopback port, with generated clients
 /// pointed at it, for one test. The clients hand their requests to the
@@ -20,13 +20,17 @@ struct Harness {
     let transport: any HTTPTransport
     static let project = "demo-mfa"
 
-    static func start(overSocket: Bool = false, configure: (inout EmulatorConfiguration) -> Void = { _ in }) async throws -> Harness {
+    static func start(overSocket: Bool = false, configure: (inout EmulatorConfiguration) -> Void = { _ in })
+        async throws -> Harness
+    {
         var settings = EmulatorConfiguration(port: 0, projectID: project)
         configure(&settings)
         let emulator = try IdentityToolkitEmulator(configuration: settings)
         let running = try await emulator.start()
-        let transport: any HTTPTransport = overSocket ? AsyncHTTPClientTransport() : InProcessTransport(emulator: emulator)
-        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
+        let transport: any HTTPTransport =
+            overSocket ? AsyncHTTPClientTransport() : InProcessTransport(emulator: emulator)
+        let configuration = ClientConfiguration(
+            transport: transport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
         return Harness(
             running: running, accounts: AccountsClient(apiKey: "any-key", configuration: configuration),
             tokens: SecureTokenClient(apiKey: "any-key", configuration: configuration),
@@ -51,10 +55,13 @@ struct Harness {
     /// `Authorization: Bearer owner`, which admin routes and the helpers that change state need.
     static let owner: HTTPFields = [.authorization: "Bearer owner"]
 
-    func raw(_ method: HTTPRequest.Method, _ path: String, body: Data? = nil, headers: HTTPFields = [:]) async throws -> RawResponse {
+    func raw(_ method: HTTPRequest.Method, _ path: String, body: Data? = nil, headers: HTTPFields = [:]) async throws
+        -> RawResponse
+    {
         var request = HTTPRequest(method: method, scheme: nil, authority: nil, path: nil, headerFields: headers)
         request.url = URL(string: running.baseURL + path)
-        let (response, data) = try await transport.send(request, body: body, options: TransportOptions(timeout: .seconds(10), maxResponseBytes: 4 << 20))
+        let (response, data) = try await transport.send(
+            request, body: body, options: TransportOptions(timeout: .seconds(10), maxResponseBytes: 4 << 20))
         return RawResponse(status: response.status.code, body: data, headers: response.headerFields)
     }
 
@@ -64,7 +71,8 @@ struct Harness {
     }
 
     func verificationCodes() async throws -> [[String: String]] {
-        (try await raw(.get, "/emulator/v1/projects/\(Self.project)/verificationCodes").json["verificationCodes"] as? [[String: String]]) ?? []
+        (try await raw(.get, "/emulator/v1/projects/\(Self.project)/verificationCodes").json["verificationCodes"]
+            as? [[String: String]]) ?? []
     }
 
     // MARK: Flows
@@ -73,11 +81,15 @@ struct Harness {
     func enableTOTP(window: Int32 = 5, tenant: String? = nil, phone: Bool = false) async throws {
         let mfa = MultiFactorAuthConfig(
             enabledProviders: phone ? [.phoneSms] : nil,
-            providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: window))])
+            providerConfigs: [
+                MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: window))
+            ])
         if let tenant {
-            _ = try await admin.updateTenant(project: Self.project, tenant: tenant, updateMask: "mfaConfig", body: Tenant(mfaConfig: mfa))
+            _ = try await admin.updateTenant(
+                project: Self.project, tenant: tenant, updateMask: "mfaConfig", body: Tenant(mfaConfig: mfa))
         } else {
-            _ = try await admin.updateProjectConfig(project: Self.project, updateMask: "mfa", body: ProjectConfig(mfa: mfa))
+            _ = try await admin.updateProjectConfig(
+                project: Self.project, updateMask: "mfa", body: ProjectConfig(mfa: mfa))
         }
     }
 
@@ -90,14 +102,20 @@ struct Harness {
     }
 
     /// Signs up and verifies the email through the out-of-band code.
-    func verifiedUser(_ email: String = "ada@example.com", password: String = "correct horse", tenant: String? = nil) async throws -> Session {
-        let created = try await accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true, tenantId: tenant))
+    func verifiedUser(_ email: String = "ada@example.com", password: String = "correct horse", tenant: String? = nil)
+        async throws -> Session
+    {
+        let created = try await accounts.signUp(
+            SignUpRequest(email: email, password: password, returnSecureToken: true, tenantId: tenant))
         let idToken = try #require(created.idToken)
-        _ = try await accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: idToken, tenantId: tenant))
+        _ = try await accounts.sendOobCode(
+            GetOobCodeRequest(requestType: .verifyEmail, idToken: idToken, tenantId: tenant))
         let code = try #require(try await oobCodes(tenant: tenant).last { $0["email"] == email }?["oobCode"])
         let applied = try await accounts.update(SetAccountInfoRequest(oobCode: code))
         #expect(applied.emailVerified == true)
-        return Session(uid: created.localId, email: email, password: password, idToken: idToken, refreshToken: try #require(created.refreshToken))
+        return Session(
+            uid: created.localId, email: email, password: password, idToken: idToken,
+            refreshToken: try #require(created.refreshToken))
     }
 
     /// The current code of `secret` at the emulator's time, `offset` steps away.
@@ -107,32 +125,43 @@ struct Harness {
     }
 
     /// Enrolls TOTP for `session`; returns the secret, the enrollment id and fresh tokens.
-    func enrollTOTP(_ session: Session, tenant: String? = nil, name: String = "Authenticator") async throws -> (secret: String, enrollmentID: String, session: Session) {
-        let started = try await accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: session.idToken, tenantId: tenant, totpEnrollmentInfo: .init()))
+    func enrollTOTP(_ session: Session, tenant: String? = nil, name: String = "Authenticator") async throws -> (
+        secret: String, enrollmentID: String, session: Session
+    ) {
+        let started = try await accounts.startMfaEnrollment(
+            StartMfaEnrollmentRequest(idToken: session.idToken, tenantId: tenant, totpEnrollmentInfo: .init()))
         let info = try #require(started.totpSessionInfo)
         let secret = try #require(info.sharedSecretKey)
-        let finalized = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(
-            idToken: session.idToken, displayName: name, tenantId: tenant,
-            totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(sessionInfo: try #require(info.sessionInfo), verificationCode: try code(secret))))
+        let finalized = try await accounts.finalizeMfaEnrollment(
+            FinalizeMfaEnrollmentRequest(
+                idToken: session.idToken, displayName: name, tenantId: tenant,
+                totpVerificationInfo: FinalizeTotpMfaEnrollmentRequestInfo(
+                    sessionInfo: try #require(info.sessionInfo), verificationCode: try code(secret))))
         var updated = session
         updated.idToken = try #require(finalized.idToken)
         updated.refreshToken = try #require(finalized.refreshToken)
-        let user = try #require(try await accounts.lookup(GetAccountInfoRequest(idToken: updated.idToken, tenantId: tenant)).users?.first)
+        let user = try #require(
+            try await accounts.lookup(GetAccountInfoRequest(idToken: updated.idToken, tenantId: tenant)).users?.first)
         let enrollment = try #require(user.mfaInfo?.first { $0.totpInfo != nil })
         return (secret, try #require(enrollment.mfaEnrollmentId), updated)
     }
 
     /// The password step of a user with a second factor.
-    func pendingCredential(_ session: Session, tenant: String? = nil) async throws -> (credential: String, hints: [MfaEnrollment]) {
-        let response = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: session.email, password: session.password, tenantId: tenant))
+    func pendingCredential(_ session: Session, tenant: String? = nil) async throws -> (
+        credential: String, hints: [MfaEnrollment]
+    ) {
+        let response = try await accounts.signInWithPassword(
+            SignInWithPasswordRequest(email: session.email, password: session.password, tenantId: tenant))
         #expect(response.idToken == nil)
         return (try #require(response.mfaPendingCredential), response.mfaInfo ?? [])
     }
 }
 
 /// Runs `body` against a fresh emulator and stops it afterwards.
-func withEmulator(overSocket: Bool = false, configure: (inout EmulatorConfiguration) -> Void = { _ in },
-                  _ body: (Harness) async throws -> Void) async throws {
+func withEmulator(
+    overSocket: Bool = false, configure: (inout EmulatorConfiguration) -> Void = { _ in },
+    _ body: (Harness) async throws -> Void
+) async throws {
     let harness = try await Harness.start(overSocket: overSocket, configure: configure)
     do {
         try await body(harness)
@@ -144,7 +173,9 @@ func withEmulator(overSocket: Bool = false, configure: (inout EmulatorConfigurat
 }
 
 /// Expects `call` to fail with the server short code `code`.
-func expectServerError<T>(_ code: String, status: Int = 400, sourceLocation: SourceLocation = #_sourceLocation, _ call: () async throws -> T) async {
+func expectServerError<T>(
+    _ code: String, status: Int = 400, sourceLocation: SourceLocation = #_sourceLocation, _ call: () async throws -> T
+) async {
     do {
         _ = try await call()
         Issue.record("expected \(code), but the call succeeded", sourceLocation: sourceLocation)

@@ -10,8 +10,9 @@ import Testing
 @Suite struct EmulatorServiceTests {
     @Test func aStartedEmulatorStopsWhenItsGroupShutsDown() async throws {
         let harness = try await Harness.start()
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [harness.running], logger: Logger(label: "EmulatorServiceTests")))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [harness.running], logger: Logger(label: "EmulatorServiceTests")))
         let running = Task { try await group.run() }
         // Serving while the group runs.
         _ = try await harness.accounts.signUp(SignUpRequest(email: "service@example.com", password: "correct horse"))

@@ -21,10 +21,15 @@ enum JWKSCheck {
         let header = try #require(try JSONSerialization.jsonObject(with: try base64URL(parts[0])) as? [String: String])
         #expect(header["kid"] == key["kid"])
         #expect(header["alg"] == "RS256")
-        let publicKey = try _RSA.Signing.PublicKey(n: try base64URL(try #require(key["n"])), e: try base64URL(try #require(key["e"])))
+        let publicKey = try _RSA.Signing.PublicKey(
+            n: try base64URL(try #require(key["n"])), e: try base64URL(try #require(key["e"])))
         let signature = _RSA.Signing.RSASignature(rawRepresentation: try base64URL(parts[2]))
-        #expect(publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8), padding: .insecurePKCS1v1_5))
-        #expect(!publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1] + "x").utf8), padding: .insecurePKCS1v1_5))
+        #expect(
+            publicKey.isValidSignature(
+                signature, for: Data((parts[0] + "." + parts[1]).utf8), padding: .insecurePKCS1v1_5))
+        #expect(
+            !publicKey.isValidSignature(
+                signature, for: Data((parts[0] + "." + parts[1] + "x").utf8), padding: .insecurePKCS1v1_5))
     }
 
     /// The same check with Google's x509 form: `{kid: certificate PEM}`.
@@ -40,6 +45,8 @@ enum JWKSCheck {
         #expect(certificate.publicKey.isValidSignature(certificate.signature, for: certificate))
         let publicKey = try #require(_RSA.Signing.PublicKey(certificate.publicKey))
         let signature = _RSA.Signing.RSASignature(rawRepresentation: try base64URL(parts[2]))
-        #expect(publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8), padding: .insecurePKCS1v1_5))
+        #expect(
+            publicKey.isValidSignature(
+                signature, for: Data((parts[0] + "." + parts[1]).utf8), padding: .insecurePKCS1v1_5))
     }
 }

@@ -16,21 +16,28 @@ import Testing
 
     @Test func loopbackOriginsGetCORSWithTheAPIsHeadersOnly() async throws {
         try await withEmulator { h in
-            let preflight = try await h.raw(.options, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", headers: [
-                Self.origin: "http://localhost:5173",
-                HTTPField.Name("Access-Control-Request-Method")!: "POST",
-                HTTPField.Name("Access-Control-Request-Headers")!: "content-type,x-client-version,x-evil-header",
-            ])
+            let preflight = try await h.raw(
+                .options, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
+                headers: [
+                    Self.origin: "http://localhost:5173",
+                    HTTPField.Name("Access-Control-Request-Method")!: "POST",
+                    HTTPField.Name("Access-Control-Request-Headers")!: "content-type,x-client-version,x-evil-header",
+                ])
             #expect(preflight.status == 204)
             #expect(preflight.headers[Self.allowOrigin] == "http://localhost:5173")
             // The headers the API reads, not whatever the preflight asked for.
             let granted = try #require(preflight.headers[Self.allowHeaders])
-            #expect(granted.contains("Content-Type") && granted.contains("X-Client-Version") && granted.contains("Authorization"))
+            #expect(
+                granted.contains("Content-Type") && granted.contains("X-Client-Version")
+                    && granted.contains("Authorization"))
             #expect(!granted.lowercased().contains("x-evil-header"))
             #expect(preflight.headers[.vary] == "Origin")
-            for origin in ["http://127.0.0.1:3000", "https://localhost", "http://[::1]:8080", "http://app.localhost:4200"] {
-                let signUp = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", body: Data("{}".utf8),
-                                             headers: [Self.origin: origin, .contentType: "application/json"])
+            for origin in [
+                "http://127.0.0.1:3000", "https://localhost", "http://[::1]:8080", "http://app.localhost:4200",
+            ] {
+                let signUp = try await h.raw(
+                    .post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", body: Data("{}".utf8),
+                    headers: [Self.origin: origin, .contentType: "application/json"])
                 #expect(signUp.status == 200, "\(origin)")
                 #expect(signUp.headers[Self.allowOrigin] == origin)
             }
@@ -44,24 +51,29 @@ import Testing
     /// refused before it runs, so no account is created.
     @Test func otherOriginsAreRefusedBeforeTheyAct() async throws {
         try await withEmulator { h in
-            for origin in ["https://evil.example", "http://localhost.evil.example", "null", "http://192.168.1.20:3000"] {
-                let preflight = try await h.raw(.options, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/config",
-                                                headers: [Self.origin: origin])
+            for origin in ["https://evil.example", "http://localhost.evil.example", "null", "http://192.168.1.20:3000"]
+            {
+                let preflight = try await h.raw(
+                    .options, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/config",
+                    headers: [Self.origin: origin])
                 #expect(preflight.status == 403, "\(origin)")
                 #expect(preflight.headers[Self.allowOrigin] == nil)
-                let simple = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
-                                             body: Data(#"{"email":"csrf@example.com","password":"secret-pw"}"#.utf8),
-                                             headers: [Self.origin: origin, .contentType: "text/plain"])
+                let simple = try await h.raw(
+                    .post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
+                    body: Data(#"{"email":"csrf@example.com","password":"secret-pw"}"#.utf8),
+                    headers: [Self.origin: origin, .contentType: "text/plain"])
                 #expect(simple.status == 403, "\(origin)")
                 #expect(simple.errorMessage?.hasPrefix("PERMISSION_DENIED") == true)
             }
-            let found = try await h.admin.lookupAccounts(targetProjectId: Harness.project, body: GetAccountInfoRequest(email: ["csrf@example.com"]))
+            let found = try await h.admin.lookupAccounts(
+                targetProjectId: Harness.project, body: GetAccountInfoRequest(email: ["csrf@example.com"]))
             #expect(found.users == nil)
         }
         // An origin the configuration names is allowed.
         try await withEmulator(configure: { $0.allowedOrigins = ["https://app.example.test:5000"] }) { h in
-            let allowed = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", body: Data("{}".utf8),
-                                          headers: [Self.origin: "https://app.example.test:5000", .contentType: "application/json"])
+            let allowed = try await h.raw(
+                .post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", body: Data("{}".utf8),
+                headers: [Self.origin: "https://app.example.test:5000", .contentType: "application/json"])
             #expect(allowed.status == 200)
             #expect(allowed.headers[Self.allowOrigin] == "https://app.example.test:5000")
         }
@@ -80,7 +92,9 @@ import Testing
                 let answer = try await status(host: host)
                 #expect(answer == "HTTP/1.1 403", "\(host)")
             }
-            for host in ["127.0.0.1:\(h.running.port)", "localhost", "[::1]:\(h.running.port)", "host.docker.internal:9099"] {
+            for host in [
+                "127.0.0.1:\(h.running.port)", "localhost", "[::1]:\(h.running.port)", "host.docker.internal:9099",
+            ] {
                 let answer = try await status(host: host)
                 #expect(answer == "HTTP/1.1 200", "\(host)")
             }
@@ -95,8 +109,12 @@ import Testing
             let config = "/emulator/v1/projects/\(Harness.project)/config"
             let fromPage: HTTPFields = [HTTPField.Name("Origin")!: "http://localhost:3000"]
             #expect(try await h.raw(.delete, accounts, headers: fromPage).status == 401)
-            #expect(try await h.raw(.patch, config, body: Data(#"{"signIn": {"allowDuplicateEmails": true}}"#.utf8), headers: fromPage).status == 401)
-            #expect(try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"advanceSeconds": 60}"#.utf8)).status == 401)
+            #expect(
+                try await h.raw(
+                    .patch, config, body: Data(#"{"signIn": {"allowDuplicateEmails": true}}"#.utf8), headers: fromPage
+                ).status == 401)
+            #expect(
+                try await h.raw(.post, "/emulator/v1/clock", body: Data(#"{"advanceSeconds": 60}"#.utf8)).status == 401)
             #expect(try await h.raw(.post, "/emulator/v1/serviceAccounts", body: Data("{}".utf8)).status == 401)
             #expect(try await h.raw(.get, "/emulator/v1/clock").status == 200)
             #expect(try await h.raw(.get, "/emulator/v1/projects/\(Harness.project)/oobCodes").status == 200)
@@ -112,22 +130,29 @@ import Testing
     /// browser sends); the admin API still needs its credential.
     @Test func harnessesClearTheEmulatorWithoutTheOwner() async throws {
         try await withEmulator { (h: Harness) async throws in
-            _ = try await h.accounts.signUp(SignUpRequest(email: "gone@example.com", password: "correct horse", returnSecureToken: true))
+            _ = try await h.accounts.signUp(
+                SignUpRequest(email: "gone@example.com", password: "correct horse", returnSecureToken: true))
             #expect(try await h.raw(.delete, "/emulator/v1/projects/\(Harness.project)/accounts").status == 200)
-            let lookup = try await h.raw(.post, "/identitytoolkit.googleapis.com/v1/projects/\(Harness.project)/accounts:lookup",
-                                         body: Data(#"{"email": ["gone@example.com"]}"#.utf8), headers: Harness.owner)
+            let lookup = try await h.raw(
+                .post, "/identitytoolkit.googleapis.com/v1/projects/\(Harness.project)/accounts:lookup",
+                body: Data(#"{"email": ["gone@example.com"]}"#.utf8), headers: Harness.owner)
             #expect(!String(decoding: lookup.body, as: UTF8.self).contains("gone@example.com"))
-            let patched = try await h.raw(.patch, "/emulator/v1/projects/\(Harness.project)/config",
-                                          body: Data(#"{"signIn": {"allowDuplicateEmails": true}}"#.utf8))
+            let patched = try await h.raw(
+                .patch, "/emulator/v1/projects/\(Harness.project)/config",
+                body: Data(#"{"signIn": {"allowDuplicateEmails": true}}"#.utf8))
             #expect(patched.status == 200)
             #expect(try await h.admin.getProjectConfig(project: Harness.project).signIn?.allowDuplicateEmails == true)
-            #expect(try await h.raw(.delete, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/tenants/t-1").status == 401)
+            #expect(
+                try await h.raw(.delete, "/identitytoolkit.googleapis.com/v2/projects/\(Harness.project)/tenants/t-1")
+                    .status == 401)
         }
     }
 
     /// Serving other machines is an explicit choice.
     @Test func aNonLoopbackHostNeedsAllowRemote() throws {
-        #expect(throws: EmulatorConfigurationError.self) { try IdentityToolkitEmulator(configuration: EmulatorConfiguration(host: "0.0.0.0", port: 0)) }
+        #expect(throws: EmulatorConfigurationError.self) {
+            try IdentityToolkitEmulator(configuration: EmulatorConfiguration(host: "0.0.0.0", port: 0))
+        }
         var remote = EmulatorConfiguration(host: "0.0.0.0", port: 0)
         remote.allowRemote = true
         _ = try IdentityToolkitEmulator(configuration: remote)

@@ -1,9 +1,10 @@
 import Foundation
+import IdentitySupport
 import IdentityToolkit
-@testable import IdentityToolkitEmulator
 import Testing
 import _CryptoExtras
-import IdentitySupport
+
+@testable import IdentityToolkitEmulator
 
 /// Maps keyed by what callers send must shrink as entries expire.
 @Suite struct MemoryBoundTests {
@@ -22,11 +23,17 @@ import IdentitySupport
             clock.advance(by: 30)
             let now = Int64(clock.now.timeIntervalSince1970)
             let header = try JSONEncoder().encode(JOSEHeader(alg: .rs256, typ: "JWT")).base64URLEncoded
-            let claims = try JSONEncoder().encode(JWTBearerClaims(iss: email, scope: OAuthScope.cloudPlatform.rawValue,
-                                                                  aud: OAuth2TokenClient.productionBaseURL + "/token", iat: now, exp: now + 600)).base64URLEncoded
-            let signature = try key.signature(for: Data("\(header).\(claims)".utf8), padding: .insecurePKCS1v1_5).rawRepresentation.base64URLEncoded
+            let claims = try JSONEncoder().encode(
+                JWTBearerClaims(
+                    iss: email, scope: OAuthScope.cloudPlatform.rawValue,
+                    aud: OAuth2TokenClient.productionBaseURL + "/token", iat: now, exp: now + 600)
+            ).base64URLEncoded
+            let signature = try key.signature(for: Data("\(header).\(claims)".utf8), padding: .insecurePKCS1v1_5)
+                .rawRepresentation.base64URLEncoded
             let granted = try await endpoint.requestAccessToken(
-                AccessTokenRequest(grantType: OAuthGrantType.jwtBearer.rawValue, assertion: "\(header).\(claims).\(signature)"), request: request)
+                AccessTokenRequest(
+                    grantType: OAuthGrantType.jwtBearer.rawValue, assertion: "\(header).\(claims).\(signature)"),
+                request: request)
             #expect(endpoint.isValid(granted.accessToken))
             largest = max(largest, endpoint.rememberedTokenCount)
         }

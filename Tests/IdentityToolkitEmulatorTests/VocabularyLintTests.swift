@@ -14,8 +14,11 @@ import Testing
 
     static func emulatorSources() throws -> [(String, String)] {
         let folder = root.appendingPathComponent("Sources/IdentityToolkitEmulator")
-        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
-        return try files.filter { $0.pathExtension == "swift" }.map { ($0.lastPathComponent, try String(contentsOf: $0, encoding: .utf8)) }
+        let files =
+            FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        return try files.filter { $0.pathExtension == "swift" }.map {
+            ($0.lastPathComponent, try String(contentsOf: $0, encoding: .utf8))
+        }
     }
 
     @Test func noErrorIsSpelledByHand() throws {
@@ -24,7 +27,8 @@ import Testing
         for (name, text) in sources {
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 // An HTML input's `type="password"` is no provider id.
-                let code = (line.split(separator: "//").first ?? "").replacingOccurrences(of: "type=\"password\"", with: "")
+                let code = (line.split(separator: "//").first ?? "").replacingOccurrences(
+                    of: "type=\"password\"", with: "")
                 #expect(!code.contains("APIServerError("), "\(name):\(number + 1) builds an error by hand: \(line)")
                 #expect(!code.contains("identitytoolkit#"), "\(name):\(number + 1) spells a response kind: \(line)")
                 #expect(!code.contains("\"RS256\""), "\(name):\(number + 1) spells the algorithm: \(line)")

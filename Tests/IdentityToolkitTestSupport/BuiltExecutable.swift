@@ -45,7 +45,9 @@ public struct BuiltExecutable: Sendable {
     /// Runs it with `arguments`; `input` is written to its standard input,
     /// `environment` is added to this process's. The blocking reads and the
     /// wait happen off the cooperative pool (``offThePool(_:)``).
-    public func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws -> Result {
+    public func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws
+        -> Result
+    {
         try await offThePool { try runBlocking(arguments, input: input, environment: environment) }
     }
 
@@ -59,7 +61,8 @@ public struct BuiltExecutable: Sendable {
         process.executableURL = url
         process.arguments = arguments
         process.environment = Self.environment(adding: environment)
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         let stdin = Pipe()
@@ -72,8 +75,9 @@ public struct BuiltExecutable: Sendable {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
     }
 }
 #endif

@@ -6,7 +6,8 @@ import Foundation
 /// document verbatim as a Swift code block.
 public enum DocSnippet {
     /// The repository's root folder.
-    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// Whether the document at `documentPath` (from the root) shows `snippetFile`.
     public static func shows(_ snippetFile: URL, in documentPath: String) throws -> Bool {
@@ -26,7 +27,9 @@ public enum DocSnippet {
     }
 
     /// The document's Swift code blocks, each with the nearest non-empty line above its fence.
-    public static func swiftBlocksWithPrecedingLine(in documentPath: String) throws -> [(preceding: String, code: String)] {
+    public static func swiftBlocksWithPrecedingLine(in documentPath: String) throws -> [(
+        preceding: String, code: String
+    )] {
         let text = try String(contentsOf: root.appendingPathComponent(documentPath), encoding: .utf8)
         var blocks: [(String, String)] = []
         var current: [Substring]?

@@ -30,14 +30,32 @@ public final class DribblingHTTPServer: Sendable {
             let padding = "x-padding: " + String(repeating: "p", count: 400) + "\r\n"
             switch self {
             case .statusLine:
-                return ([], Array("HTTP/1.1 200 OK\r\n\(padding)content-type: application/json\r\ncontent-length: \(body.utf8.count)\r\n\r\n\(body)".utf8))
+                return (
+                    [],
+                    Array(
+                        "HTTP/1.1 200 OK\r\n\(padding)content-type: application/json\r\ncontent-length: \(body.utf8.count)\r\n\r\n\(body)"
+                            .utf8)
+                )
             case .headers:
-                return (Array("HTTP/1.1 200 OK\r\n".utf8), Array("\(padding)content-type: application/json\r\ncontent-length: \(body.utf8.count)\r\n\r\n\(body)".utf8))
+                return (
+                    Array("HTTP/1.1 200 OK\r\n".utf8),
+                    Array(
+                        "\(padding)content-type: application/json\r\ncontent-length: \(body.utf8.count)\r\n\r\n\(body)"
+                            .utf8)
+                )
             case .contentLengthBody:
-                return (Array("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: \(body.utf8.count)\r\n\r\n".utf8), Array(body.utf8))
+                return (
+                    Array(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: \(body.utf8.count)\r\n\r\n"
+                            .utf8), Array(body.utf8)
+                )
             case .chunkedBody:
                 let chunks = body.map { "1\r\n\($0)\r\n" }.joined() + "0\r\n\r\n"
-                return (Array("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n".utf8), Array(chunks.utf8))
+                return (
+                    Array(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n"
+                            .utf8), Array(chunks.utf8)
+                )
             }
         }
     }
@@ -56,7 +74,9 @@ public final class DribblingHTTPServer: Sendable {
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(DribbleHandler(atOnce: script.atOnce, dribbled: script.dribbled, interval: interval))
+                        try channel.pipeline.syncOperations.addHandler(
+                            DribbleHandler(atOnce: script.atOnce, dribbled: script.dribbled, interval: interval)
+                        )
                     }
                 }
                 .bind(host: "127.0.0.1", port: 0).get()
@@ -99,7 +119,9 @@ private final class DribbleHandler: ChannelInboundHandler, @unchecked Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !started else { return }
         seen += Array(buffer: unwrapInboundIn(data))
-        guard seen.count >= 4, seen.indices.dropLast(3).contains(where: { seen[$0..<$0 + 4].elementsEqual([13, 10, 13, 10]) }) else { return }
+        guard seen.count >= 4,
+            seen.indices.dropLast(3).contains(where: { seen[$0..<$0 + 4].elementsEqual([13, 10, 13, 10]) })
+        else { return }
         started = true
         if !atOnce.isEmpty { context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: atOnce)), promise: nil) }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
@@ -109,7 +131,8 @@ private final class DribbleHandler: ChannelInboundHandler, @unchecked Sendable {
                 task.cancel()
                 return
             }
-            context.writeAndFlush(handler.wrapOutboundOut(ByteBuffer(bytes: [handler.dribbled[handler.next]])), promise: nil)
+            context.writeAndFlush(
+                handler.wrapOutboundOut(ByteBuffer(bytes: [handler.dribbled[handler.next]])), promise: nil)
             handler.next += 1
         }
     }

@@ -23,7 +23,8 @@ public final class HostileHTTPServer: Sendable {
 
         /// A JSON response.
         public static func json(_ status: Int, _ text: String, headers: [(String, String)] = []) -> Behaviour {
-            .respond(status: status, headers: [("content-type", "application/json")] + headers, body: Array(text.utf8))
+            .respond(
+                status: status, headers: [("content-type", "application/json")] + headers, body: Array(text.utf8))
         }
     }
 
@@ -35,7 +36,9 @@ public final class HostileHTTPServer: Sendable {
 
     public init(_ behaviour: Behaviour) async throws {
         let received = Locked<[String]>([])
-        (group, channel) = try await LoopbackHTTPServer.bindHTTPServer { HostileHandler(behaviour: behaviour, received: received) }
+        (group, channel) = try await LoopbackHTTPServer.bindHTTPServer {
+            HostileHandler(behaviour: behaviour, received: received)
+        }
         self.received = received
         self.port = channel.localAddress?.port ?? 0
     }
@@ -83,15 +86,24 @@ private final class HostileHandler: ChannelInboundHandler, @unchecked Sendable {
         case .respond(let status, let headerList, let body):
             var headers = HTTPHeaders(headerList)
             headers.replaceOrAdd(name: "content-length", value: String(body.count))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status), headers: headers))), promise: nil)
+            context.write(
+                wrapOutboundOut(
+                    .head(
+                        HTTPResponseHead(
+                            version: head.version, status: HTTPResponseStatus(statusCode: status), headers: headers)
+                    )), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         case .stallAfterHeaders:
             let headers = HTTPHeaders([("content-type", "application/json"), ("content-length", "1000")])
-            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))),
+                promise: nil)
         case .trickle(let interval):
             let headers = HTTPHeaders([("content-type", "application/json"), ("content-length", "100000000")])
-            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))),
+                promise: nil)
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { task in
                 let (handler, context) = loopBound.value
@@ -99,7 +111,8 @@ private final class HostileHandler: ChannelInboundHandler, @unchecked Sendable {
                     task.cancel()
                     return
                 }
-                context.writeAndFlush(handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: " ")))), promise: nil)
+                context.writeAndFlush(
+                    handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: " ")))), promise: nil)
             }
         case .silent:
             break

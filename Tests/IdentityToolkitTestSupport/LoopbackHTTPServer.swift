@@ -109,7 +109,10 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
         recorded.withLock {
-            $0.append(.init(method: head.method.rawValue, uri: head.uri, authorization: head.headers["authorization"].first))
+            $0.append(
+                .init(
+                    method: head.method.rawValue, uri: head.uri, authorization: head.headers["authorization"].first)
+            )
         }
         let components = URLComponents(string: head.uri)
         let path = components?.path ?? head.uri
@@ -132,19 +135,24 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             payload.writeRepeatingByte(UInt8(ascii: "a"), count: number("bytes"))
         case "/declared":
             headers.add(name: "content-length", value: String(number("bytes")))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))),
+                promise: nil)
             var start = ByteBuffer()
             start.writeRepeatingByte(UInt8(ascii: "a"), count: 16)
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(start))), promise: nil)
             return
         case "/endless":
             headers.add(name: "transfer-encoding", value: "chunked")
-            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))),
+                promise: nil)
             streamForever(context: context, sent: 0)
             return
         default:
             status = .notFound
-            payload.writeString(#"{"error":{"code":404,"message":"NOT_FOUND : no route","errors":[{"reason":"notFound"}]}}"#)
+            payload.writeString(
+                #"{"error":{"code":404,"message":"NOT_FOUND : no route","errors":[{"reason":"notFound"}]}}"#)
         }
         headers.add(name: "content-length", value: String(payload.readableBytes))
         let responseHead = HTTPResponseHead(version: head.version, status: status, headers: headers)

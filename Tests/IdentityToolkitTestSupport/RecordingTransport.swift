@@ -21,7 +21,9 @@ public actor RecordingTransport: HTTPTransport {
         self.body = body
     }
 
-    public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
+    public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (
+        HTTPResponse, Data
+    ) {
         requests.append(request)
         bodies.append(body)
         return (HTTPResponse(status: .init(code: status)), Data(self.body.utf8))

@@ -9,11 +9,13 @@ func signInOverREST(email: String, password: String, code: String) async throws 
 
     let signIn = try await accounts.signInWithPassword(
         SignInWithPasswordRequest(email: email, password: password, returnSecureToken: true))
-    guard let pending = signIn.mfaPendingCredential, let factor = signIn.mfaInfo?.first(where: { $0.totpInfo != nil }) else {
+    guard let pending = signIn.mfaPendingCredential, let factor = signIn.mfaInfo?.first(where: { $0.totpInfo != nil })
+    else {
         return signIn.idToken
     }
-    let tokens = try await accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
-        mfaPendingCredential: pending, mfaEnrollmentId: factor.mfaEnrollmentId,
-        totpVerificationInfo: MfaTotpSignInRequestInfo(verificationCode: code)))
+    let tokens = try await accounts.finalizeMfaSignIn(
+        FinalizeMfaSignInRequest(
+            mfaPendingCredential: pending, mfaEnrollmentId: factor.mfaEnrollmentId,
+            totpVerificationInfo: MfaTotpSignInRequestInfo(verificationCode: code)))
     return tokens.idToken
 }

@@ -6,7 +6,8 @@ import Testing
 /// Decoding of recorded response bodies through the generated clients.
 @Suite struct ResponseDecodingTests {
     static func fixture(_ name: String) throws -> String {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name).json")
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Fixtures/\(name).json")
         return try String(contentsOf: url, encoding: .utf8)
     }
 
@@ -23,13 +24,15 @@ import Testing
     }
 
     @Test func passwordSignInWithExpiresInAsANumber() async throws {
-        let response = try await accounts(answering: "signInWithPassword").signInWithPassword(SignInWithPasswordRequest(email: "e", password: "p"))
+        let response = try await accounts(answering: "signInWithPassword").signInWithPassword(
+            SignInWithPasswordRequest(email: "e", password: "p"))
         #expect(response.expiresIn == 3600)
         #expect(response.mfaPendingCredential == nil)
     }
 
     @Test func passwordSignInThatNeedsASecondFactor() async throws {
-        let response = try await accounts(answering: "signInWithPassword-mfaRequired").signInWithPassword(SignInWithPasswordRequest(email: "e", password: "p"))
+        let response = try await accounts(answering: "signInWithPassword-mfaRequired").signInWithPassword(
+            SignInWithPasswordRequest(email: "e", password: "p"))
         #expect(response.idToken == nil)
         #expect(response.mfaPendingCredential == "AEdS-pending-credential")
         let hints = try #require(response.mfaInfo)
@@ -55,7 +58,8 @@ import Testing
     }
 
     @Test func totpEnrollmentSession() async throws {
-        let response = try await accounts(answering: "startMfaEnrollment-totp").startMfaEnrollment(StartMfaEnrollmentRequest(idToken: "t"))
+        let response = try await accounts(answering: "startMfaEnrollment-totp").startMfaEnrollment(
+            StartMfaEnrollmentRequest(idToken: "t"))
         let info = try #require(response.totpSessionInfo)
         #expect(info.verificationCodeLength == 6)
         #expect(info.periodSec == 30)
@@ -68,7 +72,8 @@ import Testing
 
     @Test func secureTokenSnakeCase() async throws {
         let transport = RecordingTransport(body: try Self.fixture("grantToken"))
-        let client = SecureTokenClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let client = SecureTokenClient(
+            apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         let response = try await client.grantToken(GrantTokenRequest(grantType: "refresh_token", refreshToken: "r"))
         #expect(response.refreshToken == "AMf-vBx-refresh-2")
         #expect(response.expiresIn == 3600)
@@ -79,7 +84,8 @@ import Testing
 
     @Test func adminConfigWithInt32AsString() async throws {
         let transport = RecordingTransport(body: try Self.fixture("projectConfig"))
-        let client = AdminClient(accessToken: { "owner" }, configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let client = AdminClient(
+            accessToken: { "owner" }, configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         let config = try await client.getProjectConfig(project: "demo-mfa")
         #expect(config.mfa?.state == .enabled)
         #expect(config.mfa?.enabledProviders == [.phoneSms])
@@ -88,7 +94,8 @@ import Testing
 
     @Test func serverErrorsCarryShortCodeDetailAndReasons() async throws {
         do {
-            _ = try await accounts(answering: "error-invalidCode", status: 400).finalizeMfaSignIn(FinalizeMfaSignInRequest(mfaPendingCredential: "p"))
+            _ = try await accounts(answering: "error-invalidCode", status: 400).finalizeMfaSignIn(
+                FinalizeMfaSignInRequest(mfaPendingCredential: "p"))
             Issue.record("expected a server error")
         } catch let failure as IdentityToolkitError where failure.code == .server {
             let error = try #require(failure.serverError)
@@ -113,7 +120,8 @@ import Testing
 
     @Test func undecodableBodiesKeepTheirCause() async throws {
         let transport = RecordingTransport(status: 200, body: #"{"localId": 5}"#)
-        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let client = AccountsClient(
+            apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         do {
             _ = try await client.signUp(SignUpRequest())
             Issue.record("expected a decoding failure")

@@ -1,19 +1,27 @@
 import Foundation
 import HTTPTypes
-@_spi(Generated) @testable import IdentityToolkit
+import IdentitySupport
 import IdentityToolkitTestSupport
 import Logging
 import Testing
-import IdentitySupport
+
+@_spi(Generated) @testable import IdentityToolkit
 
 @Suite struct RuntimeTests {
-    @Test(arguments: [
-        ("INVALID_CODE", "INVALID_CODE", nil),
-        ("TOO_MANY_ATTEMPTS_TRY_LATER : Try again later.", "TOO_MANY_ATTEMPTS_TRY_LATER", "Try again later."),
-        ("WEAK_PASSWORD : Password should be at least 6 characters", "WEAK_PASSWORD", "Password should be at least 6 characters"),
-        ("INVALID_ARGUMENT : ((Missing phoneEnrollmentInfo.)) : x", "INVALID_ARGUMENT", "((Missing phoneEnrollmentInfo.)) : x"),
-        ("CODE:", "CODE", nil),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            ("INVALID_CODE", "INVALID_CODE", nil),
+            ("TOO_MANY_ATTEMPTS_TRY_LATER : Try again later.", "TOO_MANY_ATTEMPTS_TRY_LATER", "Try again later."),
+            (
+                "WEAK_PASSWORD : Password should be at least 6 characters", "WEAK_PASSWORD",
+                "Password should be at least 6 characters"
+            ),
+            (
+                "INVALID_ARGUMENT : ((Missing phoneEnrollmentInfo.)) : x", "INVALID_ARGUMENT",
+                "((Missing phoneEnrollmentInfo.)) : x"
+            ),
+            ("CODE:", "CODE", nil),
+        ] as [(String, String, String?)])
     func serverMessagesSplitAtTheFirstColon(message: String, shortCode: String, detail: String?) {
         let error = ServerError(status: 400, message: message)
         #expect(error.shortCode == shortCode)
@@ -36,8 +44,10 @@ import IdentitySupport
         #expect(abs(date.timeIntervalSince1970 - seconds) < 0.000_001)
     }
 
-    @Test(arguments: ["", "2024-03-05", "2024-03-05T10:11:12", "2024-13-05T10:11:12Z", "2023-02-29T00:00:00Z",
-                      "2024-03-05T10:11:12.Z", "2024-03-05T25:00:00Z", "2024-03-05T10:11:12Zjunk", "2024-03-05T10:11:12+0200"])
+    @Test(arguments: [
+        "", "2024-03-05", "2024-03-05T10:11:12", "2024-13-05T10:11:12Z", "2023-02-29T00:00:00Z",
+        "2024-03-05T10:11:12.Z", "2024-03-05T25:00:00Z", "2024-03-05T10:11:12Zjunk", "2024-03-05T10:11:12+0200",
+    ])
     func rfc3339Rejects(text: String) {
         #expect(RFC3339Date.parse(text) == nil)
     }
@@ -67,7 +77,9 @@ import IdentitySupport
     }
 
     @Test func emulatorHostComesFromTheEnvironment() {
-        #expect(ClientConfiguration.environmentEmulatorHost(["FIREBASE_AUTH_EMULATOR_HOST": "localhost:9099"]) == "localhost:9099")
+        #expect(
+            ClientConfiguration.environmentEmulatorHost(["FIREBASE_AUTH_EMULATOR_HOST": "localhost:9099"])
+                == "localhost:9099")
         #expect(ClientConfiguration.environmentEmulatorHost(["FIREBASE_AUTH_EMULATOR_HOST": ""]) == nil)
         #expect(ClientConfiguration.environmentEmulatorHost([:]) == nil)
     }
@@ -75,7 +87,8 @@ import IdentitySupport
     @Test(arguments: ["localhost", "http://localhost:9099", "localhost:0", "localhost:99999", ":9099", "a/b:80"])
     func badEmulatorHostsAreRefusedBeforeSending(host: String) async {
         let transport = RecordingTransport()
-        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: host))
+        let client = AccountsClient(
+            apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: host))
         await #expect(throws: IdentityToolkitError.self) { try await client.signUp(SignUpRequest()) }
         #expect(await transport.requests.isEmpty)
     }
@@ -83,7 +96,9 @@ import IdentitySupport
     @Test func aFailingAccessTokenProviderSendsNothing() async {
         struct NoToken: Error {}
         let transport = RecordingTransport()
-        let client = AdminClient(accessToken: { throw NoToken() }, configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let client = AdminClient(
+            accessToken: { throw NoToken() },
+            configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         do {
             _ = try await client.getProjectConfig(project: "p")
             Issue.record("expected an error")
@@ -99,13 +114,17 @@ import IdentitySupport
     /// never answers, and the caller sees the transport's `timedOut`.
     @Test func aTransportThatNeverAnswersTimesOutAsATransportError() async {
         struct NeverAnswers: HTTPTransport {
-            func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
+            func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (
+                HTTPResponse, Data
+            ) {
                 try await Task.sleep(for: .seconds(3600))
                 throw CancellationError()
             }
         }
-        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(
-            transport: NeverAnswers(), emulatorHost: nil, requestTimeout: .milliseconds(200)))
+        let client = AccountsClient(
+            apiKey: "k",
+            configuration: ClientConfiguration(
+                transport: NeverAnswers(), emulatorHost: nil, requestTimeout: .milliseconds(200)))
         do {
             _ = try await client.lookup(GetAccountInfoRequest(idToken: "t"))
             Issue.record("expected a timeout")
@@ -118,7 +137,8 @@ import IdentitySupport
 
     @Test func completionTwinsCompleteExactlyOnce() async throws {
         let transport = RecordingTransport(body: #"{"localId":"u1"}"#)
-        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let client = AccountsClient(
+            apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         let counter = Counter()
         let localId: String? = await withCheckedContinuation { continuation in
             client.signUp(SignUpRequest()) { result in
@@ -132,7 +152,11 @@ import IdentitySupport
         let failure: (any Error)? = await withCheckedContinuation { continuation in
             let task = client.signUp(SignUpRequest()) { result in
                 counter.increment()
-                if case .failure(let error) = result { continuation.resume(returning: error) } else { continuation.resume(returning: nil) }
+                if case .failure(let error) = result {
+                    continuation.resume(returning: error)
+                } else {
+                    continuation.resume(returning: nil)
+                }
             }
             bridge.withLock { $0 = task }
         }
@@ -151,12 +175,17 @@ import IdentitySupport
         defer { Task { try? await server.shutdown() } }
         // A client whose every call waits 5 s at the server.
         let transport = SlowPathTransport(base: URLSessionTransport.shared, slowURL: "\(server.baseURL)/slow?ms=5000")
-        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let client = AccountsClient(
+            apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         let counter = Counter()
         let error: (any Error)? = await withCheckedContinuation { continuation in
             let task = client.signUp(SignUpRequest()) { result in
                 counter.increment()
-                if case .failure(let error) = result { continuation.resume(returning: error) } else { continuation.resume(returning: nil) }
+                if case .failure(let error) = result {
+                    continuation.resume(returning: error)
+                } else {
+                    continuation.resume(returning: nil)
+                }
             }
             Task {
                 try? await Task.sleep(for: .milliseconds(100))
@@ -172,9 +201,14 @@ import IdentitySupport
         var logger = Logger(label: "test") { _ in CapturingLogHandler(records: records) }
         logger.logLevel = .trace
         let transport = RecordingTransport(status: 400, body: #"{"error":{"code":400,"message":"INVALID_PASSWORD"}}"#)
-        let client = AccountsClient(apiKey: "SECRET-API-KEY", configuration: ClientConfiguration(transport: transport, emulatorHost: nil, logger: logger))
-        _ = try? await client.signInWithPassword(SignInWithPasswordRequest(email: "ada@example.com", password: "SECRET-PASSWORD"))
-        let admin = AdminClient(accessToken: { "SECRET-TOKEN" }, configuration: ClientConfiguration(transport: transport, emulatorHost: nil, logger: logger))
+        let client = AccountsClient(
+            apiKey: "SECRET-API-KEY",
+            configuration: ClientConfiguration(transport: transport, emulatorHost: nil, logger: logger))
+        _ = try? await client.signInWithPassword(
+            SignInWithPasswordRequest(email: "ada@example.com", password: "SECRET-PASSWORD"))
+        let admin = AdminClient(
+            accessToken: { "SECRET-TOKEN" },
+            configuration: ClientConfiguration(transport: transport, emulatorHost: nil, logger: logger))
         _ = try? await admin.getProjectConfig(project: "p")
         let lines = records.lines
         #expect(lines.count >= 4)
@@ -186,8 +220,12 @@ import IdentitySupport
 
     @Test func modelDescriptionsRedactSecrets() {
         let request = SignInWithPasswordRequest(email: "ada@example.com", password: "SECRET-PASSWORD")
-        #expect("\(request)" == #"SignInWithPasswordRequest(email: "ada@example.com", password: <redacted>, returnSecureToken: nil, tenantId: nil)"#)
-        let tokens = GrantTokenResponse(accessToken: "SECRET-1", idToken: "SECRET-2", refreshToken: "SECRET-3", userId: "u1")
+        #expect(
+            "\(request)"
+                == #"SignInWithPasswordRequest(email: "ada@example.com", password: <redacted>, returnSecureToken: nil, tenantId: nil)"#
+        )
+        let tokens = GrantTokenResponse(
+            accessToken: "SECRET-1", idToken: "SECRET-2", refreshToken: "SECRET-3", userId: "u1")
         var dumped = ""
         dump(tokens, to: &dumped)
         #expect(!dumped.contains("SECRET"))
@@ -215,7 +253,6 @@ final class Counter: @unchecked Sendable {
     var value: Int { lock.withLock { count } }
 }
 
-
 @Suite struct ServerRequestDecodingTests {
     struct Body: Decodable, Equatable {
         var returnSecureToken: Bool?
@@ -224,7 +261,8 @@ final class Counter: @unchecked Sendable {
 
     @Test func bothPathsDecodeTheSame() throws {
         func decode(_ json: String) throws -> Body {
-            try APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(json.utf8)).decodeBody(Body.self, snakeCaseWireNames: ["created_at"])
+            try APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(json.utf8)).decodeBody(
+                Body.self, snakeCaseWireNames: ["created_at"])
         }
         #expect(try decode(#"{"returnSecureToken":true}"#) == Body(returnSecureToken: true))
         #expect(try decode(#"{"return_secure_token":true}"#) == Body(returnSecureToken: true))
@@ -252,15 +290,22 @@ final class Counter: @unchecked Sendable {
     @Test(arguments: ["a_b", "aB"])
     func nestingAtTheCapDecodesInLinearTime(sentKey: String) throws {
         let depth = APIServerRequest.maximumNesting
-        let json = String(repeating: "{\"\(sentKey)\":", count: depth - 1) + "{}" + String(repeating: "}", count: depth - 1)
+        let json =
+            String(repeating: "{\"\(sentKey)\":", count: depth - 1) + "{}" + String(repeating: "}", count: depth - 1)
         let request = APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(json.utf8))
         let clock = ContinuousClock()
         var levels = (snake: 0, camel: 0)
         let elapsed = try clock.measure {
             var snake: NestedSnake? = try request.decodeBody(NestedSnake.self, snakeCaseWireNames: ["a_b"])
-            while let next = snake { levels.snake += 1; snake = next.a_b }
+            while let next = snake {
+                levels.snake += 1
+                snake = next.a_b
+            }
             var camel: NestedCamel? = try request.decodeBody(NestedCamel.self)
-            while let next = camel { levels.camel += 1; camel = next.aB }
+            while let next = camel {
+                levels.camel += 1
+                camel = next.aB
+            }
         }
         #expect(levels.snake == depth && levels.camel == depth, "every level was read, under either spelling")
         // Well under 50 ms alone; generous for a suite running in parallel
@@ -273,7 +318,10 @@ final class Counter: @unchecked Sendable {
     /// often it is decoded.
     struct Required: Decodable, Equatable {
         enum Kind: String, Decodable { case a }
-        struct Inner: Decodable, Equatable { var name: String; var list: [String] }
+        struct Inner: Decodable, Equatable {
+            var name: String
+            var list: [String]
+        }
         var text: String
         var list: [String]
         var inner: Inner
@@ -289,8 +337,11 @@ final class Counter: @unchecked Sendable {
         }
     }
 
-    static func decode<Body: Decodable>(_ type: Body.Type, _ json: String, snakeCaseWireNames: Set<String> = []) throws -> Body {
-        try APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(json.utf8)).decodeBody(Body.self, snakeCaseWireNames: snakeCaseWireNames)
+    static func decode<Body: Decodable>(_ type: Body.Type, _ json: String, snakeCaseWireNames: Set<String> = []) throws
+        -> Body
+    {
+        try APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(json.utf8)).decodeBody(
+            Body.self, snakeCaseWireNames: snakeCaseWireNames)
     }
 
     static func message(_ body: () throws -> Any) -> String? {
@@ -310,9 +361,13 @@ final class Counter: @unchecked Sendable {
     @Test func absentRequiredFieldsAreFilledInOnePass() throws {
         Counted.decodings = 0
         let body = try Self.decode(Required.self, #"{"counted": 7}"#)
-        #expect(body.text == "" && body.list == [] && body.inner == Required.Inner(name: "", list: []) && body.map == [:])
+        #expect(
+            body.text == "" && body.list == [] && body.inner == Required.Inner(name: "", list: []) && body.map == [:])
         #expect(Counted.decodings == 1)
-        struct WithNumber: Decodable { var inner: Inner; struct Inner: Decodable { var count: Int } }
+        struct WithNumber: Decodable {
+            var inner: Inner
+            struct Inner: Decodable { var count: Int }
+        }
         #expect(Self.message { try Self.decode(WithNumber.self, "{}") } == "missing required field inner.count")
         struct WithKind: Decodable { var kind: Required.Kind }
         #expect(Self.message { try Self.decode(WithKind.self, "{}") } == "missing required field kind")
@@ -323,11 +378,19 @@ final class Counter: @unchecked Sendable {
     /// Other spellings are resolved by name, at every level; the keys of a
     /// map are the caller's data and stay as sent.
     @Test func otherSpellingsAreResolvedByNameAndMapKeysStay() throws {
-        struct Outer: Decodable, Equatable { var innerValue: Inner?; var claims: [String: String]? }
-        struct Inner: Decodable, Equatable { var grant_type: String?; var idToken: String? }
-        let body = try Self.decode(Outer.self, #"{"inner_value":{"grantType":"g","id_token":"t"},"claims":{"my_role":"r","myRole":"s"}}"#,
-                                   snakeCaseWireNames: ["grant_type"])
-        #expect(body == Outer(innerValue: Inner(grant_type: "g", idToken: "t"), claims: ["my_role": "r", "myRole": "s"]))
+        struct Outer: Decodable, Equatable {
+            var innerValue: Inner?
+            var claims: [String: String]?
+        }
+        struct Inner: Decodable, Equatable {
+            var grant_type: String?
+            var idToken: String?
+        }
+        let body = try Self.decode(
+            Outer.self, #"{"inner_value":{"grantType":"g","id_token":"t"},"claims":{"my_role":"r","myRole":"s"}}"#,
+            snakeCaseWireNames: ["grant_type"])
+        #expect(
+            body == Outer(innerValue: Inner(grant_type: "g", idToken: "t"), claims: ["my_role": "r", "myRole": "s"]))
         // Two other spellings of one name: the first in name order, whatever the order sent.
         struct One: Decodable { var aB: String? }
         #expect(try Self.decode(One.self, #"{"a__b":"first","a_b":"second"}"#).aB == "first")
@@ -348,11 +411,17 @@ final class Counter: @unchecked Sendable {
 
     /// A form's fields decode as a JSON object's, other spellings included.
     @Test func formsDecodeAsObjects() throws {
-        var request = APIServerRequest(method: .post, headerFields: [.contentType: "application/x-www-form-urlencoded"], query: [:],
-                                       body: Data("created_at=x&return_secure_token=true".utf8))
+        var request = APIServerRequest(
+            method: .post, headerFields: [.contentType: "application/x-www-form-urlencoded"], query: [:],
+            body: Data("created_at=x&return_secure_token=true".utf8))
         request.acceptsFormBody = true
-        struct Form: Decodable, Equatable { var created_at: String; var grantType: String }
-        #expect(try request.decodeBody(Form.self, snakeCaseWireNames: ["created_at"]) == Form(created_at: "x", grantType: ""))
+        struct Form: Decodable, Equatable {
+            var created_at: String
+            var grantType: String
+        }
+        #expect(
+            try request.decodeBody(Form.self, snakeCaseWireNames: ["created_at"])
+                == Form(created_at: "x", grantType: ""))
     }
 }
 
@@ -364,7 +433,8 @@ final class Counter: @unchecked Sendable {
     /// bytes, so the same signature) is no longer a JWT.
     @Test func theCompactFormRefusesOtherSpellings() throws {
         // Header and payload bytes chosen so that their encodings hold `-` and `_`.
-        let header = Data([0xFB, 0xFF, 0x7B]).base64URLEncoded, payload = Data([0xFF, 0xEF, 0x7E, 0x01]).base64URLEncoded
+        let header = Data([0xFB, 0xFF, 0x7B]).base64URLEncoded
+        let payload = Data([0xFF, 0xEF, 0x7E, 0x01]).base64URLEncoded
         let signature = Data([0xFA, 0xFB]).base64URLEncoded
         #expect(header.contains("-") || header.contains("_"))
         let token = "\(header).\(payload).\(signature)"
@@ -397,10 +467,17 @@ final class Counter: @unchecked Sendable {
     }
 
     @Test func aSubstringsTokenIsReadAsItsOwnText() throws {
-        let token = "xx" + [Data("{}".utf8), Data("{\"a\":1}".utf8), Data([1, 2, 3])].map(\.base64URLEncoded).joined(separator: ".") + "yy"
+        let token =
+            "xx"
+            + [Data("{}".utf8), Data("{\"a\":1}".utf8), Data([1, 2, 3])].map(\.base64URLEncoded).joined(separator: ".")
+            + "yy"
         let form = try #require(JWTCompactForm(String(token.dropFirst(2).dropLast(2))))
         #expect(form.payload == Data("{\"a\":1}".utf8))
-        form.withSigningInput { #expect(String(decoding: $0, as: UTF8.self) == token.dropFirst(2).split(separator: ".").prefix(2).joined(separator: ".")) }
+        form.withSigningInput {
+            #expect(
+                String(decoding: $0, as: UTF8.self)
+                    == token.dropFirst(2).split(separator: ".").prefix(2).joined(separator: "."))
+        }
     }
 
     /// Each part malformed in turn (a lone symbol, a symbol outside the
@@ -419,7 +496,9 @@ final class Counter: @unchecked Sendable {
         #expect(JWTCompactForm(good.prefix(2).joined(separator: ".")) == nil)
         #expect(JWTCompactForm(".\(good[1]).\(good[2])") == nil)
         #expect(JWTCompactForm("\(good[0])..\(good[2])") == nil)
-        #expect(JWTCompactForm("\(good[0]).\(good[1]).") != nil, "an empty signature is a shape the signature check refuses")
+        #expect(
+            JWTCompactForm("\(good[0]).\(good[1]).") != nil, "an empty signature is a shape the signature check refuses"
+        )
         #expect(JWTCompactForm("") == nil)
         #expect(JWTCompactForm("..") == nil)
         let long = String(repeating: "A", count: JWTCompactForm.maximumLength)
@@ -431,7 +510,8 @@ final class Counter: @unchecked Sendable {
 /// verification asks of every `sub` and counts in characters only when it must.
 @Suite struct UIDLengthTests {
     @Test(arguments: [
-        ("", false), ("a", true), (String(repeating: "a", count: 128), true), (String(repeating: "a", count: 129), false),
+        ("", false), ("a", true), (String(repeating: "a", count: 128), true),
+        (String(repeating: "a", count: 129), false),
         (String(repeating: "é", count: 128), true), (String(repeating: "é", count: 129), false),
         (String(repeating: "👩‍👩‍👧", count: 128), true), (String(repeating: "👩‍👩‍👧", count: 129), false),
     ])
@@ -447,7 +527,10 @@ final class Counter: @unchecked Sendable {
         #expect(HostAndPort(text)?.description == text)
     }
 
-    @Test(arguments: ["127.0.0.1", ":9099", "host:0", "host:65536", "host:-1", "a/b:1", "user@host:1", "h?x:1", "::1:9099", "host :1", "host:1x", ""])
+    @Test(arguments: [
+        "127.0.0.1", ":9099", "host:0", "host:65536", "host:-1", "a/b:1", "user@host:1", "h?x:1", "::1:9099", "host :1",
+        "host:1x", "",
+    ])
     func refused(text: String) {
         #expect(HostAndPort(text) == nil)
     }

@@ -19,11 +19,14 @@ import Testing
         // A byte every 0.2 s outlasts the deadline 80 times over, and never
         // leaves the connection idle for a whole second.
         let server = try await DribblingHTTPServer(shape, interval: .milliseconds(200))
-        var request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: nil, headerFields: [.contentType: "application/json"])
+        var request = HTTPRequest(
+            method: .post, scheme: nil, authority: nil, path: nil, headerFields: [.contentType: "application/json"])
         request.url = URL(string: server.baseURL + "/function")
         let started = ContinuousClock.now
         do {
-            _ = try await kind.transport.send(request, body: Data("{}".utf8), options: TransportOptions(timeout: Self.deadline, maxResponseBytes: 1 << 20))
+            _ = try await kind.transport.send(
+                request, body: Data("{}".utf8),
+                options: TransportOptions(timeout: Self.deadline, maxResponseBytes: 1 << 20))
             Issue.record("\(shape) over \(kind): the dribbled answer was read whole")
         } catch let error as TransportError {
             #expect(error.code == .timedOut, "\(shape) over \(kind): \(error)")

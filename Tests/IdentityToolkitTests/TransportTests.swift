@@ -32,7 +32,9 @@ import Testing
         let server = try await LoopbackHTTPServer()
         defer { Task { try? await server.shutdown() } }
         let (response, body) = try await kind.transport.send(
-            request(.post, "\(server.baseURL)/echo?key=k", headers: [.authorization: "Bearer t", .contentType: "application/json"]),
+            request(
+                .post, "\(server.baseURL)/echo?key=k",
+                headers: [.authorization: "Bearer t", .contentType: "application/json"]),
             body: Data(#"{"a":1}"#.utf8), options: Self.options
         )
         #expect(response.status == .ok)
@@ -61,10 +63,12 @@ import Testing
     func responseSizeBound(_ kind: Kind) async throws {
         let server = try await LoopbackHTTPServer()
         defer { Task { try? await server.shutdown() } }
-        let (_, small) = try await kind.transport.send(request(.get, "\(server.baseURL)/big?bytes=1000"), body: nil, options: Self.options)
+        let (_, small) = try await kind.transport.send(
+            request(.get, "\(server.baseURL)/big?bytes=1000"), body: nil, options: Self.options)
         #expect(small.count == 1000)
         await #expect(throws: TransportError.responseTooLarge(limit: 1 << 20)) {
-            _ = try await kind.transport.send(request(.get, "\(server.baseURL)/big?bytes=\(2 << 20)"), body: nil, options: Self.options)
+            _ = try await kind.transport.send(
+                request(.get, "\(server.baseURL)/big?bytes=\(2 << 20)"), body: nil, options: Self.options)
         }
     }
 
@@ -77,7 +81,8 @@ import Testing
         defer { Task { try? await server.shutdown() } }
         let started = ContinuousClock.now
         await #expect(throws: TransportError.responseTooLarge(limit: 1 << 20)) {
-            _ = try await kind.transport.send(request(.get, "\(server.baseURL)/declared?bytes=\(1 << 30)"), body: nil, options: Self.options)
+            _ = try await kind.transport.send(
+                request(.get, "\(server.baseURL)/declared?bytes=\(1 << 30)"), body: nil, options: Self.options)
         }
         // On the header, not at the 5 s deadline.
         #expect(ContinuousClock.now - started < .seconds(4))
@@ -91,7 +96,8 @@ import Testing
         defer { Task { try? await server.shutdown() } }
         let started = ContinuousClock.now
         await #expect(throws: TransportError.responseTooLarge(limit: 1 << 20)) {
-            _ = try await kind.transport.send(request(.get, "\(server.baseURL)/endless"), body: nil, options: Self.options)
+            _ = try await kind.transport.send(
+                request(.get, "\(server.baseURL)/endless"), body: nil, options: Self.options)
         }
         // At the bound, not at the 5 s deadline.
         #expect(ContinuousClock.now - started < .seconds(4))
@@ -124,8 +130,11 @@ import Testing
         let server = try await LoopbackHTTPServer()
         let url = server.baseURL
         try await server.shutdown()
-        return AccountsClient(apiKey: "k", configuration: ClientConfiguration(
-            transport: kind.transport, emulatorHost: String(url.dropFirst("http://".count)), requestTimeout: requestTimeout))
+        return AccountsClient(
+            apiKey: "k",
+            configuration: ClientConfiguration(
+                transport: kind.transport, emulatorHost: String(url.dropFirst("http://".count)),
+                requestTimeout: requestTimeout))
     }
 
     @Test(arguments: Kind.allCases)
@@ -150,8 +159,10 @@ import Testing
     func generatedClientOverRealSockets(_ kind: Kind) async throws {
         let server = try await LoopbackHTTPServer()
         defer { Task { try? await server.shutdown() } }
-        let client = AccountsClient(apiKey: "k", configuration: ClientConfiguration(
-            transport: kind.transport, emulatorHost: String(server.baseURL.dropFirst("http://".count))))
+        let client = AccountsClient(
+            apiKey: "k",
+            configuration: ClientConfiguration(
+                transport: kind.transport, emulatorHost: String(server.baseURL.dropFirst("http://".count))))
         // The loopback server answers unknown routes with an Identity Toolkit style 404.
         do {
             _ = try await client.lookup(GetAccountInfoRequest(idToken: "t"))

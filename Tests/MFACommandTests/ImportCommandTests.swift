@@ -23,7 +23,9 @@ import Testing
             emulator.terminate()
             emulator.waitUntilExit()
         }
-        let file = try Self.temporaryFile("users.json", """
+        let file = try Self.temporaryFile(
+            "users.json",
+            """
             {"users": [
               {"localId": "grace", "email": "grace@example.com", "emailVerified": true, "displayName": "Grace",
                "passwordHash": "lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ==",
@@ -31,29 +33,42 @@ import Testing
               {"localId": "bad", "email": "a@b"}
             ]}
             """)
-        let key = try Self.temporaryFile("key", "jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==\n")
-        defer { try? FileManager.default.removeItem(at: file); try? FileManager.default.removeItem(at: key) }
-        let imported = try await MFABinary.run(["admin", "users", "import", file.path, "--project", "demo-mfa", "--emulator", address,
-                                                "--hash-algo", "SCRYPT", "--hash-key-file", key.path, "--salt-separator", "Bw==",
-                                                "--rounds", "8", "--mem-cost", "14"])
+        let key = try Self.temporaryFile(
+            "key", "jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==\n")
+        defer {
+            try? FileManager.default.removeItem(at: file)
+            try? FileManager.default.removeItem(at: key)
+        }
+        let imported = try await MFABinary.run([
+            "admin", "users", "import", file.path, "--project", "demo-mfa", "--emulator", address,
+            "--hash-algo", "SCRYPT", "--hash-key-file", key.path, "--salt-separator", "Bw==",
+            "--rounds", "8", "--mem-cost", "14",
+        ])
         #expect(imported.status == 1, "\(imported.stderr)")
         #expect(imported.stderr.contains("imported 2 of 2 users (1 refused)"))
         #expect(imported.stderr.contains("1 of 2 users were refused"))
-        #expect(imported.stdout.contains(#""successCount" : 1"#) && imported.stdout.contains(#""message" : "email is invalid""#))
-        let user = try await MFABinary.run(["admin", "users", "get", "--project", "demo-mfa", "--emulator", address, "--uid", "grace"])
+        #expect(
+            imported.stdout.contains(#""successCount" : 1"#)
+                && imported.stdout.contains(#""message" : "email is invalid""#))
+        let user = try await MFABinary.run([
+            "admin", "users", "get", "--project", "demo-mfa", "--emulator", address, "--uid", "grace",
+        ])
         #expect(user.stdout.contains("grace@example.com"))
     }
 
-    @Test(arguments: [
-        (["--hash-algo", "ARGON2"], "--hash-algo must be one of"),
-        ([], "the file has password hashes: give --hash-algo"),
-        (["--hash-algo", "HMAC_SHA256"], "--hash-algo HMAC_SHA256 needs --hash-key-file"),
-        (["--hash-algo", "SHA256"], "--hash-algo SHA256 needs --rounds"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (["--hash-algo", "ARGON2"], "--hash-algo must be one of"),
+            ([], "the file has password hashes: give --hash-algo"),
+            (["--hash-algo", "HMAC_SHA256"], "--hash-algo HMAC_SHA256 needs --hash-key-file"),
+            (["--hash-algo", "SHA256"], "--hash-algo SHA256 needs --rounds"),
+        ] as [([String], String)])
     func badImportInputSendsNothing(extra: [String], message: String) async throws {
-        let file = try Self.temporaryFile("users.json", #"{"users":[{"localId":"u","passwordHash":"aGFzaA==","salt":"c2FsdA=="}]}"#)
+        let file = try Self.temporaryFile(
+            "users.json", #"{"users":[{"localId":"u","passwordHash":"aGFzaA==","salt":"c2FsdA=="}]}"#)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try await MFABinary.run(["admin", "users", "import", file.path, "--project", "p", "--emulator", "127.0.0.1:9"] + extra)
+        let result = try await MFABinary.run(
+            ["admin", "users", "import", file.path, "--project", "p", "--emulator", "127.0.0.1:9"] + extra)
         #expect(result.status == 2)
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
@@ -62,7 +77,9 @@ import Testing
     @Test func aFileThatDoesNotDecodeNamesTheField() async throws {
         let file = try Self.temporaryFile("users.json", #"{"users":[{"email":"x@example.com"}]}"#)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try await MFABinary.run(["admin", "users", "import", file.path, "--project", "p", "--emulator", "127.0.0.1:9"])
+        let result = try await MFABinary.run([
+            "admin", "users", "import", file.path, "--project", "p", "--emulator", "127.0.0.1:9",
+        ])
         #expect(result.status == 2 && result.stderr.contains("users[0].localId is missing"), "\(result.stderr)")
     }
 
@@ -72,8 +89,11 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mfa-export-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let (first, address) = try emulators.startEmulator(["--export-on-exit", folder.path])
-        let created = try await MFABinary.run(["admin", "users", "import", try Self.temporaryFile("u.json", #"{"users":[{"localId":"kept","email":"kept@example.com"}]}"#).path,
-                                               "--project", "demo-mfa", "--emulator", address])
+        let created = try await MFABinary.run([
+            "admin", "users", "import",
+            try Self.temporaryFile("u.json", #"{"users":[{"localId":"kept","email":"kept@example.com"}]}"#).path,
+            "--project", "demo-mfa", "--emulator", address,
+        ])
         #expect(created.status == 0, "\(created.stderr)")
         first.terminate()
         first.waitUntilExit()
@@ -85,10 +105,13 @@ import Testing
             second.terminate()
             second.waitUntilExit()
         }
-        let user = try await MFABinary.run(["admin", "users", "get", "--project", "demo-mfa", "--emulator", again, "--uid", "kept"])
+        let user = try await MFABinary.run([
+            "admin", "users", "get", "--project", "demo-mfa", "--emulator", again, "--uid", "kept",
+        ])
         #expect(user.stdout.contains("kept@example.com"), "\(user.stderr)")
 
-        try Data(#"{"users":[{"localId":"a","createdAt":"yesterday"}]}"#.utf8).write(to: folder.appendingPathComponent("auth_export/accounts.json"))
+        try Data(#"{"users":[{"localId":"a","createdAt":"yesterday"}]}"#.utf8).write(
+            to: folder.appendingPathComponent("auth_export/accounts.json"))
         let refused = try await MFABinary.run(["emulator", "--port", "0", "--import", folder.path])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("auth_export/accounts.json: users[0].createdAt"), "\(refused.stderr)")

@@ -1,10 +1,10 @@
 import Foundation
 import IdentityAdmin
+import IdentityOTP
 import IdentityStoresPostgres
 import IdentityToolkit
 import IdentityToolkitTestSupport
 import Logging
-import IdentityOTP
 import PostgresNIO
 import Testing
 
@@ -20,12 +20,16 @@ import Testing
     }
 
     static func command(uid: String, address: String, postgres: String, extra: [String] = []) -> [String] {
-        ["admin", "users", "recovery-codes", "--project", "demo-mfa", "--emulator", address, "--uid", uid, "--postgres", postgres] + extra
+        [
+            "admin", "users", "recovery-codes", "--project", "demo-mfa", "--emulator", address, "--uid", uid,
+            "--postgres", postgres,
+        ] + extra
     }
 
     /// The password given in the URL is refused without being echoed.
     @Test func aPasswordInTheURLIsRefusedAndNotRepeated() async throws {
-        let result = try await MFABinary.run(Self.command(uid: "u", address: "127.0.0.1:9", postgres: "postgres://app:hunter2@db/app"))
+        let result = try await MFABinary.run(
+            Self.command(uid: "u", address: "127.0.0.1:9", postgres: "postgres://app:hunter2@db/app"))
         #expect(result.status == 2)
         #expect(!result.stderr.contains("hunter2"), "\(result.stderr)")
     }
@@ -38,15 +42,19 @@ import Testing
             emulator.terminate()
             emulator.waitUntilExit()
         }
-        let unknown = try await MFABinary.run(Self.command(uid: "nobody", address: address, postgres: "postgres://app@127.0.0.1:9/app?sslmode=disable"))
+        let unknown = try await MFABinary.run(
+            Self.command(uid: "nobody", address: address, postgres: "postgres://app@127.0.0.1:9/app?sslmode=disable"))
         #expect(unknown.status == 1)
         #expect(unknown.stdout.isEmpty)
-        #expect(unknown.stderr.contains("nobody") && unknown.stderr.split(separator: "\n").count == 1, "\(unknown.stderr)")
-        let unreachable = try await MFABinary.run(Self.command(uid: uid, address: address, postgres: "postgres://app@127.0.0.1:9/app?sslmode=disable"),
-                                                  environment: ["PGPASSWORD": "not-the-password"])
+        #expect(
+            unknown.stderr.contains("nobody") && unknown.stderr.split(separator: "\n").count == 1, "\(unknown.stderr)")
+        let unreachable = try await MFABinary.run(
+            Self.command(uid: uid, address: address, postgres: "postgres://app@127.0.0.1:9/app?sslmode=disable"),
+            environment: ["PGPASSWORD": "not-the-password"])
         #expect(unreachable.status == 1)
         #expect(unreachable.stdout.isEmpty)
-        #expect(unreachable.stderr.contains("PostgreSQL store: connect: the connection failed"), "\(unreachable.stderr)")
+        #expect(
+            unreachable.stderr.contains("PostgreSQL store: connect: the connection failed"), "\(unreachable.stderr)")
         #expect(!unreachable.stderr.contains("not-the-password"))
     }
 }
@@ -54,7 +62,10 @@ import Testing
 /// The whole path on PostgreSQL (`.ci/run`): the codes printed once are
 /// the ones the app's store redeems, a new set replaces the old, and a
 /// database the app never migrated is named as such.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["IDENTITY_TEST_POSTGRES_URL"] != nil, "IDENTITY_TEST_POSTGRES_URL names no PostgreSQL server"))
+@Suite(
+    .enabled(
+        if: ProcessInfo.processInfo.environment["IDENTITY_TEST_POSTGRES_URL"] != nil,
+        "IDENTITY_TEST_POSTGRES_URL names no PostgreSQL server"))
 struct RecoveryCodesCommandPostgresTests {
     @Test func issuedCodesAreTheOnesTheAppRedeems() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -66,14 +77,16 @@ struct RecoveryCodesCommandPostgresTests {
             emulator.terminate()
             emulator.waitUntilExit()
         }
-        let command = RecoveryCodesCommandTests.command(uid: uid, address: address, postgres: url, extra: ["--table-prefix", prefix, "--count", "4"])
+        let command = RecoveryCodesCommandTests.command(
+            uid: uid, address: address, postgres: url, extra: ["--table-prefix", prefix, "--count", "4"])
 
         let unmigrated = try await MFABinary.run(command, environment: ["PGPASSWORD": password])
         #expect(unmigrated.status == 1)
         #expect(unmigrated.stderr.contains("migrate()"), "\(unmigrated.stderr)")
 
-        let client = PostgresClient(configuration: try PostgresConnectionSettings(url: url, password: password).clientConfiguration,
-                                    backgroundLogger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let client = PostgresClient(
+            configuration: try PostgresConnectionSettings(url: url, password: password).clientConfiguration,
+            backgroundLogger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
@@ -81,13 +94,18 @@ struct RecoveryCodesCommandPostgresTests {
             try await stores.migrate()
             let redeemer = RecoveryCodeRedeemer(store: stores.recoveryCodeStore, attemptStore: stores.verificationStore)
             // The project's own users: the key the app's AccountRecovery reads.
-            let key = AccountRecovery(admin: IdentityAdmin.emulator(projectID: "demo-key", hostAndPort: "127.0.0.1:1"), redeemer: redeemer).storeKey(uid)
+            let key = AccountRecovery(
+                admin: IdentityAdmin.emulator(projectID: "demo-key", hostAndPort: "127.0.0.1:1"), redeemer: redeemer
+            ).storeKey(uid)
 
             let first = try await MFABinary.run(command, environment: ["PGPASSWORD": password])
             #expect(first.status == 0, "\(first.stderr)")
             let codes = first.stdout.split(separator: "\n").map(String.init)
             #expect(codes.count == 4)
-            #expect(codes.allSatisfy { $0.wholeMatch(of: /[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}/) != nil }, "\(codes)")
+            #expect(
+                codes.allSatisfy {
+                    $0.wholeMatch(of: /[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}/) != nil
+                }, "\(codes)")
             #expect(first.stderr.contains("issued 4 recovery codes for \(uid)"), "\(first.stderr)")
             #expect(codes.allSatisfy { !first.stderr.contains($0) })
             #expect(try await redeemer.redeem(codes[0], for: key) == .redeemed(remaining: 3))

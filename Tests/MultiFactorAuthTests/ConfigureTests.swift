@@ -1,6 +1,7 @@
 import Foundation
-@testable import MultiFactorAuth
 import Testing
+
+@testable import MultiFactorAuth
 
 /// `FirebaseOptions(contentsOfFile:)` reads a GoogleService-Info.plist as
 /// the Firebase console writes it; `FirebaseApp.configure()` finds one in the
@@ -35,7 +36,9 @@ import Testing
         #expect(FirebaseApp.app(name: name)?.options.apiKey == "first")
         let message = FirebaseApp.alreadyConfiguredMessage(name: name)
         #expect(message.contains("'\(name)' is already configured") && message.contains("delete()"), "\(message)")
-        #expect(FirebaseApp.alreadyConfiguredMessage(name: FirebaseApp.defaultAppName).contains("the default app is already configured"))
+        #expect(
+            FirebaseApp.alreadyConfiguredMessage(name: FirebaseApp.defaultAppName).contains(
+                "the default app is already configured"))
         FirebaseApp.app(name: name)?.delete()
         FirebaseApp.configure(name: name, options: second)
         #expect(FirebaseApp.app(name: name)?.options.apiKey == "second")
@@ -58,12 +61,18 @@ import Testing
         try Data("not a plist".utf8).write(to: URL(fileURLWithPath: broken))
         #expect(FirebaseOptions(contentsOfFile: broken) == nil)
         let incomplete = folder.appendingPathComponent("incomplete.plist").path
-        try Data(Self.plist.replacingOccurrences(of: "<key>GOOGLE_APP_ID</key>", with: "<key>OTHER</key>").utf8).write(to: URL(fileURLWithPath: incomplete))
+        try Data(Self.plist.replacingOccurrences(of: "<key>GOOGLE_APP_ID</key>", with: "<key>OTHER</key>").utf8).write(
+            to: URL(fileURLWithPath: incomplete))
         #expect(FirebaseOptions(contentsOfFile: incomplete) == nil)
 
         // configure()'s search: the main bundle's file, else the working directory's.
-        #expect(FirebaseOptions.defaultOptions(bundlePath: nil, workingDirectory: folder.path)?.projectID == "demo-plist")
-        #expect(FirebaseOptions.defaultOptions(bundlePath: broken, workingDirectory: folder.path)?.projectID == "demo-plist")
-        #expect(FirebaseOptions.defaultOptions(bundlePath: nil, workingDirectory: folder.appendingPathComponent("empty").path) == nil)
+        #expect(
+            FirebaseOptions.defaultOptions(bundlePath: nil, workingDirectory: folder.path)?.projectID == "demo-plist")
+        #expect(
+            FirebaseOptions.defaultOptions(bundlePath: broken, workingDirectory: folder.path)?.projectID == "demo-plist"
+        )
+        #expect(
+            FirebaseOptions.defaultOptions(
+                bundlePath: nil, workingDirectory: folder.appendingPathComponent("empty").path) == nil)
     }
 }

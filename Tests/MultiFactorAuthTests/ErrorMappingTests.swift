@@ -1,8 +1,9 @@
 import Foundation
 import IdentityToolkit
-@testable import MultiFactorAuth
 import IdentityToolkitTestSupport
 import Testing
+
+@testable import MultiFactorAuth
 
 /// The server short-code table and the three ways the docs catch errors.
 @Suite struct ErrorMappingTests {
@@ -37,7 +38,9 @@ import Testing
         ("INVALID_REQ_TYPE", .invalidReqType),
     ])
     func serverCodesMapPerTheTable(server: String, code: AuthErrorCode.Code) throws {
-        let mapped = try #require(AuthErrorMapping.map(IdentityToolkitError.server(ServerError(status: 400, message: server))) as? AuthErrorCode)
+        let mapped = try #require(
+            AuthErrorMapping.map(IdentityToolkitError.server(ServerError(status: 400, message: server)))
+                as? AuthErrorCode)
         #expect(mapped.code == code)
         let bridged = mapped as NSError
         #expect(bridged.domain == AuthErrorDomain)
@@ -47,7 +50,9 @@ import Testing
     }
 
     private func mapped(_ message: String) throws -> AuthErrorCode {
-        try #require(AuthErrorMapping.map(IdentityToolkitError.server(ServerError(status: 400, message: message))) as? AuthErrorCode)
+        try #require(
+            AuthErrorMapping.map(IdentityToolkitError.server(ServerError(status: 400, message: message)))
+                as? AuthErrorCode)
     }
 
     /// The server's detail lands where FirebaseAuth puts it.
@@ -58,32 +63,56 @@ import Testing
         let weak = try mapped("WEAK_PASSWORD : Password should be at least 6 characters")
         #expect(weak.code == .weakPassword)
         #expect(weak.localizedDescription == "The password must be 6 characters long or more.")
-        #expect((weak as NSError).userInfo[NSLocalizedFailureReasonErrorKey] as? String == "Password should be at least 6 characters")
+        #expect(
+            (weak as NSError).userInfo[NSLocalizedFailureReasonErrorKey] as? String
+                == "Password should be at least 6 characters")
         // EMAIL_EXISTS: the detail is dropped.
         let exists = try mapped("EMAIL_EXISTS : some detail")
         #expect(exists.localizedDescription == "The email address is already in use by another account.")
         #expect(exists.userInfo[NSLocalizedFailureReasonErrorKey] == nil)
         // A blocking function: its own message, from the JSON in the detail.
-        let blocked = try mapped(#"BLOCKING_FUNCTION_ERROR_RESPONSE : ((HTTP request to http://127.0.0.1:9999/beforeCreate returned HTTP error 400: {"error":{"details":{},"message":"Sign-ups are closed.","status":"PERMISSION_DENIED"}}))"#)
+        let blocked = try mapped(
+            #"BLOCKING_FUNCTION_ERROR_RESPONSE : ((HTTP request to http://127.0.0.1:9999/beforeCreate returned HTTP error 400: {"error":{"details":{},"message":"Sign-ups are closed.","status":"PERMISSION_DENIED"}}))"#
+        )
         #expect(blocked.code == .blockingCloudFunctionError)
         #expect(blocked.localizedDescription == "Sign-ups are closed.")
-        #expect(try mapped("BLOCKING_FUNCTION_ERROR_RESPONSE : the function failed").localizedDescription == "the function failed")
-        #expect(try mapped(#"BLOCKING_FUNCTION_ERROR_RESPONSE : {"error":{}}"#).localizedDescription == "Blocking cloud function returned an error.")
+        #expect(
+            try mapped("BLOCKING_FUNCTION_ERROR_RESPONSE : the function failed").localizedDescription
+                == "the function failed")
+        #expect(
+            try mapped(#"BLOCKING_FUNCTION_ERROR_RESPONSE : {"error":{}}"#).localizedDescription
+                == "Blocking cloud function returned an error.")
         // No detail, or an empty one: Firebase's default.
-        #expect(try mapped("USER_DISABLED").localizedDescription == "The user account has been disabled by an administrator.")
-        #expect(try mapped("USER_DISABLED : ").localizedDescription == "The user account has been disabled by an administrator.")
+        #expect(
+            try mapped("USER_DISABLED").localizedDescription
+                == "The user account has been disabled by an administrator.")
+        #expect(
+            try mapped("USER_DISABLED : ").localizedDescription
+                == "The user account has been disabled by an administrator.")
         // An unknown code keeps the short code for whoever reads the log.
         #expect(try mapped("HTTP_503").localizedDescription.contains("HTTP_503"))
     }
 
     /// The default descriptions are FirebaseAuth's, word for word.
     @Test func defaultDescriptionsAreFirebases() {
-        #expect(AuthErrorCode.Code.wrongPassword.defaultDescription == "The password is invalid or the user does not have a password.")
-        #expect(AuthErrorCode.Code.secondFactorRequired.defaultDescription == "Please complete a second factor challenge to finish signing into this account.")
-        #expect(AuthErrorCode.Code.invalidCredential.defaultDescription == "The supplied auth credential is malformed or has expired.")
-        #expect(AuthErrorCode.Code.tooManyRequests.defaultDescription == "We have blocked all requests from this device due to unusual activity. Try again later.")
-        #expect(AuthErrorCode.Code.networkError.defaultDescription == "Network error (such as timeout, interrupted connection or unreachable host) has occurred.")
-        #expect(AuthErrorCode(.userTokenExpired).localizedDescription == "The user's credential is no longer valid. The user must sign in again.")
+        #expect(
+            AuthErrorCode.Code.wrongPassword.defaultDescription
+                == "The password is invalid or the user does not have a password.")
+        #expect(
+            AuthErrorCode.Code.secondFactorRequired.defaultDescription
+                == "Please complete a second factor challenge to finish signing into this account.")
+        #expect(
+            AuthErrorCode.Code.invalidCredential.defaultDescription
+                == "The supplied auth credential is malformed or has expired.")
+        #expect(
+            AuthErrorCode.Code.tooManyRequests.defaultDescription
+                == "We have blocked all requests from this device due to unusual activity. Try again later.")
+        #expect(
+            AuthErrorCode.Code.networkError.defaultDescription
+                == "Network error (such as timeout, interrupted connection or unreachable host) has occurred.")
+        #expect(
+            AuthErrorCode(.userTokenExpired).localizedDescription
+                == "The user's credential is no longer valid. The user must sign in again.")
     }
 
     /// The 11+ spellings and pattern matching, beside the 10.x shapes.
@@ -130,7 +159,11 @@ import Testing
     }
 
     @Test func reasonsAreUsed() throws {
-        let key = try #require(AuthErrorMapping.map(IdentityToolkitError.server(ServerError(status: 400, message: "API key not valid.", reasons: ["keyInvalid"]))) as? AuthErrorCode)
+        let key = try #require(
+            AuthErrorMapping.map(
+                IdentityToolkitError.server(
+                    ServerError(status: 400, message: "API key not valid.", reasons: ["keyInvalid"]))) as? AuthErrorCode
+        )
         #expect(key.code == .invalidAPIKey)
     }
 
@@ -138,9 +171,11 @@ import Testing
     /// (`API_KEY_INVALID`), with a message that is no short code: it is
     /// read from there through the spec's error-body paths.
     @Test func anInvalidAPIKeyIsReadFromTheDetails() async throws {
-        let body = #"{"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com"}]}}"#
+        let body =
+            #"{"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com"}]}}"#
         let transport = RecordingTransport(status: 400, body: body)
-        let accounts = AccountsClient(apiKey: "bad", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let accounts = AccountsClient(
+            apiKey: "bad", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         do {
             _ = try await accounts.signUp(SignUpRequest(returnSecureToken: true))
             Issue.record("expected an error")
@@ -155,7 +190,9 @@ import Testing
         let network = try #require(AuthErrorMapping.map(IdentityToolkitError.transport(Refused())) as? AuthErrorCode)
         #expect(network.code == .networkError)
         #expect(network.userInfo[NSUnderlyingErrorKey] is Refused)
-        let undecodable = try #require(AuthErrorMapping.map(IdentityToolkitError.undecodableResponse(status: 200, underlying: Refused())) as? AuthErrorCode)
+        let undecodable = try #require(
+            AuthErrorMapping.map(IdentityToolkitError.undecodableResponse(status: 200, underlying: Refused()))
+                as? AuthErrorCode)
         #expect(undecodable.code == .internalError)
         #expect(undecodable.userInfo[NSUnderlyingErrorKey] is Refused)
         #expect(AuthErrorMapping.map(CancellationError()) is CancellationError)

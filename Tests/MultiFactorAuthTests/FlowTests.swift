@@ -1,11 +1,11 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitTestSupport
 import MultiFactorAuth
-import IdentityOTP
 import Testing
 
 @Suite struct FlowTests {
@@ -22,7 +22,10 @@ import Testing
             #expect(secret.enrollmentCompletionDeadline > h.clock.now)
             #expect(!"\(secret)".contains(secret.sharedSecretKey()))
             let url = secret.generateQRCodeURL(withAccountName: "ada lovelace@example.com", issuer: "ACME & Co")
-            #expect(url.hasPrefix("otpauth://totp/ACME%20%26%20Co:ada%20lovelace%40example.com?secret=\(secret.sharedSecretKey())&issuer=ACME%20%26%20Co"))
+            #expect(
+                url.hasPrefix(
+                    "otpauth://totp/ACME%20%26%20Co:ada%20lovelace%40example.com?secret=\(secret.sharedSecretKey())&issuer=ACME%20%26%20Co"
+                ))
             #expect(user.multiFactor.enrolledFactors.count == 1)
             let factor = try #require(user.multiFactor.enrolledFactors.first as? TOTPMultiFactorInfo)
             #expect(factor.factorID == TOTPMultiFactorID)
@@ -35,7 +38,9 @@ import Testing
             #expect(resolver.auth === auth)
             #expect(resolver.hints.map(\.uid) == [factor.uid])
             h.clock.advance(by: 30)
-            let result = try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: factor.uid, oneTimePassword: try h.code(secret)))
+            let result = try await resolver.resolveSignIn(
+                with: TOTPMultiFactorGenerator.assertionForSignIn(
+                    withEnrollmentID: factor.uid, oneTimePassword: try h.code(secret)))
             #expect(result.user.uid == user.uid)
             #expect(auth.currentUser === result.user)
             try await result.user.multiFactor.unenroll(withFactorUID: factor.uid)
@@ -74,7 +79,9 @@ import Testing
                 let sessionError: (any Error)? = await withCheckedContinuation { continuation in
                     user.multiFactor.getSessionWithCompletion { session, _ in
                         guard let session else { return continuation.resume(returning: AuthErrorCode(.internalError)) }
-                        TOTPMultiFactorGenerator.generateSecretWithMultiFactorSession(session) { _, error in continuation.resume(returning: error) }
+                        TOTPMultiFactorGenerator.generateSecretWithMultiFactorSession(session) { _, error in
+                            continuation.resume(returning: error)
+                        }
                     }
                 }
                 // The email is not verified yet.
@@ -119,25 +126,34 @@ import Testing
             let user = try await h.verifiedUser(on: auth)
             let secret = try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session())
             await expectAuthError(.invalidVerificationCode) {
-                try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: try h.code(secret, offset: 3)), displayName: nil)
+                try await user.multiFactor.enroll(
+                    with: TOTPMultiFactorGenerator.assertionForEnrollment(
+                        with: secret, oneTimePassword: try h.code(secret, offset: 3)), displayName: nil)
             }
             let code = try h.code(secret)
-            try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: code), displayName: nil)
+            try await user.multiFactor.enroll(
+                with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: code),
+                displayName: nil)
             let factor = try #require(user.multiFactor.enrolledFactors.first)
             // Production refuses a nameless TOTP factor: the SDK names it.
             #expect(factor.displayName == TOTPMultiFactorGenerator.defaultDisplayName)
             let resolver = try await h.resolver(auth, email: try #require(user.email))
             await expectAuthError(.invalidVerificationCode) {
-                try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: factor.uid, oneTimePassword: code))
+                try await resolver.resolveSignIn(
+                    with: TOTPMultiFactorGenerator.assertionForSignIn(
+                        withEnrollmentID: factor.uid, oneTimePassword: code))
             }
             await expectAuthError(.multiFactorInfoNotFound) {
-                try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "nope", oneTimePassword: code))
+                try await resolver.resolveSignIn(
+                    with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "nope", oneTimePassword: code))
             }
             // A TOTP challenge expires: production's TOTP_CHALLENGE_TIMEOUT, which
             // FirebaseAuth leaves as internalError; here it says the first factor is due again.
             h.clock.advance(by: 11 * 60)
             await expectAuthError(.invalidMultiFactorSession) {
-                try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: factor.uid, oneTimePassword: try h.code(secret)))
+                try await resolver.resolveSignIn(
+                    with: TOTPMultiFactorGenerator.assertionForSignIn(
+                        withEnrollmentID: factor.uid, oneTimePassword: try h.code(secret)))
             }
         }
     }
@@ -145,14 +161,22 @@ import Testing
     @Test func enrollmentRules() async throws {
         try await withSDK { h in
             let auth = h.auth()
-            let unverified = try await auth.createUser(withEmail: "x-\(UUID().uuidString.prefix(6))@example.com", password: "secret-password").user
-            await expectAuthError(.unverifiedEmail) { try await TOTPMultiFactorGenerator.generateSecret(with: try await unverified.multiFactor.session()) }
+            let unverified = try await auth.createUser(
+                withEmail: "x-\(UUID().uuidString.prefix(6))@example.com", password: "secret-password"
+            ).user
+            await expectAuthError(.unverifiedEmail) {
+                try await TOTPMultiFactorGenerator.generateSecret(with: try await unverified.multiFactor.session())
+            }
             let anonymous = try await h.auth().signInAnonymously().user
             #expect(anonymous.isAnonymous)
-            await expectAuthError(.unsupportedFirstFactor) { try await TOTPMultiFactorGenerator.generateSecret(with: try await anonymous.multiFactor.session()) }
+            await expectAuthError(.unsupportedFirstFactor) {
+                try await TOTPMultiFactorGenerator.generateSecret(with: try await anonymous.multiFactor.session())
+            }
             let user = try await h.verifiedUser(on: auth)
             try await h.enrollTOTP(user)
-            await expectAuthError(.secondFactorAlreadyEnrolled) { try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session()) }
+            await expectAuthError(.secondFactorAlreadyEnrolled) {
+                try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session())
+            }
         }
     }
 
@@ -163,9 +187,12 @@ import Testing
         try await withSDK { h in
             let custom = { (uid: String) in
                 // What firebase-admin makes in emulator mode: unsigned.
-                let claims = #"{"aud":"https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit","uid":"\#(uid)","iat":1}"#
-                return "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0." + Data(claims.utf8).base64EncodedString()
-                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "") + "."
+                let claims =
+                    #"{"aud":"https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit","uid":"\#(uid)","iat":1}"#
+                return "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0."
+                    + Data(claims.utf8).base64EncodedString()
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                    .replacingOccurrences(of: "=", with: "") + "."
             }
             let fresh = try await h.auth().signIn(withCustomToken: custom("custom-\(UUID().uuidString.prefix(6))"))
             #expect(fresh.additionalUserInfo?.providerID == "custom")
@@ -183,20 +210,34 @@ import Testing
             let auth = h.auth()
             let user = try await h.verifiedUser(on: auth)
             // Four phone factors through the REST client (the SDK enrolls TOTP only).
-            let accounts = AccountsClient(apiKey: "k", configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.running.hostAndPort))
+            let accounts = AccountsClient(
+                apiKey: "k",
+                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.running.hostAndPort))
             for index in 1...5 {
                 let idToken = try await user.getIDToken()
-                let started = try await accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: idToken, phoneEnrollmentInfo: .init(phoneNumber: "+1555555010\(index)")))
+                let started = try await accounts.startMfaEnrollment(
+                    StartMfaEnrollmentRequest(
+                        idToken: idToken, phoneEnrollmentInfo: .init(phoneNumber: "+1555555010\(index)")))
                 let sessionInfo = try #require(started.phoneSessionInfo?.sessionInfo)
-                let codes = try await h.helper("/emulator/v1/projects/\(h.project)/verificationCodes")["verificationCodes"] as? [[String: String]] ?? []
-                let finalized = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(idToken: idToken,
-                    phoneVerificationInfo: .init(sessionInfo: sessionInfo, code: codes.first { $0["sessionInfo"] == sessionInfo }?["code"])))
+                let codes =
+                    try await h.helper("/emulator/v1/projects/\(h.project)/verificationCodes")["verificationCodes"]
+                    as? [[String: String]] ?? []
+                let finalized = try await accounts.finalizeMfaEnrollment(
+                    FinalizeMfaEnrollmentRequest(
+                        idToken: idToken,
+                        phoneVerificationInfo: .init(
+                            sessionInfo: sessionInfo, code: codes.first { $0["sessionInfo"] == sessionInfo }?["code"])))
                 try await user.reload()
                 _ = finalized
             }
             #expect(user.multiFactor.enrolledFactors.count == 5)
-            #expect(user.multiFactor.enrolledFactors.allSatisfy { $0 is PhoneMultiFactorInfo && $0.factorID == PhoneMultiFactorID })
-            await expectAuthError(.maximumSecondFactorCountExceeded) { try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session()) }
+            #expect(
+                user.multiFactor.enrolledFactors.allSatisfy {
+                    $0 is PhoneMultiFactorInfo && $0.factorID == PhoneMultiFactorID
+                })
+            await expectAuthError(.maximumSecondFactorCountExceeded) {
+                try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session())
+            }
             // Phone hints reach the resolver, masked.
             let resolver = try await h.resolver(auth, email: try #require(user.email))
             #expect(resolver.hints.compactMap { ($0 as? PhoneMultiFactorInfo)?.phoneNumber }.first == "+*******0101")
@@ -209,21 +250,32 @@ import Testing
             let user = try await h.verifiedUser(on: auth)
             let secret = try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session())
             await expectAuthError(.missingMultiFactorInfo) {
-                try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "x", oneTimePassword: "123456"), displayName: nil)
+                try await user.multiFactor.enroll(
+                    with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "x", oneTimePassword: "123456"),
+                    displayName: nil)
             }
             await expectAuthError(.missingMultiFactorInfo) {
-                try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: nil, oneTimePassword: "123456"), displayName: nil)
+                try await user.multiFactor.enroll(
+                    with: TOTPMultiFactorGenerator.assertionForEnrollment(with: nil, oneTimePassword: "123456"),
+                    displayName: nil)
             }
-            try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: try h.code(secret)), displayName: nil)
+            try await user.multiFactor.enroll(
+                with: TOTPMultiFactorGenerator.assertionForEnrollment(
+                    with: secret, oneTimePassword: try h.code(secret)), displayName: nil)
             let resolver = try await h.resolver(auth, email: try #require(user.email))
             await expectAuthError(.missingMultiFactorInfo) {
-                try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: "123456"))
+                try await resolver.resolveSignIn(
+                    with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: "123456"))
             }
-            await expectAuthError(.invalidMultiFactorSession) { try await TOTPMultiFactorGenerator.generateSecret(with: resolver.session) }
+            await expectAuthError(.invalidMultiFactorSession) {
+                try await TOTPMultiFactorGenerator.generateSecret(with: resolver.session)
+            }
             // An app without an API key, and no app at all.
             let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
             FirebaseApp.configure(name: "no-key", options: options)
-            await expectAuthError(.invalidAPIKey) { try await Auth.auth(app: FirebaseApp.app(name: "no-key")!).signIn(withEmail: "a@b.co", password: "p") }
+            await expectAuthError(.invalidAPIKey) {
+                try await Auth.auth(app: FirebaseApp.app(name: "no-key")!).signIn(withEmail: "a@b.co", password: "p")
+            }
         }
     }
 
@@ -236,8 +288,11 @@ import Testing
             // The same user signed in on another instance (another device).
             let laptop = h.auth()
             let resolver = try await h.resolver(laptop, email: email)
-            let other = try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(
-                withEnrollmentID: try #require(resolver.hints.first?.uid), oneTimePassword: try h.code(secret, offset: 1))).user
+            let other = try await resolver.resolveSignIn(
+                with: TOTPMultiFactorGenerator.assertionForSignIn(
+                    withEnrollmentID: try #require(resolver.hints.first?.uid),
+                    oneTimePassword: try h.code(secret, offset: 1))
+            ).user
             try await user.multiFactor.unenroll(with: try #require(user.multiFactor.enrolledFactors.first))
             await expectAuthError(.userTokenExpired) { try await other.getIDToken(forcingRefresh: true) }
             // The instance that unenrolled keeps working with its fresh tokens.
@@ -250,7 +305,9 @@ import Testing
         // The stopped emulator refuses the connection; the failing-fast client reports it at once.
         let auth = h.auth(transport: AsyncHTTPClientTransport.failingFast)
         await h.stop()
-        await expectAuthError(.networkError) { try await auth.signIn(withEmail: "a@example.com", password: "secret-password") }
+        await expectAuthError(.networkError) {
+            try await auth.signIn(withEmail: "a@example.com", password: "secret-password")
+        }
 
         let garbage = RecordingTransport(status: 200, body: #"{"localId": 42}"#)
         let broken = h.auth(transport: garbage)
@@ -262,7 +319,9 @@ import Testing
             #expect(error.userInfo[NSUnderlyingErrorKey] is DecodingError)
         }
         await garbage.respond(status: 500, body: "<html>oops</html>")
-        await expectAuthError(.internalError) { try await broken.signIn(withEmail: "a@example.com", password: "secret-password") }
+        await expectAuthError(.internalError) {
+            try await broken.signIn(withEmail: "a@example.com", password: "secret-password")
+        }
     }
 }
 
@@ -293,7 +352,9 @@ import Testing
         // The old token would now be expired at the server (userTokenExpired);
         // the session's is not, so the server reaches its next rule: the
         // sign-in is an hour old, too old to change factors.
-        await expectAuthError(.requiresRecentLogin) { _ = try await TOTPMultiFactorGenerator.generateSecret(with: session) }
+        await expectAuthError(.requiresRecentLogin) {
+            _ = try await TOTPMultiFactorGenerator.generateSecret(with: session)
+        }
     }
 }
 
@@ -303,15 +364,16 @@ import Testing
     /// (10 s by default) and keeps 8 connections per host, so 200 flows at
     /// once under the thread sanitizer failed queued requests with
     /// `getConnectionFromPoolTimeout` although their deadline was minutes away.
-    static let patientTransport = AsyncHTTPClientTransport(client: HTTPClient(
-        eventLoopGroupProvider: .singleton,
-        configuration: {
-            var configuration = HTTPClient.Configuration()
-            configuration.timeout.connect = .seconds(300)
-            configuration.redirectConfiguration = .disallow
-            return configuration
-        }()
-    ))
+    static let patientTransport = AsyncHTTPClientTransport(
+        client: HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: {
+                var configuration = HTTPClient.Configuration()
+                configuration.timeout.connect = .seconds(300)
+                configuration.redirectConfiguration = .disallow
+                return configuration
+            }()
+        ))
 
     @Test func twoHundredAuthInstancesRunFullFlowsAtOnce() async throws {
         try await withSDK(transport: Self.patientTransport) { h in
@@ -322,13 +384,18 @@ import Testing
                             // Races are what this looks for, not speed: under the
                             // thread sanitizer 200 flows at once on two cores
                             // outlast the default deadline.
-                            let auth = h.auth(name: "concurrent-\(index)-\(UUID().uuidString)", requestTimeout: .seconds(300))
-                            let user = try await h.verifiedUser(on: auth, email: "p\(index)-\(UUID().uuidString.prefix(6))@example.com")
+                            let auth = h.auth(
+                                name: "concurrent-\(index)-\(UUID().uuidString)", requestTimeout: .seconds(300))
+                            let user = try await h.verifiedUser(
+                                on: auth, email: "p\(index)-\(UUID().uuidString.prefix(6))@example.com")
                             let secret = try await h.enrollTOTP(user)
                             try auth.signOut()
                             let resolver = try await h.resolver(auth, email: user.email ?? "")
-                            let signedIn = try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(
-                                withEnrollmentID: resolver.hints.first?.uid ?? "", oneTimePassword: try h.code(secret, offset: 1))).user
+                            let signedIn = try await resolver.resolveSignIn(
+                                with: TOTPMultiFactorGenerator.assertionForSignIn(
+                                    withEnrollmentID: resolver.hints.first?.uid ?? "",
+                                    oneTimePassword: try h.code(secret, offset: 1))
+                            ).user
                             try await signedIn.multiFactor.unenroll(with: signedIn.multiFactor.enrolledFactors[0])
                             return nil
                         } catch {
@@ -397,7 +464,8 @@ final class CountingTransport: HTTPTransport, @unchecked Sendable {
             let store = SlowStore()
             await store.setFailRemovals(true)
             let auth = h.auth(store: store)
-            _ = try await auth.createUser(withEmail: "fail-\(UUID().uuidString.prefix(6))@example.com", password: "secret-password")
+            _ = try await auth.createUser(
+                withEmail: "fail-\(UUID().uuidString.prefix(6))@example.com", password: "secret-password")
             try auth.signOut()
             await #expect(throws: CocoaError.self) { try await auth.flushSessionStore() }
             // Reported once: the queue is clean afterwards.

@@ -1,12 +1,12 @@
 import Foundation
 import HTTPTypes
+import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
-import MultiFactorAuth
-import IdentityOTP
-import Testing
 import IdentityToolkitTestSupport
+import MultiFactorAuth
+import Testing
 
 /// A fresh emulator and named Firebase apps pointed at it.
 struct SDKHarness {
@@ -18,19 +18,27 @@ struct SDKHarness {
         let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "demo-sdk"))
         let running = try await emulator.start()
         let harness = SDKHarness(running: running, transport: transport)
-        let configuration = ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
+        let configuration = ClientConfiguration(
+            transport: transport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
         _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
             project: "demo-sdk", updateMask: "mfa",
-            body: ProjectConfig(mfa: MultiFactorAuthConfig(enabledProviders: [.phoneSms],
-                                                           providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: .init(adjacentIntervals: 1))])))
+            body: ProjectConfig(
+                mfa: MultiFactorAuthConfig(
+                    enabledProviders: [.phoneSms],
+                    providerConfigs: [
+                        MfaProviderConfig(state: .enabled, totpProviderConfig: .init(adjacentIntervals: 1))
+                    ])))
         return harness
     }
 
     var clock: EmulatorClock { running.emulator.clock }
 
     /// An independent `Auth` for a new app, whose clock is the emulator's.
-    func auth(name: String = "app-\(UUID().uuidString)", transport: (any HTTPTransport)? = nil, store: any AuthSessionStore = ExpiringStateAuthSessionStore(),
-              requestTimeout: Duration? = nil) -> Auth {
+    func auth(
+        name: String = "app-\(UUID().uuidString)", transport: (any HTTPTransport)? = nil,
+        store: any AuthSessionStore = ExpiringStateAuthSessionStore(),
+        requestTimeout: Duration? = nil
+    ) -> Auth {
         let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
         options.requestTimeout = requestTimeout ?? harnessRequestTimeout
         options.apiKey = "sdk-tests"
@@ -45,15 +53,20 @@ struct SDKHarness {
     func helper(_ path: String) async throws -> [String: Any] {
         var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
         request.url = URL(string: running.baseURL + path)
-        let (_, data) = try await transport.send(request, body: nil, options: TransportOptions(timeout: .seconds(120), maxResponseBytes: 16 << 20))
+        let (_, data) = try await transport.send(
+            request, body: nil, options: TransportOptions(timeout: .seconds(120), maxResponseBytes: 16 << 20))
         return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }
 
     /// A new user with a verified email, signed in on `auth`.
-    func verifiedUser(on auth: Auth, email: String = "u-\(UUID().uuidString.prefix(8))@example.com", password: String = "secret-password") async throws -> User {
+    func verifiedUser(
+        on auth: Auth, email: String = "u-\(UUID().uuidString.prefix(8))@example.com",
+        password: String = "secret-password"
+    ) async throws -> User {
         let user = try await auth.createUser(withEmail: email, password: password).user
         try await user.sendEmailVerification()
-        let codes = try await helper("/emulator/v1/projects/\(project)/oobCodes")["oobCodes"] as? [[String: String]] ?? []
+        let codes =
+            try await helper("/emulator/v1/projects/\(project)/oobCodes")["oobCodes"] as? [[String: String]] ?? []
         try await auth.applyActionCode(try #require(codes.last { $0["email"] == email.lowercased() }?["oobCode"]))
         try await user.reload()
         return user
@@ -69,12 +82,15 @@ struct SDKHarness {
     @discardableResult
     func enrollTOTP(_ user: User) async throws -> TOTPSecret {
         let secret = try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session())
-        try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: try code(secret)), displayName: "app")
+        try await user.multiFactor.enroll(
+            with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: try code(secret)),
+            displayName: "app")
         return secret
     }
 
     /// The resolver of a password sign-in that needs a second factor.
-    func resolver(_ auth: Auth, email: String, password: String = "secret-password") async throws -> MultiFactorResolver {
+    func resolver(_ auth: Auth, email: String, password: String = "secret-password") async throws -> MultiFactorResolver
+    {
         do {
             _ = try await auth.signIn(withEmail: email, password: password)
         } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
@@ -87,7 +103,9 @@ struct SDKHarness {
 }
 
 /// Runs `body` with a fresh harness.
-func withSDK(transport: any HTTPTransport = AsyncHTTPClientTransport(), _ body: (SDKHarness) async throws -> Void) async throws {
+func withSDK(transport: any HTTPTransport = AsyncHTTPClientTransport(), _ body: (SDKHarness) async throws -> Void)
+    async throws
+{
     let harness = try await SDKHarness.start(transport: transport)
     do {
         try await body(harness)
@@ -99,7 +117,9 @@ func withSDK(transport: any HTTPTransport = AsyncHTTPClientTransport(), _ body: 
 }
 
 /// Expects `call` to throw `AuthErrorCode` with `code`.
-func expectAuthError<T>(_ code: AuthErrorCode.Code, sourceLocation: SourceLocation = #_sourceLocation, _ call: () async throws -> T) async {
+func expectAuthError<T>(
+    _ code: AuthErrorCode.Code, sourceLocation: SourceLocation = #_sourceLocation, _ call: () async throws -> T
+) async {
     do {
         _ = try await call()
         Issue.record("expected \(code), but the call succeeded", sourceLocation: sourceLocation)

@@ -19,8 +19,10 @@ import Testing
     private static let shortDeadline: Duration = .seconds(2)
 
     /// An `Auth` whose requests go to `server`.
-    private func auth(_ server: HostileHTTPServer, transport: any HTTPTransport = AsyncHTTPClientTransport(),
-                      timeout: Duration = patientDeadline) -> Auth {
+    private func auth(
+        _ server: HostileHTTPServer, transport: any HTTPTransport = AsyncHTTPClientTransport(),
+        timeout: Duration = patientDeadline
+    ) -> Auth {
         let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
         options.apiKey = "hostile-tests"
         options.httpTransport = transport
@@ -34,14 +36,17 @@ import Testing
 
     /// Runs a sign-in against a server behaving as `behaviour`; returns the
     /// error and how long the call took.
-    private func signIn(against behaviour: HostileHTTPServer.Behaviour, transport: any HTTPTransport = AsyncHTTPClientTransport(),
-                        timeout: Duration = patientDeadline)
+    private func signIn(
+        against behaviour: HostileHTTPServer.Behaviour, transport: any HTTPTransport = AsyncHTTPClientTransport(),
+        timeout: Duration = patientDeadline
+    )
         async throws -> (error: AuthErrorCode?, elapsed: Duration, server: HostileHTTPServer)
     {
         let server = try await HostileHTTPServer(behaviour)
         let started = ContinuousClock.now
         do {
-            _ = try await auth(server, transport: transport, timeout: timeout).signIn(withEmail: "ada@example.com", password: "secret-password")
+            _ = try await auth(server, transport: transport, timeout: timeout).signIn(
+                withEmail: "ada@example.com", password: "secret-password")
             return (nil, ContinuousClock.now - started, server)
         } catch let error as AuthErrorCode {
             return (error, ContinuousClock.now - started, server)
@@ -52,7 +57,12 @@ import Testing
         ("truncated JSON", HostileHTTPServer.Behaviour.json(200, #"{"localId": "u1", "idToken": "#)),
         ("wrong types", .json(200, #"{"localId": 5, "idToken": ["a"], "refreshToken": {}}"#)),
         ("a JSON array", .json(200, "[1, 2, 3]")),
-        ("an expiresIn past Int64", .json(200, #"{"localId": "u1", "idToken": "a.b.c", "refreshToken": "r", "expiresIn": "99999999999999999999999"}"#)),
+        (
+            "an expiresIn past Int64",
+            .json(
+                200,
+                #"{"localId": "u1", "idToken": "a.b.c", "refreshToken": "r", "expiresIn": "99999999999999999999999"}"#)
+        ),
     ])
     func malformedSuccessBodiesAreInternalErrors(name: String, behaviour: HostileHTTPServer.Behaviour) async throws {
         let (error, _, server) = try await signIn(against: behaviour)
@@ -62,20 +72,23 @@ import Testing
     }
 
     @Test func errorPagesAreReportedByTheirStatus() async throws {
-        let html = HostileHTTPServer.Behaviour.respond(status: 503, headers: [("content-type", "text/html"), ("retry-after", "120")],
-                                                       body: Array("<html><body>Service Unavailable</body></html>".utf8))
+        let html = HostileHTTPServer.Behaviour.respond(
+            status: 503, headers: [("content-type", "text/html"), ("retry-after", "120")],
+            body: Array("<html><body>Service Unavailable</body></html>".utf8))
         let (error, _, server) = try await signIn(against: html)
         #expect(error?.code == .internalError)
         #expect(error?.message.contains("HTTP_503") == true, "\(String(describing: error))")
         try await server.shutdown()
 
-        let throttled = HostileHTTPServer.Behaviour.respond(status: 429, headers: [("retry-after", "9223372036854775807")], body: [])
+        let throttled = HostileHTTPServer.Behaviour.respond(
+            status: 429, headers: [("retry-after", "9223372036854775807")], body: [])
         let (limited, _, other) = try await signIn(against: throttled)
         #expect(limited?.code == .tooManyRequests, "\(String(describing: limited))")
         try await other.shutdown()
 
-        let api429 = HostileHTTPServer.Behaviour.json(429, #"{"error": {"code": 429, "message": "TOO_MANY_ATTEMPTS_TRY_LATER"}}"#,
-                                                      headers: [("retry-after", "-1")])
+        let api429 = HostileHTTPServer.Behaviour.json(
+            429, #"{"error": {"code": 429, "message": "TOO_MANY_ATTEMPTS_TRY_LATER"}}"#,
+            headers: [("retry-after", "-1")])
         let (apiLimited, _, third) = try await signIn(against: api429)
         #expect(apiLimited?.code == .tooManyRequests)
         try await third.shutdown()
@@ -88,7 +101,8 @@ import Testing
     ])
     func stalledAnswersEndAtTheDeadline(name: String, behaviour: HostileHTTPServer.Behaviour) async throws {
         for transport in [AsyncHTTPClientTransport() as any HTTPTransport, URLSessionTransport.shared] {
-            let (error, elapsed, server) = try await signIn(against: behaviour, transport: transport, timeout: Self.shortDeadline)
+            let (error, elapsed, server) = try await signIn(
+                against: behaviour, transport: transport, timeout: Self.shortDeadline)
             #expect(error?.code == .networkError, "\(name) over \(type(of: transport)): \(String(describing: error))")
             // The deadline is 2 s (a silent server would otherwise hold the
             // call forever). The bound allows for the rest of the suite: on
@@ -100,8 +114,9 @@ import Testing
     }
 
     @Test func aHugeBodyIsRefusedAtTheBound() async throws {
-        let huge = HostileHTTPServer.Behaviour.respond(status: 200, headers: [("content-type", "application/json")],
-                                                       body: Array(repeating: UInt8(ascii: " "), count: 5 << 20))
+        let huge = HostileHTTPServer.Behaviour.respond(
+            status: 200, headers: [("content-type", "application/json")],
+            body: Array(repeating: UInt8(ascii: " "), count: 5 << 20))
         for transport in [AsyncHTTPClientTransport() as any HTTPTransport, URLSessionTransport.shared] {
             let (error, _, server) = try await signIn(against: huge, transport: transport)
             #expect(error?.code == .networkError, "\(type(of: transport)): \(String(describing: error))")
@@ -113,11 +128,15 @@ import Testing
         let elsewhere = try await HostileHTTPServer(.json(200, "{}"))
         for status in [301, 302, 307, 308] {
             let redirect = HostileHTTPServer.Behaviour.respond(
-                status: status, headers: [("location", "http://\(elsewhere.hostAndPort)/identitytoolkit.googleapis.com/v1/accounts:signUp")], body: [])
+                status: status,
+                headers: [
+                    ("location", "http://\(elsewhere.hostAndPort)/identitytoolkit.googleapis.com/v1/accounts:signUp")
+                ], body: [])
             for transport in [AsyncHTTPClientTransport() as any HTTPTransport, URLSessionTransport.shared] {
                 let server = try await HostileHTTPServer(redirect)
                 do {
-                    _ = try await auth(server, transport: transport).createUser(withEmail: "ada@example.com", password: "secret-password")
+                    _ = try await auth(server, transport: transport).createUser(
+                        withEmail: "ada@example.com", password: "secret-password")
                     Issue.record("the sign-up succeeded through a \(status)")
                 } catch let error as AuthErrorCode {
                     #expect(error.code == .internalError, "\(status) over \(type(of: transport)): \(error)")
@@ -131,10 +150,14 @@ import Testing
         try await elsewhere.shutdown()
     }
 
-    @Test(arguments: [(2_147_483_647, 30, "SHA1"), (6, -30, "SHA1"), (6, 0, "SHA1"), (5, 30, "SHA1"), (6, 30, "MD5"), (9, 86_401, "SHA1")])
+    @Test(arguments: [
+        (2_147_483_647, 30, "SHA1"), (6, -30, "SHA1"), (6, 0, "SHA1"), (5, 30, "SHA1"), (6, 30, "MD5"),
+        (9, 86_401, "SHA1"),
+    ])
     func absurdTOTPParametersAreRefused(digits: Int, period: Int, algorithm: String) async throws {
         // One body that every call of the story can read its part of.
-        let body = #"{"localId": "u", "idToken": "a.b.c", "refreshToken": "r", "expiresIn": "3600", "#
+        let body =
+            #"{"localId": "u", "idToken": "a.b.c", "refreshToken": "r", "expiresIn": "3600", "#
             + #""users": [{"localId": "u", "email": "a@example.com", "emailVerified": true}], "#
             + #""totpSessionInfo": {"sharedSecretKey": "JBSWY3DPEHPK3PXP", "verificationCodeLength": \#(digits), "#
             + #""periodSec": \#(period), "hashingAlgorithm": "\#(algorithm)", "sessionInfo": "s"}}"#
@@ -151,8 +174,11 @@ import Testing
     }
 
     @Test func tenThousandFactorsAndATokenFromTheYear10000() async throws {
-        let factors = (0..<10_000).map { #"{"mfaEnrollmentId": "f\#($0)", "displayName": "n", "enrolledAt": "2024-01-01T00:00:00Z", "totpInfo": {}}"# }
-        let pending = HostileHTTPServer.Behaviour.json(200, #"{"localId": "u", "mfaPendingCredential": "p", "mfaInfo": [\#(factors.joined(separator: ","))]}"#)
+        let factors = (0..<10_000).map {
+            #"{"mfaEnrollmentId": "f\#($0)", "displayName": "n", "enrolledAt": "2024-01-01T00:00:00Z", "totpInfo": {}}"#
+        }
+        let pending = HostileHTTPServer.Behaviour.json(
+            200, #"{"localId": "u", "mfaPendingCredential": "p", "mfaInfo": [\#(factors.joined(separator: ","))]}"#)
         // A megabyte of factors, parsed by a debug build beside the whole suite.
         let (error, _, server) = try await signIn(against: pending)
         #expect(error?.code == .secondFactorRequired)
@@ -162,11 +188,15 @@ import Testing
 
         // exp = the first second of the year 10000.
         let payload = Data(#"{"sub":"u","exp":253402300800,"iat":0,"auth_time":0}"#.utf8).base64EncodedString()
-            .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        let far = HostileHTTPServer.Behaviour.json(200, #"{"localId": "u", "idToken": "e30.\#(payload).c2ln", "refreshToken": "r", "expiresIn": "3600"}"#)
+            .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+                of: "/", with: "_")
+        let far = HostileHTTPServer.Behaviour.json(
+            200, #"{"localId": "u", "idToken": "e30.\#(payload).c2ln", "refreshToken": "r", "expiresIn": "3600"}"#)
         let signIn = try await self.signIn(against: far)
         // The sign-in's follow-up lookup gets the same body: no users, so the user is incomplete but nothing traps.
-        #expect(signIn.error == nil || signIn.error?.code == .internalError || signIn.error?.code == .userNotFound, "\(String(describing: signIn.error))")
+        #expect(
+            signIn.error == nil || signIn.error?.code == .internalError || signIn.error?.code == .userNotFound,
+            "\(String(describing: signIn.error))")
         try await signIn.server.shutdown()
     }
 }

@@ -23,13 +23,16 @@ import Testing
     @Test func listenersHearSignInRefreshAndSignOut() async throws {
         try await withSDK { h in
             let auth = h.auth()
-            let state = Heard(), tokens = Heard()
+            let state = Heard()
+            let tokens = Heard()
             let queue = DispatchQueue(label: "listener-test")
             let (stateHandle, tokenHandle) = await CompletionDelivery.withQueue(queue) {
-                (auth.addStateDidChangeListener { _, user in
-                    dispatchPrecondition(condition: .onQueue(queue))
-                    state.append(user)
-                }, auth.addIDTokenDidChangeListener { _, user in tokens.append(user) })
+                (
+                    auth.addStateDidChangeListener { _, user in
+                        dispatchPrecondition(condition: .onQueue(queue))
+                        state.append(user)
+                    }, auth.addIDTokenDidChangeListener { _, user in tokens.append(user) }
+                )
             }
             // Each listener is called at registration, on the queue: wait for both.
             try await wait(for: 1, in: state)
@@ -45,8 +48,11 @@ import Testing
             #expect(state.all.count == 2)
 
             // The server ends the session: a refresh is refused, the user is signed out, the listeners hear it.
-            let admin = AdminClient(accessToken: { "owner" }, configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.running.hostAndPort))
-            _ = try await admin.updateAccount(targetProjectId: h.project, body: SetAccountInfoRequest(localId: user.uid, disableUser: true))
+            let admin = AdminClient(
+                accessToken: { "owner" },
+                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.running.hostAndPort))
+            _ = try await admin.updateAccount(
+                targetProjectId: h.project, body: SetAccountInfoRequest(localId: user.uid, disableUser: true))
             await expectAuthError(.userDisabled) { _ = try await user.getIDToken(forcingRefresh: true) }
             try await wait(for: 3, in: state)
             #expect(state.all == [nil, user.uid, nil])

@@ -1,6 +1,7 @@
 import Foundation
-@testable import MultiFactorAuth
 import Testing
+
+@testable import MultiFactorAuth
 
 /// `openInOTPApp` never puts the otpauth URI (the secret) on a command line:
 /// on a server it opens nothing unless the app installs an opener.
@@ -23,13 +24,16 @@ import Testing
     /// No code of MultiFactorAuth starts a process (a command line is
     /// readable by every local user; the URI it would carry holds the secret).
     @Test func theSDKStartsNoProcess() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Sources/MultiFactorAuth")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
         #expect(!files.isEmpty)
         for file in files {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-            #expect(!text.contains("Process()") && !text.contains("posix_spawn") && !text.contains("executableURL"), "\(file)")
+            #expect(
+                !text.contains("Process()") && !text.contains("posix_spawn") && !text.contains("executableURL"),
+                "\(file)")
         }
     }
 }

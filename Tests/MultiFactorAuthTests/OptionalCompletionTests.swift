@@ -22,7 +22,9 @@ import Testing
             // The verification email was "sent": its code shows up.
             var found = false
             for _ in 0..<100 where !found {
-                let codes = try await h.helper("/emulator/v1/projects/\(h.project)/oobCodes")["oobCodes"] as? [[String: String]] ?? []
+                let codes =
+                    try await h.helper("/emulator/v1/projects/\(h.project)/oobCodes")["oobCodes"] as? [[String: String]]
+                    ?? []
                 found = codes.contains { $0["email"] == "forget@example.com" }
                 if !found { try await Task.sleep(for: .milliseconds(20)) }
             }

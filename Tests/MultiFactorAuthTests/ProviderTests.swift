@@ -25,12 +25,16 @@ actor ScriptedTransport: HTTPTransport {
     static func idToken(provider: String) throws -> String {
         let now = Int(Date().timeIntervalSince1970)
         let claims: [String: Any] = [
-            "iss": "https://securetoken.google.com/p", "aud": "p", "auth_time": now, "user_id": "u1", "sub": "u1", "iat": now, "exp": now + 3600,
-            "firebase": ["identities": [String: [String]](), "sign_in_provider": provider, "sign_in_second_factor": "totp"] as [String: Any],
+            "iss": "https://securetoken.google.com/p", "aud": "p", "auth_time": now, "user_id": "u1", "sub": "u1",
+            "iat": now, "exp": now + 3600,
+            "firebase": [
+                "identities": [String: [String]](), "sign_in_provider": provider, "sign_in_second_factor": "totp",
+            ] as [String: Any],
         ]
         let header = Data(#"{"alg":"none"}"#.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
         let payload = try JSONSerialization.data(withJSONObject: claims).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+                of: "=", with: "")
         return "\(header).\(payload).c2ln"
     }
 
@@ -39,9 +43,11 @@ actor ScriptedTransport: HTTPTransport {
     @Test func theResolverReportsTheServersFirstFactor() async throws {
         let token = try Self.idToken(provider: "google.com")
         let transport = ScriptedTransport([
-            "accounts:signInWithPassword": #"{"localId":"u1","mfaPendingCredential":"pending","mfaInfo":[{"mfaEnrollmentId":"e1","displayName":"App","enrolledAt":"2026-01-01T00:00:00Z","totpInfo":{}}]}"#,
+            "accounts:signInWithPassword":
+                #"{"localId":"u1","mfaPendingCredential":"pending","mfaInfo":[{"mfaEnrollmentId":"e1","displayName":"App","enrolledAt":"2026-01-01T00:00:00Z","totpInfo":{}}]}"#,
             "mfaSignIn:finalize": #"{"idToken":"\#(token)","refreshToken":"r1"}"#,
-            "accounts:lookup": #"{"users":[{"localId":"u1","email":"ada@example.com","providerUserInfo":[{"providerId":"google.com"}],"mfaInfo":[{"mfaEnrollmentId":"e1","displayName":"App","enrolledAt":"2026-01-01T00:00:00Z","totpInfo":{}}]}]}"#,
+            "accounts:lookup":
+                #"{"users":[{"localId":"u1","email":"ada@example.com","providerUserInfo":[{"providerId":"google.com"}],"mfaInfo":[{"mfaEnrollmentId":"e1","displayName":"App","enrolledAt":"2026-01-01T00:00:00Z","totpInfo":{}}]}]}"#,
         ])
         let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
         options.apiKey = "k"
@@ -54,7 +60,8 @@ actor ScriptedTransport: HTTPTransport {
             Issue.record("expected secondFactorRequired")
         } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
             let resolver = try #require(error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
-            let result = try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "e1", oneTimePassword: "123456"))
+            let result = try await resolver.resolveSignIn(
+                with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "e1", oneTimePassword: "123456"))
             #expect(result.additionalUserInfo?.providerID == "google.com")
         }
     }

@@ -6,7 +6,7 @@ import MultiFactorAuth
 func configureFirebase() {
     let options = FirebaseOptions(googleAppID: "1:123:ios:abc", gcmSenderID: "123")
     options.apiKey = "your-web-api-key"
-    options.httpTransport = AsyncHTTPClientTransport()   // servers; URLSession by default
+    options.httpTransport = AsyncHTTPClientTransport() // servers; URLSession by default
     FirebaseApp.configure(options: options)
 }
 
@@ -16,7 +16,8 @@ func signIn(email: String, password: String, code: () -> String) async throws ->
         return try await Auth.auth().signIn(withEmail: email, password: password)
     } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
         let resolver = error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as! MultiFactorResolver
-        let assertion = TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: resolver.hints[0].uid, oneTimePassword: code())
+        let assertion = TOTPMultiFactorGenerator.assertionForSignIn(
+            withEnrollmentID: resolver.hints[0].uid, oneTimePassword: code())
         return try await resolver.resolveSignIn(with: assertion)
     }
 }

@@ -13,10 +13,13 @@ import Testing
             let user = try await h.verifiedUser(on: auth)
             let email = try #require(user.email)
             let first = try await user.getIDTokenResult()
-            h.clock.advance(by: 10 * 60)   // too old to change factors now
-            await expectAuthError(.requiresRecentLogin) { _ = try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session()) }
+            h.clock.advance(by: 10 * 60) // too old to change factors now
+            await expectAuthError(.requiresRecentLogin) {
+                _ = try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session())
+            }
 
-            let result = try await user.reauthenticate(with: EmailAuthProvider.credential(withEmail: email, password: "secret-password"))
+            let result = try await user.reauthenticate(
+                with: EmailAuthProvider.credential(withEmail: email, password: "secret-password"))
             #expect(result.user === user && auth.currentUser?.uid == user.uid)
             #expect(try await user.getIDTokenResult().authDate > first.authDate)
             let secret = try await h.enrollTOTP(user)
@@ -24,27 +27,35 @@ import Testing
             // A wrong password (INVALID_LOGIN_CREDENTIALS, as production answers
             // with email enumeration protection: invalidCredential), another user's credential.
             await expectAuthError(.invalidCredential) {
-                try await user.reauthenticate(with: EmailAuthProvider.credential(withEmail: email, password: "nope-nope"))
+                try await user.reauthenticate(
+                    with: EmailAuthProvider.credential(withEmail: email, password: "nope-nope"))
             }
             let other = h.auth()
             _ = try await other.createUser(withEmail: "other-reauth@example.com", password: "secret-password")
             await expectAuthError(.userMismatch) {
-                try await user.reauthenticate(with: EmailAuthProvider.credential(withEmail: "other-reauth@example.com", password: "secret-password"))
+                try await user.reauthenticate(
+                    with: EmailAuthProvider.credential(
+                        withEmail: "other-reauth@example.com", password: "secret-password"))
             }
 
             // With a second factor: secondFactorRequired, then the resolver completes it.
             h.clock.advance(by: 30)
             do {
-                try await user.reauthenticate(with: EmailAuthProvider.credential(withEmail: email, password: "secret-password"))
+                try await user.reauthenticate(
+                    with: EmailAuthProvider.credential(withEmail: email, password: "secret-password"))
                 Issue.record("expected secondFactorRequired")
             } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
-                let resolver = try #require(error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
-                let resolved = try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(
-                    withEnrollmentID: try #require(resolver.hints.first?.uid), oneTimePassword: try h.code(secret)))
+                let resolver = try #require(
+                    error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
+                let resolved = try await resolver.resolveSignIn(
+                    with: TOTPMultiFactorGenerator.assertionForSignIn(
+                        withEnrollmentID: try #require(resolver.hints.first?.uid), oneTimePassword: try h.code(secret)))
                 #expect(resolved.user.uid == user.uid)
                 #expect(try await resolved.user.getIDTokenResult().signInSecondFactor == "totp")
             }
-            #expect(EmailAuthProvider.credential(withEmail: email, password: "secret-password").description == "AuthCredential(provider: password)")
+            #expect(
+                EmailAuthProvider.credential(withEmail: email, password: "secret-password").description
+                    == "AuthCredential(provider: password)")
         }
     }
 
@@ -61,25 +72,32 @@ import Testing
             let auth = h.auth(transport: transport, store: store)
             let current = try await h.verifiedUser(on: auth)
             let otherAuth = h.auth()
-            let other = try await h.verifiedUser(on: otherAuth, email: "mfa-other-\(UUID().uuidString.prefix(6))@example.com")
+            let other = try await h.verifiedUser(
+                on: otherAuth, email: "mfa-other-\(UUID().uuidString.prefix(6))@example.com")
             let secret = try await h.enrollTOTP(other)
-            h.clock.advance(by: 30)  // the enrolment's code is used
-            let credential = EmailAuthProvider.credential(withEmail: try #require(other.email), password: "secret-password")
+            h.clock.advance(by: 30) // the enrolment's code is used
+            let credential = EmailAuthProvider.credential(
+                withEmail: try #require(other.email), password: "secret-password")
             do {
                 try await current.reauthenticate(with: credential)
                 Issue.record("another user's credential was accepted")
             } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
                 #expect(withoutLocalID, "with localId the first step refuses at once")
-                let resolver = try #require(error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
+                let resolver = try #require(
+                    error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
                 await expectAuthError(.userMismatch) {
-                    try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(
-                        withEnrollmentID: try #require(resolver.hints.first?.uid), oneTimePassword: try h.code(secret)))
+                    try await resolver.resolveSignIn(
+                        with: TOTPMultiFactorGenerator.assertionForSignIn(
+                            withEnrollmentID: try #require(resolver.hints.first?.uid),
+                            oneTimePassword: try h.code(secret)))
                 }
             } catch let error as AuthErrorCode {
                 #expect(error.code == .userMismatch && !withoutLocalID, "\(error)")
             }
             #expect(auth.currentUser?.uid == current.uid, "the current user stays")
-            #expect(store.savedUIDs.allSatisfy { $0 == current.uid } && !store.savedUIDs.isEmpty, "no other user was saved: \(store.savedUIDs)")
+            #expect(
+                store.savedUIDs.allSatisfy { $0 == current.uid } && !store.savedUIDs.isEmpty,
+                "no other user was saved: \(store.savedUIDs)")
         }
     }
 }
@@ -92,7 +110,8 @@ struct LocalIDStrippingTransport: HTTPTransport {
     func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
         let (response, data) = try await base.send(request, body: body, options: options)
         guard request.path?.contains("accounts:signInWithPassword") == true,
-              var json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return (response, data) }
+            var json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return (response, data) }
         json["localId"] = nil
         return (response, try JSONSerialization.data(withJSONObject: json))
     }

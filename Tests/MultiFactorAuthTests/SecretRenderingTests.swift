@@ -1,8 +1,9 @@
 import Foundation
-import IdentityToolkit
-@testable import MultiFactorAuth
 import IdentityOTP
+import IdentityToolkit
 import Testing
+
+@testable import MultiFactorAuth
 
 /// No secret in any rendering: `print`, string interpolation,
 /// `String(reflecting:)` and `dump` of every public type that holds one.
@@ -28,21 +29,30 @@ import Testing
     }
 
     @Test func handWrittenTypes() {
-        let session = AuthSession(uid: "u", email: "a@example.com", displayName: nil, isEmailVerified: true, isAnonymous: false, tenantID: nil,
-                                  idToken: Self.marker, refreshToken: Self.marker + "r", idTokenExpiration: Date(), factors: [])
+        let session = AuthSession(
+            uid: "u", email: "a@example.com", displayName: nil, isEmailVerified: true, isAnonymous: false,
+            tenantID: nil,
+            idToken: Self.marker, refreshToken: Self.marker + "r", idTokenExpiration: Date(), factors: [])
         Self.expectNoMarker(session, "AuthSession")
         let uri = OTPAuthURI(issuer: "Acme", account: "a@example.com", secret: Array(Self.marker.utf8))
         Self.expectNoMarker(uri, "OTPAuthURI")
-        let secret = TOTPSecret(secret: Array(Self.marker.utf8), sessionInfo: Self.marker, hashingAlgorithm: "SHA1", codeLength: 6,
-                                codeIntervalSeconds: 30, enrollmentCompletionDeadline: Date())
+        let secret = TOTPSecret(
+            secret: Array(Self.marker.utf8), sessionInfo: Self.marker, hashingAlgorithm: "SHA1", codeLength: 6,
+            codeIntervalSeconds: 30, enrollmentCompletionDeadline: Date())
         Self.expectNoMarker(secret, "TOTPSecret")
         Self.expectNoMarker(secret.snapshot, "TOTPSecret.Snapshot")
         let resolver = MultiFactorResolver(
-            hints: [], session: MultiFactorSession(kind: .signIn(pendingCredential: Self.marker), tenantID: nil, context: Auth.auth().context),
+            hints: [],
+            session: MultiFactorSession(
+                kind: .signIn(pendingCredential: Self.marker), tenantID: nil, context: Auth.auth().context),
             auth: Auth.auth())
         Self.expectNoMarker(resolver.snapshot, "MultiFactorResolver.Snapshot")
-        Self.expectNoMarker(TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "e", oneTimePassword: Self.marker), "TOTPMultiFactorAssertion")
-        Self.expectNoMarker(TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: Self.marker), "enrollment assertion")
+        Self.expectNoMarker(
+            TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "e", oneTimePassword: Self.marker),
+            "TOTPMultiFactorAssertion")
+        Self.expectNoMarker(
+            TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: Self.marker),
+            "enrollment assertion")
     }
 
     @Test func generatedModelsWithSensitiveFields() {
@@ -51,10 +61,20 @@ import Testing
             ("SignUpRequest", SignUpRequest(email: "a@example.com", password: m)),
             ("SignInWithPasswordRequest", SignInWithPasswordRequest(email: "a@example.com", password: m)),
             ("SignUpResponse", SignUpResponse(localId: "u", idToken: m, refreshToken: m)),
-            ("StartMfaPhoneRequestInfo", StartMfaPhoneRequestInfo(phoneNumber: "+15555550100", iosReceipt: m, iosSecret: m, recaptchaToken: m, playIntegrityToken: m)),
-            ("FinalizeTotpMfaEnrollmentRequestInfo", FinalizeTotpMfaEnrollmentRequestInfo(sessionInfo: m, verificationCode: m)),
+            (
+                "StartMfaPhoneRequestInfo",
+                StartMfaPhoneRequestInfo(
+                    phoneNumber: "+15555550100", iosReceipt: m, iosSecret: m, recaptchaToken: m, playIntegrityToken: m)
+            ),
+            (
+                "FinalizeTotpMfaEnrollmentRequestInfo",
+                FinalizeTotpMfaEnrollmentRequestInfo(sessionInfo: m, verificationCode: m)
+            ),
             ("MfaTotpSignInRequestInfo", MfaTotpSignInRequestInfo(verificationCode: m)),
-            ("StartTotpMfaEnrollmentResponseInfo", StartTotpMfaEnrollmentResponseInfo(sharedSecretKey: m, sessionInfo: m)),
+            (
+                "StartTotpMfaEnrollmentResponseInfo",
+                StartTotpMfaEnrollmentResponseInfo(sharedSecretKey: m, sessionInfo: m)
+            ),
             ("SetAccountInfoRequest", SetAccountInfoRequest(oobCode: m, idToken: m, password: m)),
         ]
         for (name, value) in values { Self.expectNoMarker(value, name) }

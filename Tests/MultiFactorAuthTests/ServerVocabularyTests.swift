@@ -1,8 +1,9 @@
 import Foundation
 import IdentityToolkit
+import Testing
+
 @testable import IdentityToolkitEmulator
 @testable import MultiFactorAuth
-import Testing
 
 /// One table (`Spec/errors.yaml`) gives the server its error vocabulary and
 /// the client its mapping: every code a server here can send either maps
@@ -14,7 +15,10 @@ import Testing
         for code in APIServerError.allKnownCodes {
             let mapped = AuthErrorCode.Code(serverCode: code)
             if mapped == nil && !APIServerError.codesWithoutClientMapping.contains(code) { unmapped.append(code) }
-            if mapped != nil { #expect(!APIServerError.codesWithoutClientMapping.contains(code), "\(code) is mapped and marked internal") }
+            if mapped != nil {
+                #expect(
+                    !APIServerError.codesWithoutClientMapping.contains(code), "\(code) is mapped and marked internal")
+            }
         }
         #expect(unmapped.isEmpty, "mapped to internalError without being marked: \(unmapped)")
     }
@@ -24,7 +28,8 @@ import Testing
         #expect(APIServerError.userNotFound.shortCode == "USER_NOT_FOUND" && APIServerError.userNotFound.status == 400)
         #expect(APIServerError.weakPassword("too short").message == "WEAK_PASSWORD : too short")
         #expect(APIServerError.unauthenticated.status == 401)
-        let mapped = AuthErrorMapping.map(IdentityToolkitError.server(ServerError(status: 400, message: APIServerError.missingPassword.message)))
+        let mapped = AuthErrorMapping.map(
+            IdentityToolkitError.server(ServerError(status: 400, message: APIServerError.missingPassword.message)))
         #expect((mapped as? AuthErrorCode)?.code == .wrongPassword)
     }
 }

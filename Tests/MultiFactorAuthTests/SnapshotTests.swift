@@ -1,7 +1,7 @@
 import Foundation
+import IdentityOTP
 import IdentityToolkit
 import MultiFactorAuth
-import IdentityOTP
 import Testing
 
 /// In-flight state written down on one instance and finished on another:
@@ -33,8 +33,9 @@ import Testing
             #expect(rebuilt.auth === second)
             #expect(rebuilt.hints.map(\.factorID) == [TOTPMultiFactorID])
             h.clock.advance(by: 30)
-            let result = try await rebuilt.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(
-                withEnrollmentID: rebuilt.hints[0].uid, oneTimePassword: try h.code(secret)))
+            let result = try await rebuilt.resolveSignIn(
+                with: TOTPMultiFactorGenerator.assertionForSignIn(
+                    withEnrollmentID: rebuilt.hints[0].uid, oneTimePassword: try h.code(secret)))
             #expect(result.user.uid == user.uid)
             #expect(second.currentUser?.uid == user.uid)
             #expect(first.currentUser == nil)
@@ -63,12 +64,15 @@ import Testing
             sameApp.useEmulator(withHost: h.running.host, port: h.running.port)
             let once = try MultiFactorResolver(restoring: written, auth: sameApp)
             await expectAuthError(.invalidVerificationCode) {
-                try await once.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: once.hints[0].uid, oneTimePassword: wrong))
+                try await once.resolveSignIn(
+                    with: TOTPMultiFactorGenerator.assertionForSignIn(
+                        withEnrollmentID: once.hints[0].uid, oneTimePassword: wrong))
             }
             // A third instance rebuilds the same snapshot and finishes.
             let again = try MultiFactorResolver(restoring: written, auth: sameApp)
-            let result = try await again.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(
-                withEnrollmentID: again.hints[0].uid, oneTimePassword: try h.code(secret)))
+            let result = try await again.resolveSignIn(
+                with: TOTPMultiFactorGenerator.assertionForSignIn(
+                    withEnrollmentID: again.hints[0].uid, oneTimePassword: try h.code(secret)))
             #expect(result.user.uid == user.uid)
         }
     }
@@ -88,9 +92,12 @@ import Testing
             let restoredUser = second.restore(writtenSession)
             let rebuilt = try TOTPSecret(restoring: writtenSecret)
             #expect(rebuilt.sharedSecretKey() == secret.sharedSecretKey())
-            #expect(rebuilt.generateQRCodeURL(withAccountName: "a", issuer: "b") == secret.generateQRCodeURL(withAccountName: "a", issuer: "b"))
-            try await restoredUser.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(
-                with: rebuilt, oneTimePassword: try h.code(rebuilt)), displayName: "phone")
+            #expect(
+                rebuilt.generateQRCodeURL(withAccountName: "a", issuer: "b")
+                    == secret.generateQRCodeURL(withAccountName: "a", issuer: "b"))
+            try await restoredUser.multiFactor.enroll(
+                with: TOTPMultiFactorGenerator.assertionForEnrollment(
+                    with: rebuilt, oneTimePassword: try h.code(rebuilt)), displayName: "phone")
             #expect(restoredUser.multiFactor.enrolledFactors.map(\.displayName) == ["phone"])
         }
     }
@@ -98,17 +105,23 @@ import Testing
     /// A snapshot read back from outside is checked as a server's answer is.
     @Test func aDamagedSecretSnapshotIsRefused() throws {
         let secret = try TOTPSecretFixture.make()
-        var json = try #require(try JSONSerialization.jsonObject(with: try JSONEncoder().encode(secret.snapshot)) as? [String: Any])
-        let cases: [(String, Any)] = [("codeLength", 12), ("codeIntervalSeconds", 0), ("hashingAlgorithm", "MD5"),
-                                      ("sharedSecretKey", "not base32!"), ("sharedSecretKey", ""), ("sessionInfo", "")]
+        var json = try #require(
+            try JSONSerialization.jsonObject(with: try JSONEncoder().encode(secret.snapshot)) as? [String: Any])
+        let cases: [(String, Any)] = [
+            ("codeLength", 12), ("codeIntervalSeconds", 0), ("hashingAlgorithm", "MD5"),
+            ("sharedSecretKey", "not base32!"), ("sharedSecretKey", ""), ("sessionInfo", ""),
+        ]
         for (field, value) in cases {
             let original = json[field]
             json[field] = value
-            let damaged = try JSONDecoder().decode(TOTPSecret.Snapshot.self, from: try JSONSerialization.data(withJSONObject: json))
+            let damaged = try JSONDecoder().decode(
+                TOTPSecret.Snapshot.self, from: try JSONSerialization.data(withJSONObject: json))
             #expect(throws: AuthErrorCode.self, "\(field) = \(value)") { _ = try TOTPSecret(restoring: damaged) }
             json[field] = original
         }
-        #expect(try TOTPSecret(restoring: try Self.roundTrip(secret.snapshot)).sharedSecretKey() == secret.sharedSecretKey())
+        #expect(
+            try TOTPSecret(restoring: try Self.roundTrip(secret.snapshot)).sharedSecretKey() == secret.sharedSecretKey()
+        )
     }
 
     /// One shared store, one scope per browser: sessions do not collide.
@@ -119,8 +132,12 @@ import Testing
             let alice = Auth(app: app, sessionStore: shared.scoped(to: "browser-a"), now: { h.clock.now })
             let bob = Auth(app: app, sessionStore: shared.scoped(to: "browser-b"), now: { h.clock.now })
             for auth in [alice, bob] { auth.useEmulator(withHost: h.running.host, port: h.running.port) }
-            let a = try await alice.createUser(withEmail: "a-\(UUID().uuidString.prefix(6))@example.com", password: "secret-password").user
-            let b = try await bob.createUser(withEmail: "b-\(UUID().uuidString.prefix(6))@example.com", password: "secret-password").user
+            let a = try await alice.createUser(
+                withEmail: "a-\(UUID().uuidString.prefix(6))@example.com", password: "secret-password"
+            ).user
+            let b = try await bob.createUser(
+                withEmail: "b-\(UUID().uuidString.prefix(6))@example.com", password: "secret-password"
+            ).user
             let aliceAgain = Auth(app: app, sessionStore: shared.scoped(to: "browser-a"))
             let bobAgain = Auth(app: app, sessionStore: shared.scoped(to: "browser-b"))
             #expect(try await aliceAgain.restoreFromStore()?.uid == a.uid)
@@ -135,9 +152,9 @@ enum TOTPSecretFixture {
     static func make(key: String = "JBSWY3DPEHPK3PXP") throws -> TOTPSecret {
         // The only public way in is a snapshot: encode one by hand.
         let json = """
-        {"hashingAlgorithm":"SHA1","codeLength":6,"codeIntervalSeconds":30,"enrollmentCompletionDeadline":0,
-         "sharedSecretKey":"\(key)","sessionInfo":"session-info"}
-        """
+            {"hashingAlgorithm":"SHA1","codeLength":6,"codeIntervalSeconds":30,"enrollmentCompletionDeadline":0,
+             "sharedSecretKey":"\(key)","sessionInfo":"session-info"}
+            """
         return try TOTPSecret(restoring: try JSONDecoder().decode(TOTPSecret.Snapshot.self, from: Data(json.utf8)))
     }
 }

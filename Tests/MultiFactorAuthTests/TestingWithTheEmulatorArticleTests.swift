@@ -7,7 +7,9 @@ import Testing
 @Suite struct TestingWithTheEmulatorArticleTests {
     @Test func theArticleShowsTheCompiledTest() throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        #expect(try DocSnippet.shows(here.appendingPathComponent("TestingWithTheEmulatorSnippet.swift"),
-                                     in: "Sources/MultiFactorAuth/MultiFactorAuth.docc/TestingWithTheEmulator.md"))
+        #expect(
+            try DocSnippet.shows(
+                here.appendingPathComponent("TestingWithTheEmulatorSnippet.swift"),
+                in: "Sources/MultiFactorAuth/MultiFactorAuth.docc/TestingWithTheEmulator.md"))
     }
 }

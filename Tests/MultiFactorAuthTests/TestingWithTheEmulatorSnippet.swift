@@ -2,15 +2,17 @@
 // verbatim (TestingWithTheEmulatorArticleTests compares them); it runs here.
 import Foundation
 import IdentityAdmin
+import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitEmulator
 import MultiFactorAuth
-import IdentityOTP
 import Testing
 
 @Test func aUserEnrollsTOTPAndSignsInWithIt() async throws {
     // An emulator of the test's own, on a free port, with TOTP on.
-    let emulator = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "demo-tests")).start()
+    let emulator = try await IdentityToolkitEmulator(
+        configuration: EmulatorConfiguration(port: 0, projectID: "demo-tests")
+    ).start()
     defer { Task { await emulator.stop() } }
     let admin = IdentityAdmin.emulator(projectID: "demo-tests", hostAndPort: emulator.hostAndPort)
     _ = try await admin.projectConfigManager().updateProjectConfig(
@@ -37,8 +39,9 @@ import Testing
     func code() async throws -> String {
         try authenticator.code(at: try await helpers.getClock().nowMillis / 1000)
     }
-    try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: try await code()),
-                                      displayName: "Authenticator")
+    try await user.multiFactor.enroll(
+        with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: try await code()),
+        displayName: "Authenticator")
     try auth.signOut()
 
     // The enrolment's code is spent: move the emulator's clock to the next step.
@@ -48,8 +51,9 @@ import Testing
         Issue.record("the password alone signed in")
     } catch let error as AuthErrorCode where error.code == .secondFactorRequired {
         let resolver = try #require(error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
-        let result = try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(
-            withEnrollmentID: resolver.hints[0].uid, oneTimePassword: try await code()))
+        let result = try await resolver.resolveSignIn(
+            with: TOTPMultiFactorGenerator.assertionForSignIn(
+                withEnrollmentID: resolver.hints[0].uid, oneTimePassword: try await code()))
         #expect(try await result.user.getIDTokenResult().signInSecondFactor == "totp")
     }
 }

@@ -18,15 +18,22 @@ import Testing
             let secret = try await h.enrollTOTP(user)
             try auth.signOut()
             let resolver = try await h.resolver(auth, email: try #require(user.email))
-            let signedIn = try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(
-                withEnrollmentID: try #require(resolver.hints.first?.uid), oneTimePassword: try h.code(secret, offset: 1))).user
+            let signedIn = try await resolver.resolveSignIn(
+                with: TOTPMultiFactorGenerator.assertionForSignIn(
+                    withEnrollmentID: try #require(resolver.hints.first?.uid),
+                    oneTimePassword: try h.code(secret, offset: 1))
+            ).user
             let result = try await signedIn.getIDTokenResult(forcingRefresh: true)
             #expect(result.signInSecondFactor == "totp")
             #expect(result.authDate <= result.issuedAtDate)
             // The completion twin.
             let twin: AuthTokenResult = try await withCheckedThrowingContinuation { continuation in
                 signedIn.getIDTokenResult { result, error in
-                    if let result { continuation.resume(returning: result) } else { continuation.resume(throwing: error ?? CancellationError()) }
+                    if let result {
+                        continuation.resume(returning: result)
+                    } else {
+                        continuation.resume(throwing: error ?? CancellationError())
+                    }
                 }
             }
             #expect(twin.signInSecondFactor == "totp")

@@ -1,7 +1,7 @@
 import Foundation
 import GeneratorGoldenReference
-@_spi(Generated) import IdentityToolkit
 import HTTPTypes
+@_spi(Generated) import IdentityToolkit
 import IdentityToolkitTestSupport
 import Testing
 
@@ -9,7 +9,8 @@ import Testing
 /// build but behave.
 @Suite struct GoldenRuntimeTests {
     @Test func modelsUseWireNamesAndProto3JSON() throws {
-        let json = #"{"name":"w","created_at":"2024-05-01T12:00:00.250Z","size":"7","serial":12345678901234,"color":"DEEP_RED","default":"d","marker":{},"unknown":true,"parts":[{"id":"p"}]}"#
+        let json =
+            #"{"name":"w","created_at":"2024-05-01T12:00:00.250Z","size":"7","serial":12345678901234,"color":"DEEP_RED","default":"d","marker":{},"unknown":true,"parts":[{"id":"p"}]}"#
         let widget = try JSONDecoder().decode(Widget.self, from: Data(json.utf8))
         #expect(widget.name == "w")
         #expect(widget.createdAt == Date(timeIntervalSince1970: 1_714_564_800.25))
@@ -24,7 +25,10 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let encoded = String(decoding: try encoder.encode(widget), as: UTF8.self)
-        #expect(encoded == #"{"color":"DEEP_RED","created_at":"2024-05-01T12:00:00.250Z","default":"d","marker":{},"name":"w","parts":[{"id":"p"}],"serial":"12345678901234","size":7}"#)
+        #expect(
+            encoded
+                == #"{"color":"DEEP_RED","created_at":"2024-05-01T12:00:00.250Z","default":"d","marker":{},"name":"w","parts":[{"id":"p"}],"serial":"12345678901234","size":7}"#
+        )
     }
 
     /// `x-strict-reader`: the generated pull reader gives what `JSONDecoder`
@@ -48,17 +52,29 @@ import Testing
                 return error as? DecodingError
             }
         }
-        guard case .keyNotFound(let key, let context)? = failure(#"{"default":"d","stub":{}}"#) else { Issue.record("no keyNotFound"); return }
+        guard case .keyNotFound(let key, let context)? = failure(#"{"default":"d","stub":{}}"#) else {
+            Issue.record("no keyNotFound")
+            return
+        }
         #expect(key.stringValue == "count" && context.codingPath.isEmpty)
-        guard case .typeMismatch(_, let mismatch)? = failure(#"{"default":"d","count":1,"stub":{},"stubs":[{"note":5}]}"#) else {
-            Issue.record("no typeMismatch"); return
+        guard
+            case .typeMismatch(_, let mismatch)? = failure(#"{"default":"d","count":1,"stub":{},"stubs":[{"note":5}]}"#)
+        else {
+            Issue.record("no typeMismatch")
+            return
         }
         #expect(mismatch.codingPath.map(\.stringValue) == ["stubs", "Index 0", "note"])
-        guard case .valueNotFound? = failure(#"{"default":null,"count":1,"stub":{}}"#) else { Issue.record("null read as a value"); return }
+        guard case .valueNotFound? = failure(#"{"default":null,"count":1,"stub":{}}"#) else {
+            Issue.record("null read as a value")
+            return
+        }
         // Refused where Codable's reader would pick one of two: a duplicate, however it is escaped.
-        for json in [#"{"default":"a","default":"b","count":1,"stub":{}}"#, #"{"default":"a","d\u0065fault":"b","count":1,"stub":{}}"#,
-                     #"{"default":"a","count":1,"stub":{},"u":1,"u":2}"#, #"{"default":"a","count":1,"stub":{}} x"#,
-                     #"{"default":"a","count":1.5,"stub":{}}"#, #"{"default":"a","count":9223372036854775808,"stub":{}}"#] {
+        for json in [
+            #"{"default":"a","default":"b","count":1,"stub":{}}"#,
+            #"{"default":"a","d\u0065fault":"b","count":1,"stub":{}}"#,
+            #"{"default":"a","count":1,"stub":{},"u":1,"u":2}"#, #"{"default":"a","count":1,"stub":{}} x"#,
+            #"{"default":"a","count":1.5,"stub":{}}"#, #"{"default":"a","count":9223372036854775808,"stub":{}}"#,
+        ] {
             #expect(failure(json) != nil, "\(json)")
         }
     }
@@ -73,7 +89,10 @@ import Testing
     @Test func enumsDecodeTheirNumbers() throws {
         #expect(try JSONDecoder().decode(Color.self, from: Data("1".utf8)) == .deepRed)
         #expect(try JSONDecoder().decode(Color.self, from: Data("9".utf8)).rawValue == "9")
-        #expect(String(decoding: try JSONEncoder().encode(try JSONDecoder().decode(Color.self, from: Data("2".utf8))), as: UTF8.self) == #""blue""#)
+        #expect(
+            String(
+                decoding: try JSONEncoder().encode(try JSONDecoder().decode(Color.self, from: Data("2".utf8))),
+                as: UTF8.self) == #""blue""#)
     }
 
     @Test func enumsAreOpenSets() throws {
@@ -89,16 +108,24 @@ import Testing
     /// the full initializer without ambiguity.
     @Test func fieldsAddedSinceKeepTheOldInitializers() {
         let created = Date(timeIntervalSince1970: 0)
-        let before12: (String, Date, Int32?, Int64?, Double?, Bool?, Color?, [String]?, [Part]?, String?, String?, Marker?) -> Widget
-            = Widget.init(name:createdAt:size:serial:weight:active:color:tags:parts:secretCode:defaultValue:marker:)
+        let before12:
+            (String, Date, Int32?, Int64?, Double?, Bool?, Color?, [String]?, [Part]?, String?, String?, Marker?) ->
+                Widget = Widget.init(
+                    name:createdAt:size:serial:weight:active:color:tags:parts:secretCode:defaultValue:marker:)
         let old = before12("w", created, 1, nil, nil, nil, nil, nil, nil, nil, nil, nil)
         #expect(old.size == 1 && old.origin == nil && old.batch == nil)
-        let before110: (String, Date, Int32?, Int64?, Double?, Bool?, Color?, [String]?, [Part]?, String?, String?, Marker?, String?) -> Widget
-            = Widget.init(name:createdAt:size:serial:weight:active:color:tags:parts:secretCode:defaultValue:marker:origin:)
+        let before110:
+            (
+                String, Date, Int32?, Int64?, Double?, Bool?, Color?, [String]?, [Part]?, String?, String?, Marker?,
+                String?
+            ) -> Widget = Widget.init(
+                name:createdAt:size:serial:weight:active:color:tags:parts:secretCode:defaultValue:marker:origin:)
         #expect(before110("w", created, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "here").origin == "here")
         let full = Widget(name: "w", createdAt: created, origin: "here", batch: "b7")
         #expect(full.origin == "here" && full.batch == "b7")
-        #expect(Widget(name: "w", createdAt: created, size: 2) == Widget(name: "w", createdAt: created, size: 2, origin: nil, batch: nil))
+        #expect(
+            Widget(name: "w", createdAt: created, size: 2)
+                == Widget(name: "w", createdAt: created, size: 2, origin: nil, batch: nil))
     }
 
     @Test func sensitiveFieldsAreRedactedEverywhere() {
@@ -118,7 +145,11 @@ import Testing
         let shelf = Shelf(kind: 3)
         let value: String = try await withCheckedThrowingContinuation { continuation in
             shelf.widgetWithName("a") { value, error in
-                if let value { continuation.resume(returning: value) } else { continuation.resume(throwing: error ?? GoldenError(code: .internal)) }
+                if let value {
+                    continuation.resume(returning: value)
+                } else {
+                    continuation.resume(throwing: error ?? GoldenError(code: .internal))
+                }
             }
         }
         #expect(value == "widget a on shelf 3")
@@ -153,14 +184,19 @@ import Testing
 
     @Test func clientsBuildRequestsFromTheSpec() async throws {
         let transport = RecordingTransport(status: 200, body: #"{"name":"w","created_at":"2024-05-01T12:00:00Z"}"#)
-        let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let client = WidgetsClient(
+            apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         _ = try await client.getWidget(shelf: "a/b", widget: "w 1", viewMode: "full", maxParts: 3)
         let request = try #require(await transport.requests.first)
         #expect(request.method == .get)
         // An integer parameter travels in decimal.
-        #expect(request.url?.absoluteString == "https://widgets.example.com/v1/shelves/a%2Fb/widgets/w%201?view_mode=full&max_parts=3&key=k")
+        #expect(
+            request.url?.absoluteString
+                == "https://widgets.example.com/v1/shelves/a%2Fb/widgets/w%201?view_mode=full&max_parts=3&key=k")
 
-        let tokens = TokensClient(accessToken: { "tok" }, configuration: ClientConfiguration(transport: transport, emulatorHost: "127.0.0.1:9099"))
+        let tokens = TokensClient(
+            accessToken: { "tok" },
+            configuration: ClientConfiguration(transport: transport, emulatorHost: "127.0.0.1:9099"))
         _ = try await tokens.revokeToken(token: "t", reason: "r")
         let revoke = try #require(await transport.requests.last)
         #expect(revoke.method == .delete)
@@ -171,28 +207,37 @@ import Testing
     /// A `text/html` response is a page: clients get its text, servers return a String served as HTML.
     @Test func htmlResponsesAreText() async throws {
         let transport = RecordingTransport(status: 200, body: "<p>hi</p>")
-        let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let client = WidgetsClient(
+            apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         #expect(try await client.getPage(title: "x") == "<p>hi</p>")
         #expect(await transport.requests.first?.headerFields[.accept] == "text/html")
         let route = try RouteTable(GoldenWidgetsServer()).route(.get, "/widgets.example.com/v1/widgets:page")
-        let response = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: ["title": "T"], body: Data()))
-        #expect(response.contentType == "text/html; charset=utf-8" && String(decoding: response.body, as: UTF8.self) == "<h1>T</h1>")
+        let response = try await route.handler(
+            APIServerRequest(method: .get, headerFields: [:], query: ["title": "T"], body: Data()))
+        #expect(
+            response.contentType == "text/html; charset=utf-8"
+                && String(decoding: response.body, as: UTF8.self) == "<h1>T</h1>")
     }
 
     /// A map schema is a `[String: Value]` typealias, decoded and served as a JSON object.
     @Test func mapResponsesRoundTrip() async throws {
         let transport = RecordingTransport(status: 200, body: #"{"w1":"first","w9":"ninth"}"#)
-        let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let client = WidgetsClient(
+            apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         let labels: [String: String] = try await client.getLabels()
         #expect(labels == ["w1": "first", "w9": "ninth"])
         let route = try RouteTable(GoldenWidgetsServer()).route(.get, "/widgets.example.com/v1/widgets:labels")
-        let response = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: [:], body: Data()))
+        let response = try await route.handler(
+            APIServerRequest(method: .get, headerFields: [:], query: [:], body: Data()))
         #expect(try JSONDecoder().decode(Labels.self, from: response.body) == ["w1": "first", "w2": "second"])
     }
 
     @Test func errorBodiesAreReadAlongTheSpecsPaths() async throws {
-        let transport = RecordingTransport(status: 400, body: #"{"error":{"message":"INVALID_KEY : no such key","details":[{"reason":"keyInvalid"},{}]}}"#)
-        let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let transport = RecordingTransport(
+            status: 400,
+            body: #"{"error":{"message":"INVALID_KEY : no such key","details":[{"reason":"keyInvalid"},{}]}}"#)
+        let client = WidgetsClient(
+            apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         do {
             _ = try await client.getWidget(shelf: "s", widget: "w")
             Issue.record("expected an error")
@@ -208,8 +253,11 @@ import Testing
     /// custom methods) included, and refuses a value with a raw colon (the
     /// emulator's router tests the matching itself, on Hummingbird's trie).
     @Test func routesNameTheirPathParameters() throws {
-        let route = APIServerRoute(operationID: "verb", method: .post, prefix: "/host", path: "/v1/projects/{project}/tenants/{tenant}:createThing",
-                                   authorization: .none) { _ in try APIServerResponse.json(EmptyResponse()) }
+        let route = APIServerRoute(
+            operationID: "verb", method: .post, prefix: "/host",
+            path: "/v1/projects/{project}/tenants/{tenant}:createThing",
+            authorization: .none
+        ) { _ in try APIServerResponse.json(EmptyResponse()) }
         #expect(route.pathParameterNames == ["project", "tenant"])
         #expect(route.template == "/host/v1/projects/{project}/tenants/{tenant}:createThing")
         #expect(APIServerRoute.pathParameterValue("p%201") == "p 1")
@@ -226,32 +274,51 @@ import Testing
         #expect(route.authorization == .apiKey)
         #expect(route.pathParameterNames == ["shelf", "widget"])
         let parameters = ["shelf": "s 1", "widget": "w"]
-        let response = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: ["view_mode": "full"], body: Data(), pathParameters: parameters))
+        let response = try await route.handler(
+            APIServerRequest(
+                method: .get, headerFields: [:], query: ["view_mode": "full"], body: Data(), pathParameters: parameters)
+        )
         #expect(try JSONDecoder().decode(Widget.self, from: response.body).name == "s 1/w/full")
         // An integer parameter is decoded, and refused when it is no integer of its size.
-        let counted = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: ["max_parts": "7"], body: Data(), pathParameters: parameters))
+        let counted = try await route.handler(
+            APIServerRequest(
+                method: .get, headerFields: [:], query: ["max_parts": "7"], body: Data(), pathParameters: parameters))
         #expect(try JSONDecoder().decode(Widget.self, from: counted.body).name == "s 1/w/-/7")
         for bad in ["x", "2147483648", "", "1.5"] {
-            await #expect(throws: APIServerError.undecodableRequest("query parameter max_parts must be an integer of 32 bits")) {
-                _ = try await route.handler(APIServerRequest(method: .get, headerFields: [:], query: ["max_parts": bad], body: Data(), pathParameters: parameters))
+            await #expect(
+                throws: APIServerError.undecodableRequest("query parameter max_parts must be an integer of 32 bits")
+            ) {
+                _ = try await route.handler(
+                    APIServerRequest(
+                        method: .get, headerFields: [:], query: ["max_parts": bad], body: Data(),
+                        pathParameters: parameters))
             }
         }
 
         let create = try table.route(.post, "/widgets.example.com/v1/widgets:create")
         #expect(create.errorBody is Failure.Type)
         // Request bodies are read with proto3 JSON's name rules: snake_case wire names or camelCase.
-        let created = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:],
-            body: Data(#"{"name":"n","created_at":"2024-01-01T00:00:00Z","secretCode":"x"}"#.utf8)))
+        let created = try await create.handler(
+            APIServerRequest(
+                method: .post, headerFields: [:], query: [:],
+                body: Data(#"{"name":"n","created_at":"2024-01-01T00:00:00Z","secretCode":"x"}"#.utf8)))
         #expect(try JSONDecoder().decode(Widget.self, from: created.body).serial == 1)
         await #expect(throws: APIServerError.nameMissing) {
-            _ = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(#"{"name":"","created_at":"2024-01-01T00:00:00Z"}"#.utf8)))
+            _ = try await create.handler(
+                APIServerRequest(
+                    method: .post, headerFields: [:], query: [:],
+                    body: Data(#"{"name":"","created_at":"2024-01-01T00:00:00Z"}"#.utf8)))
         }
         await #expect(throws: APIServerError.undecodableRequest("missing required field created_at")) {
-            _ = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(#"{"name":"n"}"#.utf8)))
+            _ = try await create.handler(
+                APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(#"{"name":"n"}"#.utf8)))
         }
         // An absent required text field reaches the operation empty, which names it with its own code.
         await #expect(throws: APIServerError.nameMissing) {
-            _ = try await create.handler(APIServerRequest(method: .post, headerFields: [:], query: [:], body: Data(#"{"created_at":"2024-01-01T00:00:00Z"}"#.utf8)))
+            _ = try await create.handler(
+                APIServerRequest(
+                    method: .post, headerFields: [:], query: [:],
+                    body: Data(#"{"created_at":"2024-01-01T00:00:00Z"}"#.utf8)))
         }
         // `x-server-aliases`: the same operation at another full path.
         let alias = try table.route(.post, "/legacy.example.com/v0/createWidget")
@@ -261,7 +328,9 @@ import Testing
         let tokenParameters = ["token": "t"]
         #expect(revoke.authorization == .bearer)
         await #expect(throws: APIServerError.undecodableRequest("missing query parameter reason")) {
-            _ = try await revoke.handler(APIServerRequest(method: .delete, headerFields: [:], query: [:], body: Data(), pathParameters: tokenParameters))
+            _ = try await revoke.handler(
+                APIServerRequest(
+                    method: .delete, headerFields: [:], query: [:], body: Data(), pathParameters: tokenParameters))
         }
     }
 
@@ -270,12 +339,14 @@ import Testing
     /// and wire names, and the generated route matches it.
     @Test func hostileNamesAndPathsRoundTrip() async throws {
         let transport = RecordingTransport(status: 200, body: "{}")
-        let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let client = WidgetsClient(
+            apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
         _ = try await client.runOdd(default: "d/1", xgafv: "2", in: "x", body: OddRequest(default: "v", kind: .default))
         let request = try #require(await transport.requests.first)
         #expect(request.path == #"/v1/odd/d%2F1/say"hi\(x)":run?%24.xgafv=2&in=x&key=k"#)
         #expect(OddKind.allKnownValues.map(\.rawValue) == ["default", "self", "a\"b", "new\nline", "123start"])
-        let route = try RouteTable(GoldenWidgetsServer()).route(.post, #"/widgets.example.com/v1/odd/{default}/say"hi\(x)":run"#)
+        let route = try RouteTable(GoldenWidgetsServer()).route(
+            .post, #"/widgets.example.com/v1/odd/{default}/say"hi\(x)":run"#)
         #expect(route.operationID == "runOdd")
         #expect(route.pathParameterNames == ["default"])
     }
@@ -284,18 +355,23 @@ import Testing
     /// with the wire names, and the generated route reads the form back.
     @Test func formBodiesAreSentAndReadAsForms() async throws {
         let transport = RecordingTransport(status: 200, body: #"{"default":"a b"}"#)
-        let client = WidgetsClient(apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
-        let body = OddRequest(default: "a b&c=d", private: 7, selfLink: nil, quoted: "q\"", kind: OddKind(rawValue: "new\nline"))
+        let client = WidgetsClient(
+            apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: nil))
+        let body = OddRequest(
+            default: "a b&c=d", private: 7, selfLink: nil, quoted: "q\"", kind: OddKind(rawValue: "new\nline"))
         _ = try await client.exchangeForm(body)
         let request = try #require(await transport.requests.first)
         #expect(request.headerFields[.contentType] == "application/x-www-form-urlencoded")
         let sent = try #require(await transport.bodies.first ?? nil)
-        #expect(String(decoding: sent, as: UTF8.self) == "default=a%20b%26c%3Dd&kind=new%0Aline&private=7&quote%22d=q%22")
+        #expect(
+            String(decoding: sent, as: UTF8.self) == "default=a%20b%26c%3Dd&kind=new%0Aline&private=7&quote%22d=q%22")
 
         let route = try RouteTable(GoldenWidgetsServer()).route(.post, "/widgets.example.com/v1/forms:exchange")
-        let echoed = try await route.handler(APIServerRequest(
-            method: .post, headerFields: [.contentType: "application/x-www-form-urlencoded"], query: [:], body: sent,
-            acceptsFormBody: route.acceptsFormBody))
+        let echoed = try await route.handler(
+            APIServerRequest(
+                method: .post, headerFields: [.contentType: "application/x-www-form-urlencoded"], query: [:],
+                body: sent,
+                acceptsFormBody: route.acceptsFormBody))
         let decoded = try JSONDecoder().decode(OddRequest.self, from: echoed.body)
         #expect(decoded.default == "a b&c=d")
         #expect(decoded.quoted == "q\"")

@@ -6,14 +6,19 @@ import Testing
 /// `description`, `debugDescription` and `dump` (`iosReceipt` once was not).
 @Suite struct SensitiveFieldLintTests {
     static let specFolder = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Spec")
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "Spec")
 
     /// Names that carry secrets; `kind`-like names that merely mention one are not.
     static let secretName = try! NSRegularExpression(
-        pattern: "(?i)(token|password|secret|receipt|credential|sessioninfo|oobcode|verificationcode|^code$|assertion|privatekey)")
+        pattern:
+            "(?i)(token|password|secret|receipt|credential|sessioninfo|oobcode|verificationcode|^code$|assertion|privatekey)"
+    )
 
     @Test func secretLookingFieldsAreSensitive() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.specFolder.path).filter { $0.hasSuffix(".yaml") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.specFolder.path).filter {
+            $0.hasSuffix(".yaml")
+        }
         #expect(!files.isEmpty)
         let field = try NSRegularExpression(pattern: #"^\s+([A-Za-z_][A-Za-z0-9_]*): \{(.*)\}\s*$"#)
         var checked = 0
@@ -23,17 +28,22 @@ import Testing
                 let line = String(line)
                 let range = NSRange(line.startIndex..., in: line)
                 guard let match = field.firstMatch(in: line, range: range),
-                    let nameRange = Range(match.range(at: 1), in: line), let bodyRange = Range(match.range(at: 2), in: line)
+                    let nameRange = Range(match.range(at: 1), in: line),
+                    let bodyRange = Range(match.range(at: 2), in: line)
                 else { continue }
-                let name = String(line[nameRange]), body = String(line[bodyRange])
+                let name = String(line[nameRange])
+                let body = String(line[bodyRange])
                 // `*_type` and `*_uri` fields name a kind or an address, and a
                 // page token a position in a list: not secrets.
-                guard body.contains("type: string"), !name.lowercased().hasSuffix("type"), !name.lowercased().hasSuffix("uri"), !name.hasPrefix("return"),
+                guard body.contains("type: string"), !name.lowercased().hasSuffix("type"),
+                    !name.lowercased().hasSuffix("uri"), !name.hasPrefix("return"),
                     !name.lowercased().hasSuffix("pagetoken"),
                     Self.secretName.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil
                 else { continue }
                 checked += 1
-                #expect(body.contains("x-sensitive: true"), "Spec/\(file):\(index + 1): '\(name)' looks secret but is not x-sensitive")
+                #expect(
+                    body.contains("x-sensitive: true"),
+                    "Spec/\(file):\(index + 1): '\(name)' looks secret but is not x-sensitive")
             }
         }
         #expect(checked > 20)

@@ -9,7 +9,8 @@ import Testing
 
     /// `x-error-body` reasons may be read from several paths, in order.
     @Test func errorReasonsFromSeveralPaths() throws {
-        let text = try types("""
+        let text = try types(
+            """
                 Failure:
                   type: object
                   description: F.
@@ -27,18 +28,26 @@ import Testing
                   properties:
                     reason: {type: string}
             """)
-        #expect(text.contains("(self.body.errors ?? []).compactMap { $0.reason } + (self.body.details ?? []).compactMap { $0.reason } + [self.body.code].compactMap { $0 }"), "\(text)")
-        let bad = InMemorySpec(["api.yaml": document(schemas: """
-                Failure:
-                  type: object
-                  description: F.
-                  x-error-body:
-                    message: message
-                    reasons: ['message', 'nowhere[].reason']
-                  properties:
-                    message: {type: string}
-            """)]).failures()
-        #expect(bad.contains { $0.contains("x-error-body reasons path 'nowhere[].reason' has no property 'nowhere'") }, "\(bad)")
+        #expect(
+            text.contains(
+                "(self.body.errors ?? []).compactMap { $0.reason } + (self.body.details ?? []).compactMap { $0.reason } + [self.body.code].compactMap { $0 }"
+            ), "\(text)")
+        let bad = InMemorySpec([
+            "api.yaml": document(
+                schemas: """
+                        Failure:
+                          type: object
+                          description: F.
+                          x-error-body:
+                            message: message
+                            reasons: ['message', 'nowhere[].reason']
+                          properties:
+                            message: {type: string}
+                    """)
+        ]).failures()
+        #expect(
+            bad.contains { $0.contains("x-error-body reasons path 'nowhere[].reason' has no property 'nowhere'") },
+            "\(bad)")
     }
 
     /// `x-client-required`: optional on the wire (the server's method takes
@@ -58,31 +67,46 @@ import Testing
         let spec = InMemorySpec(["api.yaml": document(schemas: "    {}", paths: paths)])
         let generated = try spec.generate([.clients, .server])
         let client = generated[.clients] ?? ""
-        #expect(client.contains("public func updateThing(thing: String, updateMask: String) async throws {"), "\(client)")
+        #expect(
+            client.contains("public func updateThing(thing: String, updateMask: String) async throws {"), "\(client)")
         #expect(client.contains("guard !updateMask.isEmpty else {"), "\(client)")
-        #expect(client.contains("throw IdentityToolkitError.invalidRequest(\"updateMask must not be empty"), "\(client)")
+        #expect(
+            client.contains("throw IdentityToolkitError.invalidRequest(\"updateMask must not be empty"), "\(client)")
         let server = generated[.server] ?? ""
         #expect(server.contains("updateMask: String?,"), "\(server)")
         #expect(server.contains("request.queryParameter(\"updateMask\")"), "\(server)")
-        let misuse = InMemorySpec(["api.yaml": document(schemas: "    {}", paths: paths.replacingOccurrences(of: "{name: updateMask, in: query, x-client-required: true,", with: "{name: updateMask, in: query, required: true, x-client-required: true,"))]).failures()
-        #expect(misuse.contains { $0.contains("x-client-required on parameter 'updateMask': only an optional string query parameter") }, "\(misuse)")
+        let misuse = InMemorySpec([
+            "api.yaml": document(
+                schemas: "    {}",
+                paths: paths.replacingOccurrences(
+                    of: "{name: updateMask, in: query, x-client-required: true,",
+                    with: "{name: updateMask, in: query, required: true, x-client-required: true,"))
+        ]).failures()
+        #expect(
+            misuse.contains {
+                $0.contains("x-client-required on parameter 'updateMask': only an optional string query parameter")
+            }, "\(misuse)")
     }
 
     @Test func stringEnumBecomesAnOpenStruct() throws {
-        let text = try types("""
+        let text = try types(
+            """
                 State:
                   type: string
                   description: A state.
                   enum: [STATE_UNSPECIFIED, ENABLED]
             """)
-        #expect(text.contains("public struct State: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {"))
+        #expect(
+            text.contains(
+                "public struct State: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {"))
         #expect(text.contains("public static let stateUnspecified = State(rawValue: \"STATE_UNSPECIFIED\")"))
         #expect(text.contains("public static let enabled = State(rawValue: \"ENABLED\")"))
         #expect(text.contains("public static let allKnownValues: [State] = [.stateUnspecified, .enabled]"))
     }
 
     @Test func fieldMaskSchemasGetTheirFieldPaths() throws {
-        let text = try types("""
+        let text = try types(
+            """
                 Config:
                   type: object
                   description: A config.
@@ -95,7 +119,8 @@ import Testing
         #expect(text.contains("public enum FieldPath {"))
         #expect(text.contains("public static let displayName = \"displayName\""))
         #expect(text.contains("public static let snakeField = \"snake_field\""))
-        let plain = try types("""
+        let plain = try types(
+            """
                 Other:
                   type: object
                   description: Not masked.
@@ -108,7 +133,8 @@ import Testing
     /// `x-access: package` makes the type and everything generated for it
     /// `package` in a public module; the types beside it stay public.
     @Test func packageAccessSchemasAreNoPromiseToApps() throws {
-        let text = try types("""
+        let text = try types(
+            """
                 Claims:
                   type: object
                   description: Claims only our verifier reads.
@@ -132,13 +158,16 @@ import Testing
         #expect(text.contains("    package var secret: String?\n"))
         #expect(text.contains("package init(secret: String? = nil, kind: Kind? = nil) {"))
         #expect(text.contains("    package enum FieldPath {"))
-        #expect(text.contains("package struct Kind: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {"))
+        #expect(
+            text.contains(
+                "package struct Kind: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {"))
         #expect(text.contains("public struct Shown: Codable, Hashable, Sendable {"))
         #expect(!text.contains("public var secret") && !text.contains("public static let a "))
     }
 
     @Test func requiredAndOptionalProperties() throws {
-        let text = try types("""
+        let text = try types(
+            """
                 Thing:
                   type: object
                   description: A thing.
@@ -156,7 +185,8 @@ import Testing
     }
 
     @Test func proto3NumbersAndTimestampsUseTheirCoders() throws {
-        let text = try types("""
+        let text = try types(
+            """
                 Times:
                   type: object
                   description: Times.
@@ -180,7 +210,8 @@ import Testing
     }
 
     @Test func wireNamesAndKeywordsGetCodingKeys() throws {
-        let text = try types("""
+        let text = try types(
+            """
                 Token:
                   type: object
                   description: T.
@@ -194,7 +225,8 @@ import Testing
     }
 
     @Test func arraysAndReferences() throws {
-        let text = try types("""
+        let text = try types(
+            """
                 Holder:
                   type: object
                   description: H.
@@ -219,7 +251,8 @@ import Testing
     }
 
     @Test func sensitivePropertiesAreRedacted() throws {
-        let text = try types("""
+        let text = try types(
+            """
                 Login:
                   type: object
                   description: L.
@@ -227,7 +260,9 @@ import Testing
                     user: {type: string, description: U.}
                     password: {type: string, x-sensitive: true, description: P.}
             """)
-        #expect(text.contains("extension Login: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {"))
+        #expect(
+            text.contains("extension Login: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {")
+        )
         #expect(text.contains("\"password\": RedactedValue(self.password),"))
         #expect(text.contains("\"user\": self.user as Any,"))
     }
@@ -242,58 +277,68 @@ import Testing
                 """,
             paths: """
 
-              /v2/projects/{project}/things/{thing_id}:
-                patch:
-                  operationId: updateThing
-                  summary: Updates a thing.
-                  parameters:
-                    - {name: project, in: path, required: true, schema: {type: string}}
-                    - {name: thing_id, in: path, required: true, schema: {type: string}}
-                    - {name: updateMask, in: query, schema: {type: string}}
-                  requestBody:
-                    content:
-                      application/json:
-                        schema: {$ref: '#/components/schemas/Body'}
-                  responses:
-                    '200':
-                      description: ok
-                      content:
-                        application/json:
-                          schema: {$ref: '#/components/schemas/Body'}
-                get:
-                  operationId: getThing
-                  parameters:
-                    - {name: project, in: path, required: true, schema: {type: string}}
-                    - {name: thing_id, in: path, required: true, schema: {type: string}}
-                  responses:
-                    '200':
-                      description: ok
-                      content:
-                        application/json:
-                          schema: {$ref: '#/components/schemas/Body'}
-            """,
+                  /v2/projects/{project}/things/{thing_id}:
+                    patch:
+                      operationId: updateThing
+                      summary: Updates a thing.
+                      parameters:
+                        - {name: project, in: path, required: true, schema: {type: string}}
+                        - {name: thing_id, in: path, required: true, schema: {type: string}}
+                        - {name: updateMask, in: query, schema: {type: string}}
+                      requestBody:
+                        content:
+                          application/json:
+                            schema: {$ref: '#/components/schemas/Body'}
+                      responses:
+                        '200':
+                          description: ok
+                          content:
+                            application/json:
+                              schema: {$ref: '#/components/schemas/Body'}
+                    get:
+                      operationId: getThing
+                      parameters:
+                        - {name: project, in: path, required: true, schema: {type: string}}
+                        - {name: thing_id, in: path, required: true, schema: {type: string}}
+                      responses:
+                        '200':
+                          description: ok
+                          content:
+                            application/json:
+                              schema: {$ref: '#/components/schemas/Body'}
+                """,
             security: "bearer")
         let outputs = try InMemorySpec(["api.yaml": spec]).generate()
         let clients = outputs[.clients] ?? ""
-        #expect(clients.contains("""
-                public func updateThing(
-                    project: String,
-                    thingId: String,
-                    updateMask: String? = nil,
-                    body: Body
-                ) async throws -> Body {
-            """))
-        #expect(clients.contains(#"try await executor.send(.patch, path: "/v2/projects/\(APIPath.escape(project))/things/\(APIPath.escape(thingId))", query: [("updateMask", updateMask)], body: body, response: Body.self, errorBody: nil)"#))
+        #expect(
+            clients.contains(
+                """
+                    public func updateThing(
+                        project: String,
+                        thingId: String,
+                        updateMask: String? = nil,
+                        body: Body
+                    ) async throws -> Body {
+                """))
+        #expect(
+            clients.contains(
+                #"try await executor.send(.patch, path: "/v2/projects/\(APIPath.escape(project))/things/\(APIPath.escape(thingId))", query: [("updateMask", updateMask)], body: body, response: Body.self, errorBody: nil)"#
+            ))
         #expect(clients.contains("public func getThing(project: String, thingId: String) async throws -> Body {"))
-        #expect(clients.contains("""
-                public init(
-                    accessToken: @escaping @Sendable () async throws -> String,
-                    configuration: ClientConfiguration = ClientConfiguration()
-                ) {
-            """))
+        #expect(
+            clients.contains(
+                """
+                    public init(
+                        accessToken: @escaping @Sendable () async throws -> String,
+                        configuration: ClientConfiguration = ClientConfiguration()
+                    ) {
+                """))
         let completions = outputs[.clientCompletions] ?? ""
         #expect(completions.contains("completion: @escaping @Sendable (Result<Body, any Error>) -> Void"))
-        #expect(completions.contains("CompletionDelivery.deliver({ try await self.getThing(project: project, thingId: thingId) }, completion: completion)"))
+        #expect(
+            completions.contains(
+                "CompletionDelivery.deliver({ try await self.getThing(project: project, thingId: thingId) }, completion: completion)"
+            ))
     }
 
     @Test func facadeKinds() throws {
@@ -321,17 +366,27 @@ import Testing
                     returns: String
                     objc: codeForKey(_:)
             """
-        let text = try InMemorySpec(["f.yaml": facades]).generate([.facades], specs: [], facades: "f.yaml")[.facades] ?? ""
+        let text =
+            try InMemorySpec(["f.yaml": facades]).generate([.facades], specs: [], facades: "f.yaml")[.facades] ?? ""
         // Completions are optional, as Firebase's, and have no default: in
         // top-level code `try await open()` can only be the async method.
         #expect(text.contains("public func open(completion: (@Sendable ((any Error)?) -> Void)?) {"), "\(text)")
-        #expect(text.contains("Deliver.run({ try await self.open() }, completion: { (_: Void?, error: (any Error)?) in completion?(error) })"))
+        #expect(
+            text.contains(
+                "Deliver.run({ try await self.open() }, completion: { (_: Void?, error: (any Error)?) in completion?(error) })"
+            ))
         #expect(text.contains("public func openWithCompletion(_ completion: (@Sendable ((any Error)?) -> Void)?) {"))
-        #expect(text.contains("public static func item(at index: Int, completion: (@Sendable (String?, (any Error)?) -> Void)?) {"))
+        #expect(
+            text.contains(
+                "public static func item(at index: Int, completion: (@Sendable (String?, (any Error)?) -> Void)?) {"))
         // A method that says why its completion may be left out gets the nil default.
         #expect(text.contains("public func close(completion: (@Sendable ((any Error)?) -> Void)? = nil) {"), "\(text)")
-        #expect(text.contains("public func closeWithCompletion(_ completion: (@Sendable ((any Error)?) -> Void)? = nil) {"))
-        #expect(text.contains("Deliver.run({ await Self.item(at: index) }, completion: { value, error in completion?(value, error) })"))
+        #expect(
+            text.contains("public func closeWithCompletion(_ completion: (@Sendable ((any Error)?) -> Void)? = nil) {"))
+        #expect(
+            text.contains(
+                "Deliver.run({ await Self.item(at: index) }, completion: { value, error in completion?(value, error) })"
+            ))
         #expect(text.contains("public func codeForKey(_ key: String) throws -> String {"))
         #expect(text.contains("try self.code(for: key)"))
     }
@@ -349,38 +404,54 @@ import Testing
                     completion: put(_:completion:)
             """
         let files = InMemorySpec(["f.yaml": facades])
-        let config = GeneratorConfig(specs: [], facades: "f.yaml", generate: [.facades], accessModifier: "public",
-                                     imports: ["IdentityToolkit", "Logging"], publicImports: ["IdentityToolkit"])
+        let config = GeneratorConfig(
+            specs: [], facades: "f.yaml", generate: [.facades], accessModifier: "public",
+            imports: ["IdentityToolkit", "Logging"], publicImports: ["IdentityToolkit"])
         let text = try SpecCodegen.generate(config: config, baseDirectory: "", readFile: files.reader())[.facades] ?? ""
         #expect(text.contains("public import IdentityToolkit\n") && text.contains("\nimport Logging\n"), "\(text)")
-        let wrong = GeneratorConfig(specs: [], facades: "f.yaml", generate: [.facades], accessModifier: "public",
-                                    imports: ["Logging"], publicImports: ["IdentityToolkit"])
-        #expect(throws: SpecCodegenFailure.self) { _ = try SpecCodegen.generate(config: wrong, baseDirectory: "", readFile: files.reader()) }
+        let wrong = GeneratorConfig(
+            specs: [], facades: "f.yaml", generate: [.facades], accessModifier: "public",
+            imports: ["Logging"], publicImports: ["IdentityToolkit"])
+        #expect(throws: SpecCodegenFailure.self) {
+            _ = try SpecCodegen.generate(config: wrong, baseDirectory: "", readFile: files.reader())
+        }
     }
 
     @Test func accessModifierAndUnusedOutputs() throws {
         let config = GeneratorConfig(specs: ["api.yaml"], generate: [.types], accessModifier: "package")
-        let outputs = try SpecCodegen.generate(config: config, baseDirectory: "", readFile: InMemorySpec(["api.yaml": document(schemas: """
-                Thing:
-                  type: object
-                  description: T.
-                  properties: {}
-            """)]).reader())
+        let outputs = try SpecCodegen.generate(
+            config: config, baseDirectory: "",
+            readFile: InMemorySpec([
+                "api.yaml": document(
+                    schemas: """
+                            Thing:
+                              type: object
+                              description: T.
+                              properties: {}
+                        """)
+            ]).reader())
         #expect(outputs[.types]?.contains("package struct Thing: Codable, Hashable, Sendable {") == true)
-        #expect(outputs[.server] == "// Generated by spec-codegen from the spec named in the target's config. Do not edit.\n// Nothing to generate here for this config.\n")
+        #expect(
+            outputs[.server]
+                == "// Generated by spec-codegen from the spec named in the target's config. Do not edit.\n// Nothing to generate here for this config.\n"
+        )
     }
 
     /// A module gated on a trait gets generated files gated the same way:
     /// each wrapped whole in `#if` the condition; a condition that is not
     /// one identifier is refused rather than written into the code.
     @Test func aCompilationConditionWrapsEveryFile() throws {
-        let spec = InMemorySpec(["api.yaml": document(schemas: """
-                Thing:
-                  type: object
-                  description: T.
-                  properties: {}
-            """)])
-        let config = GeneratorConfig(specs: ["api.yaml"], generate: [.types], accessModifier: "internal", compilationCondition: "Emulator")
+        let spec = InMemorySpec([
+            "api.yaml": document(
+                schemas: """
+                        Thing:
+                          type: object
+                          description: T.
+                          properties: {}
+                    """)
+        ])
+        let config = GeneratorConfig(
+            specs: ["api.yaml"], generate: [.types], accessModifier: "internal", compilationCondition: "Emulator")
         let outputs = try SpecCodegen.generate(config: config, baseDirectory: "", readFile: spec.reader())
         #expect(outputs.count == OutputFile.allCases.count)
         for (file, text) in outputs {
@@ -390,7 +461,9 @@ import Testing
         #expect(outputs[.types]?.contains("struct Thing: Codable, Hashable, Sendable {") == true)
         for bad in ["Emulator || true", "", "1x", "A\n#error(\"x\")"] {
             let wrong = GeneratorConfig(specs: ["api.yaml"], generate: [.types], compilationCondition: bad)
-            #expect(throws: SpecCodegenFailure.self, "\(bad)") { _ = try SpecCodegen.generate(config: wrong, baseDirectory: "", readFile: spec.reader()) }
+            #expect(throws: SpecCodegenFailure.self, "\(bad)") {
+                _ = try SpecCodegen.generate(config: wrong, baseDirectory: "", readFile: spec.reader())
+            }
         }
     }
 
@@ -404,30 +477,35 @@ import Testing
                 """,
             paths: """
 
-              /v1/token:
-                post:
-                  operationId: grant
-                  summary: Grants.
-                  requestBody:
-                    content:
-                      application/json:
-                        schema: {$ref: '#/components/schemas/Body'}
-                      application/x-www-form-urlencoded:
-                        schema: {$ref: '#/components/schemas/Body'}
-                  responses:
-                    '200':
-                      description: ok
-                      content:
-                        application/json:
-                          schema: {$ref: '#/components/schemas/Body'}
-            """)
+                  /v1/token:
+                    post:
+                      operationId: grant
+                      summary: Grants.
+                      requestBody:
+                        content:
+                          application/json:
+                            schema: {$ref: '#/components/schemas/Body'}
+                          application/x-www-form-urlencoded:
+                            schema: {$ref: '#/components/schemas/Body'}
+                      responses:
+                        '200':
+                          description: ok
+                          content:
+                            application/json:
+                              schema: {$ref: '#/components/schemas/Body'}
+                """)
         let text = try InMemorySpec(["api.yaml": spec]).generate([.server])[.server] ?? ""
         // Server code is never public API: a public config gives package access.
         #expect(text.contains("package protocol TestService: Sendable {"))
         #expect(!text.contains("public "))
         #expect(text.contains("    func grant(_ body: Body, request: APIServerRequest) async throws -> Body\n"))
-        #expect(text.contains(#"APIServerRoute(operationID: "grant", method: .post, prefix: "/api.example.com", path: "/v1/token", authorization: .apiKey, acceptsFormBody: true) { request in"#))
-        #expect(text.contains("try await APIServerResponse.json(self.grant(request.decodeBody(Body.self), request: request))"))
+        #expect(
+            text.contains(
+                #"APIServerRoute(operationID: "grant", method: .post, prefix: "/api.example.com", path: "/v1/token", authorization: .apiKey, acceptsFormBody: true) { request in"#
+            ))
+        #expect(
+            text.contains(
+                "try await APIServerResponse.json(self.grant(request.decodeBody(Body.self), request: request))"))
     }
 
     /// `x-emulator-request-body`: the emulator decodes a body of its own
@@ -455,16 +533,27 @@ import Testing
             """
         let spec = InMemorySpec(["api.yaml": document(schemas: schemas, paths: paths)])
         let server = try spec.generate([.server])[.server] ?? ""
-        #expect(server.contains("    func legacyDownload(_ body: Selector, request: APIServerRequest) async throws -> EmptyResponse\n"), "\(server)")
-        #expect(server.contains("self.legacyDownload(request.decodeBody(Selector.self), request: request)"), "\(server)")
+        #expect(
+            server.contains(
+                "    func legacyDownload(_ body: Selector, request: APIServerRequest) async throws -> EmptyResponse\n"),
+            "\(server)")
+        #expect(
+            server.contains("self.legacyDownload(request.decodeBody(Selector.self), request: request)"), "\(server)")
         let clients = spec.failures([.clients])
-        #expect(clients.contains { $0.contains("'legacyDownload' has only an 'x-emulator-request-body', which no client sends") }, "\(clients)")
+        #expect(
+            clients.contains {
+                $0.contains("'legacyDownload' has only an 'x-emulator-request-body', which no client sends")
+            }, "\(clients)")
         let both = paths.replacingOccurrences(
             of: "      x-emulator-request-body:",
-            with: "      requestBody:\n        content:\n          application/json:\n            schema: {$ref: '#/components/schemas/Selector'}\n      x-emulator-request-body:")
+            with:
+                "      requestBody:\n        content:\n          application/json:\n            schema: {$ref: '#/components/schemas/Selector'}\n      x-emulator-request-body:"
+        )
         #expect(both != paths)
         let twice = InMemorySpec(["api.yaml": document(schemas: schemas, paths: both)]).failures([.server])
-        #expect(twice.contains { $0.contains("'legacyDownload' has both 'requestBody' and 'x-emulator-request-body'") }, "\(twice)")
+        #expect(
+            twice.contains { $0.contains("'legacyDownload' has both 'requestBody' and 'x-emulator-request-body'") },
+            "\(twice)")
     }
 
     /// Spec strings reach the output only as escaped literals or comment
@@ -490,18 +579,23 @@ import Testing
         #expect(!clients.contains("\r"))
         let server = try InMemorySpec(["api.yaml": spec]).generate([.server])[.server] ?? ""
         #expect(server.contains(#"path: "/v1/{default}/x\"\\(evil)\":run""#))
-        #expect(server.contains(#"self.run(default: request.pathParameter("default"), xgafv: request.queryParameter("$.xgafv"), request: request)"#))
+        #expect(
+            server.contains(
+                #"self.run(default: request.pathParameter("default"), xgafv: request.queryParameter("$.xgafv"), request: request)"#
+            ))
     }
 
     @Test func formOnlyBodiesAreSentAsForms() throws {
-        let paths = postOperation("/token", id: "token", mediaType: "application/x-www-form-urlencoded", ref: "#/components/schemas/Grant")
-        let spec = document(schemas: """
-                Grant:
-                  type: object
-                  description: G.
-                  properties:
-                    grant_type: {type: string, description: G.}
-            """, paths: paths)
+        let paths = postOperation(
+            "/token", id: "token", mediaType: "application/x-www-form-urlencoded", ref: "#/components/schemas/Grant")
+        let spec = document(
+            schemas: """
+                    Grant:
+                      type: object
+                      description: G.
+                      properties:
+                        grant_type: {type: string, description: G.}
+                """, paths: paths)
         let outputs = try InMemorySpec(["api.yaml": spec]).generate([.types, .clients, .server])
         #expect(outputs[.clients]?.contains("formBody: body, response: EmptyResponse.self") == true)
         #expect(outputs[.server]?.contains("acceptsFormBody: true") == true)
@@ -510,7 +604,8 @@ import Testing
     /// `x-enum-varnames` names values that make no Swift name (URLs); a
     /// format-less integer is a JSON number, `format: int64` a proto3 string.
     @Test func enumVarnamesAndPlainIntegers() throws {
-        let text = try types("""
+        let text = try types(
+            """
                 Scope:
                   type: string
                   description: S.
@@ -529,20 +624,25 @@ import Testing
         #expect(text.contains("self.iat = try container.decode(Int64.self, forKey: .iat)"))
         #expect(text.contains("try container.encode(self.iat, forKey: .iat)"))
         #expect(text.contains("self.big = try container.decodeIfPresent(ProtoInt64.self, forKey: .big)?.value"))
-        let mismatch = InMemorySpec(["api.yaml": document(schemas: """
-                Scope:
-                  type: string
-                  description: S.
-                  enum: [a, b]
-                  x-enum-varnames: [first]
-            """)]).failures()
-        #expect(mismatch.contains { $0.contains("'x-enum-varnames' of 'Scope' lists 1 names for 2 values") }, "\(mismatch)")
+        let mismatch = InMemorySpec([
+            "api.yaml": document(
+                schemas: """
+                        Scope:
+                          type: string
+                          description: S.
+                          enum: [a, b]
+                          x-enum-varnames: [first]
+                    """)
+        ]).failures()
+        #expect(
+            mismatch.contains { $0.contains("'x-enum-varnames' of 'Scope' lists 1 names for 2 values") }, "\(mismatch)")
     }
 
     /// `x-error-body.detail` joins a separate description to the short code
     /// (RFC 6749's `error` and `error_description`).
     @Test func errorBodyDetail() throws {
-        let text = try types("""
+        let text = try types(
+            """
                 OAuthError:
                   type: object
                   description: E.
@@ -553,7 +653,8 @@ import Testing
                     error_description: {type: string, description: D.}
             """)
         // The reader is SPI: the generated clients' plumbing, not the types' API.
-        #expect(text.contains("    @_spi(Generated)\n    public struct ServerErrorReader: ServerErrorBody {"), "\(text)")
+        #expect(
+            text.contains("    @_spi(Generated)\n    public struct ServerErrorReader: ServerErrorBody {"), "\(text)")
         #expect(text.contains("guard let message = Optional(self.body.error) else {"))
         #expect(text.contains("if let detail = self.body.errorDescription {"))
         #expect(text.contains(#"return message + " : " + detail"#))
@@ -586,7 +687,8 @@ import Testing
     /// `Date`: a module built with `InternalImportsByDefault` then needs it,
     /// and an unused public import would be a warning.
     @Test func foundationIsAPublicImportOnlyWhereDatesAre() throws {
-        let dated = try types("""
+        let dated = try types(
+            """
                 Stamp:
                   type: object
                   description: S.
@@ -594,7 +696,8 @@ import Testing
                     at: {type: string, format: date-time, description: A.}
             """)
         #expect(dated.contains("\npublic import Foundation\n"))
-        let plain = try types("""
+        let plain = try types(
+            """
                 Name:
                   type: object
                   description: N.
@@ -610,7 +713,8 @@ import Testing
     /// it is a `[String: Value]` typealias (a `{kid: certificate}` key set);
     /// anything a map cannot hold is an error.
     @Test func mapsOfPlainValues() throws {
-        let text = try types("""
+        let text = try types(
+            """
                 Claims:
                   type: object
                   description: C.
@@ -625,28 +729,38 @@ import Testing
         #expect(text.contains("public var identities: [String: [String]]"))
         #expect(text.contains("public var flags: [String: Bool]?"))
         #expect(text.contains("self.identities = try container.decode([String: [String]].self, forKey: .identities)"))
-        let topLevel = try types("""
+        let topLevel = try types(
+            """
                 TopLevelMap:
                   type: object
                   description: T.
                   additionalProperties: {type: string}
             """)
         #expect(topLevel.contains("/// T.\npublic typealias TopLevelMap = [String: String]"), "\(topLevel)")
-        let bad = InMemorySpec(["api.yaml": document(schemas: """
-                Counts:
-                  type: object
-                  description: C.
-                  properties:
-                    big: {type: object, description: B., additionalProperties: {type: integer, format: int64}}
-            """)]).failures()
-        #expect(bad.contains { $0.contains("a map in property 'big' may hold strings, numbers, booleans, arrays of strings or flat objects only") }, "\(bad)")
+        let bad = InMemorySpec([
+            "api.yaml": document(
+                schemas: """
+                        Counts:
+                          type: object
+                          description: C.
+                          properties:
+                            big: {type: object, description: B., additionalProperties: {type: integer, format: int64}}
+                    """)
+        ]).failures()
+        #expect(
+            bad.contains {
+                $0.contains(
+                    "a map in property 'big' may hold strings, numbers, booleans, arrays of strings or flat objects only"
+                )
+            }, "\(bad)")
     }
 
     /// A map may hold flat records (Google's `BlockingFunctionsConfig.triggers`,
     /// a `Trigger` by event); a record with a nested object or an enum is an
     /// error, because a server's checks do not reach inside a map.
     @Test func mapsOfFlatRecords() throws {
-        let text = try types("""
+        let text = try types(
+            """
                 Trigger:
                   type: object
                   description: T.
@@ -660,35 +774,44 @@ import Testing
                     triggers: {type: object, description: By event., additionalProperties: {$ref: '#/components/schemas/Trigger'}}
             """)
         #expect(text.contains("public var triggers: [String: Trigger]?"), "\(text)")
-        let bad = InMemorySpec(["api.yaml": document(schemas: """
-                Kind:
-                  type: string
-                  description: K.
-                  enum: [A, B]
-                Record:
-                  type: object
-                  description: R.
-                  properties:
-                    kind: {$ref: '#/components/schemas/Kind'}
-                Holder:
-                  type: object
-                  description: H.
-                  properties:
-                    records: {type: object, description: By id., additionalProperties: {$ref: '#/components/schemas/Record'}}
-            """)]).failures()
-        #expect(bad.contains { $0.contains("the map in property 'records' holds 'Record', which must be an object of strings, numbers, booleans and date-times only") }, "\(bad)")
+        let bad = InMemorySpec([
+            "api.yaml": document(
+                schemas: """
+                        Kind:
+                          type: string
+                          description: K.
+                          enum: [A, B]
+                        Record:
+                          type: object
+                          description: R.
+                          properties:
+                            kind: {$ref: '#/components/schemas/Kind'}
+                        Holder:
+                          type: object
+                          description: H.
+                          properties:
+                            records: {type: object, description: By id., additionalProperties: {$ref: '#/components/schemas/Record'}}
+                    """)
+        ]).failures()
+        #expect(
+            bad.contains {
+                $0.contains(
+                    "the map in property 'records' holds 'Record', which must be an object of strings, numbers, booleans and date-times only"
+                )
+            }, "\(bad)")
     }
 
     /// `a-api.yaml` with a schema `Shared`, and `b-api.yaml` whose `Holder`
     /// refers to it across documents (with `secondPaths` as its paths).
     func documentsSharingASchema(secondPaths: String? = nil) -> (first: String, second: String) {
-        let first = document(schemas: """
-                Shared:
-                  type: object
-                  description: S.
-                  properties:
-                    name: {type: string, description: N.}
-            """, client: "FirstClient")
+        let first = document(
+            schemas: """
+                    Shared:
+                      type: object
+                      description: S.
+                      properties:
+                        name: {type: string, description: N.}
+                """, client: "FirstClient")
         let holder = """
                 Holder:
                   type: object
@@ -703,12 +826,16 @@ import Testing
     /// A document may use another document's schemas (`FILE.yaml#/components/schemas/NAME`),
     /// as the admin API reuses the accounts API's `UserInfo`; they are generated once.
     @Test func referencesIntoAnotherDocumentOfTheConfig() throws {
-        let (first, second) = documentsSharingASchema(secondPaths: postOperation("/v1/things", id: "postThing", ref: "a-api.yaml#/components/schemas/Shared"))
+        let (first, second) = documentsSharingASchema(
+            secondPaths: postOperation("/v1/things", id: "postThing", ref: "a-api.yaml#/components/schemas/Shared"))
         let outputs = try InMemorySpec(["a-api.yaml": first, "b-api.yaml": second]).generate([.types, .clients])
         #expect(outputs[.types]?.components(separatedBy: "public struct Shared:").count == 2)
         #expect(outputs[.types]?.contains("public var shared: Shared?") == true)
         #expect(outputs[.clients]?.contains("public func postThing(_ body: Shared) async throws {") == true)
-        let missing = InMemorySpec(["a-api.yaml": first, "b-api.yaml": second.replacingOccurrences(of: "schemas/Shared'", with: "schemas/Missing'")]).failures()
+        let missing = InMemorySpec([
+            "a-api.yaml": first,
+            "b-api.yaml": second.replacingOccurrences(of: "schemas/Shared'", with: "schemas/Missing'"),
+        ]).failures()
         #expect(missing.contains { $0.contains("error: unknown reference 'Missing' in 'a-api.yaml'") }, "\(missing)")
     }
 
@@ -717,11 +844,17 @@ import Testing
     @Test func typesFromLimitsTheTypesToSomeSpecs() throws {
         let (first, second) = documentsSharingASchema()
         let files = InMemorySpec(["a-api.yaml": first, "b-api.yaml": second])
-        let config = GeneratorConfig(specs: ["a-api.yaml", "b-api.yaml"], generate: [.types], accessModifier: "internal", typesFrom: ["b-api.yaml"])
+        let config = GeneratorConfig(
+            specs: ["a-api.yaml", "b-api.yaml"], generate: [.types], accessModifier: "internal",
+            typesFrom: ["b-api.yaml"])
         let types = try SpecCodegen.generate(config: config, baseDirectory: "", readFile: files.reader())[.types] ?? ""
-        #expect(types.contains("struct Holder:") && types.contains("var shared: Shared?") && !types.contains("struct Shared:"), "\(types)")
+        #expect(
+            types.contains("struct Holder:") && types.contains("var shared: Shared?")
+                && !types.contains("struct Shared:"), "\(types)")
         let unlisted = GeneratorConfig(specs: ["a-api.yaml"], generate: [.types], typesFrom: ["b-api.yaml"])
-        #expect(throws: SpecCodegenFailure.self) { _ = try SpecCodegen.generate(config: unlisted, baseDirectory: "", readFile: files.reader()) }
+        #expect(throws: SpecCodegenFailure.self) {
+            _ = try SpecCodegen.generate(config: unlisted, baseDirectory: "", readFile: files.reader())
+        }
     }
 
     /// `x-emulator-response-body`: a server answers the emulator's wider
@@ -730,69 +863,85 @@ import Testing
     /// must carry every production field as it is.
     @Test func theEmulatorsResponseBodyWidensTheProductionAnswer() throws {
         func api(widening name: String) -> String {
-            document(schemas: """
-                    Thing:
+            document(
+                schemas: """
+                        Thing:
+                          type: object
+                          description: T.
+                          properties:
+                            name: {type: string, description: N.}
+                            count: {type: integer, format: int32, description: C.}
+                    """,
+                paths: """
+
+                      /v1/things/{id}:
+                        get:
+                          operationId: getThing
+                          parameters:
+                            - {name: id, in: path, required: true, description: I., schema: {type: string}}
+                          x-emulator-response-body:
+                            content:
+                              application/json:
+                                schema: {$ref: 'z-emulator.yaml#/components/schemas/\(name)'}
+                          responses:
+                            '200':
+                              description: ok
+                              content:
+                                application/json:
+                                  schema: {$ref: '#/components/schemas/Thing'}
+                    """)
+        }
+        let emulator = document(
+            schemas: """
+                    WideThing:
                       type: object
-                      description: T.
+                      description: W.
                       properties:
+                        thingId: {type: string, description: The id.}
                         name: {type: string, description: N.}
                         count: {type: integer, format: int32, description: C.}
-                """, paths: """
-
-                  /v1/things/{id}:
-                    get:
-                      operationId: getThing
-                      parameters:
-                        - {name: id, in: path, required: true, description: I., schema: {type: string}}
-                      x-emulator-response-body:
-                        content:
-                          application/json:
-                            schema: {$ref: 'z-emulator.yaml#/components/schemas/\(name)'}
-                      responses:
-                        '200':
-                          description: ok
-                          content:
-                            application/json:
-                              schema: {$ref: '#/components/schemas/Thing'}
-                """)
-        }
-        let emulator = document(schemas: """
-                WideThing:
-                  type: object
-                  description: W.
-                  properties:
-                    thingId: {type: string, description: The id.}
-                    name: {type: string, description: N.}
-                    count: {type: integer, format: int32, description: C.}
-                NarrowThing:
-                  type: object
-                  description: W.
-                  properties:
-                    thingId: {type: string, description: The id.}
-                    name: {type: string, description: N.}
-                RetypedThing:
-                  type: object
-                  description: W.
-                  properties:
-                    name: {type: string, description: N.}
-                    count: {type: string, description: C.}
-            """, client: "EmulatorFormats")
+                    NarrowThing:
+                      type: object
+                      description: W.
+                      properties:
+                        thingId: {type: string, description: The id.}
+                        name: {type: string, description: N.}
+                    RetypedThing:
+                      type: object
+                      description: W.
+                      properties:
+                        name: {type: string, description: N.}
+                        count: {type: string, description: C.}
+                """, client: "EmulatorFormats")
         let both = ["a-api.yaml", "z-emulator.yaml"]
-        let server = try InMemorySpec(["a-api.yaml": api(widening: "WideThing"), "z-emulator.yaml": emulator]).generate([.server], specs: both)
-        #expect(server[.server]?.contains("func getThing(id: String, request: APIServerRequest) async throws -> WideThing") == true, "\(server[.server] ?? "")")
+        let server = try InMemorySpec(["a-api.yaml": api(widening: "WideThing"), "z-emulator.yaml": emulator]).generate(
+            [.server], specs: both)
+        #expect(
+            server[.server]?.contains("func getThing(id: String, request: APIServerRequest) async throws -> WideThing")
+                == true, "\(server[.server] ?? "")")
         // The client's config lists no emulator document; its method returns production's type.
-        let client = try InMemorySpec(["a-api.yaml": api(widening: "WideThing")]).generate([.types, .clients], specs: ["a-api.yaml"])
-        #expect(client[.clients]?.contains("public func getThing(id: String) async throws -> Thing") == true, "\(client[.clients] ?? "")")
+        let client = try InMemorySpec(["a-api.yaml": api(widening: "WideThing")]).generate(
+            [.types, .clients], specs: ["a-api.yaml"])
+        #expect(
+            client[.clients]?.contains("public func getThing(id: String) async throws -> Thing") == true,
+            "\(client[.clients] ?? "")")
         func failures(_ name: String, specs: [String]) -> [String] {
             do {
-                _ = try InMemorySpec(["a-api.yaml": api(widening: name), "z-emulator.yaml": emulator]).generate([.server], specs: specs)
+                _ = try InMemorySpec(["a-api.yaml": api(widening: name), "z-emulator.yaml": emulator]).generate(
+                    [.server], specs: specs)
                 return []
             } catch let failure as SpecCodegenFailure {
                 return failure.diagnostics.map(\.description)
             } catch { return ["\(error)"] }
         }
-        #expect(failures("NarrowThing", specs: both).contains { $0.contains("must answer every field of 'Thing' as it is: 'count' is missing") })
+        #expect(
+            failures("NarrowThing", specs: both).contains {
+                $0.contains("must answer every field of 'Thing' as it is: 'count' is missing")
+            })
         #expect(failures("RetypedThing", specs: both).contains { $0.contains("'count' has another type") })
-        #expect(failures("WideThing", specs: ["a-api.yaml"]).contains { $0.contains("reference to 'z-emulator.yaml', which is not among the specs of the config") })
+        #expect(
+            failures("WideThing", specs: ["a-api.yaml"]).contains {
+                $0.contains("reference to 'z-emulator.yaml', which is not among the specs of the config")
+            })
     }
 }

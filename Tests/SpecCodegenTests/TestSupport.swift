@@ -39,8 +39,10 @@ struct InMemorySpec {
         }
     }
 
-    func generate(_ parts: [GeneratorConfig.Part] = [.types, .clients], specs: [String]? = nil, errors: String? = nil,
-                  facades: String? = nil, errorType: String? = nil) throws -> [OutputFile: String] {
+    func generate(
+        _ parts: [GeneratorConfig.Part] = [.types, .clients], specs: [String]? = nil, errors: String? = nil,
+        facades: String? = nil, errorType: String? = nil
+    ) throws -> [OutputFile: String] {
         let config = GeneratorConfig(
             specs: specs ?? files.keys.filter { $0.hasSuffix("api.yaml") }.sorted(), errors: errors, facades: facades,
             generate: parts, imports: [], errorType: errorType
@@ -49,8 +51,10 @@ struct InMemorySpec {
     }
 
     /// The diagnostics of a generation expected to fail, as printed.
-    func failures(_ parts: [GeneratorConfig.Part] = [.types, .clients], errors: String? = nil, facades: String? = nil,
-                  errorType: String? = nil) -> [String] {
+    func failures(
+        _ parts: [GeneratorConfig.Part] = [.types, .clients], errors: String? = nil, facades: String? = nil,
+        errorType: String? = nil
+    ) -> [String] {
         do {
             _ = try generate(parts, errors: errors, facades: facades, errorType: errorType)
             return []
@@ -63,7 +67,8 @@ struct InMemorySpec {
 }
 
 /// A minimal valid document around `schemas` (indented as under `schemas:`).
-func document(schemas: String, paths: String = "{}", security: String = "key", client: String = "TestClient") -> String {
+func document(schemas: String, paths: String = "{}", security: String = "key", client: String = "TestClient") -> String
+{
     """
     openapi: 3.1.0
     info:

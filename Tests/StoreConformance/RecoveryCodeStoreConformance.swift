@@ -8,8 +8,9 @@ public enum RecoveryCodeStoreConformance {
     /// A code works once; a wrong one and another user's do not; a new set
     /// replaces the old one whole; the count of what remains is right.
     public static func eachCodeWorksOnce(_ store: any RecoveryCodeStore) async throws {
-        let redeemer = RecoveryCodeRedeemer(store: store, attemptStore: ExpiringStateTOTPVerificationStore(),
-                                            attemptLimit: try TOTPAttemptLimit(maximumFailures: 50))
+        let redeemer = RecoveryCodeRedeemer(
+            store: store, attemptStore: ExpiringStateTOTPVerificationStore(),
+            attemptLimit: try TOTPAttemptLimit(maximumFailures: 50))
         let (user, other) = (TOTPStoreConformance.freshKey("recovery"), TOTPStoreConformance.freshKey("recovery-other"))
         #expect(try await redeemer.redeem("AAAA-AAAA-AAAA", for: user) == .noCodes)
         let codes = try await redeemer.regenerate(for: user, count: 10)
@@ -20,7 +21,8 @@ public enum RecoveryCodeStoreConformance {
         #expect(try await redeemer.redeem(codes.codes[3], for: user) == .redeemed(remaining: 9))
         #expect(try await redeemer.redeem(codes.codes[3], for: user) == .invalid, "used already")
         // Typed as people type: lower case, spaces, O for 0.
-        let sloppy = codes.codes[4].lowercased().replacingOccurrences(of: "-", with: " ").replacingOccurrences(of: "0", with: "o")
+        let sloppy = codes.codes[4].lowercased().replacingOccurrences(of: "-", with: " ").replacingOccurrences(
+            of: "0", with: "o")
         #expect(try await redeemer.redeem(sloppy, for: user) == .redeemed(remaining: 8))
         #expect(try await redeemer.redeem("not a code", for: user) == .invalid)
         let fresh = try await redeemer.regenerate(for: user, count: 10)
@@ -33,8 +35,9 @@ public enum RecoveryCodeStoreConformance {
 
     /// 100 concurrent redemptions of one code: exactly one succeeds.
     public static func oneCodeIsRedeemedOnceUnderConcurrency(_ store: any RecoveryCodeStore) async throws -> Int {
-        let redeemer = RecoveryCodeRedeemer(store: store, attemptStore: ExpiringStateTOTPVerificationStore(),
-                                            attemptLimit: try TOTPAttemptLimit(maximumFailures: 1_000))
+        let redeemer = RecoveryCodeRedeemer(
+            store: store, attemptStore: ExpiringStateTOTPVerificationStore(),
+            attemptLimit: try TOTPAttemptLimit(maximumFailures: 1_000))
         let user = TOTPStoreConformance.freshKey("recovery-race")
         let codes = try await redeemer.regenerate(for: user, count: 10)
         let code = codes.codes[0]

@@ -35,7 +35,9 @@ public enum SecurityRecordConformance {
         let wrong = try totp.code(at: start) == "000000" ? "111111" : "000000"
         let log = AppendOnlySecurityEventLog()
         try await SecurityEventSystem.withSink(log) {
-            try await SecurityEventContext.withValue(SecurityEventContext(requestID: "req-1", clientAddress: "192.0.2.7", userAgent: "tests")) {
+            try await SecurityEventContext.withValue(
+                SecurityEventContext(requestID: "req-1", clientAddress: "192.0.2.7", userAgent: "tests")
+            ) {
                 for attempt in 1...3 {
                     let report = try await verifier.verify(wrong, for: user, at: now)
                     #expect(report.result == .invalid)
@@ -43,21 +45,29 @@ public enum SecurityRecordConformance {
                     #expect((report.lockoutBegan != nil) == (attempt == 3))
                 }
             }
-            await #expect(throws: OTPError.tooManyAttempts(limit: 3)) { _ = try await verifier.verify(wrong, for: user, at: now) }
+            await #expect(throws: OTPError.tooManyAttempts(limit: 3)) {
+                _ = try await verifier.verify(wrong, for: user, at: now)
+            }
             let later = now.addingTimeInterval(900)
             let code = try totp.code(at: later)
             let accepted = try await verifier.verify(code, for: user, at: later)
             #expect(accepted.result == .accepted(step: try totp.step(at: start + 900)))
             #expect(accepted.stepOffset == 0)
             #expect(accepted.lockoutEnded)
-            #expect(try await verifier.verify(code, for: user, at: later).result == .replayed(step: try totp.step(at: start + 900)))
+            #expect(
+                try await verifier.verify(code, for: user, at: later).result
+                    == .replayed(step: try totp.step(at: start + 900)))
         }
         let events = try await log.recentEvents(for: user, limit: 100).reversed()
-        #expect(events.map(\.kind) == [.codeRefused, .codeRefused, .codeRefused, .lockoutBegan, .lockoutEnded, .replayRefused])
+        #expect(
+            events.map(\.kind) == [
+                .codeRefused, .codeRefused, .codeRefused, .lockoutBegan, .lockoutEnded, .replayRefused,
+            ])
         let lockout = try #require(events.first { $0.kind == .lockoutBegan })
         #expect(lockout.lockedUntil == now.addingTimeInterval(900))
         #expect(lockout.consecutiveFailures == 3)
-        #expect(lockout.context == SecurityEventContext(requestID: "req-1", clientAddress: "192.0.2.7", userAgent: "tests"))
+        #expect(
+            lockout.context == SecurityEventContext(requestID: "req-1", clientAddress: "192.0.2.7", userAgent: "tests"))
         #expect(events.allSatisfy { $0.user == user && $0.factorKind == "totp" })
         #expect(!"\(Array(events))".contains(wrong))
     }
@@ -75,15 +85,19 @@ public enum SecurityRecordConformance {
         #expect(try await store.recentOffsets(for: a, at: now) == [3, 4, 5])
         let lapsed = retain.addingTimeInterval(1)
         #expect(try await store.recentOffsets(for: a, at: lapsed) == [])
-        #expect(try await store.recordOffset(0, for: a, keep: 3, at: lapsed, retainUntil: lapsed.addingTimeInterval(60)) == [0])
+        #expect(
+            try await store.recordOffset(0, for: a, keep: 3, at: lapsed, retainUntil: lapsed.addingTimeInterval(60))
+                == [0])
     }
 
     /// Codes that keep matching three steps ahead are reported as a 90-second
     /// drift from the third on (not before), with one event each time; codes
     /// one step off are no drift. Re-centring, when asked for, moves a
     /// narrow window onto the drift, and no further than the widest window.
-    public static func driftIsNoticedAndRecentringIsBounded(_ stores: TOTPStoreConformance.VerifierStores,
-                                                            offsets: any TOTPClockOffsetStore) async throws {
+    public static func driftIsNoticedAndRecentringIsBounded(
+        _ stores: TOTPStoreConformance.VerifierStores,
+        offsets: any TOTPClockOffsetStore
+    ) async throws {
         let totp = try TOTP(key: key)
         let detection = try TOTPClockDriftDetection(store: offsets)
         let verifier = try stores.verifier(totp, window: 5).detectingClockDrift(detection)
@@ -92,7 +106,8 @@ public enum SecurityRecordConformance {
         let kinds = try await kinds(of: user) {
             for signIn in 0..<4 {
                 let now = start + Int64(signIn) * 3600
-                let report = try await verifier.verify(try totp.code(at: now + 90), for: user, at: Date(timeIntervalSince1970: TimeInterval(now)))
+                let report = try await verifier.verify(
+                    try totp.code(at: now + 90), for: user, at: Date(timeIntervalSince1970: TimeInterval(now)))
                 #expect(report.stepOffset == 3)
                 drifts.append(report.clockDrift)
             }
@@ -105,7 +120,8 @@ public enum SecurityRecordConformance {
         let steady = freshUser("steady")
         for signIn in 0..<4 {
             let now = start + Int64(signIn) * 3600
-            let report = try await verifier.verify(try totp.code(at: now + 30), for: steady, at: Date(timeIntervalSince1970: TimeInterval(now)))
+            let report = try await verifier.verify(
+                try totp.code(at: now + 30), for: steady, at: Date(timeIntervalSince1970: TimeInterval(now)))
             #expect(report.clockDrift == nil)
         }
 
@@ -114,19 +130,30 @@ public enum SecurityRecordConformance {
         let recentring = narrow.detectingClockDrift(try TOTPClockDriftDetection(store: offsets, recentresWindow: true))
         let drifted = freshUser("recentred")
         let now = Date(timeIntervalSince1970: TimeInterval(start + 86_400))
-        for _ in 0..<3 { _ = try await offsets.recordOffset(3, for: drifted.storeKey, keep: 3, at: now, retainUntil: now.addingTimeInterval(3600)) }
+        for _ in 0..<3 {
+            _ = try await offsets.recordOffset(
+                3, for: drifted.storeKey, keep: 3, at: now, retainUntil: now.addingTimeInterval(3600))
+        }
         let unixNow = start + 86_400
         #expect(try await narrow.verify(try totp.code(at: unixNow + 90), for: drifted, at: now).result == .invalid)
         #expect(try await recentring.verify(try totp.code(at: unixNow), for: drifted, at: now).result == .invalid)
-        #expect(try await recentring.verify(try totp.code(at: unixNow + 90), for: drifted, at: now).result == .accepted(step: try totp.step(at: unixNow + 90)))
+        #expect(
+            try await recentring.verify(try totp.code(at: unixNow + 90), for: drifted, at: now).result
+                == .accepted(step: try totp.step(at: unixNow + 90)))
 
         // A huge recorded drift moves a window of 5 by at most 5, so it never
         // reaches past ten steps from now.
         let far = freshUser("far")
-        for _ in 0..<3 { _ = try await offsets.recordOffset(9, for: far.storeKey, keep: 3, at: now, retainUntil: now.addingTimeInterval(3600)) }
-        let wide = try stores.verifier(totp, window: 5).detectingClockDrift(try TOTPClockDriftDetection(store: offsets, recentresWindow: true))
+        for _ in 0..<3 {
+            _ = try await offsets.recordOffset(
+                9, for: far.storeKey, keep: 3, at: now, retainUntil: now.addingTimeInterval(3600))
+        }
+        let wide = try stores.verifier(totp, window: 5).detectingClockDrift(
+            try TOTPClockDriftDetection(store: offsets, recentresWindow: true))
         #expect(try await wide.verify(try totp.code(at: unixNow + 330), for: far, at: now).result == .invalid)
-        #expect(try await wide.verify(try totp.code(at: unixNow + 300), for: far, at: now).result == .accepted(step: try totp.step(at: unixNow + 300)))
+        #expect(
+            try await wide.verify(try totp.code(at: unixNow + 300), for: far, at: now).result
+                == .accepted(step: try totp.step(at: unixNow + 300)))
     }
 
     /// The log returns a user's newest events first, up to a limit, keeps
@@ -139,11 +166,15 @@ public enum SecurityRecordConformance {
         var lockout = SecurityEvent(.lockoutBegan, user: user, date: base, factorKind: "totp")
         lockout.lockedUntil = base.addingTimeInterval(900)
         lockout.consecutiveFailures = 5
-        lockout.context = SecurityEventContext(requestID: "r-1", clientAddress: "2001:db8::1", userAgent: "Mozilla/5.0 \"quoted\" ✓")
-        var redeemed = SecurityEvent(.recoveryCodeRedeemed, user: user, date: base.addingTimeInterval(60), initiatedBy: .recovery,
-                                     factorKind: "recovery_code")
+        lockout.context = SecurityEventContext(
+            requestID: "r-1", clientAddress: "2001:db8::1", userAgent: "Mozilla/5.0 \"quoted\" ✓")
+        var redeemed = SecurityEvent(
+            .recoveryCodeRedeemed, user: user, date: base.addingTimeInterval(60), initiatedBy: .recovery,
+            factorKind: "recovery_code")
         redeemed.remainingCodes = 9
-        var drift = SecurityEvent(.clockDriftNoticed, user: user, date: base.addingTimeInterval(120), factorID: "enrollment-1", factorKind: "totp")
+        var drift = SecurityEvent(
+            .clockDriftNoticed, user: user, date: base.addingTimeInterval(120), factorID: "enrollment-1",
+            factorKind: "totp")
         drift.clockOffsetSeconds = -90
         for event in [lockout, redeemed, drift] { await log.record(event) }
         await log.record(SecurityEvent(.sessionsRevoked, user: sameUIDOtherTenant, date: base, initiatedBy: .admin))

@@ -56,20 +56,38 @@ public enum StateStoreConformance {
         let now = Date()
         let key = TOTPStoreConformance.freshKey("swap")
         let later = now.addingTimeInterval(60)
-        #expect(try await store.compareAndSwapValue(forKey: key, expected: nil, newValue: nil, expiresAt: later, at: now))
-        #expect(try await store.compareAndSwapValue(forKey: key, expected: nil, newValue: Data("one".utf8), expiresAt: later, at: now))
-        #expect(try await !store.compareAndSwapValue(forKey: key, expected: nil, newValue: Data("other".utf8), expiresAt: later, at: now))
-        #expect(try await !store.compareAndSwapValue(forKey: key, expected: nil, newValue: nil, expiresAt: later, at: now))
-        #expect(try await !store.compareAndSwapValue(forKey: key, expected: Data("two".utf8), newValue: Data("three".utf8), expiresAt: later, at: now))
+        #expect(
+            try await store.compareAndSwapValue(forKey: key, expected: nil, newValue: nil, expiresAt: later, at: now))
+        #expect(
+            try await store.compareAndSwapValue(
+                forKey: key, expected: nil, newValue: Data("one".utf8), expiresAt: later, at: now))
+        #expect(
+            try await !store.compareAndSwapValue(
+                forKey: key, expected: nil, newValue: Data("other".utf8), expiresAt: later, at: now))
+        #expect(
+            try await !store.compareAndSwapValue(forKey: key, expected: nil, newValue: nil, expiresAt: later, at: now))
+        #expect(
+            try await !store.compareAndSwapValue(
+                forKey: key, expected: Data("two".utf8), newValue: Data("three".utf8), expiresAt: later, at: now))
         #expect(try await store.value(forKey: key, at: now) == Data("one".utf8))
-        #expect(try await store.compareAndSwapValue(forKey: key, expected: Data("one".utf8), newValue: Data("two".utf8), expiresAt: later, at: now))
+        #expect(
+            try await store.compareAndSwapValue(
+                forKey: key, expected: Data("one".utf8), newValue: Data("two".utf8), expiresAt: later, at: now))
         #expect(try await store.value(forKey: key, at: now) == Data("two".utf8))
         // Past its expiry the value is none: a swap from it fails, one from none succeeds.
         let afterExpiry = later.addingTimeInterval(1)
-        #expect(try await !store.compareAndSwapValue(forKey: key, expected: Data("two".utf8), newValue: Data("x".utf8), expiresAt: afterExpiry.addingTimeInterval(60), at: afterExpiry))
-        #expect(try await store.compareAndSwapValue(forKey: key, expected: nil, newValue: Data("fresh".utf8), expiresAt: afterExpiry.addingTimeInterval(60), at: afterExpiry))
+        #expect(
+            try await !store.compareAndSwapValue(
+                forKey: key, expected: Data("two".utf8), newValue: Data("x".utf8),
+                expiresAt: afterExpiry.addingTimeInterval(60), at: afterExpiry))
+        #expect(
+            try await store.compareAndSwapValue(
+                forKey: key, expected: nil, newValue: Data("fresh".utf8), expiresAt: afterExpiry.addingTimeInterval(60),
+                at: afterExpiry))
         #expect(try await store.value(forKey: key, at: afterExpiry) == Data("fresh".utf8))
-        #expect(try await store.compareAndSwapValue(forKey: key, expected: Data("fresh".utf8), newValue: nil, expiresAt: afterExpiry, at: afterExpiry))
+        #expect(
+            try await store.compareAndSwapValue(
+                forKey: key, expected: Data("fresh".utf8), newValue: nil, expiresAt: afterExpiry, at: afterExpiry))
         #expect(try await store.value(forKey: key, at: afterExpiry) == nil)
 
         let counter = TOTPStoreConformance.freshKey("counter")
@@ -117,7 +135,9 @@ public enum StateStoreConformance {
             }
         }
         let answers = try await withThrowingTaskGroup(of: (String, String).self) { group in
-            for index in 0..<40 { group.addTask { ("writer-\(index)", try await createUnlessThere("writer-\(index)")) } }
+            for index in 0..<40 {
+                group.addTask { ("writer-\(index)", try await createUnlessThere("writer-\(index)")) }
+            }
             var answers: [(String, String)] = []
             for try await answer in group { answers.append(answer) }
             return answers
@@ -127,22 +147,34 @@ public enum StateStoreConformance {
         #expect(answers.filter { $0.0 == $0.1 }.count == 1)
 
         // A keep for none is taken on the live value too.
-        let peek = try await store.updateValue(forKey: once, at: now) { stored in ExpiringStateUpdate.keep(result: stored) }
+        let peek = try await store.updateValue(forKey: once, at: now) { stored in
+            ExpiringStateUpdate.keep(result: stored)
+        }
         #expect(peek.map { String(decoding: $0, as: UTF8.self) } == kept)
         // A removal of a live entry removes it; of an absent one changes nothing.
-        #expect(try await store.updateValue(forKey: once, at: now) { stored in ExpiringStateUpdate.remove(result: stored != nil) })
+        #expect(
+            try await store.updateValue(forKey: once, at: now) { stored in
+                ExpiringStateUpdate.remove(result: stored != nil)
+            })
         #expect(try await store.value(forKey: once, at: now) == nil)
-        #expect(try await !store.updateValue(forKey: once, at: now) { stored in ExpiringStateUpdate.remove(result: stored != nil) })
+        #expect(
+            try await !store.updateValue(forKey: once, at: now) { stored in
+                ExpiringStateUpdate.remove(result: stored != nil)
+            })
     }
 
     /// Sessions saved under a key come back whole; removal forgets them;
     /// scopes keep browsers apart in one store.
     public static func keepsAuthSessions(_ store: any AuthSessionStore) async throws {
-        let session = AuthSession(uid: "uid-\(UUID().uuidString)", email: "a@example.com", displayName: "Ada", isEmailVerified: true,
-                                  isAnonymous: false, tenantID: "tenant-1", idToken: "id.token.value", refreshToken: "refresh-token",
-                                  idTokenExpiration: Date(timeIntervalSince1970: 1_900_000_000),
-                                  factors: [AuthSession.Factor(uid: "f1", displayName: "phone", enrollmentDate: Date(timeIntervalSince1970: 1_800_000_000),
-                                                               factorID: "totp", phoneNumber: nil)])
+        let session = AuthSession(
+            uid: "uid-\(UUID().uuidString)", email: "a@example.com", displayName: "Ada", isEmailVerified: true,
+            isAnonymous: false, tenantID: "tenant-1", idToken: "id.token.value", refreshToken: "refresh-token",
+            idTokenExpiration: Date(timeIntervalSince1970: 1_900_000_000),
+            factors: [
+                AuthSession.Factor(
+                    uid: "f1", displayName: "phone", enrollmentDate: Date(timeIntervalSince1970: 1_800_000_000),
+                    factorID: "totp", phoneNumber: nil)
+            ])
         let key = TOTPStoreConformance.freshKey("app") + "/"
         #expect(try await store.load(key: key) == nil)
         try await store.save(session, key: key)
@@ -151,7 +183,10 @@ public enum StateStoreConformance {
         changed.idToken = "a.newer.token"
         try await store.save(changed, key: key)
         #expect(try await store.load(key: key) == changed)
-        let (browserA, browserB) = (store.scoped(to: TOTPStoreConformance.freshKey("browser")), store.scoped(to: TOTPStoreConformance.freshKey("browser")))
+        let (browserA, browserB) = (
+            store.scoped(to: TOTPStoreConformance.freshKey("browser")),
+            store.scoped(to: TOTPStoreConformance.freshKey("browser"))
+        )
         try await browserA.save(session, key: key)
         #expect(try await browserB.load(key: key) == nil)
         #expect(try await browserA.load(key: key) == session)

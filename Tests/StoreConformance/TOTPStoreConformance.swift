@@ -16,9 +16,10 @@ public enum TOTPStoreConformance {
 
         func verifier(_ totp: TOTP, window: Int = 1, limit: TOTPAttemptLimit = .default) throws -> TOTPVerifier {
             switch self {
-            case let .separate(replay, attempts):
-                try TOTPVerifier(totp: totp, window: window, replayStore: replay, attemptStore: attempts, attemptLimit: limit)
-            case let .combined(store):
+            case .separate(let replay, let attempts):
+                try TOTPVerifier(
+                    totp: totp, window: window, replayStore: replay, attemptStore: attempts, attemptLimit: limit)
+            case .combined(let store):
                 try TOTPVerifier(totp: totp, window: window, store: store, attemptLimit: limit)
             }
         }
@@ -41,7 +42,9 @@ public enum TOTPStoreConformance {
         #expect(try await store.recordAcceptedStep(100, for: b, at: now, retainUntil: retain))
         // After its retention end the record no longer matters (no window
         // holds the step any more); a store may forget it.
-        #expect(try await store.recordAcceptedStep(50, for: a, at: retain.addingTimeInterval(1), retainUntil: retain.addingTimeInterval(301)))
+        #expect(
+            try await store.recordAcceptedStep(
+                50, for: a, at: retain.addingTimeInterval(1), retainUntil: retain.addingTimeInterval(301)))
     }
 
     /// Of 200 concurrent recordings of one step, exactly one succeeds.
@@ -49,7 +52,11 @@ public enum TOTPStoreConformance {
         let key = freshKey("race")
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let accepted = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for _ in 0..<200 { group.addTask { try await store.recordAcceptedStep(7, for: key, at: now, retainUntil: now.addingTimeInterval(60)) } }
+            for _ in 0..<200 {
+                group.addTask {
+                    try await store.recordAcceptedStep(7, for: key, at: now, retainUntil: now.addingTimeInterval(60))
+                }
+            }
             var count = 0
             for try await wasAccepted in group where wasAccepted { count += 1 }
             return count
@@ -64,14 +71,23 @@ public enum TOTPStoreConformance {
         let key = freshKey("limit")
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let limit = try TOTPAttemptLimit(maximumFailures: 3, lockout: .seconds(900), maximumLockout: .seconds(3600))
-        for failures in 0..<3 { #expect(try await store.recordAttempt(for: key, limit: limit, at: now) == .counted(failures: failures)) }
-        #expect(try await store.recordAttempt(for: key, limit: limit, at: now) == .lockedUntil(now.addingTimeInterval(900)))
+        for failures in 0..<3 {
+            #expect(try await store.recordAttempt(for: key, limit: limit, at: now) == .counted(failures: failures))
+        }
+        #expect(
+            try await store.recordAttempt(for: key, limit: limit, at: now) == .lockedUntil(now.addingTimeInterval(900)))
         #expect(try await store.recordAttempt(for: freshKey("other"), limit: limit, at: now) == .counted(failures: 0))
-        #expect(try await store.recordAttempt(for: key, limit: limit, at: now.addingTimeInterval(899)) == .lockedUntil(now.addingTimeInterval(900)))
+        #expect(
+            try await store.recordAttempt(for: key, limit: limit, at: now.addingTimeInterval(899))
+                == .lockedUntil(now.addingTimeInterval(900)))
         // The lock-out ends; the run goes on (it never lapses), and its next lock-out doubles.
         let second = now.addingTimeInterval(900)
-        for failures in 3..<6 { #expect(try await store.recordAttempt(for: key, limit: limit, at: second) == .counted(failures: failures)) }
-        #expect(try await store.recordAttempt(for: key, limit: limit, at: second) == .lockedUntil(second.addingTimeInterval(1800)))
+        for failures in 3..<6 {
+            #expect(try await store.recordAttempt(for: key, limit: limit, at: second) == .counted(failures: failures))
+        }
+        #expect(
+            try await store.recordAttempt(for: key, limit: limit, at: second)
+                == .lockedUntil(second.addingTimeInterval(1800)))
         // A clear starts over.
         try await store.clearAttempts(for: key)
         #expect(try await store.recordAttempt(for: key, limit: limit, at: second) == .counted(failures: 0))
@@ -95,7 +111,9 @@ public enum TOTPStoreConformance {
         let start: Int64 = 1_800_000_000
         let year: Int64 = 365 * 24 * 3600
         let user = freshKey("patient")
-        var now = start, checked = 0, lockedAt: Int64?
+        var now = start
+        var checked = 0
+        var lockedAt: Int64?
         while now < start + year {
             let wrong = try totp.code(at: now) == "000000" ? "111111" : "000000"
             do {
@@ -103,11 +121,11 @@ public enum TOTPStoreConformance {
                 checked += 1
                 now += 1
             } catch let error as OTPError where error.code == .tooManyAttempts {
-                now += retryInterval  // waits, then tries again: a lock-out cannot be waited out faster
+                now += retryInterval // waits, then tries again: a lock-out cannot be waited out faster
             } catch let error as OTPError where error.code == .factorLocked {
                 #expect(error == .factorLocked(failures: 100))
                 lockedAt = lockedAt ?? now
-                now += 7 * 24 * 3600  // locked for good: tries again weekly
+                now += 7 * 24 * 3600 // locked for good: tries again weekly
             }
         }
         #expect(checked == 100, "\(checked) codes checked in a year")
@@ -115,9 +133,13 @@ public enum TOTPStoreConformance {
         #expect(days > 10, "the lock-outs lengthen: \(days) days to reach the final lock")
         // The right code is refused too until a success through another path clears the run.
         let later = start + year
-        await #expect(throws: OTPError.factorLocked(failures: 100)) { _ = try await verifier.verify(try totp.code(at: later), keyID: user, at: later) }
+        await #expect(throws: OTPError.factorLocked(failures: 100)) {
+            _ = try await verifier.verify(try totp.code(at: later), keyID: user, at: later)
+        }
         try await verifier.attemptStore.clearAttempts(for: user)
-        #expect(try await verifier.verify(try totp.code(at: later), keyID: user, at: later) == .accepted(step: try totp.step(at: later)))
+        #expect(
+            try await verifier.verify(try totp.code(at: later), keyID: user, at: later)
+                == .accepted(step: try totp.step(at: later)))
         return (checked, days)
     }
 
@@ -130,10 +152,15 @@ public enum TOTPStoreConformance {
         #expect(limit.maximumConsecutiveFailures == nil)
         #expect(try await store.recordAttempt(for: key, limit: limit, at: now) == .counted(failures: 0))
         #expect(try await store.recordAttempt(for: key, limit: limit, at: now) == .counted(failures: 1))
-        #expect(try await store.recordAttempt(for: key, limit: limit, at: now) == .lockedUntil(now.addingTimeInterval(600)))
+        #expect(
+            try await store.recordAttempt(for: key, limit: limit, at: now) == .lockedUntil(now.addingTimeInterval(600)))
         // The lock-out ends (no doubling); a quiet window after it forgets the run.
-        #expect(try await store.recordAttempt(for: key, limit: limit, at: now.addingTimeInterval(600)) == .counted(failures: 2))
-        #expect(try await store.recordAttempt(for: key, limit: limit, at: now.addingTimeInterval(1201)) == .counted(failures: 0))
+        #expect(
+            try await store.recordAttempt(for: key, limit: limit, at: now.addingTimeInterval(600))
+                == .counted(failures: 2))
+        #expect(
+            try await store.recordAttempt(for: key, limit: limit, at: now.addingTimeInterval(1201))
+                == .counted(failures: 0))
     }
 
     /// 200 wrong codes sent at once against a limit of 5: at most 5 are
@@ -157,14 +184,17 @@ public enum TOTPStoreConformance {
                     }
                 }
             }
-            var checked = 0, refused = 0
+            var checked = 0
+            var refused = 0
             for try await wasChecked in group { if wasChecked { checked += 1 } else { refused += 1 } }
             return (checked, refused)
         }
         #expect(checked == 5, "checked \(checked), refused \(refused)")
         #expect(checked + refused == 200)
         // The right code is refused too while the key is locked.
-        await #expect(throws: OTPError.tooManyAttempts(limit: 5)) { _ = try await verifier.verify(try totp.code(at: now), keyID: user, at: now) }
+        await #expect(throws: OTPError.tooManyAttempts(limit: 5)) {
+            _ = try await verifier.verify(try totp.code(at: now), keyID: user, at: now)
+        }
         return checked
     }
 
@@ -212,7 +242,9 @@ public enum TOTPStoreConformance {
         #expect(try await settle(nil) == .refused(.lockedUntil(lockedUntil)))
         #expect(try await settle(50, at: lockedUntil.addingTimeInterval(1)) == .accepted)
         // Keys are independent.
-        #expect(try await store.settleAttempt(for: freshKey("other"), matchedStep: 50, limit: limit, at: now, retainUntil: retain) == .accepted)
+        #expect(
+            try await store.settleAttempt(
+                for: freshKey("other"), matchedStep: 50, limit: limit, at: now, retainUntil: retain) == .accepted)
     }
 
     /// Of 200 concurrent settlements of one matched step, exactly one is accepted.
@@ -223,7 +255,8 @@ public enum TOTPStoreConformance {
         let accepted = try await withThrowingTaskGroup(of: TOTPAttemptSettlement.self) { group in
             for _ in 0..<200 {
                 group.addTask {
-                    try await store.settleAttempt(for: key, matchedStep: 7, limit: limit, at: now, retainUntil: now.addingTimeInterval(60))
+                    try await store.settleAttempt(
+                        for: key, matchedStep: 7, limit: limit, at: now, retainUntil: now.addingTimeInterval(60))
                 }
             }
             var count = 0

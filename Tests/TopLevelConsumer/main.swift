@@ -17,9 +17,9 @@
 //   get-user EMAIL                   one admin lookup (the environment tests)
 import Foundation
 import IdentityAdmin
+import IdentityOTP
 import IdentityToolkit
 import MultiFactorAuth
-import IdentityOTP
 
 let environment = ProcessInfo.processInfo.environment
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -45,11 +45,16 @@ guard arguments.first == "every-async-method" else {
 // MARK: IdentityAdmin: the project and its tenants
 
 let configs = admin.projectConfigManager()
-let totpOn = MultiFactorConfig(state: .enabled, providerConfigs: [
-    MultiFactorProviderConfig(state: .enabled, totpProviderConfig: TOTPMultiFactorProviderConfig(adjacentIntervals: 1)),
-])
+let totpOn = MultiFactorConfig(
+    state: .enabled,
+    providerConfigs: [
+        MultiFactorProviderConfig(
+            state: .enabled, totpProviderConfig: TOTPMultiFactorProviderConfig(adjacentIntervals: 1))
+    ])
 let updatedConfig = try await configs.updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: totpOn))
-check(updatedConfig.multiFactorConfig?.providerConfigs?.first?.totpProviderConfig?.adjacentIntervals == 1, "\(updatedConfig)")
+check(
+    updatedConfig.multiFactorConfig?.providerConfigs?.first?.totpProviderConfig?.adjacentIntervals == 1,
+    "\(updatedConfig)")
 ran("ProjectConfigManager.updateProjectConfig(_:)")
 let config = try await configs.getProjectConfig()
 check(config == updatedConfig, "\(config)")
@@ -95,7 +100,8 @@ ran("BaseAuth.setCustomUserClaims(_:_:)")
 let userPage = try await admin.listUsers(pageSize: 100, pageToken: nil)
 check(userPage.users.contains { $0.uid == created.uid }, "\(userPage)")
 ran("BaseAuth.listUsers(pageSize:pageToken:)")
-let imported = try await admin.importUsers([UserImportRecord(uid: "imported-\(UUID().uuidString.prefix(8))", email: "imported@example.com")], options: nil)
+let imported = try await admin.importUsers(
+    [UserImportRecord(uid: "imported-\(UUID().uuidString.prefix(8))", email: "imported@example.com")], options: nil)
 check(imported.successCount == 1 && imported.failureCount == 0, "\(imported)")
 ran("BaseAuth.importUsers(_:options:)")
 
@@ -132,7 +138,8 @@ ran("User.getIDTokenResult(forcingRefresh:)")
 
 let helpers = EmulatorHelpersClient(configuration: ClientConfiguration(emulatorHost: host))
 func oobCode(for address: String) async throws -> String? {
-    try await helpers.listOobCodes(project: project).oobCodes.last { $0.email == address || $0.newEmail == address }?.oobCode
+    try await helpers.listOobCodes(project: project).oobCodes.last { $0.email == address || $0.newEmail == address }?
+        .oobCode
 }
 try await user.sendEmailVerification()
 let verificationCode = try await oobCode(for: email)
@@ -161,8 +168,10 @@ ran("MultiFactor.session()")
 let secret = try await TOTPMultiFactorGenerator.generateSecret(with: session)
 check(secret.sharedSecretKey().count >= 16, "short secret")
 ran("TOTPMultiFactorGenerator.generateSecret(with:)")
-try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: try code(secret, stepsAhead: 0)),
-                                  displayName: "phone")
+try await user.multiFactor.enroll(
+    with: TOTPMultiFactorGenerator.assertionForEnrollment(
+        with: secret, oneTimePassword: try code(secret, stepsAhead: 0)),
+    displayName: "phone")
 check(user.multiFactor.enrolledFactors.count == 1, "\(user.multiFactor.enrolledFactors)")
 ran("MultiFactor.enroll(with:displayName:)")
 
@@ -176,8 +185,9 @@ do {
 check(resolver != nil, "the password sign-in did not ask for the second factor")
 ran("Auth.signIn(withEmail:password:)")
 let hint = resolver?.hints.first
-let signedIn = try await resolver!.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(
-    withEnrollmentID: hint?.uid ?? "", oneTimePassword: try code(secret, stepsAhead: 1)))
+let signedIn = try await resolver!.resolveSignIn(
+    with: TOTPMultiFactorGenerator.assertionForSignIn(
+        withEnrollmentID: hint?.uid ?? "", oneTimePassword: try code(secret, stepsAhead: 1)))
 check(signedIn.user.uid == user.uid && auth.currentUser?.uid == user.uid, "not signed in")
 ran("MultiFactorResolver.resolveSignIn(with:)")
 
@@ -208,14 +218,17 @@ let afterUnenroll = try await admin.getUser(uid: user.uid)
 check(afterUnenroll.multiFactor.enrolledFactors.isEmpty, "\(afterUnenroll)")
 ran("MultiFactor.unenroll(with:)")
 
-let reauthenticated = try await current.reauthenticate(with: EmailAuthProvider.credential(withEmail: email, password: password))
+let reauthenticated = try await current.reauthenticate(
+    with: EmailAuthProvider.credential(withEmail: email, password: password))
 check(reauthenticated.user.uid == user.uid, "\(reauthenticated.user.uid)")
 ran("User.reauthenticate(with:)")
 
 let again = try await auth.signIn(withEmail: email, password: password)
 let secondSecret = try await TOTPMultiFactorGenerator.generateSecret(with: try await again.user.multiFactor.session())
-try await again.user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secondSecret, oneTimePassword: try code(secondSecret, stepsAhead: 0)),
-                                        displayName: nil)
+try await again.user.multiFactor.enroll(
+    with: TOTPMultiFactorGenerator.assertionForEnrollment(
+        with: secondSecret, oneTimePassword: try code(secondSecret, stepsAhead: 0)),
+    displayName: nil)
 let secondFactor = again.user.multiFactor.enrolledFactors[0].uid
 try await again.user.multiFactor.unenroll(withFactorUID: secondFactor)
 check(again.user.multiFactor.enrolledFactors.isEmpty, "\(again.user.multiFactor.enrolledFactors)")
@@ -230,14 +243,18 @@ check(custom.user.uid == created.uid, "\(custom.user.uid)")
 ran("Auth.signIn(withCustomToken:)")
 
 try await auth.sendPasswordReset(withEmail: email)
-let resetCode = try await helpers.listOobCodes(project: project).oobCodes.last { $0.email == email && $0.requestType == .passwordReset }?.oobCode
+let resetCode = try await helpers.listOobCodes(project: project).oobCodes.last {
+    $0.email == email && $0.requestType == .passwordReset
+}?.oobCode
 check(resetCode != nil, "no password-reset code was sent")
 ran("Auth.sendPasswordReset(withEmail:)")
 let resetEmail = try await auth.verifyPasswordResetCode(resetCode ?? "")
 check(resetEmail == email, "\(resetEmail)")
 ran("Auth.verifyPasswordResetCode(_:)")
 try await auth.confirmPasswordReset(withCode: resetCode ?? "", newPassword: "a-new-password")
-check(try await auth.signIn(withEmail: email, password: "a-new-password").user.uid == user.uid, "the new password does not sign in")
+check(
+    try await auth.signIn(withEmail: email, password: "a-new-password").user.uid == user.uid,
+    "the new password does not sign in")
 ran("Auth.confirmPasswordReset(withCode:newPassword:)")
 
 // MARK: IdentityAdmin: ending sessions and accounts

@@ -29,21 +29,30 @@ public struct BenchmarkTokens: Sendable {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         self.key = key
         let primitives = try key.publicKey.getKeyPrimitives()
-        keySet = try JSONEncoder().encode(JSONWebKeySet(keys: [JSONWebKey(
-            kty: "RSA", alg: "RS256", use: "sig", kid: Self.keyID,
-            n: Self.base64URL(primitives.modulus), e: Self.base64URL(primitives.publicExponent))]))
+        keySet = try JSONEncoder().encode(
+            JSONWebKeySet(keys: [
+                JSONWebKey(
+                    kty: "RSA", alg: "RS256", use: "sig", kid: Self.keyID,
+                    n: Self.base64URL(primitives.modulus), e: Self.base64URL(primitives.publicExponent))
+            ]))
         let now = Int(Date().timeIntervalSince1970)
         let project = Self.project
         func claims(issuer: String) throws -> Data {
-            try JSONSerialization.data(withJSONObject: [
-                "iss": issuer + project, "aud": project, "auth_time": now - 60, "user_id": "bench-user",
-                "sub": "bench-user", "iat": now - 60, "exp": now + 3600, "email": "bench@example.com", "email_verified": true,
-                "firebase": ["identities": ["email": ["bench@example.com"]], "sign_in_provider": "password",
-                             "sign_in_second_factor": "totp", "second_factor_identifier": "enrollment-1"],
-            ] as [String: Any], options: [.sortedKeys])
+            try JSONSerialization.data(
+                withJSONObject: [
+                    "iss": issuer + project, "aud": project, "auth_time": now - 60, "user_id": "bench-user",
+                    "sub": "bench-user", "iat": now - 60, "exp": now + 3600, "email": "bench@example.com",
+                    "email_verified": true,
+                    "firebase": [
+                        "identities": ["email": ["bench@example.com"]], "sign_in_provider": "password",
+                        "sign_in_second_factor": "totp", "second_factor_identifier": "enrollment-1",
+                    ],
+                ] as [String: Any], options: [.sortedKeys])
         }
-        let header = try Self.base64URL(JSONSerialization.data(withJSONObject: ["alg": "RS256", "typ": "JWT", "kid": Self.keyID],
-                                                                 options: [.sortedKeys]))
+        let header = try Self.base64URL(
+            JSONSerialization.data(
+                withJSONObject: ["alg": "RS256", "typ": "JWT", "kid": Self.keyID],
+                options: [.sortedKeys]))
         func signed(_ claims: Data) throws -> (input: String, signature: _RSA.Signing.RSASignature) {
             let input = header + "." + Self.base64URL(claims)
             return (input, try key.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5))
@@ -67,7 +76,13 @@ public struct BenchmarkTokens: Sendable {
 public struct KeyRoute: HTTPTransport {
     public let body: Data
     public init(body: Data) { self.body = body }
-    public func send(_ request: HTTPRequest, body _: Data?, options _: TransportOptions) async throws -> (HTTPResponse, Data) {
-        (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json", .cacheControl: "public, max-age=3600"]), body)
+    public func send(_ request: HTTPRequest, body _: Data?, options _: TransportOptions) async throws -> (
+        HTTPResponse, Data
+    ) {
+        (
+            HTTPResponse(
+                status: .ok, headerFields: [.contentType: "application/json", .cacheControl: "public, max-age=3600"]),
+            body
+        )
     }
 }

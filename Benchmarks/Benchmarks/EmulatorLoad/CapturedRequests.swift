@@ -26,7 +26,9 @@ final class CapturingTransport: HTTPTransport {
     /// What `call` sends through a client over this transport.
     static func capture(emulatorHost: String, _ call: (AccountsClient) async throws -> Void) async throws -> Captured {
         let transport = CapturingTransport()
-        _ = try? await call(AccountsClient(apiKey: "load", configuration: ClientConfiguration(transport: transport, emulatorHost: emulatorHost)))
+        _ = try? await call(
+            AccountsClient(
+                apiKey: "load", configuration: ClientConfiguration(transport: transport, emulatorHost: emulatorHost)))
         guard let captured = transport.captured.withLockedValue({ $0 }) else {
             throw LoadError.unexpected("the generated client sent no request")
         }
@@ -67,23 +69,29 @@ struct TOTPStepTemplate: Sendable {
 
     init(emulatorHost: String, enrollmentID: String) async throws {
         let captured = try await CapturingTransport.capture(emulatorHost: emulatorHost) { accounts in
-            _ = try await accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
-                mfaPendingCredential: Self.credentialMark, mfaEnrollmentId: enrollmentID,
-                totpVerificationInfo: .init(verificationCode: Self.codeMark)))
+            _ = try await accounts.finalizeMfaSignIn(
+                FinalizeMfaSignInRequest(
+                    mfaPendingCredential: Self.credentialMark, mfaEnrollmentId: enrollmentID,
+                    totpVerificationInfo: .init(verificationCode: Self.codeMark)))
         }
         let body = String(decoding: captured.body, as: UTF8.self)
         guard let credential = body.range(of: Self.credentialMark), let code = body.range(of: Self.codeMark),
-              credential.upperBound <= code.lowerBound else {
+            credential.upperBound <= code.lowerBound
+        else {
             throw LoadError.unexpected("the TOTP step's body does not hold its marks in order")
         }
         head = captured.headUpToContentLength
-        bodyParts = (String(body[..<credential.lowerBound]), String(body[credential.upperBound..<code.lowerBound]),
-                     String(body[code.upperBound...]))
+        bodyParts = (
+            String(body[..<credential.lowerBound]), String(body[credential.upperBound..<code.lowerBound]),
+            String(body[code.upperBound...])
+        )
     }
 
     /// Writes the whole request for `credential` and `code` into `buffer`.
     func write(credential: String, code: String, into buffer: inout ByteBuffer) {
-        let bodyLength = bodyParts.0.utf8.count + credential.utf8.count + bodyParts.1.utf8.count + code.utf8.count + bodyParts.2.utf8.count
+        let bodyLength =
+            bodyParts.0.utf8.count + credential.utf8.count + bodyParts.1.utf8.count + code.utf8.count
+            + bodyParts.2.utf8.count
         buffer.writeString(head)
         buffer.writeString(String(bodyLength))
         buffer.writeString("\r\n\r\n")

@@ -4,11 +4,11 @@
 // event-loop thread. It leaves the machine's cores to the emulator, so the
 // figures describe the server rather than the client library.
 import Foundation
+import IdentityOTP
 import IdentityToolkit
 import NIOCore
 import NIOFoundationCompat
 import NIOPosix
-import IdentityOTP
 
 /// A sign-in the load runs: which user, and at which TOTP step.
 struct SignInJob: Sendable {
@@ -96,14 +96,19 @@ final class SignInConnection: ChannelInboundHandler {
         let job = jobs[next]
         switch phase {
         case .password:
-            guard status == 200 else { throw RawClientError.unexpectedStatus(status, phase: "signInWithPassword", body: String(buffer: body)) }
-            guard let credential = try decoder.decode(SignInWithPasswordResponse.self, from: body).mfaPendingCredential else {
+            guard status == 200 else {
+                throw RawClientError.unexpectedStatus(status, phase: "signInWithPassword", body: String(buffer: body))
+            }
+            guard let credential = try decoder.decode(SignInWithPasswordResponse.self, from: body).mfaPendingCredential
+            else {
                 throw RawClientError.malformedResponse("no mfaPendingCredential in the password step's response")
             }
             sendTOTPStep(credential: credential, job: job, context: context)
             phase = .totp
         case .totp:
-            guard status == 200 else { throw RawClientError.unexpectedStatus(status, phase: "mfaSignIn:finalize", body: String(buffer: body)) }
+            guard status == 200 else {
+                throw RawClientError.unexpectedStatus(status, phase: "mfaSignIn:finalize", body: String(buffer: body))
+            }
             guard try decoder.decode(FinalizeMfaSignInResponse.self, from: body).idToken != nil else {
                 throw RawClientError.malformedResponse("no idToken in the TOTP step's response")
             }
@@ -174,16 +179,21 @@ final class SignInConnection: ChannelInboundHandler {
         guard bytes.count >= needle.count else { return nil }
         var index = start
         while index <= bytes.count - needle.count {
-            if bytes[index] == needle[0] && zip(needle.indices, needle).allSatisfy({ bytes[index + $0] == $1 }) { return index }
+            if bytes[index] == needle[0] && zip(needle.indices, needle).allSatisfy({ bytes[index + $0] == $1 }) {
+                return index
+            }
             index += 1
         }
         return nil
     }
 
     /// `needle` is lower case; header bytes are compared with ASCII case folded.
-    private static func findCaseInsensitive(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, before end: Int) -> Int? {
+    private static func findCaseInsensitive(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, before end: Int)
+        -> Int?
+    {
         guard end >= needle.count else { return nil }
-        for index in 0...(end - needle.count) where needle.indices.allSatisfy({ (bytes[index + $0] | 0x20) == (needle[$0] | 0x20) }) {
+        for index in 0...(end - needle.count)
+        where needle.indices.allSatisfy({ (bytes[index + $0] | 0x20) == (needle[$0] | 0x20) }) {
             return index
         }
         return nil

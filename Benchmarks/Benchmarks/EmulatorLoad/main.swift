@@ -27,11 +27,11 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import NIOCore
-import IdentityOTP
 
 struct User: Sendable {
     var email: String
@@ -78,7 +78,8 @@ func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
 func processCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
+        usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
 func milliseconds(_ duration: Duration) -> Double {
@@ -86,15 +87,27 @@ func milliseconds(_ duration: Duration) -> Double {
 }
 
 /// Sign-up, verified email and a TOTP factor for each of `count` users.
-func prepareUsers(count: Int, password: String, accounts: AccountsClient, configuration: ClientConfiguration,
-                  hostAndPort: String, project: String, now: @escaping @Sendable () -> Int64 = unixNow) async throws -> [User] {
+func prepareUsers(
+    count: Int, password: String, accounts: AccountsClient, configuration: ClientConfiguration,
+    hostAndPort: String, project: String, now: @escaping @Sendable () -> Int64 = unixNow
+) async throws -> [User] {
     /// The newest out-of-band code the emulator lists for `email`.
     @Sendable func oobCode(for email: String) async throws -> String {
         var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
         request.url = URL(string: "http://\(hostAndPort)/emulator/v1/projects/\(project)/oobCodes")
-        let (_, data) = try await configuration.transport.send(request, body: nil, options: TransportOptions(timeout: .seconds(10), maxResponseBytes: 64 << 20))
-        struct Listing: Decodable { struct Entry: Decodable { var email: String; var oobCode: String }; var oobCodes: [Entry] }
-        guard let code = try JSONDecoder().decode(Listing.self, from: data).oobCodes.last(where: { $0.email == email })?.oobCode else {
+        let (_, data) = try await configuration.transport.send(
+            request, body: nil, options: TransportOptions(timeout: .seconds(10), maxResponseBytes: 64 << 20))
+        struct Listing: Decodable {
+            struct Entry: Decodable {
+                var email: String
+                var oobCode: String
+            }
+            var oobCodes: [Entry]
+        }
+        guard
+            let code = try JSONDecoder().decode(Listing.self, from: data).oobCodes.last(where: { $0.email == email })?
+                .oobCode
+        else {
             throw LoadError.unexpected("no oob code listed for \(email)")
         }
         return code
@@ -106,7 +119,8 @@ func prepareUsers(count: Int, password: String, accounts: AccountsClient, config
         for index in 0..<count {
             group.addTask {
                 let email = "load-\(runID)-\(index)@example.com"
-                let created = try await accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true))
+                let created = try await accounts.signUp(
+                    SignUpRequest(email: email, password: password, returnSecureToken: true))
                 guard let idToken = created.idToken else { throw LoadError.unexpected("sign-up returned no ID token") }
                 // MFA needs a verified email: apply the code the emulator lists.
                 _ = try await accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: idToken))
@@ -115,25 +129,33 @@ func prepareUsers(count: Int, password: String, accounts: AccountsClient, config
                 // whose code for that step no later step shares (the emulator would
                 // take the later step; see `sharesItsCode`).
                 while true {
-                    let started = try await accounts.startMfaEnrollment(StartMfaEnrollmentRequest(idToken: idToken, totpEnrollmentInfo: .init()))
-                    guard let info = started.totpSessionInfo, let secret = info.sharedSecretKey, let session = info.sessionInfo else {
+                    let started = try await accounts.startMfaEnrollment(
+                        StartMfaEnrollmentRequest(idToken: idToken, totpEnrollmentInfo: .init()))
+                    guard let info = started.totpSessionInfo, let secret = info.sharedSecretKey,
+                        let session = info.sessionInfo
+                    else {
                         throw LoadError.unexpected("startMfaEnrollment returned no TOTP session")
                     }
                     let totp = try TOTP(key: try Base32.decode(secret))
                     let step = try totp.step(at: now()) - 9
                     let code = totp.code(step: step)
                     guard !(step + 1...step + 22).contains(where: { totp.code(step: $0) == code }) else { continue }
-                    let finalized = try await accounts.finalizeMfaEnrollment(FinalizeMfaEnrollmentRequest(
-                        idToken: idToken, displayName: "load phone", totpVerificationInfo: .init(sessionInfo: session, verificationCode: code)))
+                    let finalized = try await accounts.finalizeMfaEnrollment(
+                        FinalizeMfaEnrollmentRequest(
+                            idToken: idToken, displayName: "load phone",
+                            totpVerificationInfo: .init(sessionInfo: session, verificationCode: code)))
                     let lookup = try await accounts.lookup(GetAccountInfoRequest(idToken: finalized.idToken ?? idToken))
                     guard let enrollmentID = lookup.users?.first?.mfaInfo?.first?.mfaEnrollmentId else {
                         throw LoadError.unexpected("the account lists no factor after enrollment")
                     }
                     let passwordRequest = try await CapturingTransport.capture(emulatorHost: hostAndPort) { accounts in
-                        _ = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: email, password: password))
+                        _ = try await accounts.signInWithPassword(
+                            SignInWithPasswordRequest(email: email, password: password))
                     }
-                    return User(email: email, enrollmentID: enrollmentID, totp: totp, passwordRequest: passwordRequest.wireBytes,
-                                totpStep: try await TOTPStepTemplate(emulatorHost: hostAndPort, enrollmentID: enrollmentID))
+                    return User(
+                        email: email, enrollmentID: enrollmentID, totp: totp,
+                        passwordRequest: passwordRequest.wireBytes,
+                        totpStep: try await TOTPStepTemplate(emulatorHost: hostAndPort, enrollmentID: enrollmentID))
                 }
             }
         }
@@ -153,18 +175,23 @@ func sharesItsCode(_ user: User, step: UInt64, around baseStep: UInt64) -> Bool 
 }
 
 /// Latencies of sign-ins through the generated `AccountsClient`, one task per client.
-func runSDKClients(accounts: AccountsClient, password: String, jobsPerClient: [[SignInJob]]) async throws -> [Duration] {
+func runSDKClients(accounts: AccountsClient, password: String, jobsPerClient: [[SignInJob]]) async throws -> [Duration]
+{
     try await withThrowingTaskGroup(of: [Duration].self) { group in
         for jobs in jobsPerClient {
             group.addTask {
                 var mine: [Duration] = []
                 for job in jobs {
                     let begin = ContinuousClock.now
-                    let first = try await accounts.signInWithPassword(SignInWithPasswordRequest(email: job.email, password: password))
-                    guard let pending = first.mfaPendingCredential else { throw LoadError.unexpected("no mfaPendingCredential") }
-                    let signedIn = try await accounts.finalizeMfaSignIn(FinalizeMfaSignInRequest(
-                        mfaPendingCredential: pending, mfaEnrollmentId: job.enrollmentID,
-                        totpVerificationInfo: .init(verificationCode: job.totp.code(step: job.step))))
+                    let first = try await accounts.signInWithPassword(
+                        SignInWithPasswordRequest(email: job.email, password: password))
+                    guard let pending = first.mfaPendingCredential else {
+                        throw LoadError.unexpected("no mfaPendingCredential")
+                    }
+                    let signedIn = try await accounts.finalizeMfaSignIn(
+                        FinalizeMfaSignInRequest(
+                            mfaPendingCredential: pending, mfaEnrollmentId: job.enrollmentID,
+                            totpVerificationInfo: .init(verificationCode: job.totp.code(step: job.step))))
                     guard signedIn.idToken != nil else { throw LoadError.unexpected("no idToken after the TOTP step") }
                     mine.append(ContinuousClock.now - begin)
                 }
@@ -196,7 +223,8 @@ func runLoad(arguments: [String]) async throws {
         running = nil
         hostAndPort = external
     } else {
-        running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
+        running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project))
+            .start()
         hostAndPort = running?.hostAndPort ?? ""
     }
     let separator = hostAndPort.lastIndex(of: ":") ?? hostAndPort.endIndex
@@ -210,16 +238,23 @@ func runLoad(arguments: [String]) async throws {
     httpConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, clients)
     let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
     defer { Task { try? await httpClient.shutdown() } }
-    let configuration = ClientConfiguration(transport: AsyncHTTPClientTransport(client: httpClient), emulatorHost: hostAndPort)
+    let configuration = ClientConfiguration(
+        transport: AsyncHTTPClientTransport(client: httpClient), emulatorHost: hostAndPort)
     let accounts = AccountsClient(apiKey: "k", configuration: configuration)
     let admin = AdminClient(accessToken: { "owner" }, configuration: configuration)
-    _ = try await admin.updateProjectConfig(project: project, updateMask: "mfa", body: ProjectConfig(mfa: MultiFactorAuthConfig(
-        providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 10))])))
+    _ = try await admin.updateProjectConfig(
+        project: project, updateMask: "mfa",
+        body: ProjectConfig(
+            mfa: MultiFactorAuthConfig(
+                providerConfigs: [
+                    MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 10))
+                ])))
 
     say("preparing \(userCount) users with TOTP on \(hostAndPort)…")
     let setupStarted = ContinuousClock.now
-    let users = try await prepareUsers(count: userCount, password: password, accounts: accounts, configuration: configuration,
-                                       hostAndPort: hostAndPort, project: project)
+    let users = try await prepareUsers(
+        count: userCount, password: password, accounts: accounts, configuration: configuration,
+        hostAndPort: hostAndPort, project: project)
     say("prepared in \(ContinuousClock.now - setupStarted)")
 
     // Each client's sign-ins: its users (every `clients`-th), at each step, oldest step first.
@@ -231,23 +266,28 @@ func runLoad(arguments: [String]) async throws {
                 let user = users[userIndex]
                 let step = UInt64(Int64(baseStep) + Int64(offset))
                 guard !sharesItsCode(user, step: step, around: baseStep) else { return nil }
-                return SignInJob(email: user.email, enrollmentID: user.enrollmentID, totp: user.totp, step: step,
-                                 passwordRequest: user.passwordRequest, totpStep: user.totpStep)
+                return SignInJob(
+                    email: user.email, enrollmentID: user.enrollmentID, totp: user.totp, step: step,
+                    passwordRequest: user.passwordRequest, totpStep: user.totpStep)
             }
         }
     }
     let jobCount = jobsPerClient.reduce(0) { $0 + $1.count }
     let skipped = users.count * offsets.count - jobCount
     if skipped > 0 { say("left out \(skipped) sign-ins whose code another step in the window shares") }
-    say("running \(jobCount) sign-ins with \(clients) \(useRawClient ? "raw keep-alive" : "SDK (AccountsClient over AsyncHTTPClient)") clients…")
+    say(
+        "running \(jobCount) sign-ins with \(clients) \(useRawClient ? "raw keep-alive" : "SDK (AccountsClient over AsyncHTTPClient)") clients…"
+    )
 
     let cpuAtStart = processCPUSeconds()
     let started = ContinuousClock.now
-    let latencies: [Duration] = if useRawClient {
-        try await runRawClients(host: String(hostAndPort[..<separator]), port: port, jobsPerClient: jobsPerClient).map { .nanoseconds($0) }
-    } else {
-        try await runSDKClients(accounts: accounts, password: password, jobsPerClient: jobsPerClient)
-    }
+    let latencies: [Duration] =
+        if useRawClient {
+            try await runRawClients(host: String(hostAndPort[..<separator]), port: port, jobsPerClient: jobsPerClient)
+                .map { .nanoseconds($0) }
+        } else {
+            try await runSDKClients(accounts: accounts, password: password, jobsPerClient: jobsPerClient)
+        }
     let seconds = milliseconds(ContinuousClock.now - started) / 1000
     let cpuUsed = processCPUSeconds() - cpuAtStart
 
@@ -255,11 +295,18 @@ func runLoad(arguments: [String]) async throws {
     func percentile(_ p: Double) -> String {
         String(format: "%.1f ms", milliseconds(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]))
     }
-    say(String(format: "%d complete TOTP sign-ins in %.2f s: %.0f sign-ins/s (%d clients)", sorted.count, seconds, Double(sorted.count) / seconds, clients))
+    say(
+        String(
+            format: "%d complete TOTP sign-ins in %.2f s: %.0f sign-ins/s (%d clients)", sorted.count, seconds,
+            Double(sorted.count) / seconds, clients))
     // Less noisy than the rates on a shared machine: what one sign-in costs in CPU.
-    say(String(format: "CPU per sign-in: %.0f µs (%@)", cpuUsed / Double(max(1, sorted.count)) * 1e6,
-               running == nil ? "this process, the client only" : "this process, emulator and client"))
-    say("latency per sign-in (2 requests): p50 \(percentile(0.5)), p90 \(percentile(0.9)), p99 \(percentile(0.99)), max \(percentile(1.0))")
+    say(
+        String(
+            format: "CPU per sign-in: %.0f µs (%@)", cpuUsed / Double(max(1, sorted.count)) * 1e6,
+            running == nil ? "this process, the client only" : "this process, emulator and client"))
+    say(
+        "latency per sign-in (2 requests): p50 \(percentile(0.5)), p90 \(percentile(0.9)), p99 \(percentile(0.99)), max \(percentile(1.0))"
+    )
     await running?.stop()
 }
 
@@ -286,17 +333,24 @@ func runSoak(arguments: [String]) async throws {
     let configuration = ClientConfiguration(transport: AsyncHTTPClientTransport(), emulatorHost: hostAndPort)
     let accounts = AccountsClient(apiKey: "k", configuration: configuration)
     _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
-        project: project, updateMask: "mfa", body: ProjectConfig(mfa: MultiFactorAuthConfig(
-            providerConfigs: [MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 10))])))
+        project: project, updateMask: "mfa",
+        body: ProjectConfig(
+            mfa: MultiFactorAuthConfig(
+                providerConfigs: [
+                    MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 10))
+                ])))
     say("preparing \(userCount) users with TOTP on \(hostAndPort)…")
-    let users = try await prepareUsers(count: userCount, password: password, accounts: accounts, configuration: configuration,
-                                       hostAndPort: hostAndPort, project: project, now: { Int64(emulator.clock.now.timeIntervalSince1970) })
+    let users = try await prepareUsers(
+        count: userCount, password: password, accounts: accounts, configuration: configuration,
+        hostAndPort: hostAndPort, project: project, now: { Int64(emulator.clock.now.timeIntervalSince1970) })
     let warmUp = Duration.seconds(max(30, minutes * 6))
     let deadline = ContinuousClock.now + .seconds(minutes * 60)
     let started = ContinuousClock.now
     let host = String(hostAndPort[..<(hostAndPort.lastIndex(of: ":") ?? hostAndPort.endIndex)])
     say("soaking for \(minutes) min with \(clients) raw keep-alive clients (warm-up \(warmUp))…")
-    var signIns = 0, errors = 0, rounds = 0
+    var signIns = 0
+    var errors = 0
+    var rounds = 0
     var afterWarmUp: Int?
     var lastReport = ContinuousClock.now
     while ContinuousClock.now < deadline {
@@ -306,8 +360,9 @@ func runSoak(arguments: [String]) async throws {
             stride(from: client, to: users.count, by: clients).compactMap { index in
                 let user = users[index]
                 guard !sharesItsCode(user, step: step, around: step) else { return nil }
-                return SignInJob(email: user.email, enrollmentID: user.enrollmentID, totp: user.totp, step: step,
-                                 passwordRequest: user.passwordRequest, totpStep: user.totpStep)
+                return SignInJob(
+                    email: user.email, enrollmentID: user.enrollmentID, totp: user.totp, step: step,
+                    passwordRequest: user.passwordRequest, totpStep: user.totpStep)
             }
         }
         do {
@@ -323,15 +378,22 @@ func runSoak(arguments: [String]) async throws {
         }
         if ContinuousClock.now - lastReport >= .seconds(60) {
             lastReport = ContinuousClock.now
-            say("\(Int(milliseconds(ContinuousClock.now - started) / 1000)) s: \(signIns) sign-ins, \(errors) errors, resident \(residentKiB()) KiB, "
-                + "emulator state \(await emulator.stateCounts.sorted { $0.key < $1.key })")
+            say(
+                "\(Int(milliseconds(ContinuousClock.now - started) / 1000)) s: \(signIns) sign-ins, \(errors) errors, resident \(residentKiB()) KiB, "
+                    + "emulator state \(await emulator.stateCounts.sorted { $0.key < $1.key })")
         }
     }
     let end = residentKiB()
     let base = afterWarmUp ?? end
     let seconds = milliseconds(ContinuousClock.now - started) / 1000
-    say(String(format: "soak: %d complete TOTP sign-ins in %.0f s (%.0f/s), %d rounds, %d errors", signIns, seconds, Double(signIns) / seconds, rounds, errors))
-    say(String(format: "resident memory: %d KiB after warm-up, %d KiB at the end: %+.1f %%", base, end, Double(end - base) / Double(max(1, base)) * 100))
+    say(
+        String(
+            format: "soak: %d complete TOTP sign-ins in %.0f s (%.0f/s), %d rounds, %d errors", signIns, seconds,
+            Double(signIns) / seconds, rounds, errors))
+    say(
+        String(
+            format: "resident memory: %d KiB after warm-up, %d KiB at the end: %+.1f %%", base, end,
+            Double(end - base) / Double(max(1, base)) * 100))
     await running.stop()
     if errors > 0 { exit(1) }
 }
@@ -342,8 +404,9 @@ do {
         try await runSoak(arguments: Array(arguments.dropFirst()))
     } else if arguments.first == "serve" {
         let port = option("--port", in: arguments).map { number($0, for: "--port", minimum: 0) } ?? 9099
-        let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(
-            port: port, projectID: option("--project", in: arguments) ?? "demo-mfa"))
+        let emulator = try IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(
+                port: port, projectID: option("--project", in: arguments) ?? "demo-mfa"))
         try await emulator.runUntilSignalled { host, port in say("listening on http://\(host):\(port)") }
     } else {
         try await runLoad(arguments: arguments)

@@ -23,7 +23,8 @@ let benchmarks: @Sendable () -> Void = {
         return text
     }
 
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal, .peakMemoryResident], maxDuration: .seconds(5))
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal, .peakMemoryResident], maxDuration: .seconds(5))
 
     Benchmark("generate real Spec (types + clients)") { benchmark in
         for _ in benchmark.scaledIterations {

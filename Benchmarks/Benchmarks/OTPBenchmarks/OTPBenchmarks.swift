@@ -42,12 +42,16 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             for offset in 0..<1_000 {
                 let counter = (UInt64(now / 30) &+ UInt64(offset)).bigEndian
-                let mac = withUnsafeBytes(of: counter) { HMAC<Insecure.SHA1>.authenticationCode(for: $0, using: symmetricKey) }
-                blackHole(mac.withUnsafeBytes { bytes -> UInt32 in
-                    let offset = Int(bytes[19] & 0x0f)
-                    return (UInt32(bytes[offset] & 0x7f) << 24 | UInt32(bytes[offset + 1]) << 16
-                        | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])) % 1_000_000
-                })
+                let mac = withUnsafeBytes(of: counter) {
+                    HMAC<Insecure.SHA1>.authenticationCode(for: $0, using: symmetricKey)
+                }
+                blackHole(
+                    mac.withUnsafeBytes { bytes -> UInt32 in
+                        let offset = Int(bytes[19] & 0x0f)
+                        return
+                            (UInt32(bytes[offset] & 0x7f) << 24 | UInt32(bytes[offset + 1]) << 16
+                            | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])) % 1_000_000
+                    })
             }
         }
     }

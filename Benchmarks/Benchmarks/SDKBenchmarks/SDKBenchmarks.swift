@@ -11,7 +11,8 @@ import MultiFactorAuth
 /// update, session save) against the raw transport sending the same request
 /// bytes to the same in-process emulator over loopback. Target: ≤ 10 % at p50.
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, maxDuration: .seconds(5))
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, maxDuration: .seconds(5))
 
     Benchmark("token refresh through the SDK", configuration: .init(setup: setUp)) { benchmark in
         let user = Fixture.shared.user!
@@ -23,7 +24,9 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("the same request through the raw transport", configuration: .init(setup: setUp)) { benchmark in
         let fixture = Fixture.shared
         for _ in benchmark.scaledIterations {
-            let (response, body) = try await fixture.transport.send(fixture.rawRequest!, body: fixture.rawBody!, options: TransportOptions(timeout: .seconds(10), maxResponseBytes: 1 << 20))
+            let (response, body) = try await fixture.transport.send(
+                fixture.rawRequest!, body: fixture.rawBody!,
+                options: TransportOptions(timeout: .seconds(10), maxResponseBytes: 1 << 20))
             precondition(response.status == .ok)
             blackHole(body)
         }
@@ -42,7 +45,8 @@ final class Fixture: @unchecked Sendable {
 @Sendable func setUp() async throws {
     let fixture = Fixture.shared
     if fixture.user != nil { return }
-    let running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "bench")).start()
+    let running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "bench"))
+        .start()
     fixture.running = running
     let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
     options.apiKey = "bench"
@@ -52,7 +56,9 @@ final class Fixture: @unchecked Sendable {
     auth.useEmulator(withHost: running.host, port: running.port)
     let user = try await auth.createUser(withEmail: "bench@example.com", password: "bench-password").user
     fixture.user = user
-    var request = HTTPRequest(method: .post, scheme: "http", authority: running.hostAndPort, path: "/securetoken.googleapis.com/v1/token?key=bench")
+    var request = HTTPRequest(
+        method: .post, scheme: "http", authority: running.hostAndPort,
+        path: "/securetoken.googleapis.com/v1/token?key=bench")
     request.headerFields[.contentType] = "application/json"
     request.headerFields[.accept] = "application/json"
     fixture.rawRequest = request

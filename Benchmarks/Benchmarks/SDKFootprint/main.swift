@@ -13,10 +13,16 @@ let app = FirebaseApp.app(name: "footprint")!
 // A realistic ID token: about 900 bytes, as the emulator's and Firebase's are.
 let idToken = String(repeating: "x", count: 900)
 func session(_ index: Int) -> AuthSession {
-    AuthSession(uid: "uid-\(index)-\(UUID().uuidString)", email: "user\(index)@example.com", displayName: nil, isEmailVerified: true,
-                isAnonymous: false, tenantID: nil, idToken: idToken + "\(index)", refreshToken: UUID().uuidString + UUID().uuidString,
-                idTokenExpiration: Date().addingTimeInterval(3600),
-                factors: [.init(uid: UUID().uuidString, displayName: "app", enrollmentDate: Date(), factorID: "totp", phoneNumber: nil)])
+    AuthSession(
+        uid: "uid-\(index)-\(UUID().uuidString)", email: "user\(index)@example.com", displayName: nil,
+        isEmailVerified: true,
+        isAnonymous: false, tenantID: nil, idToken: idToken + "\(index)",
+        refreshToken: UUID().uuidString + UUID().uuidString,
+        idTokenExpiration: Date().addingTimeInterval(3600),
+        factors: [
+            .init(
+                uid: UUID().uuidString, displayName: "app", enrollmentDate: Date(), factorID: "totp", phoneNumber: nil)
+        ])
 }
 
 /// Resident bytes of this process (Linux).
@@ -40,6 +46,9 @@ for index in 0..<count {
     pairs.append((auth, auth.restore(sessions[index])))
 }
 let after = residentBytes() ?? before
-print(String(format: "idle signed-in Auth + User: %.0f bytes each (resident growth over %d instances; tokens and profile included)",
-             Double(after - before) / Double(count), count))
+print(
+    String(
+        format:
+            "idle signed-in Auth + User: %.0f bytes each (resident growth over %d instances; tokens and profile included)",
+        Double(after - before) / Double(count), count))
 withExtendedLifetime(pairs) {}

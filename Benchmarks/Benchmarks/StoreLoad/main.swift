@@ -32,11 +32,11 @@
 // two statements. 5 % of the calls send a wrong code. Without --postgres
 // only the in-memory stores run.
 import Foundation
+import IdentityOTP
 import IdentityServerState
 import IdentityStoresPostgres
 import Logging
 import NIOPosix
-import IdentityOTP
 import PostgresNIO
 
 func option(_ flag: String, in arguments: [String]) -> String? {
@@ -60,7 +60,8 @@ func number(_ text: String?, default value: Int, name: String) -> Int {
 func processCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
+        usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
 struct RunResult {
@@ -77,12 +78,15 @@ struct RunResult {
     }
 
     static func milliseconds(_ duration: Duration) -> String {
-        String(format: "%.2f ms", Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
+        String(
+            format: "%.2f ms",
+            Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
     }
 
     var row: String {
         let perSecond = Double(verifications) / seconds
-        return "| \(name) | \(String(format: "%.0f", perSecond)) | \(Self.milliseconds(percentile(0.5))) | \(Self.milliseconds(percentile(0.99))) | "
+        return
+            "| \(name) | \(String(format: "%.0f", perSecond)) | \(Self.milliseconds(percentile(0.5))) | \(Self.milliseconds(percentile(0.99))) | "
             + "\(Self.milliseconds(latencies.last ?? .zero)) | \(errors) | \(String(format: "%.0f %%", 100 * cpuSeconds / seconds)) |"
     }
 }
@@ -95,8 +99,9 @@ enum Stores {
 
     func verifier(_ totp: TOTP) throws -> TOTPVerifier {
         switch self {
-        case let .separate(replay, attempts): try TOTPVerifier(totp: totp, window: 1, replayStore: replay, attemptStore: attempts)
-        case let .combined(store): try TOTPVerifier(totp: totp, window: 1, store: store)
+        case .separate(let replay, let attempts):
+            try TOTPVerifier(totp: totp, window: 1, replayStore: replay, attemptStore: attempts)
+        case .combined(let store): try TOTPVerifier(totp: totp, window: 1, store: store)
         }
     }
 }
@@ -111,10 +116,15 @@ struct DefaultUpdate: ExpiringStateStore {
         try await base.setValue(value, forKey: key, expiresAt: expiresAt)
     }
     func value(forKey key: String, at now: Date) async throws -> Data? { try await base.value(forKey: key, at: now) }
-    func takeValue(forKey key: String, at now: Date) async throws -> Data? { try await base.takeValue(forKey: key, at: now) }
+    func takeValue(forKey key: String, at now: Date) async throws -> Data? {
+        try await base.takeValue(forKey: key, at: now)
+    }
     func removeValue(forKey key: String) async throws { try await base.removeValue(forKey: key) }
-    func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool {
-        try await base.compareAndSwapValue(forKey: key, expected: expected, newValue: newValue, expiresAt: expiresAt, at: now)
+    func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date)
+        async throws -> Bool
+    {
+        try await base.compareAndSwapValue(
+            forKey: key, expected: expected, newValue: newValue, expiresAt: expiresAt, at: now)
     }
     func storeTime(callerTime: Date) async throws -> Date { try await base.storeTime(callerTime: callerTime) }
 }
@@ -128,7 +138,9 @@ enum KeyUse {
     case live
 }
 
-func run(_ name: String, _ stores: Stores, callers: Int, seconds: Int, rate: Int? = nil, keys: KeyUse = .new) async throws -> RunResult {
+func run(_ name: String, _ stores: Stores, callers: Int, seconds: Int, rate: Int? = nil, keys: KeyUse = .new)
+    async throws -> RunResult
+{
     let totp = try TOTP(key: Array("12345678901234567890".utf8))
     let verifier = try stores.verifier(totp)
     let start = Int64(Date().timeIntervalSince1970)
@@ -147,7 +159,9 @@ func run(_ name: String, _ stores: Stores, callers: Int, seconds: Int, rate: Int
                 var (count, errors) = (0, 0)
                 var due = started + (interval ?? .zero) * (Double(caller) / Double(callers))
                 while (interval == nil ? clock.now : due) < deadline {
-                    let (key, now) = keys == .new ? ("\(run)-\(caller)-\(count)", start) : ("\(run)-\(caller)", start + 30 * Int64(count))
+                    let (key, now) =
+                        keys == .new
+                        ? ("\(run)-\(caller)-\(count)", start) : ("\(run)-\(caller)", start + 30 * Int64(count))
                     let right = try totp.code(at: now)
                     let wrong = right == "000000" ? "111111" : "000000"
                     let code = count % 20 == 19 ? wrong : right
@@ -161,7 +175,11 @@ func run(_ name: String, _ stores: Stores, callers: Int, seconds: Int, rate: Int
                     }
                     do {
                         let result = try await verifier.verify(code, keyID: key, at: now)
-                        if code == right, case .accepted = result {} else if code == wrong, result == .invalid {} else { errors += 1 }
+                        if code == right, case .accepted = result {
+                        } else if code == wrong, result == .invalid {
+                        } else {
+                            errors += 1
+                        }
                     } catch {
                         errors += 1
                     }
@@ -181,13 +199,15 @@ func run(_ name: String, _ stores: Stores, callers: Int, seconds: Int, rate: Int
     }
     let elapsed = clock.now - started
     let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    return RunResult(name: name, verifications: perCaller.0, errors: perCaller.1, seconds: elapsedSeconds,
-                     latencies: perCaller.2.sorted(), cpuSeconds: processCPUSeconds() - cpuBefore)
+    return RunResult(
+        name: name, verifications: perCaller.0, errors: perCaller.1, seconds: elapsedSeconds,
+        latencies: perCaller.2.sorted(), cpuSeconds: processCPUSeconds() - cpuBefore)
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 // Before the first `await`, on the main thread, as NIO requires.
-let onEventLoops = arguments.contains("--nio-executor")
+let onEventLoops =
+    arguments.contains("--nio-executor")
     && NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 let callers = number(option("--callers", in: arguments), default: 64, name: "--callers")
 let seconds = number(option("--seconds", in: arguments), default: 10, name: "--seconds")
@@ -198,48 +218,68 @@ if let postgresURL, PostgresConnectionSettings.urlContainsPassword(postgresURL) 
     fail("put the password in PGPASSWORD, not in the URL (another local user can read a process's arguments)")
 }
 
-say("StoreLoad: \(callers) callers, \(seconds) s per store, \(ProcessInfo.processInfo.activeProcessorCount) cores"
-    + (onEventLoops ? ", tasks on NIO's event loops" : "")
-    + (rate.map { ", \($0) calls/s offered (latency from when each call was due)" } ?? ", each caller flat out"))
+say(
+    "StoreLoad: \(callers) callers, \(seconds) s per store, \(ProcessInfo.processInfo.activeProcessorCount) cores"
+        + (onEventLoops ? ", tasks on NIO's event loops" : "")
+        + (rate.map { ", \($0) calls/s offered (latency from when each call was due)" } ?? ", each caller flat out"))
 var results: [RunResult] = []
 // Warm-up, then the measured in-memory run.
 // Every call uses a fresh key whose records live for minutes (and a wrong
 // code's run for ever), and a full in-memory store refuses new keys rather
 // than forget live records: room for every key a run makes.
 let inMemoryCapacity = 50_000_000
-_ = try await run("warm-up", .separate(ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity), ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity)),
-                  callers: callers, seconds: 1)
-results.append(try await run("in-memory: replay + attempt stores",
-                             .separate(ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity), ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity)),
-                             callers: callers, seconds: seconds, rate: rate))
+_ = try await run(
+    "warm-up",
+    .separate(
+        ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity),
+        ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity)),
+    callers: callers, seconds: 1)
+results.append(
+    try await run(
+        "in-memory: replay + attempt stores",
+        .separate(
+            ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity),
+            ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity)),
+        callers: callers, seconds: seconds, rate: rate))
 say(results.last!.row)
-results.append(try await run("in-memory: one verification store", .combined(ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity)), callers: callers, seconds: seconds, rate: rate))
+results.append(
+    try await run(
+        "in-memory: one verification store", .combined(ExpiringStateTOTPVerificationStore(capacity: inMemoryCapacity)),
+        callers: callers, seconds: seconds, rate: rate))
 say(results.last!.row)
 
 if let postgresURL {
     var settings: PostgresConnectionSettings
     do {
-        settings = try PostgresConnectionSettings(url: postgresURL, password: ProcessInfo.processInfo.environment["PGPASSWORD"])
+        settings = try PostgresConnectionSettings(
+            url: postgresURL, password: ProcessInfo.processInfo.environment["PGPASSWORD"])
         settings.maximumConnections = connections
         try await PostgresIdentityStores.checkConnection(settings)
     } catch {
         fail("\(error)")
     }
-    let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: Logger(label: "StoreLoad"))
+    let client = PostgresClient(
+        configuration: settings.clientConfiguration, backgroundLogger: Logger(label: "StoreLoad"))
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.run() }
         let stores = try PostgresIdentityStores(client: client, tablePrefix: "storeload_")
         try await stores.migrate()
         _ = try await run("warm-up", .combined(stores.verificationStore), callers: callers, seconds: 1)
-        results.append(try await run("PostgreSQL: replay + attempt stores, 3 updates (\(connections) connections)",
-                                     .separate(stores.verificationStore, stores.verificationStore), callers: callers, seconds: seconds, rate: rate))
+        results.append(
+            try await run(
+                "PostgreSQL: replay + attempt stores, 3 updates (\(connections) connections)",
+                .separate(stores.verificationStore, stores.verificationStore), callers: callers, seconds: seconds,
+                rate: rate))
         say(results.last!.row)
         for (keys, keysLabel) in [(KeyUse.new, "new keys"), (.live, "live entry")] {
             for (label, ownUpdate) in [("read, then swap", false), ("own update", true)] {
-                let state: any ExpiringStateStore = ownUpdate ? stores.stateStore : DefaultUpdate(base: stores.stateStore)
-                results.append(try await run("PostgreSQL, \(keysLabel): one verification store (\(label))",
-                                             .combined(ExpiringStateTOTPVerificationStore(state: state)), callers: callers, seconds: seconds,
-                                             rate: rate, keys: keys))
+                let state: any ExpiringStateStore =
+                    ownUpdate ? stores.stateStore : DefaultUpdate(base: stores.stateStore)
+                results.append(
+                    try await run(
+                        "PostgreSQL, \(keysLabel): one verification store (\(label))",
+                        .combined(ExpiringStateTOTPVerificationStore(state: state)), callers: callers, seconds: seconds,
+                        rate: rate, keys: keys))
                 say(results.last!.row)
             }
         }

@@ -1,13 +1,13 @@
 import Benchmark
+import BenchmarkTokens
 import Foundation
 import HTTPTypes
 @_spi(Benchmarks) import IdentityAdmin
-import BenchmarkTokens
+import IdentityOTPFormats
 import IdentityToolkit
 import JWTKit
 import OpenSSLFloor
 import _CryptoExtras
-import IdentityOTPFormats
 
 /// One token, in one run: `IDTokenVerifier.verify` with warm keys and no
 /// cache (every check Google documents: header, kid, RS256 signature, aud,
@@ -21,24 +21,29 @@ import IdentityOTPFormats
 let benchmarks: @Sendable () -> Void = {
     // 1,000 calls a sample: one call a sample measured the harness's hop between
     // threads around each call (half of the time and most of the spread).
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .nanoseconds, scalingFactor: .kilo,
-                                           maxDuration: .seconds(5))
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal], timeUnits: .nanoseconds, scalingFactor: .kilo,
+        maxDuration: .seconds(5))
 
-    Benchmark("verifyIDToken, warm keys, no cache (IdentityAdmin)", configuration: .init(setup: TokenFixture.warmUp)) { benchmark in
+    Benchmark("verifyIDToken, warm keys, no cache (IdentityAdmin)", configuration: .init(setup: TokenFixture.warmUp)) {
+        benchmark in
         let fixture = TokenFixture.shared
         for _ in benchmark.scaledIterations {
             blackHole(try await fixture.verifier.verify(fixture.token))
         }
     }
 
-    Benchmark("verifySessionCookie, warm keys, no cache (IdentityAdmin)", configuration: .init(setup: TokenFixture.warmUp)) { benchmark in
+    Benchmark(
+        "verifySessionCookie, warm keys, no cache (IdentityAdmin)", configuration: .init(setup: TokenFixture.warmUp)
+    ) { benchmark in
         let fixture = TokenFixture.shared
         for _ in benchmark.scaledIterations {
             blackHole(try await fixture.sessionCookieVerifier.verify(fixture.sessionCookie))
         }
     }
 
-    Benchmark("verifyIDToken, repeated token (verified-token cache)", configuration: .init(setup: TokenFixture.warmUp)) { benchmark in
+    Benchmark("verifyIDToken, repeated token (verified-token cache)", configuration: .init(setup: TokenFixture.warmUp))
+    { benchmark in
         let fixture = TokenFixture.shared
         for _ in benchmark.scaledIterations {
             blackHole(try await fixture.cachingVerifier.verify(fixture.token))
@@ -48,31 +53,42 @@ let benchmarks: @Sendable () -> Void = {
     // The telemetry's cost on the hot path, both sides in this run: the line
     // above records (no backend bootstrapped: swift-metrics' and the
     // tracer's no-op ones); this one records nothing. Target: ≤ 1.03 ×.
-    Benchmark("verifyIDToken, repeated token, telemetry off (baseline of the line above)", configuration: .init(setup: TokenFixture.warmUp)) { benchmark in
+    Benchmark(
+        "verifyIDToken, repeated token, telemetry off (baseline of the line above)",
+        configuration: .init(setup: TokenFixture.warmUp)
+    ) { benchmark in
         let fixture = TokenFixture.shared
         for _ in benchmark.scaledIterations {
             blackHole(try await fixture.cachingVerifierWithoutTelemetry.verify(fixture.token))
         }
     }
 
-    Benchmark("floor: RS256 check of the signing input (swift-crypto)", configuration: .init(setup: TokenFixture.warmUp)) { benchmark in
+    Benchmark(
+        "floor: RS256 check of the signing input (swift-crypto)", configuration: .init(setup: TokenFixture.warmUp)
+    ) { benchmark in
         let fixture = TokenFixture.shared
         for _ in benchmark.scaledIterations {
-            blackHole(fixture.publicKey.isValidSignature(fixture.signature, for: fixture.signingInput, padding: .insecurePKCS1v1_5))
+            blackHole(
+                fixture.publicKey.isValidSignature(
+                    fixture.signature, for: fixture.signingInput, padding: .insecurePKCS1v1_5))
         }
     }
 
-    Benchmark("floor: RS256 check of the signing input (OpenSSL)", configuration: .init(setup: TokenFixture.warmUp)) { benchmark in
+    Benchmark("floor: RS256 check of the signing input (OpenSSL)", configuration: .init(setup: TokenFixture.warmUp)) {
+        benchmark in
         let fixture = TokenFixture.shared
         for _ in benchmark.scaledIterations {
             blackHole(fixture.openSSLVerify())
         }
     }
 
-    Benchmark("FirebaseAuthIdentityToken, warm keys (jwt-kit 5)", configuration: .init(setup: TokenFixture.warmUp)) { benchmark in
+    Benchmark("FirebaseAuthIdentityToken, warm keys (jwt-kit 5)", configuration: .init(setup: TokenFixture.warmUp)) {
+        benchmark in
         let fixture = TokenFixture.shared
         for _ in benchmark.scaledIterations {
-            blackHole(try await fixture.jwtKitKeys.verify(fixture.token, as: FirebaseAuthIdentityToken.self, expectedAudience: TokenFixture.project))
+            blackHole(
+                try await fixture.jwtKitKeys.verify(
+                    fixture.token, as: FirebaseAuthIdentityToken.self, expectedAudience: TokenFixture.project))
         }
     }
 }
@@ -110,10 +126,15 @@ final class TokenFixture: Sendable {
         sessionCookie = tokens.sessionCookie
         let key = tokens.key
         let signature = tokens.signature
-        sessionCookieVerifier = IDTokenVerifier(projectID: Self.project, sessionCookieKeys: SessionCookieKeysClient(
-            configuration: ClientConfiguration(transport: KeyRoute(body: jwksData), emulatorHost: nil))).withCache(.disabled)
-        cachingVerifier = IDTokenVerifier(projectID: Self.project, keys: GooglePublicKeysClient(
-            configuration: ClientConfiguration(transport: KeyRoute(body: jwksData), emulatorHost: nil)))
+        sessionCookieVerifier = IDTokenVerifier(
+            projectID: Self.project,
+            sessionCookieKeys: SessionCookieKeysClient(
+                configuration: ClientConfiguration(transport: KeyRoute(body: jwksData), emulatorHost: nil))
+        ).withCache(.disabled)
+        cachingVerifier = IDTokenVerifier(
+            projectID: Self.project,
+            keys: GooglePublicKeysClient(
+                configuration: ClientConfiguration(transport: KeyRoute(body: jwksData), emulatorHost: nil)))
         verifier = cachingVerifier.withCache(.disabled)
         cachingVerifierWithoutTelemetry = cachingVerifier.withoutTelemetry()
         jwtKitKeys = JWTKeyCollection()
@@ -121,7 +142,9 @@ final class TokenFixture: Sendable {
         self.signature = signature
         signingInput = tokens.signingInput
         let spki = [UInt8](key.publicKey.derRepresentation)
-        guard let parsed = rs256_floor_new(spki, spki.count) else { preconditionFailure("OpenSSL did not parse the benchmark's public key") }
+        guard let parsed = rs256_floor_new(spki, spki.count) else {
+            preconditionFailure("OpenSSL did not parse the benchmark's public key")
+        }
         openSSLKey = parsed
     }
 
@@ -129,7 +152,8 @@ final class TokenFixture: Sendable {
     func openSSLVerify() -> Bool {
         signingInput.withUnsafeBytes { input in
             signature.rawRepresentation.withUnsafeBytes { signature in
-                rs256_floor_verify(openSSLKey, input.baseAddress, input.count, signature.baseAddress, signature.count) == 1
+                rs256_floor_verify(openSSLKey, input.baseAddress, input.count, signature.baseAddress, signature.count)
+                    == 1
             }
         }
     }
@@ -144,8 +168,13 @@ final class TokenFixture: Sendable {
         precondition(session.uid == decoded.uid && session.issuer.hasPrefix(BenchmarkTokens.sessionCookieIssuer))
         let cached = try await fixture.cachingVerifier.verify(fixture.token)
         precondition(cached == decoded)
-        precondition(fixture.openSSLVerify() && fixture.publicKey.isValidSignature(fixture.signature, for: fixture.signingInput, padding: .insecurePKCS1v1_5))
-        let other = try await fixture.jwtKitKeys.verify(fixture.token, as: FirebaseAuthIdentityToken.self, expectedAudience: TokenFixture.project)
+        precondition(
+            fixture.openSSLVerify()
+                && fixture.publicKey.isValidSignature(
+                    fixture.signature, for: fixture.signingInput, padding: .insecurePKCS1v1_5)
+        )
+        let other = try await fixture.jwtKitKeys.verify(
+            fixture.token, as: FirebaseAuthIdentityToken.self, expectedAudience: TokenFixture.project)
         precondition(other.subject.value == "bench-user")
     }
 }

@@ -1,7 +1,7 @@
+import BenchmarkTokens
 import Foundation
 import HTTPTypes
 @_spi(Benchmarks) import IdentityAdmin
-import BenchmarkTokens
 import IdentityToolkit
 import _CryptoExtras
 
@@ -31,7 +31,8 @@ let tokens = try BenchmarkTokens()
 let jwksData = tokens.keySet
 let token = sessionCookie ? tokens.sessionCookie : tokens.idToken
 let configuration = ClientConfiguration(transport: KeyRoute(body: jwksData), emulatorHost: nil)
-let caching = sessionCookie
+let caching =
+    sessionCookie
     ? IDTokenVerifier(projectID: project, sessionCookieKeys: SessionCookieKeysClient(configuration: configuration))
     : IDTokenVerifier(projectID: project, keys: GooglePublicKeysClient(configuration: configuration))
 let chosen = cached ? caching : caching.withCache(.disabled)

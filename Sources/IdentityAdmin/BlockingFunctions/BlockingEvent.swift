@@ -95,8 +95,10 @@ public struct BlockingCredential: Sendable, CustomStringConvertible {
     public let providerID: String?
 
     init?(_ claims: BlockingEventClaims) {
-        guard claims.oauthIdToken != nil || claims.oauthAccessToken != nil || claims.oauthRefreshToken != nil
-              || claims.oauthTokenSecret != nil else { return nil }
+        guard
+            claims.oauthIdToken != nil || claims.oauthAccessToken != nil || claims.oauthRefreshToken != nil
+                || claims.oauthTokenSecret != nil
+        else { return nil }
         idToken = claims.oauthIdToken
         accessToken = claims.oauthAccessToken
         refreshToken = claims.oauthRefreshToken
@@ -107,8 +109,11 @@ public struct BlockingCredential: Sendable, CustomStringConvertible {
 
     /// Which parts are present; never their values.
     public var description: String {
-        let parts = [("idToken", idToken), ("accessToken", accessToken), ("refreshToken", refreshToken), ("tokenSecret", tokenSecret)]
-            .compactMap { $0.1 == nil ? nil : $0.0 }
+        let parts = [
+            ("idToken", idToken), ("accessToken", accessToken), ("refreshToken", refreshToken),
+            ("tokenSecret", tokenSecret),
+        ]
+        .compactMap { $0.1 == nil ? nil : $0.0 }
         return "BlockingCredential(\(providerID ?? "unknown"): \(parts.joined(separator: ", ")) <redacted>)"
     }
 }

@@ -24,7 +24,9 @@ public struct BlockingFunctionDecision: Sendable, Hashable {
     /// - Parameters:
     ///   - status: The error's canonical status (`permissionDenied` by default).
     ///   - message: What the user is told: no secret, it leaves the server.
-    public static func deny(status: BlockingFunctionDenial.Status = .permissionDenied, message: String) -> BlockingFunctionDecision {
+    public static func deny(status: BlockingFunctionDenial.Status = .permissionDenied, message: String)
+        -> BlockingFunctionDecision
+    {
         BlockingFunctionDecision(verdict: .deny(BlockingFunctionDenial(status: status, message: message)))
     }
 }
@@ -48,8 +50,10 @@ public struct BlockingFunctionUpdate: Sendable, Hashable {
     public var sessionClaims: [String: JSONValue]?
 
     /// An update of the fields given.
-    public init(displayName: String? = nil, photoURL: String? = nil, disabled: Bool? = nil, emailVerified: Bool? = nil,
-                customClaims: [String: JSONValue]? = nil, sessionClaims: [String: JSONValue]? = nil) {
+    public init(
+        displayName: String? = nil, photoURL: String? = nil, disabled: Bool? = nil, emailVerified: Bool? = nil,
+        customClaims: [String: JSONValue]? = nil, sessionClaims: [String: JSONValue]? = nil
+    ) {
         self.displayName = displayName
         self.photoURL = photoURL
         self.disabled = disabled
@@ -69,9 +73,10 @@ public struct BlockingFunctionUpdate: Sendable, Hashable {
         if customClaims != nil { mask.append(BlockingUserRecordUpdate.FieldPath.customClaims) }
         if sessionClaims != nil { mask.append(BlockingUserRecordUpdate.FieldPath.sessionClaims) }
         guard !mask.isEmpty else { return nil }
-        return BlockingUserRecordUpdate(updateMask: mask.joined(separator: ","), displayName: displayName, photoURL: photoURL, disabled: disabled,
-                                        emailVerified: emailVerified, customClaims: customClaims,
-                                        sessionClaims: sessionClaims)
+        return BlockingUserRecordUpdate(
+            updateMask: mask.joined(separator: ","), displayName: displayName, photoURL: photoURL, disabled: disabled,
+            emailVerified: emailVerified, customClaims: customClaims,
+            sessionClaims: sessionClaims)
     }
 }
 

@@ -1,9 +1,9 @@
 public import Foundation
 public import IdentityOTP
-@_spi(Generated) import IdentityToolkit
-public import Logging
-import IdentityToolkitJWT
 import IdentitySupport
+@_spi(Generated) import IdentityToolkit
+import IdentityToolkitJWT
+public import Logging
 
 /// Serves Identity Platform's blocking functions (`beforeCreate`,
 /// `beforeSignIn`) from a Swift server, framework-neutral as
@@ -51,9 +51,12 @@ public struct BlockingFunctionHandler: Sendable {
     ///   - logger: Where refusals are noted (never a token or a credential).
     ///   - beforeCreate: The decision for `beforeCreate` events; nil refuses them.
     ///   - beforeSignIn: The decision for `beforeSignIn` events; nil refuses them.
-    public init(auth: BaseAuth, functionURL: String, replayStore: any TOTPReplayStore = ExpiringStateTOTPVerificationStore(), budget: Duration = .seconds(7),
-                logger: Logger = Logger(label: "IdentityAdmin.BlockingFunctions"),
-                beforeCreate: BeforeCreate? = nil, beforeSignIn: BeforeSignIn? = nil) {
+    public init(
+        auth: BaseAuth, functionURL: String, replayStore: any TOTPReplayStore = ExpiringStateTOTPVerificationStore(),
+        budget: Duration = .seconds(7),
+        logger: Logger = Logger(label: "IdentityAdmin.BlockingFunctions"),
+        beforeCreate: BeforeCreate? = nil, beforeSignIn: BeforeSignIn? = nil
+    ) {
         self.auth = auth
         self.functionURL = functionURL
         self.replayStore = replayStore
@@ -91,7 +94,9 @@ public struct BlockingFunctionHandler: Sendable {
         do {
             decision = try await decide(event)
         } catch is DeadlineExceeded {
-            logger.warning("blocking function over its budget", metadata: ["event": "\(event.id)", "budgetSeconds": "\(budget.components.seconds)"])
+            logger.warning(
+                "blocking function over its budget",
+                metadata: ["event": "\(event.id)", "budgetSeconds": "\(budget.components.seconds)"])
             return .refusal(.deadlineExceeded, "The blocking function did not answer in time.")
         } catch let refusal as BlockingEventRefusal {
             return .refusal(refusal.status, refusal.publicMessage)
@@ -104,7 +109,8 @@ public struct BlockingFunctionHandler: Sendable {
 
     /// The event of `jwt`, once every check passed.
     /// - Throws: ``BlockingEventRefusal``.
-    public func verifiedEvent(_ jwt: String, now: Date = Date()) async throws(BlockingEventRefusal) -> AuthBlockingEvent {
+    public func verifiedEvent(_ jwt: String, now: Date = Date()) async throws(BlockingEventRefusal) -> AuthBlockingEvent
+    {
         let claims: BlockingEventClaims
         do {
             claims = try await auth.idTokenVerifier.verifiedClaims(of: jwt, as: BlockingEventClaims.self)
@@ -119,13 +125,16 @@ public struct BlockingFunctionHandler: Sendable {
             throw BlockingEventRefusal(.token(TokenVerificationError(claimFailure: error)))
         }
         let expiresAt = claims.expiresAt
-        guard let user = claims.userRecord, IdentityPlatformLimits.isValidUID(user.uid) else { throw BlockingEventRefusal(.token(.invalidSubject)) }
+        guard let user = claims.userRecord, IdentityPlatformLimits.isValidUID(user.uid) else {
+            throw BlockingEventRefusal(.token(.invalidSubject))
+        }
         guard !claims.eventID.isEmpty else { throw BlockingEventRefusal(.token(.malformed("the event has no id"))) }
         let recorded: Bool
         do {
             // Kept until the event expires: after that it is refused anyway.
-            recorded = try await replayStore.recordAcceptedStep(1, for: "blocking-event/\(auth.projectID)/\(claims.eventID)", at: now,
-                                                                retainUntil: expiresAt.addingTimeInterval(60))
+            recorded = try await replayStore.recordAcceptedStep(
+                1, for: "blocking-event/\(auth.projectID)/\(claims.eventID)", at: now,
+                retainUntil: expiresAt.addingTimeInterval(60))
         } catch {
             throw BlockingEventRefusal(.replayCheckFailed)
         }
@@ -164,7 +173,8 @@ public struct BlockingFunctionAnswer: Sendable, Hashable {
 
     static func refusal(_ status: BlockingFunctionDenial.Status, _ message: String) -> BlockingFunctionAnswer {
         let body = BlockingFunctionErrorResponse(error: BlockingFunctionError(status: status.name, message: message))
-        return BlockingFunctionAnswer(status: status.httpStatus, body: (try? JSONEncoder().encode(body)) ?? Data("{}".utf8))
+        return BlockingFunctionAnswer(
+            status: status.httpStatus, body: (try? JSONEncoder().encode(body)) ?? Data("{}".utf8))
     }
 
     /// The answer to `decision`: an update whose claims break the rules is
@@ -233,7 +243,8 @@ public struct BlockingEventRefusal: Error, Sendable, CustomStringConvertible {
     /// What the answer says: short, the same for every forged token.
     var publicMessage: String {
         switch reason {
-        case .token(let error): error.code == .keysUnavailable ? "The signing keys cannot be fetched." : "The event's token is not valid."
+        case .token(let error):
+            error.code == .keysUnavailable ? "The signing keys cannot be fetched." : "The event's token is not valid."
         case .replayed: "The event was already handled."
         case .replayCheckFailed: "The event cannot be checked now."
         case .noHandler(let type): "No handler for \(LogSafeText.escaping(type, limit: 32)) events."
@@ -256,7 +267,8 @@ public struct BlockingEventRefusal: Error, Sendable, CustomStringConvertible {
         case .token(let error): "blocking event refused: \(error)"
         case .replayed: "blocking event refused: its id was seen before"
         case .replayCheckFailed: "blocking event refused: the replay store cannot be reached"
-        case .noHandler(let type): "blocking event refused: no handler for \(LogSafeText.escaping(type, limit: 32)) events"
+        case .noHandler(let type):
+            "blocking event refused: no handler for \(LogSafeText.escaping(type, limit: 32)) events"
         }
     }
 }

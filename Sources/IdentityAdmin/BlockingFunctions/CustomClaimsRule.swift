@@ -11,9 +11,14 @@ enum CustomClaimsRule {
     static func text(of claims: [String: JSONValue], field: String) throws(AdminValidationError) -> String {
         switch CustomClaimsProblem.check(claims) {
         case .success(let text): return text
-        case .failure(.reservedClaim(let name)): throw AdminValidationError(field: field, message: "must not set the reserved claim \"\(name)\"")
+        case .failure(.reservedClaim(let name)):
+            throw AdminValidationError(field: field, message: "must not set the reserved claim \"\(name)\"")
         case .failure(.tooLong(let characters)):
-            throw AdminValidationError(field: field, message: "must be at most \(IdentityPlatformLimits.maximumCustomClaimsLength) characters of JSON, not \(characters)")
+            throw AdminValidationError(
+                field: field,
+                message:
+                    "must be at most \(IdentityPlatformLimits.maximumCustomClaimsLength) characters of JSON, not \(characters)"
+            )
         }
     }
 
@@ -23,7 +28,9 @@ enum CustomClaimsRule {
         if let custom = update.customClaims { try text(of: custom, field: "customClaims") }
         if let session = update.sessionClaims {
             try text(of: session, field: "sessionClaims")
-            try text(of: (update.customClaims ?? [:]).merging(session) { _, session in session }, field: "customClaims+sessionClaims")
+            try text(
+                of: (update.customClaims ?? [:]).merging(session) { _, session in session },
+                field: "customClaims+sessionClaims")
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
+import IdentitySupport
 import IdentityToolkit
 import Logging
-import IdentitySupport
 
 /// The account lookups of `checkRevoked` checks, treated as the key cache
 /// treats the key route, so that an unreachable backend costs requests a
@@ -44,8 +44,11 @@ final class AccountLookups: Sendable {
     private let now: @Sendable () -> Date
     private let logger: Logger
 
-    init(openingFailures: Int = 3, initialOpenInterval: TimeInterval = 1, maximumOpenInterval: TimeInterval = 30, warningInterval: TimeInterval = 60,
-         logger: Logger = Logger(label: "IdentityAdmin.accounts"), now: @escaping @Sendable () -> Date = Date.init) {
+    init(
+        openingFailures: Int = 3, initialOpenInterval: TimeInterval = 1, maximumOpenInterval: TimeInterval = 30,
+        warningInterval: TimeInterval = 60,
+        logger: Logger = Logger(label: "IdentityAdmin.accounts"), now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.openingFailures = openingFailures
         self.initialOpenInterval = initialOpenInterval
         self.maximumOpenInterval = maximumOpenInterval
@@ -56,7 +59,9 @@ final class AccountLookups: Sendable {
 
     /// `key`'s state from `lookUp`, shared with concurrent callers for the
     /// same key; refused at once while the breaker is open.
-    func state(for key: Key, lookUp: @escaping @Sendable () async throws -> AccountState) async throws(TokenVerificationError) -> AccountState {
+    func state(for key: Key, lookUp: @escaping @Sendable () async throws -> AccountState)
+        async throws(TokenVerificationError) -> AccountState
+    {
         let isTrial = try admit()
         defer { if isTrial { breaker.withLock { $0.trialRunning = false } } }
         do {
@@ -83,8 +88,11 @@ final class AccountLookups: Sendable {
             guard breaker.consecutiveFailures >= openingFailures else { return .success(false) }
             if time < breaker.openUntil || breaker.trialRunning {
                 let wait = max(0, breaker.openUntil.timeIntervalSince(time))
-                return .failure(.revocationCheckFailed(reason:
-                    "the last \(breaker.consecutiveFailures) account lookups failed (\(breaker.lastFailure)); the next try is in \(Int(wait.rounded(.up))) s"))
+                return .failure(
+                    .revocationCheckFailed(
+                        reason:
+                            "the last \(breaker.consecutiveFailures) account lookups failed (\(breaker.lastFailure)); the next try is in \(Int(wait.rounded(.up))) s"
+                    ))
             }
             breaker.trialRunning = true
             return .success(true)
@@ -107,7 +115,9 @@ final class AccountLookups: Sendable {
             breaker.lastFailure = description
             if breaker.consecutiveFailures >= openingFailures {
                 breaker.openUntil = time.addingTimeInterval(
-                    doubled(initialOpenInterval, times: breaker.consecutiveFailures - openingFailures, atMost: maximumOpenInterval))
+                    doubled(
+                        initialOpenInterval, times: breaker.consecutiveFailures - openingFailures,
+                        atMost: maximumOpenInterval))
             }
             guard time.timeIntervalSince(breaker.lastWarning) >= warningInterval else { return nil }
             breaker.lastWarning = time

@@ -1,6 +1,6 @@
 public import Foundation
-public import IdentityToolkit
 import IdentitySupport
+public import IdentityToolkit
 
 /// A verified Firebase ID token: who signed in, how, and when. Made only by
 /// ``IDTokenVerifier`` (``BaseAuth/verifyIDToken(_:checkRevoked:)``) after every
@@ -73,7 +73,9 @@ public struct DecodedIDToken: Sendable, Hashable {
     /// - Throws: ``TokenVerificationError/secondFactorRequired`` or
     ///   ``TokenVerificationError/authenticationTooOld(authTime:maximumAge:)``.
     @discardableResult
-    public func requireSecondFactor(maximumAuthenticationAge: Duration? = nil, now: Date = Date()) throws(TokenVerificationError) -> String {
+    public func requireSecondFactor(maximumAuthenticationAge: Duration? = nil, now: Date = Date())
+        throws(TokenVerificationError) -> String
+    {
         guard let factor = signInSecondFactor, !factor.isEmpty else { throw .secondFactorRequired }
         try requireSignIn(notOlderThan: maximumAuthenticationAge, now: now)
         return factor

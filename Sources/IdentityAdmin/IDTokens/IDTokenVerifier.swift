@@ -1,8 +1,8 @@
 import Foundation
+import IdentitySupport
 @_spi(Generated) public import IdentityToolkit
 import IdentityToolkitJWT
 import _CryptoExtras
-import IdentitySupport
 
 /// Verifies Firebase ID tokens, or session cookies, as Google documents it,
 /// for one project (and optionally one tenant): RS256 only, `kid` among the
@@ -70,9 +70,14 @@ public struct IDTokenVerifier: Sendable {
     ///   - tenantID: The tenant they must belong to, if any.
     ///   - clockSkew: How far `iat` and `auth_time` may lie in the future; one minute by default.
     ///   - keys: Where the public keys come from.
-    public init(projectID: String, tenantID: String? = nil, clockSkew: Duration = .seconds(60), keys: GooglePublicKeysClient) {
-        self.init(projectID: projectID, kind: .idToken, tenantID: tenantID, clockSkew: clockSkew,
-                  keys: SigningKeyCache(logger: keys.executor.configuration.logger) { try await keys.getIDTokenSigningKeysWithHeaders() }, now: Date.init)
+    public init(
+        projectID: String, tenantID: String? = nil, clockSkew: Duration = .seconds(60), keys: GooglePublicKeysClient
+    ) {
+        self.init(
+            projectID: projectID, kind: .idToken, tenantID: tenantID, clockSkew: clockSkew,
+            keys: SigningKeyCache(logger: keys.executor.configuration.logger) {
+                try await keys.getIDTokenSigningKeysWithHeaders()
+            }, now: Date.init)
     }
 
     /// A verifier of session cookies that fetches the session-cookie keys
@@ -82,13 +87,22 @@ public struct IDTokenVerifier: Sendable {
     ///   - tenantID: The tenant they must belong to, if any.
     ///   - clockSkew: How far `iat` and `auth_time` may lie in the future; one minute by default.
     ///   - keys: Where the public keys come from.
-    public init(projectID: String, tenantID: String? = nil, clockSkew: Duration = .seconds(60), sessionCookieKeys keys: SessionCookieKeysClient) {
-        self.init(projectID: projectID, kind: .sessionCookie, tenantID: tenantID, clockSkew: clockSkew,
-                  keys: SigningKeyCache(logger: keys.executor.configuration.logger) { try await keys.getSessionCookieSigningKeysWithHeaders() }, now: Date.init)
+    public init(
+        projectID: String, tenantID: String? = nil, clockSkew: Duration = .seconds(60),
+        sessionCookieKeys keys: SessionCookieKeysClient
+    ) {
+        self.init(
+            projectID: projectID, kind: .sessionCookie, tenantID: tenantID, clockSkew: clockSkew,
+            keys: SigningKeyCache(logger: keys.executor.configuration.logger) {
+                try await keys.getSessionCookieSigningKeysWithHeaders()
+            }, now: Date.init)
     }
 
-    init(projectID: String, kind: TokenKind, tenantID: String?, clockSkew: Duration, keys: SigningKeyCache, now: @escaping @Sendable () -> Date,
-         cache: VerifiedTokenCache? = VerifiedTokenCache(.default), recorded: Bool = true) {
+    init(
+        projectID: String, kind: TokenKind, tenantID: String?, clockSkew: Duration, keys: SigningKeyCache,
+        now: @escaping @Sendable () -> Date,
+        cache: VerifiedTokenCache? = VerifiedTokenCache(.default), recorded: Bool = true
+    ) {
         self.projectID = projectID
         self.kind = kind
         requiredIssuer = kind.issuerPrefix.rawValue + projectID
@@ -102,15 +116,18 @@ public struct IDTokenVerifier: Sendable {
 
     /// The same checks for tokens of `tenantID`, sharing this verifier's key cache and verified tokens.
     public func forTenant(_ tenantID: String) -> IDTokenVerifier {
-        IDTokenVerifier(projectID: projectID, kind: kind, tenantID: tenantID, clockSkew: clockSkew, keys: keys, now: now, cache: cache)
+        IDTokenVerifier(
+            projectID: projectID, kind: kind, tenantID: tenantID, clockSkew: clockSkew, keys: keys, now: now,
+            cache: cache)
     }
 
     /// The same checks with a verified-token cache of its own as `options`
     /// say (``TokenCacheOptions/disabled`` checks every signature).
     /// - Parameter options: The cache's capacity and bound.
     public func withCache(_ options: TokenCacheOptions) -> IDTokenVerifier {
-        IDTokenVerifier(projectID: projectID, kind: kind, tenantID: tenantID, clockSkew: clockSkew, keys: keys, now: now,
-                        cache: VerifiedTokenCache(options))
+        IDTokenVerifier(
+            projectID: projectID, kind: kind, tenantID: tenantID, clockSkew: clockSkew, keys: keys, now: now,
+            cache: VerifiedTokenCache(options))
     }
 
     /// The token's claims, once every check passed (a session cookie's too:
@@ -132,14 +149,18 @@ public struct IDTokenVerifier: Sendable {
     /// A copy that records no metric and no span: the baseline that the
     /// benchmarks measure the telemetry's cost against, in the same run.
     @_spi(Benchmarks) public func withoutTelemetry() -> IDTokenVerifier {
-        IDTokenVerifier(projectID: projectID, kind: kind, tenantID: tenantID, clockSkew: clockSkew, keys: keys, now: now, cache: cache, recorded: false)
+        IDTokenVerifier(
+            projectID: projectID, kind: kind, tenantID: tenantID, clockSkew: clockSkew, keys: keys, now: now,
+            cache: cache, recorded: false)
     }
 
     /// The checks, then (when `checkRevoked`) `revocationCheck`, in one
     /// span; the counters count this verifier's checks only (the
     /// revocation check counts its own).
-    func verify(_ idToken: String, checkRevoked: Bool,
-                revocationCheck: (DecodedIDToken) async throws(TokenVerificationError) -> Void) async throws(TokenVerificationError) -> DecodedIDToken {
+    func verify(
+        _ idToken: String, checkRevoked: Bool,
+        revocationCheck: (DecodedIDToken) async throws(TokenVerificationError) -> Void
+    ) async throws(TokenVerificationError) -> DecodedIDToken {
         guard let metrics else {
             var cached = false
             let token = try await verifyRemembering(idToken, cached: &cached)
@@ -147,19 +168,24 @@ public struct IDTokenVerifier: Sendable {
             return token
         }
         guard metrics.isTracing else {
-            return try await verifyCounted(idToken, metrics: metrics, checkRevoked: checkRevoked, revocationCheck: revocationCheck, span: nil)
+            return try await verifyCounted(
+                idToken, metrics: metrics, checkRevoked: checkRevoked, revocationCheck: revocationCheck, span: nil)
         }
-        return try await metrics.tracer.withSpan(kind.spanName) { span async throws(TokenVerificationError) -> DecodedIDToken in
-            try await verifyCounted(idToken, metrics: metrics, checkRevoked: checkRevoked, revocationCheck: revocationCheck, span: span)
+        return try await metrics.tracer.withSpan(kind.spanName) {
+            span async throws(TokenVerificationError) -> DecodedIDToken in
+            try await verifyCounted(
+                idToken, metrics: metrics, checkRevoked: checkRevoked, revocationCheck: revocationCheck, span: span)
         }
     }
 
     /// The counted checks, annotating `span` (nil without a tracer); inlined,
     /// so that the hot path takes no extra async frame.
     @inline(__always)
-    private func verifyCounted(_ idToken: String, metrics: VerificationMetrics, checkRevoked: Bool,
-                               revocationCheck: (DecodedIDToken) async throws(TokenVerificationError) -> Void,
-                               span: TelemetrySpan?) async throws(TokenVerificationError) -> DecodedIDToken {
+    private func verifyCounted(
+        _ idToken: String, metrics: VerificationMetrics, checkRevoked: Bool,
+        revocationCheck: (DecodedIDToken) async throws(TokenVerificationError) -> Void,
+        span: TelemetrySpan?
+    ) async throws(TokenVerificationError) -> DecodedIDToken {
         span?.set("firebase.token.check_revoked", checkRevoked)
         do throws(TokenVerificationError) {
             let token: DecodedIDToken
@@ -183,7 +209,9 @@ public struct IDTokenVerifier: Sendable {
 
     /// The checks, or the cache's answer (`cached` set, before the checks
     /// of time and tenant, so that their refusal counts as the cache's).
-    private func verifyRemembering(_ idToken: String, cached: inout Bool) async throws(TokenVerificationError) -> DecodedIDToken {
+    private func verifyRemembering(_ idToken: String, cached: inout Bool) async throws(TokenVerificationError)
+        -> DecodedIDToken
+    {
         guard let cache else { return try await timedEveryCheck(idToken, at: now()) }
         let digest = VerifiedTokenCache.Digest(idToken)
         let time = now()
@@ -201,7 +229,8 @@ public struct IDTokenVerifier: Sendable {
         return token
     }
 
-    private func timedEveryCheck(_ idToken: String, at now: Date) async throws(TokenVerificationError) -> DecodedIDToken {
+    private func timedEveryCheck(_ idToken: String, at now: Date) async throws(TokenVerificationError) -> DecodedIDToken
+    {
         guard let timer = metrics?.signatureChecks else { return try await verifyEveryCheck(idToken, at: now) }
         return try await timer.measure { () async throws(TokenVerificationError) -> DecodedIDToken in
             try await verifyEveryCheck(idToken, at: now)
@@ -237,25 +266,35 @@ public struct IDTokenVerifier: Sendable {
 
     /// The claims of `token` as `Claims`, once its signature verified
     /// (``signedJWT(_:)``); what they must say is the caller's to check.
-    func verifiedClaims<Claims: Decodable>(of token: String, as type: Claims.Type) async throws(TokenVerificationError) -> Claims {
+    func verifiedClaims<Claims: Decodable>(of token: String, as type: Claims.Type) async throws(TokenVerificationError)
+        -> Claims
+    {
         try Self.decode(try await signedJWT(token)) { jwt throws(JWTFailure) in try jwt.claims(as: Claims.self) }
     }
 
-    private static func decode<Claims>(_ jwt: VerifiedJWT, _ read: (VerifiedJWT) throws(JWTFailure) -> Claims) throws(TokenVerificationError) -> Claims {
+    private static func decode<Claims>(_ jwt: VerifiedJWT, _ read: (VerifiedJWT) throws(JWTFailure) -> Claims)
+        throws(TokenVerificationError) -> Claims
+    {
         do {
             return try read(jwt)
         } catch {
-            if case .undecodableClaims(let decoding) = error { throw .malformed("the claims do not decode (\(describe(decoding)))") }
+            if case .undecodableClaims(let decoding) = error {
+                throw .malformed("the claims do not decode (\(describe(decoding)))")
+            }
             throw .malformed("the claims do not decode")
         }
     }
 
     /// Every check, with no cache.
-    private func verifyEveryCheck(_ idToken: String, at now: Date) async throws(TokenVerificationError) -> DecodedIDToken {
+    private func verifyEveryCheck(_ idToken: String, at now: Date) async throws(TokenVerificationError)
+        -> DecodedIDToken
+    {
         let jwt = try await signedJWT(idToken)
         let claims = try Self.decode(jwt) { jwt throws(JWTFailure) in try jwt.claims(as: IDTokenClaims.self) }
         let token = DecodedIDToken(claims, payload: jwt.form.payload)
-        try TokenVerificationError.checkingClaims { () throws(ClaimFailure) in try token.verifyIssuer(requiredIssuer, audience: projectID) }
+        try TokenVerificationError.checkingClaims { () throws(ClaimFailure) in
+            try token.verifyIssuer(requiredIssuer, audience: projectID)
+        }
         guard IdentityPlatformLimits.isValidUID(token.uid) else { throw .invalidSubject }
         try TokenVerificationError.checkingClaims { () throws(ClaimFailure) in
             try token.verifyTimesAndTenant(at: now, clockSkew: clockSkew, tenant: tenantID)

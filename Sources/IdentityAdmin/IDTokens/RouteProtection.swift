@@ -82,12 +82,17 @@ public struct FirebaseRouteProtection: Sendable {
         /// applies whatever `requireSecondFactor` says, as it does when set
         /// afterwards; ``init(credential:checkRevoked:policy:requireCredential:)``
         /// takes any policy.
-        public init(credential: FirebaseCredentialSource = .bearerToken, checkRevoked: Bool = false, requireSecondFactor: Bool = false,
-                    maximumAuthenticationAge: Duration? = nil, requireCredential: Bool = true) {
-            self.init(credential: credential, checkRevoked: checkRevoked,
-                      policy: FirebaseSignInPolicy(secondFactor: requireSecondFactor ? .required() : .notRequired,
-                                                   maximumAuthenticationAge: maximumAuthenticationAge),
-                      requireCredential: requireCredential)
+        public init(
+            credential: FirebaseCredentialSource = .bearerToken, checkRevoked: Bool = false,
+            requireSecondFactor: Bool = false,
+            maximumAuthenticationAge: Duration? = nil, requireCredential: Bool = true
+        ) {
+            self.init(
+                credential: credential, checkRevoked: checkRevoked,
+                policy: FirebaseSignInPolicy(
+                    secondFactor: requireSecondFactor ? .required() : .notRequired,
+                    maximumAuthenticationAge: maximumAuthenticationAge),
+                requireCredential: requireCredential)
         }
 
         /// Options with a sign-in policy.
@@ -96,8 +101,10 @@ public struct FirebaseRouteProtection: Sendable {
         ///   - checkRevoked: Whether each request also checks the account (see ``checkRevoked``).
         ///   - policy: What the sign-in must have been.
         ///   - requireCredential: Whether a request without a credential is refused.
-        public init(credential: FirebaseCredentialSource = .bearerToken, checkRevoked: Bool = false,
-                    policy: FirebaseSignInPolicy, requireCredential: Bool = true) {
+        public init(
+            credential: FirebaseCredentialSource = .bearerToken, checkRevoked: Bool = false,
+            policy: FirebaseSignInPolicy, requireCredential: Bool = true
+        ) {
             self.credential = credential
             self.checkRevoked = checkRevoked
             self.policy = policy
@@ -122,30 +129,36 @@ public struct FirebaseRouteProtection: Sendable {
     /// it has no credential and ``Options/requireCredential`` is false.
     /// An `Authorization` header of another scheme counts as none.
     /// - Throws: ``FirebaseAuthenticationError`` (401, 403 or 503).
-    public func authenticate(authorization: String?, cookie: (String) -> String?) async throws(FirebaseAuthenticationError) -> DecodedIDToken? {
+    public func authenticate(authorization: String?, cookie: (String) -> String?)
+        async throws(FirebaseAuthenticationError) -> DecodedIDToken?
+    {
         func bearer() -> String? { authorization.flatMap(Self.bearerToken(fromAuthorization:)) }
         func nonEmpty(_ value: String?) -> String? { value?.isEmpty == false ? value : nil }
         let credential: (value: String, isBearer: Bool)?
         switch options.credential.kind {
         case .bearer: credential = bearer().map { ($0, true) }
         case .cookie(let name): credential = nonEmpty(cookie(name)).map { ($0, false) }
-        case .bearerOrCookie(let name): credential = bearer().map { ($0, true) } ?? nonEmpty(cookie(name)).map { ($0, false) }
+        case .bearerOrCookie(let name):
+            credential = bearer().map { ($0, true) } ?? nonEmpty(cookie(name)).map { ($0, false) }
         }
         guard let credential else {
             guard options.requireCredential else { return nil }
-            throw FirebaseAuthenticationError(verificationError: nil, namesBearerScheme: options.credential.readsBearerTokens)
+            throw FirebaseAuthenticationError(
+                verificationError: nil, namesBearerScheme: options.credential.readsBearerTokens)
         }
         var usedSecondFactor = false
         do throws(TokenVerificationError) {
-            let token = credential.isBearer
+            let token =
+                credential.isBearer
                 ? try await auth.verifyIDToken(credential.value, checkRevoked: options.checkRevoked)
                 : try await auth.verifySessionCookie(credential.value, checkRevoked: options.checkRevoked)
             if options.policy.asksNothing { return token }
             usedSecondFactor = token.usedSecondFactor
             return try await auth.enforce(options.policy, on: token)
         } catch {
-            throw FirebaseAuthenticationError(verificationError: error, namesBearerScheme: credential.isBearer,
-                                              secondFactorForStepUp: usedSecondFactor || error.code == .secondFactorRequired)
+            throw FirebaseAuthenticationError(
+                verificationError: error, namesBearerScheme: credential.isBearer,
+                secondFactorForStepUp: usedSecondFactor || error.code == .secondFactorRequired)
         }
     }
 
@@ -158,9 +171,11 @@ public struct FirebaseRouteProtection: Sendable {
         // a cached verification does.
         var header = header
         return header.withUTF8 { bytes -> String? in
-            let scheme = "bearer".utf8, space = UInt8(ascii: " ")
+            let scheme = "bearer".utf8
+            let space = UInt8(ascii: " ")
             guard bytes.count > scheme.count + 1, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }),
-                  bytes[scheme.count] == space else { return nil }
+                bytes[scheme.count] == space
+            else { return nil }
             var start = scheme.count + 1
             while start < bytes.count, bytes[start] == space { start += 1 }
             let token = UnsafeBufferPointer(rebasing: bytes[start...])
@@ -206,8 +221,9 @@ public struct FirebaseAuthenticationError: Error, Sendable, CustomStringConverti
         case .secondFactorRequired:
             return StepUpChallenge(requiresSecondFactor: true, reason: "a sign-in with the second factor is required")
         case .authenticationTooOld:
-            return StepUpChallenge(requiresSecondFactor: secondFactorForStepUp, maximumAuthenticationAge: error.maximumAuthenticationAge,
-                                   reason: "a more recent sign-in is required")
+            return StepUpChallenge(
+                requiresSecondFactor: secondFactorForStepUp, maximumAuthenticationAge: error.maximumAuthenticationAge,
+                reason: "a more recent sign-in is required")
         default:
             return nil
         }

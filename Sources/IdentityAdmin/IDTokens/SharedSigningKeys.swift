@@ -27,7 +27,8 @@ package struct SharedKeySetStore: Sendable {
     }
 
     func save(_ set: JSONWebKeySet, expiresAt: Date) async throws {
-        try await store.setValue(JSONEncoder().encode(Entry(keys: set, expiresAt: expiresAt)), forKey: key, expiresAt: expiresAt)
+        try await store.setValue(
+            JSONEncoder().encode(Entry(keys: set, expiresAt: expiresAt)), forKey: key, expiresAt: expiresAt)
     }
 
     /// The stored set and its expiry; nil when there is none or it expired.
@@ -61,6 +62,7 @@ extension BaseAuth {
     ///   `SealingStateStore(base: postgresStores.stateStore, codec: SealedStateCodec(keyRing: ring, purpose: "signing-keys"))`.
     public func shareSigningKeys(in store: SealingStateStore) {
         idTokenVerifier.keys.share(in: SharedKeySetStore(store: store, key: "identity-admin.signing-keys.id-tokens"))
-        sessionCookieVerifier.keys.share(in: SharedKeySetStore(store: store, key: "identity-admin.signing-keys.session-cookies"))
+        sessionCookieVerifier.keys.share(
+            in: SharedKeySetStore(store: store, key: "identity-admin.signing-keys.session-cookies"))
     }
 }

@@ -77,7 +77,9 @@ extension BaseAuth {
     /// - Throws: ``TokenVerificationError`` `secondFactorRequired`,
     ///   `secondFactorEnrollmentRequired`, `authenticationTooOld`,
     ///   `userNotFound`, or `revocationCheckFailed` when the account cannot be looked up.
-    public func enforce(_ policy: FirebaseSignInPolicy, on token: DecodedIDToken, now: Date = Date()) async throws(TokenVerificationError) -> DecodedIDToken {
+    public func enforce(_ policy: FirebaseSignInPolicy, on token: DecodedIDToken, now: Date = Date())
+        async throws(TokenVerificationError) -> DecodedIDToken
+    {
         var checked = token
         if !token.usedSecondFactor {
             switch policy.secondFactor {
@@ -102,7 +104,9 @@ extension BaseAuth {
     }
 
     /// The account as the policy needs it; a deleted account is refused.
-    private func policyAccountState(of token: DecodedIDToken) async throws(TokenVerificationError) -> AccountStateCache.AccountState {
+    private func policyAccountState(of token: DecodedIDToken) async throws(TokenVerificationError)
+        -> AccountStateCache.AccountState
+    {
         var source = "lookup"
         let state = try await accountState(uid: token.uid, tenant: token.tenant, source: &source)
         guard state.exists else { throw .userNotFound }

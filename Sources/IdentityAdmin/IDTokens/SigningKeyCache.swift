@@ -1,9 +1,9 @@
 package import Foundation
 package import HTTPTypes
+import IdentitySupport
 package import IdentityToolkit
 package import Logging
 package import _CryptoExtras
-import IdentitySupport
 
 /// The public keys that verify ID tokens, fetched from the key route and
 /// kept for the `Cache-Control: max-age` they come with: a thin shell of
@@ -69,12 +69,15 @@ package final class SigningKeyCache: Sendable {
     /// instance has said it is verifying with that set (once per outage).
     private let fleetCopy = Locked<(store: SharedKeySetStore?, announced: Bool)>((nil, false))
 
-    package init(staleGrace: TimeInterval = 3600, minimumRefetchInterval: TimeInterval = 30,
-                 initialBackoff: TimeInterval = 1, maximumBackoff: TimeInterval = 300,
-                 logger: Logger = Logger(label: "IdentityAdmin.keys"),
-                 now: @escaping @Sendable () -> Date = Date.init, fetch: @escaping Fetch) {
-        policy = StateMachine.Policy(staleGrace: staleGrace, minimumRefetchInterval: minimumRefetchInterval,
-                                     initialBackoff: initialBackoff, maximumBackoff: maximumBackoff)
+    package init(
+        staleGrace: TimeInterval = 3600, minimumRefetchInterval: TimeInterval = 30,
+        initialBackoff: TimeInterval = 1, maximumBackoff: TimeInterval = 300,
+        logger: Logger = Logger(label: "IdentityAdmin.keys"),
+        now: @escaping @Sendable () -> Date = Date.init, fetch: @escaping Fetch
+    ) {
+        policy = StateMachine.Policy(
+            staleGrace: staleGrace, minimumRefetchInterval: minimumRefetchInterval,
+            initialBackoff: initialBackoff, maximumBackoff: maximumBackoff)
         state = Locked((StateMachine(policy: policy), nil))
         self.logger = logger
         self.now = now
@@ -103,7 +106,10 @@ package final class SigningKeyCache: Sendable {
         case .unknownKey:
             throw .unknownKey(kid: kid)
         case .keysUnavailable(let failures, let lastFailure, let nextAttempt):
-            throw .keysUnavailable(reason: "the key route failed \(failures) time(s) (\(lastFailure ?? "no answer")); the next attempt is at \(nextAttempt)")
+            throw .keysUnavailable(
+                reason:
+                    "the key route failed \(failures) time(s) (\(lastFailure ?? "no answer")); the next attempt is at \(nextAttempt)"
+            )
         case .fetch:
             let fresh: KeySet
             do {
@@ -206,7 +212,9 @@ package final class SigningKeyCache: Sendable {
                 do {
                     try await fleet.save(set, expiresAt: expiresAt)
                 } catch {
-                    RequestLogger.or(logger).warning("could not keep the key set in the fleet's store", metadata: ["reason": "\(LogSafeText.escaping("\(error)"))"])
+                    RequestLogger.or(logger).warning(
+                        "could not keep the key set in the fleet's store",
+                        metadata: ["reason": "\(LogSafeText.escaping("\(error)"))"])
                 }
             }
             return (set, expiresAt, "ok")
@@ -219,8 +227,11 @@ package final class SigningKeyCache: Sendable {
                 return !copy.announced
             }
             if isFirst {
-                RequestLogger.or(logger).warning("the key route failed; verifying with the key set the fleet stored, until it expires", metadata: [
-                    "reason": "\(LogSafeText.escaping(Self.describe(error)))", "expiresAt": "\(expiresAt)"])
+                RequestLogger.or(logger).warning(
+                    "the key route failed; verifying with the key set the fleet stored, until it expires",
+                    metadata: [
+                        "reason": "\(LogSafeText.escaping(Self.describe(error)))", "expiresAt": "\(expiresAt)",
+                    ])
             }
             return (set, expiresAt, "shared")
         }
@@ -250,8 +261,10 @@ package final class SigningKeyCache: Sendable {
         for (index, key) in (set.keys ?? []).enumerated() {
             var problem = Self.unusable(key)
             if problem == nil, let kid = key.kid {
-                if let n = key.n.flatMap(Data.init(lenientBase64URLEncoded:)), let e = key.e.flatMap(Data.init(lenientBase64URLEncoded:)),
-                   let parsed = try? _RSA.Signing.PublicKey(n: n, e: e) {
+                if let n = key.n.flatMap(Data.init(lenientBase64URLEncoded:)),
+                    let e = key.e.flatMap(Data.init(lenientBase64URLEncoded:)),
+                    let parsed = try? _RSA.Signing.PublicKey(n: n, e: e)
+                {
                     keys[kid] = VerificationKey(parsed)
                 } else {
                     problem = "its n and e are not an RSA public key"
@@ -259,7 +272,9 @@ package final class SigningKeyCache: Sendable {
             }
             if let problem { report(key.kid ?? "#\(index)", problem) }
         }
-        guard !keys.isEmpty else { throw TokenVerificationError.keysUnavailable(reason: "the key set holds no usable RS256 signature key") }
+        guard !keys.isEmpty else {
+            throw TokenVerificationError.keysUnavailable(reason: "the key set holds no usable RS256 signature key")
+        }
         return keys
     }
 
@@ -267,7 +282,9 @@ package final class SigningKeyCache: Sendable {
     private func report(_ kid: String, _ problem: String) {
         let isNew = reportedKeys.withLock { $0.count < 1000 && $0.insert(kid).inserted }
         guard isNew else { return }
-        RequestLogger.or(logger).warning("skipping a key of the key set", metadata: ["kid": "\(LogSafeText.escaping(kid, limit: 64))", "reason": "\(LogSafeText.escaping(problem))"])
+        RequestLogger.or(logger).warning(
+            "skipping a key of the key set",
+            metadata: ["kid": "\(LogSafeText.escaping(kid, limit: 64))", "reason": "\(LogSafeText.escaping(problem))"])
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+
 #if ServiceLifecycle
 public import ServiceLifecycle
 #endif

@@ -85,7 +85,9 @@ struct SigningKeyStateMachine<Key: Sendable & Equatable>: Sendable {
                 if let key = keySet.keys[kid] { return .use(key) }
                 // A fresh set without this kid: fetch again only if the last
                 // fetch is old enough (a rotation), else the kid is unknown.
-                guard time.timeIntervalSince(keySet.fetchedAt) >= policy.minimumRefetchInterval else { return .unknownKey }
+                guard time.timeIntervalSince(keySet.fetchedAt) >= policy.minimumRefetchInterval else {
+                    return .unknownKey
+                }
             } else if time < keySet.expiresAt.addingTimeInterval(policy.staleGrace), let key = keySet.keys[kid] {
                 return startsBackgroundRefresh(at: time) ? .useAndRefreshInBackground(key) : .use(key)
             }
@@ -133,7 +135,8 @@ struct SigningKeyStateMachine<Key: Sendable & Equatable>: Sendable {
     /// A fetch failed at `time` for `reason`: the next waits the backoff.
     mutating func fetchFailed(_ reason: String, at time: Date) {
         consecutiveFailures += 1
-        nextAttempt = time.addingTimeInterval(doubled(policy.initialBackoff, times: consecutiveFailures - 1, atMost: policy.maximumBackoff))
+        nextAttempt = time.addingTimeInterval(
+            doubled(policy.initialBackoff, times: consecutiveFailures - 1, atMost: policy.maximumBackoff))
         lastFailure = reason
     }
 

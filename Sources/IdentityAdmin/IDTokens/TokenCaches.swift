@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
-import IdentityToolkit
 import IdentityOTP
 import IdentitySupport
+import IdentityToolkit
 
 /// What ``IDTokenVerifier`` and ``BaseAuth`` remember of earlier checks, so
 /// that a server does not pay a signature check and an account lookup on
@@ -38,8 +38,10 @@ public struct TokenCacheOptions: Sendable, Hashable {
     ///   - verifiedTokenCapacity: Verified tokens kept; 0 turns the cache off.
     ///   - verifiedTokenMaximumAge: The longest a verified token is recognised without a new signature check.
     ///   - revocationMaximumAge: How long a looked-up account state answers later `checkRevoked` checks.
-    public init(verifiedTokenCapacity: Int = 10_000, verifiedTokenMaximumAge: Duration = .seconds(600),
-                revocationMaximumAge: Duration = .seconds(10)) {
+    public init(
+        verifiedTokenCapacity: Int = 10_000, verifiedTokenMaximumAge: Duration = .seconds(600),
+        revocationMaximumAge: Duration = .seconds(10)
+    ) {
         self.verifiedTokenCapacity = verifiedTokenCapacity
         self.verifiedTokenMaximumAge = verifiedTokenMaximumAge
         self.revocationMaximumAge = revocationMaximumAge
@@ -48,7 +50,8 @@ public struct TokenCacheOptions: Sendable, Hashable {
     /// 10,000 verified tokens for up to 10 minutes each; account states for 10 seconds.
     public static let `default` = TokenCacheOptions()
     /// Every check verifies the signature and every `checkRevoked` looks the account up.
-    public static let disabled = TokenCacheOptions(verifiedTokenCapacity: 0, verifiedTokenMaximumAge: .zero, revocationMaximumAge: .zero)
+    public static let disabled = TokenCacheOptions(
+        verifiedTokenCapacity: 0, verifiedTokenMaximumAge: .zero, revocationMaximumAge: .zero)
 }
 
 /// Tokens that passed every check, recognised again by the SHA-256 of
@@ -67,8 +70,12 @@ final class VerifiedTokenCache: Sendable {
             token.withUTF8 { hash.update(bufferPointer: UnsafeRawBufferPointer($0)) }
             let digest = hash.finalize()
             words = digest.withUnsafeBytes { raw in
-                (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                 raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+                (
+                    raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                    raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                    raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self),
+                    raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+                )
             }
         }
 
@@ -114,7 +121,9 @@ final class VerifiedTokenCache: Sendable {
     /// Remembers a token that passed every check at `now`, with its key looked up at `keyGeneration`.
     func insert(_ token: DecodedIDToken, for digest: Digest, keyGeneration: UInt64, at now: Date) {
         let until = min(token.expiresAt, now.addingTimeInterval(maximumAge))
-        _ = state.withLock { $0.entries.set(Entry(token: token, keyGeneration: keyGeneration), for: digest, expiresAt: until, now: now) }
+        _ = state.withLock {
+            $0.entries.set(Entry(token: token, keyGeneration: keyGeneration), for: digest, expiresAt: until, now: now)
+        }
     }
 
     /// Tokens held now (tests hold it to the capacity).

@@ -1,6 +1,6 @@
 public import Foundation
-import IdentityToolkit
 import IdentitySupport
+import IdentityToolkit
 
 /// Why an ID token or session cookie was refused. Each refusal names the
 /// claim or the step that failed; no message ever includes the token, and
@@ -84,7 +84,8 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         /// with 401 and a step-up challenge instead (``FirebaseAuthenticationError/statusCode``).
         public var httpStatus: Int {
             switch base {
-            case .secondFactorRequired, .authenticationTooOld, .secondFactorEnrollmentRequired, .tenantMismatch: return 403
+            case .secondFactorRequired, .authenticationTooOld, .secondFactorEnrollmentRequired, .tenantMismatch:
+                return 403
             case .keysUnavailable, .revocationCheckFailed: return 503
             default: return 401
             }
@@ -152,9 +153,13 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
     }
 
     /// Not a JWT, or a header or claims that do not decode (the reason says which).
-    public static func malformed(_ reason: String) -> Self { Self(.malformed(LogSafeText.escaping(reason, limit: 256))) }
+    public static func malformed(_ reason: String) -> Self {
+        Self(.malformed(LogSafeText.escaping(reason, limit: 256)))
+    }
     /// The header's `alg` is not `RS256`.
-    public static func unsupportedAlgorithm(_ algorithm: String) -> Self { Self(.unsupportedAlgorithm(LogSafeText.escaping(algorithm, limit: 20))) }
+    public static func unsupportedAlgorithm(_ algorithm: String) -> Self {
+        Self(.unsupportedAlgorithm(LogSafeText.escaping(algorithm, limit: 20)))
+    }
     /// The header's `kid` is not among the current public keys.
     public static func unknownKey(kid: String) -> Self { Self(.unknownKey(kid: LogSafeText.escaping(kid, limit: 64))) }
     /// The RS256 signature does not verify with the key the header names.
@@ -182,7 +187,9 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         Self(.tenantMismatch(expected: expected, found: found.map { LogSafeText.escaping($0) }))
     }
     /// The public keys could not be fetched and no usable copy is cached.
-    public static func keysUnavailable(reason: String) -> Self { Self(.keysUnavailable(reason: LogSafeText.escaping(reason, limit: 256))) }
+    public static func keysUnavailable(reason: String) -> Self {
+        Self(.keysUnavailable(reason: LogSafeText.escaping(reason, limit: 256)))
+    }
     /// The user's sessions were revoked after this sign-in (`auth_time`
     /// before the account's `validSince`); asked for with `checkRevoked`.
     public static let revoked = Self(.revoked)
@@ -191,7 +198,9 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
     /// The account no longer exists (`checkRevoked`).
     public static let userNotFound = Self(.userNotFound)
     /// The account could not be looked up for `checkRevoked`.
-    public static func revocationCheckFailed(reason: String) -> Self { Self(.revocationCheckFailed(reason: LogSafeText.escaping(reason, limit: 256))) }
+    public static func revocationCheckFailed(reason: String) -> Self {
+        Self(.revocationCheckFailed(reason: LogSafeText.escaping(reason, limit: 256)))
+    }
     /// The sign-in used no second factor, and the policy requires one.
     public static let secondFactorRequired = Self(.secondFactorRequired)
     /// The sign-in (`auth_time`) is older than the policy allows.
@@ -222,26 +231,33 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         switch storage {
         case .malformed(let reason): return "the token is malformed: \(reason)"
         case .unsupportedAlgorithm(let alg): return "the token's header has alg \"\(alg)\"; only RS256 is accepted"
-        case .unknownKey(let kid): return "the token's header names kid \"\(kid)\", which is not among the current public keys"
+        case .unknownKey(let kid):
+            return "the token's header names kid \"\(kid)\", which is not among the current public keys"
         case .badSignature: return "the token's signature does not verify"
-        case .wrongAudience(let expected, let found): return "the token's aud is \"\(found)\", not the project \"\(expected)\""
+        case .wrongAudience(let expected, let found):
+            return "the token's aud is \"\(found)\", not the project \"\(expected)\""
         case .wrongIssuer(let expected, let found): return "the token's iss is \"\(found)\", not \"\(expected)\""
         case .expired(let at): return "the token expired at \(at) (exp)"
         case .issuedInTheFuture(let at): return "the token's iat (\(at)) is in the future"
         case .authenticatedInTheFuture(let at): return "the token's auth_time (\(at)) is in the future"
         case .invalidSubject: return "the token's sub must be a non-empty uid of at most 128 characters"
         case .tenantMismatch(let expected, let found):
-            return "the token's firebase.tenant is \(found.map { "\"\($0)\"" } ?? "absent"), not the tenant \"\(expected)\""
+            return
+                "the token's firebase.tenant is \(found.map { "\"\($0)\"" } ?? "absent"), not the tenant \"\(expected)\""
         case .keysUnavailable(let reason): return "the public keys are unavailable: \(reason)"
-        case .revoked: return "the user's sessions were revoked after this sign-in (auth_time is before the account's validSince)"
+        case .revoked:
+            return "the user's sessions were revoked after this sign-in (auth_time is before the account's validSince)"
         case .userDisabled: return "the user's account is disabled"
         case .userNotFound: return "the token's user (sub) no longer exists"
-        case .revocationCheckFailed(let reason): return "the account could not be looked up (revocation or sign-in policy): \(reason)"
-        case .secondFactorRequired: return "the sign-in used no second factor (firebase.sign_in_second_factor is absent)"
+        case .revocationCheckFailed(let reason):
+            return "the account could not be looked up (revocation or sign-in policy): \(reason)"
+        case .secondFactorRequired:
+            return "the sign-in used no second factor (firebase.sign_in_second_factor is absent)"
         case .authenticationTooOld(let authTime, let maximumAge):
             return "the sign-in (auth_time \(authTime)) is older than \(maximumAge.components.seconds) seconds"
         case .secondFactorEnrollmentRequired(let deadline):
-            return "the user has enrolled no second factor, which is required" + (deadline.map { " since \($0)" } ?? "") + ": enrol one (TOTP) to go on"
+            return "the user has enrolled no second factor, which is required" + (deadline.map { " since \($0)" } ?? "")
+                + ": enrol one (TOTP) to go on"
         }
     }
 }

@@ -29,8 +29,10 @@ final class VerificationMetrics: Sendable {
 
     init(_ kind: IDTokenVerifier.TokenKind) {
         self.kind = kind.metricName
-        verifiedFromCache = Telemetry.counter(Self.verificationsLabel, Self.dimensions(self.kind, "verified", "none", cached: true))
-        verifiedBySignature = Telemetry.counter(Self.verificationsLabel, Self.dimensions(self.kind, "verified", "none", cached: false))
+        verifiedFromCache = Telemetry.counter(
+            Self.verificationsLabel, Self.dimensions(self.kind, "verified", "none", cached: true))
+        verifiedBySignature = Telemetry.counter(
+            Self.verificationsLabel, Self.dimensions(self.kind, "verified", "none", cached: false))
         signatureChecks = Telemetry.timer(Self.signatureChecksLabel, [("kind", self.kind)])
         tracer = .current
         isTracing = tracer.isTracing
@@ -43,7 +45,8 @@ final class VerificationMetrics: Sendable {
 
     /// Counts a refusal (a cold path: the counter is made here).
     func refused(_ code: TokenVerificationError.Code, cached: Bool) {
-        Telemetry.counter(Self.verificationsLabel, Self.dimensions(kind, "refused", code.description, cached: cached)).increment()
+        Telemetry.counter(Self.verificationsLabel, Self.dimensions(kind, "refused", code.description, cached: cached))
+            .increment()
     }
 
     /// The dimensions of `firebase_token_verifications_total`, in one order.
@@ -55,7 +58,8 @@ final class VerificationMetrics: Sendable {
     /// refusal's word) and `source` (`cache`: a state looked up earlier;
     /// `lookup`: this check asked the backend, or joined a lookup in flight).
     static func revocationCheck(outcome: String, looked source: String) {
-        Telemetry.counter("firebase_token_revocation_checks_total", [("outcome", outcome), ("source", source)]).increment()
+        Telemetry.counter("firebase_token_revocation_checks_total", [("outcome", outcome), ("source", source)])
+            .increment()
     }
 }
 

@@ -54,16 +54,27 @@ public struct QRCode: Sendable, Hashable {
     ///   - mask: A fixed mask 0…7, or nil to choose the one with the lowest penalty.
     ///   - minimumVersion: The smallest version to use.
     /// - Throws: ``QRCodeError`` when the data does not fit version 40 or a parameter is out of range.
-    public init(text: String, errorCorrection: ErrorCorrection = .medium, mask: Int? = nil, minimumVersion: Int = 1) throws(QRCodeError) {
-        try self.init(bytes: Array(text.utf8), errorCorrection: errorCorrection, mask: mask, minimumVersion: minimumVersion)
+    public init(text: String, errorCorrection: ErrorCorrection = .medium, mask: Int? = nil, minimumVersion: Int = 1)
+        throws(QRCodeError)
+    {
+        try self.init(
+            bytes: Array(text.utf8), errorCorrection: errorCorrection, mask: mask, minimumVersion: minimumVersion)
     }
 
     /// Encodes `bytes` in byte mode; see ``init(text:errorCorrection:mask:minimumVersion:)``.
-    public init(bytes: [UInt8], errorCorrection: ErrorCorrection = .medium, mask: Int? = nil, minimumVersion: Int = 1) throws(QRCodeError) {
+    public init(bytes: [UInt8], errorCorrection: ErrorCorrection = .medium, mask: Int? = nil, minimumVersion: Int = 1)
+        throws(QRCodeError)
+    {
         if let mask, !(0...7).contains(mask) { throw .invalidMask(mask) }
         guard (1...40).contains(minimumVersion) else { throw .invalidVersion(minimumVersion) }
-        guard let version = (minimumVersion...40).first(where: { bytes.count * 8 + 4 + QRTables.countBits(version: $0) <= QRTables.dataCodewords(version: $0, errorCorrection) * 8 }) else {
-            throw .dataTooLong(byteCount: bytes.count, maximum: QRTables.dataCodewords(version: 40, errorCorrection) - 3)
+        guard
+            let version = (minimumVersion...40).first(where: {
+                bytes.count * 8 + 4 + QRTables.countBits(version: $0) <= QRTables.dataCodewords(
+                    version: $0, errorCorrection) * 8
+            })
+        else {
+            throw .dataTooLong(
+                byteCount: bytes.count, maximum: QRTables.dataCodewords(version: 40, errorCorrection) - 3)
         }
         let codewords = QRCode.codewords(bytes: bytes, version: version, errorCorrection: errorCorrection)
         var matrix = QRMatrix(version: version)
@@ -158,7 +169,8 @@ public enum QRCodeError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .dataTooLong(let count, let maximum):
-            return "the data (\(count) bytes) does not fit a QR code at this error correction level (at most \(maximum) bytes)"
+            return
+                "the data (\(count) bytes) does not fit a QR code at this error correction level (at most \(maximum) bytes)"
         case .invalidMask(let mask): return "mask must be 0 to 7, not \(mask)"
         case .invalidVersion(let version): return "version must be 1 to 40, not \(version)"
         }

@@ -29,7 +29,8 @@ struct QRMatrix {
         for (cx, cy) in [(3, 3), (size - 4, 3), (3, size - 4)] {
             for dy in -4...4 {
                 for dx in -4...4 {
-                    let x = cx + dx, y = cy + dy
+                    let x = cx + dx
+                    let y = cy + dy
                     guard (0..<size).contains(x), (0..<size).contains(y) else { continue }
                     let distance = max(abs(dx), abs(dy))
                     set(x, y, distance != 2 && distance != 4)
@@ -55,7 +56,8 @@ struct QRMatrix {
             let bits = QRTables.versionBits(version)
             for index in 0..<18 {
                 let bit = (bits >> index) & 1 == 1
-                let a = size - 11 + index % 3, b = index / 3
+                let a = size - 11 + index % 3
+                let b = index / 3
                 set(a, b, bit)
                 set(b, a, bit)
             }
@@ -153,7 +155,9 @@ struct QRMatrix {
         for y in 0..<(size - 1) {
             for x in 0..<(size - 1) {
                 let color = dark[y * size + x]
-                if color == dark[y * size + x + 1] && color == dark[(y + 1) * size + x] && color == dark[(y + 1) * size + x + 1] {
+                if color == dark[y * size + x + 1] && color == dark[(y + 1) * size + x]
+                    && color == dark[(y + 1) * size + x + 1]
+                {
                     result += 3
                 }
             }

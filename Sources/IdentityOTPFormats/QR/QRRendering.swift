@@ -66,7 +66,8 @@ extension QRCode {
     public func terminalText(quietZone: Int = 2, ansiColors: Bool = true) -> String {
         let side = size + 2 * quietZone
         func isDark(_ x: Int, _ y: Int) -> Bool {
-            let mx = x - quietZone, my = y - quietZone
+            let mx = x - quietZone
+            let my = y - quietZone
             return mx >= 0 && my >= 0 && mx < size && my < size && self[mx, my]
         }
         var lines: [String] = []
@@ -139,7 +140,8 @@ enum ZlibStored {
     }
 
     static func adler32(_ data: [UInt8]) -> UInt32 {
-        var a: UInt32 = 1, b: UInt32 = 0
+        var a: UInt32 = 1
+        var b: UInt32 = 0
         for byte in data {
             a = (a + UInt32(byte)) % 65_521
             b = (b + a) % 65_521

@@ -1,7 +1,7 @@
 import Foundation
 public import HTTPTypes
-import Logging
 import IdentitySupport
+import Logging
 
 /// Builds, sends and decodes the requests of a generated client.
 ///
@@ -28,12 +28,17 @@ import IdentitySupport
     ///   - credential: How requests are authorised.
     ///   - configuration: Transport, emulator, limits and logging.
     ///   - servedAtEmulatorRoot: Whether an emulator serves this API at its root.
-    public init(productionBaseURL: String, credential: RequestCredential, configuration: ClientConfiguration, servedAtEmulatorRoot: Bool = false) {
+    public init(
+        productionBaseURL: String, credential: RequestCredential, configuration: ClientConfiguration,
+        servedAtEmulatorRoot: Bool = false
+    ) {
         self.productionBaseURL = productionBaseURL
         self.credential = credential
         self.configuration = configuration
         self.servedAtEmulatorRoot = servedAtEmulatorRoot
-        if let components = URLComponents(string: configuration.baseURL ?? productionBaseURL), let host = components.host, let scheme = components.scheme {
+        if let components = URLComponents(string: configuration.baseURL ?? productionBaseURL),
+            let host = components.host, let scheme = components.scheme
+        {
             production = (scheme, host, host + (components.port.map { ":\($0)" } ?? ""), components.percentEncodedPath)
         } else {
             production = nil
@@ -64,7 +69,8 @@ import IdentitySupport
     public func sendReturningText(
         _ method: HTTPRequest.Method, path: String, query: [(String, String?)], errorBody: (any ServerErrorBody.Type)?
     ) async throws -> String {
-        try await perform(method, path: path, query: query, body: nil, accept: "text/html", errorBody: errorBody) { data in
+        try await perform(method, path: path, query: query, body: nil, accept: "text/html", errorBody: errorBody) {
+            data in
             String(decoding: data, as: UTF8.self)
         }.0
     }
@@ -73,11 +79,14 @@ import IdentitySupport
     /// response's text (an operation whose success response is an HTML
     /// page, such as a form's answer); errors are read as for every other operation.
     public func sendReturningText<Body: Encodable & Sendable>(
-        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], formBody: Body, errorBody: (any ServerErrorBody.Type)?
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], formBody: Body,
+        errorBody: (any ServerErrorBody.Type)?
     ) async throws -> String {
         let data = try FormBody.encode(formBody)
-        return try await perform(method, path: path, query: query, body: data, contentType: Self.formContentType, accept: "text/html",
-                                 errorBody: errorBody) { String(decoding: $0, as: UTF8.self) }.0
+        return try await perform(
+            method, path: path, query: query, body: data, contentType: Self.formContentType, accept: "text/html",
+            errorBody: errorBody
+        ) { String(decoding: $0, as: UTF8.self) }.0
     }
 
     /// Sends a request with a JSON body and decodes the response.
@@ -93,7 +102,8 @@ import IdentitySupport
         } catch {
             throw IdentityToolkitError.invalidRequest("cannot encode \(Body.self) as JSON")
         }
-        return try await perform(method, path: path, query: query, body: data, response: response, errorBody: errorBody).0
+        return try await perform(method, path: path, query: query, body: data, response: response, errorBody: errorBody)
+            .0
     }
 
     /// Sends a request with a form-encoded body (`application/x-www-form-urlencoded`,
@@ -104,7 +114,10 @@ import IdentitySupport
     ) async throws -> Response {
         // FormBody reports a body it cannot encode as IdentityToolkitError.invalidRequest.
         let data = try FormBody.encode(formBody)
-        return try await perform(method, path: path, query: query, body: data, contentType: Self.formContentType, response: response, errorBody: errorBody).0
+        return try await perform(
+            method, path: path, query: query, body: data, contentType: Self.formContentType, response: response,
+            errorBody: errorBody
+        ).0
     }
 
     static let jsonContentType = "application/json"
@@ -119,7 +132,8 @@ import IdentitySupport
     ///   - hasBody: Whether a body follows (it sets `Content-Type`).
     ///   - contentType: The body's media type, when `hasBody`.
     public func makeRequest(
-        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], hasBody: Bool, contentType: String = "application/json"
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], hasBody: Bool,
+        contentType: String = "application/json"
     ) async throws -> HTTPRequest {
         let scheme: String
         let authority: String
@@ -167,10 +181,12 @@ import IdentitySupport
     }
 
     private func perform<Response: Decodable & Sendable>(
-        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Data?, contentType: String = jsonContentType,
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Data?,
+        contentType: String = jsonContentType,
         response: Response.Type, errorBody: (any ServerErrorBody.Type)?
     ) async throws -> (Response, HTTPFields) {
-        try await perform(method, path: path, query: query, body: body, contentType: contentType, errorBody: errorBody) { data in
+        try await perform(method, path: path, query: query, body: body, contentType: contentType, errorBody: errorBody)
+        { data in
             try JSONDecoder().decode(Response.self, from: data.isEmpty ? Data("{}".utf8) : data)
         }
     }
@@ -180,11 +196,14 @@ import IdentitySupport
     /// attributes `http.request.method`, `server.address`, `url.path` (never
     /// the query, which may hold the API key) and `http.response.status_code`.
     private func perform<Response: Sendable>(
-        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Data?, contentType: String = jsonContentType,
+        _ method: HTTPRequest.Method, path: String, query: [(String, String?)], body: Data?,
+        contentType: String = jsonContentType,
         accept: String = jsonContentType, errorBody: (any ServerErrorBody.Type)?, decode: (Data) throws -> Response
     ) async throws -> (Response, HTTPFields) {
-        try await Telemetry.withSpan("\(method.rawValue) \(path)", kind: .client) { span async throws -> (Response, HTTPFields) in
-            var request = try await makeRequest(method, path: path, query: query, hasBody: body != nil, contentType: contentType)
+        try await Telemetry.withSpan("\(method.rawValue) \(path)", kind: .client) {
+            span async throws -> (Response, HTTPFields) in
+            var request = try await makeRequest(
+                method, path: path, query: query, hasBody: body != nil, contentType: contentType)
             request.headerFields[.accept] = accept
             for (name, value) in Telemetry.propagationFields() {
                 if let name = HTTPField.Name(name) { request.headerFields[name] = value }
@@ -195,7 +214,8 @@ import IdentitySupport
                 span.set("url.path", path)
             }
             do {
-                let answer = try await exchange(request, method: method, path: path, body: body, errorBody: errorBody, decode: decode)
+                let answer = try await exchange(
+                    request, method: method, path: path, body: body, errorBody: errorBody, decode: decode)
                 span.set("http.response.status_code", answer.status)
                 return (answer.response, answer.fields)
             } catch let error as IdentityToolkitError {
@@ -217,14 +237,16 @@ import IdentitySupport
         // Checked first, so that no metadata is built when no debug line is wanted.
         let logsRequests = logger.logLevel <= .debug
         // The path alone: the query may hold the API key.
-        let metadata: Logger.Metadata = logsRequests ? ["http.method": "\(method.rawValue)", "http.path": "\(path)"] : [:]
+        let metadata: Logger.Metadata =
+            logsRequests ? ["http.method": "\(method.rawValue)", "http.path": "\(path)"] : [:]
         if logsRequests { logger.debug("sending request", metadata: metadata) }
         let started = ContinuousClock.now
         let (httpResponse, data): (HTTPResponse, Data)
         do {
             try Task.checkCancellation()
             let transport = configuration.transport
-            let options = TransportOptions(timeout: configuration.requestTimeout, maxResponseBytes: configuration.maxResponseBytes)
+            let options = TransportOptions(
+                timeout: configuration.requestTimeout, maxResponseBytes: configuration.maxResponseBytes)
             // The whole exchange, to the last response byte, within the
             // timeout: enforced here, whatever the transport does.
             (httpResponse, data) = try await Deadline.run(within: configuration.requestTimeout) {
@@ -239,7 +261,10 @@ import IdentitySupport
             if logsRequests { logger.debug("request timed out", metadata: metadata) }
             throw IdentityToolkitError.transport(TransportError.timedOut)
         } catch {
-            if logsRequests { logger.debug("request failed without a response", metadata: metadata.merging(["error": "\(error)"]) { $1 }) }
+            if logsRequests {
+                logger.debug(
+                    "request failed without a response", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+            }
             throw IdentityToolkitError.transport(error)
         }
         let status = httpResponse.status.code
@@ -253,7 +278,10 @@ import IdentitySupport
         // Google's APIs never redirect; a transport that does not follow
         // redirects hands the 3xx over, and it is refused here.
         if (300..<400).contains(status) {
-            throw IdentityToolkitError.server(ServerError(status: status, message: "HTTP_\(status) : the server answered with a redirect, which is not followed"))
+            throw IdentityToolkitError.server(
+                ServerError(
+                    status: status,
+                    message: "HTTP_\(status) : the server answered with a redirect, which is not followed"))
         }
         let decoder = JSONDecoder()
         if (200..<300).contains(status) {
@@ -272,10 +300,12 @@ import IdentitySupport
         } catch {
             // Not the API's error shape (a proxy's HTML page, an empty 503):
             // still an error status, reported as the status it is.
-            throw IdentityToolkitError.server(ServerError(status: status, message: "HTTP_\(status) : \(Self.describeForeignBody(httpResponse))"))
+            throw IdentityToolkitError.server(
+                ServerError(status: status, message: "HTTP_\(status) : \(Self.describeForeignBody(httpResponse))"))
         }
         throw IdentityToolkitError.server(
-            ServerError(status: status, message: decoded.serverMessage ?? "HTTP_\(status)", reasons: decoded.serverReasons)
+            ServerError(
+                status: status, message: decoded.serverMessage ?? "HTTP_\(status)", reasons: decoded.serverReasons)
         )
     }
 

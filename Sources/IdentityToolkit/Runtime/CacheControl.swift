@@ -24,7 +24,9 @@ package enum CacheControl {
     }
 
     /// A directive's name and its argument (without quotes), both trimmed.
-    private static func nameAndArgument(_ directive: Substring.UTF8View.SubSequence) -> (Substring.UTF8View.SubSequence, Substring.UTF8View.SubSequence?) {
+    private static func nameAndArgument(_ directive: Substring.UTF8View.SubSequence) -> (
+        Substring.UTF8View.SubSequence, Substring.UTF8View.SubSequence?
+    ) {
         guard let equals = directive.firstIndex(of: UInt8(ascii: "=")) else { return (trimmed(directive), nil) }
         let name = trimmed(directive[..<equals])
         var argument = trimmed(directive[directive.index(after: equals)...])
@@ -55,8 +57,9 @@ package enum CacheControl {
 
     private static func equalsIgnoringCase(_ bytes: Substring.UTF8View.SubSequence, _ lowercase: StaticString) -> Bool {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
-        return zip(bytes, UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)).allSatisfy { byte, expected in
-            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == expected
-        }
+        return zip(bytes, UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount))
+            .allSatisfy { byte, expected in
+                (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == expected
+            }
     }
 }

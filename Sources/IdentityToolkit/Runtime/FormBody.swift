@@ -43,7 +43,8 @@ enum FormBody {
         do {
             fields = try JSONDecoder().decode([String: Scalar?].self, from: JSONEncoder().encode(body))
         } catch {
-            throw IdentityToolkitError.invalidRequest("cannot encode \(Body.self) as a form: only scalar fields can be sent")
+            throw IdentityToolkitError.invalidRequest(
+                "cannot encode \(Body.self) as a form: only scalar fields can be sent")
         }
         let pairs = fields.keys.sorted().compactMap { name in
             fields[name].flatMap { $0 }.map { APIPath.escape(name) + "=" + APIPath.escape($0.formValue) }

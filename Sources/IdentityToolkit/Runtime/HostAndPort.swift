@@ -12,7 +12,9 @@ package struct HostAndPort: Sendable, Hashable, CustomStringConvertible {
     /// delimiters, a colon, and a port from 1 to 65535.
     package init?(_ text: some StringProtocol) {
         let text = String(text)
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (1...65535).contains(port)
+        else {
             return nil
         }
         let host = String(text[..<colon])

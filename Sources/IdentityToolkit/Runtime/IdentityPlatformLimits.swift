@@ -62,7 +62,9 @@ package enum CustomClaimsProblem: Equatable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let text = (try? encoder.encode(claims)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        guard text.count <= IdentityPlatformLimits.maximumCustomClaimsLength else { return .failure(.tooLong(characters: text.count)) }
+        guard text.count <= IdentityPlatformLimits.maximumCustomClaimsLength else {
+            return .failure(.tooLong(characters: text.count))
+        }
         return .success(text)
     }
 }

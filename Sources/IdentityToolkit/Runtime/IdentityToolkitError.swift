@@ -61,7 +61,9 @@ public struct IdentityToolkitError: Error, Sendable, CustomStringConvertible {
     /// No response: connection failure, timeout, oversized response.
     public static func transport(_ error: any Error) -> Self { Self(.transport(error)) }
     /// A response arrived but its body could not be decoded.
-    public static func undecodableResponse(status: Int, underlying: any Error) -> Self { Self(.undecodableResponse(status: status, underlying: underlying)) }
+    public static func undecodableResponse(status: Int, underlying: any Error) -> Self {
+        Self(.undecodableResponse(status: status, underlying: underlying))
+    }
     /// The request could not be built (bad emulator host, unencodable body).
     public static func invalidRequest(_ reason: String) -> Self { Self(.invalidRequest(reason)) }
     /// The bearer token provider failed.

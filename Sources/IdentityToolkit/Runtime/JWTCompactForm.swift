@@ -24,7 +24,9 @@ package struct JWTCompactForm: Sendable, Hashable {
     /// covers, read in place from the token's own storage (no copy).
     package func withSigningInput<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         var token = self.token
-        return try token.withUTF8 { try body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0)[..<signingInputEnd])) }
+        return try token.withUTF8 {
+            try body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0)[..<signingInputEnd]))
+        }
     }
 
     /// Splits and decodes `token`; nil unless it is exactly three valid
@@ -48,29 +50,38 @@ package struct JWTCompactForm: Sendable, Hashable {
     /// The three parts of `token`, decoded into one buffer; nil unless the
     /// token has exactly two dots and three strict base64url parts, the
     /// first two non-empty.
-    private static func decodeParts(_ token: UnsafeBufferPointer<UInt8>) -> (header: Data, payload: Data, signature: Data, signingInputEnd: Int)? {
+    private static func decodeParts(_ token: UnsafeBufferPointer<UInt8>) -> (
+        header: Data, payload: Data, signature: Data, signingInputEnd: Int
+    )? {
         guard let base = token.baseAddress else { return nil }
         // memchr, not a generic search: the scan for dots was a tenth of the split.
         func dot(from start: Int) -> Int? {
-            guard start < token.count, let found = memchr(base + start, Int32(UInt8(ascii: ".")), token.count - start) else { return nil }
+            guard start < token.count, let found = memchr(base + start, Int32(UInt8(ascii: ".")), token.count - start)
+            else { return nil }
             return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
         guard let first = dot(from: 0), let second = dot(from: first + 1), dot(from: second + 1) == nil,
-              first > 0, second > first + 1 else { return nil }
+            first > 0, second > first + 1
+        else { return nil }
         let encodedHeader = UnsafeBufferPointer(rebasing: token[..<first])
         let encodedPayload = UnsafeBufferPointer(rebasing: token[(first + 1)..<second])
         let encodedSignature = UnsafeBufferPointer(rebasing: token[(second + 1)...])
         guard let headerCount = Base64URL.decodedCount(symbols: encodedHeader.count),
-              let payloadCount = Base64URL.decodedCount(symbols: encodedPayload.count),
-              let signatureCount = Base64URL.decodedCount(symbols: encodedSignature.count) else { return nil }
+            let payloadCount = Base64URL.decodedCount(symbols: encodedPayload.count),
+            let signatureCount = Base64URL.decodedCount(symbols: encodedSignature.count)
+        else { return nil }
         // The payload first, so that it starts at index 0 as a `Data` of its own would.
         let total = payloadCount + headerCount + signatureCount
         guard let buffer = malloc(max(total, 1)) else { return nil }
         let output = UnsafeMutableRawBufferPointer(start: buffer, count: total)
         let signatureStart = payloadCount + headerCount
-        guard Base64URL.decodeStrict(encodedPayload, into: UnsafeMutableRawBufferPointer(rebasing: output[..<payloadCount])),
-              Base64URL.decodeStrict(encodedHeader, into: UnsafeMutableRawBufferPointer(rebasing: output[payloadCount..<signatureStart])),
-              Base64URL.decodeStrict(encodedSignature, into: UnsafeMutableRawBufferPointer(rebasing: output[signatureStart...]))
+        guard
+            Base64URL.decodeStrict(
+                encodedPayload, into: UnsafeMutableRawBufferPointer(rebasing: output[..<payloadCount])),
+            Base64URL.decodeStrict(
+                encodedHeader, into: UnsafeMutableRawBufferPointer(rebasing: output[payloadCount..<signatureStart])),
+            Base64URL.decodeStrict(
+                encodedSignature, into: UnsafeMutableRawBufferPointer(rebasing: output[signatureStart...]))
         else {
             free(buffer)
             return nil

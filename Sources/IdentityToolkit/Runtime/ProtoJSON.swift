@@ -22,7 +22,8 @@ public import Foundation
         } else if let text = try? container.decode(String.self), let number = Int64(text) {
             value = number
         } else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "Expected an int64 as a JSON number or a string of digits.")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "Expected an int64 as a JSON number or a string of digits.")
         }
     }
 
@@ -49,7 +50,8 @@ public import Foundation
         } else if let text = try? container.decode(String.self), let number = Int32(text) {
             value = number
         } else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "Expected an int32 as a JSON number or a string of digits.")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "Expected an int32 as a JSON number or a string of digits.")
         }
     }
 
@@ -74,7 +76,8 @@ public import Foundation
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let date = RFC3339Date.parse(text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "Expected an RFC 3339 timestamp such as 2024-05-01T12:00:00Z.")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "Expected an RFC 3339 timestamp such as 2024-05-01T12:00:00Z.")
         }
         value = date
     }
@@ -129,7 +132,9 @@ public import Foundation
         } else if index < bytes.count, bytes[index] == 43 || bytes[index] == 45 {
             let sign = bytes[index] == 45 ? -1 : 1
             index += 1
-            guard let offsetHours = digits(2), expect(58), let offsetMinutes = digits(2), offsetHours < 24, offsetMinutes < 60 else { return nil }
+            guard let offsetHours = digits(2), expect(58), let offsetMinutes = digits(2), offsetHours < 24,
+                offsetMinutes < 60
+            else { return nil }
             offset = sign * (offsetHours * 3600 + offsetMinutes * 60)
         } else {
             return nil
@@ -158,7 +163,8 @@ public import Foundation
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
+        var text =
+            "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
         text += "." + (micros % 1000 == 0 ? pad(micros / 1000, 3) : pad(micros, 6))
         return text + "Z"
     }

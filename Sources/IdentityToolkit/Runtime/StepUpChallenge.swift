@@ -44,7 +44,11 @@ public struct StepUpChallenge: Sendable, Hashable, CustomStringConvertible {
     /// `text` without what a quoted string cannot hold unescaped: characters
     /// outside printable ASCII, `"` and `\`.
     private static func quotable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }))
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.filter {
+                    $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\"
+                }))
     }
 
     /// The `WWW-Authenticate` field value.
@@ -67,10 +71,17 @@ public struct StepUpChallenge: Sendable, Hashable, CustomStringConvertible {
     /// that is not a whole number of seconds is ignored.
     public init?(wwwAuthenticate value: String) {
         guard value.utf8.count <= 4096, let challenges = Self.challenges(in: value) else { return nil }
-        guard let parameters = challenges.first(where: { $0.scheme.lowercased() == "bearer" && $0.parameters["error"] == Self.errorCode })?.parameters
+        guard
+            let parameters = challenges.first(where: {
+                $0.scheme.lowercased() == "bearer" && $0.parameters["error"] == Self.errorCode
+            })?.parameters
         else { return nil }
-        requiresSecondFactor = (parameters["acr_values"] ?? "").split(separator: " ").contains { $0 == Self.secondFactorContextClass }
-        maximumAuthenticationAge = parameters["max_age"].flatMap { Int64($0) }.flatMap { $0 >= 0 ? Duration.seconds($0) : nil }
+        requiresSecondFactor = (parameters["acr_values"] ?? "").split(separator: " ").contains {
+            $0 == Self.secondFactorContextClass
+        }
+        maximumAuthenticationAge = parameters["max_age"].flatMap { Int64($0) }.flatMap {
+            $0 >= 0 ? Duration.seconds($0) : nil
+        }
         // Kept as the initializer keeps it, so that it can be written back.
         reason = Self.quotable(parameters["error_description"] ?? "")
     }
@@ -90,9 +101,15 @@ public struct StepUpChallenge: Sendable, Hashable, CustomStringConvertible {
             while true {
                 let mark = scanner.position
                 scanner.skip { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: ",") }
-                guard let name = scanner.token() else { scanner.position = mark; break }
+                guard let name = scanner.token() else {
+                    scanner.position = mark
+                    break
+                }
                 scanner.skip { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-                guard scanner.consume(UInt8(ascii: "=")) else { scanner.position = mark; break }
+                guard scanner.consume(UInt8(ascii: "=")) else {
+                    scanner.position = mark
+                    break
+                }
                 scanner.skip { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
                 guard let parameterValue = scanner.quotedString() ?? scanner.token() else { return nil }
                 parameters[name.lowercased()] = parameterValue
@@ -152,7 +169,9 @@ public struct StepUpChallenge: Sendable, Hashable, CustomStringConvertible {
 
         static func isTokenCharacter(_ byte: UInt8) -> Bool {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
             default: return "!#$%&'*+-.^_`|~".utf8.contains(byte)
             }
         }

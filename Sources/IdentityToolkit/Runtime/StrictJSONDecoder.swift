@@ -20,7 +20,9 @@ package enum StrictJSONDecoder {
     package static let maximumDepth = StrictJSONParser.maximumDepth
 
     /// `T` decoded from `data`.
-    package static func decode<T: Decodable>(_ type: T.Type, from data: Data, reading: StrictJSONReading = .exactNames) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from data: Data, reading: StrictJSONReading = .exactNames)
+        throws -> T
+    {
         try decode(T.self, from: try parse(data), reading: reading)
     }
 
@@ -33,7 +35,9 @@ package enum StrictJSONDecoder {
     }
 
     /// `T` decoded from a tree already parsed (or built, as a form's fields).
-    package static func decode<T: Decodable>(_ type: T.Type, from root: JSONNode, reading: StrictJSONReading = .exactNames) throws -> T {
+    package static func decode<T: Decodable>(
+        _ type: T.Type, from root: JSONNode, reading: StrictJSONReading = .exactNames
+    ) throws -> T {
         try T(from: NodeDecoder(node: root, codingPath: [], reading: reading))
     }
 }
@@ -64,8 +68,12 @@ package struct StrictJSONReading: Sendable {
     /// before `MISSING_ID_TOKEN`).
     /// - Parameter refusesNullMembers: Refuse a member sent as `null`
     ///   (Google's Auth emulator's reading) instead of reading it as absent.
-    package static func protoJSONRequest(snakeCaseWireNames: Set<String>, refusesNullMembers: Bool = false) -> StrictJSONReading {
-        StrictJSONReading(snakeCaseWireNames: snakeCaseWireNames, fillsAbsentRequiredMembers: true, refusesNullMembers: refusesNullMembers)
+    package static func protoJSONRequest(snakeCaseWireNames: Set<String>, refusesNullMembers: Bool = false)
+        -> StrictJSONReading
+    {
+        StrictJSONReading(
+            snakeCaseWireNames: snakeCaseWireNames, fillsAbsentRequiredMembers: true,
+            refusesNullMembers: refusesNullMembers)
     }
 
     /// The wire name a sent name stands for: itself when it is one of the
@@ -81,7 +89,8 @@ package struct StrictJSONReading: Sendable {
 
     static func camelCase(_ name: String) -> String {
         let parts = name.split(separator: "_")
-        return (parts.first.map(String.init) ?? "") + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        return (parts.first.map(String.init) ?? "")
+            + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 
     static func snakeCase(_ name: String) -> String {

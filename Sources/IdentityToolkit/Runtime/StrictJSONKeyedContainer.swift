@@ -72,18 +72,40 @@ struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         }
         return try NodeValue.string(value, path(key))
     }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try NodeValue.floatingPoint(type, value(key), path(key)) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try NodeValue.floatingPoint(type, value(key), path(key)) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try NodeValue.floatingPoint(type, value(key), path(key))
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try NodeValue.floatingPoint(type, value(key), path(key))
+    }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try NodeValue.integer(type, value(key), path(key)) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try NodeValue.integer(type, value(key), path(key)) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try NodeValue.integer(type, value(key), path(key)) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try NodeValue.integer(type, value(key), path(key)) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try NodeValue.integer(type, value(key), path(key)) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try NodeValue.integer(type, value(key), path(key)) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try NodeValue.integer(type, value(key), path(key)) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try NodeValue.integer(type, value(key), path(key)) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try NodeValue.integer(type, value(key), path(key)) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try NodeValue.integer(type, value(key), path(key)) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try NodeValue.integer(type, value(key), path(key))
+    }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try NodeValue.integer(type, value(key), path(key))
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try NodeValue.integer(type, value(key), path(key))
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try NodeValue.integer(type, value(key), path(key))
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try NodeValue.integer(type, value(key), path(key))
+    }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try NodeValue.integer(type, value(key), path(key))
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try NodeValue.integer(type, value(key), path(key))
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try NodeValue.integer(type, value(key), path(key))
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try NodeValue.integer(type, value(key), path(key))
+    }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         if let value = requiredMember(key) { return try NodeValue.decodable(type, value, path(key), reading) }
@@ -134,7 +156,9 @@ struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try presentValue(key).map { try NodeValue.decodable(type, $0, path(key), reading) }
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
         try decoder(key).container(keyedBy: type)
     }
 
@@ -143,7 +167,9 @@ struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        NodeDecoder(node: members.first { $0.name == "super" }?.value ?? .null, codingPath: codingPath + [JSONCodingKey.super], reading: reading)
+        NodeDecoder(
+            node: members.first { $0.name == "super" }?.value ?? .null, codingPath: codingPath + [JSONCodingKey.super],
+            reading: reading)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {

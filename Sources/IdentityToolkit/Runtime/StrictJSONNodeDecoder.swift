@@ -14,9 +14,13 @@ struct NodeDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        if isAbsent { return KeyedDecodingContainer(KeyedNodeContainer<Key>(members: [], codingPath: codingPath, reading: reading)) }
+        if isAbsent {
+            return KeyedDecodingContainer(
+                KeyedNodeContainer<Key>(members: [], codingPath: codingPath, reading: reading))
+        }
         guard case .object(let members) = node else { throw mismatch([String: Any].self, node, codingPath) }
-        return KeyedDecodingContainer(KeyedNodeContainer<Key>(members: members, codingPath: codingPath, reading: reading))
+        return KeyedDecodingContainer(
+            KeyedNodeContainer<Key>(members: members, codingPath: codingPath, reading: reading))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -49,21 +53,29 @@ enum NodeValue {
         return value
     }
 
-    static func integer<T: FixedWidthInteger>(_ type: T.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
+    static func integer<T: FixedWidthInteger>(
+        _ type: T.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
         guard case .number(let text) = node else { throw mismatch(T.self, node, path()) }
         if let value = StrictJSONParser.integer(T.self, fromNumber: text) { return value }
-        throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "the number does not fit \(T.self)"))
+        throw DecodingError.dataCorrupted(
+            .init(codingPath: path(), debugDescription: "the number does not fit \(T.self)"))
     }
 
-    static func floatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
+    static func floatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ type: T.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
         guard case .number(let text) = node else { throw mismatch(T.self, node, path()) }
         guard let value = T(text), value.isFinite else {
-            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "the number does not fit \(T.self)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: path(), debugDescription: "the number does not fit \(T.self)"))
         }
         return value
     }
 
-    static func decodable<T: Decodable>(_ type: T.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey], _ reading: StrictJSONReading) throws -> T {
+    static func decodable<T: Decodable>(
+        _ type: T.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey], _ reading: StrictJSONReading
+    ) throws -> T {
         // The shapes a Firebase token's claims use (`firebase.identities`)
         // read directly: `Decodable`'s generic path for them cost more than
         // the rest of the claims together.
@@ -111,13 +123,18 @@ struct UnkeyedNodeContainer: UnkeyedDecodingContainer {
 
     private mutating func next(_ type: Any.Type) throws -> (JSONNode, [any CodingKey]) {
         let path = codingPath + [JSONCodingKey(index: currentIndex)]
-        guard !isAtEnd else { throw DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "the array has ended")) }
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "the array has ended"))
+        }
         defer { currentIndex += 1 }
         return (elements[currentIndex], path)
     }
 
     mutating func decodeNil() throws -> Bool {
-        guard !isAtEnd else { throw DecodingError.valueNotFound(Any?.self, .init(codingPath: codingPath, debugDescription: "the array has ended")) }
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(
+                Any?.self, .init(codingPath: codingPath, debugDescription: "the array has ended"))
+        }
         if case .null = elements[currentIndex] {
             currentIndex += 1
             return true
@@ -125,23 +142,70 @@ struct UnkeyedNodeContainer: UnkeyedDecodingContainer {
         return false
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { let (node, path) = try next(type); return try NodeValue.bool(node, path) }
-    mutating func decode(_ type: String.Type) throws -> String { let (node, path) = try next(type); return try NodeValue.string(node, path) }
-    mutating func decode(_ type: Double.Type) throws -> Double { let (node, path) = try next(type); return try NodeValue.floatingPoint(type, node, path) }
-    mutating func decode(_ type: Float.Type) throws -> Float { let (node, path) = try next(type); return try NodeValue.floatingPoint(type, node, path) }
-    mutating func decode(_ type: Int.Type) throws -> Int { let (node, path) = try next(type); return try NodeValue.integer(type, node, path) }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { let (node, path) = try next(type); return try NodeValue.integer(type, node, path) }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { let (node, path) = try next(type); return try NodeValue.integer(type, node, path) }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { let (node, path) = try next(type); return try NodeValue.integer(type, node, path) }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { let (node, path) = try next(type); return try NodeValue.integer(type, node, path) }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { let (node, path) = try next(type); return try NodeValue.integer(type, node, path) }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { let (node, path) = try next(type); return try NodeValue.integer(type, node, path) }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { let (node, path) = try next(type); return try NodeValue.integer(type, node, path) }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { let (node, path) = try next(type); return try NodeValue.integer(type, node, path) }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { let (node, path) = try next(type); return try NodeValue.integer(type, node, path) }
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { let (node, path) = try next(type); return try NodeValue.decodable(type, node, path, reading) }
+    mutating func decode(_ type: Bool.Type) throws -> Bool {
+        let (node, path) = try next(type)
+        return try NodeValue.bool(node, path)
+    }
+    mutating func decode(_ type: String.Type) throws -> String {
+        let (node, path) = try next(type)
+        return try NodeValue.string(node, path)
+    }
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        let (node, path) = try next(type)
+        return try NodeValue.floatingPoint(type, node, path)
+    }
+    mutating func decode(_ type: Float.Type) throws -> Float {
+        let (node, path) = try next(type)
+        return try NodeValue.floatingPoint(type, node, path)
+    }
+    mutating func decode(_ type: Int.Type) throws -> Int {
+        let (node, path) = try next(type)
+        return try NodeValue.integer(type, node, path)
+    }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 {
+        let (node, path) = try next(type)
+        return try NodeValue.integer(type, node, path)
+    }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 {
+        let (node, path) = try next(type)
+        return try NodeValue.integer(type, node, path)
+    }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 {
+        let (node, path) = try next(type)
+        return try NodeValue.integer(type, node, path)
+    }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 {
+        let (node, path) = try next(type)
+        return try NodeValue.integer(type, node, path)
+    }
+    mutating func decode(_ type: UInt.Type) throws -> UInt {
+        let (node, path) = try next(type)
+        return try NodeValue.integer(type, node, path)
+    }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+        let (node, path) = try next(type)
+        return try NodeValue.integer(type, node, path)
+    }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
+        let (node, path) = try next(type)
+        return try NodeValue.integer(type, node, path)
+    }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
+        let (node, path) = try next(type)
+        return try NodeValue.integer(type, node, path)
+    }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
+        let (node, path) = try next(type)
+        return try NodeValue.integer(type, node, path)
+    }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let (node, path) = try next(type)
+        return try NodeValue.decodable(type, node, path, reading)
+    }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
+        NestedKey
+    > {
         let (node, path) = try next([String: Any].self)
         return try NodeDecoder(node: node, codingPath: path, reading: reading).container(keyedBy: type)
     }

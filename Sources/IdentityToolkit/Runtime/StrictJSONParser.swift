@@ -85,9 +85,15 @@ package struct StrictJSONParser {
             return .object(members)
         case UInt8(ascii: "["): return .array(try readArray { try $0.parseValue() })
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw corrupted("unexpected character")
         }
@@ -160,7 +166,8 @@ package struct StrictJSONParser {
     private mutating func parseUnicodeEscape() throws -> [UInt8] {
         var value = try parseHex4()
         if (0xD800...0xDBFF).contains(value) {
-            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else {
                 throw corrupted("a lone surrogate")
             }
             index += 2
@@ -220,7 +227,9 @@ package struct StrictJSONParser {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard digits() > 0 else { throw corrupted("an exponent without digits") }
         }
         return start..<index
@@ -250,11 +259,18 @@ package struct StrictJSONParser {
             defer { stack.baseAddress?.deinitialize(count: Swift.min(count, Self.namesOnTheStack)) }
             while true {
                 skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw corrupted("expected a member name") }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                    throw corrupted("expected a member name")
+                }
                 let name = try scanMemberName()
                 guard !stack[..<Swift.min(count, Self.namesOnTheStack)].contains(where: { $0.isSameName(as: name) }),
-                      !more.contains(where: { $0.isSameName(as: name) }) else { throw corrupted("duplicate member name") }
-                if count < Self.namesOnTheStack { (stack.baseAddress! + count).initialize(to: name) } else { more.append(name) }
+                    !more.contains(where: { $0.isSameName(as: name) })
+                else { throw corrupted("duplicate member name") }
+                if count < Self.namesOnTheStack {
+                    (stack.baseAddress! + count).initialize(to: name)
+                } else {
+                    more.append(name)
+                }
                 count += 1
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw corrupted("expected ':'") }
@@ -285,7 +301,9 @@ package struct StrictJSONParser {
 
         /// Whether `self` and `other` are one name, however each is escaped.
         func isSameName(as other: MemberName) -> Bool {
-            if unescaped == nil, other.unescaped == nil { return Self.same(raw, other.raw.baseAddress, other.raw.count) }
+            if unescaped == nil, other.unescaped == nil {
+                return Self.same(raw, other.raw.baseAddress, other.raw.count)
+            }
             return string == other.string
         }
 
@@ -303,7 +321,10 @@ package struct StrictJSONParser {
             guard bytes.count == count else { return false }
             guard count > 0, let base = bytes.baseAddress, let other else { return true }
             guard count <= 16 else { return memcmp(base, other, count) == 0 }
-            for offset in 0..<count where base.load(fromByteOffset: offset, as: UInt8.self) != other.load(fromByteOffset: offset, as: UInt8.self) {
+            for offset in 0..<count
+            where base.load(fromByteOffset: offset, as: UInt8.self)
+                != other.load(fromByteOffset: offset, as: UInt8.self)
+            {
                 return false
             }
             return true
@@ -338,7 +359,8 @@ package struct StrictJSONParser {
     }
 
     /// An array, each element read by `element`.
-    package mutating func readArray<Element>(_ element: (inout StrictJSONParser) throws -> Element) throws -> [Element] {
+    package mutating func readArray<Element>(_ element: (inout StrictJSONParser) throws -> Element) throws -> [Element]
+    {
         try enter(expecting: UInt8(ascii: "["), [Any].self)
         defer { depth -= 1 }
         var elements: [Element] = []
@@ -363,8 +385,12 @@ package struct StrictJSONParser {
         skipWhitespace()
         guard index < bytes.count else { throw corrupted("unexpected end") }
         switch bytes[index] {
-        case UInt8(ascii: ","): index += 1; return false
-        case closing: index += 1; return true
+        case UInt8(ascii: ","):
+            index += 1
+            return false
+        case closing:
+            index += 1
+            return true
         default: throw corrupted("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
         }
     }
@@ -382,14 +408,16 @@ package struct StrictJSONParser {
         let range = try scanNumber()
         // Plain digits (what a JWT's times are): read from the bytes.
         let negative = bytes[range.lowerBound] == UInt8(ascii: "-")
-        let digits = UnsafeRawBufferPointer(rebasing: bytes[(negative ? range.lowerBound + 1 : range.lowerBound)..<range.upperBound])
+        let digits = UnsafeRawBufferPointer(
+            rebasing: bytes[(negative ? range.lowerBound + 1 : range.lowerBound)..<range.upperBound])
         if digits.count <= 18, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
             let magnitude = digits.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
             if let value = T(exactly: negative ? -magnitude : magnitude) { return value }
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         guard let value = Self.integer(T.self, fromNumber: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the number does not fit \(T.self)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "the number does not fit \(T.self)"))
         }
         return value
     }
@@ -399,8 +427,12 @@ package struct StrictJSONParser {
         skipWhitespace()
         guard index < bytes.count else { throw corrupted("unexpected end") }
         switch bytes[index] {
-        case UInt8(ascii: "t"): try expectLiteral("true"); return true
-        case UInt8(ascii: "f"): try expectLiteral("false"); return false
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return true
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return false
         default: throw mismatch(Bool.self)
         }
     }
@@ -468,7 +500,8 @@ package struct StrictJSONParser {
     private func mismatch(_ type: Any.Type) -> DecodingError {
         let found: String
         switch bytes[index] {
-        case UInt8(ascii: "n"): return .valueNotFound(type, .init(codingPath: [], debugDescription: "expected \(type), found null"))
+        case UInt8(ascii: "n"):
+            return .valueNotFound(type, .init(codingPath: [], debugDescription: "expected \(type), found null"))
         case UInt8(ascii: "{"): found = "an object"
         case UInt8(ascii: "["): found = "an array"
         case UInt8(ascii: "\""): found = "a string"
@@ -482,7 +515,9 @@ package struct StrictJSONParser {
     /// `error` with `key` in front of its coding path.
     private static func prefixing(_ error: DecodingError, with key: JSONCodingKey) -> DecodingError {
         func moved(_ context: DecodingError.Context) -> DecodingError.Context {
-            .init(codingPath: [key] + context.codingPath, debugDescription: context.debugDescription, underlyingError: context.underlyingError)
+            .init(
+                codingPath: [key] + context.codingPath, debugDescription: context.debugDescription,
+                underlyingError: context.underlyingError)
         }
         switch error {
         case .typeMismatch(let type, let context): return .typeMismatch(type, moved(context))
@@ -490,7 +525,8 @@ package struct StrictJSONParser {
         case .keyNotFound(let missing, let context): return .keyNotFound(missing, moved(context))
         case .dataCorrupted(let context):
             // A grammar error stands for the whole document, not a member.
-            return context.codingPath.isEmpty && context.debugDescription.hasPrefix("not JSON") ? error : .dataCorrupted(moved(context))
+            return context.codingPath.isEmpty && context.debugDescription.hasPrefix("not JSON")
+                ? error : .dataCorrupted(moved(context))
         @unknown default: return error
         }
     }
@@ -502,9 +538,15 @@ package struct JSONCodingKey: CodingKey, Sendable {
     package let intValue: Int?
 
     /// An object's member.
-    package init(name: String) { stringValue = name; intValue = nil }
+    package init(name: String) {
+        stringValue = name
+        intValue = nil
+    }
     /// An array's element, named as `JSONDecoder` names it.
-    package init(index: Int) { stringValue = "Index \(index)"; intValue = index }
+    package init(index: Int) {
+        stringValue = "Index \(index)"
+        intValue = index
+    }
     package init?(stringValue: String) { self.init(name: stringValue) }
     package init?(intValue: Int) { self.init(index: intValue) }
     /// The key of a super decoder.

@@ -34,7 +34,8 @@ public struct RedactedValue: Sendable, CustomStringConvertible, CustomDebugStrin
 /// code in any package (`@_spi(Generated) import IdentityToolkit`), not API.
 @_spi(Generated) public enum APIPath {
     private static let allowed: CharacterSet = {
-        var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
+        var set = CharacterSet.alphanumerics.intersection(
+            CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
         set.insert(charactersIn: "-._~")
         return set
     }()

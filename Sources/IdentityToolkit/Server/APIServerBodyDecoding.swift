@@ -15,11 +15,14 @@ extension APIServerRequest {
     ///   schema and of those inside it (the generated routes list them from
     ///   the spec); every other field's wire name is lowerCamelCase.
     package func decodeBody<Body: Decodable>(_ type: Body.Type, snakeCaseWireNames: Set<String> = []) throws -> Body {
-        let isForm = acceptsFormBody && headerFields[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        let isForm =
+            acceptsFormBody
+            && headerFields[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
         let root: JSONNode
         if isForm {
             // Sorted, so that a form reads the same way every time.
-            root = .object(Self.formFields(body).sorted { $0.key < $1.key }.map { (name: $0.key, value: .string($0.value)) })
+            root = .object(
+                Self.formFields(body).sorted { $0.key < $1.key }.map { (name: $0.key, value: .string($0.value)) })
         } else {
             try Self.checkStructure(body)
             do {
@@ -30,10 +33,13 @@ extension APIServerRequest {
         }
         guard case .object = root else { throw APIServerError.undecodableRequest("the body must be a JSON object") }
         do {
-            return try StrictJSONDecoder.decode(Body.self, from: root,
-                                                reading: .protoJSONRequest(snakeCaseWireNames: snakeCaseWireNames, refusesNullMembers: refusesNullMembers))
+            return try StrictJSONDecoder.decode(
+                Body.self, from: root,
+                reading: .protoJSONRequest(
+                    snakeCaseWireNames: snakeCaseWireNames, refusesNullMembers: refusesNullMembers))
         } catch DecodingError.valueNotFound(let type, let context) where refusesNullMembers {
-            let pointer = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: "/")
+            let pointer = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(
+                separator: "/")
             throw APIServerError.invalidJSONPayload("/\(pointer) must be \(Self.jsonTypeName(of: type))")
         } catch let error as DecodingError {
             throw APIServerError.undecodableRequest(Self.describe(error))
@@ -45,7 +51,8 @@ extension APIServerRequest {
     /// an absent one, which a decoded request cannot.
     package func jsonBodyMember(_ name: String) -> JSONNode? {
         guard !body.isEmpty, (try? Self.checkStructure(body)) != nil,
-              case .object(let members)? = try? StrictJSONDecoder.parse(body) else { return nil }
+            case .object(let members)? = try? StrictJSONDecoder.parse(body)
+        else { return nil }
         return members.first { $0.name == name }?.value
     }
 

@@ -37,7 +37,8 @@ extension APIServerRequest {
         while index < bytes.endIndex {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%"), bytes.endIndex - index >= 3,
-               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
                 decoded.append(high << 4 | low)
                 index += 3
                 continue

@@ -24,7 +24,8 @@ extension APIServerRequest {
                     throw APIServerError.undecodableRequest("the body is nested deeper than \(maximumNesting) levels")
                 }
                 if containers > maximumContainers {
-                    throw APIServerError.undecodableRequest("the body holds more than \(maximumContainers) objects and arrays")
+                    throw APIServerError.undecodableRequest(
+                        "the body holds more than \(maximumContainers) objects and arrays")
                 }
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1

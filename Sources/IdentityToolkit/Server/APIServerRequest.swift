@@ -21,9 +21,11 @@ package struct APIServerRequest: Sendable {
     /// array`) rather than read as absent, as proto3 JSON reads it.
     package var refusesNullMembers = false
 
-    package init(method: HTTPRequest.Method, headerFields: HTTPFields, query: [String: String], body: Data,
-                pathParameters: [String: String] = [:], operationID: String = "", acceptsFormBody: Bool = false,
-                hasBearerAuthorization: Bool = false) {
+    package init(
+        method: HTTPRequest.Method, headerFields: HTTPFields, query: [String: String], body: Data,
+        pathParameters: [String: String] = [:], operationID: String = "", acceptsFormBody: Bool = false,
+        hasBearerAuthorization: Bool = false
+    ) {
         self.acceptsFormBody = acceptsFormBody
         self.hasBearerAuthorization = hasBearerAuthorization
         self.method = method
@@ -35,30 +37,41 @@ package struct APIServerRequest: Sendable {
     }
 
     package func pathParameter(_ name: String) throws -> String {
-        guard let value = pathParameters[name] else { throw APIServerError.undecodableRequest("missing path parameter \(name)") }
+        guard let value = pathParameters[name] else {
+            throw APIServerError.undecodableRequest("missing path parameter \(name)")
+        }
         return value
     }
 
     package func queryParameter(_ name: String) -> String? { query[name] }
 
     package func requiredQueryParameter(_ name: String) throws -> String {
-        guard let value = query[name] else { throw APIServerError.undecodableRequest("missing query parameter \(name)") }
+        guard let value = query[name] else {
+            throw APIServerError.undecodableRequest("missing query parameter \(name)")
+        }
         return value
     }
 
     /// An integer query parameter, nil when absent; `INVALID_ARGUMENT` when
     /// it is not a decimal number of that size.
-    package func queryParameter<Value: FixedWidthInteger & Sendable>(_ name: String, as type: Value.Type) throws -> Value? {
+    package func queryParameter<Value: FixedWidthInteger & Sendable>(_ name: String, as type: Value.Type) throws
+        -> Value?
+    {
         guard let text = query[name] else { return nil }
         guard let value = Value(text, radix: 10) else {
-            throw APIServerError.undecodableRequest("query parameter \(name) must be an integer of \(Value.bitWidth) bits")
+            throw APIServerError.undecodableRequest(
+                "query parameter \(name) must be an integer of \(Value.bitWidth) bits")
         }
         return value
     }
 
     /// A required integer query parameter.
-    package func requiredQueryParameter<Value: FixedWidthInteger & Sendable>(_ name: String, as type: Value.Type) throws -> Value {
-        guard let value = try queryParameter(name, as: type) else { throw APIServerError.undecodableRequest("missing query parameter \(name)") }
+    package func requiredQueryParameter<Value: FixedWidthInteger & Sendable>(_ name: String, as type: Value.Type) throws
+        -> Value
+    {
+        guard let value = try queryParameter(name, as: type) else {
+            throw APIServerError.undecodableRequest("missing query parameter \(name)")
+        }
         return value
     }
 }

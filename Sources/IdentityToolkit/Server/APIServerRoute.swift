@@ -41,7 +41,8 @@ package struct APIServerRoute: Sendable {
 
     package init(
         operationID: String, method: HTTPRequest.Method, prefix: String, path: String,
-        authorization: APIServerAuthorization, acceptsFormBody: Bool = false, errorBody: (any APIServerErrorBody.Type)? = nil,
+        authorization: APIServerAuthorization, acceptsFormBody: Bool = false,
+        errorBody: (any APIServerErrorBody.Type)? = nil,
         handler: @escaping @Sendable (APIServerRequest) async throws -> APIServerResponse
     ) {
         self.acceptsFormBody = acceptsFormBody
@@ -53,7 +54,9 @@ package struct APIServerRoute: Sendable {
         self.authorization = authorization
         self.handler = handler
         self.pathParameterNames = (prefix + path).split(separator: "/").compactMap { segment in
-            guard let open = segment.firstIndex(of: "{"), let close = segment[open...].firstIndex(of: "}") else { return nil }
+            guard let open = segment.firstIndex(of: "{"), let close = segment[open...].firstIndex(of: "}") else {
+                return nil
+            }
             return String(segment[segment.index(after: open)..<close])
         }
     }

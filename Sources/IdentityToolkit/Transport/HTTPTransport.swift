@@ -32,7 +32,9 @@ public struct TransportOptions: Sendable, Hashable {
 public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure without its details.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        fileprivate enum Base: String, Sendable, Hashable { case timedOut, responseTooLarge, invalidRequest, connectionFailed }
+        fileprivate enum Base: String, Sendable, Hashable {
+            case timedOut, responseTooLarge, invalidRequest, connectionFailed
+        }
         fileprivate let base: Base
 
         /// The request took longer than its timeout.
@@ -98,4 +100,3 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         }
     }
 }
-

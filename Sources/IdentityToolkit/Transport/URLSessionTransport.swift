@@ -40,7 +40,9 @@ public final class URLSessionTransport: HTTPTransport {
     /// `URLRequest.timeoutInterval` alone is an idle timeout that restarts
     /// with every byte, so a peer that sends one byte every few seconds
     /// would hold the caller for as long as it likes.
-    public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
+    public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (
+        HTTPResponse, Data
+    ) {
         guard var urlRequest = URLRequest(httpRequest: request) else {
             throw TransportError.invalidRequest("the request has no valid URL")
         }
@@ -89,7 +91,8 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendabl
 
     private let exchanges = Locked<[Int: Exchange]>([:])
 
-    func register(_ task: URLSessionTask, limit: Int, continuation: CheckedContinuation<(Data, URLResponse), any Error>) {
+    func register(_ task: URLSessionTask, limit: Int, continuation: CheckedContinuation<(Data, URLResponse), any Error>)
+    {
         exchanges.withLock { $0[task.taskIdentifier] = Exchange(continuation: continuation, limit: limit) }
     }
 
@@ -99,8 +102,10 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendabl
         task.cancel()
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         let limit = exchanges.withLock { exchanges -> Int? in
             exchanges[dataTask.taskIdentifier]?.response = response
             return exchanges[dataTask.taskIdentifier]?.limit
@@ -141,8 +146,10 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendabl
         }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 

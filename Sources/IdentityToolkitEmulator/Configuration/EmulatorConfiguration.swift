@@ -105,10 +105,13 @@ public struct EmulatorConfiguration: Sendable {
 
     /// Creates a configuration; every limit has a default fit for a shared,
     /// long-running emulator.
-    public init(host: String = EmulatorConfiguration.defaultHost, port: Int = EmulatorConfiguration.defaultPort,
-                projectID: String = EmulatorConfiguration.defaultProjectID, maxBodyBytes: Int = 1 << 20,
-                serviceAccounts: [String: String] = [:], idleTimeout: Duration = .seconds(30), bodyReadTimeout: Duration = .seconds(10),
-                shutdownGracePeriod: Duration = .seconds(5), logger: Logger = Logger(label: "IdentityToolkitEmulator")) {
+    public init(
+        host: String = EmulatorConfiguration.defaultHost, port: Int = EmulatorConfiguration.defaultPort,
+        projectID: String = EmulatorConfiguration.defaultProjectID, maxBodyBytes: Int = 1 << 20,
+        serviceAccounts: [String: String] = [:], idleTimeout: Duration = .seconds(30),
+        bodyReadTimeout: Duration = .seconds(10),
+        shutdownGracePeriod: Duration = .seconds(5), logger: Logger = Logger(label: "IdentityToolkitEmulator")
+    ) {
         self.serviceAccounts = serviceAccounts
         self.host = host
         self.port = port
@@ -123,9 +126,13 @@ public struct EmulatorConfiguration: Sendable {
     /// Refuses settings the emulator cannot run with, naming the setting.
     func validate() throws(EmulatorConfigurationError) {
         try secondFactorRules.validate()
-        guard (0...65_535).contains(port) else { throw EmulatorConfigurationError("port must be 0 to 65535, not \(port)") }
+        guard (0...65_535).contains(port) else {
+            throw EmulatorConfigurationError("port must be 0 to 65535, not \(port)")
+        }
         guard allowRemote || LaptopSafety.isLoopback(host: host) else {
-            throw EmulatorConfigurationError("host \(host) is not a loopback address; set allowRemote to serve other machines (the emulator has no authentication)")
+            throw EmulatorConfigurationError(
+                "host \(host) is not a loopback address; set allowRemote to serve other machines (the emulator has no authentication)"
+            )
         }
         if let exportOnExitDirectory {
             do throws(EmulatorExportError) {
@@ -176,11 +183,18 @@ public struct SecondFactorRules: Sendable, Hashable {
 
     /// Refuses a value outside its range, naming it.
     func validate() throws(EmulatorConfigurationError) {
-        let seconds = "\(Self.durationRange.lowerBound.components.seconds) to \(Self.durationRange.upperBound.components.seconds) seconds"
-        guard Self.durationRange.contains(recentSignIn) else { throw EmulatorConfigurationError("secondFactorRules.recentSignIn must be \(seconds)") }
-        guard Self.durationRange.contains(challengeLifetime) else { throw EmulatorConfigurationError("secondFactorRules.challengeLifetime must be \(seconds)") }
+        let seconds =
+            "\(Self.durationRange.lowerBound.components.seconds) to \(Self.durationRange.upperBound.components.seconds) seconds"
+        guard Self.durationRange.contains(recentSignIn) else {
+            throw EmulatorConfigurationError("secondFactorRules.recentSignIn must be \(seconds)")
+        }
+        guard Self.durationRange.contains(challengeLifetime) else {
+            throw EmulatorConfigurationError("secondFactorRules.challengeLifetime must be \(seconds)")
+        }
         guard Self.codeAttemptsRange.contains(maximumCodeAttempts) else {
-            throw EmulatorConfigurationError("secondFactorRules.maximumCodeAttempts must be \(Self.codeAttemptsRange.lowerBound) to \(Self.codeAttemptsRange.upperBound)")
+            throw EmulatorConfigurationError(
+                "secondFactorRules.maximumCodeAttempts must be \(Self.codeAttemptsRange.lowerBound) to \(Self.codeAttemptsRange.upperBound)"
+            )
         }
     }
 }

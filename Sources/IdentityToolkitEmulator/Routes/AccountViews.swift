@@ -45,26 +45,36 @@ enum AccountViews {
     static func userInfo(_ user: EmulatedUser, detail: Detail = .lookup) -> UserInfo {
         var providers: [ProviderUserInfo] = []
         if let email = user.email, user.password != nil || user.emailLinkSignin {
-            providers.append(ProviderUserInfo(providerId: ProviderID.password.rawValue, rawId: email, federatedId: email, email: email,
-                                              displayName: user.displayName, photoUrl: user.photoUrl))
+            providers.append(
+                ProviderUserInfo(
+                    providerId: ProviderID.password.rawValue, rawId: email, federatedId: email, email: email,
+                    displayName: user.displayName, photoUrl: user.photoUrl))
         }
         if let phone = user.phoneNumber {
-            providers.append(ProviderUserInfo(providerId: ProviderID.phone.rawValue, rawId: phone, phoneNumber: phone))
+            providers.append(
+                ProviderUserInfo(providerId: ProviderID.phone.rawValue, rawId: phone, phoneNumber: phone))
         }
         providers += user.linkedProviders.map {
-            ProviderUserInfo(providerId: $0.providerId, rawId: $0.rawId, federatedId: $0.federatedId, email: $0.email,
-                             displayName: $0.displayName, photoUrl: $0.photoUrl, screenName: $0.screenName)
+            ProviderUserInfo(
+                providerId: $0.providerId, rawId: $0.rawId, federatedId: $0.federatedId, email: $0.email,
+                displayName: $0.displayName, photoUrl: $0.photoUrl, screenName: $0.screenName)
         }
         var info = UserInfo(
-            localId: user.localId, email: user.email, emailVerified: user.emailVerified, displayName: user.displayName,
-            photoUrl: user.photoUrl, screenName: user.screenName, disabled: user.disabled, createdAt: millis(user.createdAt),
-            lastLoginAt: user.lastLoginAt.map(millis), passwordUpdatedAt: user.passwordUpdatedAt.map { ($0.timeIntervalSince1970 * 1000).rounded() },
-            validSince: Int64(user.validSince.timeIntervalSince1970), tenantId: user.realm.tenant, customAttributes: user.customAttributes,
+            localId: user.localId, email: user.email, emailVerified: user.emailVerified,
+            displayName: user.displayName,
+            photoUrl: user.photoUrl, screenName: user.screenName, disabled: user.disabled,
+            createdAt: millis(user.createdAt),
+            lastLoginAt: user.lastLoginAt.map(millis),
+            passwordUpdatedAt: user.passwordUpdatedAt.map { ($0.timeIntervalSince1970 * 1000).rounded() },
+            validSince: Int64(user.validSince.timeIntervalSince1970), tenantId: user.realm.tenant,
+            customAttributes: user.customAttributes,
             phoneNumber: user.phoneNumber, initialEmail: user.initialEmail, lastRefreshAt: user.lastRefreshAt,
             emailLinkSignin: user.emailLinkSignin ? true : nil,
             providerUserInfo: providers,
-            mfaInfo: user.enrollments.isEmpty ? (user.listsWithdrawnFactors ? [] : nil) : enrollments(user.enrollments, maskPhones: false),
-            passkeyInfo: user.passkeys.isEmpty ? nil : user.passkeys.map { PasskeyInfo(credentialId: $0.credentialId, name: $0.name) }
+            mfaInfo: user.enrollments.isEmpty
+                ? (user.listsWithdrawnFactors ? [] : nil) : enrollments(user.enrollments, maskPhones: false),
+            passkeyInfo: user.passkeys.isEmpty
+                ? nil : user.passkeys.map { PasskeyInfo(credentialId: $0.credentialId, name: $0.name) }
         )
         if let password = user.password {
             switch detail {

@@ -18,27 +18,39 @@ struct AccountsRoutes: AccountsService {
     var tokens: SessionTokens { services.tokens }
 
     /// The realm of a request naming `project`, `tenant` and an ID token.
-    static func realm(_ state: EmulatorState, project: String? = nil, tenant: String?, idToken: String? = nil, isAdmin: Bool,
-                      _ context: RuleContext) throws -> Realm {
-        try TenantRules.requestRealm(state, project: project, tenant: tenant, tokenTenant: SessionTokens.unverifiedTenant(of: idToken),
-                                     isAdmin: isAdmin, context)
+    static func realm(
+        _ state: EmulatorState, project: String? = nil, tenant: String?, idToken: String? = nil, isAdmin: Bool,
+        _ context: RuleContext
+    ) throws -> Realm {
+        try TenantRules.requestRealm(
+            state, project: project, tenant: tenant, tokenTenant: SessionTokens.unverifiedTenant(of: idToken),
+            isAdmin: isAdmin, context)
     }
 
     func signUp(_ body: SignUpRequest, request: APIServerRequest) async throws -> SignUpResponse {
         let isAdmin = services.isAdmin(request)
         if isAdmin {
             let project = body.targetProjectId?.isEmpty == false ? body.targetProjectId! : services.defaultProject
-            if body.idToken?.isEmpty == false, body.localId != nil { throw APIServerError.unexpectedParameter("User ID") }
+            if body.idToken?.isEmpty == false, body.localId != nil {
+                throw APIServerError.unexpectedParameter("User ID")
+            }
             return try await AdminRoutes.create(body, project: project, services: services)
         }
         if body.localId != nil { throw APIServerError.unexpectedParameter("User ID") }
         let tokens = self.tokens
         let (created, linked) = try await services.run { state, context in
-            let realm = try Self.realm(state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
+            let realm = try Self.realm(
+                state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, isAdmin: false,
+                context)
             try TenantRules.checkAuthEnabled(state, realm)
-            let linking = try body.idToken.flatMap { $0.isEmpty ? nil : try AccountRules.user(state, for: try tokens.claims(of: $0), requestTenant: nil, context) }
-            let grant = try AccountRules.signUp(&state, realm: realm, email: body.email, password: body.password, displayName: body.displayName,
-                                                linking: linking, factors: body.mfaInfo ?? [], context)
+            let linking = try body.idToken.flatMap {
+                $0.isEmpty
+                    ? nil
+                    : try AccountRules.user(state, for: try tokens.claims(of: $0), requestTenant: nil, context)
+            }
+            let grant = try AccountRules.signUp(
+                &state, realm: realm, email: body.email, password: body.password, displayName: body.displayName,
+                linking: linking, factors: body.mfaInfo ?? [], context)
             return (grant, linking)
         }
         // An email sign-up creates a user, then signs them in (as Google's
@@ -46,41 +58,63 @@ struct AccountsRoutes: AccountsService {
         // An anonymous sign-up calls nothing, as in production.
         var grant = created
         if body.email?.isEmpty == false {
-            grant = try await services.blockingFunctions.signIn(created, .init(
-                method: ProviderID.password.rawValue, isNewUser: linked == nil, previous: linked, userAgent: BlockingFunctionCalls.userAgent(of: request)))
+            grant = try await services.blockingFunctions.signIn(
+                created,
+                .init(
+                    method: ProviderID.password.rawValue, isNewUser: linked == nil, previous: linked,
+                    userAgent: BlockingFunctionCalls.userAgent(of: request)))
         }
-        return SignUpResponse(localId: grant.uid, email: grant.email, displayName: grant.displayName, idToken: try tokens.idToken(for: grant),
-                              refreshToken: grant.refreshToken, expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds,
-                              kind: ResponseKind.signupNewUser.rawValue)
+        return SignUpResponse(
+            localId: grant.uid, email: grant.email, displayName: grant.displayName,
+            idToken: try tokens.idToken(for: grant),
+            refreshToken: grant.refreshToken, expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds,
+            kind: ResponseKind.signupNewUser.rawValue)
     }
 
-    func signInWithPassword(_ body: SignInWithPasswordRequest, request: APIServerRequest) async throws -> SignInWithPasswordResponse {
+    func signInWithPassword(_ body: SignInWithPasswordRequest, request: APIServerRequest) async throws
+        -> SignInWithPasswordResponse
+    {
         // Google's emulator tells `email: ""` (INVALID_EMAIL) from no email
         // (MISSING_EMAIL); proto3 JSON, and so the decoded body, cannot.
         let emptyEmailSent: Bool
-        if services.googleCompatible, body.email.isEmpty, case .string? = request.jsonBodyMember("email") { emptyEmailSent = true } else { emptyEmailSent = false }
+        if services.googleCompatible, body.email.isEmpty, case .string? = request.jsonBodyMember("email") {
+            emptyEmailSent = true
+        } else {
+            emptyEmailSent = false
+        }
         let outcome = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
-            return try AccountRules.signInWithPassword(&state, realm: realm, email: body.email, password: body.password,
-                                                       emptyEmailSent: emptyEmailSent, context)
+            return try AccountRules.signInWithPassword(
+                &state, realm: realm, email: body.email, password: body.password,
+                emptyEmailSent: emptyEmailSent, context)
         }
         switch outcome {
         case .signedIn(let signedIn):
-            let grant = try await services.blockingFunctions.signIn(signedIn, .init(method: ProviderID.password.rawValue,
-                                                                                    userAgent: BlockingFunctionCalls.userAgent(of: request)))
+            let grant = try await services.blockingFunctions.signIn(
+                signedIn,
+                .init(
+                    method: ProviderID.password.rawValue,
+                    userAgent: BlockingFunctionCalls.userAgent(of: request)))
             return SignInWithPasswordResponse(
                 localId: grant.uid, email: grant.email, displayName: grant.displayName ?? "", registered: true,
-                idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken, expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds,
+                idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken,
+                expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds,
                 kind: ResponseKind.verifyPassword.rawValue)
         case .secondFactorRequired(let credential, let user):
             return SignInWithPasswordResponse(
-                localId: user.localId, email: user.email, displayName: user.displayName ?? "", registered: true, mfaPendingCredential: credential,
-                mfaInfo: AccountViews.enrollments(user.enrollments, maskPhones: true), kind: ResponseKind.verifyPassword.rawValue)
+                localId: user.localId, email: user.email, displayName: user.displayName ?? "", registered: true,
+                mfaPendingCredential: credential,
+                mfaInfo: AccountViews.enrollments(user.enrollments, maskPhones: true),
+                kind: ResponseKind.verifyPassword.rawValue)
         }
     }
 
-    func signInWithCustomToken(_ body: SignInWithCustomTokenRequest, request: APIServerRequest) async throws -> SignInWithCustomTokenResponse {
-        if let named = CustomTokenVerifier.namedTenant(body.token), let requested = body.tenantId, !requested.isEmpty, named != requested {
+    func signInWithCustomToken(_ body: SignInWithCustomTokenRequest, request: APIServerRequest) async throws
+        -> SignInWithCustomTokenResponse
+    {
+        if let named = CustomTokenVerifier.namedTenant(body.token), let requested = body.tenantId,
+            !requested.isEmpty, named != requested
+        {
             throw APIServerError.tenantIdMismatch
         }
         // A custom token calls no blocking function, as in production.
@@ -90,103 +124,140 @@ struct AccountsRoutes: AccountsService {
             guard !body.token.isEmpty else { throw APIServerError.missingCustomToken }
             let signIn = try customTokens.verify(body.token)
             if let named = signIn.tenantID, named != realm.tenant { throw APIServerError.tenantIdMismatch }
-            return try AccountRules.signInWithCustomToken(&state, realm: realm, uid: signIn.uid, developerClaims: signIn.developerClaims, context)
+            return try AccountRules.signInWithCustomToken(
+                &state, realm: realm, uid: signIn.uid, developerClaims: signIn.developerClaims, context)
         }
-        return SignInWithCustomTokenResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken,
-                                             expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds, isNewUser: isNewUser,
-                                             kind: ResponseKind.verifyCustomToken.rawValue)
+        return SignInWithCustomTokenResponse(
+            idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken,
+            expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds, isNewUser: isNewUser,
+            kind: ResponseKind.verifyCustomToken.rawValue)
     }
 
     func lookup(_ body: GetAccountInfoRequest, request: APIServerRequest) async throws -> GetAccountInfoResponse {
         let isAdmin = services.isAdmin(request)
         let tokens = self.tokens
         let found = try await services.run { state, context in
-            let realm = try Self.realm(state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, isAdmin: isAdmin, context)
+            let realm = try Self.realm(
+                state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken,
+                isAdmin: isAdmin, context)
             try TenantRules.checkAuthEnabled(state, realm)
             if isAdmin && body.idToken?.isEmpty != false {
-                return AdminAccountRules.lookup(state, realm: realm, localIds: body.localId ?? [], emails: body.email ?? [],
-                                                phoneNumbers: body.phoneNumber ?? [],
-                                                providers: (body.federatedUserId ?? []).compactMap { id in id.providerId.flatMap { p in id.rawId.map { (p, $0) } } })
+                return AdminAccountRules.lookup(
+                    state, realm: realm, localIds: body.localId ?? [], emails: body.email ?? [],
+                    phoneNumbers: body.phoneNumber ?? [],
+                    providers: (body.federatedUserId ?? []).compactMap { id in
+                        id.providerId.flatMap { p in id.rawId.map { (p, $0) } }
+                    })
             }
-            return [try AccountRules.user(state, for: try tokens.claims(of: body.idToken), requestTenant: nil, context)]
+            return [
+                try AccountRules.user(state, for: try tokens.claims(of: body.idToken), requestTenant: nil, context)
+            ]
         }
         // No match is the absence of `users`, not an error.
         // Google-compatible mode shows password hashes in lookups, as Google's emulator does.
         let detail: AccountViews.Detail = services.googleCompatible ? .download : .lookup
-        return GetAccountInfoResponse(users: found.isEmpty ? nil : found.map { AccountViews.userInfo($0, detail: detail) },
-                                      kind: ResponseKind.getAccountInfo.rawValue)
+        return GetAccountInfoResponse(
+            users: found.isEmpty ? nil : found.map { AccountViews.userInfo($0, detail: detail) },
+            kind: ResponseKind.getAccountInfo.rawValue)
     }
 
     func sendOobCode(_ body: GetOobCodeRequest, request: APIServerRequest) async throws -> GetOobCodeResponse {
-        try await Self.sendOobCode(body, project: body.targetProjectId, isAdmin: services.isAdmin(request), services: services)
+        try await Self.sendOobCode(
+            body, project: body.targetProjectId, isAdmin: services.isAdmin(request), services: services)
     }
 
     /// `accounts:sendOobCode`, for a user or an admin (who may ask for the
     /// link itself: `returnOobLink`).
-    static func sendOobCode(_ body: GetOobCodeRequest, project: String?, isAdmin: Bool, services: EmulatorServices) async throws -> GetOobCodeResponse {
+    static func sendOobCode(_ body: GetOobCodeRequest, project: String?, isAdmin: Bool, services: EmulatorServices)
+        async throws -> GetOobCodeResponse
+    {
         let claims = try? services.tokens.claims(of: body.idToken)
         let (code, email) = try await services.run { state, context in
-            let realm = try realm(state, project: isAdmin ? project : body.targetProjectId, tenant: body.tenantId, idToken: body.idToken,
-                                  isAdmin: isAdmin, context)
+            let realm = try realm(
+                state, project: isAdmin ? project : body.targetProjectId, tenant: body.tenantId,
+                idToken: body.idToken,
+                isAdmin: isAdmin, context)
             var tokenUser: EmulatedUser?
-            let needsToken = [OobRequestType.verifyEmail, .verifyAndChangeEmail].contains(body.requestType)
+            let needsToken =
+                [OobRequestType.verifyEmail, .verifyAndChangeEmail].contains(body.requestType)
                 && !(body.returnOobLink == true && body.idToken?.isEmpty != false)
             if needsToken {
                 try TenantRules.checkAuthEnabled(state, realm)
-                if body.requestType == .verifyAndChangeEmail, body.newEmail?.isEmpty != false { throw APIServerError.missingNewEmail }
+                if body.requestType == .verifyAndChangeEmail, body.newEmail?.isEmpty != false {
+                    throw APIServerError.missingNewEmail
+                }
                 // Without a token: an address change names it missing; a
                 // verification reads an empty one (INVALID_ID_TOKEN), as Google's emulator.
                 guard body.idToken?.isEmpty == false else {
-                    throw body.requestType == .verifyAndChangeEmail ? APIServerError.missingIdToken : APIServerError.invalidIdToken
+                    throw body.requestType == .verifyAndChangeEmail
+                        ? APIServerError.missingIdToken : APIServerError.invalidIdToken
                 }
-                tokenUser = try AccountRules.user(state, for: try claims ?? services.tokens.claims(of: body.idToken), requestTenant: nil, context)
+                tokenUser = try AccountRules.user(
+                    state, for: try claims ?? services.tokens.claims(of: body.idToken), requestTenant: nil, context)
             }
-            return try OutOfBandRules.send(&state, realm: realm, OutOfBandRules.Request(
-                requestType: body.requestType, email: body.email, newEmail: body.newEmail, tokenUser: tokenUser,
-                hasIDToken: body.idToken?.isEmpty == false, returnOobLink: body.returnOobLink == true, continueUrl: body.continueUrl,
-                isAdmin: isAdmin), context)
+            return try OutOfBandRules.send(
+                &state, realm: realm,
+                OutOfBandRules.Request(
+                    requestType: body.requestType, email: body.email, newEmail: body.newEmail, tokenUser: tokenUser,
+                    hasIDToken: body.idToken?.isEmpty == false, returnOobLink: body.returnOobLink == true,
+                    continueUrl: body.continueUrl,
+                    isAdmin: isAdmin), context)
         }
         let returned = body.returnOobLink == true
-        return GetOobCodeResponse(email: email, oobCode: returned ? code?.code : nil, oobLink: returned ? code.map(services.links.link) : nil,
-                                  kind: ResponseKind.getOobConfirmationCode.rawValue)
+        return GetOobCodeResponse(
+            email: email, oobCode: returned ? code?.code : nil,
+            oobLink: returned ? code.map(services.links.link) : nil,
+            kind: ResponseKind.getOobConfirmationCode.rawValue)
     }
 
     func update(_ body: SetAccountInfoRequest, request: APIServerRequest) async throws -> SetAccountInfoResponse {
         let isAdmin = services.isAdmin(request)
         let tokens = self.tokens
         let outcome = try await services.run { state, context in
-            let realm = try Self.realm(state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, isAdmin: isAdmin, context)
+            let realm = try Self.realm(
+                state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken,
+                isAdmin: isAdmin, context)
             try TenantRules.checkAuthEnabled(state, realm)
             let claims = try body.idToken.flatMap { $0.isEmpty ? nil : try tokens.claims(of: $0) }
-            return try AccountUpdateRules.update(&state, realm: realm, body, claims: claims, isAdmin: isAdmin, context)
+            return try AccountUpdateRules.update(
+                &state, realm: realm, body, claims: claims, isAdmin: isAdmin, context)
         }
         return try Self.response(outcome, tokens: tokens)
     }
 
     /// An update's answer: the account, and new tokens when it started a session.
-    static func response(_ outcome: AccountUpdateRules.Outcome, tokens: SessionTokens) throws -> SetAccountInfoResponse {
+    static func response(_ outcome: AccountUpdateRules.Outcome, tokens: SessionTokens) throws
+        -> SetAccountInfoResponse
+    {
         let user = outcome.user
         let view = AccountViews.userInfo(user)
         return SetAccountInfoResponse(
-            localId: user.localId, email: user.email, emailVerified: user.emailVerified, displayName: user.displayName,
+            localId: user.localId, email: user.email, emailVerified: user.emailVerified,
+            displayName: user.displayName,
             idToken: try outcome.grant.map(tokens.idToken), refreshToken: outcome.grant?.refreshToken,
-            expiresIn: outcome.grant.map { _ in IdentityPlatformLimits.idTokenLifetimeSeconds }, kind: ResponseKind.setAccountInfo.rawValue,
+            expiresIn: outcome.grant.map { _ in IdentityPlatformLimits.idTokenLifetimeSeconds },
+            kind: ResponseKind.setAccountInfo.rawValue,
             photoUrl: user.photoUrl, newEmail: outcome.newEmail, providerUserInfo: view.providerUserInfo)
     }
 
     /// `accounts:delete`: the user of an ID token deletes their account; an
     /// admin deletes the account `localId`.
-    func deleteOwnAccount(_ body: DeleteAccountRequest, request: APIServerRequest) async throws -> DeleteAccountResponse {
+    func deleteOwnAccount(_ body: DeleteAccountRequest, request: APIServerRequest) async throws
+        -> DeleteAccountResponse
+    {
         let isAdmin = services.isAdmin(request)
         let tokens = self.tokens
         try await services.run { state, context in
-            let realm = try Self.realm(state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, isAdmin: isAdmin, context)
+            let realm = try Self.realm(
+                state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken,
+                isAdmin: isAdmin, context)
             try TenantRules.checkAuthEnabled(state, realm)
             if isAdmin {
                 guard let uid = body.localId, !uid.isEmpty else { throw APIServerError.missingLocalId }
                 try AdminAccountRules.delete(&state, realm: realm, localId: uid)
             } else {
-                let user = try AccountRules.user(state, for: try tokens.claims(of: body.idToken), requestTenant: nil, context)
+                let user = try AccountRules.user(
+                    state, for: try tokens.claims(of: body.idToken), requestTenant: nil, context)
                 try AdminAccountRules.delete(&state, realm: user.realm, localId: user.localId)
             }
         }

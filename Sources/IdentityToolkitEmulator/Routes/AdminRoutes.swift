@@ -11,40 +11,56 @@ struct AdminRoutes: AdminService {
 
     private var tokens: SessionTokens { services.tokens }
 
-    func lookupAccounts(targetProjectId: String, body: GetAccountInfoRequest, request: APIServerRequest) async throws -> GetAccountInfoResponse {
+    func lookupAccounts(targetProjectId: String, body: GetAccountInfoRequest, request: APIServerRequest)
+        async throws -> GetAccountInfoResponse
+    {
         let found = try await services.run { state, context in
-            let realm = try TenantRules.requestRealm(state, project: targetProjectId, tenant: body.tenantId,
-                                                     tokenTenant: SessionTokens.unverifiedTenant(of: body.idToken), isAdmin: true, context)
+            let realm = try TenantRules.requestRealm(
+                state, project: targetProjectId, tenant: body.tenantId,
+                tokenTenant: SessionTokens.unverifiedTenant(of: body.idToken), isAdmin: true, context)
             try TenantRules.checkAuthEnabled(state, realm)
-            return AdminAccountRules.lookup(state, realm: realm, localIds: body.localId ?? [], emails: body.email ?? [],
-                                            phoneNumbers: body.phoneNumber ?? [],
-                                            providers: (body.federatedUserId ?? []).compactMap { id in id.providerId.flatMap { p in id.rawId.map { (p, $0) } } })
+            return AdminAccountRules.lookup(
+                state, realm: realm, localIds: body.localId ?? [], emails: body.email ?? [],
+                phoneNumbers: body.phoneNumber ?? [],
+                providers: (body.federatedUserId ?? []).compactMap { id in
+                    id.providerId.flatMap { p in id.rawId.map { (p, $0) } }
+                })
         }
         // No match is the absence of `users`, not an error.
         // Google-compatible mode shows password hashes in lookups, as Google's emulator does.
         let detail: AccountViews.Detail = services.googleCompatible ? .download : .lookup
-        return GetAccountInfoResponse(users: found.isEmpty ? nil : found.map { AccountViews.userInfo($0, detail: detail) },
-                                      kind: ResponseKind.getAccountInfo.rawValue)
+        return GetAccountInfoResponse(
+            users: found.isEmpty ? nil : found.map { AccountViews.userInfo($0, detail: detail) },
+            kind: ResponseKind.getAccountInfo.rawValue)
     }
 
-    func createAccount(targetProjectId: String, body: SignUpRequest, request: APIServerRequest) async throws -> SignUpResponse {
+    func createAccount(targetProjectId: String, body: SignUpRequest, request: APIServerRequest) async throws
+        -> SignUpResponse
+    {
         try await Self.create(body, project: targetProjectId, services: services)
     }
 
     /// An account an admin creates (`accounts` or an admin's `accounts:signUp`): no tokens.
-    static func create(_ body: SignUpRequest, project: String, services: EmulatorServices) async throws -> SignUpResponse {
-        let account = AdminAccountRules.NewAccount(localId: body.localId, email: body.email, password: body.password, displayName: body.displayName,
-                                                   emailVerified: body.emailVerified, disabled: body.disabled, photoUrl: body.photoUrl,
-                                                   phoneNumber: body.phoneNumber, factors: body.mfaInfo ?? [])
+    static func create(_ body: SignUpRequest, project: String, services: EmulatorServices) async throws
+        -> SignUpResponse
+    {
+        let account = AdminAccountRules.NewAccount(
+            localId: body.localId, email: body.email, password: body.password, displayName: body.displayName,
+            emailVerified: body.emailVerified, disabled: body.disabled, photoUrl: body.photoUrl,
+            phoneNumber: body.phoneNumber, factors: body.mfaInfo ?? [])
         let user = try await services.run { state, context in
             let realm = try TenantRules.adminRealm(state, project: project, tenant: body.tenantId)
             return try AdminAccountRules.create(&state, realm: realm, account, context)
         }
-        return SignUpResponse(localId: user.localId, email: user.email, displayName: user.displayName, kind: ResponseKind.signupNewUser.rawValue)
+        return SignUpResponse(
+            localId: user.localId, email: user.email, displayName: user.displayName,
+            kind: ResponseKind.signupNewUser.rawValue)
     }
 
-    func batchGetAccounts(targetProjectId: String, maxResults: Int32?, nextPageToken: String?, tenantId: String?,
-                          request: APIServerRequest) async throws -> DownloadAccountResponse {
+    func batchGetAccounts(
+        targetProjectId: String, maxResults: Int32?, nextPageToken: String?, tenantId: String?,
+        request: APIServerRequest
+    ) async throws -> DownloadAccountResponse {
         let pageSize = try Self.pageSize(maxResults, field: "maxResults")
         let after = try nextPageToken.map { try Self.cursor(fromPageToken: $0) }
         let page = try await services.run { state, _ in
@@ -52,11 +68,14 @@ struct AdminRoutes: AdminService {
             try TenantRules.checkAuthEnabled(state, realm)
             return AdminAccountRules.list(state, realm: realm, pageSize: pageSize, after: after)
         }
-        return DownloadAccountResponse(users: page.users.isEmpty ? nil : page.users.map { AccountViews.userInfo($0, detail: .download) },
-                                       nextPageToken: page.lastUID.map(Self.pageToken), kind: ResponseKind.downloadAccount.rawValue)
+        return DownloadAccountResponse(
+            users: page.users.isEmpty ? nil : page.users.map { AccountViews.userInfo($0, detail: .download) },
+            nextPageToken: page.lastUID.map(Self.pageToken), kind: ResponseKind.downloadAccount.rawValue)
     }
 
-    func deleteAccount(targetProjectId: String, body: DeleteAccountRequest, request: APIServerRequest) async throws -> DeleteAccountResponse {
+    func deleteAccount(targetProjectId: String, body: DeleteAccountRequest, request: APIServerRequest) async throws
+        -> DeleteAccountResponse
+    {
         guard let localId = body.localId, !localId.isEmpty else { throw APIServerError.missingLocalId }
         try await services.run { state, _ in
             let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
@@ -67,21 +86,32 @@ struct AdminRoutes: AdminService {
 
     /// A session cookie for a valid ID token of a user who still may sign
     /// in: the token's claims under the session issuer, for `validDuration`.
-    func createSessionCookie(targetProjectId: String, body: CreateSessionCookieRequest,
-                             request: APIServerRequest) async throws -> CreateSessionCookieResponse {
+    func createSessionCookie(
+        targetProjectId: String, body: CreateSessionCookieRequest,
+        request: APIServerRequest
+    ) async throws -> CreateSessionCookieResponse {
         // Two weeks when the request names no duration, as Google's emulator.
         let duration = body.validDuration ?? IdentityPlatformLimits.sessionCookieSeconds.upperBound
-        guard IdentityPlatformLimits.sessionCookieSeconds.contains(duration) else { throw APIServerError.invalidDuration }
+        guard IdentityPlatformLimits.sessionCookieSeconds.contains(duration) else {
+            throw APIServerError.invalidDuration
+        }
         let claims = try tokens.claims(of: body.idToken)
-        guard claims.audience == targetProjectId else { throw APIServerError.invalidIdToken("the token is for another project") }
+        guard claims.audience == targetProjectId else {
+            throw APIServerError.invalidIdToken("the token is for another project")
+        }
         // AccountRules.user refuses a token issued before the account's sessions were revoked.
-        _ = try await services.run { state, context in try AccountRules.user(state, for: claims, requestTenant: body.tenantId, context) }
+        _ = try await services.run { state, context in
+            try AccountRules.user(state, for: claims, requestTenant: body.tenantId, context)
+        }
         let now = Int64(services.clock.now.timeIntervalSince1970)
-        let cookie = try tokens.sessionCookie(from: body.idToken, claims: claims, issuedAt: now, expiresAt: now + duration)
+        let cookie = try tokens.sessionCookie(
+            from: body.idToken, claims: claims, issuedAt: now, expiresAt: now + duration)
         return CreateSessionCookieResponse(sessionCookie: cookie)
     }
 
-    func updateAccount(targetProjectId: String, body: SetAccountInfoRequest, request: APIServerRequest) async throws -> SetAccountInfoResponse {
+    func updateAccount(targetProjectId: String, body: SetAccountInfoRequest, request: APIServerRequest) async throws
+        -> SetAccountInfoResponse
+    {
         let claims = try body.idToken.flatMap { $0.isEmpty ? nil : try tokens.claims(of: $0) }
         let outcome = try await services.run { state, context in
             let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
@@ -93,7 +123,9 @@ struct AdminRoutes: AdminService {
     /// An out-of-band code made by an admin: for an account found by email
     /// (or by the ID token a client would send), returned as a link with
     /// `returnOobLink` instead of "sent".
-    func sendAccountOobCode(targetProjectId: String, body: GetOobCodeRequest, request: APIServerRequest) async throws -> GetOobCodeResponse {
+    func sendAccountOobCode(targetProjectId: String, body: GetOobCodeRequest, request: APIServerRequest)
+        async throws -> GetOobCodeResponse
+    {
         try await AccountsRoutes.sendOobCode(body, project: targetProjectId, isAdmin: true, services: services)
     }
 
@@ -102,40 +134,64 @@ struct AdminRoutes: AdminService {
     /// `body` with the path's tenant; a body naming another tenant is refused.
     static func scoped<Body: TenantScopedBody>(_ body: Body, to pathTenant: String) throws -> Body {
         if let named = body.tenantId, !named.isEmpty, named != pathTenant { throw APIServerError.tenantIdMismatch }
-        if let tokenTenant = SessionTokens.unverifiedTenant(of: body.idTokenForTenant), tokenTenant != pathTenant { throw APIServerError.tenantIdMismatch }
+        if let tokenTenant = SessionTokens.unverifiedTenant(of: body.idTokenForTenant), tokenTenant != pathTenant {
+            throw APIServerError.tenantIdMismatch
+        }
         var scoped = body
         scoped.tenantId = pathTenant
         return scoped
     }
 
-    func createTenantAccount(targetProjectId: String, tenantId: String, body: SignUpRequest, request: APIServerRequest) async throws -> SignUpResponse {
-        try await createAccount(targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
+    func createTenantAccount(
+        targetProjectId: String, tenantId: String, body: SignUpRequest, request: APIServerRequest
+    ) async throws -> SignUpResponse {
+        try await createAccount(
+            targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
     }
 
-    func batchGetTenantAccounts(targetProjectId: String, tenantId: String, maxResults: Int32?, nextPageToken: String?,
-                                request: APIServerRequest) async throws -> DownloadAccountResponse {
-        try await batchGetAccounts(targetProjectId: targetProjectId, maxResults: maxResults, nextPageToken: nextPageToken, tenantId: tenantId, request: request)
+    func batchGetTenantAccounts(
+        targetProjectId: String, tenantId: String, maxResults: Int32?, nextPageToken: String?,
+        request: APIServerRequest
+    ) async throws -> DownloadAccountResponse {
+        try await batchGetAccounts(
+            targetProjectId: targetProjectId, maxResults: maxResults, nextPageToken: nextPageToken,
+            tenantId: tenantId, request: request)
     }
 
-    func deleteTenantAccount(targetProjectId: String, tenantId: String, body: DeleteAccountRequest, request: APIServerRequest) async throws -> DeleteAccountResponse {
-        try await deleteAccount(targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
+    func deleteTenantAccount(
+        targetProjectId: String, tenantId: String, body: DeleteAccountRequest, request: APIServerRequest
+    ) async throws -> DeleteAccountResponse {
+        try await deleteAccount(
+            targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
     }
 
-    func lookupTenantAccounts(targetProjectId: String, tenantId: String, body: GetAccountInfoRequest, request: APIServerRequest) async throws -> GetAccountInfoResponse {
-        try await lookupAccounts(targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
+    func lookupTenantAccounts(
+        targetProjectId: String, tenantId: String, body: GetAccountInfoRequest, request: APIServerRequest
+    ) async throws -> GetAccountInfoResponse {
+        try await lookupAccounts(
+            targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
     }
 
-    func updateTenantAccount(targetProjectId: String, tenantId: String, body: SetAccountInfoRequest, request: APIServerRequest) async throws -> SetAccountInfoResponse {
-        try await updateAccount(targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
+    func updateTenantAccount(
+        targetProjectId: String, tenantId: String, body: SetAccountInfoRequest, request: APIServerRequest
+    ) async throws -> SetAccountInfoResponse {
+        try await updateAccount(
+            targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
     }
 
-    func sendTenantAccountOobCode(targetProjectId: String, tenantId: String, body: GetOobCodeRequest, request: APIServerRequest) async throws -> GetOobCodeResponse {
-        try await sendAccountOobCode(targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
+    func sendTenantAccountOobCode(
+        targetProjectId: String, tenantId: String, body: GetOobCodeRequest, request: APIServerRequest
+    ) async throws -> GetOobCodeResponse {
+        try await sendAccountOobCode(
+            targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
     }
 
-    func createTenantSessionCookie(targetProjectId: String, tenantId: String, body: CreateSessionCookieRequest,
-                                   request: APIServerRequest) async throws -> CreateSessionCookieResponse {
-        try await createSessionCookie(targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
+    func createTenantSessionCookie(
+        targetProjectId: String, tenantId: String, body: CreateSessionCookieRequest,
+        request: APIServerRequest
+    ) async throws -> CreateSessionCookieResponse {
+        try await createSessionCookie(
+            targetProjectId: targetProjectId, body: Self.scoped(body, to: tenantId), request: request)
     }
 }
 

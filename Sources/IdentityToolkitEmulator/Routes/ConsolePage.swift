@@ -75,19 +75,24 @@ enum ConsolePage {
     }
 
     private static func hidden(_ page: Snapshot) -> String {
-        var fields = #"<input type="hidden" name="csrf" value="\#(escape(page.formToken))"><input type="hidden" name="project" value="\#(escape(page.project))">"#
+        var fields =
+            #"<input type="hidden" name="csrf" value="\#(escape(page.formToken))"><input type="hidden" name="project" value="\#(escape(page.project))">"#
         if let tenant = page.tenant { fields += #"<input type="hidden" name="tenant" value="\#(escape(tenant))">"# }
         return fields
     }
 
-    private static func form(_ page: Snapshot, action: ConsoleActionKind, fields: String = "", button: String) -> String {
+    private static func form(_ page: Snapshot, action: ConsoleActionKind, fields: String = "", button: String)
+        -> String
+    {
         #"<form class="inline" method="post" action="\#(HelperRoutes.actOnConsolePath)">\#(hidden(page))<input type="hidden" name="action" value="\#(action.rawValue)">\#(fields)<button type="submit">\#(escape(button))</button></form>"#
     }
 
     private static func link(project: String, tenant: String?) -> String {
         var components = URLComponents()
         components.path = HelperRoutes.showConsolePath
-        components.queryItems = [URLQueryItem(name: "project", value: project)] + (tenant.map { [URLQueryItem(name: "tenant", value: $0)] } ?? [])
+        components.queryItems =
+            [URLQueryItem(name: "project", value: project)]
+            + (tenant.map { [URLQueryItem(name: "tenant", value: $0)] } ?? [])
         return escape(components.string ?? HelperRoutes.showConsolePath)
     }
 
@@ -128,16 +133,19 @@ enum ConsolePage {
             html += "<p class=\"muted\">The first \(page.users.count) by uid are shown.</p>"
         }
         guard !page.users.isEmpty else { return html + "<p class=\"muted\">No users.</p>" }
-        html += "<table><thead><tr><th>uid</th><th>Email</th><th>Name</th><th>State</th><th>Second factors</th><th></th></tr></thead><tbody>"
+        html +=
+            "<table><thead><tr><th>uid</th><th>Email</th><th>Name</th><th>State</th><th>Second factors</th><th></th></tr></thead><tbody>"
         for user in page.users {
             var state: [String] = []
             if user.disabled { state.append("disabled") }
             if user.isAnonymous { state.append("no sign-in method") }
             if user.email != nil { state.append(user.emailVerified ? "verified" : "unverified") }
-            html += "<tr id=\"user-\(escape(user.localId))\"><td><code>\(escape(user.localId))</code></td><td>\(escape(user.email ?? ""))</td>"
+            html +=
+                "<tr id=\"user-\(escape(user.localId))\"><td><code>\(escape(user.localId))</code></td><td>\(escape(user.email ?? ""))</td>"
             html += "<td>\(escape(user.displayName ?? ""))</td><td>\(state.joined(separator: ", "))</td><td>"
             html += user.enrollments.map { factor(page, user: user, $0) }.joined(separator: "<br>")
-            html += "</td><td>\(form(page, action: .deleteUser, fields: #"<input type="hidden" name="uid" value="\#(escape(user.localId))">"#, button: "Delete"))</td></tr>"
+            html +=
+                "</td><td>\(form(page, action: .deleteUser, fields: #"<input type="hidden" name="uid" value="\#(escape(user.localId))">"#, button: "Delete"))</td></tr>"
         }
         return html + "</tbody></table>"
     }
@@ -151,12 +159,17 @@ enum ConsolePage {
         case .totp(let secret, _):
             let seconds = Int64(page.now.timeIntervalSince1970.rounded(.down))
             let period = IdentityPlatformLimits.totpPeriodSeconds
-            if let totp = try? TOTP(key: secret, digits: IdentityPlatformLimits.totpDigits, period: period), let code = try? totp.code(at: seconds) {
-                html += #"<span class="muted">TOTP</span> <code class="totp" data-factor="\#(escape(factor.id))">\#(code)</code>"#
-                html += " <span class=\"muted\">for \(period - seconds % period) s\(page.totpWindow == nil ? "; TOTP is off here" : "")</span>"
+            if let totp = try? TOTP(key: secret, digits: IdentityPlatformLimits.totpDigits, period: period),
+                let code = try? totp.code(at: seconds)
+            {
+                html +=
+                    #"<span class="muted">TOTP</span> <code class="totp" data-factor="\#(escape(factor.id))">\#(code)</code>"#
+                html +=
+                    " <span class=\"muted\">for \(period - seconds % period) s\(page.totpWindow == nil ? "; TOTP is off here" : "")</span>"
             }
         }
-        let fields = #"<input type="hidden" name="uid" value="\#(escape(user.localId))"><input type="hidden" name="factor" value="\#(escape(factor.id))">"#
+        let fields =
+            #"<input type="hidden" name="uid" value="\#(escape(user.localId))"><input type="hidden" name="factor" value="\#(escape(factor.id))">"#
         return html + " " + form(page, action: .withdrawFactor, fields: fields, button: "Withdraw")
     }
 
@@ -168,7 +181,8 @@ enum ConsolePage {
             html += "<table><thead><tr><th>Email</th><th>For</th><th>Link</th></tr></thead><tbody>"
             for code in page.oobCodes {
                 let link = page.links.map { escape($0.link(for: code)) } ?? ""
-                html += "<tr><td>\(escape(code.email))</td><td>\(escape(code.requestType.rawValue))</td><td><a href=\"\(link)\">Open</a></td></tr>"
+                html +=
+                    "<tr><td>\(escape(code.email))</td><td>\(escape(code.requestType.rawValue))</td><td><a href=\"\(link)\">Open</a></td></tr>"
             }
             html += "</tbody></table>"
         }
@@ -176,7 +190,8 @@ enum ConsolePage {
         guard !page.smsCodes.isEmpty else { return html + "<p class=\"muted\">None pending.</p>" }
         html += "<table><thead><tr><th>Phone number</th><th>Code</th><th>Until</th></tr></thead><tbody>"
         for code in page.smsCodes {
-            html += "<tr><td>\(escape(code.phoneNumber))</td><td><code>\(escape(code.code))</code></td><td>\(escape(code.expiresAt.formatted(.iso8601)))</td></tr>"
+            html +=
+                "<tr><td>\(escape(code.phoneNumber))</td><td><code>\(escape(code.code))</code></td><td>\(escape(code.expiresAt.formatted(.iso8601)))</td></tr>"
         }
         return html + "</tbody></table>"
     }
@@ -184,7 +199,8 @@ enum ConsolePage {
     private static func blockingFunctions(_ page: Snapshot) -> String {
         var html = "<h2>Blocking functions</h2>"
         guard !page.triggers.isEmpty else {
-            return html + "<p class=\"muted\">None configured (the admin API's <code>blockingFunctions.triggers</code>).</p>"
+            return html
+                + "<p class=\"muted\">None configured (the admin API's <code>blockingFunctions.triggers</code>).</p>"
         }
         html += "<table id=\"blocking-triggers\"><thead><tr><th>Trigger</th><th>Function</th></tr></thead><tbody>"
         for trigger in page.triggers {
@@ -192,16 +208,21 @@ enum ConsolePage {
         }
         html += "</tbody></table><h3>Last calls</h3>"
         guard !page.blockingCalls.isEmpty else { return html + "<p class=\"muted\">None yet.</p>" }
-        html += "<table id=\"blocking-calls\"><thead><tr><th>When</th><th>Trigger</th><th>User</th><th>Method</th><th>Outcome</th><th>Took</th></tr></thead><tbody>"
+        html +=
+            "<table id=\"blocking-calls\"><thead><tr><th>When</th><th>Trigger</th><th>User</th><th>Method</th><th>Outcome</th><th>Took</th></tr></thead><tbody>"
         for call in page.blockingCalls {
-            let user = escape(call.uid) + (call.tenant.map { " <span class=\"muted\">(tenant \(escape($0)))</span>" } ?? "")
+            let user =
+                escape(call.uid)
+                + (call.tenant.map { " <span class=\"muted\">(tenant \(escape($0)))</span>" } ?? "")
             let outcome: String
             switch call.outcome {
-            case .allowed(let fields): outcome = fields.isEmpty ? "allowed" : "allowed, setting " + escape(fields.joined(separator: ", "))
+            case .allowed(let fields):
+                outcome = fields.isEmpty ? "allowed" : "allowed, setting " + escape(fields.joined(separator: ", "))
             case .refused(let message): outcome = "<strong>refused</strong>: " + escape(message)
             }
             let took = Int((call.duration / .milliseconds(1)).rounded())
-            html += "<tr><td>\(escape(call.at.formatted(.iso8601)))</td><td>\(escape(call.trigger))</td><td><code>\(user)</code></td>"
+            html +=
+                "<tr><td>\(escape(call.at.formatted(.iso8601)))</td><td>\(escape(call.trigger))</td><td><code>\(user)</code></td>"
             html += "<td>\(escape(call.method))</td><td>\(outcome)</td><td>\(took) ms</td></tr>"
         }
         return html + "</tbody></table>"
@@ -210,11 +231,13 @@ enum ConsolePage {
     private static func faults(_ page: Snapshot) -> String {
         var html = "<h2>Faults</h2>"
         guard !page.faults.isEmpty else {
-            return html + "<p class=\"muted\">None: every operation answers. <code>PUT /emulator/v1/faults</code> or <code>--fault</code> sets some.</p>"
+            return html
+                + "<p class=\"muted\">None: every operation answers. <code>PUT /emulator/v1/faults</code> or <code>--fault</code> sets some.</p>"
         }
         html += "<table id=\"faults\"><tr><th>operation</th><th>fault</th><th>delay</th><th>requests left</th></tr>"
         for fault in page.faults {
-            html += "<tr><td><code>\(escape(fault.operation))</code></td><td>\(escape(fault.kind.rawValue))</td>"
+            html +=
+                "<tr><td><code>\(escape(fault.operation))</code></td><td>\(escape(fault.kind.rawValue))</td>"
                 + "<td>\(fault.delayMillis.map { "\($0) ms" } ?? "")</td><td>\(fault.remaining.map(String.init) ?? "until cleared")</td></tr>"
         }
         return html + "</table>"
@@ -222,9 +245,11 @@ enum ConsolePage {
 
     private static func export(_ page: Snapshot) -> String {
         guard let directory = page.exportDirectory else {
-            return "<h2>Export</h2><p class=\"muted\">Start the emulator with <code>--export-on-exit DIR</code> to export from here.</p>"
+            return
+                "<h2>Export</h2><p class=\"muted\">Start the emulator with <code>--export-on-exit DIR</code> to export from here.</p>"
         }
-        return "<h2>Export</h2><p>\(form(page, action: .exportNow, button: "Export now")) <span class=\"muted\">to <code>\(escape(directory))</code>, replacing it</span></p>"
+        return
+            "<h2>Export</h2><p>\(form(page, action: .exportNow, button: "Export now")) <span class=\"muted\">to <code>\(escape(directory))</code>, replacing it</span></p>"
     }
 }
 #endif

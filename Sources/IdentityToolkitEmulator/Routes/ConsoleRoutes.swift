@@ -36,7 +36,8 @@ extension HelperRoutes {
 
     func actOnConsole(_ body: ConsoleAction, request: APIServerRequest) async throws -> String {
         guard ConstantTime.equal(Array(body.csrf.utf8), Array(console.formToken.utf8)) else {
-            throw APIServerError.permissionDenied("the form's token is missing or out of date: reload the page and try again")
+            throw APIServerError.permissionDenied(
+                "the form's token is missing or out of date: reload the page and try again")
         }
         let project = body.project ?? services.defaultProject
         let notice: ConsolePage.Notice
@@ -57,27 +58,36 @@ extension HelperRoutes {
             try await services.run { state, _ in try AdminAccountRules.delete(&state, realm: realm, localId: uid) }
             return "Deleted the user \(uid)."
         case .withdrawFactor:
-            guard let uid = action.uid, let factor = action.factor else { throw APIServerError.invalidArgument("uid and factor are required") }
+            guard let uid = action.uid, let factor = action.factor else {
+                throw APIServerError.invalidArgument("uid and factor are required")
+            }
             try await services.run { state, _ in
                 guard var user = state.user(uid, in: realm) else { throw APIServerError.userNotFound }
-                guard user.enrollments.contains(where: { $0.id == factor }) else { throw APIServerError.mfaEnrollmentNotFound }
+                guard user.enrollments.contains(where: { $0.id == factor }) else {
+                    throw APIServerError.mfaEnrollmentNotFound
+                }
                 user.enrollments.removeAll { $0.id == factor }
                 state.store(user)
             }
             return "Withdrew the factor \(factor) of \(uid)."
         case .advanceClock:
-            guard let seconds = action.seconds.flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }), seconds.isFinite,
-                  abs(seconds) <= EmulatorClock.maximumStep else {
+            guard let seconds = action.seconds.flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }),
+                seconds.isFinite,
+                abs(seconds) <= EmulatorClock.maximumStep
+            else {
                 throw APIServerError.invalidArgument("seconds must be a number")
             }
-            guard services.clock.advance(by: seconds) else { throw APIServerError.invalidArgument("the clock would leave 1970 to 9999") }
+            guard services.clock.advance(by: seconds) else {
+                throw APIServerError.invalidArgument("the clock would leave 1970 to 9999")
+            }
             return "Moved the clock by \(seconds.formatted()) s."
         case .releaseClock:
             services.clock.release()
             return "The clock follows the system clock again."
         case .exportNow:
             guard let directory = console.exportDirectory else {
-                throw APIServerError.failedPrecondition("no export folder: start the emulator with --export-on-exit DIR")
+                throw APIServerError.failedPrecondition(
+                    "no export folder: start the emulator with --export-on-exit DIR")
             }
             do {
                 let files = try await services.export(to: URL(fileURLWithPath: directory))
@@ -101,12 +111,19 @@ extension HelperRoutes {
             let projectState = state.projects[project]
             let accounts = state.accounts(in: realm)
             return ConsolePage.Snapshot(
-                now: context.now, projects: Array(Set(state.projects.keys).union([context.defaultProject])).sorted(), project: project,
-                tenants: (projectState?.tenantOrder ?? []).map { ($0, projectState?.tenants[$0]?.config.displayName) }, tenant: tenant,
-                tenantExists: state.exists(realm), userCount: accounts.count, users: Array(accounts.sortedByID.prefix(limit)),
+                now: context.now,
+                projects: Array(Set(state.projects.keys).union([context.defaultProject])).sorted(),
+                project: project,
+                tenants: (projectState?.tenantOrder ?? []).map {
+                    ($0, projectState?.tenants[$0]?.config.displayName)
+                }, tenant: tenant,
+                tenantExists: state.exists(realm), userCount: accounts.count,
+                users: Array(accounts.sortedByID.prefix(limit)),
                 totpWindow: TenantRules.totpWindow(state, of: realm),
-                oobCodes: OutOfBandRules.list(state, realm: realm), smsCodes: MultiFactorRules.listVerificationCodes(state, realm: realm),
-                triggers: (projectState?.blockingFunctions.triggers ?? [:]).sorted { $0.key < $1.key }.compactMap { event, trigger in
+                oobCodes: OutOfBandRules.list(state, realm: realm),
+                smsCodes: MultiFactorRules.listVerificationCodes(state, realm: realm),
+                triggers: (projectState?.blockingFunctions.triggers ?? [:]).sorted { $0.key < $1.key }.compactMap {
+                    event, trigger in
                     trigger.functionUri.flatMap { $0.isEmpty ? nil : (event, $0) }
                 })
         }

@@ -26,13 +26,17 @@ struct EmulatorServices: Sendable {
     var googleCompatible = false
 
     /// The project's blocking functions, called over `URLSession`.
-    var blockingFunctions: BlockingFunctionCalls { BlockingFunctionCalls(services: self, transport: URLSessionTransport.shared) }
+    var blockingFunctions: BlockingFunctionCalls {
+        BlockingFunctionCalls(services: self, transport: URLSessionTransport.shared)
+    }
 
     /// The context of a rule run now.
     func context() -> RuleContext {
-        RuleContext(now: clock.now, defaultProject: defaultProject, secondFactors: secondFactorRules,
-                    improvedEmailPrivacyByDefault: improvedEmailPrivacyByDefault, allowLinkLocalTriggers: allowLinkLocalTriggers,
-                    googleCompatible: googleCompatible)
+        RuleContext(
+            now: clock.now, defaultProject: defaultProject, secondFactors: secondFactorRules,
+            improvedEmailPrivacyByDefault: improvedEmailPrivacyByDefault,
+            allowLinkLocalTriggers: allowLinkLocalTriggers,
+            googleCompatible: googleCompatible)
     }
 
     /// Whether `request` is an admin's (its credentials were read once, before
@@ -41,7 +45,9 @@ struct EmulatorServices: Sendable {
     func isAdmin(_ request: APIServerRequest) -> Bool { request.hasBearerAuthorization }
 
     /// Runs `rule` on the state, atomically, with the context of now.
-    func run<Result: Sendable>(_ rule: @escaping @Sendable (inout EmulatorState, RuleContext) throws -> Result) async throws -> Result {
+    func run<Result: Sendable>(_ rule: @escaping @Sendable (inout EmulatorState, RuleContext) throws -> Result)
+        async throws -> Result
+    {
         let context = context()
         return try await store.withState { state in try rule(&state, context) }
     }
@@ -50,7 +56,8 @@ struct EmulatorServices: Sendable {
     /// export format (``EmulatorExport``); the files written.
     func export(to directory: URL) async throws -> [String] {
         let project = defaultProject
-        let files = try await run { state, context in try EmulatorExport.files(of: state, project: project, context) }
+        let files = try await run { state, context in try EmulatorExport.files(of: state, project: project, context)
+        }
         try EmulatorExport.write(files, to: directory)
         return files.map(\.path)
     }

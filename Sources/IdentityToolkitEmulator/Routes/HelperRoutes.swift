@@ -18,7 +18,9 @@ struct HelperRoutes: EmulatorHelpersService {
         try await oobCodes(Realm(project: project, tenant: nil))
     }
 
-    func listTenantOobCodes(project: String, tenant: String, request: APIServerRequest) async throws -> OobCodeListing {
+    func listTenantOobCodes(project: String, tenant: String, request: APIServerRequest) async throws
+        -> OobCodeListing
+    {
         try await oobCodes(Realm(project: project, tenant: tenant))
     }
 
@@ -26,17 +28,25 @@ struct HelperRoutes: EmulatorHelpersService {
         try await verificationCodes(Realm(project: project, tenant: nil))
     }
 
-    func listTenantVerificationCodes(project: String, tenant: String, request: APIServerRequest) async throws -> VerificationCodeListing {
+    func listTenantVerificationCodes(project: String, tenant: String, request: APIServerRequest) async throws
+        -> VerificationCodeListing
+    {
         try await verificationCodes(Realm(project: project, tenant: tenant))
     }
 
     func deleteAllAccounts(project: String, request: APIServerRequest) async throws -> EmptyResponse {
-        try await services.run { state, _ in AdminAccountRules.deleteAll(&state, realm: Realm(project: project, tenant: nil)) }
+        try await services.run { state, _ in
+            AdminAccountRules.deleteAll(&state, realm: Realm(project: project, tenant: nil))
+        }
         return EmptyResponse()
     }
 
-    func deleteAllTenantAccounts(project: String, tenant: String, request: APIServerRequest) async throws -> EmptyResponse {
-        try await services.run { state, _ in AdminAccountRules.deleteAll(&state, realm: Realm(project: project, tenant: tenant)) }
+    func deleteAllTenantAccounts(project: String, tenant: String, request: APIServerRequest) async throws
+        -> EmptyResponse
+    {
+        try await services.run { state, _ in
+            AdminAccountRules.deleteAll(&state, realm: Realm(project: project, tenant: tenant))
+        }
         return EmptyResponse()
     }
 
@@ -55,7 +65,10 @@ struct HelperRoutes: EmulatorHelpersService {
     }
 
     func getEmulatorStatus(request: APIServerRequest) async throws -> EmulatorStatus {
-        EmulatorStatus(authEmulator: AuthEmulatorStatus(ready: true, docs: Self.documentation, ui: Self.showConsolePath, projectId: services.defaultProject))
+        EmulatorStatus(
+            authEmulator: AuthEmulatorStatus(
+                ready: true, docs: Self.documentation, ui: Self.showConsolePath, projectId: services.defaultProject)
+        )
     }
 
     /// Where the emulator is documented.
@@ -71,12 +84,14 @@ struct HelperRoutes: EmulatorHelpersService {
         if let millis = change.setMillis {
             let date = Date(timeIntervalSince1970: TimeInterval(millis) / 1000)
             guard EmulatorClock.validRange.contains(date) else {
-                throw APIServerError.invalidArgument("setMillis must be between 0 and \(EmulatorClock.validRangeMillis.upperBound)")
+                throw APIServerError.invalidArgument(
+                    "setMillis must be between 0 and \(EmulatorClock.validRangeMillis.upperBound)")
             }
         }
         if let seconds = change.advanceSeconds {
             guard seconds.isFinite, abs(seconds) <= EmulatorClock.maximumStep else {
-                throw APIServerError.invalidArgument("advanceSeconds must be a finite number of at most \(Int(EmulatorClock.maximumStep)) in size")
+                throw APIServerError.invalidArgument(
+                    "advanceSeconds must be a finite number of at most \(Int(EmulatorClock.maximumStep)) in size")
             }
         }
         if change.release == true { clock.release() }
@@ -89,7 +104,9 @@ struct HelperRoutes: EmulatorHelpersService {
         return currentTime()
     }
 
-    func registerServiceAccount(_ registration: ServiceAccountRegistration, request: APIServerRequest) async throws -> EmptyResponse {
+    func registerServiceAccount(_ registration: ServiceAccountRegistration, request: APIServerRequest) async throws
+        -> EmptyResponse
+    {
         do {
             try oauth.register(email: registration.clientEmail, publicKeyPEM: registration.publicKeyPem)
         } catch {
@@ -105,12 +122,15 @@ struct HelperRoutes: EmulatorHelpersService {
     }
 
     /// Changes the settings the body names; the others stay.
-    func updateEmulatorProjectConfig(project: String, body: EmulatorProjectConfig, request: APIServerRequest) async throws -> EmulatorProjectConfig {
+    func updateEmulatorProjectConfig(project: String, body: EmulatorProjectConfig, request: APIServerRequest)
+        async throws -> EmulatorProjectConfig
+    {
         try await services.run { state, context in
             if let allow = body.signIn?.allowDuplicateEmails {
                 // Turning duplicates off is refused while some address has several accounts.
                 if !allow, state.projects[project].map(Self.hasDuplicateEmails) == true {
-                    throw APIServerError.invalidArgument("signIn.allowDuplicateEmails cannot be turned off while accounts share an address")
+                    throw APIServerError.invalidArgument(
+                        "signIn.allowDuplicateEmails cannot be turned off while accounts share an address")
                 }
                 state.projects[project, default: ProjectState()].allowDuplicateEmails = allow
             }
@@ -131,7 +151,8 @@ struct HelperRoutes: EmulatorHelpersService {
     /// folder given at start or inside it (``ExportTarget``).
     func exportState(_ body: ExportRequest, request: APIServerRequest) async throws -> ExportResult {
         guard console.exportRoot != nil else {
-            throw APIServerError.failedPrecondition("no export folder: start the emulator with --export-dir DIR (or --export-on-exit DIR)")
+            throw APIServerError.failedPrecondition(
+                "no export folder: start the emulator with --export-dir DIR (or --export-on-exit DIR)")
         }
         let folder: URL
         do {
@@ -147,7 +168,8 @@ struct HelperRoutes: EmulatorHelpersService {
         } catch let error as EmulatorExportError {
             throw APIServerError.failedPrecondition(error.description)
         } catch {
-            throw APIServerError.internalError("the export could not be written: \(LogSafeText.escaping(error.localizedDescription, limit: 200))")
+            throw APIServerError.internalError(
+                "the export could not be written: \(LogSafeText.escaping(error.localizedDescription, limit: 200))")
         }
     }
 
@@ -157,17 +179,22 @@ struct HelperRoutes: EmulatorHelpersService {
 
     private func oobCodes(_ realm: Realm) async throws -> OobCodeListing {
         let codes = try await services.run { state, _ in OutOfBandRules.list(state, realm: realm) }
-        return OobCodeListing(oobCodes: codes.map { code in
-            OobCodeEntry(email: code.email, newEmail: code.newEmail, oobCode: code.code, oobLink: services.links.link(for: code),
-                         requestType: code.requestType)
-        })
+        return OobCodeListing(
+            oobCodes: codes.map { code in
+                OobCodeEntry(
+                    email: code.email, newEmail: code.newEmail, oobCode: code.code,
+                    oobLink: services.links.link(for: code),
+                    requestType: code.requestType)
+            })
     }
 
     private func verificationCodes(_ realm: Realm) async throws -> VerificationCodeListing {
-        let codes = try await services.run { state, _ in MultiFactorRules.listVerificationCodes(state, realm: realm) }
-        return VerificationCodeListing(verificationCodes: codes.map {
-            VerificationCodeEntry(phoneNumber: $0.phoneNumber, sessionInfo: $0.sessionInfo, code: $0.code)
-        })
+        let codes = try await services.run { state, _ in MultiFactorRules.listVerificationCodes(state, realm: realm)
+        }
+        return VerificationCodeListing(
+            verificationCodes: codes.map {
+                VerificationCodeEntry(phoneNumber: $0.phoneNumber, sessionInfo: $0.sessionInfo, code: $0.code)
+            })
     }
 }
 #endif

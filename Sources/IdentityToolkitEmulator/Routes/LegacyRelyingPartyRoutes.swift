@@ -14,16 +14,22 @@ struct LegacyRelyingPartyRoutes: LegacyRelyingPartyService {
         return project
     }
 
-    func legacyDownloadAccount(_ body: LegacyDownloadAccountRequest, request: APIServerRequest) async throws -> DownloadAccountResponse {
-        try await admin.batchGetAccounts(targetProjectId: Self.project(body.targetProjectId), maxResults: body.maxResults,
-                                         nextPageToken: body.nextPageToken, tenantId: body.tenantId, request: request)
+    func legacyDownloadAccount(_ body: LegacyDownloadAccountRequest, request: APIServerRequest) async throws
+        -> DownloadAccountResponse
+    {
+        try await admin.batchGetAccounts(
+            targetProjectId: Self.project(body.targetProjectId), maxResults: body.maxResults,
+            nextPageToken: body.nextPageToken, tenantId: body.tenantId, request: request)
     }
 
     /// The body is v1's `UploadAccountRequest` with the project added
     /// (`LegacyTargetProject`), as Google's emulator reads it.
-    func legacyUploadAccount(_ body: UploadAccountRequest, request: APIServerRequest) async throws -> UploadAccountResponse {
+    func legacyUploadAccount(_ body: UploadAccountRequest, request: APIServerRequest) async throws
+        -> UploadAccountResponse
+    {
         let target = try request.decodeBody(LegacyTargetProject.self)
-        return try await admin.importAccounts(targetProjectId: Self.project(target.targetProjectId), body: body, request: request)
+        return try await admin.importAccounts(
+            targetProjectId: Self.project(target.targetProjectId), body: body, request: request)
     }
 }
 #endif

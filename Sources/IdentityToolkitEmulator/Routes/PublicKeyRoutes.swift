@@ -12,9 +12,13 @@ struct PublicKeyRoutes: GooglePublicKeysService, SessionCookieKeysService {
 
     func getIDTokenSigningKeys(request: APIServerRequest) async throws -> JSONWebKeySet { key.jwks }
 
-    func getIDTokenSigningCertificates(request: APIServerRequest) async throws -> X509CertificateMap { key.certificates }
+    func getIDTokenSigningCertificates(request: APIServerRequest) async throws -> X509CertificateMap {
+        key.certificates
+    }
 
-    func getSessionCookieSigningCertificates(request: APIServerRequest) async throws -> X509CertificateMap { key.certificates }
+    func getSessionCookieSigningCertificates(request: APIServerRequest) async throws -> X509CertificateMap {
+        key.certificates
+    }
 
     func getSessionCookieSigningKeys(request: APIServerRequest) async throws -> JSONWebKeySet { key.jwks }
 }

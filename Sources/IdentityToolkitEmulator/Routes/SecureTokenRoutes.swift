@@ -8,10 +8,15 @@ struct SecureTokenRoutes: SecureTokenService {
 
     func grantToken(_ body: GrantTokenRequest, request: APIServerRequest) async throws -> GrantTokenResponse {
         guard !body.grantType.isEmpty else { throw APIServerError.missingGrantType }
-        guard body.grantType == SecureTokenGrantType.refreshToken.rawValue else { throw APIServerError.invalidGrantType }
-        guard let refreshToken = body.refreshToken, !refreshToken.isEmpty else { throw APIServerError.missingRefreshToken }
+        guard body.grantType == SecureTokenGrantType.refreshToken.rawValue else {
+            throw APIServerError.invalidGrantType
+        }
+        guard let refreshToken = body.refreshToken, !refreshToken.isEmpty else {
+            throw APIServerError.missingRefreshToken
+        }
         let grant = try await services.run { state, context in
-            let grant = try SessionRules.refresh(state, token: refreshToken, googleCompatible: context.googleCompatible)
+            let grant = try SessionRules.refresh(
+                state, token: refreshToken, googleCompatible: context.googleCompatible)
             if var user = state.user(grant.uid, in: grant.realm) {
                 user.lastRefreshAt = context.now
                 state.store(user)
@@ -19,9 +24,10 @@ struct SecureTokenRoutes: SecureTokenService {
             return grant
         }
         let idToken = try services.tokens.idToken(for: grant)
-        return GrantTokenResponse(accessToken: idToken, idToken: idToken, refreshToken: grant.refreshToken,
-                                  expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds, tokenType: "Bearer", userId: grant.uid,
-                                  projectId: services.projectNumber)
+        return GrantTokenResponse(
+            accessToken: idToken, idToken: idToken, refreshToken: grant.refreshToken,
+            expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds, tokenType: "Bearer", userId: grant.uid,
+            projectId: services.projectNumber)
     }
 }
 #endif

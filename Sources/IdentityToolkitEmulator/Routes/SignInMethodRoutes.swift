@@ -7,15 +7,20 @@ import IdentityToolkit
 /// and `createAuthUri`.
 extension AccountsRoutes {
     /// The user of an optional ID token (one to link the new method to).
-    private func tokenUser(_ state: EmulatorState, _ idToken: String?, _ context: RuleContext) throws -> EmulatedUser? {
+    private func tokenUser(_ state: EmulatorState, _ idToken: String?, _ context: RuleContext) throws
+        -> EmulatedUser?
+    {
         guard let idToken, !idToken.isEmpty else { return nil }
         return try AccountRules.user(state, for: try tokens.claims(of: idToken), requestTenant: nil, context)
     }
 
-    func resetPassword(_ body: ResetPasswordRequest, request: APIServerRequest) async throws -> ResetPasswordResponse {
+    func resetPassword(_ body: ResetPasswordRequest, request: APIServerRequest) async throws
+        -> ResetPasswordResponse
+    {
         let (entry, factor) = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
-            let entry = try OutOfBandRules.resetPassword(&state, code: body.oobCode, newPassword: body.newPassword, realm: realm, context)
+            let entry = try OutOfBandRules.resetPassword(
+                &state, code: body.oobCode, newPassword: body.newPassword, realm: realm, context)
             // A revert code names the factor it removes (while it is enrolled).
             let factor = entry.mfaEnrollmentID.flatMap { id in
                 entry.uid.flatMap { state.user($0, in: entry.realm) }?.enrollments.first { $0.id == id }
@@ -24,51 +29,67 @@ extension AccountsRoutes {
         }
         // An email sign-in code does not name its address: the app asks the user.
         let isSignIn = entry.requestType == .emailSignin
-        return ResetPasswordResponse(email: isSignIn ? nil : entry.email, newEmail: entry.newEmail, requestType: entry.requestType,
-                                     kind: ResponseKind.resetPassword.rawValue,
-                                     mfaInfo: factor.flatMap { AccountViews.enrollments([$0], maskPhones: true).first })
+        return ResetPasswordResponse(
+            email: isSignIn ? nil : entry.email, newEmail: entry.newEmail, requestType: entry.requestType,
+            kind: ResponseKind.resetPassword.rawValue,
+            mfaInfo: factor.flatMap { AccountViews.enrollments([$0], maskPhones: true).first })
     }
 
-    func createAuthUri(_ body: CreateAuthUriRequest, request: APIServerRequest) async throws -> CreateAuthUriResponse {
+    func createAuthUri(_ body: CreateAuthUriRequest, request: APIServerRequest) async throws
+        -> CreateAuthUriResponse
+    {
         let found = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
-            return try SignInMethodRules.authURI(state, realm: realm, identifier: body.identifier, continueUri: body.continueUri,
-                                                 providerId: body.providerId, context)
+            return try SignInMethodRules.authURI(
+                state, realm: realm, identifier: body.identifier, continueUri: body.continueUri,
+                providerId: body.providerId, context)
         }
         // The caller's session id, else a new one (as production).
         let session = body.sessionId?.isEmpty == false ? body.sessionId! : Data.randomToken(bytes: 20)
-        guard let found else { return CreateAuthUriResponse(sessionId: session, kind: ResponseKind.createAuthUri.rawValue) }
-        return CreateAuthUriResponse(registered: found.registered, allProviders: found.providers, signinMethods: found.methods,
-                                     sessionId: session, kind: ResponseKind.createAuthUri.rawValue)
+        guard let found else {
+            return CreateAuthUriResponse(sessionId: session, kind: ResponseKind.createAuthUri.rawValue)
+        }
+        return CreateAuthUriResponse(
+            registered: found.registered, allProviders: found.providers, signinMethods: found.methods,
+            sessionId: session, kind: ResponseKind.createAuthUri.rawValue)
     }
 
     /// Fake reCAPTCHA parameters, as Google's emulator answers: the
     /// emulator never checks a reCAPTCHA token, so these only let a web
     /// client's phone sign-in reach `sendVerificationCode`.
     func getRecaptchaParams(request: APIServerRequest) async throws -> GetRecaptchaParamResponse {
-        GetRecaptchaParamResponse(kind: ResponseKind.getRecaptchaParam.rawValue, recaptchaSiteKey: Self.fakeRecaptchaSiteKey,
-                                  recaptchaStoken: Self.fakeRecaptchaToken)
+        GetRecaptchaParamResponse(
+            kind: ResponseKind.getRecaptchaParam.rawValue, recaptchaSiteKey: Self.fakeRecaptchaSiteKey,
+            recaptchaStoken: Self.fakeRecaptchaToken)
     }
 
     static let fakeRecaptchaSiteKey = "fake-recaptcha-site-key__the-auth-emulator-does-not-check-recaptcha"
     static let fakeRecaptchaToken = "fake-recaptcha-token__do-not-send-to-recaptcha"
 
-    func sendVerificationCode(_ body: SendVerificationCodeRequest, request: APIServerRequest) async throws -> SendVerificationCodeResponse {
+    func sendVerificationCode(_ body: SendVerificationCodeRequest, request: APIServerRequest) async throws
+        -> SendVerificationCodeResponse
+    {
         let sessionInfo = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
-            return try SignInMethodRules.sendVerificationCode(&state, realm: realm, phoneNumber: body.phoneNumber, context)
+            return try SignInMethodRules.sendVerificationCode(
+                &state, realm: realm, phoneNumber: body.phoneNumber, context)
         }
         return SendVerificationCodeResponse(sessionInfo: sessionInfo)
     }
 
-    func signInWithPhoneNumber(_ body: SignInWithPhoneNumberRequest, request: APIServerRequest) async throws -> SignInWithPhoneNumberResponse {
+    func signInWithPhoneNumber(_ body: SignInWithPhoneNumberRequest, request: APIServerRequest) async throws
+        -> SignInWithPhoneNumberResponse
+    {
         let (outcome, before) = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
             let linking = try tokenUser(state, body.idToken, context)
             let before = BlockingFunctionCalls.accountsBefore(state, realm)
-            return (try SignInMethodRules.signInWithPhoneNumber(&state, realm: realm, sessionInfo: body.sessionInfo, code: body.code,
-                                                                temporaryProof: body.temporaryProof, proofPhoneNumber: body.phoneNumber,
-                                                                tokenUser: linking, context), before)
+            return (
+                try SignInMethodRules.signInWithPhoneNumber(
+                    &state, realm: realm, sessionInfo: body.sessionInfo, code: body.code,
+                    temporaryProof: body.temporaryProof, proofPhoneNumber: body.phoneNumber,
+                    tokenUser: linking, context), before
+            )
         }
         let signIn: SignInMethodRules.SignIn
         switch outcome {
@@ -79,43 +100,61 @@ extension AccountsRoutes {
         }
         switch signIn {
         case .signedIn(let signedIn, let user, let isNewUser):
-            let grant = try await services.blockingFunctions.signIn(signedIn, .init(
-                method: ProviderID.phone.rawValue, isNewUser: isNewUser, previous: before?[user.localId], userAgent: BlockingFunctionCalls.userAgent(of: request)))
-            return SignInWithPhoneNumberResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken,
-                                                 expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds, localId: user.localId,
-                                                 isNewUser: isNewUser, phoneNumber: user.phoneNumber)
+            let grant = try await services.blockingFunctions.signIn(
+                signedIn,
+                .init(
+                    method: ProviderID.phone.rawValue, isNewUser: isNewUser, previous: before?[user.localId],
+                    userAgent: BlockingFunctionCalls.userAgent(of: request)))
+            return SignInWithPhoneNumberResponse(
+                idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken,
+                expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds, localId: user.localId,
+                isNewUser: isNewUser, phoneNumber: user.phoneNumber)
         case .secondFactorRequired(let credential, let user):
-            return SignInWithPhoneNumberResponse(localId: user.localId, phoneNumber: user.phoneNumber, mfaPendingCredential: credential,
-                                                 mfaInfo: AccountViews.enrollments(user.enrollments, maskPhones: true))
+            return SignInWithPhoneNumberResponse(
+                localId: user.localId, phoneNumber: user.phoneNumber, mfaPendingCredential: credential,
+                mfaInfo: AccountViews.enrollments(user.enrollments, maskPhones: true))
         }
     }
 
-    func signInWithEmailLink(_ body: SignInWithEmailLinkRequest, request: APIServerRequest) async throws -> SignInWithEmailLinkResponse {
+    func signInWithEmailLink(_ body: SignInWithEmailLinkRequest, request: APIServerRequest) async throws
+        -> SignInWithEmailLinkResponse
+    {
         let (outcome, before) = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
             try TenantRules.checkAuthEnabled(state, realm)
-            guard TenantRules.switches(state, of: realm).enableEmailLinkSignin else { throw APIServerError.operationNotAllowed }
+            guard TenantRules.switches(state, of: realm).enableEmailLinkSignin else {
+                throw APIServerError.operationNotAllowed
+            }
             let linking = try tokenUser(state, body.idToken, context)
             let before = BlockingFunctionCalls.accountsBefore(state, realm)
-            return (try SignInMethodRules.signInWithEmailLink(&state, realm: realm, email: body.email, oobCode: body.oobCode, tokenUser: linking, context),
-                    before)
+            return (
+                try SignInMethodRules.signInWithEmailLink(
+                    &state, realm: realm, email: body.email, oobCode: body.oobCode, tokenUser: linking, context),
+                before
+            )
         }
         switch outcome {
         case .signedIn(let signedIn, let user, let isNewUser):
-            let grant = try await services.blockingFunctions.signIn(signedIn, .init(
-                method: SignInMethod.emailLink.rawValue, isNewUser: isNewUser, previous: before?[user.localId],
-                userAgent: BlockingFunctionCalls.userAgent(of: request)))
-            return SignInWithEmailLinkResponse(idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken,
-                                               expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds, localId: user.localId, email: user.email,
-                                               isNewUser: isNewUser, kind: ResponseKind.emailLinkSignin.rawValue)
+            let grant = try await services.blockingFunctions.signIn(
+                signedIn,
+                .init(
+                    method: SignInMethod.emailLink.rawValue, isNewUser: isNewUser, previous: before?[user.localId],
+                    userAgent: BlockingFunctionCalls.userAgent(of: request)))
+            return SignInWithEmailLinkResponse(
+                idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken,
+                expiresIn: IdentityPlatformLimits.idTokenLifetimeSeconds, localId: user.localId, email: user.email,
+                isNewUser: isNewUser, kind: ResponseKind.emailLinkSignin.rawValue)
         case .secondFactorRequired(let credential, let user):
-            return SignInWithEmailLinkResponse(localId: user.localId, email: user.email, mfaPendingCredential: credential,
-                                               mfaInfo: AccountViews.enrollments(user.enrollments, maskPhones: true),
-                                               kind: ResponseKind.emailLinkSignin.rawValue)
+            return SignInWithEmailLinkResponse(
+                localId: user.localId, email: user.email, mfaPendingCredential: credential,
+                mfaInfo: AccountViews.enrollments(user.enrollments, maskPhones: true),
+                kind: ResponseKind.emailLinkSignin.rawValue)
         }
     }
 
-    func signInWithIdp(_ body: SignInWithIdpRequest, request: APIServerRequest) async throws -> SignInWithIdpResponse {
+    func signInWithIdp(_ body: SignInWithIdpRequest, request: APIServerRequest) async throws
+        -> SignInWithIdpResponse
+    {
         let assertion: IdentityProviderRules.Assertion
         do {
             assertion = try IdentityProviderRules.assertion(requestUri: body.requestUri, postBody: body.postBody)
@@ -123,15 +162,20 @@ extension AccountsRoutes {
             // The realm's switches are checked before the credential's
             // fields (`PROJECT_DISABLED` before `MISSING_REQUEST_URI`).
             try await services.run { state, context in
-                try TenantRules.checkAuthEnabled(state, try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context))
+                try TenantRules.checkAuthEnabled(
+                    state,
+                    try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context))
             }
             throw error
         }
         var response = SignInWithIdpResponse(
             kind: ResponseKind.verifyAssertion.rawValue, providerId: assertion.providerId,
-            federatedId: IdentityProviderRules.federatedId(providerId: assertion.providerId, rawId: assertion.rawId), email: assertion.email,
-            emailVerified: assertion.emailVerified, displayName: assertion.displayName, photoUrl: assertion.photoUrl,
-            rawUserInfo: assertion.rawUserInfo, oauthIdToken: assertion.idToken, oauthAccessToken: Self.fakeAccessToken(assertion.providerId),
+            federatedId: IdentityProviderRules.federatedId(
+                providerId: assertion.providerId, rawId: assertion.rawId), email: assertion.email,
+            emailVerified: assertion.emailVerified, displayName: assertion.displayName,
+            photoUrl: assertion.photoUrl,
+            rawUserInfo: assertion.rawUserInfo, oauthIdToken: assertion.idToken,
+            oauthAccessToken: Self.fakeAccessToken(assertion.providerId),
             tenantId: body.tenantId)
         response.fullName = assertion.displayName
         response.firstName = assertion.firstName
@@ -141,13 +185,19 @@ extension AccountsRoutes {
         let before: AccountTable?
         do {
             (outcome, before) = try await services.run { state, context in
-                let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
+                let realm = try Self.realm(
+                    state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
                 let linking = try tokenUser(state, body.idToken, context)
                 let before = BlockingFunctionCalls.accountsBefore(state, realm)
-                return (try IdentityProviderRules.signIn(&state, realm: realm, assertion, linking: linking, context), before)
+                return (
+                    try IdentityProviderRules.signIn(&state, realm: realm, assertion, linking: linking, context),
+                    before
+                )
             }
         } catch let error as APIServerError
-            where body.returnIdpCredential == true && IdentityProviderRules.linkingConflicts.contains(error.shortCode) {
+            where body.returnIdpCredential == true
+            && IdentityProviderRules.linkingConflicts.contains(error.shortCode)
+        {
             // With returnIdpCredential, a linking conflict comes back in the
             // response (with the IdP's credential, to link elsewhere); every
             // other refusal stays an error, as in production.
@@ -157,10 +207,13 @@ extension AccountsRoutes {
         switch outcome {
         case .signedIn(let signedIn, let user, let isNewUser):
             // Linking a provider signs in again: beforeSignIn, as production.
-            let grant = try await services.blockingFunctions.signIn(signedIn, .init(
-                method: assertion.providerId, isNewUser: isNewUser, previous: before?[user.localId], rawUserInfo: assertion.rawUserInfo,
-                providerTokens: .init(idToken: assertion.idToken, accessToken: response.oauthAccessToken),
-                userAgent: BlockingFunctionCalls.userAgent(of: request)))
+            let grant = try await services.blockingFunctions.signIn(
+                signedIn,
+                .init(
+                    method: assertion.providerId, isNewUser: isNewUser, previous: before?[user.localId],
+                    rawUserInfo: assertion.rawUserInfo,
+                    providerTokens: .init(idToken: assertion.idToken, accessToken: response.oauthAccessToken),
+                    userAgent: BlockingFunctionCalls.userAgent(of: request)))
             response.localId = user.localId
             response.isNewUser = isNewUser
             if user.email == assertion.email { response.emailVerified = user.emailVerified }
@@ -181,6 +234,8 @@ extension AccountsRoutes {
 
     /// The access token Google's emulator makes up for a provider, so that
     /// clients that want one get one.
-    static func fakeAccessToken(_ providerId: String) -> String { "FirebaseAuthEmulatorFakeAccessToken_\(providerId)" }
+    static func fakeAccessToken(_ providerId: String) -> String {
+        "FirebaseAuthEmulatorFakeAccessToken_\(providerId)"
+    }
 }
 #endif

@@ -18,10 +18,17 @@ enum AccountRules {
     /// tenant: it must exist and be enabled, and the token must be issued
     /// after the account's sessions were last revoked (`TOKEN_EXPIRED`: a
     /// password change, for one, ends earlier tokens).
-    static func user(_ state: EmulatorState, for claims: IDTokenClaims, requestTenant: String?, _ context: RuleContext) throws -> EmulatedUser {
-        if let requestTenant, !requestTenant.isEmpty, requestTenant != claims.tenant { throw APIServerError.tenantIdMismatch }
-        guard claims.audience == context.defaultProject else { throw APIServerError.invalidIdToken("the token is for another project") }
-        guard let user = state.user(claims.sub, in: Realm(project: context.defaultProject, tenant: claims.tenant)) else {
+    static func user(
+        _ state: EmulatorState, for claims: IDTokenClaims, requestTenant: String?, _ context: RuleContext
+    ) throws -> EmulatedUser {
+        if let requestTenant, !requestTenant.isEmpty, requestTenant != claims.tenant {
+            throw APIServerError.tenantIdMismatch
+        }
+        guard claims.audience == context.defaultProject else {
+            throw APIServerError.invalidIdToken("the token is for another project")
+        }
+        guard let user = state.user(claims.sub, in: Realm(project: context.defaultProject, tenant: claims.tenant))
+        else {
             throw APIServerError.userNotFound
         }
         guard claims.isIssued(notBefore: user.validSince) else { throw APIServerError.tokenExpired }
@@ -34,7 +41,9 @@ enum AccountRules {
     static func newUID() -> String {
         var generator = SystemRandomNumberGenerator()
         let alphabet = EmulatorRules.uidAlphabet
-        return String((0..<EmulatorRules.uidLength).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+        return String(
+            (0..<EmulatorRules.uidLength).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)]
+            })
     }
 
     /// Signs a new user up: anonymous (no email or password) or with both,
@@ -44,8 +53,10 @@ enum AccountRules {
     /// `OPERATION_NOT_ALLOWED`, `ADMIN_ONLY_OPERATION`), then the address
     /// and the password. An anonymous sign-up takes no profile; `factors`
     /// (phone) are enrolled as Google's emulator does.
-    static func signUp(_ state: inout EmulatorState, realm: Realm, email: String?, password: String?, displayName: String?,
-                       linking: EmulatedUser? = nil, factors: [MfaFactor] = [], _ context: RuleContext) throws -> SessionGrant {
+    static func signUp(
+        _ state: inout EmulatorState, realm: Realm, email: String?, password: String?, displayName: String?,
+        linking: EmulatedUser? = nil, factors: [MfaFactor] = [], _ context: RuleContext
+    ) throws -> SessionGrant {
         try TenantRules.checkAuthEnabled(state, realm)
         let switches = TenantRules.switches(state, of: realm)
         let sentEmail = email
@@ -65,7 +76,10 @@ enum AccountRules {
         try InputRules.checkPasswordLength(password)
         SessionRules.sweepExpiredState(&state, now: context.now)
         let now = context.now
-        var user = linking ?? EmulatedUser(localId: newUID(), realm: realm, createdAt: now, isAnonymous: isAnonymous, validSince: now)
+        var user =
+            linking
+            ?? EmulatedUser(
+                localId: newUID(), realm: realm, createdAt: now, isAnonymous: isAnonymous, validSince: now)
         user.lastLoginAt = now
         if !isAnonymous, let displayName { user.displayName = displayName }
         if let email, let password {
@@ -83,7 +97,9 @@ enum AccountRules {
             user.enrollments = try AdminAccountRules.newFactors(factors, of: user, context)
         }
         state.store(user)
-        return SessionRules.grant(&state, for: user, facts: SessionFacts(provider: user.isAnonymous ? .anonymous : .password, authTime: now), context)
+        return SessionRules.grant(
+            &state, for: user,
+            facts: SessionFacts(provider: user.isAnonymous ? .anonymous : .password, authTime: now), context)
     }
 
     /// The outcome of a password sign-in: a session, or the pending
@@ -97,10 +113,14 @@ enum AccountRules {
     /// credential that lasts ``SecondFactorRules/challengeLifetime``.
     /// `emptyEmailSent`: the body had `email: ""`, which Google-compatible
     /// mode refuses as `INVALID_EMAIL` rather than `MISSING_EMAIL`.
-    static func signInWithPassword(_ state: inout EmulatorState, realm: Realm, email: String, password: String,
-                                   emptyEmailSent: Bool = false, _ context: RuleContext) throws -> PasswordSignIn {
+    static func signInWithPassword(
+        _ state: inout EmulatorState, realm: Realm, email: String, password: String,
+        emptyEmailSent: Bool = false, _ context: RuleContext
+    ) throws -> PasswordSignIn {
         try TenantRules.checkAuthEnabled(state, realm)
-        guard TenantRules.switches(state, of: realm).allowPasswordSignup else { throw APIServerError.passwordLoginDisabled }
+        guard TenantRules.switches(state, of: realm).allowPasswordSignup else {
+            throw APIServerError.passwordLoginDisabled
+        }
         guard !email.isEmpty || emptyEmailSent else { throw APIServerError.missingEmail }
         guard InputRules.isValidEmail(email) else { throw APIServerError.invalidEmail }
         guard !password.isEmpty else { throw APIServerError.missingPassword }
@@ -110,22 +130,29 @@ enum AccountRules {
         if user.disabled { throw APIServerError.userDisabled }
         let now = context.now
         if !user.enrollments.isEmpty {
-            return .secondFactorRequired(pendingCredential: SessionRules.pendingCredential(&state, for: user, provider: .password, context), user: user)
+            return .secondFactorRequired(
+                pendingCredential: SessionRules.pendingCredential(&state, for: user, provider: .password, context),
+                user: user)
         }
         user.lastLoginAt = now
         state.store(user)
-        return .signedIn(SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .password, authTime: now), context))
+        return .signedIn(
+            SessionRules.grant(&state, for: user, facts: SessionFacts(provider: .password, authTime: now), context))
     }
 
     /// The account `email` names whose password is `password`. A failure
     /// is `INVALID_LOGIN_CREDENTIALS` either way under improved email
     /// privacy, `EMAIL_NOT_FOUND` or `INVALID_PASSWORD` otherwise; a hash
     /// the emulator cannot check is `UNSUPPORTED_PASSWORD_HASH` with why.
-    static func checkPassword(_ state: EmulatorState, realm: Realm, email: String, password: String,
-                              _ context: RuleContext) throws -> EmulatedUser {
+    static func checkPassword(
+        _ state: EmulatorState, realm: Realm, email: String, password: String,
+        _ context: RuleContext
+    ) throws -> EmulatedUser {
         let private_ = state.improvedEmailPrivacy(of: realm.project, context)
         let candidates = state.accounts(in: realm).users(email: email)
-        guard !candidates.isEmpty else { throw private_ ? APIServerError.invalidLoginCredentials : APIServerError.emailNotFound }
+        guard !candidates.isEmpty else {
+            throw private_ ? APIServerError.invalidLoginCredentials : APIServerError.emailNotFound
+        }
         var unverifiable: String?
         for user in candidates {
             guard let stored = user.password else { continue }
@@ -141,8 +168,10 @@ enum AccountRules {
 
     /// A custom-token sign-in: the user `uid`, created on first use (with no
     /// email or password); a disabled one is refused.
-    static func signInWithCustomToken(_ state: inout EmulatorState, realm: Realm, uid: String, developerClaims: String?,
-                                      _ context: RuleContext) throws -> (grant: SessionGrant, isNewUser: Bool) {
+    static func signInWithCustomToken(
+        _ state: inout EmulatorState, realm: Realm, uid: String, developerClaims: String?,
+        _ context: RuleContext
+    ) throws -> (grant: SessionGrant, isNewUser: Bool) {
         try TenantRules.checkAuthEnabled(state, realm)
         SessionRules.sweepExpiredState(&state, now: context.now)
         let now = context.now
@@ -165,8 +194,10 @@ enum AccountRules {
 
     /// Changes email, password or display name; `byAdmin` also reaches a
     /// disabled account (a user's own token cannot).
-    static func updateProfile(_ state: inout EmulatorState, _ uid: String, realm: Realm, email: String?, password: String?,
-                              displayName: String?, byAdmin: Bool = false, _ context: RuleContext) throws -> EmulatedUser {
+    static func updateProfile(
+        _ state: inout EmulatorState, _ uid: String, realm: Realm, email: String?, password: String?,
+        displayName: String?, byAdmin: Bool = false, _ context: RuleContext
+    ) throws -> EmulatedUser {
         try InputRules.checkDisplayName(displayName)
         try InputRules.checkPasswordLength(password)
         guard let found = state.user(uid, in: realm) else { throw APIServerError.userNotFound }

@@ -20,11 +20,15 @@ enum AccountUpdateRules {
         var recoveryCode: OutOfBandCode?
     }
 
-    static func update(_ state: inout EmulatorState, realm: Realm, _ body: SetAccountInfoRequest, claims: IDTokenClaims?, isAdmin: Bool,
-                       _ context: RuleContext) throws -> Outcome {
+    static func update(
+        _ state: inout EmulatorState, realm: Realm, _ body: SetAccountInfoRequest, claims: IDTokenClaims?,
+        isAdmin: Bool,
+        _ context: RuleContext
+    ) throws -> Outcome {
         try TenantRules.checkAuthEnabled(state, realm)
         if isAdmin {
-            guard body.localId?.isEmpty == false || body.idToken?.isEmpty == false || body.oobCode?.isEmpty == false else {
+            guard body.localId?.isEmpty == false || body.idToken?.isEmpty == false || body.oobCode?.isEmpty == false
+            else {
                 throw APIServerError.missingLocalId
             }
         } else {
@@ -63,7 +67,9 @@ enum AccountUpdateRules {
             outcome.newEmail = canonical
             if canonical != user.email {
                 try state.checkEmailAvailable(canonical, for: user.localId, in: realm)
-                if provider != .anonymous, user.email != nil, user.initialEmail == nil { user.initialEmail = user.email }
+                if provider != .anonymous, user.email != nil, user.initialEmail == nil {
+                    user.initialEmail = user.email
+                }
                 user.email = canonical
                 user.emailVerified = false
                 emailChanged = true
@@ -78,23 +84,34 @@ enum AccountUpdateRules {
             endsSessions = true
         }
         if body.validSince != nil { endsSessions = true }
-        if let mfa = body.mfa { user.enrollments = try AdminAccountRules.enrollments(of: user, keeping: mfa.enrollments ?? [], context) }
+        if let mfa = body.mfa {
+            user.enrollments = try AdminAccountRules.enrollments(of: user, keeping: mfa.enrollments ?? [], context)
+        }
         if let name = body.displayName { user.displayName = name }
         if let photo = body.photoUrl { user.photoUrl = photo }
         if isAdmin {
             if let disable = body.disableUser { user.disabled = disable }
             if let phone = body.phoneNumber, phone != user.phoneNumber {
-                guard MultiFactorRules.isPhoneNumber(phone) else { throw APIServerError.invalidPhoneNumber("Invalid format.") }
-                guard state.user(phoneNumber: phone, in: realm) == nil else { throw APIServerError.phoneNumberExists }
+                guard MultiFactorRules.isPhoneNumber(phone) else {
+                    throw APIServerError.invalidPhoneNumber("Invalid format.")
+                }
+                guard state.user(phoneNumber: phone, in: realm) == nil else {
+                    throw APIServerError.phoneNumberExists
+                }
                 user.phoneNumber = phone
             }
             if let verified = body.emailVerified { user.emailVerified = verified }
             if let claims = body.customAttributes {
-                let isEmpty = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(claims.utf8)))?.isEmpty ?? false
+                let isEmpty =
+                    (try? JSONDecoder().decode([String: JSONValue].self, from: Data(claims.utf8)))?.isEmpty ?? false
                 user.customAttributes = isEmpty ? nil : claims
             }
-            if let created = body.createdAt { user.createdAt = try InputRules.date(millis: created, field: "createdAt") }
-            if let lastLogin = body.lastLoginAt { user.lastLoginAt = try InputRules.date(millis: lastLogin, field: "lastLoginAt") }
+            if let created = body.createdAt {
+                user.createdAt = try InputRules.date(millis: created, field: "createdAt")
+            }
+            if let lastLogin = body.lastLoginAt {
+                user.lastLoginAt = try InputRules.date(millis: lastLogin, field: "lastLoginAt")
+            }
         }
         for attribute in body.deleteAttribute ?? [] {
             switch attribute {
@@ -107,7 +124,8 @@ enum AccountUpdateRules {
         }
         for provider in body.deleteProvider ?? [] {
             switch provider {
-            case ProviderID.password.rawValue: (user.email, user.emailVerified, user.emailLinkSignin, user.password) = (nil, false, false, nil)
+            case ProviderID.password.rawValue:
+                (user.email, user.emailVerified, user.emailLinkSignin, user.password) = (nil, false, false, nil)
             case ProviderID.phone.rawValue: user.phoneNumber = nil
             default: user.linkedProviders.removeAll { $0.providerId == provider }
             }
@@ -118,18 +136,24 @@ enum AccountUpdateRules {
             guard let rawId = link.rawId, !rawId.isEmpty else { throw APIServerError.missingRawId }
             try InputRules.checkProfile(displayName: link.displayName, photoURL: link.photoUrl)
             user.linkedProviders.removeAll { $0.providerId == id }
-            user.linkedProviders.append(LinkedProvider(providerId: id, rawId: rawId, federatedId: link.federatedId, email: link.email,
-                                                       displayName: link.displayName, photoUrl: link.photoUrl))
+            user.linkedProviders.append(
+                LinkedProvider(
+                    providerId: id, rawId: rawId, federatedId: link.federatedId, email: link.email,
+                    displayName: link.displayName, photoUrl: link.photoUrl))
         }
         if endsSessions {
-            let revokedAt = isAdmin ? body.validSince.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? now : now
-            guard EmulatorClock.validRange.contains(revokedAt) else { throw APIServerError.invalidArgument("validSince is out of range") }
+            let revokedAt =
+                isAdmin ? body.validSince.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? now : now
+            guard EmulatorClock.validRange.contains(revokedAt) else {
+                throw APIServerError.invalidArgument("validSince is out of range")
+            }
             SessionRules.revokeSessions(of: &user, at: revokedAt)
         }
         user.isAnonymous = user.isAnonymous && user.email == nil && user.password == nil && user.phoneNumber == nil
         state.store(user)
         if emailChanged, provider != .anonymous, let initial = user.initialEmail {
-            outcome.recoveryCode = OutOfBandRules.issue(&state, requestType: .recoverEmail, email: initial, newEmail: nil, user: user)
+            outcome.recoveryCode = OutOfBandRules.issue(
+                &state, requestType: .recoverEmail, email: initial, newEmail: nil, user: user)
         }
         if endsSessions, let provider {
             var facts = claims.map(SessionTokens.facts(of:)) ?? SessionFacts(provider: provider, authTime: now)

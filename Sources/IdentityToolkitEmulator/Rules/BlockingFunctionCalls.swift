@@ -58,7 +58,9 @@ struct BlockingFunctionCalls: Sendable {
     /// Whether `realm`'s project has any trigger: a route keeps the
     /// account's earlier state only then (a refusal needs it).
     static func isConfigured(_ state: EmulatorState, _ realm: Realm) -> Bool {
-        state.projects[realm.project]?.blockingFunctions.triggers?.values.contains { $0.functionUri?.isEmpty == false } == true
+        state.projects[realm.project]?.blockingFunctions.triggers?.values.contains {
+            $0.functionUri?.isEmpty == false
+        } == true
     }
 
     /// The accounts of `realm` before an attempt changes them, when its
@@ -87,7 +89,10 @@ struct BlockingFunctionCalls: Sendable {
             await withdraw(grant)
             throw error
         } catch {
-            let uid = grant.uid, realm = grant.realm, previous = attempt.previous, isNew = attempt.isNewUser
+            let uid = grant.uid
+            let realm = grant.realm
+            let previous = attempt.previous
+            let isNew = attempt.isNewUser
             _ = try? await services.run { state, _ in
                 if isNew {
                     try AdminAccountRules.delete(&state, realm: realm, localId: uid)
@@ -100,22 +105,30 @@ struct BlockingFunctionCalls: Sendable {
         }
     }
 
-    private func call(_ type: BlockingEventType, _ grant: SessionGrant, _ attempt: SignIn) async throws -> SessionGrant {
+    private func call(_ type: BlockingEventType, _ grant: SessionGrant, _ attempt: SignIn) async throws
+        -> SessionGrant
+    {
         let events = services.blockingEvents
         let eventID = Data.randomToken(bytes: 16)
         let found: (url: String, claims: BlockingEventClaims)? = try await services.run { state, context in
             guard let project = state.projects[grant.realm.project],
-                  let url = project.blockingFunctions.triggers?[type.rawValue]?.functionUri, !url.isEmpty,
-                  let user = state.user(grant.uid, in: grant.realm) else { return nil }
-            let event = BlockingEventTokens.Attempt(type: type, signInMethod: attempt.method, secondFactor: grant.facts.secondFactor?.rawValue,
-                                                    ipAddress: "127.0.0.1", userAgent: attempt.userAgent, rawUserInfo: attempt.rawUserInfo,
-                                                    providerTokens: attempt.providerTokens.forwarded(by: project.blockingFunctions.forwardInboundCredentials))
-            return (url, events.claims(for: user, attempt: event, functionURL: url, eventID: eventID, at: context.now))
+                let url = project.blockingFunctions.triggers?[type.rawValue]?.functionUri, !url.isEmpty,
+                let user = state.user(grant.uid, in: grant.realm)
+            else { return nil }
+            let event = BlockingEventTokens.Attempt(
+                type: type, signInMethod: attempt.method, secondFactor: grant.facts.secondFactor?.rawValue,
+                ipAddress: "127.0.0.1", userAgent: attempt.userAgent, rawUserInfo: attempt.rawUserInfo,
+                providerTokens: attempt.providerTokens.forwarded(
+                    by: project.blockingFunctions.forwardInboundCredentials))
+            return (
+                url, events.claims(for: user, attempt: event, functionURL: url, eventID: eventID, at: context.now)
+            )
         }
         guard let found else { return grant }
         let started = ContinuousClock.now
-        var call = BlockingCallLog.Call(at: services.clock.now, trigger: type.rawValue, project: grant.realm.project, uid: grant.uid,
-                                        tenant: grant.realm.tenant, method: attempt.method, outcome: .allowed([]))
+        var call = BlockingCallLog.Call(
+            at: services.clock.now, trigger: type.rawValue, project: grant.realm.project, uid: grant.uid,
+            tenant: grant.realm.tenant, method: attempt.method, outcome: .allowed([]))
         defer {
             call.duration = ContinuousClock.now - started
             services.blockingCallLog.record(call)
@@ -123,10 +136,12 @@ struct BlockingFunctionCalls: Sendable {
         do {
             let update = try await post(try events.sign(found.claims), to: found.url)
             let applied = try await apply(update, of: type, to: grant)
-            call.outcome = .allowed(update?.updateMask.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? [])
+            call.outcome = .allowed(
+                update?.updateMask.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? [])
             return applied
         } catch {
-            call.outcome = .refused((error as? APIServerError).map { $0.detail ?? $0.shortCode } ?? "the call failed")
+            call.outcome = .refused(
+                (error as? APIServerError).map { $0.detail ?? $0.shortCode } ?? "the call failed")
             throw error
         }
     }
@@ -134,11 +149,13 @@ struct BlockingFunctionCalls: Sendable {
     /// The function's answer: its changes, or the refusal as the client sees it.
     private func post(_ jwt: String, to url: String) async throws -> BlockingUserRecordUpdate? {
         guard let target = URL(string: url), ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
-            throw APIServerError.blockingFunctionErrorResponse("((Invalid function URI \(LogSafeText.escaping(url)).))")
+            throw APIServerError.blockingFunctionErrorResponse(
+                "((Invalid function URI \(LogSafeText.escaping(url)).))")
         }
         // A config an import brought was never checked when it was set.
         do {
-            try TriggerAddressRules.check(url, field: "functionUri", allowLinkLocal: services.allowLinkLocalTriggers)
+            try TriggerAddressRules.check(
+                url, field: "functionUri", allowLinkLocal: services.allowLinkLocalTriggers)
         } catch let error as APIServerError {
             throw APIServerError.blockingFunctionErrorResponse("((\(error.detail ?? error.shortCode).))")
         }
@@ -148,18 +165,22 @@ struct BlockingFunctionCalls: Sendable {
         let body = try JSONEncoder().encode(BlockingFunctionRequest(data: BlockingFunctionRequestData(jwt: jwt)))
         let (response, data): (HTTPResponse, Data)
         do {
-            (response, data) = try await transport.send(request, body: body,
-                                                         options: TransportOptions(timeout: Self.budget, maxResponseBytes: Self.maximumAnswerBytes))
+            (response, data) = try await transport.send(
+                request, body: body,
+                options: TransportOptions(timeout: Self.budget, maxResponseBytes: Self.maximumAnswerBytes))
         } catch TransportError.Code.timedOut {
-            throw APIServerError.blockingFunctionErrorResponse("((Deadline exceeded making request to \(LogSafeText.escaping(url)).))")
+            throw APIServerError.blockingFunctionErrorResponse(
+                "((Deadline exceeded making request to \(LogSafeText.escaping(url)).))")
         } catch {
-            throw APIServerError.blockingFunctionErrorResponse("((Failed to make request to \(LogSafeText.escaping(url)).))")
+            throw APIServerError.blockingFunctionErrorResponse(
+                "((Failed to make request to \(LogSafeText.escaping(url)).))")
         }
         guard response.status.kind == .successful else {
             // The function's own message, as production shows it.
             let message = (try? JSONDecoder().decode(BlockingFunctionErrorResponse.self, from: data))?.error.message
-            throw APIServerError.blockingFunctionErrorResponse(LogSafeText.escaping(
-                message ?? "HTTP request to \(url) returned HTTP error \(response.status.code)", limit: 512))
+            throw APIServerError.blockingFunctionErrorResponse(
+                LogSafeText.escaping(
+                    message ?? "HTTP request to \(url) returned HTTP error \(response.status.code)", limit: 512))
         }
         guard let answer = try? JSONDecoder().decode(BlockingFunctionResponse.self, from: data) else {
             throw APIServerError.blockingFunctionErrorResponse("((Response body is not valid JSON.))")
@@ -169,12 +190,16 @@ struct BlockingFunctionCalls: Sendable {
 
     /// Applies the fields the update's mask names to the stored user and
     /// to the grant.
-    private func apply(_ update: BlockingUserRecordUpdate?, of type: BlockingEventType, to grant: SessionGrant) async throws -> SessionGrant {
+    private func apply(_ update: BlockingUserRecordUpdate?, of type: BlockingEventType, to grant: SessionGrant)
+        async throws -> SessionGrant
+    {
         guard let update else { return grant }
         let fields = Set(update.updateMask.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         typealias Field = BlockingUserRecordUpdate.FieldPath
-        let customAttributes = fields.contains(Field.customClaims) ? try Self.claimsText(update.customClaims ?? [:]) : nil
-        let sessionClaims = type == .beforeSignIn && fields.contains(Field.sessionClaims) ? update.sessionClaims ?? [:] : nil
+        let customAttributes =
+            fields.contains(Field.customClaims) ? try Self.claimsText(update.customClaims ?? [:]) : nil
+        let sessionClaims =
+            type == .beforeSignIn && fields.contains(Field.sessionClaims) ? update.sessionClaims ?? [:] : nil
         if let sessionClaims { _ = try Self.claimsText(sessionClaims) }
         try Self.checkProfile(update, fields)
         let updated = try await services.run { state, _ -> EmulatedUser? in
@@ -208,7 +233,9 @@ struct BlockingFunctionCalls: Sendable {
         case .failure(.reservedClaim(let name)):
             throw APIServerError.blockingFunctionErrorResponse("((Response sets the reserved claim \(name).))")
         case .failure(.tooLong(let characters)):
-            throw APIServerError.blockingFunctionErrorResponse("((Response claims are \(characters) characters, over \(IdentityPlatformLimits.maximumCustomClaimsLength).))")
+            throw APIServerError.blockingFunctionErrorResponse(
+                "((Response claims are \(characters) characters, over \(IdentityPlatformLimits.maximumCustomClaimsLength).))"
+            )
         }
     }
 
@@ -219,11 +246,14 @@ struct BlockingFunctionCalls: Sendable {
     private static func checkProfile(_ update: BlockingUserRecordUpdate, _ fields: Set<String>) throws {
         typealias Field = BlockingUserRecordUpdate.FieldPath
         do {
-            try InputRules.checkProfile(displayName: fields.contains(Field.displayName) ? update.displayName : nil,
-                                        photoURL: fields.contains(Field.photoURL) ? update.photoURL : nil)
-            try InputRules.checkProfile(displayName: nil, photoURL: fields.contains(Field.photoUrl) ? update.photoUrl : nil)
+            try InputRules.checkProfile(
+                displayName: fields.contains(Field.displayName) ? update.displayName : nil,
+                photoURL: fields.contains(Field.photoURL) ? update.photoURL : nil)
+            try InputRules.checkProfile(
+                displayName: nil, photoURL: fields.contains(Field.photoUrl) ? update.photoUrl : nil)
         } catch let error as APIServerError {
-            throw APIServerError.blockingFunctionErrorResponse("((Response has an invalid profile: \(error.detail ?? error.shortCode).))")
+            throw APIServerError.blockingFunctionErrorResponse(
+                "((Response has an invalid profile: \(error.detail ?? error.shortCode).))")
         }
     }
 
@@ -241,8 +271,10 @@ extension BlockingFunctionCalls.ProviderTokens {
     /// The tokens `credentials` (the project's `forwardInboundCredentials`)
     /// lets the functions see; none without it.
     func forwarded(by credentials: BlockingFunctionCredentials?) -> Self {
-        Self(idToken: credentials?.idToken == true ? idToken : nil, accessToken: credentials?.accessToken == true ? accessToken : nil,
-             refreshToken: credentials?.refreshToken == true ? refreshToken : nil)
+        Self(
+            idToken: credentials?.idToken == true ? idToken : nil,
+            accessToken: credentials?.accessToken == true ? accessToken : nil,
+            refreshToken: credentials?.refreshToken == true ? refreshToken : nil)
     }
 }
 #endif

@@ -50,7 +50,8 @@ enum IdentityProviderRules {
     /// `id_token`), read as Google's emulator reads it.
     static func assertion(requestUri: String?, postBody: String?) throws -> Assertion {
         guard let requestUri, !requestUri.isEmpty else { throw APIServerError.missingRequestUri }
-        guard var components = URLComponents(string: requestUri), components.scheme != nil, components.host != nil else {
+        guard var components = URLComponents(string: requestUri), components.scheme != nil, components.host != nil
+        else {
             throw APIServerError.invalidRequestUri
         }
         var parameters: [String: String] = [:]
@@ -59,23 +60,29 @@ enum IdentityProviderRules {
             for (name, value) in APIServerRequest.formFields(postBody) { parameters[name] = value }
         }
         components.queryItems = nil
-        guard let providerId = parameters[IdpCredentialField.providerId.rawValue]?.lowercased(), !providerId.isEmpty else {
-            throw APIServerError.invalidCredentialOrProviderId("Invalid IdP response/credential: \(LogSafeText.escaping(requestUri, limit: 80))")
+        guard let providerId = parameters[IdpCredentialField.providerId.rawValue]?.lowercased(), !providerId.isEmpty
+        else {
+            throw APIServerError.invalidCredentialOrProviderId(
+                "Invalid IdP response/credential: \(LogSafeText.escaping(requestUri, limit: 80))")
         }
         guard let token = parameters[IdpCredentialField.idToken.rawValue], !token.isEmpty else {
-            throw APIServerError.notImplemented("The Auth Emulator only supports sign-in with credentials (id_token required).")
+            throw APIServerError.notImplemented(
+                "The Auth Emulator only supports sign-in with credentials (id_token required).")
         }
         let claims = try readClaims(token)
         guard let sub = claims.sub, !sub.isEmpty else {
-            throw APIServerError.invalidIdpResponse("Invalid Idp Response: id_token missing required fields. ((Missing \"sub\" field.))")
+            throw APIServerError.invalidIdpResponse(
+                "Invalid Idp Response: id_token missing required fields. ((Missing \"sub\" field.))")
         }
         try InputRules.checkProfile(displayName: claims.name, photoURL: claims.picture)
         try InputRules.checkDisplayName(claims.screenName, field: "screen_name")
         try InputRules.checkDisplayName(claims.givenName, field: "given_name")
         try InputRules.checkDisplayName(claims.familyName, field: "family_name")
-        var assertion = Assertion(providerId: providerId, rawId: sub, email: claims.email.map(InputRules.emailKey),
-                                  emailVerified: claims.emailVerified ?? false, displayName: claims.name, photoUrl: claims.picture,
-                                  screenName: claims.screenName, firstName: claims.givenName, lastName: claims.familyName, idToken: token, rawUserInfo: rawUserInfo(of: claims, providerId: providerId))
+        var assertion = Assertion(
+            providerId: providerId, rawId: sub, email: claims.email.map(InputRules.emailKey),
+            emailVerified: claims.emailVerified ?? false, displayName: claims.name, photoUrl: claims.picture,
+            screenName: claims.screenName, firstName: claims.givenName, lastName: claims.familyName, idToken: token,
+            rawUserInfo: rawUserInfo(of: claims, providerId: providerId))
         if providerId.hasPrefix(samlProviderPrefix), let saml = parameters[IdpCredentialField.samlResponse.rawValue] {
             let response = try samlAssertion(saml)
             assertion.email = response.nameId
@@ -104,7 +111,10 @@ enum IdentityProviderRules {
         var profile: [String: JSONValue]
         if providerId == ProviderID.google.rawValue {
             let scopes = googleProfileScopes + (claims.email == nil ? [] : [googleEmailScope])
-            profile = ["id": .string(claims.sub ?? ""), "locale": .string("en"), "granted_scopes": .string(scopes.joined(separator: " "))]
+            profile = [
+                "id": .string(claims.sub ?? ""), "locale": .string("en"),
+                "granted_scopes": .string(scopes.joined(separator: " ")),
+            ]
             if let email = claims.email { profile["email"] = .string(email) }
             if let verified = claims.emailVerified { profile["verified_email"] = .bool(verified) }
             if let name = claims.name { profile["name"] = .string(name) }
@@ -134,14 +144,21 @@ enum IdentityProviderRules {
             APIServerError.invalidIdpResponse("Unable to parse SAML token: \(missing) is missing")
         }
         guard let response = try? StrictJSONDecoder.decode([String: JSONValue].self, from: Data(text.utf8)) else {
-            throw APIServerError.invalidIdpResponse("Unable to parse SAML token: the SAMLResponse is not a JSON object")
+            throw APIServerError.invalidIdpResponse(
+                "Unable to parse SAML token: the SAMLResponse is not a JSON object")
         }
         guard case .object(let assertion)? = response["assertion"] else { throw refused("assertion") }
         guard case .object(let subject)? = assertion["subject"] else { throw refused("assertion.subject") }
-        guard case .string(let nameId)? = subject["nameId"], !nameId.isEmpty else { throw refused("assertion.subject.nameId") }
-        guard InputRules.isValidEmail(nameId) else { throw APIServerError.invalidIdpResponse("Unable to parse SAML token: nameId is not an email address") }
+        guard case .string(let nameId)? = subject["nameId"], !nameId.isEmpty else {
+            throw refused("assertion.subject.nameId")
+        }
+        guard InputRules.isValidEmail(nameId) else {
+            throw APIServerError.invalidIdpResponse("Unable to parse SAML token: nameId is not an email address")
+        }
         var attributes = "{}"
-        if case .object(let statements)? = assertion["attributeStatements"], let encoded = try? JSONEncoder().encode(statements) {
+        if case .object(let statements)? = assertion["attributeStatements"],
+            let encoded = try? JSONEncoder().encode(statements)
+        {
             attributes = String(decoding: encoded, as: UTF8.self)
         }
         return (nameId, attributes)
@@ -153,19 +170,25 @@ enum IdentityProviderRules {
     private static func readClaims(_ token: String) throws -> IdpTokenClaims {
         if token.hasPrefix("{") {
             guard let claims = try? JSONDecoder().decode(IdpTokenClaims.self, from: Data(token.utf8)) else {
-                throw APIServerError.invalidIdpResponse("Unable to parse id_token ((Auth Emulator failed to parse fake id_token as strict JSON.))")
+                throw APIServerError.invalidIdpResponse(
+                    "Unable to parse id_token ((Auth Emulator failed to parse fake id_token as strict JSON.))")
             }
             return claims
         }
-        guard let payload = UncheckedJWT.payload(of: token), let claims = try? StrictJSONDecoder.decode(IdpTokenClaims.self, from: payload) else {
-            throw APIServerError.invalidIdpResponse("Unable to parse id_token ((Auth Emulator only accepts strict JSON or JWTs as fake id_tokens.))")
+        guard let payload = UncheckedJWT.payload(of: token),
+            let claims = try? StrictJSONDecoder.decode(IdpTokenClaims.self, from: payload)
+        else {
+            throw APIServerError.invalidIdpResponse(
+                "Unable to parse id_token ((Auth Emulator only accepts strict JSON or JWTs as fake id_tokens.))")
         }
         return claims
     }
 
     /// Signs in (or up, or links) the provider's user.
-    static func signIn(_ state: inout EmulatorState, realm: Realm, _ assertion: Assertion, linking: EmulatedUser?,
-                       _ context: RuleContext) throws -> Outcome {
+    static func signIn(
+        _ state: inout EmulatorState, realm: Realm, _ assertion: Assertion, linking: EmulatedUser?,
+        _ context: RuleContext
+    ) throws -> Outcome {
         try TenantRules.checkAuthEnabled(state, realm)
         let now = context.now
         let linked = state.user(linkedTo: assertion.providerId, rawId: assertion.rawId, in: realm)
@@ -174,8 +197,10 @@ enum IdentityProviderRules {
         var isNewUser = false
         if let linking {
             if linked != nil { throw APIServerError.federatedUserIdAlreadyLinked }
-            if oneAccountPerEmail, let email = assertion.email, let owner = state.accounts(in: realm).user(email: email),
-               owner.localId != linking.localId {
+            if oneAccountPerEmail, let email = assertion.email,
+                let owner = state.accounts(in: realm).user(email: email),
+                owner.localId != linking.localId
+            {
                 throw APIServerError.emailExists
             }
             user = linking
@@ -186,7 +211,9 @@ enum IdentityProviderRules {
             if assertion.emailVerified, user.email == assertion.email { user.emailVerified = true }
         } else if let linked {
             user = linked
-        } else if oneAccountPerEmail, let email = assertion.email, let owner = state.accounts(in: realm).user(email: email) {
+        } else if oneAccountPerEmail, let email = assertion.email,
+            let owner = state.accounts(in: realm).user(email: email)
+        {
             guard assertion.emailVerified else {
                 let providers = owner.linkedProviders.map(\.providerId)
                 return .needConfirmation(localId: owner.localId, providers: providers)
@@ -204,7 +231,8 @@ enum IdentityProviderRules {
             user.screenName = assertion.screenName
             user.emailVerified = true
         } else {
-            user = EmulatedUser(localId: AccountRules.newUID(), realm: realm, createdAt: now, isAnonymous: false, validSince: now)
+            user = EmulatedUser(
+                localId: AccountRules.newUID(), realm: realm, createdAt: now, isAnonymous: false, validSince: now)
             SessionRules.forgetSessions(&state, of: user.key)
             user.displayName = assertion.displayName
             user.photoUrl = assertion.photoUrl
@@ -218,20 +246,26 @@ enum IdentityProviderRules {
         }
         if user.disabled { throw APIServerError.userDisabled }
         user.linkedProviders.removeAll { $0.providerId == assertion.providerId }
-        user.linkedProviders.append(LinkedProvider(providerId: assertion.providerId, rawId: assertion.rawId,
-                                                   federatedId: federatedId(providerId: assertion.providerId, rawId: assertion.rawId),
-                                                   email: assertion.email, displayName: assertion.displayName, photoUrl: assertion.photoUrl,
-                                                   screenName: assertion.screenName))
+        user.linkedProviders.append(
+            LinkedProvider(
+                providerId: assertion.providerId, rawId: assertion.rawId,
+                federatedId: federatedId(providerId: assertion.providerId, rawId: assertion.rawId),
+                email: assertion.email, displayName: assertion.displayName, photoUrl: assertion.photoUrl,
+                screenName: assertion.screenName))
         user.isAnonymous = false
         if !user.enrollments.isEmpty {
             state.store(user)
-            let credential = SessionRules.pendingCredential(&state, for: user, provider: ProviderID(rawValue: assertion.providerId), context)
+            let credential = SessionRules.pendingCredential(
+                &state, for: user, provider: ProviderID(rawValue: assertion.providerId), context)
             return .secondFactorRequired(pendingCredential: credential, user: user)
         }
         user.lastLoginAt = now
         state.store(user)
-        let grant = SessionRules.grant(&state, for: user, facts: SessionFacts(provider: ProviderID(rawValue: assertion.providerId), authTime: now,
-                                                                             signInAttributes: assertion.signInAttributes), context)
+        let grant = SessionRules.grant(
+            &state, for: user,
+            facts: SessionFacts(
+                provider: ProviderID(rawValue: assertion.providerId), authTime: now,
+                signInAttributes: assertion.signInAttributes), context)
         return .signedIn(grant, user: user, isNewUser: isNewUser)
     }
 }

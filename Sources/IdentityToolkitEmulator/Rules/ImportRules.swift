@@ -38,11 +38,14 @@ enum ImportRules {
     }
 
     /// Imports `users` into `realm`; the refused ones, in order.
-    static func importUsers(_ state: inout EmulatorState, realm: Realm, users: [UserInfo], _ options: Options,
-                            _ context: RuleContext) throws -> [Refusal] {
+    static func importUsers(
+        _ state: inout EmulatorState, realm: Realm, users: [UserInfo], _ options: Options,
+        _ context: RuleContext
+    ) throws -> [Refusal] {
         guard !users.isEmpty else { throw APIServerError.missingUserAccount }
         if !options.fromExport, users.count > IdentityPlatformLimits.maximumImportBatch {
-            throw APIServerError.invalidArgument("users must hold at most \(IdentityPlatformLimits.maximumImportBatch) accounts")
+            throw APIServerError.invalidArgument(
+                "users must hold at most \(IdentityPlatformLimits.maximumImportBatch) accounts")
         }
         let duplicatesAllowed = state.projects[realm.project]?.allowDuplicateEmails == true
         if options.sanityCheck {
@@ -55,17 +58,21 @@ enum ImportRules {
                 for provider in user.providerUserInfo ?? [] {
                     let key = "\(provider.providerId ?? ""):\(provider.rawId ?? "")"
                     guard providers.insert(key).inserted else {
-                        throw APIServerError.duplicateRawId("Provider id(\(provider.providerId ?? "")), Raw id(\(provider.rawId ?? ""))")
+                        throw APIServerError.duplicateRawId(
+                            "Provider id(\(provider.providerId ?? "")), Raw id(\(provider.rawId ?? ""))")
                     }
                 }
             }
         }
         if !options.allowOverwrite {
             var localIds: Set<String> = []
-            for user in users where !localIds.insert(user.localId).inserted { throw APIServerError.duplicateLocalId(user.localId) }
+            for user in users where !localIds.insert(user.localId).inserted {
+                throw APIServerError.duplicateLocalId(user.localId)
+            }
         }
         if !options.fromExport, options.hashing == nil,
-           users.contains(where: { $0.passwordHash.map { StoredPassword.parseEmulatorForm($0) == nil } ?? false }) {
+            users.contains(where: { $0.passwordHash.map { StoredPassword.parseEmulatorForm($0) == nil } ?? false })
+        {
             throw APIServerError.missingHashAlgorithm
         }
         var refusals: [Refusal] = []
@@ -73,7 +80,9 @@ enum ImportRules {
             do {
                 let user = try account(from: info, realm: realm, state: state, options, context)
                 if state.user(user.localId, in: realm) != nil {
-                    guard options.allowOverwrite else { throw Refused("localId belongs to an existing account - can not overwrite.") }
+                    guard options.allowOverwrite else {
+                        throw Refused("localId belongs to an existing account - can not overwrite.")
+                    }
                     state.updateAccounts(in: realm) { _ = $0.remove(user.localId) }
                 }
                 SessionRules.forgetSessions(&state, of: user.key)
@@ -88,7 +97,7 @@ enum ImportRules {
     }
 
     /// One user's refusal, with the message production gives.
-    private struct Refused: Error {
+    struct Refused: Error {
         var message: String
         init(_ message: String) { self.message = message }
     }
@@ -104,8 +113,10 @@ enum ImportRules {
     }
 
     /// The account `info` describes, checked against the realm.
-    private static func account(from info: UserInfo, realm: Realm, state: EmulatorState, _ options: Options,
-                                _ context: RuleContext) throws -> EmulatedUser {
+    private static func account(
+        from info: UserInfo, realm: Realm, state: EmulatorState, _ options: Options,
+        _ context: RuleContext
+    ) throws -> EmulatedUser {
         guard !info.localId.isEmpty else { throw Refused("localId is missing") }
         guard IdentityPlatformLimits.isValidUID(info.localId) else {
             throw Refused("localId must be at most \(IdentityPlatformLimits.maximumUIDLength) characters")
@@ -115,8 +126,12 @@ enum ImportRules {
         }
         let now = context.now
         let createdAt = try info.createdAt.map { try InputRules.date(millis: $0, field: "createdAt") }
-        let validSince = options.fromExport ? try info.validSince.map { try InputRules.date(seconds: $0, field: "validSince") } : nil
-        var user = EmulatedUser(localId: info.localId, realm: realm, createdAt: createdAt ?? now, isAnonymous: false, validSince: validSince ?? now)
+        let validSince =
+            options.fromExport
+            ? try info.validSince.map { try InputRules.date(seconds: $0, field: "validSince") } : nil
+        var user = EmulatedUser(
+            localId: info.localId, realm: realm, createdAt: createdAt ?? now, isAnonymous: false,
+            validSince: validSince ?? now)
         user.displayName = info.displayName
         user.photoUrl = info.photoUrl
         user.screenName = info.screenName
@@ -127,7 +142,10 @@ enum ImportRules {
         user.emailLinkSignin = info.emailLinkSignin ?? false
         user.password = try password(of: info, options)
         if user.password != nil {
-            let updatedAt = options.fromExport ? try info.passwordUpdatedAt.map { try InputRules.date(millis: $0, field: "passwordUpdatedAt") } : nil
+            let updatedAt =
+                options.fromExport
+                ? try info.passwordUpdatedAt.map { try InputRules.date(millis: $0, field: "passwordUpdatedAt") }
+                : nil
             user.passwordUpdatedAt = updatedAt ?? now
         }
         if let claims = info.customAttributes, !claims.isEmpty {
@@ -139,7 +157,9 @@ enum ImportRules {
             if providerID == ProviderID.password.rawValue || providerID == ProviderID.phone.rawValue { continue }
             guard !providerID.isEmpty, let rawId = provider.rawId, !rawId.isEmpty else {
                 if provider.federatedId?.isEmpty == false, providerID.isEmpty, provider.rawId == nil {
-                    throw Refused("((Parsing federatedId is not implemented in Auth Emulator; please specify providerId AND rawId as a workaround.))")
+                    throw Refused(
+                        "((Parsing federatedId is not implemented in Auth Emulator; please specify providerId AND rawId as a workaround.))"
+                    )
                 }
                 throw Refused("federatedId or (providerId & rawId) is required")
             }
@@ -148,9 +168,11 @@ enum ImportRules {
             if let owner = state.user(linkedTo: providerID, rawId: rawId, in: realm), owner.localId != info.localId {
                 throw Refused("raw id exists in other account in database")
             }
-            user.linkedProviders.append(LinkedProvider(providerId: providerID, rawId: rawId, federatedId: provider.federatedId, email: provider.email,
-                                                       displayName: provider.displayName, photoUrl: provider.photoUrl,
-                                                       screenName: provider.screenName))
+            user.linkedProviders.append(
+                LinkedProvider(
+                    providerId: providerID, rawId: rawId, federatedId: provider.federatedId, email: provider.email,
+                    displayName: provider.displayName, photoUrl: provider.photoUrl,
+                    screenName: provider.screenName))
         }
         if let phone = info.phoneNumber {
             guard MultiFactorRules.isPhoneNumber(phone) else { throw Refused("phone number format is invalid") }
@@ -166,7 +188,8 @@ enum ImportRules {
             user.email = InputRules.emailKey(email)
             user.initialEmail = info.initialEmail.map(InputRules.emailKey) ?? user.email
         }
-        user.isAnonymous = user.email == nil && user.password == nil && user.phoneNumber == nil && user.linkedProviders.isEmpty
+        user.isAnonymous =
+            user.email == nil && user.password == nil && user.phoneNumber == nil && user.linkedProviders.isEmpty
         user.emailVerified = info.emailVerified ?? false
         user.disabled = info.disabled ?? false
         user.enrollments = try factors(of: info, user: user, options, context)
@@ -175,93 +198,24 @@ enum ImportRules {
         return user
     }
 
-    /// The passkeys an import gives (an emulator export carries them in
-    /// `passkeyInfo`), held to enrollment's bounds: a credential id of
-    /// WebAuthn's length, one account per id, a named passkey.
-    private static func passkeys(of info: UserInfo, in accounts: AccountTable) throws -> [EnrolledPasskey] {
-        let infos = info.passkeyInfo ?? []
-        guard infos.count <= EmulatorRules.maximumPasskeysPerUser else {
-            throw Refused("An account has at most \(EmulatorRules.maximumPasskeysPerUser) passkeys.")
-        }
-        var seen = Set<String>()
-        return try infos.map { passkey in
-            guard let id = passkey.credentialId, PasskeyRules.isValidCredentialID(id) else {
-                throw Refused("passkeyInfo.credentialId must be 1 to \(PasskeyRules.maximumCredentialIDLength) characters")
-            }
-            guard seen.insert(id).inserted else { throw Refused("passkeyInfo.credentialId is listed twice") }
-            if let owner = accounts.user(passkeyCredentialID: id), owner.localId != info.localId {
-                throw Refused("passkey credential id exists in other account in database")
-            }
-            let name = passkey.name.flatMap { $0.isEmpty ? nil : $0 } ?? PasskeyRules.unnamed
-            try InputRules.checkDisplayName(name, field: "passkeyInfo.name")
-            return EnrolledPasskey(credentialId: id, name: name)
-        }
-    }
-
-    /// The password an import gives: Google's emulator's form, a hash
-    /// under the request's (or the export's) algorithm, or `rawPassword`.
-    private static func password(of info: UserInfo, _ options: Options) throws -> StoredPassword? {
-        if let text = info.passwordHash, !text.isEmpty {
-            if let emulator = StoredPassword.parseEmulatorForm(text) { return emulator }
-            guard let hash = Data(lenientBase64URLEncoded: text) else { throw Refused("passwordHash is not base64") }
-            guard let salt = Data(lenientBase64URLEncoded: info.salt ?? "") else { throw Refused("salt is not base64") }
-            if let recorded = options.exportedHashing[info.localId] {
-                return .imported(ImportedPasswordHash(hash: hash, salt: salt, algorithm: recorded.algorithm, parameters: recorded.parameters))
-            }
-            return .imported(ImportedPasswordHash(hash: hash, salt: salt, algorithm: options.hashing?.algorithm,
-                                                  parameters: options.hashing?.parameters ?? PasswordHashParameters()))
-        }
-        if let raw = info.rawPassword {
-            try InputRules.checkNewPassword(raw)
-            return .emulator(raw)
-        }
-        return nil
-    }
-
-    /// The second factors an import gives: phone ones as production takes
-    /// them, TOTP ones with the secret an emulator export carries.
-    private static func factors(of info: UserInfo, user: EmulatedUser, _ options: Options, _ context: RuleContext) throws -> [SecondFactor] {
-        guard let enrollments = info.mfaInfo, !enrollments.isEmpty else { return [] }
-        guard user.email != nil else { throw Refused("Second factor account requires email to be presented.") }
-        guard user.emailVerified else { throw Refused("Second factor account requires email to be verified.") }
-        guard enrollments.count <= IdentityPlatformLimits.maximumSecondFactors else {
-            throw Refused("at most \(IdentityPlatformLimits.maximumSecondFactors) second factors")
-        }
-        var ids: Set<String> = []
-        for id in enrollments.compactMap(\.mfaEnrollmentId) where !ids.insert(id).inserted { throw Refused("Enrollment id already exists.") }
-        return try enrollments.map { enrollment in
-            let id = enrollment.mfaEnrollmentId ?? AccountRules.newUID()
-            try InputRules.checkDisplayName(enrollment.displayName)
-            let kind: SecondFactor.Kind
-            if enrollment.totpInfo != nil {
-                guard let encoded = enrollment.mfaEnrollmentId.flatMap({ options.exportedTOTPSecrets[info.localId]?[$0] }) else {
-                    throw Refused("TOTP factors cannot be imported without their secret, which only an export of this emulator carries (\(EmulatorExport.authFolder)/\(EmulatorExport.extrasFile))")
-                }
-                guard let secret = try? Base32.decode(encoded, mode: .lenient), secret.count >= OTPKeyLengthPolicy.rfc4226.minimumByteCount else {
-                    throw Refused("the exported TOTP secret is not base32 of at least \(OTPKeyLengthPolicy.rfc4226.minimumByteCount) bytes")
-                }
-                kind = .totp(secret: secret, lastAcceptedStep: nil)
-            } else if let phone = enrollment.unobfuscatedPhoneInfo ?? enrollment.phoneInfo {
-                guard MultiFactorRules.isPhoneNumber(phone) else { throw Refused("Phone number format is invalid") }
-                kind = .phone(number: phone)
-            } else {
-                throw Refused("Second factor not supported.")
-            }
-            return SecondFactor(id: id, displayName: enrollment.displayName, enrolledAt: enrollment.enrolledAt ?? context.now, kind: kind)
-        }
-    }
-
     // MARK: Batch delete
 
     /// Deletes up to 1,000 accounts by uid: an unknown uid is skipped, an
     /// enabled account without `force` is listed (`NOT_DISABLED`).
-    static func batchDelete(_ state: inout EmulatorState, realm: Realm, localIds: [String], force: Bool) throws -> [BatchDeleteError] {
-        guard (1...IdentityPlatformLimits.maximumImportBatch).contains(localIds.count) else { throw APIServerError.localIdListExceedsLimit }
+    static func batchDelete(_ state: inout EmulatorState, realm: Realm, localIds: [String], force: Bool) throws
+        -> [BatchDeleteError]
+    {
+        guard (1...IdentityPlatformLimits.maximumImportBatch).contains(localIds.count) else {
+            throw APIServerError.localIdListExceedsLimit
+        }
         var errors: [BatchDeleteError] = []
         for (index, uid) in localIds.enumerated() {
             guard let user = state.user(uid, in: realm) else { continue }
             guard user.disabled || force else {
-                errors.append(BatchDeleteError(index: Int32(index), localId: uid, message: "NOT_DISABLED : Disable the account before batch deletion."))
+                errors.append(
+                    BatchDeleteError(
+                        index: Int32(index), localId: uid,
+                        message: "NOT_DISABLED : Disable the account before batch deletion."))
                 continue
             }
             try AdminAccountRules.delete(&state, realm: realm, localId: uid)
@@ -273,7 +227,9 @@ enum ImportRules {
 extension EmulatorState {
     /// The account of `realm` linked to `providerID`'s user `rawId`.
     func user(linkedTo providerID: String, rawId: String, in realm: Realm) -> EmulatedUser? {
-        accounts(in: realm).sortedByID.first { $0.linkedProviders.contains { $0.providerId == providerID && $0.rawId == rawId } }
+        accounts(in: realm).sortedByID.first {
+            $0.linkedProviders.contains { $0.providerId == providerID && $0.rawId == rawId }
+        }
     }
 }
 #endif

@@ -22,7 +22,8 @@ enum InputRules {
     /// at least two letter-digit-hyphen labels, within RFC 5321's lengths.
     static func isValidEmail(_ email: String) -> Bool {
         let bytes = Array(email.utf8)
-        guard !bytes.isEmpty, bytes.count <= maximumEmailLength, let at = bytes.lastIndex(of: UInt8(ascii: "@")) else { return false }
+        guard !bytes.isEmpty, bytes.count <= maximumEmailLength, let at = bytes.lastIndex(of: UInt8(ascii: "@"))
+        else { return false }
         let local = bytes[..<at]
         let domain = bytes[(at + 1)...]
         guard (1...maximumLocalPartLength).contains(local.count), !domain.isEmpty else { return false }
@@ -38,7 +39,8 @@ enum InputRules {
         let labels = domain.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard labels.count >= 2 else { return false }
         for label in labels {
-            guard (1...maximumDomainLabelLength).contains(label.count), label.allSatisfy({ isASCIIAlphanumeric($0) || $0 == UInt8(ascii: "-") }),
+            guard (1...maximumDomainLabelLength).contains(label.count),
+                label.allSatisfy({ isASCIIAlphanumeric($0) || $0 == UInt8(ascii: "-") }),
                 label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-")
             else { return false }
         }
@@ -48,12 +50,16 @@ enum InputRules {
     /// The key under which an address is unique: ASCII case folded only, so
     /// that no Unicode case mapping (`K` U+212A → `k`) makes two addresses one.
     static func emailKey(_ email: String) -> String {
-        String(decoding: email.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+        String(
+            decoding: email.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 },
+            as: UTF8.self)
     }
 
     /// Whether `text` is an absolute http(s) URI with a host.
     static func isAbsoluteURI(_ text: String) -> Bool {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) else { return false }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+            ["http", "https"].contains(scheme)
+        else { return false }
         return url.host?.isEmpty == false
     }
 
@@ -69,7 +75,8 @@ enum InputRules {
     static func date(millis: Double, field: String) throws -> Date {
         let date = Date(timeIntervalSince1970: millis / 1000)
         guard millis.isFinite, accountTimes.contains(date) else {
-            throw APIServerError.invalidArgument("\(field) must be a time in the years 1 to 9999, in milliseconds since 1970")
+            throw APIServerError.invalidArgument(
+                "\(field) must be a time in the years 1 to 9999, in milliseconds since 1970")
         }
         return date
     }
@@ -90,7 +97,8 @@ enum InputRules {
         try checkDisplayName(displayName)
         guard let photoURL else { return }
         guard photoURL.utf8.count <= EmulatorRules.maximumPhotoURLLength else {
-            throw APIServerError.invalidArgument("photoUrl must be at most \(EmulatorRules.maximumPhotoURLLength) bytes")
+            throw APIServerError.invalidArgument(
+                "photoUrl must be at most \(EmulatorRules.maximumPhotoURLLength) bytes")
         }
         guard !photoURL.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIServerError.invalidArgument("photoUrl must not contain control characters")
@@ -102,13 +110,17 @@ enum InputRules {
     /// first read, in Google-compatible mode): 1 to 63 ASCII letters,
     /// digits and hyphens, so that it is also a safe export file name.
     static func isValidTenantID(_ id: String) -> Bool {
-        (1...63).contains(id.utf8.count) && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D }
+        (1...63).contains(id.utf8.count)
+            && id.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D
+            }
     }
 
     static func checkDisplayName(_ name: String?, field: String = "displayName") throws {
         guard let name else { return }
         guard name.count <= EmulatorRules.maximumDisplayNameLength else {
-            throw APIServerError.invalidArgument("\(field) must be at most \(EmulatorRules.maximumDisplayNameLength) characters")
+            throw APIServerError.invalidArgument(
+                "\(field) must be at most \(EmulatorRules.maximumDisplayNameLength) characters")
         }
         guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIServerError.invalidArgument("\(field) must not contain control characters")
@@ -123,7 +135,8 @@ enum InputRules {
     /// Refuses a password longer than the bound (before it is hashed).
     static func checkPasswordLength(_ password: String?) throws {
         guard let password, password.utf8.count > IdentityPlatformLimits.maximumPasswordLength else { return }
-        throw APIServerError.invalidArgument("password must be at most \(IdentityPlatformLimits.maximumPasswordLength) bytes")
+        throw APIServerError.invalidArgument(
+            "password must be at most \(IdentityPlatformLimits.maximumPasswordLength) bytes")
     }
 
     /// A new password as production checks it: within the length bound and
@@ -131,7 +144,8 @@ enum InputRules {
     static func checkNewPassword(_ password: String) throws {
         try checkPasswordLength(password)
         guard password.count >= IdentityPlatformLimits.minimumPasswordLength else {
-            throw APIServerError.weakPassword("Password should be at least \(IdentityPlatformLimits.minimumPasswordLength) characters")
+            throw APIServerError.weakPassword(
+                "Password should be at least \(IdentityPlatformLimits.minimumPasswordLength) characters")
         }
     }
 
@@ -139,15 +153,20 @@ enum InputRules {
     /// (`CLAIMS_TOO_LARGE`), a JSON object (`INVALID_CLAIMS`), and none of
     /// the token's own claims (`FORBIDDEN_CLAIM : <name>`).
     static func checkCustomAttributes(_ text: String) throws {
-        guard text.count <= IdentityPlatformLimits.maximumCustomClaimsLength else { throw APIServerError.claimsTooLarge }
+        guard text.count <= IdentityPlatformLimits.maximumCustomClaimsLength else {
+            throw APIServerError.claimsTooLarge
+        }
         guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else {
             throw APIServerError.invalidClaims
         }
-        if case .failure(.reservedClaim(let name)) = CustomClaimsProblem.check(claims) { throw APIServerError.forbiddenClaim(name) }
+        if case .failure(.reservedClaim(let name)) = CustomClaimsProblem.check(claims) {
+            throw APIServerError.forbiddenClaim(name)
+        }
     }
 
     private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
@@ -156,18 +175,24 @@ enum InputRules {
     /// field or `field.subfield` of one of `settable`'s subfields; an empty
     /// path (`a,,b`, `a.`) is refused, and an unknown one too unless
     /// `ignoringUnknown` (Google-compatible mode, as Google's emulator).
-    static func updateMaskPaths(_ mask: String?, settable: [String: [String]], ignoringUnknown: Bool) throws -> [String]? {
+    static func updateMaskPaths(_ mask: String?, settable: [String: [String]], ignoringUnknown: Bool) throws
+        -> [String]?
+    {
         guard let mask, !mask.isEmpty else { return nil }
         var paths: [String] = []
-        for path in mask.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        for path in mask.split(separator: ",", omittingEmptySubsequences: false).map({
+            $0.trimmingCharacters(in: .whitespaces)
+        }) {
             let parts = path.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard let head = parts.first, !head.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else {
-                throw APIServerError.invalidArgument("empty field path in update mask: '\(LogSafeText.escaping(path, limit: 80))'")
+                throw APIServerError.invalidArgument(
+                    "empty field path in update mask: '\(LogSafeText.escaping(path, limit: 80))'")
             }
             if let fields = settable[head], parts.count == 1 || fields.contains(parts[1]) {
                 paths.append(path)
             } else if !ignoringUnknown {
-                throw APIServerError.invalidArgument("unknown field in update mask: \(LogSafeText.escaping(path, limit: 80))")
+                throw APIServerError.invalidArgument(
+                    "unknown field in update mask: \(LogSafeText.escaping(path, limit: 80))")
             }
         }
         return paths

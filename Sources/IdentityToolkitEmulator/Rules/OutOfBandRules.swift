@@ -21,8 +21,10 @@ enum OutOfBandRules {
     /// Makes the code `request` asks for, or nil when production answers
     /// without making one (a reset for an unknown address under improved
     /// email privacy); the address it names.
-    static func send(_ state: inout EmulatorState, realm: Realm, _ request: Request,
-                     _ context: RuleContext) throws -> (code: OutOfBandCode?, email: String) {
+    static func send(
+        _ state: inout EmulatorState, realm: Realm, _ request: Request,
+        _ context: RuleContext
+    ) throws -> (code: OutOfBandCode?, email: String) {
         try TenantRules.checkAuthEnabled(state, realm)
         guard let type = request.requestType, !type.rawValue.isEmpty else { throw APIServerError.missingReqType }
         if request.returnOobLink, !request.isAdmin { throw APIServerError.insufficientPermission }
@@ -33,9 +35,13 @@ enum OutOfBandRules {
         let email = request.email.flatMap { $0.isEmpty ? nil : InputRules.emailKey($0) }
         switch type {
         case .emailSignin:
-            guard TenantRules.switches(state, of: realm).enableEmailLinkSignin else { throw APIServerError.operationNotAllowed }
+            guard TenantRules.switches(state, of: realm).enableEmailLinkSignin else {
+                throw APIServerError.operationNotAllowed
+            }
             guard let email else { throw APIServerError.missingEmail }
-            let code = issue(&state, requestType: type, email: email, user: accounts.user(email: email), realm: realm, continueUrl: request.continueUrl)
+            let code = issue(
+                &state, requestType: type, email: email, user: accounts.user(email: email), realm: realm,
+                continueUrl: request.continueUrl)
             return (code, email)
         case .passwordReset:
             guard let email else { throw APIServerError.missingEmail }
@@ -43,7 +49,11 @@ enum OutOfBandRules {
                 if state.improvedEmailPrivacy(of: realm.project, context) { return (nil, email) }
                 throw APIServerError.emailNotFound
             }
-            return (issue(&state, requestType: type, email: email, user: user, realm: realm, continueUrl: request.continueUrl), email)
+            return (
+                issue(
+                    &state, requestType: type, email: email, user: user, realm: realm,
+                    continueUrl: request.continueUrl), email
+            )
         case .verifyEmail:
             let user: EmulatedUser
             if request.returnOobLink && !request.hasIDToken {
@@ -55,7 +65,11 @@ enum OutOfBandRules {
                 user = tokenUser
             }
             guard let address = user.email else { throw APIServerError.missingEmail }
-            return (issue(&state, requestType: type, email: address, user: user, realm: realm, continueUrl: request.continueUrl), address)
+            return (
+                issue(
+                    &state, requestType: type, email: address, user: user, realm: realm,
+                    continueUrl: request.continueUrl), address
+            )
         case .verifyAndChangeEmail:
             guard let newEmail = request.newEmail, !newEmail.isEmpty else { throw APIServerError.missingNewEmail }
             guard InputRules.isValidEmail(newEmail) else { throw APIServerError.invalidEmail }
@@ -70,8 +84,10 @@ enum OutOfBandRules {
             }
             guard let address = user.email else { throw APIServerError.missingEmail }
             try state.checkEmailAvailable(newEmail, for: user.localId, in: realm)
-            let code = issue(&state, requestType: type, email: address, newEmail: InputRules.emailKey(newEmail), user: user, realm: realm,
-                             continueUrl: request.continueUrl)
+            let code = issue(
+                &state, requestType: type, email: address, newEmail: InputRules.emailKey(newEmail), user: user,
+                realm: realm,
+                continueUrl: request.continueUrl)
             return (code, address)
         default:
             throw APIServerError.notImplemented("requestType \(type.rawValue) is not emulated")
@@ -82,11 +98,16 @@ enum OutOfBandRules {
     /// sign-in of an address without an account). At most
     /// ``EmulatorRules/maximumStoredOobCodes`` unused codes are kept.
     @discardableResult
-    static func issue(_ state: inout EmulatorState, requestType: OobRequestType, email: String, newEmail: String? = nil, user: EmulatedUser?,
-                      realm: Realm? = nil, continueUrl: String? = nil, mfaEnrollmentID: String? = nil) -> OutOfBandCode {
-        let code = OutOfBandCode(code: Data.randomToken(bytes: 24), email: email, newEmail: newEmail, requestType: requestType, uid: user?.localId,
-                                 realm: realm ?? user?.realm ?? Realm(project: "", tenant: nil),
-                                 continueUrl: continueUrl?.isEmpty == false ? continueUrl : nil, mfaEnrollmentID: mfaEnrollmentID)
+    static func issue(
+        _ state: inout EmulatorState, requestType: OobRequestType, email: String, newEmail: String? = nil,
+        user: EmulatedUser?,
+        realm: Realm? = nil, continueUrl: String? = nil, mfaEnrollmentID: String? = nil
+    ) -> OutOfBandCode {
+        let code = OutOfBandCode(
+            code: Data.randomToken(bytes: 24), email: email, newEmail: newEmail, requestType: requestType,
+            uid: user?.localId,
+            realm: realm ?? user?.realm ?? Realm(project: "", tenant: nil),
+            continueUrl: continueUrl?.isEmpty == false ? continueUrl : nil, mfaEnrollmentID: mfaEnrollmentID)
         state.outOfBand.oobCodes.append(code, key: code.code, keeping: EmulatorRules.maximumStoredOobCodes)
         return code
     }
@@ -97,12 +118,16 @@ enum OutOfBandRules {
     /// Listed with the other codes; nothing when the account has no address.
     static func issueRevertOfFactor(_ state: inout EmulatorState, enrollmentID: String, user: EmulatedUser) {
         guard let email = user.email else { return }
-        issue(&state, requestType: .revertSecondFactorAddition, email: email, user: user, realm: user.realm, mfaEnrollmentID: enrollmentID)
+        issue(
+            &state, requestType: .revertSecondFactorAddition, email: email, user: user, realm: user.realm,
+            mfaEnrollmentID: enrollmentID)
     }
 
     /// A code's account, enabled (`INVALID_OOB_CODE` when it has none any more).
     static func account(of entry: OutOfBandCode, _ state: EmulatorState) throws -> EmulatedUser {
-        guard let uid = entry.uid, let user = state.user(uid, in: entry.realm) else { throw APIServerError.invalidOobCode }
+        guard let uid = entry.uid, let user = state.user(uid, in: entry.realm) else {
+            throw APIServerError.invalidOobCode
+        }
         if user.disabled { throw APIServerError.userDisabled }
         return user
     }
@@ -111,9 +136,13 @@ enum OutOfBandRules {
     /// is for `requestType`, then applies it once (a verification marks the
     /// address verified; a reset sets `newPassword` and ends the user's sessions).
     /// - Returns: the address the code was for.
-    static func applyActionLink(_ state: inout EmulatorState, code: String, requestType: OobRequestType, newPassword: String?,
-                                _ context: RuleContext) throws -> String {
-        guard let entry = state.outOfBand.oobCodes[code], entry.requestType == requestType else { throw APIServerError.invalidOobCode }
+    static func applyActionLink(
+        _ state: inout EmulatorState, code: String, requestType: OobRequestType, newPassword: String?,
+        _ context: RuleContext
+    ) throws -> String {
+        guard let entry = state.outOfBand.oobCodes[code], entry.requestType == requestType else {
+            throw APIServerError.invalidOobCode
+        }
         switch requestType {
         case .passwordReset:
             guard let newPassword else { throw APIServerError.missingNewPassword }
@@ -129,7 +158,9 @@ enum OutOfBandRules {
 
     /// Applies a code sent back in `accounts:update` (`oobCode`): a
     /// verification, an address change or an address recovery.
-    static func applyToAccount(_ state: inout EmulatorState, code: String, _ context: RuleContext) throws -> AccountUpdateRules.Outcome {
+    static func applyToAccount(_ state: inout EmulatorState, code: String, _ context: RuleContext) throws
+        -> AccountUpdateRules.Outcome
+    {
         guard let entry = state.outOfBand.oobCodes[code] else { throw APIServerError.invalidOobCode }
         // A code is used up once presented, even when applying it fails.
         state.outOfBand.oobCodes.remove(code)
@@ -160,7 +191,9 @@ enum OutOfBandRules {
                 SessionRules.revokeSessions(of: &user, at: context.now)
             }
         default:
-            throw APIServerError.notImplemented("\(entry.requestType.rawValue) codes are applied with accounts:resetPassword or signInWithEmailLink")
+            throw APIServerError.notImplemented(
+                "\(entry.requestType.rawValue) codes are applied with accounts:resetPassword or signInWithEmailLink"
+            )
         }
         state.store(user)
         outcome.user = user
@@ -170,11 +203,15 @@ enum OutOfBandRules {
     /// `accounts:resetPassword`: with a new password, a `PASSWORD_RESET`
     /// code sets it (ending earlier sessions, verifying the address);
     /// without one, any code is only looked at.
-    static func resetPassword(_ state: inout EmulatorState, code: String?, newPassword: String?, realm: Realm? = nil,
-                              _ context: RuleContext) throws -> OutOfBandCode {
+    static func resetPassword(
+        _ state: inout EmulatorState, code: String?, newPassword: String?, realm: Realm? = nil,
+        _ context: RuleContext
+    ) throws -> OutOfBandCode {
         if let realm {
             try TenantRules.checkAuthEnabled(state, realm)
-            guard TenantRules.switches(state, of: realm).allowPasswordSignup else { throw APIServerError.passwordLoginDisabled }
+            guard TenantRules.switches(state, of: realm).allowPasswordSignup else {
+                throw APIServerError.passwordLoginDisabled
+            }
         }
         guard let code, !code.isEmpty else { throw APIServerError.missingOobCode }
         guard let entry = state.outOfBand.oobCodes[code] else { throw APIServerError.invalidOobCode }

@@ -26,13 +26,21 @@ enum PasswordRules {
             return ConstantTime.equal(Array(password.utf8), Array(expected.utf8)) ? .matches : .doesNotMatch
         case .imported(let imported):
             guard let algorithm = imported.algorithm else {
-                return .cannotVerify("the password hash was imported without its algorithm; import it again with hashAlgorithm and its parameters, or reset the password")
+                return .cannotVerify(
+                    "the password hash was imported without its algorithm; import it again with hashAlgorithm and its parameters, or reset the password"
+                )
             }
             do {
-                guard let computed = try hash(Data(password.utf8), salt: imported.salt, algorithm: algorithm, imported.parameters) else {
-                    return .cannotVerify("the emulator cannot verify \(algorithm.rawValue) password hashes; reset the password to sign in with one")
+                guard
+                    let computed = try hash(
+                        Data(password.utf8), salt: imported.salt, algorithm: algorithm, imported.parameters)
+                else {
+                    return .cannotVerify(
+                        "the emulator cannot verify \(algorithm.rawValue) password hashes; reset the password to sign in with one"
+                    )
                 }
-                return computed.contains { ConstantTime.equal(Array($0), Array(imported.hash)) } ? .matches : .doesNotMatch
+                return computed.contains { ConstantTime.equal(Array($0), Array(imported.hash)) }
+                    ? .matches : .doesNotMatch
             } catch {
                 return .cannotVerify("the imported \(algorithm.rawValue) parameters do not hash")
             }
@@ -42,7 +50,9 @@ enum PasswordRules {
     /// The hashes `password` could have under `algorithm` (two when the
     /// import left the order of password and salt open), or nil when the
     /// algorithm is not one the emulator computes.
-    static func hash(_ password: Data, salt: Data, algorithm: PasswordHashAlgorithm, _ parameters: PasswordHashParameters) throws -> [Data]? {
+    static func hash(
+        _ password: Data, salt: Data, algorithm: PasswordHashAlgorithm, _ parameters: PasswordHashParameters
+    ) throws -> [Data]? {
         let orders: [Bool] = parameters.passwordFirst.map { [$0] } ?? [false, true]
         func joined(_ passwordFirst: Bool) -> Data { passwordFirst ? password + salt : salt + password }
         let rounds = max(parameters.rounds ?? 1, 1)
@@ -55,7 +65,8 @@ enum PasswordRules {
                 switch algorithm {
                 case .hmacSHA512: return Data(HMAC<SHA512>.authenticationCode(for: message, using: symmetricKey))
                 case .hmacSHA256: return Data(HMAC<SHA256>.authenticationCode(for: message, using: symmetricKey))
-                case .hmacSHA1: return Data(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: symmetricKey))
+                case .hmacSHA1:
+                    return Data(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: symmetricKey))
                 default: return Data(HMAC<Insecure.MD5>.authenticationCode(for: message, using: symmetricKey))
                 }
             }
@@ -65,13 +76,16 @@ enum PasswordRules {
         case .md5: return orders.map { iterated(Insecure.MD5.self, joined($0), rounds: rounds) }
         case .pbkdfSHA1, .pbkdf2SHA256:
             let function: KDF.Insecure.PBKDF2.HashFunction = algorithm == .pbkdfSHA1 ? .insecureSHA1 : .sha256
-            let key = try KDF.Insecure.PBKDF2.deriveKey(from: password, salt: salt, using: function,
-                                                        outputByteCount: algorithm == .pbkdfSHA1 ? 20 : 32, unsafeUncheckedRounds: rounds)
+            let key = try KDF.Insecure.PBKDF2.deriveKey(
+                from: password, salt: salt, using: function,
+                outputByteCount: algorithm == .pbkdfSHA1 ? 20 : 32, unsafeUncheckedRounds: rounds)
             return [key.withUnsafeBytes { Data($0) }]
         case .standardScrypt:
             guard let n = parameters.cpuMemCost, let r = parameters.blockSize, let p = parameters.parallelization,
-                  let length = parameters.derivedKeyLength else { return nil }
-            let key = try KDF.Scrypt.deriveKey(from: password, salt: salt, outputByteCount: length, rounds: n, blockSize: r, parallelism: p)
+                let length = parameters.derivedKeyLength
+            else { return nil }
+            let key = try KDF.Scrypt.deriveKey(
+                from: password, salt: salt, outputByteCount: length, rounds: n, blockSize: r, parallelism: p)
             return [key.withUnsafeBytes { Data($0) }]
         case .scrypt:
             return try firebaseScrypt(password, salt: salt, parameters).map { [$0] }
@@ -86,10 +100,14 @@ enum PasswordRules {
     /// r = rounds, p = 1), whose first 32 bytes key AES-256-CTR (a zero
     /// counter block) over the project's signer key.
     static func firebaseScrypt(_ password: Data, salt: Data, _ parameters: PasswordHashParameters) throws -> Data? {
-        guard let signerKey = parameters.signerKey, let memoryCost = parameters.memoryCost, let rounds = parameters.rounds else { return nil }
-        let derived = try KDF.Scrypt.deriveKey(from: password, salt: salt + (parameters.saltSeparator ?? Data()), outputByteCount: 32,
-                                               rounds: 1 << memoryCost, blockSize: rounds, parallelism: 1)
-        return try AES._CTR.encrypt(signerKey, using: derived, nonce: AES._CTR.Nonce(nonceBytes: [UInt8](repeating: 0, count: 16)))
+        guard let signerKey = parameters.signerKey, let memoryCost = parameters.memoryCost,
+            let rounds = parameters.rounds
+        else { return nil }
+        let derived = try KDF.Scrypt.deriveKey(
+            from: password, salt: salt + (parameters.saltSeparator ?? Data()), outputByteCount: 32,
+            rounds: 1 << memoryCost, blockSize: rounds, parallelism: 1)
+        return try AES._CTR.encrypt(
+            signerKey, using: derived, nonce: AES._CTR.Nonce(nonceBytes: [UInt8](repeating: 0, count: 16)))
     }
 
     /// `rounds` applications of `H`, the first to `input`.
@@ -105,7 +123,9 @@ enum PasswordRules {
     /// checked as production checks them (`MISSING_HASH_KEY`,
     /// `INVALID_HASH_ROUNDS`, …) before any user is read; nil when it
     /// names no algorithm.
-    static func parameters(of options: some PasswordHashOptions) throws -> (algorithm: PasswordHashAlgorithm, parameters: PasswordHashParameters)? {
+    static func parameters(of options: some PasswordHashOptions) throws -> (
+        algorithm: PasswordHashAlgorithm, parameters: PasswordHashParameters
+    )? {
         guard let algorithm = options.hashAlgorithm else { return nil }
         func bytes(_ text: String?, _ error: APIServerError) throws -> Data? {
             guard let text else { return nil }
@@ -113,8 +133,10 @@ enum PasswordRules {
             return data
         }
         var parameters = PasswordHashParameters(
-            signerKey: try bytes(options.signerKey, .invalidHashKey), saltSeparator: try bytes(options.saltSeparator, .invalidHashSaltSeparator),
-            rounds: options.rounds.map(Int.init), memoryCost: options.memoryCost.map(Int.init), cpuMemCost: options.cpuMemCost.map(Int.init),
+            signerKey: try bytes(options.signerKey, .invalidHashKey),
+            saltSeparator: try bytes(options.saltSeparator, .invalidHashSaltSeparator),
+            rounds: options.rounds.map(Int.init), memoryCost: options.memoryCost.map(Int.init),
+            cpuMemCost: options.cpuMemCost.map(Int.init),
             blockSize: options.blockSize.map(Int.init), parallelization: options.parallelization.map(Int.init),
             derivedKeyLength: options.dkLen.map(Int.init))
         switch options.passwordHashOrder {
@@ -139,16 +161,26 @@ enum PasswordRules {
             guard let n = parameters.cpuMemCost, n > 1, n.nonzeroBitCount == 1, n <= 1 << 20 else {
                 throw APIServerError.invalidArgument("cpuMemCost must be a power of two from 2 to 1048576")
             }
-            guard let r = parameters.blockSize, (1...64).contains(r) else { throw APIServerError.invalidHashBlockSize }
-            guard let p = parameters.parallelization, (1...16).contains(p) else { throw APIServerError.invalidHashParallelization }
-            guard (1...1024).contains(parameters.derivedKeyLength ?? 0) else { throw APIServerError.invalidHashDerivedKeyLength }
+            guard let r = parameters.blockSize, (1...64).contains(r) else {
+                throw APIServerError.invalidHashBlockSize
+            }
+            guard let p = parameters.parallelization, (1...16).contains(p) else {
+                throw APIServerError.invalidHashParallelization
+            }
+            guard (1...1024).contains(parameters.derivedKeyLength ?? 0) else {
+                throw APIServerError.invalidHashDerivedKeyLength
+            }
             // Each sign-in with a wrong password runs the hash: unbounded
             // parameters let one unauthenticated request take seconds and gigabytes.
             guard 128 * n * r <= maximumScryptMemory else {
-                throw APIServerError.invalidArgument("cpuMemCost × blockSize needs \(128 * n * r >> 20) MiB of scrypt memory (128·N·r); the emulator takes at most \(maximumScryptMemory >> 20) MiB")
+                throw APIServerError.invalidArgument(
+                    "cpuMemCost × blockSize needs \(128 * n * r >> 20) MiB of scrypt memory (128·N·r); the emulator takes at most \(maximumScryptMemory >> 20) MiB"
+                )
             }
             guard n * r * p <= maximumScryptWork else {
-                throw APIServerError.invalidArgument("cpuMemCost × blockSize × parallelization is \(n * r * p); the emulator takes at most \(maximumScryptWork) (8 × Firebase's own hash)")
+                throw APIServerError.invalidArgument(
+                    "cpuMemCost × blockSize × parallelization is \(n * r * p); the emulator takes at most \(maximumScryptWork) (8 × Firebase's own hash)"
+                )
             }
         case .bcrypt:
             break
@@ -171,10 +203,13 @@ enum PasswordRules {
     static func record(of hash: ImportedPasswordHash, uid: String, tenant: String?) -> ExportedHashAlgorithm {
         let parameters = hash.parameters
         return ExportedHashAlgorithm(
-            localId: uid, tenantId: tenant, hashAlgorithm: hash.algorithm, signerKey: parameters.signerKey?.base64EncodedString(),
-            saltSeparator: parameters.saltSeparator?.base64EncodedString(), rounds: parameters.rounds.map(Int32.init),
+            localId: uid, tenantId: tenant, hashAlgorithm: hash.algorithm,
+            signerKey: parameters.signerKey?.base64EncodedString(),
+            saltSeparator: parameters.saltSeparator?.base64EncodedString(),
+            rounds: parameters.rounds.map(Int32.init),
             memoryCost: parameters.memoryCost.map(Int32.init), cpuMemCost: parameters.cpuMemCost.map(Int32.init),
-            parallelization: parameters.parallelization.map(Int32.init), blockSize: parameters.blockSize.map(Int32.init),
+            parallelization: parameters.parallelization.map(Int32.init),
+            blockSize: parameters.blockSize.map(Int32.init),
             dkLen: parameters.derivedKeyLength.map(Int32.init),
             passwordHashOrder: parameters.passwordFirst.map { $0 ? .passwordAndSalt : .saltAndPassword })
     }

@@ -14,24 +14,34 @@ enum ProjectConfigRules {
     static func config(_ state: EmulatorState, project: String, _ context: RuleContext) -> ProjectConfig {
         let stored = state.projects[project] ?? ProjectState()
         return ProjectConfig(
-            name: "projects/\(project)/config", mfa: stored.mfa, signIn: SignInConfig(allowDuplicateEmails: stored.allowDuplicateEmails),
-            emailPrivacyConfig: EmailPrivacyConfig(enableImprovedEmailPrivacy: state.improvedEmailPrivacy(of: project, context)),
+            name: "projects/\(project)/config", mfa: stored.mfa,
+            signIn: SignInConfig(allowDuplicateEmails: stored.allowDuplicateEmails),
+            emailPrivacyConfig: EmailPrivacyConfig(
+                enableImprovedEmailPrivacy: state.improvedEmailPrivacy(of: project, context)),
             blockingFunctions: stored.blockingFunctions)
     }
 
     /// The mask paths this API takes: the top-level fields and their fields.
     static let settable: [String: [String]] = [
-        Path.mfa: [MultiFactorAuthConfig.FieldPath.state, MultiFactorAuthConfig.FieldPath.enabledProviders, MultiFactorAuthConfig.FieldPath.providerConfigs],
+        Path.mfa: [
+            MultiFactorAuthConfig.FieldPath.state, MultiFactorAuthConfig.FieldPath.enabledProviders,
+            MultiFactorAuthConfig.FieldPath.providerConfigs,
+        ],
         Path.signIn: [SignInConfig.FieldPath.allowDuplicateEmails],
         Path.emailPrivacyConfig: [EmailPrivacyConfig.FieldPath.enableImprovedEmailPrivacy],
-        Path.blockingFunctions: [BlockingFunctionsConfig.FieldPath.triggers, BlockingFunctionsConfig.FieldPath.forwardInboundCredentials,
-                                 "\(BlockingFunctionsConfig.FieldPath.forwardInboundCredentials).\(BlockingFunctionCredentials.FieldPath.idToken)",
-                                 "\(BlockingFunctionsConfig.FieldPath.forwardInboundCredentials).\(BlockingFunctionCredentials.FieldPath.accessToken)",
-                                 "\(BlockingFunctionsConfig.FieldPath.forwardInboundCredentials).\(BlockingFunctionCredentials.FieldPath.refreshToken)"],
+        Path.blockingFunctions: [
+            BlockingFunctionsConfig.FieldPath.triggers, BlockingFunctionsConfig.FieldPath.forwardInboundCredentials,
+            "\(BlockingFunctionsConfig.FieldPath.forwardInboundCredentials).\(BlockingFunctionCredentials.FieldPath.idToken)",
+            "\(BlockingFunctionsConfig.FieldPath.forwardInboundCredentials).\(BlockingFunctionCredentials.FieldPath.accessToken)",
+            "\(BlockingFunctionsConfig.FieldPath.forwardInboundCredentials).\(BlockingFunctionCredentials.FieldPath.refreshToken)",
+        ],
     ]
 
     /// Applies the masked fields of `update`.
-    static func update(_ state: inout EmulatorState, project: String, mask: String?, _ update: ProjectConfig, _ context: RuleContext) throws {
+    static func update(
+        _ state: inout EmulatorState, project: String, mask: String?, _ update: ProjectConfig,
+        _ context: RuleContext
+    ) throws {
         let paths = try paths(of: mask, ignoringUnknown: context.googleCompatible)
         func applies(_ top: String, _ field: String? = nil) -> Bool {
             guard let paths else { return true }
@@ -45,7 +55,8 @@ enum ProjectConfigRules {
             stored.allowDuplicateEmails = update.signIn?.allowDuplicateEmails ?? false
         }
         if applies(Path.emailPrivacyConfig, EmailPrivacyConfig.FieldPath.enableImprovedEmailPrivacy) {
-            stored.improvedEmailPrivacy = update.emailPrivacyConfig?.enableImprovedEmailPrivacy ?? (paths == nil ? nil : false)
+            stored.improvedEmailPrivacy =
+                update.emailPrivacyConfig?.enableImprovedEmailPrivacy ?? (paths == nil ? nil : false)
         }
         let credentials = BlockingFunctionsConfig.FieldPath.forwardInboundCredentials
         if applies(Path.blockingFunctions, BlockingFunctionsConfig.FieldPath.triggers) {
@@ -59,10 +70,18 @@ enum ProjectConfigRules {
             let sent = update.blockingFunctions?.forwardInboundCredentials
             var forwarded = stored.blockingFunctions.forwardInboundCredentials ?? BlockingFunctionCredentials()
             typealias Field = BlockingFunctionCredentials.FieldPath
-            if paths.contains("\(Path.blockingFunctions).\(credentials).\(Field.idToken)") { forwarded.idToken = sent?.idToken }
-            if paths.contains("\(Path.blockingFunctions).\(credentials).\(Field.accessToken)") { forwarded.accessToken = sent?.accessToken }
-            if paths.contains("\(Path.blockingFunctions).\(credentials).\(Field.refreshToken)") { forwarded.refreshToken = sent?.refreshToken }
-            if forwarded != BlockingFunctionCredentials() { stored.blockingFunctions.forwardInboundCredentials = forwarded }
+            if paths.contains("\(Path.blockingFunctions).\(credentials).\(Field.idToken)") {
+                forwarded.idToken = sent?.idToken
+            }
+            if paths.contains("\(Path.blockingFunctions).\(credentials).\(Field.accessToken)") {
+                forwarded.accessToken = sent?.accessToken
+            }
+            if paths.contains("\(Path.blockingFunctions).\(credentials).\(Field.refreshToken)") {
+                forwarded.refreshToken = sent?.refreshToken
+            }
+            if forwarded != BlockingFunctionCredentials() {
+                stored.blockingFunctions.forwardInboundCredentials = forwarded
+            }
         }
         state.projects[project] = stored
     }
@@ -78,7 +97,8 @@ enum ProjectConfigRules {
     static func checkTriggers(_ triggers: [String: BlockingFunctionTrigger]?, allowLinkLocal: Bool) throws {
         for (event, trigger) in triggers ?? [:] {
             guard BlockingFunctionEvent.allKnownValues.contains(BlockingFunctionEvent(rawValue: event)) else {
-                throw APIServerError.invalidBlockingFunction("\(LogSafeText.escaping(event, limit: 60)) is not a blocking function event")
+                throw APIServerError.invalidBlockingFunction(
+                    "\(LogSafeText.escaping(event, limit: 60)) is not a blocking function event")
             }
             guard let uri = trigger.functionUri, InputRules.isAbsoluteURI(uri) else {
                 throw APIServerError.invalidBlockingFunction("\(event).functionUri must be an absolute http(s) URI")

@@ -41,9 +41,14 @@ extension EmulatorState {
 
     /// Changes the accounts of `realm`; a tenant must exist (its project is
     /// made on first use).
-    mutating func updateAccounts<Result>(in realm: Realm, _ body: (inout AccountTable) throws -> Result) rethrows -> Result {
+    mutating func updateAccounts<Result>(in realm: Realm, _ body: (inout AccountTable) throws -> Result) rethrows
+        -> Result
+    {
         if let tenant = realm.tenant {
-            return try body(&projects[realm.project, default: ProjectState()].tenants[tenant, default: TenantState(config: Tenant())].accounts)
+            return try body(
+                &projects[realm.project, default: ProjectState()].tenants[
+                    tenant, default: TenantState(config: Tenant())
+                ].accounts)
         }
         return try body(&projects[realm.project, default: ProjectState()].accounts)
     }
@@ -65,7 +70,9 @@ extension EmulatorState {
     /// has it and the project does not allow duplicate addresses.
     func checkEmailAvailable(_ email: String, for uid: String?, in realm: Realm) throws {
         if projects[realm.project]?.allowDuplicateEmails == true { return }
-        if accounts(in: realm).users(email: email).contains(where: { $0.localId != uid }) { throw APIServerError.emailExists }
+        if accounts(in: realm).users(email: email).contains(where: { $0.localId != uid }) {
+            throw APIServerError.emailExists
+        }
     }
 
     /// Whether `project` answers sign-in failures alike.

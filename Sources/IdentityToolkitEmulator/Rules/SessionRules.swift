@@ -10,7 +10,9 @@ enum SessionRules {
     /// A new refresh token for `user` (a session with `facts`). Each user
     /// keeps at most the newest ``EmulatorRules/maximumRefreshTokensPerUser``
     /// sessions; an older refresh token then answers `INVALID_REFRESH_TOKEN`.
-    static func grant(_ state: inout EmulatorState, for user: EmulatedUser, facts: SessionFacts, _ context: RuleContext) -> SessionGrant {
+    static func grant(
+        _ state: inout EmulatorState, for user: EmulatedUser, facts: SessionFacts, _ context: RuleContext
+    ) -> SessionGrant {
         var user = user
         user.lastRefreshAt = max(user.lastRefreshAt ?? .distantPast, facts.authTime)
         state.updateAccounts(in: user.realm) { accounts in
@@ -20,17 +22,22 @@ enum SessionRules {
             }
         }
         let token = refreshToken(for: user, provider: facts.provider, context)
-        state.sessions.refreshTokens[token] = RefreshTokenRecord(uid: user.localId, realm: user.realm, generation: user.tokenGeneration, session: facts)
+        state.sessions.refreshTokens[token] = RefreshTokenRecord(
+            uid: user.localId, realm: user.realm, generation: user.tokenGeneration, session: facts)
         var tokens = state.sessions.refreshTokensByUser[user.key] ?? []
         tokens.append(token)
         if tokens.count > EmulatorRules.maximumRefreshTokensPerUser {
-            for old in tokens.prefix(tokens.count - EmulatorRules.maximumRefreshTokensPerUser) { state.sessions.refreshTokens[old] = nil }
+            for old in tokens.prefix(tokens.count - EmulatorRules.maximumRefreshTokensPerUser) {
+                state.sessions.refreshTokens[old] = nil
+            }
             tokens.removeFirst(tokens.count - EmulatorRules.maximumRefreshTokensPerUser)
         }
         state.sessions.refreshTokensByUser[user.key] = tokens
-        return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
-                            displayName: user.displayName, facts: facts, refreshToken: token, customAttributes: user.customAttributes,
-                            phoneNumber: user.phoneNumber, linkedProviders: user.linkedProviders, photoUrl: user.photoUrl)
+        return SessionGrant(
+            uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
+            displayName: user.displayName, facts: facts, refreshToken: token,
+            customAttributes: user.customAttributes,
+            phoneNumber: user.phoneNumber, linkedProviders: user.linkedProviders, photoUrl: user.photoUrl)
     }
 
     /// A new refresh token: opaque, or in Google-compatible mode readable
@@ -41,14 +48,18 @@ enum SessionRules {
     static func refreshToken(for user: EmulatedUser, provider: ProviderID, _ context: RuleContext) -> String {
         let opaque = Data.randomToken(bytes: 32)
         guard context.googleCompatible else { return opaque }
-        let record = ReadableRefreshToken(marker: ReadableRefreshTokenMarker.doNotModify.rawValue, localId: user.localId, provider: provider.rawValue,
-                                          projectId: user.realm.project, tenantId: user.realm.tenant, token: opaque)
+        let record = ReadableRefreshToken(
+            marker: ReadableRefreshTokenMarker.doNotModify.rawValue, localId: user.localId,
+            provider: provider.rawValue,
+            projectId: user.realm.project, tenantId: user.realm.tenant, token: opaque)
         return (try? JSONEncoder().encode(record))?.base64EncodedString() ?? opaque
     }
 
     /// A pending credential for `user`, who passed `provider` and has a
     /// second factor: it lasts ``SecondFactorRules/challengeLifetime``.
-    static func pendingCredential(_ state: inout EmulatorState, for user: EmulatedUser, provider: ProviderID, _ context: RuleContext) -> String {
+    static func pendingCredential(
+        _ state: inout EmulatorState, for user: EmulatedUser, provider: ProviderID, _ context: RuleContext
+    ) -> String {
         let credential = Data.randomToken(bytes: 32)
         state.sessions.pendingCredentials[credential] = PendingCredential(
             uid: user.localId, realm: user.realm, provider: provider,
@@ -60,14 +71,22 @@ enum SessionRules {
     /// exist, be enabled, and not have had their sessions revoked since.
     /// A deleted user's token is `USER_NOT_FOUND`, as production documents;
     /// `googleCompatible` answers `INVALID_REFRESH_TOKEN`, as Google's emulator.
-    static func refresh(_ state: EmulatorState, token: String, googleCompatible: Bool = false) throws -> SessionGrant {
+    static func refresh(_ state: EmulatorState, token: String, googleCompatible: Bool = false) throws
+        -> SessionGrant
+    {
         guard let record = state.sessions.refreshTokens[token] else { throw APIServerError.invalidRefreshToken }
-        if googleCompatible, state.user(record.uid, in: record.realm) == nil { throw APIServerError.invalidRefreshToken }
+        if googleCompatible, state.user(record.uid, in: record.realm) == nil {
+            throw APIServerError.invalidRefreshToken
+        }
         let user = try AccountRules.activeUser(state, record.uid, in: record.realm)
-        guard user.tokenGeneration == record.generation else { throw APIServerError.tokenExpired("the session was revoked") }
-        return SessionGrant(uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
-                            displayName: user.displayName, facts: record.session, refreshToken: token, customAttributes: user.customAttributes,
-                            phoneNumber: user.phoneNumber, linkedProviders: user.linkedProviders, photoUrl: user.photoUrl)
+        guard user.tokenGeneration == record.generation else {
+            throw APIServerError.tokenExpired("the session was revoked")
+        }
+        return SessionGrant(
+            uid: user.localId, realm: user.realm, email: user.email, emailVerified: user.emailVerified,
+            displayName: user.displayName, facts: record.session, refreshToken: token,
+            customAttributes: user.customAttributes,
+            phoneNumber: user.phoneNumber, linkedProviders: user.linkedProviders, photoUrl: user.photoUrl)
     }
 
     /// Ends every session of `user` from now on: refresh tokens of earlier
@@ -127,9 +146,13 @@ enum SessionRules {
 
     /// How many of each kind of short-lived state there is (for tests and the soak).
     static func counts(_ state: EmulatorState) -> [String: Int] {
-        ["enrollmentSessions": state.sessions.enrollmentSessions.count, "pendingCredentials": state.sessions.pendingCredentials.count,
-         "phoneVerifications": state.outOfBand.phoneVerifications.count, "refreshTokens": state.sessions.refreshTokens.count,
-         "oobCodes": state.outOfBand.oobCodes.count, "passkeyChallenges": state.sessions.passkeyChallenges.count]
+        [
+            "enrollmentSessions": state.sessions.enrollmentSessions.count,
+            "pendingCredentials": state.sessions.pendingCredentials.count,
+            "phoneVerifications": state.outOfBand.phoneVerifications.count,
+            "refreshTokens": state.sessions.refreshTokens.count,
+            "oobCodes": state.outOfBand.oobCodes.count, "passkeyChallenges": state.sessions.passkeyChallenges.count,
+        ]
     }
 }
 

@@ -19,21 +19,28 @@ enum TenantRules {
     /// (`INSUFFICIENT_PERMISSION`), a tenant named twice only if alike
     /// (`TENANT_ID_MISMATCH`, the ID token's tenant included), then the
     /// tenant's existence (`TENANT_NOT_FOUND`).
-    static func requestRealm(_ state: EmulatorState, project: String?, tenant: String?, tokenTenant: String?, isAdmin: Bool,
-                             _ context: RuleContext) throws -> Realm {
+    static func requestRealm(
+        _ state: EmulatorState, project: String?, tenant: String?, tokenTenant: String?, isAdmin: Bool,
+        _ context: RuleContext
+    ) throws -> Realm {
         if let project, !project.isEmpty, !isAdmin {
-            throw APIServerError.insufficientPermission("Only authenticated requests can specify target_project_id.")
+            throw APIServerError.insufficientPermission(
+                "Only authenticated requests can specify target_project_id.")
         }
         let named = tenant?.isEmpty == false ? tenant : nil
         if let named, let tokenTenant, named != tokenTenant { throw APIServerError.tenantIdMismatch }
-        return try adminRealm(state, project: project?.isEmpty == false ? project! : context.defaultProject, tenant: named ?? tokenTenant)
+        return try adminRealm(
+            state, project: project?.isEmpty == false ? project! : context.defaultProject,
+            tenant: named ?? tokenTenant)
     }
 
     /// The realm of an admin call: a project, or one of its tenants (which must exist).
     static func adminRealm(_ state: EmulatorState, project: String, tenant: String?) throws -> Realm {
         guard let tenant, !tenant.isEmpty else { return Realm(project: project, tenant: nil) }
         let realm = Realm(project: project, tenant: tenant)
-        guard state.exists(realm) else { throw APIServerError.tenantNotFound("no tenant '\(tenant)' in project \(project)") }
+        guard state.exists(realm) else {
+            throw APIServerError.tenantNotFound("no tenant '\(tenant)' in project \(project)")
+        }
         return realm
     }
 
@@ -59,7 +66,8 @@ enum TenantRules {
     /// does (production: set the config to enable them).
     static func allowsSMSFactors(_ state: EmulatorState, in realm: Realm) -> Bool {
         guard let config = mfaConfig(state, of: realm) else { return realm.tenant == nil }
-        return [MfaState.enabled, .mandatory].contains(config.state ?? .enabled) && config.enabledProviders?.contains(.phoneSms) == true
+        return [MfaState.enabled, .mandatory].contains(config.state ?? .enabled)
+            && config.enabledProviders?.contains(.phoneSms) == true
     }
 
     /// The switches a realm has (a project allows everything; a tenant what
@@ -73,8 +81,10 @@ enum TenantRules {
 
     static func switches(_ state: EmulatorState, of realm: Realm) -> Switches {
         guard let config = tenantConfig(state, of: realm) else { return Switches() }
-        return Switches(disableAuth: config.disableAuth ?? false, allowPasswordSignup: config.allowPasswordSignup ?? false,
-                        enableAnonymousUser: config.enableAnonymousUser ?? false, enableEmailLinkSignin: config.enableEmailLinkSignin ?? false)
+        return Switches(
+            disableAuth: config.disableAuth ?? false, allowPasswordSignup: config.allowPasswordSignup ?? false,
+            enableAnonymousUser: config.enableAnonymousUser ?? false,
+            enableEmailLinkSignin: config.enableEmailLinkSignin ?? false)
     }
 
     /// The settings of a realm's tenant, if it is one.
@@ -90,17 +100,21 @@ enum TenantRules {
     /// Refuses SMS multi-factor calls where SMS factors are off
     /// (`OPERATION_NOT_ALLOWED : SMS based MFA not enabled.`).
     static func checkSMSFactorsEnabled(_ state: EmulatorState, _ realm: Realm) throws {
-        guard allowsSMSFactors(state, in: realm) else { throw APIServerError.operationNotAllowed("SMS based MFA not enabled.") }
+        guard allowsSMSFactors(state, in: realm) else {
+            throw APIServerError.operationNotAllowed("SMS based MFA not enabled.")
+        }
     }
 
     // MARK: Tenants
 
     /// Creates a tenant with an id made from its display name.
     static func createTenant(_ state: inout EmulatorState, project: String, _ tenant: Tenant) -> Tenant {
-        let base = (tenant.displayName ?? "tenant").lowercased().filter { $0.isLetter || $0.isNumber || $0 == "-" }.prefix(20)
+        let base = (tenant.displayName ?? "tenant").lowercased().filter { $0.isLetter || $0.isNumber || $0 == "-" }
+            .prefix(20)
         var id: String
         repeat {
-            id = "\(base.isEmpty ? "tenant" : String(base))-\(Data.randomToken(bytes: 4).lowercased().filter { $0.isLetter || $0.isNumber }.prefix(5))"
+            id =
+                "\(base.isEmpty ? "tenant" : String(base))-\(Data.randomToken(bytes: 4).lowercased().filter { $0.isLetter || $0.isNumber }.prefix(5))"
         } while state.projects[project]?.tenants[id] != nil
         var stored = withDefaults(tenant)
         stored.name = "projects/\(project)/tenants/\(id)"
@@ -127,12 +141,17 @@ enum TenantRules {
     /// The tenant `id`, made on its first read in Google-compatible mode
     /// with Google's emulator's defaults (every sign-in method and SMS
     /// second factors on), as its suites expect.
-    static func tenantMadeOnFirstRead(_ state: inout EmulatorState, project: String, id: String, _ context: RuleContext) throws -> Tenant {
+    static func tenantMadeOnFirstRead(
+        _ state: inout EmulatorState, project: String, id: String, _ context: RuleContext
+    ) throws -> Tenant {
         if context.googleCompatible, state.projects[project]?.tenants[id] == nil {
-            guard InputRules.isValidTenantID(id) else { throw APIServerError.invalidArgument("a tenant id must be 1 to 63 letters, digits or hyphens") }
-            let made = Tenant(name: "projects/\(project)/tenants/\(id)", allowPasswordSignup: true, enableEmailLinkSignin: true,
-                              enableAnonymousUser: true, disableAuth: false,
-                              mfaConfig: MultiFactorAuthConfig(state: .enabled, enabledProviders: [.phoneSms]))
+            guard InputRules.isValidTenantID(id) else {
+                throw APIServerError.invalidArgument("a tenant id must be 1 to 63 letters, digits or hyphens")
+            }
+            let made = Tenant(
+                name: "projects/\(project)/tenants/\(id)", allowPasswordSignup: true, enableEmailLinkSignin: true,
+                enableAnonymousUser: true, disableAuth: false,
+                mfaConfig: MultiFactorAuthConfig(state: .enabled, enabledProviders: [.phoneSms]))
             state.projects[project, default: ProjectState()].tenants[id] = TenantState(config: made)
             state.projects[project]?.tenantOrder.append(id)
         }
@@ -142,14 +161,17 @@ enum TenantRules {
     /// The tenant `id` (`TENANT_NOT_FOUND`, 404, for one the project lacks).
     static func tenant(_ state: EmulatorState, project: String, id: String) throws -> Tenant {
         guard let tenant = state.projects[project]?.tenants[id] else {
-            throw APIServerError.tenantNotFound("no tenant '\(id)' in project \(project)").with(status: 404, reason: "notFound")
+            throw APIServerError.tenantNotFound("no tenant '\(id)' in project \(project)").with(
+                status: 404, reason: "notFound")
         }
         return tenant.config
     }
 
     /// One page of a project's tenants in creation order, after the tenant
     /// `after`; the page's last id when more follow.
-    static func listTenants(_ state: EmulatorState, project: String, pageSize: Int, after: String?) -> (tenants: [Tenant], lastID: String?) {
+    static func listTenants(_ state: EmulatorState, project: String, pageSize: Int, after: String?) -> (
+        tenants: [Tenant], lastID: String?
+    ) {
         // In id order; a full page names its last id, as Google's emulator does, even when none follow.
         let order = (state.projects[project]?.tenantOrder ?? []).sorted()
         let ids = order.filter { after == nil || $0 > after! }.prefix(pageSize)
@@ -167,8 +189,10 @@ enum TenantRules {
 
     /// Applies the masked fields of `update` to tenant `id`. Without a mask
     /// every settable field is replaced, as Google documents for tenants.
-    static func updateTenant(_ state: inout EmulatorState, project: String, id: String, mask: String?, _ update: Tenant,
-                             ignoringUnknownPaths: Bool = false) throws -> Tenant {
+    static func updateTenant(
+        _ state: inout EmulatorState, project: String, id: String, mask: String?, _ update: Tenant,
+        ignoringUnknownPaths: Bool = false
+    ) throws -> Tenant {
         try InputRules.checkDisplayName(update.displayName)
         var current = try tenant(state, project: project, id: id)
         typealias Path = Tenant.FieldPath
@@ -181,9 +205,13 @@ enum TenantRules {
             (Path.disableAuth, { $0.disableAuth = update.disableAuth }),
         ]
         var settable = Dictionary(uniqueKeysWithValues: scalarFields.map { ($0.path, [String]()) })
-        settable[Path.mfaConfig] = [MultiFactorAuthConfig.FieldPath.state, MultiFactorAuthConfig.FieldPath.enabledProviders,
-                                    MultiFactorAuthConfig.FieldPath.providerConfigs]
-        let paths = try InputRules.updateMaskPaths(mask, settable: settable, ignoringUnknown: ignoringUnknownPaths) ?? Array(settable.keys)
+        settable[Path.mfaConfig] = [
+            MultiFactorAuthConfig.FieldPath.state, MultiFactorAuthConfig.FieldPath.enabledProviders,
+            MultiFactorAuthConfig.FieldPath.providerConfigs,
+        ]
+        let paths =
+            try InputRules.updateMaskPaths(mask, settable: settable, ignoringUnknown: ignoringUnknownPaths)
+            ?? Array(settable.keys)
         for field in scalarFields where paths.contains(field.path) { field.apply(&current) }
         current.mfaConfig = try merge(current.mfaConfig, update.mfaConfig, paths: paths, prefix: Path.mfaConfig)
         // Without a mask every field is replaced; what the body leaves out takes production's default.
@@ -192,9 +220,10 @@ enum TenantRules {
         return current
     }
 
-
     /// Applies the masked MFA fields of `new` onto `current`.
-    static func merge(_ current: MultiFactorAuthConfig?, _ new: MultiFactorAuthConfig?, paths: [String], prefix: String) throws -> MultiFactorAuthConfig? {
+    static func merge(
+        _ current: MultiFactorAuthConfig?, _ new: MultiFactorAuthConfig?, paths: [String], prefix: String
+    ) throws -> MultiFactorAuthConfig? {
         let relevant = paths.filter { $0 == prefix || $0.hasPrefix(prefix + ".") }
         guard !relevant.isEmpty else { return current }
         try validate(new, field: prefix)
@@ -215,11 +244,16 @@ enum TenantRules {
     /// A multi-factor config as production checks it.
     static func validate(_ config: MultiFactorAuthConfig?, field: String) throws {
         for (index, provider) in (config?.providerConfigs ?? []).enumerated() {
-            if let intervals = provider.totpProviderConfig?.adjacentIntervals, !IdentityPlatformLimits.totpAdjacentIntervals.contains(Int(intervals)) {
-                throw APIServerError.invalidArgument("\(field).providerConfigs[\(index)].totpProviderConfig.adjacentIntervals must be 0 to 10, not \(intervals)")
+            if let intervals = provider.totpProviderConfig?.adjacentIntervals,
+                !IdentityPlatformLimits.totpAdjacentIntervals.contains(Int(intervals))
+            {
+                throw APIServerError.invalidArgument(
+                    "\(field).providerConfigs[\(index)].totpProviderConfig.adjacentIntervals must be 0 to 10, not \(intervals)"
+                )
             }
             if provider.state == .enabled && provider.totpProviderConfig == nil {
-                throw APIServerError.invalidArgument("\(field).providerConfigs[\(index)] is ENABLED without a totpProviderConfig")
+                throw APIServerError.invalidArgument(
+                    "\(field).providerConfigs[\(index)] is ENABLED without a totpProviderConfig")
             }
         }
     }

@@ -31,7 +31,8 @@ enum TriggerAddressRules {
     static func check(_ url: String, field: String, allowLinkLocal: Bool) throws {
         guard !allowLinkLocal, let host = URL(string: url)?.host, isLinkLocalOrMetadata(host: host) else { return }
         throw APIServerError.invalidBlockingFunction(
-            "\(field) points at a link-local or cloud metadata address; start the emulator with --allow-link-local-triggers to allow it")
+            "\(field) points at a link-local or cloud metadata address; start the emulator with --allow-link-local-triggers to allow it"
+        )
     }
 
     /// Whether `host` (a name, an IPv4 address in any form `inet_aton`

@@ -20,7 +20,8 @@ struct AdminAuthorization: Sendable {
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
         let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
-        return token.lowercased() == EmulatorAdminToken.owner.rawValue || token.hasPrefix(Self.googleAccessTokenPrefix) || oauth.isValid(token)
+        return token.lowercased() == EmulatorAdminToken.owner.rawValue
+            || token.hasPrefix(Self.googleAccessTokenPrefix) || oauth.isValid(token)
     }
 
     /// Whether a helper route (`/emulator/…`) may change state without

@@ -21,8 +21,10 @@ struct EmulatorRequestContext: RequestContext {
 struct CredentialsMiddleware: RouterMiddleware {
     let authorization: AdminAuthorization
 
-    func handle(_ request: Request, context: EmulatorRequestContext,
-                next: (Request, EmulatorRequestContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: EmulatorRequestContext,
+        next: (Request, EmulatorRequestContext) async throws -> Response
+    ) async throws -> Response {
         var context = context
         context.isAdmin = authorization.isAdmin(request.headers[.authorization])
         return try await next(request, context)
@@ -32,8 +34,10 @@ struct CredentialsMiddleware: RouterMiddleware {
 /// Answers a request no route matched in the API's error shape (the router
 /// throws Hummingbird's 404, whose body is Hummingbird's own).
 struct UnknownRouteMiddleware: RouterMiddleware {
-    func handle(_ request: Request, context: EmulatorRequestContext,
-                next: (Request, EmulatorRequestContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: EmulatorRequestContext,
+        next: (Request, EmulatorRequestContext) async throws -> Response
+    ) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
@@ -50,11 +54,15 @@ struct UnknownRouteMiddleware: RouterMiddleware {
 struct SingleProjectMiddleware: RouterMiddleware {
     let project: String
 
-    func handle(_ request: Request, context: EmulatorRequestContext,
-                next: (Request, EmulatorRequestContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: EmulatorRequestContext,
+        next: (Request, EmulatorRequestContext) async throws -> Response
+    ) async throws -> Response {
         if let named = Self.project(in: request.uri.path), named != project {
-            return ErrorResponses.render(APIServerError.invalidArgument(
-                "this emulator runs in single project mode for project '\(project)'; the request names '\(LogSafeText.escaping(named, limit: 64))'"))
+            return ErrorResponses.render(
+                APIServerError.invalidArgument(
+                    "this emulator runs in single project mode for project '\(project)'; the request names '\(LogSafeText.escaping(named, limit: 64))'"
+                ))
         }
         return try await next(request, context)
     }
@@ -65,7 +73,9 @@ struct SingleProjectMiddleware: RouterMiddleware {
         guard let index = segments.firstIndex(of: "projects"), index + 1 < segments.count else { return nil }
         // `projects/p:createSessionCookie` names `p`.
         let segment = segments[index + 1]
-        let id = segment.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let id =
+            segment.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+            ?? ""
         return id.isEmpty ? nil : (id.removingPercentEncoding ?? id)
     }
 }

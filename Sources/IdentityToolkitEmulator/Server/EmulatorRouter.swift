@@ -21,11 +21,15 @@ final class EmulatorRouter: APIServerRouteRegistry {
     /// Every route registered, in order (the route fuzz test walks them).
     private(set) var routes: [APIServerRoute] = []
 
-    init(safety: LaptopSafety, pagePaths: Set<String>, authorization: AdminAuthorization,
-         maxBodyBytes: Int, bodyReadTimeout: Duration, logger: Logger, singleProject: String? = nil, refusesNullMembers: Bool = false,
-         faults: FaultInjector = FaultInjector()) {
-        responder = RouteResponder(maxBodyBytes: maxBodyBytes, bodyReadTimeout: bodyReadTimeout, logger: logger,
-                                   refusesNullMembers: refusesNullMembers, faults: faults)
+    init(
+        safety: LaptopSafety, pagePaths: Set<String>, authorization: AdminAuthorization,
+        maxBodyBytes: Int, bodyReadTimeout: Duration, logger: Logger, singleProject: String? = nil,
+        refusesNullMembers: Bool = false,
+        faults: FaultInjector = FaultInjector()
+    ) {
+        responder = RouteResponder(
+            maxBodyBytes: maxBodyBytes, bodyReadTimeout: bodyReadTimeout, logger: logger,
+            refusesNullMembers: refusesNullMembers, faults: faults)
         // Middleware first: Hummingbird wraps the routes added after it.
         router.add(middleware: LaptopSafetyMiddleware(safety: safety, pagePaths: pagePaths))
         router.add(middleware: UnknownRouteMiddleware())
@@ -57,8 +61,10 @@ final class EmulatorRouter: APIServerRouteRegistry {
         for template in templates {
             for method in Self.standardMethods where !(methodsByTemplate[template]?.contains(method) ?? false) {
                 router.on(RouterPath(template), method: method) { request, _ in
-                    ErrorResponses.render(APIServerError.methodNotAllowed(
-                        "\(request.method.rawValue) is not allowed on \(LogSafeText.escaping(request.uri.path))"))
+                    ErrorResponses.render(
+                        APIServerError.methodNotAllowed(
+                            "\(request.method.rawValue) is not allowed on \(LogSafeText.escaping(request.uri.path))"
+                        ))
                 }
             }
         }
@@ -80,16 +86,21 @@ struct RouteResponder: Sendable {
     func respond(to request: Request, context: EmulatorRequestContext, route: APIServerRoute) async -> Response {
         var pathParameters: [String: String] = [:]
         for name in route.pathParameterNames {
-            guard let raw = context.parameters.get(name), let value = APIServerRoute.pathParameterValue(raw[...]) else {
+            guard let raw = context.parameters.get(name), let value = APIServerRoute.pathParameterValue(raw[...])
+            else {
                 return ErrorResponses.render(ErrorResponses.unknownRoute(request))
             }
             pathParameters[name] = value
         }
         // The caller is checked before a byte of the body is read.
         if route.authorization == .bearer && !context.isAdmin
-            && !AdminAuthorization.isHarnessCall(method: request.method, routeTemplate: route.template, headers: request.headers) {
-            return ErrorResponses.render(APIServerError.unauthenticated(
-                "this call needs 'Authorization: Bearer \(EmulatorAdminToken.owner)' or a token from the token endpoint"))
+            && !AdminAuthorization.isHarnessCall(
+                method: request.method, routeTemplate: route.template, headers: request.headers)
+        {
+            return ErrorResponses.render(
+                APIServerError.unauthenticated(
+                    "this call needs 'Authorization: Bearer \(EmulatorAdminToken.owner)' or a token from the token endpoint"
+                ))
         }
         // Hummingbird has percent-decoded the query already: decoding again
         // would turn a literal "%20" into a space.
@@ -98,8 +109,11 @@ struct RouteResponder: Sendable {
             query[String(name)] = String(value)
         }
         // An end-user call names an API key, as production requires (an admin's need not).
-        if route.authorization == .apiKey && !context.isAdmin && !AdminAuthorization.hasAPIKey(query: query, headers: request.headers) {
-            return ErrorResponses.render(APIServerError.permissionDenied("The request is missing a valid API key."), for: route)
+        if route.authorization == .apiKey && !context.isAdmin
+            && !AdminAuthorization.hasAPIKey(query: query, headers: request.headers)
+        {
+            return ErrorResponses.render(
+                APIServerError.permissionDenied("The request is missing a valid API key."), for: route)
         }
         // An injected fault answers in the route's place (or delays it).
         let fault = FaultInjector.isFaultable(template: route.template) ? faults.take(for: route.operationID) : nil
@@ -109,15 +123,19 @@ struct RouteResponder: Sendable {
         case .success(let data): body = data
         case .failure(let error): return ErrorResponses.render(error, for: route)
         }
-        var apiRequest = APIServerRequest(method: request.method, headerFields: request.headers, query: query, body: body,
-                                          pathParameters: pathParameters, operationID: route.operationID,
-                                          acceptsFormBody: route.acceptsFormBody, hasBearerAuthorization: context.isAdmin)
+        var apiRequest = APIServerRequest(
+            method: request.method, headerFields: request.headers, query: query, body: body,
+            pathParameters: pathParameters, operationID: route.operationID,
+            acceptsFormBody: route.acceptsFormBody, hasBearerAuthorization: context.isAdmin)
         apiRequest.refusesNullMembers = refusesNullMembers
         do {
             let response = try await route.handler(apiRequest)
-            var answer = Response(status: HTTPResponse.Status(code: response.status), headers: [.contentType: response.contentType],
-                                  body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
-            if fault?.kind == .malformedCacheControl { answer.headers[.cacheControl] = FaultInjector.malformedCacheControl }
+            var answer = Response(
+                status: HTTPResponse.Status(code: response.status), headers: [.contentType: response.contentType],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+            if fault?.kind == .malformedCacheControl {
+                answer.headers[.cacheControl] = FaultInjector.malformedCacheControl
+            }
             return answer
         } catch let error as APIServerError {
             return ErrorResponses.render(error, for: route)
@@ -139,9 +157,13 @@ struct RouteResponder: Sendable {
             }
             return .success(Data(buffer: buffer))
         } catch is DeadlineExceeded {
-            return .failure(APIServerError.invalidArgument("the request body did not arrive within \(bodyReadTimeout)").with(status: 408, reason: "invalid"))
+            return .failure(
+                APIServerError.invalidArgument("the request body did not arrive within \(bodyReadTimeout)").with(
+                    status: 408, reason: "invalid"))
         } catch {
-            return .failure(APIServerError.invalidArgument("the request body is larger than \(limit) bytes").with(status: 413, reason: "invalid"))
+            return .failure(
+                APIServerError.invalidArgument("the request body is larger than \(limit) bytes").with(
+                    status: 413, reason: "invalid"))
         }
     }
 }

@@ -10,8 +10,9 @@ import NIOCore
 /// body, else Google's API error (requests no route took).
 enum ErrorResponses {
     static func json(status: Int, _ body: Data) -> Response {
-        Response(status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json; charset=utf-8"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        Response(
+            status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     /// An error in the body the route's operation declares.
@@ -47,10 +48,12 @@ enum ErrorResponses {
 /// Google's API error, as every operation of Identity Toolkit declares it.
 extension ErrorResponse: APIServerErrorBody {
     init(serverError error: APIServerError) {
-        self.init(error: ErrorStatus(
-            code: Int32(error.status), message: error.message, status: ErrorResponses.canonicalStatus(error.status),
-            errors: [ErrorDetail(message: error.message, domain: "global", reason: error.reason)]
-        ))
+        self.init(
+            error: ErrorStatus(
+                code: Int32(error.status), message: error.message,
+                status: ErrorResponses.canonicalStatus(error.status),
+                errors: [ErrorDetail(message: error.message, domain: "global", reason: error.reason)]
+            ))
     }
 }
 
@@ -58,7 +61,9 @@ extension ErrorResponse: APIServerErrorBody {
 /// cannot read is `invalid_request`.
 extension OAuthErrorResponse: APIServerErrorBody {
     init(serverError error: APIServerError) {
-        let code = error.shortCode == APIServerError.invalidArgument.shortCode ? APIServerError.invalidRequest.shortCode : error.shortCode
+        let code =
+            error.shortCode == APIServerError.invalidArgument.shortCode
+            ? APIServerError.invalidRequest.shortCode : error.shortCode
         self.init(error: code, errorDescription: error.detail)
     }
 }

@@ -46,32 +46,44 @@ final class FaultInjector: Sendable {
     /// `*`) named once, a known kind, a delay in range where the kind takes
     /// one and none where it does not.
     func replace(with new: [EmulatorFault]) throws {
-        guard new.count <= Self.maximumFaults else { throw APIServerError.invalidArgument("at most \(Self.maximumFaults) faults") }
+        guard new.count <= Self.maximumFaults else {
+            throw APIServerError.invalidArgument("at most \(Self.maximumFaults) faults")
+        }
         let known = operations.current
         var named = Set<String>()
         for fault in new {
             let operation = LogSafeText.escaping(fault.operation, limit: 80)
             guard fault.operation == Self.everyOperation || known.contains(fault.operation) else {
-                throw APIServerError.invalidArgument("no operation '\(operation)' to fault (an operation id of the emulated APIs, or '*')")
+                throw APIServerError.invalidArgument(
+                    "no operation '\(operation)' to fault (an operation id of the emulated APIs, or '*')")
             }
-            guard named.insert(fault.operation).inserted else { throw APIServerError.invalidArgument("'\(operation)' has two faults") }
+            guard named.insert(fault.operation).inserted else {
+                throw APIServerError.invalidArgument("'\(operation)' has two faults")
+            }
             guard EmulatorFaultKind.allKnownValues.contains(fault.kind) else {
-                throw APIServerError.invalidArgument("unknown fault kind '\(LogSafeText.escaping(fault.kind.rawValue, limit: 40))'")
+                throw APIServerError.invalidArgument(
+                    "unknown fault kind '\(LogSafeText.escaping(fault.kind.rawValue, limit: 40))'")
             }
             switch fault.kind {
             case .latency:
                 guard let delay = fault.delayMillis, Self.latencyRange.contains(delay) else {
-                    throw APIServerError.invalidArgument("latency needs delayMillis from \(Self.latencyRange.lowerBound) to \(Self.latencyRange.upperBound)")
+                    throw APIServerError.invalidArgument(
+                        "latency needs delayMillis from \(Self.latencyRange.lowerBound) to \(Self.latencyRange.upperBound)"
+                    )
                 }
             case .hang:
                 if let delay = fault.delayMillis, !Self.hangRange.contains(delay) {
-                    throw APIServerError.invalidArgument("hang's delayMillis is from \(Self.hangRange.lowerBound) to \(Self.hangRange.upperBound)")
+                    throw APIServerError.invalidArgument(
+                        "hang's delayMillis is from \(Self.hangRange.lowerBound) to \(Self.hangRange.upperBound)")
                 }
             default:
-                guard fault.delayMillis == nil else { throw APIServerError.invalidArgument("\(fault.kind.rawValue) takes no delayMillis") }
+                guard fault.delayMillis == nil else {
+                    throw APIServerError.invalidArgument("\(fault.kind.rawValue) takes no delayMillis")
+                }
             }
             if let remaining = fault.remaining, !Self.remainingRange.contains(remaining) {
-                throw APIServerError.invalidArgument("remaining is from \(Self.remainingRange.lowerBound) to \(Self.remainingRange.upperBound)")
+                throw APIServerError.invalidArgument(
+                    "remaining is from \(Self.remainingRange.lowerBound) to \(Self.remainingRange.upperBound)")
             }
         }
         faults.withLock { $0 = new }
@@ -86,7 +98,9 @@ final class FaultInjector: Sendable {
     /// of its `remaining` spent; a fault whose count is spent is removed.
     func take(for operationID: String) -> EmulatorFault? {
         faults.withLock { faults in
-            guard let index = faults.firstIndex(where: { $0.operation == operationID }) ?? faults.firstIndex(where: { $0.operation == Self.everyOperation })
+            guard
+                let index = faults.firstIndex(where: { $0.operation == operationID })
+                    ?? faults.firstIndex(where: { $0.operation == Self.everyOperation })
             else { return nil }
             let fault = faults[index]
             if let remaining = fault.remaining {
@@ -104,18 +118,24 @@ final class FaultInjector: Sendable {
             try? await Task.sleep(for: .milliseconds(Int64(fault.delayMillis ?? 0)))
             return nil
         case .quotaExceeded:
-            return ErrorResponses.render(APIServerError.quotaExceeded("the emulator's fault for this operation").with(status: 429, reason: "rateLimitExceeded"),
-                                         for: route)
+            return ErrorResponses.render(
+                APIServerError.quotaExceeded("the emulator's fault for this operation").with(
+                    status: 429, reason: "rateLimitExceeded"),
+                for: route)
         case .unavailable:
-            return ErrorResponses.render(APIServerError.unavailable("the emulator's fault for this operation"), for: route)
+            return ErrorResponses.render(
+                APIServerError.unavailable("the emulator's fault for this operation"), for: route)
         case .hang:
             try? await Task.sleep(for: .milliseconds(Int64(fault.delayMillis ?? hangRange.upperBound)))
-            return ErrorResponses.render(APIServerError.unavailable("the emulator's fault for this operation: no answer until now"), for: route)
+            return ErrorResponses.render(
+                APIServerError.unavailable("the emulator's fault for this operation: no answer until now"),
+                for: route)
         case .dropConnection:
             // Headers promise a body that never comes: the writer throws, and
             // the server closes the connection mid-answer.
-            return Response(status: .ok, headers: [.contentType: "application/json"],
-                            body: ResponseBody(contentLength: 64) { _ in throw DroppedByFault() })
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(contentLength: 64) { _ in throw DroppedByFault() })
         default:
             // malformedCacheControl: the route answers; the header is changed after.
             return nil

@@ -35,7 +35,8 @@ struct LaptopSafety: Sendable {
     static let methods = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
     /// The request headers the API reads (and the Firebase JS SDK sends);
     /// a preflight is granted these, never whatever it asks for.
-    static let requestHeaders = "Authorization, Content-Type, X-Client-Version, X-Firebase-Client, X-Firebase-GMPID, X-Firebase-Locale, X-Firebase-AppCheck"
+    static let requestHeaders =
+        "Authorization, Content-Type, X-Client-Version, X-Firebase-Client, X-Firebase-GMPID, X-Firebase-Locale, X-Firebase-AppCheck"
 
     /// The configured bind address (a request may name it).
     let configuredHost: String
@@ -82,18 +83,24 @@ struct LaptopSafety: Sendable {
     func allowsOrigin(_ origin: String) -> Bool {
         let origin = origin.lowercased()
         if allowedOrigins.contains("*") || allowedOrigins.contains(origin) { return true }
-        guard let components = URLComponents(string: origin), let scheme = components.scheme, scheme == "http" || scheme == "https",
-              let host = components.host else { return false }
+        guard let components = URLComponents(string: origin), let scheme = components.scheme,
+            scheme == "http" || scheme == "https",
+            let host = components.host
+        else { return false }
         return Self.isLoopback(host: host)
     }
 
     /// The refusal of a request this policy does not take, or nil to serve it.
     func refusal(of request: Request) -> APIServerError? {
         guard acceptsHost(request.head.authority) else {
-            return .permissionDenied("the emulator answers requests to loopback names only (DNS-rebinding protection); give --allow-host NAME to add one")
+            return .permissionDenied(
+                "the emulator answers requests to loopback names only (DNS-rebinding protection); give --allow-host NAME to add one"
+            )
         }
         if let origin = request.headers[Self.origin], !allowsOrigin(origin) {
-            return .permissionDenied("requests from the origin \(LogSafeText.escaping(origin, limit: 80)) are refused; give --allow-origin ORIGIN to allow it")
+            return .permissionDenied(
+                "requests from the origin \(LogSafeText.escaping(origin, limit: 80)) are refused; give --allow-origin ORIGIN to allow it"
+            )
         }
         return nil
     }
@@ -104,23 +111,32 @@ struct LaptopSafety: Sendable {
 
     /// 204 with the methods and headers the API uses, for an allowed origin.
     func preflightResponse(to request: Request) -> Response {
-        var response = Response(status: .noContent, headers: [Self.allowMethods: Self.methods, Self.allowHeaders: Self.requestHeaders, Self.maxAge: "86400"])
+        var response = Response(
+            status: .noContent,
+            headers: [
+                Self.allowMethods: Self.methods, Self.allowHeaders: Self.requestHeaders, Self.maxAge: "86400",
+            ])
         decorate(&response, for: request)
         return response
     }
 
     /// Whether `origin` is the emulator's own, as the request's `Host` names it.
     static func isSameOrigin(_ origin: String, host: String?) -> Bool {
-        guard let host, !host.isEmpty, let components = URLComponents(string: origin), components.scheme?.lowercased() == "http",
-              let originHost = components.host else { return false }
+        guard let host, !host.isEmpty, let components = URLComponents(string: origin),
+            components.scheme?.lowercased() == "http",
+            let originHost = components.host
+        else { return false }
         let authority = components.port.map { "\(originHost):\($0)" } ?? originHost
-        return authority.lowercased() == host.lowercased() || "[\(originHost)]:\(components.port ?? 80)".lowercased() == host.lowercased()
+        return authority.lowercased() == host.lowercased()
+            || "[\(originHost)]:\(components.port ?? 80)".lowercased() == host.lowercased()
     }
 
     /// The refusal of a page request from a browser at another origin
     /// (a form posted from elsewhere), or nil.
     func pageRefusal(of request: Request) -> APIServerError? {
-        guard request.method != .get, request.method != .head, let origin = request.headers[Self.origin] else { return nil }
+        guard request.method != .get, request.method != .head, let origin = request.headers[Self.origin] else {
+            return nil
+        }
         guard Self.isSameOrigin(origin, host: request.head.authority) else {
             return .permissionDenied("the emulator's page takes forms from its own origin only")
         }
@@ -132,7 +148,8 @@ struct LaptopSafety: Sendable {
         response.headers[HTTPField.Name("Content-Security-Policy")!] =
             "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
-        response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"  // no-referrer would make browsers send Origin: null with forms
+        // no-referrer would make browsers send Origin: null with forms
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         response.headers[.cacheControl] = "no-store"
     }
@@ -154,8 +171,10 @@ struct LaptopSafetyMiddleware: RouterMiddleware {
     /// The paths of pages for people.
     let pagePaths: Set<String>
 
-    func handle(_ request: Request, context: EmulatorRequestContext,
-                next: (Request, EmulatorRequestContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: EmulatorRequestContext,
+        next: (Request, EmulatorRequestContext) async throws -> Response
+    ) async throws -> Response {
         if let refusal = safety.refusal(of: request) { return ErrorResponses.render(refusal) }
         guard pagePaths.contains(request.uri.path) else {
             if LaptopSafety.isPreflight(request) { return safety.preflightResponse(to: request) }
@@ -168,7 +187,8 @@ struct LaptopSafetyMiddleware: RouterMiddleware {
             response = ErrorResponses.render(refusal)
         } else if LaptopSafety.isPreflight(request) {
             // No CORS grant: a page is read by its own origin only.
-            response = ErrorResponses.render(APIServerError.permissionDenied("the emulator's pages are not for other origins"))
+            response = ErrorResponses.render(
+                APIServerError.permissionDenied("the emulator's pages are not for other origins"))
         } else {
             response = try await next(request, context)
         }

@@ -35,7 +35,9 @@ enum EmulatorExport {
     static let formatVersion = "swift-identity-mfa-2"
 
     /// The accounts file of `tenant` (nil: the project's own).
-    static func accountsFile(tenant: String?) -> String { tenant.map { "\(accountsMarker)-\($0).json" } ?? "\(accountsMarker).json" }
+    static func accountsFile(tenant: String?) -> String {
+        tenant.map { "\(accountsMarker)-\($0).json" } ?? "\(accountsMarker).json"
+    }
 
     /// The tenant an accounts file is for (nil: the project's own), or
     /// nil twice for a file that is not one.
@@ -56,10 +58,14 @@ enum EmulatorExport {
     // MARK: Writing
 
     /// The files of `project`'s state, by path relative to the folder.
-    static func files(of state: EmulatorState, project: String, _ context: RuleContext) throws -> [(path: String, contents: Data)] {
+    static func files(of state: EmulatorState, project: String, _ context: RuleContext) throws -> [(
+        path: String, contents: Data
+    )] {
         let projectState = state.projects[project] ?? ProjectState()
         var extras = ExportExtras(mfa: projectState.mfa, tenants: [], passwordHashes: [], totpSecrets: [])
-        var files: [(String, Data)] = [("\(authFolder)/\(configFile)", try encoder.encode(projectConfig(state, project: project, context)))]
+        var files: [(String, Data)] = [
+            ("\(authFolder)/\(configFile)", try encoder.encode(projectConfig(state, project: project, context)))
+        ]
         for tenant in [nil] + projectState.tenantOrder.map(Optional.some) {
             if let tenant, let config = projectState.tenants[tenant]?.config { extras.tenants?.append(config) }
             let users = state.accounts(in: Realm(project: project, tenant: tenant)).sortedByID
@@ -69,25 +75,32 @@ enum EmulatorExport {
                 }
                 for factor in user.enrollments {
                     guard case .totp(let secret, _) = factor.kind else { continue }
-                    extras.totpSecrets?.append(ExportedTOTPSecret(localId: user.localId, tenantId: tenant, mfaEnrollmentId: factor.id,
-                                                                  sharedSecretKey: Base32.encode(secret)))
+                    extras.totpSecrets?.append(
+                        ExportedTOTPSecret(
+                            localId: user.localId, tenantId: tenant, mfaEnrollmentId: factor.id,
+                            sharedSecretKey: Base32.encode(secret)))
                 }
             }
-            let body = DownloadAccountResponse(users: users.isEmpty ? nil : users.map { AccountViews.userInfo($0, detail: .download) },
-                                               kind: ResponseKind.downloadAccount.rawValue)
+            let body = DownloadAccountResponse(
+                users: users.isEmpty ? nil : users.map { AccountViews.userInfo($0, detail: .download) },
+                kind: ResponseKind.downloadAccount.rawValue)
             files.append(("\(authFolder)/\(accountsFile(tenant: tenant))", try encoder.encode(body)))
         }
         files.append(("\(authFolder)/\(extrasFile)", try encoder.encode(extras)))
-        let metadata = ExportMetadata(version: formatVersion, auth: ExportAuthMetadata(version: formatVersion, path: authFolder))
+        let metadata = ExportMetadata(
+            version: formatVersion, auth: ExportAuthMetadata(version: formatVersion, path: authFolder))
         files.append((metadataFile, try encoder.encode(metadata)))
         return files
     }
 
     /// The project's settings as `GET /emulator/v1/projects/{p}/config` shows them.
-    static func projectConfig(_ state: EmulatorState, project: String, _ context: RuleContext) -> EmulatorProjectConfig {
+    static func projectConfig(_ state: EmulatorState, project: String, _ context: RuleContext)
+        -> EmulatorProjectConfig
+    {
         EmulatorProjectConfig(
             signIn: SignInConfig(allowDuplicateEmails: state.projects[project]?.allowDuplicateEmails ?? false),
-            emailPrivacyConfig: EmailPrivacyConfig(enableImprovedEmailPrivacy: state.improvedEmailPrivacy(of: project, context)))
+            emailPrivacyConfig: EmailPrivacyConfig(
+                enableImprovedEmailPrivacy: state.improvedEmailPrivacy(of: project, context)))
     }
 
     /// Writes `files` to `directory`, replacing it whole: into a new folder
@@ -105,9 +118,13 @@ enum EmulatorExport {
         do {
             for file in files {
                 let url = staging.appendingPathComponent(file.path)
-                try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                            attributes: [.posixPermissions: 0o700])
-                guard manager.createFile(atPath: url.path, contents: file.contents, attributes: [.posixPermissions: 0o600]) else {
+                try manager.createDirectory(
+                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
+                guard
+                    manager.createFile(
+                        atPath: url.path, contents: file.contents, attributes: [.posixPermissions: 0o600])
+                else {
                     throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
                 }
             }

@@ -27,17 +27,23 @@ extension EmulatorExport {
         }
         let metadata: ExportMetadata = try decode(directory.appendingPathComponent(metadataFile))
         guard let auth = metadata.auth else {
-            throw EmulatorImportError(file: metadataFile, field: "auth", reason: "is missing: the export holds no Auth emulator data")
+            throw EmulatorImportError(
+                file: metadataFile, field: "auth", reason: "is missing: the export holds no Auth emulator data")
         }
         guard !auth.path.isEmpty, !auth.path.hasPrefix("/"), !auth.path.split(separator: "/").contains("..") else {
-            throw EmulatorImportError(file: metadataFile, field: "auth.path", reason: "must be a folder inside the export")
+            throw EmulatorImportError(
+                file: metadataFile, field: "auth.path", reason: "must be a folder inside the export")
         }
         let authDirectory = directory.appendingPathComponent(auth.path)
         var contents = Contents()
         let configURL = authDirectory.appendingPathComponent(configFile)
-        if manager.fileExists(atPath: configURL.path) { contents.config = try decode(configURL, named: "\(auth.path)/\(configFile)") }
+        if manager.fileExists(atPath: configURL.path) {
+            contents.config = try decode(configURL, named: "\(auth.path)/\(configFile)")
+        }
         let extrasURL = authDirectory.appendingPathComponent(extrasFile)
-        if manager.fileExists(atPath: extrasURL.path) { contents.extras = try decode(extrasURL, named: "\(auth.path)/\(extrasFile)") }
+        if manager.fileExists(atPath: extrasURL.path) {
+            contents.extras = try decode(extrasURL, named: "\(auth.path)/\(extrasFile)")
+        }
         let names: [String]
         do {
             names = try manager.contentsOfDirectory(atPath: authDirectory.path).sorted()
@@ -54,13 +60,16 @@ extension EmulatorExport {
             for user in inline.users ?? [] {
                 guard let uid = user.localId else { continue }
                 for factor in user.mfaInfo ?? [] {
-                    guard let id = factor.mfaEnrollmentId, let secret = factor.totpInfo?.sharedSecretKey else { continue }
+                    guard let id = factor.mfaEnrollmentId, let secret = factor.totpInfo?.sharedSecretKey else {
+                        continue
+                    }
                     contents.totpSecrets[tenant, default: [:]][uid, default: [:]][id] = secret
                 }
             }
         }
         for record in contents.extras?.totpSecrets ?? [] {
-            contents.totpSecrets[record.tenantId, default: [:]][record.localId, default: [:]][record.mfaEnrollmentId] = record.sharedSecretKey
+            contents.totpSecrets[record.tenantId, default: [:]][record.localId, default: [:]][
+                record.mfaEnrollmentId] = record.sharedSecretKey
         }
         return contents
     }
@@ -69,8 +78,10 @@ extension EmulatorExport {
     /// tenant named only by its accounts file is created), then each
     /// accounts file through the import rule; a user it refuses fails the
     /// whole import, naming the file and the user.
-    static func load(_ contents: Contents, into state: inout EmulatorState, project: String,
-                     _ context: RuleContext) throws(EmulatorImportError) {
+    static func load(
+        _ contents: Contents, into state: inout EmulatorState, project: String,
+        _ context: RuleContext
+    ) throws(EmulatorImportError) {
         var projectState = state.projects[project] ?? ProjectState()
         if let config = contents.config {
             projectState.allowDuplicateEmails = config.signIn?.allowDuplicateEmails ?? false
@@ -81,7 +92,9 @@ extension EmulatorExport {
             projectState.mfa = extras.mfa
             for (index, tenant) in (extras.tenants ?? []).enumerated() {
                 guard let id = tenant.name?.split(separator: "/").last.map(String.init), !id.isEmpty else {
-                    throw EmulatorImportError(file: "\(authFolder)/\(extrasFile)", field: "tenants[\(index)].name", reason: "does not name a tenant")
+                    throw EmulatorImportError(
+                        file: "\(authFolder)/\(extrasFile)", field: "tenants[\(index)].name",
+                        reason: "does not name a tenant")
                 }
                 if projectState.tenants[id] == nil { projectState.tenantOrder.append(id) }
                 projectState.tenants[id] = TenantState(config: tenant)
@@ -89,10 +102,12 @@ extension EmulatorExport {
             for (index, record) in (extras.passwordHashes ?? []).enumerated() {
                 do {
                     guard let (algorithm, parameters) = try PasswordRules.parameters(of: record) else { continue }
-                    hashing[record.tenantId, default: [:]][record.localId] = ImportedPasswordHash(hash: Data(), salt: Data(), algorithm: algorithm,
-                                                                                                  parameters: parameters)
+                    hashing[record.tenantId, default: [:]][record.localId] = ImportedPasswordHash(
+                        hash: Data(), salt: Data(), algorithm: algorithm,
+                        parameters: parameters)
                 } catch {
-                    throw EmulatorImportError(file: "\(authFolder)/\(extrasFile)", field: "passwordHashes[\(index)]", reason: "\(error)")
+                    throw EmulatorImportError(
+                        file: "\(authFolder)/\(extrasFile)", field: "passwordHashes[\(index)]", reason: "\(error)")
                 }
             }
         }
@@ -100,9 +115,12 @@ extension EmulatorExport {
             if let tenant = file.tenant, projectState.tenants[tenant] == nil {
                 projectState.tenantOrder.append(tenant)
                 // Named only by its file: Google's emulator's implicit tenant, everything enabled.
-                projectState.tenants[tenant] = TenantState(config: Tenant(
-                    name: "projects/\(project)/tenants/\(tenant)", allowPasswordSignup: true, enableEmailLinkSignin: true,
-                    enableAnonymousUser: true, disableAuth: false, mfaConfig: MultiFactorAuthConfig(state: .enabled, enabledProviders: [.phoneSms])))
+                projectState.tenants[tenant] = TenantState(
+                    config: Tenant(
+                        name: "projects/\(project)/tenants/\(tenant)", allowPasswordSignup: true,
+                        enableEmailLinkSignin: true,
+                        enableAnonymousUser: true, disableAuth: false,
+                        mfaConfig: MultiFactorAuthConfig(state: .enabled, enabledProviders: [.phoneSms])))
             }
         }
         state.projects[project] = projectState
@@ -113,12 +131,15 @@ extension EmulatorExport {
             options.exportedTOTPSecrets = contents.totpSecrets[file.tenant] ?? [:]
             let refusals: [ImportRules.Refusal]
             do {
-                refusals = try ImportRules.importUsers(&state, realm: Realm(project: project, tenant: file.tenant), users: file.users, options, context)
+                refusals = try ImportRules.importUsers(
+                    &state, realm: Realm(project: project, tenant: file.tenant), users: file.users, options, context
+                )
             } catch {
                 throw EmulatorImportError(file: "\(authFolder)/\(file.file)", field: "users", reason: "\(error)")
             }
             if let first = refusals.first {
-                throw EmulatorImportError(file: "\(authFolder)/\(file.file)", field: "users[\(first.index)]", reason: first.message)
+                throw EmulatorImportError(
+                    file: "\(authFolder)/\(file.file)", field: "users[\(first.index)]", reason: first.message)
             }
         }
     }

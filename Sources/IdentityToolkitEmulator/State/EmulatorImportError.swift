@@ -24,13 +24,19 @@ public struct EmulatorImportError: Error, Sendable, Hashable, CustomStringConver
             guard !codingPath.isEmpty else { return nil }
             var text = ""
             for key in codingPath {
-                if let index = key.intValue { text += "[\(index)]" } else { text += text.isEmpty ? key.stringValue : ".\(key.stringValue)" }
+                if let index = key.intValue {
+                    text += "[\(index)]"
+                } else {
+                    text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+                }
             }
             return text
         }
         switch error {
         case .dataCorrupted(let context):
-            self.init(file: file, field: path(context.codingPath), reason: context.codingPath.isEmpty ? "is not valid JSON" : "has a value of the wrong form")
+            self.init(
+                file: file, field: path(context.codingPath),
+                reason: context.codingPath.isEmpty ? "is not valid JSON" : "has a value of the wrong form")
         case .keyNotFound(let key, let context):
             self.init(file: file, field: path(context.codingPath + [key]), reason: "is missing")
         case .typeMismatch(let type, let context):

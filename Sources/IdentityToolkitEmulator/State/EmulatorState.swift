@@ -70,19 +70,25 @@ struct AccountTable: Codable, Sendable {
     func user(email: String) -> EmulatedUser? { byEmail[InputRules.emailKey(email)]?.first.flatMap { byID[$0] } }
 
     /// Every account whose address is `email`.
-    func users(email: String) -> [EmulatedUser] { (byEmail[InputRules.emailKey(email)] ?? []).compactMap { byID[$0] } }
+    func users(email: String) -> [EmulatedUser] {
+        (byEmail[InputRules.emailKey(email)] ?? []).compactMap { byID[$0] }
+    }
 
     /// The account (of the lowest uid) that a linked provider's address
     /// `email` belongs to. Not indexed: only `createAuthUri` asks, after
     /// the address index found nothing.
     func user(providerEmail email: String) -> EmulatedUser? {
         let key = InputRules.emailKey(email)
-        return byID.values.filter { user in user.linkedProviders.contains { $0.email.map(InputRules.emailKey) == key } }
-            .min { $0.localId < $1.localId }
+        return byID.values.filter { user in
+            user.linkedProviders.contains { $0.email.map(InputRules.emailKey) == key }
+        }
+        .min { $0.localId < $1.localId }
     }
 
     /// The account holding the passkey `credentialID`.
-    func user(passkeyCredentialID credentialID: String) -> EmulatedUser? { byPasskey[credentialID].flatMap { byID[$0] } }
+    func user(passkeyCredentialID credentialID: String) -> EmulatedUser? {
+        byPasskey[credentialID].flatMap { byID[$0] }
+    }
 
     /// Every account, in uid order.
     var sortedByID: [EmulatedUser] { byID.values.sorted { $0.localId < $1.localId } }

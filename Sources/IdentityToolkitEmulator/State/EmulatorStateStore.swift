@@ -6,7 +6,8 @@ protocol EmulatorStateStore: Sendable {
     /// Runs `body` on the state, exclusively: no other call reads or changes
     /// it meanwhile. What `body` changes is kept even when it throws after
     /// changing it (a wrong code still counts as an attempt).
-    func withState<Result: Sendable>(_ body: @Sendable (inout EmulatorState) throws -> Result) async throws -> Result
+    func withState<Result: Sendable>(_ body: @Sendable (inout EmulatorState) throws -> Result) async throws
+        -> Result
 }
 
 /// The state in this process's memory: an actor whose one method runs each

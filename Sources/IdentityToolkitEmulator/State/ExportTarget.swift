@@ -26,7 +26,9 @@ enum ExportTarget {
         var isDirectory: ObjCBool = false
         guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
         guard isDirectory.boolValue else {
-            throw EmulatorExportError("cannot export to \(path): it is a file, not a folder; name a missing or empty folder, or a previous export")
+            throw EmulatorExportError(
+                "cannot export to \(path): it is a file, not a folder; name a missing or empty folder, or a previous export"
+            )
         }
         let entries: [String]
         do {
@@ -38,10 +40,14 @@ enum ExportTarget {
         let foreign = foreignEntries(of: directory, entries)
         guard foreign.isEmpty else {
             let shown = foreign.prefix(5).joined(separator: ", ") + (foreign.count > 5 ? ", …" : "")
-            throw EmulatorExportError("cannot export to \(path): it holds files an export does not write (\(shown)); name a missing or empty folder, or a previous export")
+            throw EmulatorExportError(
+                "cannot export to \(path): it holds files an export does not write (\(shown)); name a missing or empty folder, or a previous export"
+            )
         }
         guard entries.contains(EmulatorExport.metadataFile) else {
-            throw EmulatorExportError("cannot export to \(path): it has no \(EmulatorExport.metadataFile), so it is not a previous export; name a missing or empty folder")
+            throw EmulatorExportError(
+                "cannot export to \(path): it has no \(EmulatorExport.metadataFile), so it is not a previous export; name a missing or empty folder"
+            )
         }
     }
 
@@ -55,11 +61,13 @@ enum ExportTarget {
             case EmulatorExport.metadataFile:
                 if !isRegularFile(url.path) { foreign.append(entry) }
             case EmulatorExport.authFolder:
-                guard isFolder(url.path), let inner = try? FileManager.default.contentsOfDirectory(atPath: url.path) else {
+                guard isFolder(url.path), let inner = try? FileManager.default.contentsOfDirectory(atPath: url.path)
+                else {
                     foreign.append(entry)
                     continue
                 }
-                for name in inner.sorted() where !isExportFile(name) || !isRegularFile(url.appendingPathComponent(name).path) {
+                for name in inner.sorted()
+                where !isExportFile(name) || !isRegularFile(url.appendingPathComponent(name).path) {
                     foreign.append("\(entry)/\(name)")
                 }
             default:
@@ -71,7 +79,8 @@ enum ExportTarget {
 
     /// Whether `auth_export` of an export holds a file of this name.
     private static func isExportFile(_ name: String) -> Bool {
-        name == EmulatorExport.configFile || name == EmulatorExport.extrasFile || EmulatorExport.tenant(ofAccountsFile: name) != nil
+        name == EmulatorExport.configFile || name == EmulatorExport.extrasFile
+            || EmulatorExport.tenant(ofAccountsFile: name) != nil
     }
 
     /// The folder the export route writes for a request's `path`: the
@@ -79,16 +88,21 @@ enum ExportTarget {
     /// (`path` absolute, or relative to the root); any other path is refused.
     static func folder(forRequestedPath requested: String, root: String?) throws(EmulatorExportError) -> URL {
         guard let root else {
-            throw EmulatorExportError("this emulator exports over HTTP only into a folder given at start: start it with --export-dir DIR (or --export-on-exit DIR)")
+            throw EmulatorExportError(
+                "this emulator exports over HTTP only into a folder given at start: start it with --export-dir DIR (or --export-on-exit DIR)"
+            )
         }
         guard !requested.split(separator: "/").contains("..") else {
             throw EmulatorExportError("cannot export to \(requested): a path must not contain '..'")
         }
         let rootPath = resolved(URL(fileURLWithPath: root))
-        let url = requested.hasPrefix("/") ? URL(fileURLWithPath: requested) : URL(fileURLWithPath: rootPath).appendingPathComponent(requested)
+        let url =
+            requested.hasPrefix("/")
+            ? URL(fileURLWithPath: requested) : URL(fileURLWithPath: rootPath).appendingPathComponent(requested)
         let path = resolved(url)
         guard path == rootPath || path.hasPrefix(rootPath.hasSuffix("/") ? rootPath : rootPath + "/") else {
-            throw EmulatorExportError("cannot export to \(requested): it is outside the export folder \(rootPath) given at start")
+            throw EmulatorExportError(
+                "cannot export to \(requested): it is outside the export folder \(rootPath) given at start")
         }
         return URL(fileURLWithPath: path)
     }
@@ -121,12 +135,14 @@ enum ExportTarget {
 
     private static func isFolder(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
-        return !isSymbolicLink(path) && FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        return !isSymbolicLink(path) && FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            && isDirectory.boolValue
     }
 
     private static func isRegularFile(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
-        return !isSymbolicLink(path) && FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        return !isSymbolicLink(path) && FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            && !isDirectory.boolValue
     }
 }
 #endif

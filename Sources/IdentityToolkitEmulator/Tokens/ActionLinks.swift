@@ -20,10 +20,13 @@ final class ActionLinks: Sendable {
     func link(for code: OutOfBandCode) -> String {
         var components = URLComponents()
         components.path = HelperRoutes.openActionLinkPath
-        components.queryItems = [
-            URLQueryItem(name: "mode", value: Self.mode(code.requestType).rawValue), URLQueryItem(name: "lang", value: "en"),
-            URLQueryItem(name: "oobCode", value: code.code), URLQueryItem(name: "apiKey", value: "fake-api-key"),
-        ] + (code.continueUrl.map { [URLQueryItem(name: "continueUrl", value: $0)] } ?? [])
+        components.queryItems =
+            [
+                URLQueryItem(name: "mode", value: Self.mode(code.requestType).rawValue),
+                URLQueryItem(name: "lang", value: "en"),
+                URLQueryItem(name: "oobCode", value: code.code),
+                URLQueryItem(name: "apiKey", value: "fake-api-key"),
+            ] + (code.continueUrl.map { [URLQueryItem(name: "continueUrl", value: $0)] } ?? [])
             + (code.realm.tenant.map { [URLQueryItem(name: "tenantId", value: $0)] } ?? [])
         return baseURL + (components.string ?? HelperRoutes.openActionLinkPath)
     }
@@ -31,7 +34,8 @@ final class ActionLinks: Sendable {
     /// Each kind of code and the `mode` of its action link (the Firebase
     /// action-URL parameter), read both ways.
     static let modes: [(requestType: OobRequestType, mode: EmailActionMode)] = [
-        (.verifyEmail, .verifyEmail), (.passwordReset, .resetPassword), (.emailSignin, .signIn), (.verifyAndChangeEmail, .verifyAndChangeEmail),
+        (.verifyEmail, .verifyEmail), (.passwordReset, .resetPassword), (.emailSignin, .signIn),
+        (.verifyAndChangeEmail, .verifyAndChangeEmail),
         (.recoverEmail, .recoverEmail), (.revertSecondFactorAddition, .revertSecondFactorAddition),
     ]
 

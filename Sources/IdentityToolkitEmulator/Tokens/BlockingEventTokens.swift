@@ -29,29 +29,43 @@ struct BlockingEventTokens: Sendable {
     }
 
     /// The claims of an event about `user` for the function at `functionURL`.
-    func claims(for user: EmulatedUser, attempt: Attempt, functionURL: String, eventID: String, at now: Date) -> BlockingEventClaims {
+    func claims(for user: EmulatedUser, attempt: Attempt, functionURL: String, eventID: String, at now: Date)
+        -> BlockingEventClaims
+    {
         let issuedAt = Int64(now.timeIntervalSince1970)
         let record = BlockingUserRecord(
-            uid: user.localId, email: user.email, emailVerified: user.emailVerified, displayName: user.displayName, photoUrl: user.photoUrl,
+            uid: user.localId, email: user.email, emailVerified: user.emailVerified, displayName: user.displayName,
+            photoUrl: user.photoUrl,
             phoneNumber: user.phoneNumber, disabled: user.disabled,
-            metadata: BlockingUserMetadata(creationTime: Int64(user.createdAt.timeIntervalSince1970 * 1000),
-                                           lastSignInTime: user.lastLoginAt.map { Int64($0.timeIntervalSince1970 * 1000) }),
+            metadata: BlockingUserMetadata(
+                creationTime: Int64(user.createdAt.timeIntervalSince1970 * 1000),
+                lastSignInTime: user.lastLoginAt.map { Int64($0.timeIntervalSince1970 * 1000) }),
             // The providers a lookup lists (a password only when the account has one).
-            providerData: (AccountViews.userInfo(user).providerUserInfo ?? []).compactMap { provider -> BlockingProviderInfo? in
+            providerData: (AccountViews.userInfo(user).providerUserInfo ?? []).compactMap {
+                provider -> BlockingProviderInfo? in
                 guard let uid = provider.rawId, let providerID = provider.providerId else { return nil }
-                return BlockingProviderInfo(uid: uid, providerID: providerID, displayName: provider.displayName, email: provider.email,
-                                            photoUrl: provider.photoUrl, phoneNumber: provider.phoneNumber)
+                return BlockingProviderInfo(
+                    uid: uid, providerID: providerID, displayName: provider.displayName, email: provider.email,
+                    photoUrl: provider.photoUrl, phoneNumber: provider.phoneNumber)
             },
-            multiFactor: user.enrollments.isEmpty ? nil : BlockingMultiFactor(enrolledFactors: user.enrollments.map {
-                BlockingEnrolledFactor(uid: $0.id, displayName: $0.displayName, phoneNumber: $0.phoneNumber,
-                                       enrollmentTime: $0.enrolledAt.formatted(.iso8601), factorID: ($0.isTOTP ? SecondFactorID.totp : .phone).rawValue)
-            }),
+            multiFactor: user.enrollments.isEmpty
+                ? nil
+                : BlockingMultiFactor(
+                    enrolledFactors: user.enrollments.map {
+                        BlockingEnrolledFactor(
+                            uid: $0.id, displayName: $0.displayName, phoneNumber: $0.phoneNumber,
+                            enrollmentTime: $0.enrolledAt.formatted(.iso8601),
+                            factorID: ($0.isTOTP ? SecondFactorID.totp : .phone).rawValue)
+                    }),
             customClaims: SessionTokens.object(user.customAttributes),
             tokensValidAfterTime: Int64(user.validSince.timeIntervalSince1970), tenantID: user.realm.tenant)
         var claims = BlockingEventClaims(
-            iss: TokenIssuerPrefix.idToken.rawValue + project, aud: functionURL, iat: issuedAt, exp: issuedAt + Self.lifetimeSeconds,
-            sub: user.localId, eventID: eventID, eventType: attempt.type, ipAddress: attempt.ipAddress, userAgent: attempt.userAgent, locale: "en",
-            signInMethod: attempt.signInMethod, signInSecondFactor: attempt.secondFactor, tenantID: user.realm.tenant, userRecord: record)
+            iss: TokenIssuerPrefix.idToken.rawValue + project, aud: functionURL, iat: issuedAt,
+            exp: issuedAt + Self.lifetimeSeconds,
+            sub: user.localId, eventID: eventID, eventType: attempt.type, ipAddress: attempt.ipAddress,
+            userAgent: attempt.userAgent, locale: "en",
+            signInMethod: attempt.signInMethod, signInSecondFactor: attempt.secondFactor,
+            tenantID: user.realm.tenant, userRecord: record)
         claims.rawUserInfo = attempt.rawUserInfo
         claims.oauthIdToken = attempt.providerTokens.idToken
         claims.oauthAccessToken = attempt.providerTokens.accessToken
@@ -75,13 +89,18 @@ extension IdentityToolkitEmulator {
     /// about the user `uid` of `tenant` (nil: the project's own users), as
     /// the user is now.
     /// - Throws: `USER_NOT_FOUND` when there is no such user.
-    func blockingEvent(uid: String, tenant: String?, attempt: BlockingEventTokens.Attempt, functionURL: String,
-                       eventID: String = Data.randomToken(bytes: 16)) async throws -> String {
+    func blockingEvent(
+        uid: String, tenant: String?, attempt: BlockingEventTokens.Attempt, functionURL: String,
+        eventID: String = Data.randomToken(bytes: 16)
+    ) async throws -> String {
         let services = self.services
         let events = services.blockingEvents
         let claims = try await services.run { state, context in
-            guard let user = state.user(uid, in: Realm(project: services.defaultProject, tenant: tenant)) else { throw APIServerError.userNotFound }
-            return events.claims(for: user, attempt: attempt, functionURL: functionURL, eventID: eventID, at: context.now)
+            guard let user = state.user(uid, in: Realm(project: services.defaultProject, tenant: tenant)) else {
+                throw APIServerError.userNotFound
+            }
+            return events.claims(
+                for: user, attempt: attempt, functionURL: functionURL, eventID: eventID, at: context.now)
         }
         return try events.sign(claims)
     }

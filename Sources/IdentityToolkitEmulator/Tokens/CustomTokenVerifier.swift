@@ -29,7 +29,9 @@ struct CustomTokenVerifier: Sendable {
     /// The tenant a custom token names, read without checking it (the
     /// request's realm is settled first: `TENANT_ID_MISMATCH`).
     static func namedTenant(_ token: String) -> String? {
-        if token.hasPrefix("{") { return (try? JSONDecoder().decode(JSONCustomToken.self, from: Data(token.utf8)))?.tenantID }
+        if token.hasPrefix("{") {
+            return (try? JSONDecoder().decode(JSONCustomToken.self, from: Data(token.utf8)))?.tenantID
+        }
         return (try? ParsedJWT(token).unverifiedClaims(as: CustomTokenClaims.self))?.tenantID
     }
 
@@ -46,13 +48,17 @@ struct CustomTokenVerifier: Sendable {
             claims = try jwt.unverifiedClaims(as: CustomTokenClaims.self)
         } catch .undecodableClaims(.keyNotFound(let key, _)) where key.stringValue == "uid" {
             throw APIServerError.missingIdentifier
-        } catch .undecodableClaims(.typeMismatch(_, let context)) where context.codingPath.first?.stringValue == "claims" {
+        } catch .undecodableClaims(.typeMismatch(_, let context))
+            where context.codingPath.first?.stringValue == "claims"
+        {
             throw APIServerError.invalidClaims
         } catch {
             throw APIServerError.invalidCustomToken("the claims are not a custom token's")
         }
         guard claims.aud == CustomTokenAudience.identityToolkit.rawValue else {
-            throw APIServerError.invalidCustomToken("Invalid aud (audience); Firebase ID tokens and other tokens cannot be used with signInWithCustomToken")
+            throw APIServerError.invalidCustomToken(
+                "Invalid aud (audience); Firebase ID tokens and other tokens cannot be used with signInWithCustomToken"
+            )
         }
         // The claims the sign-in is made of: an unsigned token's as read,
         // a signed token's only from its verified form.
@@ -64,7 +70,9 @@ struct CustomTokenVerifier: Sendable {
             // The one sequence: RS256, the key of the issuer read above, the
             // signature; then the claims come from the verified token.
             guard let issuer = claims.iss, let key = trustedKey(issuer) else {
-                throw APIServerError.invalidCustomToken("the token is signed by a service account the emulator does not trust (register it with POST /emulator/v1/serviceAccounts)")
+                throw APIServerError.invalidCustomToken(
+                    "the token is signed by a service account the emulator does not trust (register it with POST /emulator/v1/serviceAccounts)"
+                )
             }
             let verified: VerifiedJWT
             do {
@@ -78,7 +86,9 @@ struct CustomTokenVerifier: Sendable {
                 // The bytes decoded above; kept as the same answer regardless.
                 throw APIServerError.invalidCustomToken("the claims are not a custom token's")
             }
-            guard signIn.iat != nil, signIn.exp != nil else { throw APIServerError.invalidCustomToken("a signed custom token needs iat and exp") }
+            guard signIn.iat != nil, signIn.exp != nil else {
+                throw APIServerError.invalidCustomToken("a signed custom token needs iat and exp")
+            }
             guard signIn.isLive(at: Int64(clock.now.timeIntervalSince1970), issuedAtMostAhead: 300) else {
                 throw APIServerError.invalidCustomToken("the token is expired or lives longer than an hour")
             }
@@ -86,9 +96,11 @@ struct CustomTokenVerifier: Sendable {
             throw APIServerError.invalidCustomToken("alg \(jwt.header.alg.rawValue.prefix(20)) is not RS256")
         }
         guard IdentityPlatformLimits.isValidUID(signIn.uid) else {
-            throw APIServerError.invalidCustomToken("uid must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
+            throw APIServerError.invalidCustomToken(
+                "uid must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
         }
-        return SignIn(uid: signIn.uid, tenantID: signIn.tenantID, developerClaims: try Self.developerClaims(signIn.claims))
+        return SignIn(
+            uid: signIn.uid, tenantID: signIn.tenantID, developerClaims: try Self.developerClaims(signIn.claims))
     }
 
     /// A custom token given as plain JSON (`JSONCustomToken`), as Google's
@@ -98,13 +110,16 @@ struct CustomTokenVerifier: Sendable {
         do {
             payload = try JSONDecoder().decode(JSONCustomToken.self, from: Data(token.utf8))
         } catch {
-            throw APIServerError.invalidCustomToken("((Auth Emulator only accepts strict JSON or JWTs as fake custom tokens.))")
+            throw APIServerError.invalidCustomToken(
+                "((Auth Emulator only accepts strict JSON or JWTs as fake custom tokens.))")
         }
         guard let uid = payload.uid ?? payload.userID, !uid.isEmpty else { throw APIServerError.missingIdentifier }
         guard IdentityPlatformLimits.isValidUID(uid) else {
-            throw APIServerError.invalidCustomToken("uid must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
+            throw APIServerError.invalidCustomToken(
+                "uid must be 1 to \(IdentityPlatformLimits.maximumUIDLength) characters")
         }
-        return SignIn(uid: uid, tenantID: payload.tenantID, developerClaims: try Self.developerClaims(payload.claims))
+        return SignIn(
+            uid: uid, tenantID: payload.tenantID, developerClaims: try Self.developerClaims(payload.claims))
     }
 
     /// Developer claims as JSON text, checked as custom claims are.

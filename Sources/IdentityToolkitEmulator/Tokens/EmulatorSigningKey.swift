@@ -35,10 +35,12 @@ struct EmulatorSigningKey: Sendable {
         let keyID = Data(SHA256.hash(data: privateKey.publicKey.derRepresentation).prefix(8)).base64URLEncoded
         signer = try RS256Signer(key: privateKey, keyID: keyID)
         let primitives = try privateKey.publicKey.getKeyPrimitives()
-        jwks = JSONWebKeySet(keys: [JSONWebKey(
-            kty: "RSA", alg: SigningAlgorithm.rs256.rawValue, use: "sig", kid: keyID,
-            n: primitives.modulus.base64URLEncoded, e: primitives.publicExponent.base64URLEncoded
-        )])
+        jwks = JSONWebKeySet(keys: [
+            JSONWebKey(
+                kty: "RSA", alg: SigningAlgorithm.rs256.rawValue, use: "sig", kid: keyID,
+                n: primitives.modulus.base64URLEncoded, e: primitives.publicExponent.base64URLEncoded
+            )
+        ])
         certificates = [keyID: try Self.selfSignedCertificate(for: privateKey)]
     }
 
@@ -51,8 +53,10 @@ struct EmulatorSigningKey: Sendable {
         let now = Date()
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: signer.publicKey,
-            notValidBefore: now.addingTimeInterval(-86_400), notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
-            issuer: name, subject: name, signatureAlgorithm: .sha256WithRSAEncryption, extensions: Certificate.Extensions(),
+            notValidBefore: now.addingTimeInterval(-86_400),
+            notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
+            issuer: name, subject: name, signatureAlgorithm: .sha256WithRSAEncryption,
+            extensions: Certificate.Extensions(),
             issuerPrivateKey: signer)
         return try certificate.serializeAsPEM().pemString + "\n"
     }

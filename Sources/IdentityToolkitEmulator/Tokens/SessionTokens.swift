@@ -28,14 +28,21 @@ struct SessionTokens: Sendable {
             iat: now, exp: now + IdentityPlatformLimits.idTokenLifetimeSeconds, email: grant.email,
             // Without an address only a verified flag set by hand (an admin, a blocking function) shows.
             emailVerified: grant.email == nil && !grant.emailVerified ? nil : grant.emailVerified,
-            name: grant.displayName?.isEmpty == false ? grant.displayName : nil, picture: grant.photoUrl?.isEmpty == false ? grant.photoUrl : nil,
+            name: grant.displayName?.isEmpty == false ? grant.displayName : nil,
+            picture: grant.photoUrl?.isEmpty == false ? grant.photoUrl : nil,
             // As production's tokens: the phone number of a phone user, `provider_id` of an anonymous one.
-            phoneNumber: grant.phoneNumber, providerID: grant.facts.provider == .anonymous ? ProviderID.anonymous.rawValue : nil,
-            firebase: FirebaseSignInClaims(identities: identities, signInProvider: grant.facts.provider.rawValue,
-                                           signInSecondFactor: grant.facts.secondFactor?.rawValue,
-                                           secondFactorIdentifier: grant.facts.secondFactorID, tenant: grant.realm.tenant))
-        let extras = [grant.customAttributes, grant.facts.developerClaims].compactMap(Self.object) + [grant.sessionClaims].compactMap { $0 }
-        guard let attributes = Self.object(grant.facts.signInAttributes) else { return try encode(claims, extraClaims: extras) }
+            phoneNumber: grant.phoneNumber,
+            providerID: grant.facts.provider == .anonymous ? ProviderID.anonymous.rawValue : nil,
+            firebase: FirebaseSignInClaims(
+                identities: identities, signInProvider: grant.facts.provider.rawValue,
+                signInSecondFactor: grant.facts.secondFactor?.rawValue,
+                secondFactorIdentifier: grant.facts.secondFactorID, tenant: grant.realm.tenant))
+        let extras =
+            [grant.customAttributes, grant.facts.developerClaims].compactMap(Self.object)
+            + [grant.sessionClaims].compactMap { $0 }
+        guard let attributes = Self.object(grant.facts.signInAttributes) else {
+            return try encode(claims, extraClaims: extras)
+        }
         // `firebase.sign_in_attributes` has no typed field: the claims go as
         // JSON, the attributes put inside their `firebase` object.
         var payload = try RS256.decoder.decode([String: JSONValue].self, from: RS256.encoder.encode(claims))
@@ -67,7 +74,9 @@ struct SessionTokens: Sendable {
     /// A session cookie made from a verified ID token: its claims, custom
     /// ones included, under the session issuer with the cookie's own
     /// `iat` and `exp`.
-    func sessionCookie(from idToken: String, claims: IDTokenClaims, issuedAt: Int64, expiresAt: Int64) throws -> String {
+    func sessionCookie(from idToken: String, claims: IDTokenClaims, issuedAt: Int64, expiresAt: Int64) throws
+        -> String
+    {
         var cookie = claims
         cookie.iss = TokenIssuerPrefix.sessionCookie.rawValue + project
         cookie.iat = issuedAt
@@ -85,7 +94,9 @@ struct SessionTokens: Sendable {
         do {
             claims = try key.verifiedIDTokenClaims(idToken)
         } catch {
-            guard unsigned, let read = Self.unsignedIDTokenClaims(idToken) else { throw APIServerError.invalidIdToken }
+            guard unsigned, let read = Self.unsignedIDTokenClaims(idToken) else {
+                throw APIServerError.invalidIdToken
+            }
             claims = read
         }
         do {
@@ -98,19 +109,25 @@ struct SessionTokens: Sendable {
 
     /// Every claim of a token this emulator made (signed, or unsigned in
     /// Google-compatible mode), read without checking it: the caller did.
-    static func unverifiedClaims<Claims: Decodable>(of token: String, as type: Claims.Type = [String: JSONValue].self) throws -> Claims {
+    static func unverifiedClaims<Claims: Decodable>(
+        of token: String, as type: Claims.Type = [String: JSONValue].self
+    ) throws -> Claims {
         if let parsed = try? ParsedJWT(token) { return try parsed.unverifiedClaims(as: type) }
-        guard let payload = UncheckedJWT.payload(of: token, unsigned: true) else { throw APIServerError.invalidIdToken }
+        guard let payload = UncheckedJWT.payload(of: token, unsigned: true) else {
+            throw APIServerError.invalidIdToken
+        }
         return try StrictJSONDecoder.decode(type, from: payload)
     }
 
     /// The claims of an unsigned ID token (`alg: none`, no signature), as
     /// Google's emulator takes them back: only in Google-compatible mode.
     static func unsignedIDTokenClaims(_ token: String) -> IDTokenClaims? {
-        guard let header = UncheckedJWT.header(of: token), (try? StrictJSONDecoder.decode(JOSEHeader.self, from: header))?.alg == .unsigned,
-              let payload = UncheckedJWT.payload(of: token, unsigned: true),
-              let claims = try? StrictJSONDecoder.decode(IDTokenClaims.self, from: payload),
-              claims.isIssued(as: .idToken) else { return nil }
+        guard let header = UncheckedJWT.header(of: token),
+            (try? StrictJSONDecoder.decode(JOSEHeader.self, from: header))?.alg == .unsigned,
+            let payload = UncheckedJWT.payload(of: token, unsigned: true),
+            let claims = try? StrictJSONDecoder.decode(IDTokenClaims.self, from: payload),
+            claims.isIssued(as: .idToken)
+        else { return nil }
         return claims
     }
 
@@ -118,16 +135,18 @@ struct SessionTokens: Sendable {
     /// realm is settled first (`TENANT_ID_MISMATCH`), the token itself
     /// checked after the realm's switches, in production's order.
     static func unverifiedTenant(of idToken: String?) -> String? {
-        guard let idToken, !idToken.isEmpty, let claims = try? unverifiedClaims(of: idToken, as: IDTokenClaims.self) else { return nil }
+        guard let idToken, !idToken.isEmpty, let claims = try? unverifiedClaims(of: idToken, as: IDTokenClaims.self)
+        else { return nil }
         return claims.tenant
     }
 
     /// The session an ID token states.
     static func facts(of claims: IDTokenClaims) -> SessionFacts {
-        SessionFacts(provider: ProviderID(rawValue: claims.firebase.signInProvider),
-                     secondFactor: claims.firebase.signInSecondFactor.map(SecondFactorID.init(rawValue:)),
-                     secondFactorID: claims.firebase.secondFactorIdentifier,
-                     authTime: Date(timeIntervalSince1970: TimeInterval(claims.authTime)))
+        SessionFacts(
+            provider: ProviderID(rawValue: claims.firebase.signInProvider),
+            secondFactor: claims.firebase.signInSecondFactor.map(SecondFactorID.init(rawValue:)),
+            secondFactorID: claims.firebase.secondFactorIdentifier,
+            authTime: Date(timeIntervalSince1970: TimeInterval(claims.authTime)))
     }
 
     /// A JSON object given as text, as a claim set; nil when it is none.

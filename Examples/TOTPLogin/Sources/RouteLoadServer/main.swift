@@ -45,7 +45,9 @@ struct RouteLoadServer: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
-        guard (1...100_000).contains(distinct) else { throw ValidationError("--distinct must be 1 to 100000, not \(distinct)") }
+        guard (1...100_000).contains(distinct) else {
+            throw ValidationError("--distinct must be 1 to 100000, not \(distinct)")
+        }
     }
 
     func run() async throws {
@@ -53,7 +55,9 @@ struct RouteLoadServer: AsyncParsableCommand {
         logger.logLevel = .warning
         // The emulator in this process: its loopback hop is what a
         // revocation check without caching pays per request.
-        let emulator = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: Self.projectID)).start()
+        let emulator = try await IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(port: 0, projectID: Self.projectID)
+        ).start()
         do {
             try await serve(emulatorHost: "\(emulator.host):\(emulator.port)", logger: logger)
         } catch {
@@ -65,9 +69,11 @@ struct RouteLoadServer: AsyncParsableCommand {
 
     func serve(emulatorHost: String, logger: Logger) async throws {
         let configuration = ClientConfiguration(transport: AsyncHTTPClientTransport(), emulatorHost: emulatorHost)
-        let cached = IdentityAdmin(projectID: Self.projectID, credential: EmulatorOwnerCredential(), configuration: configuration)
-        let uncached = IdentityAdmin(projectID: Self.projectID, credential: EmulatorOwnerCredential(), configuration: configuration,
-                                     tokenCache: .disabled)
+        let cached = IdentityAdmin(
+            projectID: Self.projectID, credential: EmulatorOwnerCredential(), configuration: configuration)
+        let uncached = IdentityAdmin(
+            projectID: Self.projectID, credential: EmulatorOwnerCredential(), configuration: configuration,
+            tokenCache: .disabled)
         try writeTokens(try await signUp(count: distinct, configuration: configuration))
 
         typealias Context = BasicAuthRequestContext<DecodedIDToken>
@@ -76,7 +82,8 @@ struct RouteLoadServer: AsyncParsableCommand {
         router.get("/open") { _, _ in "ok" }
         let routes: [(path: String, admin: IdentityAdmin, options: FirebaseRouteProtection.Options)] = [
             ("/cached", cached, .init()), ("/uncached", uncached, .init()),
-            ("/revocation", cached, .init(checkRevoked: true)), ("/revocation-uncached", uncached, .init(checkRevoked: true)),
+            ("/revocation", cached, .init(checkRevoked: true)),
+            ("/revocation-uncached", uncached, .init(checkRevoked: true)),
             // The sign-in policy's warm path: the users have no factor, and
             // their account states are looked up once per 10 s.
             ("/if-enrolled", cached, .init(policy: .init(secondFactor: .ifEnrolled))),
@@ -94,7 +101,8 @@ struct RouteLoadServer: AsyncParsableCommand {
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
-                FileHandle.standardOutput.write(Data("listening on http://\(host):\(channel.localAddress?.port ?? 0)\n".utf8))
+                FileHandle.standardOutput.write(
+                    Data("listening on http://\(host):\(channel.localAddress?.port ?? 0)\n".utf8))
             },
             logger: logger
         )
@@ -115,8 +123,11 @@ struct RouteLoadServer: AsyncParsableCommand {
                 let email = "load-\(run)-\(next)@example.com"
                 next += 1
                 group.addTask {
-                    let created = try await accounts.signUp(SignUpRequest(email: email, password: password, returnSecureToken: true))
-                    guard let token = created.idToken else { throw ValidationError("the emulator's sign-up returned no ID token") }
+                    let created = try await accounts.signUp(
+                        SignUpRequest(email: email, password: password, returnSecureToken: true))
+                    guard let token = created.idToken else {
+                        throw ValidationError("the emulator's sign-up returned no ID token")
+                    }
                     return token
                 }
             }
@@ -135,7 +146,8 @@ struct RouteLoadServer: AsyncParsableCommand {
         let manager = FileManager.default
         try? manager.removeItem(atPath: tokensFile)
         guard manager.createFile(atPath: tokensFile, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let handle = FileHandle(forWritingAtPath: tokensFile) else {
+            let handle = FileHandle(forWritingAtPath: tokensFile)
+        else {
             throw ValidationError("cannot create --tokens-file \(tokensFile)")
         }
         defer { try? handle.close() }

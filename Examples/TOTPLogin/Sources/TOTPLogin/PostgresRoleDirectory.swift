@@ -13,16 +13,19 @@ struct PostgresRoleDirectory: RoleDirectory {
     /// Creates the table when missing and writes `seed` into it (idempotent;
     /// every instance runs it at start).
     func migrate(seed: [String: String]) async throws {
-        try await client.query("CREATE TABLE IF NOT EXISTS totplogin_roles (email text PRIMARY KEY, role text NOT NULL)", logger: logger)
+        try await client.query(
+            "CREATE TABLE IF NOT EXISTS totplogin_roles (email text PRIMARY KEY, role text NOT NULL)", logger: logger)
         for (email, role) in seed {
-            try await client.query("""
+            try await client.query(
+                """
                 INSERT INTO totplogin_roles (email, role) VALUES (\(email.lowercased()), \(role)) ON CONFLICT (email) DO UPDATE SET role = EXCLUDED.role
                 """, logger: logger)
         }
     }
 
     func role(forEmail email: String) async throws -> String? {
-        let rows = try await client.query("SELECT role FROM totplogin_roles WHERE email = \(email.lowercased())", logger: logger)
+        let rows = try await client.query(
+            "SELECT role FROM totplogin_roles WHERE email = \(email.lowercased())", logger: logger)
         for try await role in rows.decode(String.self) { return role }
         return nil
     }

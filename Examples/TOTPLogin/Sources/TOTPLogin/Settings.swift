@@ -1,8 +1,8 @@
 import Configuration
 import Foundation
-import SystemPackage
 import IdentityServerState
 import IdentityStoresPostgres
+import SystemPackage
 import TOTPLoginApp
 
 /// Every setting of the example, read through one swift-configuration
@@ -62,7 +62,9 @@ struct TOTPLoginSettings {
         metricsPort = try config.int(forKey: "metrics.port").map { try Self.checkPort($0, "metrics.port") }
         if let text = config.string(forKey: "firebase.emulatorHost") {
             guard let address = Self.address(text) else {
-                throw StartupError(description: "firebase.emulatorHost (--emulator) must be HOST:PORT, such as 127.0.0.1:9099, not '\(text)'")
+                throw StartupError(
+                    description:
+                        "firebase.emulatorHost (--emulator) must be HOST:PORT, such as 127.0.0.1:9099, not '\(text)'")
             }
             emulator = address
         }
@@ -77,14 +79,19 @@ struct TOTPLoginSettings {
         }
         if let text = config.string(forKey: "publicURL") {
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-                throw StartupError(description: "publicURL (--public-url) must be an http or https URL, such as https://login.example.com")
+                throw StartupError(
+                    description:
+                        "publicURL (--public-url) must be an http or https URL, such as https://login.example.com")
             }
             publicURL = url
         }
         trustForwardedFor = config.bool(forKey: "trustForwardedFor", default: false)
         if let text = config.string(forKey: "mfa.enrollBy") {
             guard let date = try? Date(text, strategy: .iso8601) else {
-                throw StartupError(description: "mfa.enrollBy (--enroll-by) must be an ISO 8601 time such as 2027-03-01T00:00:00Z, not '\(text)'")
+                throw StartupError(
+                    description:
+                        "mfa.enrollBy (--enroll-by) must be an ISO 8601 time such as 2027-03-01T00:00:00Z, not '\(text)'"
+                )
             }
             enrollBy = date
         }
@@ -92,7 +99,9 @@ struct TOTPLoginSettings {
         blockingFunction = config.bool(forKey: "blocking.enabled", default: true)
         let seconds = config.int(forKey: "blocking.requireTOTPAfter", default: 24 * 60 * 60)
         guard (0...(366 * 24 * 60 * 60)).contains(seconds) else {
-            throw StartupError(description: "blocking.requireTOTPAfter (--require-totp-after) must be 0 to 31622400 seconds, not \(seconds)")
+            throw StartupError(
+                description:
+                    "blocking.requireTOTPAfter (--require-totp-after) must be 0 to 31622400 seconds, not \(seconds)")
         }
         requireTOTPAfter = .seconds(seconds)
         do { roles = try InMemoryRoleDirectory.parse(config.string(forKey: "blocking.roles", default: "")) } catch {
@@ -104,14 +113,22 @@ struct TOTPLoginSettings {
     /// `totplogin.http.port`), the environment, and `file` when given, in
     /// that order of precedence; libpq's `PGPASSWORD` last, for the password.
     static func reader(options: [AbsoluteConfigKey: ConfigValue], file: String?) async throws -> ConfigReader {
-        var providers: [any ConfigProvider] = [InMemoryProvider(name: "options", values: options), EnvironmentVariablesProvider()]
+        var providers: [any ConfigProvider] = [
+            InMemoryProvider(name: "options", values: options), EnvironmentVariablesProvider(),
+        ]
         if let file {
             do { providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(file))) } catch {
                 throw StartupError(description: "--config-file \(file): \(error)")
             }
         }
         if let password = ProcessInfo.processInfo.environment["PGPASSWORD"] {
-            providers.append(InMemoryProvider(name: "PGPASSWORD", values: [AbsoluteConfigKey(stringLiteral: "\(scope).postgres.password"): ConfigValue(.string(password), isSecret: true)]))
+            providers.append(
+                InMemoryProvider(
+                    name: "PGPASSWORD",
+                    values: [
+                        AbsoluteConfigKey(stringLiteral: "\(scope).postgres.password"): ConfigValue(
+                            .string(password), isSecret: true)
+                    ]))
         }
         return ConfigReader(providers: providers)
     }
@@ -119,7 +136,9 @@ struct TOTPLoginSettings {
     /// `HOST:PORT` split, or nil when it is not that.
     static func address(_ text: String) -> (host: String, port: Int)? {
         let parts = text.split(separator: ":")
-        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else { return nil }
+        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else {
+            return nil
+        }
         return (String(parts[0]), port)
     }
 
@@ -128,7 +147,9 @@ struct TOTPLoginSettings {
     }
 
     private static func checkPort(_ port: Int, _ key: String) throws -> Int {
-        guard (0...65535).contains(port) else { throw StartupError(description: "\(key) must be 0 to 65535, not \(port)") }
+        guard (0...65535).contains(port) else {
+            throw StartupError(description: "\(key) must be 0 to 65535, not \(port)")
+        }
         return port
     }
 }

@@ -2,15 +2,15 @@ import ArgumentParser
 import Configuration
 import Foundation
 import Hummingbird
-import ServiceLifecycle
+import IdentityOTP
 import IdentityServerState
 import IdentityStoresPostgres
 import IdentityToolkitEmulator
 import Logging
-import IdentityOTP
 import Metrics
 import PostgresNIO
 import Prometheus
+import ServiceLifecycle
 import TOTPLoginApp
 
 /// `swift run TOTPLogin`: the example app and, unless `--emulator` names a
@@ -38,48 +38,80 @@ struct TOTPLoginCommand: AsyncParsableCommand {
     @Option(help: "The port to serve on; 0 picks a free one (http.port; default 8080).")
     var port: Int?
 
-    @Option(help: ArgumentHelp("Use a running emulator at HOST:PORT instead of starting one (firebase.emulatorHost).", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp(
+            "Use a running emulator at HOST:PORT instead of starting one (firebase.emulatorHost).",
+            valueName: "host:port"))
     var emulator: String?
 
-    @Option(help: "The Identity Platform project (firebase.projectId; default: the running emulator's, or demo-totp-login for the embedded one).")
+    @Option(
+        help:
+            "The Identity Platform project (firebase.projectId; default: the running emulator's, or demo-totp-login for the embedded one)."
+    )
     var project: String?
 
-    @Option(help: ArgumentHelp("Share state and attempt counts through PostgreSQL (postgres.url: a libpq URL without a password; the password from TOTPLOGIN_POSTGRES_PASSWORD or PGPASSWORD).",
-                               valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "Share state and attempt counts through PostgreSQL (postgres.url: a libpq URL without a password; the password from TOTPLOGIN_POSTGRES_PASSWORD or PGPASSWORD).",
+            valueName: "url"))
     var postgres: String?
 
-    @Option(help: ArgumentHelp("A file holding the sealing key ring (sealing.keys; else TOTPLOGIN_SEALING_KEYS).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the sealing key ring (sealing.keys; else TOTPLOGIN_SEALING_KEYS).", valueName: "path"))
     var sealingKeysFile: String?
 
-    @Option(help: ArgumentHelp("Where browsers reach the app; an https URL marks the cookies Secure (publicURL).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "Where browsers reach the app; an https URL marks the cookies Secure (publicURL).", valueName: "url"))
     var publicURL: String?
 
-    @Flag(help: "Take the client's address from the last X-Forwarded-For entry, only behind a proxy that sets it (trustForwardedFor).")
+    @Flag(
+        help:
+            "Take the client's address from the last X-Forwarded-For entry, only behind a proxy that sets it (trustForwardedFor)."
+    )
     var trustForwardedFor = false
 
-    @Option(help: ArgumentHelp("Serve Prometheus text at /metrics on 127.0.0.1:PORT, apart from the app's port; 0 picks a free one (metrics.port).",
-                               valueName: "port"))
+    @Option(
+        help: ArgumentHelp(
+            "Serve Prometheus text at /metrics on 127.0.0.1:PORT, apart from the app's port; 0 picks a free one (metrics.port).",
+            valueName: "port"))
     var metricsPort: Int?
 
-    @Option(help: ArgumentHelp("A JSON file of settings, under \"totplogin\" (the options and the environment win over it).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "A JSON file of settings, under \"totplogin\" (the options and the environment win over it).",
+            valueName: "path"))
     var configFile: String?
 
-    @Option(help: ArgumentHelp("Every account needs a second factor from then on; before, the account page reminds (mfa.enrollBy).",
-                               valueName: "iso8601-time"))
+    @Option(
+        help: ArgumentHelp(
+            "Every account needs a second factor from then on; before, the account page reminds (mfa.enrollBy).",
+            valueName: "iso8601-time"))
     var enrollBy: String?
 
-    @Option(help: ArgumentHelp("Sign in the users of this tenant (its id or display name; made when missing) instead of the project's own (firebase.tenant).",
-                               valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "Sign in the users of this tenant (its id or display name; made when missing) instead of the project's own (firebase.tenant).",
+            valueName: "name"))
     var tenant: String?
 
-    @Flag(help: "Do not point the project's beforeSignIn trigger at this app's blocking function at start (blocking.enabled).")
+    @Flag(
+        help:
+            "Do not point the project's beforeSignIn trigger at this app's blocking function at start (blocking.enabled)."
+    )
     var noBlockingFunction = false
 
-    @Option(help: ArgumentHelp("In the tenant, refuse a sign-in without TOTP once the account is this old (blocking.requireTOTPAfter; default a day).",
-                               valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "In the tenant, refuse a sign-in without TOTP once the account is this old (blocking.requireTOTPAfter; default a day).",
+            valueName: "seconds"))
     var requireTOTPAfter: Int?
 
-    @Option(help: ArgumentHelp("Roles for the role claim, such as alice@example.com=admin,bob@example.com=support (blocking.roles).", valueName: "list"))
+    @Option(
+        help: ArgumentHelp(
+            "Roles for the role claim, such as alice@example.com=admin,bob@example.com=support (blocking.roles).",
+            valueName: "list"))
     var roles: String?
 
     static let defaultProject = "demo-totp-login"
@@ -90,7 +122,8 @@ struct TOTPLoginCommand: AsyncParsableCommand {
     func validate() throws {
         if let postgres, PostgresConnectionSettings.urlContainsPassword(postgres) {
             // A password on the command line is visible to every process.
-            throw ValidationError("--postgres must not hold a password: give it in TOTPLOGIN_POSTGRES_PASSWORD or PGPASSWORD")
+            throw ValidationError(
+                "--postgres must not hold a password: give it in TOTPLOGIN_POSTGRES_PASSWORD or PGPASSWORD")
         }
     }
 
@@ -98,7 +131,10 @@ struct TOTPLoginCommand: AsyncParsableCommand {
     func optionValues() throws -> [AbsoluteConfigKey: ConfigValue] {
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
         func set(_ key: String, _ content: ConfigContent?, secret: Bool = false) {
-            if let content { values[AbsoluteConfigKey(stringLiteral: "\(TOTPLoginSettings.scope).\(key)")] = ConfigValue(content, isSecret: secret) }
+            if let content {
+                values[AbsoluteConfigKey(stringLiteral: "\(TOTPLoginSettings.scope).\(key)")] = ConfigValue(
+                    content, isSecret: secret)
+            }
         }
         set("http.host", host.map { .string($0) })
         set("http.port", port.map { .int($0) })
@@ -126,16 +162,19 @@ struct TOTPLoginCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "TOTPLogin")
         logger.logLevel = .info
-        let settings = try TOTPLoginSettings(config: try await TOTPLoginSettings.reader(options: try optionValues(), file: configFile)
-            .scoped(to: ConfigKey(TOTPLoginSettings.scope)))
+        let settings = try TOTPLoginSettings(
+            config: try await TOTPLoginSettings.reader(options: try optionValues(), file: configFile)
+                .scoped(to: ConfigKey(TOTPLoginSettings.scope)))
         // First, so that every metric the SDK makes (they are made with the
         // admin instance) reaches the registry.
         let metricsRegistry = PrometheusCollectorRegistry()
         if settings.metricsPort != nil {
             var factory = PrometheusMetricsFactory(registry: metricsRegistry)
             // A signature check takes tens of microseconds, a REST call milliseconds.
-            factory.defaultDurationHistogramBuckets = [.microseconds(50), .microseconds(200), .milliseconds(1), .milliseconds(5),
-                                                       .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2)]
+            factory.defaultDurationHistogramBuckets = [
+                .microseconds(50), .microseconds(200), .milliseconds(1), .milliseconds(5),
+                .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2),
+            ]
             MetricsSystem.bootstrap(factory)
         }
         let keyRing = settings.sealingKeys
@@ -158,10 +197,13 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         let projectID: String
         if let address = settings.emulator {
             emulatorAddress = address
-            projectID = try await agreedProject(emulatorHost: address.host, port: address.port, requested: settings.project)
+            projectID = try await agreedProject(
+                emulatorHost: address.host, port: address.port, requested: settings.project)
         } else {
             projectID = settings.project ?? Self.defaultProject
-            let started = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: projectID)).start()
+            let started = try await IdentityToolkitEmulator(
+                configuration: EmulatorConfiguration(port: 0, projectID: projectID)
+            ).start()
             running = started
             emulatorAddress = (started.host, started.port)
         }
@@ -171,19 +213,27 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         if let tenant = settings.tenant {
             let found: String
             do {
-                found = try await IdentityBackend.tenant(named: tenant, emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port,
-                                                         projectID: projectID)
-            } catch { throw StartupError(description: "cannot find or make the tenant \(tenant) at the emulator \(emulatorURL): \(error)") }
+                found = try await IdentityBackend.tenant(
+                    named: tenant, emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port,
+                    projectID: projectID)
+            } catch {
+                throw StartupError(
+                    description: "cannot find or make the tenant \(tenant) at the emulator \(emulatorURL): \(error)")
+            }
             FileHandle.standardOutput.write(Data("tenant \(found)\n".utf8))
             tenantID = found
         }
-        let backend = try IdentityBackend(emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port, projectID: projectID, tenantID: tenantID)
+        let backend = try IdentityBackend(
+            emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port, projectID: projectID,
+            tenantID: tenantID)
 
         // The security stores on one storage: PostgreSQL's, shared by the
         // fleet, or this process's memory.
         let storage: any IdentityStorage = stores ?? InMemoryIdentityStorage()
-        let (attempts, recoveryCodes, securityEvents, replayStore) = (storage.verificationStore, storage.recoveryCodeStore, storage.securityEventLog,
-                                                                     storage.verificationStore)
+        let (attempts, recoveryCodes, securityEvents, replayStore) = (
+            storage.verificationStore, storage.recoveryCodeStore, storage.securityEventLog,
+            storage.verificationStore
+        )
         let state: BrowserStateConfiguration
         var outbox: any NotificationOutbox = InMemoryNotificationOutbox()
         var roles: any RoleDirectory = InMemoryRoleDirectory(settings.roles)
@@ -192,24 +242,35 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             outbox = PostgresNotificationOutbox(client: postgresClient, logger: logger)
             roles = PostgresRoleDirectory(client: postgresClient, logger: logger)
             // A browser state that no longer opens only asks for a new sign-in.
-            state = .store(SealingStateStore(base: stores.stateStore, codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.browser-store"),
-                                             unopenable: .readAsAbsent),
-                           name: "PostgreSQL, sealed", keyRing: keyRing)
+            state = .store(
+                SealingStateStore(
+                    base: stores.stateStore,
+                    codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.browser-store"),
+                    unopenable: .readAsAbsent),
+                name: "PostgreSQL, sealed", keyRing: keyRing)
             // The fleet's last key sets: an instance that starts while
             // Google's key route is down verifies with them until they expire.
-            backend.admin.shareSigningKeys(in: SealingStateStore(base: stores.stateStore,
-                                                                 codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.signing-keys")))
+            backend.admin.shareSigningKeys(
+                in: SealingStateStore(
+                    base: stores.stateStore,
+                    codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.signing-keys")))
         } else {
             if keyRing == nil {
-                logger.warning("no sealing keys: a random key seals the browsers' cookies, so a restart or another instance cannot read them (set \(Self.sealingKeysVariable))")
+                logger.warning(
+                    "no sealing keys: a random key seals the browsers' cookies, so a restart or another instance cannot read them (set \(Self.sealingKeysVariable))"
+                )
             }
             state = .sealedCookie(keyRing: try keyRing ?? SealingKeyRing([SealingKey.random(id: "ephemeral")]))
-            logger.warning("attempt counts are kept in this process: each instance grants the limit again (use --postgres)")
+            logger.warning(
+                "attempt counts are kept in this process: each instance grants the limit again (use --postgres)")
         }
-        let app = TOTPLoginApp(backend: backend, state: state, attempts: attempts, recoveryCodes: recoveryCodes, publicURL: settings.publicURL,
-                               trustForwardedFor: settings.trustForwardedFor, logger: logger, securityEvents: securityEvents, outbox: outbox,
-                               enrollmentDeadline: settings.enrollBy,
-                               signInRules: SignInRules(totpTenant: tenantID, enrollmentGrace: settings.requireTOTPAfter, roles: roles))
+        let app = TOTPLoginApp(
+            backend: backend, state: state, attempts: attempts, recoveryCodes: recoveryCodes,
+            publicURL: settings.publicURL,
+            trustForwardedFor: settings.trustForwardedFor, logger: logger, securityEvents: securityEvents,
+            outbox: outbox,
+            enrollmentDeadline: settings.enrollBy,
+            signInRules: SignInRules(totpTenant: tenantID, enrollmentGrace: settings.requireTOTPAfter, roles: roles))
         logger.info("\(app.stateSummary)")
         // What runs beside the server, in start order; on SIGTERM or SIGINT
         // the server stops taking connections and finishes the requests in
@@ -218,9 +279,13 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         // (which the draining requests still call).
         var services: [any Service] = []
         if let running { services.append(running) }
-        if let postgresClient, let stores { services += [postgresClient, stores.sweeper(), stores.recordLog.retentionSweeper()] }
+        if let postgresClient, let stores {
+            services += [postgresClient, stores.sweeper(), stores.recordLog.retentionSweeper()]
+        }
         services.append(backend.admin.signingKeyRefresher)
-        if let metricsPort = settings.metricsPort { services.append(Self.metricsApplication(metricsRegistry, port: metricsPort, logger: logger)) }
+        if let metricsPort = settings.metricsPort {
+            services.append(Self.metricsApplication(metricsRegistry, port: metricsPort, logger: logger))
+        }
         let host = settings.host
         let blockingFunction = settings.blockingFunction
         let publicURL = settings.publicURL
@@ -232,8 +297,11 @@ struct TOTPLoginCommand: AsyncParsableCommand {
                 let port = channel.localAddress?.port ?? 0
                 if blockingFunction {
                     // Behind a balancer, Identity Platform calls the public address; any instance answers.
-                    let url = (publicURL.map { $0.absoluteString.hasSuffix("/") ? String($0.absoluteString.dropLast()) : $0.absoluteString }
-                        ?? "http://\(host):\(port)") + TOTPLoginApp.beforeSignInPath
+                    let url =
+                        (publicURL.map {
+                            $0.absoluteString.hasSuffix("/") ? String($0.absoluteString.dropLast()) : $0.absoluteString
+                        }
+                            ?? "http://\(host):\(port)") + TOTPLoginApp.beforeSignInPath
                     app.serveBlockingFunction(at: url, replayStore: replayStore)
                     do {
                         try await backend.configureBeforeSignIn(functionURL: url)
@@ -270,7 +338,10 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data("stopped: requests in flight answered, the pool closed\n".utf8))
     }
 
-    static let noSealingKeys = StartupError(description: "--postgres needs sealing keys, so that refresh tokens and TOTP keys are not stored in clear: set \(sealingKeysVariable)=\"k1:$(head -c 32 /dev/urandom | base64)\" (the same on every instance) or give --sealing-keys-file")
+    static let noSealingKeys = StartupError(
+        description:
+            "--postgres needs sealing keys, so that refresh tokens and TOTP keys are not stored in clear: set \(sealingKeysVariable)=\"k1:$(head -c 32 /dev/urandom | base64)\" (the same on every instance) or give --sealing-keys-file"
+    )
 
     /// The project of the running emulator, which every call with an API
     /// key acts on: --project must name it (users signed up in one project
@@ -280,7 +351,9 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         do { served = try await IdentityBackend.emulatorProject(host: emulatorHost, port: port) } catch {
             throw StartupError(description: "cannot reach the emulator at \(emulatorHost):\(port): \(error)")
         }
-        do { return try IdentityBackend.agreedProject(requested: project, served: served, fallback: Self.defaultProject) } catch {
+        do {
+            return try IdentityBackend.agreedProject(requested: project, served: served, fallback: Self.defaultProject)
+        } catch {
             throw StartupError(description: "\(error)")
         }
     }

@@ -3,10 +3,10 @@ import HTTPTypes
 import Hummingbird
 import IdentityAdmin
 import IdentityAdminHummingbird
-import Logging
-import MultiFactorAuth
 import IdentityOTP
 import IdentityOTPFormats
+import Logging
+import MultiFactorAuth
 
 /// The handlers of the account page: its factors, enrolling a TOTP
 /// authenticator and withdrawing one.
@@ -17,13 +17,17 @@ extension TOTPLoginApp {
             // The enrolment campaign: without a factor, the account page is
             // open until the deadline (with a reminder), then only /enroll is.
             do {
-                enrollmentDue = try await backend.admin.enforce(FirebaseSignInPolicy(secondFactor: .required(enrollBy: enrollmentDeadline)),
-                                                                on: token).secondFactorEnrollmentDue
+                enrollmentDue = try await backend.admin.enforce(
+                    FirebaseSignInPolicy(secondFactor: .required(enrollBy: enrollmentDeadline)),
+                    on: token
+                ).secondFactorEnrollmentDue
             } catch let error {
                 switch error.code {
-                case .secondFactorEnrollmentRequired: return .redirect("/enroll?reason=\(EnrollNotice.required.rawValue)")
+                case .secondFactorEnrollmentRequired:
+                    return .redirect("/enroll?reason=\(EnrollNotice.required.rawValue)")
                 case .secondFactorRequired:
-                    return .redirect("/login?reason=\(LoginNotice.secondFactorRequired.rawValue)", clearingSession: true)
+                    return .redirect(
+                        "/login?reason=\(LoginNotice.secondFactorRequired.rawValue)", clearingSession: true)
                 default: return failure(error, during: "checking the sign-in policy")
                 }
             }
@@ -35,22 +39,31 @@ extension TOTPLoginApp {
             // up to 10 s behind a factor withdrawn on another instance.
             if !user.multiFactor.enrolledFactors.isEmpty {
                 do { try token.requireSecondFactor() } catch {
-                    return .redirect("/login?reason=\(LoginNotice.secondFactorRequired.rawValue)", clearingSession: true)
+                    return .redirect(
+                        "/login?reason=\(LoginNotice.secondFactorRequired.rawValue)", clearingSession: true)
                 }
             }
             let factors = user.multiFactor.enrolledFactors.map {
-                Pages.Factor(uid: $0.uid, displayName: $0.displayName ?? "(no name)", factorID: $0.factorID, enrolled: $0.enrollmentTime)
+                Pages.Factor(
+                    uid: $0.uid, displayName: $0.displayName ?? "(no name)", factorID: $0.factorID,
+                    enrolled: $0.enrollmentTime)
             }
             var notice = AccountNotice(rawValue: request.uri.queryParameters["done"].map(String.init) ?? "")?.text
-            if let seconds = request.uri.queryParameters["clock"].flatMap({ Int($0) }), abs(seconds) <= 3600, seconds != 0 {
-                notice = (notice.map { $0 + " " } ?? "") + "Your phone's clock seems about \(abs(seconds)) seconds \(seconds > 0 ? "fast" : "slow"): set it to the network's time, or its codes will stop working as it drifts further."
+            if let seconds = request.uri.queryParameters["clock"].flatMap({ Int($0) }), abs(seconds) <= 3600,
+                seconds != 0
+            {
+                notice =
+                    (notice.map { $0 + " " } ?? "")
+                    + "Your phone's clock seems about \(abs(seconds)) seconds \(seconds > 0 ? "fast" : "slow"): set it to the network's time, or its codes will stop working as it drifts further."
             }
             let remaining = try await recovery.remainingCodes(for: user.uid)
             let activity = try await securityEvents.recentEvents(for: backend.admin.userKey(user.uid), limit: 10)
-            return .html(Pages.account(csrf: visit.state.csrfToken, email: user.email ?? token.email ?? token.uid,
-                                       secondFactor: token.signInSecondFactor, factors: factors, remainingCodes: remaining, notice: notice,
-                                       enrollmentDue: enrollmentDue, activity: activity,
-                                       role: token.claims[SignInRules.roleClaim]?.stringValue))
+            return .html(
+                Pages.account(
+                    csrf: visit.state.csrfToken, email: user.email ?? token.email ?? token.uid,
+                    secondFactor: token.signInSecondFactor, factors: factors, remainingCodes: remaining, notice: notice,
+                    enrollmentDue: enrollmentDue, activity: activity,
+                    role: token.claims[SignInRules.roleClaim]?.stringValue))
         } catch {
             return failure(error, during: "loading the account")
         }
@@ -68,7 +81,9 @@ extension TOTPLoginApp {
             let secret = try await TOTPMultiFactorGenerator.generateSecret(with: session)
             visit.state.pendingSecret = secret.snapshot
             let reason = EnrollNotice(rawValue: request.uri.queryParameters["reason"].map(String.init) ?? "")
-            return enrollmentPage(secret, account: client.user.email ?? client.user.uid, csrf: visit.state.csrfToken, notice: reason?.text)
+            return enrollmentPage(
+                secret, account: client.user.email ?? client.user.uid, csrf: visit.state.csrfToken, notice: reason?.text
+            )
         } catch let error as AuthErrorCode {
             return enrollmentError(error)
         } catch {
@@ -100,11 +115,15 @@ extension TOTPLoginApp {
             visit.rotate()
             logger.info("enrolled a TOTP factor", metadata: ["uid": "\(user.uid)"])
             let factor = user.multiFactor.enrolledFactors.last { $0.factorID == TOTPMultiFactorID }
-            await SecurityEventSystem.record(SecurityEvent(.factorEnrolled, user: backend.admin.userKey(user.uid), initiatedBy: .user,
-                                                           factorID: factor?.uid, factorKind: SecurityEvent.totpFactorKind))
+            await SecurityEventSystem.record(
+                SecurityEvent(
+                    .factorEnrolled, user: backend.admin.userKey(user.uid), initiatedBy: .user,
+                    factorID: factor?.uid, factorKind: SecurityEvent.totpFactorKind))
             var done = "/account?done=\(AccountNotice.enrolled.rawValue)"
             if let drift {
-                var noticed = SecurityEvent(.clockDriftNoticed, user: backend.admin.userKey(user.uid), factorID: factor?.uid, factorKind: SecurityEvent.totpFactorKind)
+                var noticed = SecurityEvent(
+                    .clockDriftNoticed, user: backend.admin.userKey(user.uid), factorID: factor?.uid,
+                    factorKind: SecurityEvent.totpFactorKind)
                 noticed.clockOffsetSeconds = drift.seconds
                 await SecurityEventSystem.record(noticed)
                 done += "&clock=\(drift.seconds)"
@@ -119,8 +138,9 @@ extension TOTPLoginApp {
             }
             return outcome
         } catch let error as AuthErrorCode where error.code == .invalidVerificationCode {
-            var page = enrollmentPage(secret, account: user.email ?? user.uid, csrf: visit.state.csrfToken, displayName: displayName,
-                                      error: "\(Self.sentence(error)) (\(error.code.userInfoName))")
+            var page = enrollmentPage(
+                secret, account: user.email ?? user.uid, csrf: visit.state.csrfToken, displayName: displayName,
+                error: "\(Self.sentence(error)) (\(error.code.userInfoName))")
             page.status = .badRequest
             return page
         } catch let error as AuthErrorCode {
@@ -167,11 +187,17 @@ extension TOTPLoginApp {
     /// the code changes) or matches no step within ten. Identity Platform
     /// checks the codes of later sign-ins and tells the app nothing of
     /// where they fall, so enrolment is where the app can tell the user.
-    static func clockDrift(of code: String, secret: TOTPSecret, account: String, at now: Date = Date()) -> TOTPClockDrift? {
-        guard let totp = try? OTPAuthURI(parsing: secret.generateQRCodeURL(withAccountName: account, issuer: "drift")).totp() else { return nil }
+    static func clockDrift(of code: String, secret: TOTPSecret, account: String, at now: Date = Date())
+        -> TOTPClockDrift?
+    {
+        guard
+            let totp = try? OTPAuthURI(parsing: secret.generateQRCodeURL(withAccountName: account, issuer: "drift"))
+                .totp()
+        else { return nil }
         let unixNow = Int64(now.timeIntervalSince1970.rounded(.down))
         guard let present = try? totp.step(at: unixNow),
-              let matched = try? totp.matchingStep(for: code, at: unixNow, window: TOTPVerifier.widestWindow) else { return nil }
+            let matched = try? totp.matchingStep(for: code, at: unixNow, window: TOTPVerifier.widestWindow)
+        else { return nil }
         let steps = Int(Int64(bitPattern: matched &- present))
         return abs(steps) >= 2 ? TOTPClockDrift(steps: steps, period: totp.period) : nil
     }
@@ -179,7 +205,9 @@ extension TOTPLoginApp {
     /// The user removed a factor (the SDK's client call records nothing: the
     /// app knows who and which).
     private func recordWithdrawal(of factor: MultiFactorInfo?, uid: String) async {
-        await SecurityEventSystem.record(SecurityEvent(.factorWithdrawn, user: backend.admin.userKey(uid), initiatedBy: .user,
-                                                       factorID: factor?.uid, factorKind: factor?.factorID))
+        await SecurityEventSystem.record(
+            SecurityEvent(
+                .factorWithdrawn, user: backend.admin.userKey(uid), initiatedBy: .user,
+                factorID: factor?.uid, factorKind: factor?.factorID))
     }
 }

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import Logging
 import IdentityOTP
+import Logging
 
 /// The app's own limits on wrong passwords and codes, counted in a
 /// ``TOTPAttemptStore`` that every instance shares, so that a second
@@ -53,11 +53,13 @@ struct AttemptLimits: Sendable {
     let store: any TOTPAttemptStore
     /// Wrong passwords for one account from one client address: 10, then a
     /// minute, doubling to at most 15 minutes; forgotten after 15 quiet minutes.
-    var passwordPerAccountAndAddress = try! TOTPAttemptLimit.backoff(10, lockout: .seconds(60), maximumLockout: .seconds(15 * 60))
+    var passwordPerAccountAndAddress = try! TOTPAttemptLimit.backoff(
+        10, lockout: .seconds(60), maximumLockout: .seconds(15 * 60))
     /// Wrong passwords for one account from anywhere: 100 in a row, then
     /// only a password reset lets a password sign-in through; the record is
     /// forgotten after a quiet day (the key is a typed address: it must expire).
-    var passwordPerAccount = try! TOTPAttemptLimit.consecutiveFailures(TOTPAttemptLimit.consecutiveFailureCap, forgetAfter: .seconds(86_400))
+    var passwordPerAccount = try! TOTPAttemptLimit.consecutiveFailures(
+        TOTPAttemptLimit.consecutiveFailureCap, forgetAfter: .seconds(86_400))
     /// Wrong codes for one account (past its password): 10 in a row, then a
     /// lock-out of 15 minutes that doubles with each further run, and after
     /// 100 in a row the account's codes are locked until a recovery, as the
@@ -67,8 +69,10 @@ struct AttemptLimits: Sendable {
     var codePerAccount = try! TOTPAttemptLimit(maximumFailures: 10, lockout: .seconds(15 * 60))
     /// Attempts per client address and kind in 15 minutes: a rate limit
     /// (addresses are shared and chosen by whoever sends), no final lock.
-    var perAddress: [Kind: TOTPAttemptLimit] = [.password: try! .rateLimit(100, per: .seconds(15 * 60)),
-                                                .code: try! .rateLimit(50, per: .seconds(15 * 60))]
+    var perAddress: [Kind: TOTPAttemptLimit] = [
+        .password: try! .rateLimit(100, per: .seconds(15 * 60)),
+        .code: try! .rateLimit(50, per: .seconds(15 * 60)),
+    ]
     var logger = Logger(label: "TOTPLogin.limits")
 
     /// The store's key for an account: a digest of the normalised address,
@@ -80,12 +84,19 @@ struct AttemptLimits: Sendable {
 
     /// The counts one attempt of `kind` takes, in order: the address's, then
     /// the account's from that address (passwords), then the account's.
-    func keys(_ kind: Kind, account: String, address: String?) -> [(key: String, limit: TOTPAttemptLimit, per: String)] {
+    func keys(_ kind: Kind, account: String, address: String?) -> [(key: String, limit: TOTPAttemptLimit, per: String)]
+    {
         var keys: [(key: String, limit: TOTPAttemptLimit, per: String)] = []
-        if let address, let limit = perAddress[kind] { keys.append(("totplogin/\(kind.rawValue)/address/\(address)", limit, "address")) }
+        if let address, let limit = perAddress[kind] {
+            keys.append(("totplogin/\(kind.rawValue)/address/\(address)", limit, "address"))
+        }
         switch kind {
         case .password:
-            keys.append((Self.accountAndAddressKey(account: account, address: address), passwordPerAccountAndAddress, "account and address"))
+            keys.append(
+                (
+                    Self.accountAndAddressKey(account: account, address: address), passwordPerAccountAndAddress,
+                    "account and address"
+                ))
             keys.append(("totplogin/password/account/\(account)", passwordPerAccount, "account"))
         case .code:
             keys.append(("totplogin/code/account/\(account)", codePerAccount, "account"))
@@ -111,7 +122,9 @@ struct AttemptLimits: Sendable {
                     logger.warning("attempt limit reached", metadata: ["kind": "\(kind.rawValue)", "per": "\(per)"])
                     return .refused(.until(until))
                 case .locked:
-                    logger.warning("attempt limit reached", metadata: ["kind": "\(kind.rawValue)", "per": "\(per)", "until": "proven"])
+                    logger.warning(
+                        "attempt limit reached",
+                        metadata: ["kind": "\(kind.rawValue)", "per": "\(per)", "until": "proven"])
                     return .refused(.untilProven)
                 }
             }
@@ -129,11 +142,15 @@ struct AttemptLimits: Sendable {
         switch refusal {
         case .until(let until):
             let minutes = max(1, Int((until.timeIntervalSince(now) / 60).rounded(.up)))
-            return Self.tooManyAttempts("Too many wrong attempts for this account. Wait \(minutes) minute\(minutes == 1 ? "" : "s"), then try again.")
+            return Self.tooManyAttempts(
+                "Too many wrong attempts for this account. Wait \(minutes) minute\(minutes == 1 ? "" : "s"), then try again."
+            )
         case .untilProven where kind == .password:
             return Self.passwordResetRequired
         case .untilProven:
-            return Self.tooManyAttempts("Too many wrong attempts in a row: this account's codes are locked. Sign in with a recovery code, or contact support.")
+            return Self.tooManyAttempts(
+                "Too many wrong attempts in a row: this account's codes are locked. Sign in with a recovery code, or contact support."
+            )
         case .unavailable:
             return TOTPLoginApp.unavailable(next: "/login")
         }
@@ -162,24 +179,31 @@ struct AttemptLimits: Sendable {
     }
 
     private static func tooManyAttempts(_ explanation: String) -> Outcome {
-        .html(Pages.error(status: 429, title: "Too many attempts", explanation: explanation,
-                          firebaseCode: nil, next: ("/login", "Back to sign-in"), id: "attempt-limit"),
-              status: .tooManyRequests)
+        .html(
+            Pages.error(
+                status: 429, title: "Too many attempts", explanation: explanation,
+                firebaseCode: nil, next: ("/login", "Back to sign-in"), id: "attempt-limit"),
+            status: .tooManyRequests)
     }
 
     /// The page after 100 wrong passwords in a row for an account, from
     /// anywhere: a password sign-in now needs a password reset, which the
     /// owner can ask for at once (no waiting, and a stranger cannot).
     static var passwordResetRequired: Outcome {
-        .html(Pages.error(status: 429, title: "Reset your password to sign in",
-                          explanation: "There were too many wrong passwords for this account. To sign in, reset your password: we email you a link.",
-                          firebaseCode: nil, next: ("/login/reset", "Reset my password"), id: "password-reset-required"),
-              status: .tooManyRequests)
+        .html(
+            Pages.error(
+                status: 429, title: "Reset your password to sign in",
+                explanation:
+                    "There were too many wrong passwords for this account. To sign in, reset your password: we email you a link.",
+                firebaseCode: nil, next: ("/login/reset", "Reset my password"), id: "password-reset-required"),
+            status: .tooManyRequests)
     }
 
     /// The page for a limit reached in the library (recovery codes), whose
     /// lock-out end the app does not see.
     var refusal: Outcome {
-        Self.tooManyAttempts("Too many wrong attempts for this account. Wait a while, then try again; after many, only support can help.")
+        Self.tooManyAttempts(
+            "Too many wrong attempts for this account. Wait a while, then try again; after many, only support can help."
+        )
     }
 }

@@ -50,7 +50,9 @@ struct BrowserState: Codable, Sendable, Equatable {
 
     /// Whether it holds nothing but its CSRF token (a browser that has only
     /// loaded pages).
-    var holdsOnlyItsToken: Bool { user == nil && pendingSignIn == nil && pendingSecret == nil && unrevokedSessionsOf == nil }
+    var holdsOnlyItsToken: Bool {
+        user == nil && pendingSignIn == nil && pendingSecret == nil && unrevokedSessionsOf == nil
+    }
 
     /// Forgets the user and the steps in flight, keeping nothing (sign-out).
     mutating func reset() {
@@ -60,7 +62,8 @@ struct BrowserState: Codable, Sendable, Equatable {
     /// 32 random bytes, base64url: a valid cookie value and form field.
     static func randomToken() -> String {
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+                of: "=", with: "")
     }
 
     /// Compares a submitted CSRF token with the expected one in time that
@@ -121,13 +124,17 @@ struct SealedCookieStorage: BrowserStateStorage {
 
     func save(_ state: BrowserState, previousCookie: String?, rotate: Bool) async throws -> String {
         let sealed = try codec.seal(state, expiresAt: state.savedAt.addingTimeInterval(browserStateLifetime))
-        guard sealed.utf8.count <= Self.maximumCookieLength else { throw BrowserStateTooLarge(length: sealed.utf8.count) }
+        guard sealed.utf8.count <= Self.maximumCookieLength else {
+            throw BrowserStateTooLarge(length: sealed.utf8.count)
+        }
         return sealed
     }
 
     func discard(cookie: String) async throws {}
 
-    var summary: String { "browser state sealed in its cookie (\(codec.keyRing.keys.count) key(s), newest \(codec.keyRing.newest.id))" }
+    var summary: String {
+        "browser state sealed in its cookie (\(codec.keyRing.keys.count) key(s), newest \(codec.keyRing.newest.id))"
+    }
 }
 
 /// The sealed state would not fit in a cookie.
@@ -159,8 +166,11 @@ struct StoreBackedStorage: BrowserStateStorage {
     func load(cookie: String) async throws -> BrowserState? {
         if cookie.hasPrefix(Self.preStatePrefix) {
             // Expired, tampered with or under an old key: a new browser.
-            guard let state = try? preStateCodec.open(BrowserState.self, from: cookie.dropFirst(Self.preStatePrefix.count)),
-                  state.holdsOnlyItsToken else { return nil }
+            guard
+                let state = try? preStateCodec.open(
+                    BrowserState.self, from: cookie.dropFirst(Self.preStatePrefix.count)),
+                state.holdsOnlyItsToken
+            else { return nil }
             return state
         }
         return try await store.get(BrowserState.self, forKey: Self.key(cookie))
@@ -169,12 +179,14 @@ struct StoreBackedStorage: BrowserStateStorage {
     func save(_ state: BrowserState, previousCookie: String?, rotate: Bool) async throws -> String {
         let previousRow = previousCookie.flatMap { $0.hasPrefix(Self.preStatePrefix) ? nil : $0 }
         if state.holdsOnlyItsToken && previousRow == nil {
-            return Self.preStatePrefix + (try preStateCodec.seal(state, expiresAt: state.savedAt.addingTimeInterval(browserStateLifetime)))
+            return Self.preStatePrefix
+                + (try preStateCodec.seal(state, expiresAt: state.savedAt.addingTimeInterval(browserStateLifetime)))
         }
         let id = rotate ? nil : previousRow
         if rotate, let previousRow { try await store.removeValue(forKey: Self.key(previousRow)) }
         let cookie = id ?? BrowserState.randomToken()
-        try await store.set(state, forKey: Self.key(cookie), expiresAt: state.savedAt.addingTimeInterval(browserStateLifetime))
+        try await store.set(
+            state, forKey: Self.key(cookie), expiresAt: state.savedAt.addingTimeInterval(browserStateLifetime))
         return cookie
     }
 
@@ -203,8 +215,12 @@ public struct BrowserStateConfiguration: Sendable {
     /// holding a random id; `name` says which in the start-up log. Until a
     /// browser has something to keep, its token alone is sealed in its
     /// cookie under `keyRing` (every instance's), and no row is written.
-    public static func store(_ store: any ExpiringStateStore, name: String, keyRing: SealingKeyRing) -> BrowserStateConfiguration {
-        BrowserStateConfiguration(storage: StoreBackedStorage(store: store, name: name,
-                                                              preStateCodec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.browser-pre")))
+    public static func store(_ store: any ExpiringStateStore, name: String, keyRing: SealingKeyRing)
+        -> BrowserStateConfiguration
+    {
+        BrowserStateConfiguration(
+            storage: StoreBackedStorage(
+                store: store, name: name,
+                preStateCodec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.browser-pre")))
     }
 }

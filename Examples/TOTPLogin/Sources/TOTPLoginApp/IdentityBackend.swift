@@ -37,8 +37,10 @@ public struct IdentityBackend: Sendable {
     ///     retries connecting until the request's deadline, riding out a
     ///     restart (``AsyncHTTPClientTransport/failingFast`` does not).
     /// - Throws: ``AppError/configuration(_:)`` when the app cannot be configured.
-    public init(emulatorHost: String, emulatorPort: Int, projectID: String, tenantID: String? = nil,
-                transport: AsyncHTTPClientTransport = AsyncHTTPClientTransport()) throws {
+    public init(
+        emulatorHost: String, emulatorPort: Int, projectID: String, tenantID: String? = nil,
+        transport: AsyncHTTPClientTransport = AsyncHTTPClientTransport()
+    ) throws {
         let emulatorHostAndPort = "\(emulatorHost):\(emulatorPort)"
         let options = FirebaseOptions(googleAppID: "1:000000000000:web:0000000000000000", gcmSenderID: "000000000000")
         // The emulator accepts any API key; production needs the project's.
@@ -48,17 +50,23 @@ public struct IdentityBackend: Sendable {
         // A name of its own, so that tests may run several apps in one process.
         let name = "TOTPLogin-\(projectID)-\(tenantID ?? "")-\(emulatorHostAndPort)"
         FirebaseApp.configure(name: name, options: options)
-        guard let app = FirebaseApp.app(name: name) else { throw AppError.configuration("FirebaseApp \(name) was not configured") }
+        guard let app = FirebaseApp.app(name: name) else {
+            throw AppError.configuration("FirebaseApp \(name) was not configured")
+        }
         self.app = app
         self.projectID = projectID
         self.tenantID = tenantID
         self.emulatorHost = emulatorHost
         self.emulatorPort = emulatorPort
-        self.emulatorHelpers = EmulatorHelpersClient(configuration: ClientConfiguration(transport: transport, emulatorHost: emulatorHostAndPort))
-        let projectAdmin = IdentityAdmin.emulator(projectID: projectID, hostAndPort: emulatorHostAndPort, transport: transport)
+        self.emulatorHelpers = EmulatorHelpersClient(
+            configuration: ClientConfiguration(transport: transport, emulatorHost: emulatorHostAndPort))
+        let projectAdmin = IdentityAdmin.emulator(
+            projectID: projectID, hostAndPort: emulatorHostAndPort, transport: transport)
         self.projectAdmin = projectAdmin
         self.admin = tenantID.map { projectAdmin.tenantManager().authForTenant($0) } ?? projectAdmin
-        self.adminClient = AdminClient(accessToken: { "owner" }, configuration: ClientConfiguration(transport: transport, emulatorHost: emulatorHostAndPort))
+        self.adminClient = AdminClient(
+            accessToken: { "owner" },
+            configuration: ClientConfiguration(transport: transport, emulatorHost: emulatorHostAndPort))
     }
 
     /// The admin API's generated client, for what ``IdentityAdmin`` does not
@@ -68,22 +76,30 @@ public struct IdentityBackend: Sendable {
     /// The id of the tenant called `name` (its id or its display name),
     /// made with that display name when the project has none: the emulator
     /// makes up tenant ids, so the app is given a name.
-    public static func tenant(named name: String, emulatorHost: String, emulatorPort: Int, projectID: String) async throws -> String {
-        let admin = IdentityAdmin.emulator(projectID: projectID, hostAndPort: "\(emulatorHost):\(emulatorPort)", transport: AsyncHTTPClientTransport())
+    public static func tenant(named name: String, emulatorHost: String, emulatorPort: Int, projectID: String)
+        async throws -> String
+    {
+        let admin = IdentityAdmin.emulator(
+            projectID: projectID, hostAndPort: "\(emulatorHost):\(emulatorPort)", transport: AsyncHTTPClientTransport())
         let manager = admin.tenantManager()
         var pageToken: String?
         repeat {
             let page = try await manager.listTenants(pageToken: pageToken)
-            if let found = page.tenants.first(where: { $0.tenantID == name || $0.displayName == name }) { return found.tenantID }
+            if let found = page.tenants.first(where: { $0.tenantID == name || $0.displayName == name }) {
+                return found.tenantID
+            }
             pageToken = page.pageToken
         } while pageToken != nil
-        return try await manager.createTenant(TenantRequest(displayName: name, emailSignInConfig: EmailSignInConfig(enabled: true))).tenantID
+        return try await manager.createTenant(
+            TenantRequest(displayName: name, emailSignInConfig: EmailSignInConfig(enabled: true))
+        ).tenantID
     }
 
     /// The project a running emulator acts on for calls with an API key;
     /// nil from an emulator that does not say (Google's).
     public static func emulatorProject(host: String, port: Int) async throws -> String? {
-        let helpers = EmulatorHelpersClient(configuration: ClientConfiguration(transport: AsyncHTTPClientTransport(), emulatorHost: "\(host):\(port)"))
+        let helpers = EmulatorHelpersClient(
+            configuration: ClientConfiguration(transport: AsyncHTTPClientTransport(), emulatorHost: "\(host):\(port)"))
         return try await helpers.getEmulatorStatus().authEmulator?.projectId
     }
 
@@ -94,7 +110,9 @@ public struct IdentityBackend: Sendable {
     public static func agreedProject(requested: String?, served: String?, fallback: String) throws -> String {
         switch (requested, served) {
         case (let wanted?, let served?) where wanted != served:
-            throw AppError.configuration("--project \(wanted) differs from the emulator's project \(served): start the emulator with --project \(wanted), or drop --project")
+            throw AppError.configuration(
+                "--project \(wanted) differs from the emulator's project \(served): start the emulator with --project \(wanted), or drop --project"
+            )
         case (let wanted?, _): return wanted
         case (nil, let served?): return served
         case (nil, nil): return fallback
@@ -115,10 +133,14 @@ public struct IdentityBackend: Sendable {
     /// accept a code up to 2.5 minutes early or late, as Firebase allows.
     public func enableTOTP() async throws {
         if let tenantID {
-            _ = try await projectAdmin.tenantManager().updateTenant(tenantID, TenantRequest(
-                multiFactorConfig: .totpEnabled(adjacentIntervals: 5), emailSignInConfig: EmailSignInConfig(enabled: true)))
+            _ = try await projectAdmin.tenantManager().updateTenant(
+                tenantID,
+                TenantRequest(
+                    multiFactorConfig: .totpEnabled(adjacentIntervals: 5),
+                    emailSignInConfig: EmailSignInConfig(enabled: true)))
         } else {
-            _ = try await projectAdmin.projectConfigManager().updateProjectConfig(UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 5)))
+            _ = try await projectAdmin.projectConfigManager().updateProjectConfig(
+                UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 5)))
         }
     }
 
@@ -126,8 +148,12 @@ public struct IdentityBackend: Sendable {
     /// app's own route), as a team deploys a blocking function once.
     /// Identity Platform calls it for every realm of the project, tenants included.
     public func configureBeforeSignIn(functionURL: String) async throws {
-        _ = try await adminClient.updateProjectConfig(project: projectID, updateMask: "blockingFunctions.triggers", body: ProjectConfig(
-            blockingFunctions: BlockingFunctionsConfig(triggers: [BlockingEventType.beforeSignIn.rawValue: BlockingFunctionTrigger(functionUri: functionURL)])))
+        _ = try await adminClient.updateProjectConfig(
+            project: projectID, updateMask: "blockingFunctions.triggers",
+            body: ProjectConfig(
+                blockingFunctions: BlockingFunctionsConfig(triggers: [
+                    BlockingEventType.beforeSignIn.rawValue: BlockingFunctionTrigger(functionUri: functionURL)
+                ])))
     }
 
     /// The verification link the emulator "sent" to `email`; production
@@ -144,11 +170,12 @@ public struct IdentityBackend: Sendable {
     }
 
     private func sentCode(_ type: OobRequestType, to email: String) async throws -> OobCodeEntry? {
-        let listing = if let tenantID {
-            try await emulatorHelpers.listTenantOobCodes(project: projectID, tenant: tenantID)
-        } else {
-            try await emulatorHelpers.listOobCodes(project: projectID)
-        }
+        let listing =
+            if let tenantID {
+                try await emulatorHelpers.listTenantOobCodes(project: projectID, tenant: tenantID)
+            } else {
+                try await emulatorHelpers.listOobCodes(project: projectID)
+            }
         return listing.oobCodes.last(where: { $0.email == email && $0.requestType == type })
     }
 }

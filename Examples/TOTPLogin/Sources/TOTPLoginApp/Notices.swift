@@ -3,10 +3,10 @@ import HTTPTypes
 import Hummingbird
 import IdentityAdmin
 import IdentityAdminHummingbird
-import Logging
-import MultiFactorAuth
 import IdentityOTP
 import IdentityOTPFormats
+import Logging
+import MultiFactorAuth
 
 /// Why the sign-in page is shown, as a query value (never free text from the URL).
 enum LoginNotice: String {

@@ -3,15 +3,18 @@ import HTTPTypes
 import Hummingbird
 import IdentityAdmin
 import IdentityAdminHummingbird
-import Logging
-import MultiFactorAuth
 import IdentityOTP
 import IdentityOTPFormats
+import Logging
+import MultiFactorAuth
 
 /// What a route decided, turned into a response in one place so that every
 /// cookie carries the same attributes.
 struct Outcome {
-    enum Kind { case html(String), redirect(String) }
+    enum Kind {
+        case html(String)
+        case redirect(String)
+    }
     var kind: Kind
     var status: HTTPResponse.Status = .ok
     /// A new session cookie to set.
@@ -19,7 +22,9 @@ struct Outcome {
     /// Whether to delete the session cookie.
     var clearSession = false
 
-    static func html(_ html: String, status: HTTPResponse.Status = .ok) -> Outcome { Outcome(kind: .html(html), status: status) }
+    static func html(_ html: String, status: HTTPResponse.Status = .ok) -> Outcome {
+        Outcome(kind: .html(html), status: status)
+    }
     static func redirect(_ location: String, session: String? = nil, clearingSession: Bool = false) -> Outcome {
         Outcome(kind: .redirect(location), status: .seeOther, session: session, clearSession: clearingSession)
     }
@@ -29,8 +34,9 @@ struct Outcome {
         var response: Response
         switch kind {
         case .html(let html):
-            response = Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                                body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+            response = Response(
+                status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
             // Framing refused: no clickjacking of the forms.
             if let frameOptions = HTTPField.Name("X-Frame-Options") { response.headers[frameOptions] = "DENY" }
         case .redirect(let location):
@@ -38,11 +44,15 @@ struct Outcome {
         }
         let lifetime = Int(TOTPLoginApp.sessionLifetime.components.seconds)
         if let session {
-            response.setCookie(Cookie(name: TOTPLoginApp.sessionCookieName, value: session, maxAge: lifetime, path: "/",
-                                      secure: secureCookies, httpOnly: true, sameSite: .lax))
+            response.setCookie(
+                Cookie(
+                    name: TOTPLoginApp.sessionCookieName, value: session, maxAge: lifetime, path: "/",
+                    secure: secureCookies, httpOnly: true, sameSite: .lax))
         } else if clearSession {
-            response.setCookie(Cookie(name: TOTPLoginApp.sessionCookieName, value: "", maxAge: 0, path: "/",
-                                      secure: secureCookies, httpOnly: true, sameSite: .lax))
+            response.setCookie(
+                Cookie(
+                    name: TOTPLoginApp.sessionCookieName, value: "", maxAge: 0, path: "/",
+                    secure: secureCookies, httpOnly: true, sameSite: .lax))
         }
         return response
     }
@@ -80,7 +90,9 @@ struct SessionRefusalRedirect: RouterMiddleware {
     typealias Context = AppRequestContext
     let app: TOTPLoginApp
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let refusal as FirebaseAuthenticationError {

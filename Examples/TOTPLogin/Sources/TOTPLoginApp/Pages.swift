@@ -1,5 +1,5 @@
-import IdentityOTP
 import Foundation
+import IdentityOTP
 
 /// Text made safe for HTML element content and quoted attribute values.
 func escaped(_ text: String) -> String {
@@ -60,7 +60,9 @@ enum Pages {
     }
 
     static func signUp(csrf: String, email: String = "", error: String? = nil) -> String {
-        layout("Create an account", """
+        layout(
+            "Create an account",
+            """
             \(error.map { "<p class=\"error\" id=\"error\">\(escaped($0))</p>" } ?? "")
             <form method="post" action="/signup">
             \(csrfField(csrf))
@@ -73,10 +75,13 @@ enum Pages {
     }
 
     static func verifyEmail(email: String, link: String?) -> String {
-        let linkHTML = link.map {
-            "<p><a id=\"verification-link\" href=\"\(escaped($0))\">Verify \(escaped(email))</a></p>"
-        } ?? "<p class=\"error\">The emulator lists no verification link for this address.</p>"
-        return layout("Verify your email", """
+        let linkHTML =
+            link.map {
+                "<p><a id=\"verification-link\" href=\"\(escaped($0))\">Verify \(escaped(email))</a></p>"
+            } ?? "<p class=\"error\">The emulator lists no verification link for this address.</p>"
+        return layout(
+            "Verify your email",
+            """
             <p>Identity Platform sent a verification link to <b>\(escaped(email))</b>.
             In production it arrives by email; the local emulator lists it, so here it is:</p>
             \(linkHTML)
@@ -85,7 +90,9 @@ enum Pages {
     }
 
     static func login(csrf: String, email: String = "", notice: String? = nil, error: String? = nil) -> String {
-        layout("Sign in", notice: notice, """
+        layout(
+            "Sign in", notice: notice,
+            """
             \(error.map { "<p class=\"error\" id=\"error\">\(escaped($0))</p>" } ?? "")
             <form method="post" action="/login">
             \(csrfField(csrf))
@@ -98,7 +105,9 @@ enum Pages {
     }
 
     static func secondFactor(csrf: String, factorName: String, error: String? = nil) -> String {
-        layout("Enter your code", """
+        layout(
+            "Enter your code",
+            """
             \(error.map { "<p class=\"error\" id=\"error\">\(escaped($0))</p>" } ?? "")
             <p>Your account is protected by a second factor. Open your authenticator app
             (<b>\(escaped(factorName))</b>) and type the 6-digit code it shows.</p>
@@ -113,7 +122,9 @@ enum Pages {
     }
 
     static func recoveryCode(csrf: String, error: String? = nil) -> String {
-        layout("Use a recovery code", """
+        layout(
+            "Use a recovery code",
+            """
             \(error.map { "<p class=\"error\" id=\"error\">\(escaped($0))</p>" } ?? "")
             <p>Type one of the recovery codes you saved when you added your authenticator.
             It removes the lost authenticator, signs you out everywhere else, and signs you in here
@@ -132,8 +143,11 @@ enum Pages {
         let text = "Recovery codes (each works once):\n" + codes.joined(separator: "\n") + "\n"
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-")
-        let download = "data:text/plain;charset=utf-8," + (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
-        return layout("Save your recovery codes", """
+        let download =
+            "data:text/plain;charset=utf-8," + (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+        return layout(
+            "Save your recovery codes",
+            """
             <p>If you lose your authenticator, one of these codes lets you back in. Each works once.
             <b>They are shown only now</b>: print them, or keep the file somewhere safe.</p>
             <ul id="recovery-codes">\(codes.map { "<li class=\"recovery-code\"><code>\(escaped($0))</code></li>" }.joined())</ul>
@@ -150,10 +164,14 @@ enum Pages {
         var enrolled: Date?
     }
 
-    static func account(csrf: String, email: String, secondFactor: String?, factors: [Factor], remainingCodes: Int?, notice: String? = nil,
-                        enrollmentDue: Date? = nil, activity: [SecurityEvent] = [], role: String? = nil) -> String {
+    static func account(
+        csrf: String, email: String, secondFactor: String?, factors: [Factor], remainingCodes: Int?,
+        notice: String? = nil,
+        enrollmentDue: Date? = nil, activity: [SecurityEvent] = [], role: String? = nil
+    ) -> String {
         let dateFormat = Date.ISO8601FormatStyle(dateSeparator: .dash, dateTimeSeparator: .space, timeZone: .gmt)
-        let list = factors.isEmpty
+        let list =
+            factors.isEmpty
             ? "<p id=\"no-factors\">No second factor yet: anyone with your password can sign in.</p>"
             : factors.map { factor in
                 """
@@ -163,7 +181,9 @@ enum Pages {
                 </div>
                 """
             }.joined(separator: "\n")
-        return layout("Your account", notice: notice, """
+        return layout(
+            "Your account", notice: notice,
+            """
             \(enrollmentDue.map { "<p class=\"notice\" id=\"enrollment-due\">Add an authenticator app by \(escaped($0.formatted(dateFormat))): after that, this account cannot be used without one.</p>" } ?? "")
             <p>Signed in as <b id="account-email">\(escaped(email))</b>,
             \(secondFactor.map { "with a second factor (<span id=\"second-factor\">\(escaped($0))</span>)" } ?? "with a password only").</p>
@@ -180,9 +200,13 @@ enum Pages {
             """)
     }
 
-    static func enroll(csrf: String, qrSVG: String, secret: String, uri: String, displayName: String = "", error: String? = nil,
-                       notice: String? = nil) -> String {
-        layout("Add an authenticator app", notice: notice, """
+    static func enroll(
+        csrf: String, qrSVG: String, secret: String, uri: String, displayName: String = "", error: String? = nil,
+        notice: String? = nil
+    ) -> String {
+        layout(
+            "Add an authenticator app", notice: notice,
+            """
             \(error.map { "<p class=\"error\" id=\"error\">\(escaped($0))</p>" } ?? "")
             <p>Scan this code with Google Authenticator, 1Password or any TOTP app:</p>
             <div id="qr">\(qrSVG)</div>
@@ -199,7 +223,9 @@ enum Pages {
     }
 
     static func logout(csrf: String) -> String {
-        layout("Sign out", """
+        layout(
+            "Sign out",
+            """
             <form method="post" action="/logout">\(csrfField(csrf))<button id="logout" type="submit">Sign out</button></form>
             """)
     }
@@ -207,7 +233,9 @@ enum Pages {
     /// A sign-out that cleared this browser's session but could not end the
     /// others: says so, and offers to try again.
     static func signOutIncomplete(csrf: String) -> String {
-        layout("Signed out here only", """
+        layout(
+            "Signed out here only",
+            """
             <p class="error" id="error" data-reason="sessions-not-revoked">You are signed out on this browser, but your sessions on other \
             devices could not be ended just now: they may still be signed in.</p>
             <form method="post" action="/logout/retry">\(csrfField(csrf))<button id="retry-logout" type="submit">Try again</button></form>
@@ -218,9 +246,13 @@ enum Pages {
     /// An error page that names the Firebase error, so that a developer can
     /// look it up; `next` is where the person can go on; `id`, when the
     /// app itself refused, names the reason for scripts (`attempt-limit`).
-    static func error(status: Int, title: String, explanation: String, firebaseCode: String?, next: (href: String, label: String),
-                      id: String? = nil) -> String {
-        layout(title, """
+    static func error(
+        status: Int, title: String, explanation: String, firebaseCode: String?, next: (href: String, label: String),
+        id: String? = nil
+    ) -> String {
+        layout(
+            title,
+            """
             <p class="error" id="error"\(id.map { " data-reason=\"\(escaped($0))\"" } ?? "")>\(escaped(explanation))</p>
             \(firebaseCode.map { "<p>Firebase error: <code id=\"error-code\">\(escaped($0))</code></p>" } ?? "")
             <p><a id="next" href="\(escaped(next.href))">\(escaped(next.label))</a></p>

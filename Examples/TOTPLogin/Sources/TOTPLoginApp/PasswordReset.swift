@@ -15,20 +15,28 @@ extension TOTPLoginApp {
     /// whether the address has an account or not (no enumeration).
     func sendPasswordReset(_ form: FormFields, _ visit: inout Visit) async -> Outcome {
         let email = form["email"].trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !email.isEmpty else { return .html(Pages.passwordReset(csrf: visit.state.csrfToken, error: "Enter your email address."), status: .badRequest) }
+        guard !email.isEmpty else {
+            return .html(
+                Pages.passwordReset(csrf: visit.state.csrfToken, error: "Enter your email address."),
+                status: .badRequest)
+        }
         do {
             try await backend.newAuth().sendPasswordReset(withEmail: email)
         } catch let error as AuthErrorCode where error.code == .userNotFound {
             // Said the same as a sent email.
         } catch let error as AuthErrorCode {
             logger.info("password reset refused", metadata: ["error": "\(error.code.userInfoName)"])
-            return .html(Pages.passwordReset(csrf: visit.state.csrfToken, email: email, error: Self.sentence(error)), status: .badRequest)
+            return .html(
+                Pages.passwordReset(csrf: visit.state.csrfToken, email: email, error: Self.sentence(error)),
+                status: .badRequest)
         } catch {
             return failure(error, during: "sending the reset email")
         }
         // Production emails the link; the emulator lists it, so the example shows it.
         let code = try? await backend.passwordResetCode(for: email)
-        return .html(Pages.passwordResetSent(email: email, link: code.map { Self.passwordResetPath + "?oobCode=" + Self.queryValue($0) }))
+        return .html(
+            Pages.passwordResetSent(
+                email: email, link: code.map { Self.passwordResetPath + "?oobCode=" + Self.queryValue($0) }))
     }
 
     /// The email link's page: a new password for the code.
@@ -46,17 +54,20 @@ extension TOTPLoginApp {
             email = try await auth.verifyPasswordResetCode(code)
             try await auth.confirmPasswordReset(withCode: code, newPassword: form["password"])
         } catch let error as AuthErrorCode {
-            let explanation = error.code == .weakPassword
+            let explanation =
+                error.code == .weakPassword
                 ? "Choose a password of at least 6 characters."
                 : "This reset link is not valid any more (used, expired or mistyped). Ask for a new one."
-            return .html(Pages.newPassword(csrf: visit.state.csrfToken, code: code, error: explanation), status: .badRequest)
+            return .html(
+                Pages.newPassword(csrf: visit.state.csrfToken, code: code, error: explanation), status: .badRequest)
         } catch {
             return failure(error, during: "the password reset")
         }
         await limits.accountProven(AttemptLimits.accountKey(email: email), address: address)
         if let uid = try? await backend.admin.getUser(email: email).uid {
             // A reset ends every session of the account, as Identity Platform does.
-            await SecurityEventSystem.record(SecurityEvent(.sessionsRevoked, user: backend.admin.userKey(uid), initiatedBy: .user))
+            await SecurityEventSystem.record(
+                SecurityEvent(.sessionsRevoked, user: backend.admin.userKey(uid), initiatedBy: .user))
         }
         visit.signOut()
         return .redirect("/login?reason=\(LoginNotice.passwordReset.rawValue)", clearingSession: true)
@@ -72,7 +83,9 @@ extension TOTPLoginApp {
 
 extension Pages {
     static func passwordReset(csrf: String, email: String = "", error: String? = nil) -> String {
-        layout("Reset your password", """
+        layout(
+            "Reset your password",
+            """
             \(error.map { "<p class=\"error\" id=\"error\">\(escaped($0))</p>" } ?? "")
             <form method="post" action="/login/reset">
             \(csrfField(csrf))
@@ -83,17 +96,22 @@ extension Pages {
     }
 
     static func passwordResetSent(email: String, link: String?) -> String {
-        let linkHTML = link.map {
-            "<p>It runs on the emulator, so here is the email's link: <a id=\"reset-link\" href=\"\(escaped($0))\">Reset the password</a></p>"
-        } ?? ""
-        return layout("Check your email", """
+        let linkHTML =
+            link.map {
+                "<p>It runs on the emulator, so here is the email's link: <a id=\"reset-link\" href=\"\(escaped($0))\">Reset the password</a></p>"
+            } ?? ""
+        return layout(
+            "Check your email",
+            """
             <p id="reset-sent">If <b>\(escaped(email))</b> has an account, a link to reset its password is on its way.</p>
             \(linkHTML)
             """)
     }
 
     static func newPassword(csrf: String, code: String, error: String? = nil) -> String {
-        layout("Choose a new password", """
+        layout(
+            "Choose a new password",
+            """
             \(error.map { "<p class=\"error\" id=\"error\">\(escaped($0))</p>" } ?? "")
             <form method="post" action="\(TOTPLoginApp.passwordResetPath)">
             \(csrfField(csrf))

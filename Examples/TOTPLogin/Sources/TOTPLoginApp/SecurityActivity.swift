@@ -61,16 +61,29 @@ struct SecurityNotifier: SecurityEventSink {
 
     /// The kinds worth a message, and what it says.
     static func message(for event: SecurityEvent) -> (subject: String, body: String)? {
-        let whatToDo = "If this was you, there is nothing to do. If it was not, sign in, review your second factors and change your password."
+        let whatToDo =
+            "If this was you, there is nothing to do. If it was not, sign in, review your second factors and change your password."
         switch event.kind {
         case .factorEnrolled:
-            return ("A second factor was added to your account", "An authenticator app was added to your account. \(whatToDo)")
+            return (
+                "A second factor was added to your account",
+                "An authenticator app was added to your account. \(whatToDo)"
+            )
         case .factorWithdrawn:
-            return ("A second factor was removed from your account", "A second factor was removed from your account. \(whatToDo)")
+            return (
+                "A second factor was removed from your account",
+                "A second factor was removed from your account. \(whatToDo)"
+            )
         case .recoveryCodeRedeemed:
-            return ("A recovery code was used", "One of your recovery codes was used to sign in without your authenticator. \(whatToDo)")
+            return (
+                "A recovery code was used",
+                "One of your recovery codes was used to sign in without your authenticator. \(whatToDo)"
+            )
         case .lockoutBegan:
-            return ("Sign-ins to your account are paused", "Several wrong codes were typed for your account, so its sign-ins are paused for a while. \(whatToDo)")
+            return (
+                "Sign-ins to your account are paused",
+                "Several wrong codes were typed for your account, so its sign-ins are paused for a while. \(whatToDo)"
+            )
         case .sessionsRevoked where event.initiatedBy != .user:
             return ("You were signed out everywhere", "Every session of your account was ended. \(whatToDo)")
         default:
@@ -84,10 +97,14 @@ struct SecurityNotifier: SecurityEventSink {
             // The event's user is of a tenant or of the project itself.
             let users: BaseAuth = event.user.tenantID.map { admin.tenantManager().authForTenant($0) } ?? admin
             guard let email = try await users.getUser(uid: event.user.uid).email else { return }
-            try await outbox.enqueue(OutboxNotification(recipient: email, uid: event.user.uid, kind: event.kind.rawValue, subject: message.subject,
-                                                        body: message.body, createdAt: event.date))
+            try await outbox.enqueue(
+                OutboxNotification(
+                    recipient: email, uid: event.user.uid, kind: event.kind.rawValue, subject: message.subject,
+                    body: message.body, createdAt: event.date))
         } catch {
-            logger.error("could not queue a security notification", metadata: ["event": "\(event.kind.rawValue)", "error": "\(type(of: error))"])
+            logger.error(
+                "could not queue a security notification",
+                metadata: ["event": "\(event.kind.rawValue)", "error": "\(type(of: error))"])
         }
     }
 }
@@ -100,9 +117,12 @@ struct SecurityEventsMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let app: TOTPLoginApp
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let facts = SecurityEventContext(requestID: context.logger[metadataKey: "hb.request.id"]?.description,
-                                         clientAddress: app.clientAddress(request, context), userAgent: request.headers[.userAgent])
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        let facts = SecurityEventContext(
+            requestID: context.logger[metadataKey: "hb.request.id"]?.description,
+            clientAddress: app.clientAddress(request, context), userAgent: request.headers[.userAgent])
         return try await SecurityEventSystem.withSink(app.securityEventSink) {
             try await SecurityEventContext.withValue(facts) { try await next(request, context) }
         }
@@ -117,7 +137,8 @@ extension Pages {
         let items = events.map { event in
             let by = event.initiatedBy.map { " (by \($0 == .user ? "you" : $0.rawValue))" } ?? ""
             let from = event.context?.userAgent.map { ", \(shortAgent($0))" } ?? ""
-            return "<li class=\"activity\" data-kind=\"\(escaped(event.kind.rawValue))\">\(escaped(event.date.formatted(dateFormat))): \(escaped(describe(event)))\(escaped(by))\(escaped(from))</li>"
+            return
+                "<li class=\"activity\" data-kind=\"\(escaped(event.kind.rawValue))\">\(escaped(event.date.formatted(dateFormat))): \(escaped(describe(event)))\(escaped(by))\(escaped(from))</li>"
         }
         return "<ul id=\"activity\">\n\(items.joined(separator: "\n"))\n</ul>"
     }
@@ -126,7 +147,8 @@ extension Pages {
         switch event.kind {
         case .factorEnrolled: "second factor added"
         case .factorWithdrawn: "second factor removed"
-        case .codeRefused: event.factorKind == SecurityEvent.recoveryCodeFactorKind ? "wrong recovery code" : "wrong code"
+        case .codeRefused:
+            event.factorKind == SecurityEvent.recoveryCodeFactorKind ? "wrong recovery code" : "wrong code"
         case .replayRefused: "a code used twice"
         case .lockoutBegan: "sign-ins paused after wrong codes"
         case .lockoutEnded: "sign-ins resumed"

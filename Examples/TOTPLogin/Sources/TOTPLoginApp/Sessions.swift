@@ -3,10 +3,10 @@ import HTTPTypes
 import Hummingbird
 import IdentityAdmin
 import IdentityAdminHummingbird
-import Logging
-import MultiFactorAuth
 import IdentityOTP
 import IdentityOTPFormats
+import Logging
+import MultiFactorAuth
 
 /// Sessions (the cookie a sign-in mints, the check of each request) and the
 /// helpers the handlers share.
@@ -24,10 +24,12 @@ extension TOTPLoginApp {
 
     func renewedSession(_ user: User, then location: String) async -> Outcome {
         do {
-            let cookie = try await backend.admin.createSessionCookie(try await user.getIDToken(), expiresIn: Self.sessionLifetime)
+            let cookie = try await backend.admin.createSessionCookie(
+                try await user.getIDToken(), expiresIn: Self.sessionLifetime)
             return .redirect(location, session: cookie)
         } catch let error as AuthErrorCode {
-            return errorPage(error, title: "Sign-in failed", explanation: Self.sentence(error), next: ("/login", "Sign in again"))
+            return errorPage(
+                error, title: "Sign-in failed", explanation: Self.sentence(error), next: ("/login", "Sign in again"))
         } catch {
             return failure(error, during: "creating the session")
         }
@@ -71,7 +73,8 @@ extension TOTPLoginApp {
     /// its state expired, and is asked again).
     func signedInClient(_ token: DecodedIDToken, _ state: BrowserState) -> Checked<SignedInClient> {
         guard let session = state.user, session.uid == token.uid else {
-            return .refused(.redirect("/login?reason=\(LoginNotice.recentSignInRequired.rawValue)", clearingSession: true))
+            return .refused(
+                .redirect("/login?reason=\(LoginNotice.recentSignInRequired.rawValue)", clearingSession: true))
         }
         let auth = backend.newAuth()
         return .valid(SignedInClient(auth: auth, user: auth.restore(session)))
@@ -92,64 +95,88 @@ extension TOTPLoginApp {
     /// The client's address: the connection's peer, or the last entry of
     /// `X-Forwarded-For` (the one the app's own proxy added) when trusted.
     func clientAddress(_ request: Request, _ context: AppRequestContext) -> String? {
-        if trustForwardedFor, let name = HTTPField.Name("X-Forwarded-For"), let forwarded = request.headers[values: name].last,
-           let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
+        if trustForwardedFor, let name = HTTPField.Name("X-Forwarded-For"),
+            let forwarded = request.headers[values: name].last,
+            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
+        {
             return last
         }
         return context.remoteAddress
     }
 
-    func enrollmentPage(_ secret: TOTPSecret, account: String, csrf: String, displayName: String = "", error: String? = nil,
-                        notice: String? = nil) -> Outcome {
+    func enrollmentPage(
+        _ secret: TOTPSecret, account: String, csrf: String, displayName: String = "", error: String? = nil,
+        notice: String? = nil
+    ) -> Outcome {
         let uri = secret.generateQRCodeURL(withAccountName: account, issuer: issuer)
-        let svg = (try? QRCode(text: uri, errorCorrection: .medium).svg(moduleSize: 6)) ?? "<p class=\"error\">The QR code could not be drawn; type the key instead.</p>"
-        return .html(Pages.enroll(csrf: csrf, qrSVG: svg, secret: secret.sharedSecretKey(), uri: uri, displayName: displayName, error: error,
-                                  notice: notice))
+        let svg =
+            (try? QRCode(text: uri, errorCorrection: .medium).svg(moduleSize: 6))
+            ?? "<p class=\"error\">The QR code could not be drawn; type the key instead.</p>"
+        return .html(
+            Pages.enroll(
+                csrf: csrf, qrSVG: svg, secret: secret.sharedSecretKey(), uri: uri, displayName: displayName,
+                error: error,
+                notice: notice))
     }
 
     func enrollmentError(_ error: AuthErrorCode) -> Outcome {
         if error.code == .requiresRecentLogin {
             return .redirect("/login?reason=\(LoginNotice.recentSignInRequired.rawValue)", clearingSession: true)
         }
-        let explanation = error.code == .invalidMultiFactorSession || error.code == .sessionExpired
+        let explanation =
+            error.code == .invalidMultiFactorSession || error.code == .sessionExpired
             ? "The enrollment took too long; start again for a new key."
             : Self.sentence(error)
-        return errorPage(error, title: "The authenticator was not changed", explanation: explanation, next: ("/account", "Back to your account"))
+        return errorPage(
+            error, title: "The authenticator was not changed", explanation: explanation,
+            next: ("/account", "Back to your account"))
     }
 
     /// The error's description, Firebase's own sentence.
     static func sentence(_ error: AuthErrorCode) -> String { error.localizedDescription }
 
-    func errorPage(_ error: AuthErrorCode, title: String, explanation: String, next: (href: String, label: String)) -> Outcome {
-        let status: HTTPResponse.Status = switch error.code {
-        case .tooManyRequests: .tooManyRequests
-        case .networkError, .internalError: .badGateway
-        default: .unauthorized
-        }
+    func errorPage(_ error: AuthErrorCode, title: String, explanation: String, next: (href: String, label: String))
+        -> Outcome
+    {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .tooManyRequests: .tooManyRequests
+            case .networkError, .internalError: .badGateway
+            default: .unauthorized
+            }
         logger.info("shown an error page", metadata: ["error": "\(error.code.userInfoName)"])
-        return .html(Pages.error(status: status.code, title: title, explanation: explanation,
-                                 firebaseCode: "\(error.code.userInfoName) (AuthErrorCode.\(error.code), \(error.code.rawValue))", next: next),
-                     status: status)
+        return .html(
+            Pages.error(
+                status: status.code, title: title, explanation: explanation,
+                firebaseCode: "\(error.code.userInfoName) (AuthErrorCode.\(error.code), \(error.code.rawValue))",
+                next: next),
+            status: status)
     }
 
     /// Anything that is not an Identity Platform answer: logged by type (the
     /// description might quote a request), shown without detail.
     func failure(_ error: any Error, during step: String) -> Outcome {
         logger.error("unexpected failure", metadata: ["step": "\(step)", "error": "\(type(of: error))"])
-        return .html(Pages.error(status: 500, title: "Something went wrong", explanation: "The server failed during \(step). Try again.",
-                                 firebaseCode: nil, next: ("/", "Home")), status: .internalServerError)
+        return .html(
+            Pages.error(
+                status: 500, title: "Something went wrong", explanation: "The server failed during \(step). Try again.",
+                firebaseCode: nil, next: ("/", "Home")), status: .internalServerError)
     }
 
     /// A store or Identity Platform is out of reach: 503, and nothing is
     /// decided (a sign-in is never let through on a guess).
     static func unavailable(next: String) -> Outcome {
-        .html(Pages.error(status: 503, title: "Try again shortly", explanation: "A service the sign-in needs cannot be reached.",
-                          firebaseCode: nil, next: (next, "Retry")), status: .serviceUnavailable)
+        .html(
+            Pages.error(
+                status: 503, title: "Try again shortly", explanation: "A service the sign-in needs cannot be reached.",
+                firebaseCode: nil, next: (next, "Retry")), status: .serviceUnavailable)
     }
 
     /// A GET: reads (or starts) the browser's state, renders, and writes the
     /// state back when it changed.
-    func page(_ request: Request, _ context: AppRequestContext, _ render: (inout Visit) async -> Outcome) async -> Response {
+    func page(_ request: Request, _ context: AppRequestContext, _ render: (inout Visit) async -> Outcome) async
+        -> Response
+    {
         let cookie = request.cookies[cookies.browserCookieName]?.value
         var loaded: BrowserState?
         if let cookie {
@@ -162,15 +189,21 @@ extension TOTPLoginApp {
 
     /// A POST: refused (403) without the browser's state and its CSRF
     /// token, so that no other site can submit the app's forms.
-    func form(_ request: Request, _ context: AppRequestContext, _ handle: (FormFields, inout Visit) async -> Outcome) async -> Response {
+    func form(_ request: Request, _ context: AppRequestContext, _ handle: (FormFields, inout Visit) async -> Outcome)
+        async -> Response
+    {
         guard let cookie = request.cookies[cookies.browserCookieName]?.value else { return csrfRefusal() }
         let loaded: BrowserState?
         do { loaded = try await storage.load(cookie: cookie) } catch { return storageFailure(error) }
         guard let loaded else { return csrfRefusal() }
         let fields: FormFields
         do { fields = try await FormFields(request) } catch {
-            return Outcome.html(Pages.error(status: 400, title: "Unreadable form", explanation: "\(error)", firebaseCode: nil, next: ("/", "Home")),
-                                status: .badRequest).response(cookies)
+            return Outcome.html(
+                Pages.error(
+                    status: 400, title: "Unreadable form", explanation: "\(error)", firebaseCode: nil,
+                    next: ("/", "Home")),
+                status: .badRequest
+            ).response(cookies)
         }
         guard BrowserState.tokensMatch(fields["csrf"], loaded.csrfToken) else { return csrfRefusal() }
         var visit = Visit(state: loaded, cookie: cookie)
@@ -207,7 +240,11 @@ extension TOTPLoginApp {
 
     func csrfRefusal() -> Response {
         logger.warning("refused a form without a valid CSRF token")
-        return Outcome.html(Pages.error(status: 403, title: "Form expired", explanation: "This form is out of date or came from another site. Reload the page and try again.",
-                                        firebaseCode: nil, next: ("/", "Home")), status: .forbidden).response(cookies)
+        return Outcome.html(
+            Pages.error(
+                status: 403, title: "Form expired",
+                explanation: "This form is out of date or came from another site. Reload the page and try again.",
+                firebaseCode: nil, next: ("/", "Home")), status: .forbidden
+        ).response(cookies)
     }
 }

@@ -3,10 +3,10 @@ import HTTPTypes
 import Hummingbird
 import IdentityAdmin
 import IdentityAdminHummingbird
-import Logging
-import MultiFactorAuth
 import IdentityOTP
 import IdentityOTPFormats
+import Logging
+import MultiFactorAuth
 
 /// The handlers of signing up and in: the password, the second factor,
 /// a recovery code, and the recovery codes a user is given.
@@ -21,7 +21,9 @@ extension TOTPLoginApp {
             let link = try await backend.verificationLink(for: email)
             return .html(Pages.verifyEmail(email: email, link: link))
         } catch let error as AuthErrorCode {
-            return .html(Pages.signUp(csrf: visit.state.csrfToken, email: email, error: Self.sentence(error)), status: .badRequest)
+            return .html(
+                Pages.signUp(csrf: visit.state.csrfToken, email: email, error: Self.sentence(error)),
+                status: .badRequest)
         } catch {
             return failure(error, during: "sign-up")
         }
@@ -45,23 +47,31 @@ extension TOTPLoginApp {
             // The password was right: its count starts again.
             await limits.succeeded(.password, account: account, address: address)
             guard let resolver = error.userInfo[AuthErrors.userInfoMultiFactorResolverKey] as? MultiFactorResolver,
-                  Self.totpHint(resolver.snapshot) != nil else {
-                return errorPage(error, title: "This app cannot complete your sign-in",
-                                 explanation: "Your account's second factor is not an authenticator app.", next: ("/login", "Back to sign-in"))
+                Self.totpHint(resolver.snapshot) != nil
+            else {
+                return errorPage(
+                    error, title: "This app cannot complete your sign-in",
+                    explanation: "Your account's second factor is not an authenticator app.",
+                    next: ("/login", "Back to sign-in"))
             }
             visit.rotate()
-            visit.state.pendingSignIn = BrowserState.PendingSignIn(resolver: resolver.snapshot, accountKey: account, email: email,
-                                                                   passwordCheckedAt: Date())
+            visit.state.pendingSignIn = BrowserState.PendingSignIn(
+                resolver: resolver.snapshot, accountKey: account, email: email,
+                passwordCheckedAt: Date())
             return .redirect("/login/totp")
         } catch let error as AuthErrorCode {
-            return .html(Pages.login(csrf: visit.state.csrfToken, email: email, error: Self.sentence(error)), status: .unauthorized)
+            return .html(
+                Pages.login(csrf: visit.state.csrfToken, email: email, error: Self.sentence(error)),
+                status: .unauthorized)
         } catch {
             return failure(error, during: "sign-in")
         }
     }
 
     func secondFactor(_ form: FormFields, from address: String?, _ visit: inout Visit) async -> Outcome {
-        guard let pending = visit.state.pendingSignIn, let hint = Self.totpHint(pending.resolver) else { return .redirect("/login") }
+        guard let pending = visit.state.pendingSignIn, let hint = Self.totpHint(pending.resolver) else {
+            return .redirect("/login")
+        }
         let resolver: MultiFactorResolver
         do { resolver = try MultiFactorResolver(restoring: pending.resolver, auth: backend.newAuth()) } catch {
             // Written by an app of another name: a configuration change.
@@ -72,7 +82,8 @@ extension TOTPLoginApp {
             visit.state.pendingSignIn = nil
             return limits.page(for: refusal, .code)
         }
-        let assertion = TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: form["code"])
+        let assertion = TOTPMultiFactorGenerator.assertionForSignIn(
+            withEnrollmentID: hint.uid, oneTimePassword: form["code"])
         do {
             let result = try await resolver.resolveSignIn(with: assertion)
             await limits.succeeded(.code, account: pending.accountKey, address: address)
@@ -84,21 +95,32 @@ extension TOTPLoginApp {
             case .invalidVerificationCode:
                 // Identity Platform checked the code; the app records the refusal.
                 if let uid = try? await backend.admin.getUser(email: pending.email).uid {
-                    await SecurityEventSystem.record(SecurityEvent(.codeRefused, user: backend.admin.userKey(uid), factorID: hint.uid, factorKind: SecurityEvent.totpFactorKind))
+                    await SecurityEventSystem.record(
+                        SecurityEvent(
+                            .codeRefused, user: backend.admin.userKey(uid), factorID: hint.uid,
+                            factorKind: SecurityEvent.totpFactorKind))
                 }
                 // The challenge stays open: the person may type the next code.
-                return .html(Pages.secondFactor(csrf: visit.state.csrfToken, factorName: hint.displayName ?? "TOTP",
-                                                error: "\(Self.sentence(error)) (\(error.code.userInfoName))"), status: .unauthorized)
+                return .html(
+                    Pages.secondFactor(
+                        csrf: visit.state.csrfToken, factorName: hint.displayName ?? "TOTP",
+                        error: "\(Self.sentence(error)) (\(error.code.userInfoName))"), status: .unauthorized)
             case .invalidMultiFactorSession, .sessionExpired:
                 visit.state.pendingSignIn = nil
-                return errorPage(error, title: "Your sign-in expired",
-                                 explanation: "The code was not entered in time; sign in with your password again.", next: ("/login", "Sign in again"))
+                return errorPage(
+                    error, title: "Your sign-in expired",
+                    explanation: "The code was not entered in time; sign in with your password again.",
+                    next: ("/login", "Sign in again"))
             case .tooManyRequests:
                 visit.state.pendingSignIn = nil
-                return errorPage(error, title: "Too many attempts",
-                                 explanation: "Too many wrong codes for this sign-in. Wait a moment, then sign in again.", next: ("/login", "Sign in again"))
+                return errorPage(
+                    error, title: "Too many attempts",
+                    explanation: "Too many wrong codes for this sign-in. Wait a moment, then sign in again.",
+                    next: ("/login", "Sign in again"))
             default:
-                return errorPage(error, title: "Sign-in failed", explanation: Self.sentence(error), next: ("/login", "Sign in again"))
+                return errorPage(
+                    error, title: "Sign-in failed", explanation: Self.sentence(error), next: ("/login", "Sign in again")
+                )
             }
         } catch {
             return failure(error, during: "the second factor")
@@ -113,22 +135,28 @@ extension TOTPLoginApp {
         let recovered: AccountRecovery.Recovered
         do {
             let uid = try await backend.admin.getUser(email: pending.email).uid
-            recovered = try await recovery.recover(FirstFactorProof(uid: uid, checkedAt: pending.passwordCheckedAt), code: form["code"])
+            recovered = try await recovery.recover(
+                FirstFactorProof(uid: uid, checkedAt: pending.passwordCheckedAt), code: form["code"])
         } catch let error as AccountRecoveryError {
             switch error.code {
             case .invalidCode:
                 // A wrong code ends this sign-in: the next try starts with the password again.
                 visit.state.pendingSignIn = nil
-                return .html(Pages.error(status: 401, title: "That is not one of your recovery codes",
-                                         explanation: "That is not one of your unused recovery codes. Sign in with your password again to try another.",
-                                         firebaseCode: nil, next: ("/login", "Sign in again"), id: "recovery-code-refused"),
-                             status: .unauthorized)
+                return .html(
+                    Pages.error(
+                        status: 401, title: "That is not one of your recovery codes",
+                        explanation:
+                            "That is not one of your unused recovery codes. Sign in with your password again to try another.",
+                        firebaseCode: nil, next: ("/login", "Sign in again"), id: "recovery-code-refused"),
+                    status: .unauthorized)
             case .firstFactorTooOld:
                 visit.state.pendingSignIn = nil
                 return .redirect("/login?reason=\(LoginNotice.expired.rawValue)")
             case .noCodes:
-                return .html(Pages.recoveryCode(csrf: visit.state.csrfToken, error: "Your account has no recovery codes: contact support."),
-                             status: .unauthorized)
+                return .html(
+                    Pages.recoveryCode(
+                        csrf: visit.state.csrfToken, error: "Your account has no recovery codes: contact support."),
+                    status: .unauthorized)
             case .tooManyAttempts:
                 visit.state.pendingSignIn = nil
                 return limits.refusal
@@ -149,7 +177,8 @@ extension TOTPLoginApp {
             visit.rotate()
             return await signedIn(result.user, auth: auth, then: "/enroll?reason=recovered", &visit)
         } catch let error as AuthErrorCode {
-            return errorPage(error, title: "Sign-in failed", explanation: Self.sentence(error), next: ("/login", "Sign in again"))
+            return errorPage(
+                error, title: "Sign-in failed", explanation: Self.sentence(error), next: ("/login", "Sign in again"))
         } catch {
             return failure(error, during: "the recovery sign-in")
         }
@@ -187,5 +216,6 @@ extension TOTPLoginApp {
 
     /// New recovery codes need a sign-in with the second factor of the last
     /// five minutes (a stolen session cookie alone cannot replace the codes).
-    static let recentSecondFactorSignIn = FirebaseSignInPolicy(secondFactor: .required(), maximumAuthenticationAge: .seconds(300))
+    static let recentSecondFactorSignIn = FirebaseSignInPolicy(
+        secondFactor: .required(), maximumAuthenticationAge: .seconds(300))
 }

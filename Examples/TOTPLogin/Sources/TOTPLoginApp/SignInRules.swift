@@ -58,13 +58,17 @@ public struct SignInRules: Sendable {
     /// The custom claim that carries the role.
     public static let roleClaim = "role"
     /// What a refused user reads (the emulator and Identity Platform show it to the client).
-    public static let totpRequiredMessage = "This organisation requires an authenticator app (TOTP): ask your administrator to reset your account."
+    public static let totpRequiredMessage =
+        "This organisation requires an authenticator app (TOTP): ask your administrator to reset your account."
 
     /// - Parameters:
     ///   - totpTenant: The tenant whose users must have TOTP; nil: none must.
     ///   - enrollmentGrace: How long a new account of that tenant may sign in without it (a day by default).
     ///   - roles: Where the `role` claim comes from.
-    public init(totpTenant: String? = nil, enrollmentGrace: Duration = .seconds(24 * 60 * 60), roles: any RoleDirectory = InMemoryRoleDirectory()) {
+    public init(
+        totpTenant: String? = nil, enrollmentGrace: Duration = .seconds(24 * 60 * 60),
+        roles: any RoleDirectory = InMemoryRoleDirectory()
+    ) {
         self.totpTenant = totpTenant
         self.enrollmentGrace = enrollmentGrace
         self.roles = roles
@@ -73,7 +77,8 @@ public struct SignInRules: Sendable {
     /// The decision for one sign-in.
     public func decide(_ signIn: BeforeSignInEvent) async throws -> BlockingFunctionDecision {
         let event = signIn.event
-        if let totpTenant, event.tenantID == totpTenant, !Self.hasTOTP(event.user), accountAge(event) > enrollmentGrace {
+        if let totpTenant, event.tenantID == totpTenant, !Self.hasTOTP(event.user), accountAge(event) > enrollmentGrace
+        {
             return .deny(status: .permissionDenied, message: Self.totpRequiredMessage)
         }
         var role: String?

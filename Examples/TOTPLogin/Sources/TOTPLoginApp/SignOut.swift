@@ -17,13 +17,18 @@ extension TOTPLoginApp {
             if await !revokeSessions(of: uid) { unrevoked = uid }
         case .unknown:
             // The cookie could not be checked and the browser's state names no user: nothing is claimed.
-            return .html(Pages.error(status: 503, title: "Not signed out yet",
-                                     explanation: "Your session could not be checked just now, so nothing was signed out. Try again shortly.",
-                                     firebaseCode: nil, next: ("/logout", "Try again"), id: "sign-out-unchecked"),
-                         status: .serviceUnavailable)
+            return .html(
+                Pages.error(
+                    status: 503, title: "Not signed out yet",
+                    explanation:
+                        "Your session could not be checked just now, so nothing was signed out. Try again shortly.",
+                    firebaseCode: nil, next: ("/logout", "Try again"), id: "sign-out-unchecked"),
+                status: .serviceUnavailable)
         }
         visit.signOut()
-        guard let unrevoked else { return .redirect("/login?reason=\(LoginNotice.signedOut.rawValue)", clearingSession: true) }
+        guard let unrevoked else {
+            return .redirect("/login?reason=\(LoginNotice.signedOut.rawValue)", clearingSession: true)
+        }
         visit.state.unrevokedSessionsOf = unrevoked
         var outcome = Outcome.html(Pages.signOutIncomplete(csrf: visit.state.csrfToken), status: .serviceUnavailable)
         outcome.clearSession = true
@@ -48,8 +53,10 @@ extension TOTPLoginApp {
         guard let cookie = request.cookies[Self.sessionCookieName]?.value else { return .nobody }
         do {
             return .of(try await backend.admin.verifySessionCookie(cookie).uid)
-        } catch where error.code == .keysUnavailable || error.code == .revocationCheckFailed {
-            logger.warning("could not verify the session cookie at sign-out; using the browser's state", metadata: ["error": "\(error.code)"])
+        } catch  where error.code == .keysUnavailable || error.code == .revocationCheckFailed {
+            logger.warning(
+                "could not verify the session cookie at sign-out; using the browser's state",
+                metadata: ["error": "\(error.code)"])
             return visit.state.user.map { .of($0.uid) } ?? .unknown
         } catch {
             return .nobody
@@ -71,7 +78,8 @@ extension TOTPLoginApp {
             try await backend.admin.revokeRefreshTokens(uid: uid, initiatedBy: .user)
             return true
         } catch {
-            logger.warning("could not revoke the sessions at sign-out", metadata: ["uid": "\(uid)", "error": "\(type(of: error))"])
+            logger.warning(
+                "could not revoke the sessions at sign-out", metadata: ["uid": "\(uid)", "error": "\(type(of: error))"])
             return false
         }
     }

@@ -3,10 +3,10 @@ import HTTPTypes
 import Hummingbird
 import IdentityAdmin
 import IdentityAdminHummingbird
-import Logging
-import MultiFactorAuth
 import IdentityOTP
 import IdentityOTPFormats
+import Logging
+import MultiFactorAuth
 
 /// The example web app: sign-up, sign-in with a password and a TOTP code,
 /// enrollment with a QR code, and a session kept in a Firebase session cookie.
@@ -91,16 +91,21 @@ public struct TOTPLoginApp: Sendable {
     ///   - signInRules: The rules of the app's `beforeSignIn` blocking
     ///     function (TOTP required in a tenant, the `role` claim); nil: the
     ///     app serves no blocking function.
-    public init(backend: IdentityBackend, state: BrowserStateConfiguration, attempts: any TOTPAttemptStore,
-                recoveryCodes: any RecoveryCodeStore, issuer: String = "TOTP Login example", publicURL: URL? = nil, trustForwardedFor: Bool = false,
-                logger: Logger = Logger(label: "TOTPLogin"), securityEvents: any SecurityEventLog = AppendOnlySecurityEventLog(),
-                outbox: any NotificationOutbox = InMemoryNotificationOutbox(), enrollmentDeadline: Date? = nil,
-                signInRules: SignInRules? = nil) {
+    public init(
+        backend: IdentityBackend, state: BrowserStateConfiguration, attempts: any TOTPAttemptStore,
+        recoveryCodes: any RecoveryCodeStore, issuer: String = "TOTP Login example", publicURL: URL? = nil,
+        trustForwardedFor: Bool = false,
+        logger: Logger = Logger(label: "TOTPLogin"),
+        securityEvents: any SecurityEventLog = AppendOnlySecurityEventLog(),
+        outbox: any NotificationOutbox = InMemoryNotificationOutbox(), enrollmentDeadline: Date? = nil,
+        signInRules: SignInRules? = nil
+    ) {
         self.backend = backend
         self.storage = state.storage
         self.limits = AttemptLimits(store: attempts, logger: logger)
-        self.recovery = AccountRecovery(admin: backend.admin, redeemer: RecoveryCodeRedeemer(store: recoveryCodes, attemptStore: attempts),
-                                        logger: logger)
+        self.recovery = AccountRecovery(
+            admin: backend.admin, redeemer: RecoveryCodeRedeemer(store: recoveryCodes, attemptStore: attempts),
+            logger: logger)
         self.issuer = issuer
         self.cookies = CookiePolicy(secure: publicURL?.scheme == "https")
         self.trustForwardedFor = trustForwardedFor
@@ -110,7 +115,8 @@ public struct TOTPLoginApp: Sendable {
         self.enrollmentDeadline = enrollmentDeadline
         self.signInRules = signInRules
         securityEventSink = MultiplexSecurityEventSink([
-            LoggingSecurityEventSink(logger: logger), securityEvents, SecurityNotifier(admin: backend.projectAdmin, outbox: outbox, logger: logger),
+            LoggingSecurityEventSink(logger: logger), securityEvents,
+            SecurityNotifier(admin: backend.projectAdmin, outbox: outbox, logger: logger),
         ])
     }
 
@@ -121,8 +127,10 @@ public struct TOTPLoginApp: Sendable {
     public func serveBlockingFunction(at url: String, replayStore: any TOTPReplayStore) {
         guard let signInRules else { return }
         // The project's admin: Identity Platform calls one function for every tenant.
-        blockingFunction.install(BlockingFunctionHandler(auth: backend.projectAdmin, functionURL: url,
-                                                         replayStore: replayStore, logger: logger, beforeSignIn: { try await signInRules.decide($0) }))
+        blockingFunction.install(
+            BlockingFunctionHandler(
+                auth: backend.projectAdmin, functionURL: url,
+                replayStore: replayStore, logger: logger, beforeSignIn: { try await signInRules.decide($0) }))
     }
 
     /// One line for the start-up log: where the browsers' state lives.
@@ -137,44 +145,75 @@ public struct TOTPLoginApp: Sendable {
         router.group()
             .add(middleware: SessionRefusalRedirect(app: self))
             .add(middleware: FirebaseAuthenticator(backend.admin, options: Self.sessionCheck(required: false)))
-            .get("/") { _, context in Outcome.redirect(context.identity == nil ? "/login" : "/account").response(self.cookies) }
+            .get("/") { _, context in
+                Outcome.redirect(context.identity == nil ? "/login" : "/account").response(self.cookies)
+            }
         // Identity Platform's call (not a browser's): no cookie, no CSRF token; the event's signature is the check.
         router.post(RouterPath(stringLiteral: Self.beforeSignInPath)) { request, _ -> Response in
             guard let handler = self.blockingFunction.current else { return Response(status: .serviceUnavailable) }
             return try await handler.response(to: request)
         }
-        router.get("/signup") { request, context in await self.page(request, context) { visit in .html(Pages.signUp(csrf: visit.state.csrfToken)) } }
-        router.post("/signup") { request, context in await self.form(request, context) { form, visit in await self.signUp(form, &visit) } }
+        router.get("/signup") { request, context in
+            await self.page(request, context) { visit in .html(Pages.signUp(csrf: visit.state.csrfToken)) }
+        }
+        router.post("/signup") { request, context in
+            await self.form(request, context) { form, visit in await self.signUp(form, &visit) }
+        }
         router.get("/login") { request, context in
             await self.page(request, context) { visit in
-                .html(Pages.login(csrf: visit.state.csrfToken, notice: LoginNotice(rawValue: request.uri.queryParameters["reason"].map(String.init) ?? "")?.text))
+                .html(
+                    Pages.login(
+                        csrf: visit.state.csrfToken,
+                        notice: LoginNotice(rawValue: request.uri.queryParameters["reason"].map(String.init) ?? "")?
+                            .text))
             }
         }
-        router.post("/login") { request, context in await self.form(request, context) { form, visit in await self.logIn(form, from: self.clientAddress(request, context), &visit) } }
+        router.post("/login") { request, context in
+            await self.form(request, context) { form, visit in
+                await self.logIn(form, from: self.clientAddress(request, context), &visit)
+            }
+        }
         router.get("/login/totp") { request, context in
             await self.page(request, context) { visit in
                 guard let pending = visit.state.pendingSignIn else { return .redirect("/login") }
-                return .html(Pages.secondFactor(csrf: visit.state.csrfToken, factorName: Self.totpHint(pending.resolver)?.displayName ?? "TOTP"))
+                return .html(
+                    Pages.secondFactor(
+                        csrf: visit.state.csrfToken, factorName: Self.totpHint(pending.resolver)?.displayName ?? "TOTP")
+                )
             }
         }
-        router.post("/login/totp") { request, context in await self.form(request, context) { form, visit in await self.secondFactor(form, from: self.clientAddress(request, context), &visit) } }
+        router.post("/login/totp") { request, context in
+            await self.form(request, context) { form, visit in
+                await self.secondFactor(form, from: self.clientAddress(request, context), &visit)
+            }
+        }
         router.get("/login/recovery") { request, context in
             await self.page(request, context) { visit in
-                visit.state.pendingSignIn == nil ? .redirect("/login") : .html(Pages.recoveryCode(csrf: visit.state.csrfToken))
+                visit.state.pendingSignIn == nil
+                    ? .redirect("/login") : .html(Pages.recoveryCode(csrf: visit.state.csrfToken))
             }
         }
         router.post("/login/recovery") { request, context in
-            await self.form(request, context) { form, visit in await self.recover(form, from: self.clientAddress(request, context), &visit) }
+            await self.form(request, context) { form, visit in
+                await self.recover(form, from: self.clientAddress(request, context), &visit)
+            }
         }
-        router.get("/login/reset") { request, context in await self.page(request, context) { visit in .html(Pages.passwordReset(csrf: visit.state.csrfToken)) } }
-        router.post("/login/reset") { request, context in await self.form(request, context) { form, visit in await self.sendPasswordReset(form, &visit) } }
+        router.get("/login/reset") { request, context in
+            await self.page(request, context) { visit in .html(Pages.passwordReset(csrf: visit.state.csrfToken)) }
+        }
+        router.post("/login/reset") { request, context in
+            await self.form(request, context) { form, visit in await self.sendPasswordReset(form, &visit) }
+        }
         router.get(RouterPath(stringLiteral: Self.passwordResetPath)) { request, context in
             await self.page(request, context) { visit in
-                self.showPasswordResetConfirmation(code: request.uri.queryParameters["oobCode"].map(String.init) ?? "", &visit)
+                self.showPasswordResetConfirmation(
+                    code: request.uri.queryParameters["oobCode"].map(String.init) ?? "", &visit)
             }
         }
         router.post(RouterPath(stringLiteral: Self.passwordResetPath)) { request, context in
-            await self.form(request, context) { form, visit in await self.confirmPasswordReset(form, from: self.clientAddress(request, context), &visit) }
+            await self.form(request, context) { form, visit in
+                await self.confirmPasswordReset(form, from: self.clientAddress(request, context), &visit)
+            }
         }
         // The signed-in pages: the middleware verifies the session cookie
         // before the handler runs (`requireIdentity()` reads its claims).
@@ -201,9 +240,15 @@ public struct TOTPLoginApp: Sendable {
             let token = try context.requireIdentity()
             return await self.form(request, context) { form, visit in await self.unenroll(form, token: token, &visit) }
         }
-        router.get("/logout") { request, context in await self.page(request, context) { visit in .html(Pages.logout(csrf: visit.state.csrfToken)) } }
-        router.post("/logout") { request, context in await self.form(request, context) { _, visit in await self.logOut(request, &visit) } }
-        router.post("/logout/retry") { request, context in await self.form(request, context) { _, visit in await self.retryRevocation(&visit) } }
+        router.get("/logout") { request, context in
+            await self.page(request, context) { visit in .html(Pages.logout(csrf: visit.state.csrfToken)) }
+        }
+        router.post("/logout") { request, context in
+            await self.form(request, context) { _, visit in await self.logOut(request, &visit) }
+        }
+        router.post("/logout/retry") { request, context in
+            await self.form(request, context) { _, visit in await self.retryRevocation(&visit) }
+        }
         return router
     }
 }

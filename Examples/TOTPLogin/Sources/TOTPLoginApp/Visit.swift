@@ -3,10 +3,10 @@ import HTTPTypes
 import Hummingbird
 import IdentityAdmin
 import IdentityAdminHummingbird
-import Logging
-import MultiFactorAuth
 import IdentityOTP
 import IdentityOTPFormats
+import Logging
+import MultiFactorAuth
 
 /// One request's view of its browser's state: the handlers change
 /// ``state``; ``TOTPLoginApp/finish(_:_:loaded:)`` writes it back.

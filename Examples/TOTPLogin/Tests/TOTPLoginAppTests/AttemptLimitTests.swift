@@ -4,6 +4,7 @@ import IdentityStoresPostgres
 import Logging
 import PostgresNIO
 import Testing
+
 @testable import TOTPLoginApp
 
 /// The app's attempt limits against a stranger who knows only the owner's
@@ -26,7 +27,8 @@ import Testing
     @Test(arguments: AttemptSimulation.Attacker.allCases)
     func aMonthOfAStrangerNeverKeepsTheOwnerOut(attacker: AttemptSimulation.Attacker) async throws {
         let limits = AttemptLimits(store: ExpiringStateTOTPVerificationStore(), logger: Self.quiet)
-        let result = await AttemptSimulation(limits: limits, attacker: attacker).run(days: 30, attackerPoll: .seconds(15 * 60))
+        let result = await AttemptSimulation(limits: limits, attacker: attacker).run(
+            days: 30, attackerPoll: .seconds(15 * 60))
         print("in memory, \(attacker): \(result)")
         #expect(result.ownerSignIns == 120)
         // From the owner's own address: no wait at all; behind the attacker's
@@ -38,10 +40,14 @@ import Testing
 
     /// A month on PostgreSQL (the shared store a fleet uses), when
     /// `IDENTITY_TEST_POSTGRES_URL` names a server (.ci/run starts one).
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["IDENTITY_TEST_POSTGRES_URL"] != nil, "IDENTITY_TEST_POSTGRES_URL names no PostgreSQL server"))
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["IDENTITY_TEST_POSTGRES_URL"] != nil,
+            "IDENTITY_TEST_POSTGRES_URL names no PostgreSQL server"))
     func aMonthOnPostgreSQL() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let settings = try PostgresConnectionSettings(url: try #require(environment["IDENTITY_TEST_POSTGRES_URL"]), password: environment["PGPASSWORD"])
+        let settings = try PostgresConnectionSettings(
+            url: try #require(environment["IDENTITY_TEST_POSTGRES_URL"]), password: environment["PGPASSWORD"])
         let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: Self.quiet)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
@@ -51,7 +57,8 @@ import Testing
             // One attacker, the owner daily: each admission is a few round
             // trips, and the 6-hourly month of the in-memory case took 330 s here.
             let limits = AttemptLimits(store: stores.verificationStore, logger: Self.quiet)
-            let result = await AttemptSimulation(limits: limits, attacker: .oneAddress).run(days: 30, ownerEvery: .seconds(86_400), attackerPoll: .seconds(3600))
+            let result = await AttemptSimulation(limits: limits, attacker: .oneAddress).run(
+                days: 30, ownerEvery: .seconds(86_400), attackerPoll: .seconds(3600))
             print("PostgreSQL, \(AttemptSimulation.Attacker.oneAddress), the owner daily: \(result)")
             #expect(result.ownerSignIns == 30 && result.longestOwnerWait == 0 && !result.storeFailed, "\(result)")
             group.cancelAll()
@@ -69,15 +76,23 @@ import Testing
         var refusedForSpace = 0
         for index in 0..<400 {
             let account = AttemptLimits.accountKey(email: "nobody-\(index)@example.com")
-            if await limits.admit(.password, account: account, address: "203.0.113.\(index % 50)", at: start) == .refused(.unavailable) {
+            if await limits.admit(.password, account: account, address: "203.0.113.\(index % 50)", at: start)
+                == .refused(.unavailable)
+            {
                 refusedForSpace += 1
             }
         }
         #expect(refusedForSpace > 0, "the store filled up")
-        let record = try #require(try await store.attempts(for: "totplogin/password/account/\(AttemptLimits.accountKey(email: "nobody-0@example.com"))", at: start))
+        let record = try #require(
+            try await store.attempts(
+                for: "totplogin/password/account/\(AttemptLimits.accountKey(email: "nobody-0@example.com"))", at: start)
+        )
         #expect(record.forgetAt <= start.addingTimeInterval(86_400 + 60), "forgotten a day after: \(record.forgetAt)")
         let owner = AttemptLimits.accountKey(email: "owner@example.com")
-        #expect(await limits.admit(.password, account: owner, address: "198.51.100.1", at: start.addingTimeInterval(86_400 + 120)) == .admitted)
+        #expect(
+            await limits.admit(
+                .password, account: owner, address: "198.51.100.1", at: start.addingTimeInterval(86_400 + 120))
+                == .admitted)
     }
 
     /// A recovery proves the account: every count of it starts again,
@@ -91,12 +106,20 @@ import Testing
             switch await limits.admit(.code, account: account, address: "198.51.100.1", at: now) {
             case .admitted: counted += 1
             case .refused(.until(let until)): now = until
-            case .refused(let other): Issue.record("\(other) after \(counted)"); return
+            case .refused(let other):
+                Issue.record("\(other) after \(counted)")
+                return
             }
         }
-        #expect(await limits.admit(.code, account: account, address: "198.51.100.1", at: now.addingTimeInterval(400 * 86_400)) == .refused(.untilProven))
+        #expect(
+            await limits.admit(
+                .code, account: account, address: "198.51.100.1", at: now.addingTimeInterval(400 * 86_400))
+                == .refused(.untilProven))
         await limits.accountProven(account, address: "198.51.100.1")
-        #expect(await limits.admit(.code, account: account, address: "198.51.100.1", at: now.addingTimeInterval(400 * 86_400)) == .admitted)
+        #expect(
+            await limits.admit(
+                .code, account: account, address: "198.51.100.1", at: now.addingTimeInterval(400 * 86_400)) == .admitted
+        )
     }
 }
 
@@ -136,11 +159,12 @@ struct AttemptSimulation {
     func run(days: Int, ownerEvery: Duration = .seconds(6 * 3600), attackerPoll: Duration) async -> Result {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let end = start.addingTimeInterval(TimeInterval(days * 86_400))
-        let addresses: [String] = switch attacker {
-        case .oneAddress: ["203.0.113.7"]
-        case .manyAddresses: (0..<1000).map { "10.\($0 / 250).\($0 % 250).1" }
-        case .sharedAddress: [ownerAddress]
-        }
+        let addresses: [String] =
+            switch attacker {
+            case .oneAddress: ["203.0.113.7"]
+            case .manyAddresses: (0..<1000).map { "10.\($0 / 250).\($0 % 250).1" }
+            case .sharedAddress: [ownerAddress]
+            }
         var readyAt = Dictionary(uniqueKeysWithValues: addresses.map { ($0, start) })
         var attackerNext = start
         var ownerNext = start.addingTimeInterval(3600)

@@ -1,13 +1,14 @@
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
+import IdentityOTP
 import IdentityServerState
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import Logging
-import IdentityOTP
 import Testing
+
 @testable import TOTPLoginApp
 
 #if canImport(FoundationNetworking)
@@ -43,7 +44,8 @@ import FoundationNetworking
             let totp = try TOTP(key: try Base32.decode(secret), digits: 6, period: 30)
             let step = try totp.step(at: Int64(emulator.emulator.clock.now.timeIntervalSince1970))
 
-            page = try await browser.post("/enroll", ["displayName": "Test phone", "code": Self.wrong(totp.code(step: step))])
+            page = try await browser.post(
+                "/enroll", ["displayName": "Test phone", "code": Self.wrong(totp.code(step: step))])
             #expect(page.status == .badRequest)
             #expect(page.body.contains("ERROR_INVALID_VERIFICATION_CODE"))
             #expect(page.element(id: "secret") == secret, "a mistyped code keeps the same key on the page")
@@ -53,7 +55,9 @@ import FoundationNetworking
             #expect(page.status == .ok)
             #expect(page.recoveryCodes.count == 10)
             #expect(page.body.contains("id=\"next\" href=\"/account?done=enrolled\""))
-            #expect(page.setCookies[TOTPLoginApp.sessionCookieName] != nil, "the session cookie is made anew from the enrollment's token")
+            #expect(
+                page.setCookies[TOTPLoginApp.sessionCookieName] != nil,
+                "the session cookie is made anew from the enrollment's token")
             page = try await browser.get("/account")
             #expect(page.body.contains("Test phone"))
             #expect(page.element(id: "second-factor") == "totp")
@@ -90,13 +94,15 @@ import FoundationNetworking
     @Test func formsWithoutTheCSRFTokenAreRefused() async throws {
         try await withApp { _, _, browser in
             _ = try await browser.get("/login")
-            var page = try await browser.post("/login", ["email": "a@example.com", "password": "whatever"], csrf: "forged")
+            var page = try await browser.post(
+                "/login", ["email": "a@example.com", "password": "whatever"], csrf: "forged")
             #expect(page.status == .forbidden)
             page = try await browser.post("/login", ["email": "a@example.com", "password": "whatever"], csrf: "")
             #expect(page.status == .forbidden)
             // A form posted from another site arrives without the browser cookie.
             let stranger = browser.stranger()
-            page = try await stranger.post("/login", ["email": "a@example.com", "password": "whatever"], csrf: browser.csrf)
+            page = try await stranger.post(
+                "/login", ["email": "a@example.com", "password": "whatever"], csrf: browser.csrf)
             #expect(page.status == .forbidden)
             // The real token works (and reaches Identity Platform: no such user).
             page = try await browser.post("/login", ["email": "a@example.com", "password": "whatever"])
@@ -171,13 +177,20 @@ import FoundationNetworking
 
             // Identity Platform out of reach (no keys): a 503 page, and the
             // cookie, which may be fine, is kept.
-            let unreachable = try IdentityBackend(emulatorHost: "127.0.0.1", emulatorPort: 1, projectID: app.backend.projectID,
-                                                  transport: .failingFast)
-            let cut = TOTPLoginApp(backend: unreachable, state: .store(InMemoryExpiringStateStore(), name: "memory", keyRing: try! SealingKeyRing([SealingKey.random(id: "test")])),
-                                   attempts: ExpiringStateTOTPVerificationStore(), recoveryCodes: ExpiringStateRecoveryCodeStore(), logger: app.logger)
+            let unreachable = try IdentityBackend(
+                emulatorHost: "127.0.0.1", emulatorPort: 1, projectID: app.backend.projectID,
+                transport: .failingFast)
+            let cut = TOTPLoginApp(
+                backend: unreachable,
+                state: .store(
+                    InMemoryExpiringStateStore(), name: "memory",
+                    keyRing: try! SealingKeyRing([SealingKey.random(id: "test")])),
+                attempts: ExpiringStateTOTPVerificationStore(), recoveryCodes: ExpiringStateRecoveryCodeStore(),
+                logger: app.logger)
             try await Application(router: cut.router()).test(.router) { client in
-                let response = try await client.execute(uri: "/account", method: .get,
-                                                        headers: [.cookie: "\(TOTPLoginApp.sessionCookieName)=\(valid)"])
+                let response = try await client.execute(
+                    uri: "/account", method: .get,
+                    headers: [.cookie: "\(TOTPLoginApp.sessionCookieName)=\(valid)"])
                 #expect(response.status == .serviceUnavailable)
                 #expect(response.headers[.setCookie] == nil)
                 let body = String(buffer: response.body)
@@ -197,7 +210,7 @@ import FoundationNetworking
             _ = try await browser.post("/login", ["email": email, "password": "password-123456"])
             #expect(try await browser.get("/account").status == .ok)
             _ = try await browser.get("/logout")
-            await emulator.stop()  // the keys stay cached; the revocation cannot reach Identity Platform
+            await emulator.stop() // the keys stay cached; the revocation cannot reach Identity Platform
             let page = try await browser.post("/logout", [:])
             #expect(page.status == .serviceUnavailable)
             #expect(page.body.contains("data-reason=\"sessions-not-revoked\""))
@@ -235,7 +248,9 @@ import FoundationNetworking
             _ = try await browser.post("/logout", [:])
 
             // Too many wrong codes: the challenge is spent.
-            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+            #expect(
+                try await browser.post("/login", ["email": email, "password": "password-123456"]).location
+                    == "/login/totp")
             var page = try await browser.post("/login/totp", ["code": "000000"])
             for _ in 0..<10 where page.status == .unauthorized {
                 page = try await browser.post("/login/totp", ["code": "000000"])
@@ -244,7 +259,9 @@ import FoundationNetworking
             #expect(page.element(id: "error-code")?.hasPrefix("ERROR_TOO_MANY_REQUESTS") == true)
 
             // An expired challenge: the emulator's clock moves past its lifetime.
-            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+            #expect(
+                try await browser.post("/login", ["email": email, "password": "password-123456"]).location
+                    == "/login/totp")
             emulator.emulator.clock.advance(by: 6 * 60)
             defer { emulator.emulator.clock.advance(by: -6 * 60) }
             let step = try totp.step(at: Int64(emulator.emulator.clock.now.timeIntervalSince1970))
@@ -296,10 +313,14 @@ import FoundationNetworking
             #expect(page.status == .unauthorized)
             // A wrong code ends the sign-in on this browser: a second code needs the password again.
             #expect(try await browser.post("/login/recovery", ["code": codes[0].lowercased()]).location == "/login")
-            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+            #expect(
+                try await browser.post("/login", ["email": email, "password": "password-123456"]).location
+                    == "/login/totp")
             _ = try await browser.get("/login/recovery")
             page = try await browser.post("/login/recovery", ["code": codes[0].lowercased()])
-            #expect(page.location == "/enroll?reason=recovered", "\(page.status) \(page.element(id: "error") ?? "") \(page.element(id: "error-code") ?? "")")
+            #expect(
+                page.location == "/enroll?reason=recovered",
+                "\(page.status) \(page.element(id: "error") ?? "") \(page.element(id: "error-code") ?? "")")
             #expect(browser.followed?.body.contains("Your lost authenticator was removed") == true)
             let account = try await browser.get("/account")
             #expect(account.body.contains("id=\"no-factors\""))
@@ -310,12 +331,20 @@ import FoundationNetworking
             let newPhone = try await browser.enroll(clock: emulator.emulator.clock)
             #expect(browser.lastRecoveryCodes.isEmpty, "the user still has 9 codes")
             _ = try await browser.post("/logout", [:])
-            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+            #expect(
+                try await browser.post("/login", ["email": email, "password": "password-123456"]).location
+                    == "/login/totp")
             let step = try lostPhone.step(at: Int64(emulator.emulator.clock.now.timeIntervalSince1970)) + 1
-            #expect(try await browser.post("/login/totp", ["code": lostPhone.code(step: step)]).status == .unauthorized, "the lost phone's code")
+            #expect(
+                try await browser.post("/login/totp", ["code": lostPhone.code(step: step)]).status == .unauthorized,
+                "the lost phone's code")
             _ = try await browser.get("/login/recovery")
-            #expect(try await browser.post("/login/recovery", ["code": codes[0]]).status == .unauthorized, "a used recovery code")
-            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+            #expect(
+                try await browser.post("/login/recovery", ["code": codes[0]]).status == .unauthorized,
+                "a used recovery code")
+            #expect(
+                try await browser.post("/login", ["email": email, "password": "password-123456"]).location
+                    == "/login/totp")
             page = try await browser.post("/login/totp", ["code": newPhone.code(step: step)])
             #expect(page.location == "/account")
         }
@@ -347,9 +376,13 @@ import FoundationNetworking
             #expect(notified.first?.subject == "A second factor was added to your account")
 
             _ = try await browser.post("/logout", [:])
-            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+            #expect(
+                try await browser.post("/login", ["email": email, "password": "password-123456"]).location
+                    == "/login/totp")
             let step = try totp.step(at: Int64(emulator.emulator.clock.now.timeIntervalSince1970)) + 1
-            #expect(try await browser.post("/login/totp", ["code": Self.wrong(totp.code(step: step))]).status == .unauthorized)
+            #expect(
+                try await browser.post("/login/totp", ["code": Self.wrong(totp.code(step: step))]).status
+                    == .unauthorized)
             #expect(try await browser.post("/login/totp", ["code": totp.code(step: step)]).location == "/account")
             page = try await browser.get("/account")
             let kinds = page.body.matches(of: #/data-kind="([a-z_]+)"/#).map { String($0.output.1) }
@@ -371,7 +404,9 @@ import FoundationNetworking
             _ = try await browser.post("/login", ["email": email, "password": "password-123456"])
             let page = try await browser.get("/account")
             #expect(page.location == "/enroll?reason=required")
-            #expect(try await browser.get("/enroll?reason=required").body.contains("This account needs an authenticator app now"))
+            #expect(
+                try await browser.get("/enroll?reason=required").body.contains(
+                    "This account needs an authenticator app now"))
         }
     }
 
@@ -382,57 +417,75 @@ import FoundationNetworking
     /// TOTP signs in; a listed address gets its `role` claim.
     @Test func theBlockingFunctionRefusesATenantsUserWithoutTOTPAndAddsTheRole() async throws {
         let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
-        let emulator = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
+        let emulator = try await IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(port: 0, projectID: project)
+        ).start()
         do {
-            let tenantID = try await IdentityBackend.tenant(named: "Staff", emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project)
-            #expect(try await IdentityBackend.tenant(named: "Staff", emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project) == tenantID,
-                    "found again by its name, not made twice")
-            let backend = try IdentityBackend(emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project, tenantID: tenantID)
+            let tenantID = try await IdentityBackend.tenant(
+                named: "Staff", emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project)
+            #expect(
+                try await IdentityBackend.tenant(
+                    named: "Staff", emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project)
+                    == tenantID,
+                "found again by its name, not made twice")
+            let backend = try IdentityBackend(
+                emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project, tenantID: tenantID)
             try await backend.enableTOTP()
             var quiet = Logger(label: "TOTPLoginTests")
             quiet.logLevel = .critical
-            let app = TOTPLoginApp(backend: backend, state: .sealedCookie(keyRing: try SealingKeyRing([SealingKey.random(id: "k1")])),
-                                   attempts: ExpiringStateTOTPVerificationStore(), recoveryCodes: ExpiringStateRecoveryCodeStore(), logger: quiet,
-                                   signInRules: SignInRules(totpTenant: tenantID, enrollmentGrace: .seconds(30),
-                                                            roles: InMemoryRoleDirectory(["Alice@Example.com": "admin"])))
-            try await Application(router: app.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client in
-                let url = "http://127.0.0.1:\(client.port!)" + TOTPLoginApp.beforeSignInPath
-                app.serveBlockingFunction(at: url, replayStore: ExpiringStateTOTPVerificationStore())
-                try await backend.configureBeforeSignIn(functionURL: url)
-                let clock = emulator.emulator.clock
-                let alice = TestBrowser(clients: [client], cookieName: app.cookies.browserCookieName)
-                let bob = alice.stranger()
+            let app = TOTPLoginApp(
+                backend: backend, state: .sealedCookie(keyRing: try SealingKeyRing([SealingKey.random(id: "k1")])),
+                attempts: ExpiringStateTOTPVerificationStore(), recoveryCodes: ExpiringStateRecoveryCodeStore(),
+                logger: quiet,
+                signInRules: SignInRules(
+                    totpTenant: tenantID, enrollmentGrace: .seconds(30),
+                    roles: InMemoryRoleDirectory(["Alice@Example.com": "admin"])))
+            try await Application(router: app.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+                .test(.live) { client in
+                    let url = "http://127.0.0.1:\(client.port!)" + TOTPLoginApp.beforeSignInPath
+                    app.serveBlockingFunction(at: url, replayStore: ExpiringStateTOTPVerificationStore())
+                    try await backend.configureBeforeSignIn(functionURL: url)
+                    let clock = emulator.emulator.clock
+                    let alice = TestBrowser(clients: [client], cookieName: app.cookies.browserCookieName)
+                    let bob = alice.stranger()
 
-                // A new account of the tenant signs in (within the grace), sees its role, and enrols.
-                try await alice.signUpAndVerify(email: "alice@example.com", password: "password-123456")
-                _ = try await alice.get("/login")
-                #expect(try await alice.post("/login", ["email": "alice@example.com", "password": "password-123456"]).location == "/account")
-                #expect(try await alice.get("/account").element(id: "role") == "admin")
-                let totp = try await alice.enroll(clock: clock)
-                try await bob.signUpAndVerify(email: "bob@example.com", password: "password-123456")
-                _ = try await alice.post("/logout", [:])
+                    // A new account of the tenant signs in (within the grace), sees its role, and enrols.
+                    try await alice.signUpAndVerify(email: "alice@example.com", password: "password-123456")
+                    _ = try await alice.get("/login")
+                    #expect(
+                        try await alice.post("/login", ["email": "alice@example.com", "password": "password-123456"])
+                            .location == "/account")
+                    #expect(try await alice.get("/account").element(id: "role") == "admin")
+                    let totp = try await alice.enroll(clock: clock)
+                    try await bob.signUpAndVerify(email: "bob@example.com", password: "password-123456")
+                    _ = try await alice.post("/logout", [:])
 
-                // Past the grace (Identity Platform's clock: the event's own), without TOTP: refused, nothing signed in.
-                clock.advance(by: 40)
-                _ = try await bob.get("/login")
-                let refused = try await bob.post("/login", ["email": "bob@example.com", "password": "password-123456"])
-                #expect(refused.status == .unauthorized)
-                #expect(refused.body.contains("This organisation requires an authenticator app"), "\(refused.body)")
-                #expect(try await bob.get("/account").location?.hasPrefix("/login") == true)
+                    // Past the grace (Identity Platform's clock: the event's own), without TOTP: refused, nothing signed in.
+                    clock.advance(by: 40)
+                    _ = try await bob.get("/login")
+                    let refused = try await bob.post(
+                        "/login", ["email": "bob@example.com", "password": "password-123456"])
+                    #expect(refused.status == .unauthorized)
+                    #expect(refused.body.contains("This organisation requires an authenticator app"), "\(refused.body)")
+                    #expect(try await bob.get("/account").location?.hasPrefix("/login") == true)
 
-                // With TOTP: the function is called after the second factor, and allows it.
-                _ = try await alice.get("/login")
-                #expect(try await alice.post("/login", ["email": "alice@example.com", "password": "password-123456"]).location == "/login/totp")
-                let step = try totp.step(at: Int64(clock.now.timeIntervalSince1970)) + 1
-                #expect(try await alice.post("/login/totp", ["code": totp.code(step: step)]).location == "/account")
-                let account = try await alice.get("/account")
-                #expect(account.element(id: "role") == "admin")
-                #expect(account.element(id: "second-factor") == "totp")
-                let stored = try await backend.admin.getUser(email: "alice@example.com")
-                #expect(stored.tenantID == tenantID)
-                #expect(stored.customClaims?[SignInRules.roleClaim] == .string("admin"))
-                #expect(try await backend.admin.getUser(email: "bob@example.com").customClaims?[SignInRules.roleClaim] == nil)
-            }
+                    // With TOTP: the function is called after the second factor, and allows it.
+                    _ = try await alice.get("/login")
+                    #expect(
+                        try await alice.post("/login", ["email": "alice@example.com", "password": "password-123456"])
+                            .location == "/login/totp")
+                    let step = try totp.step(at: Int64(clock.now.timeIntervalSince1970)) + 1
+                    #expect(try await alice.post("/login/totp", ["code": totp.code(step: step)]).location == "/account")
+                    let account = try await alice.get("/account")
+                    #expect(account.element(id: "role") == "admin")
+                    #expect(account.element(id: "second-factor") == "totp")
+                    let stored = try await backend.admin.getUser(email: "alice@example.com")
+                    #expect(stored.tenantID == tenantID)
+                    #expect(stored.customClaims?[SignInRules.roleClaim] == .string("admin"))
+                    #expect(
+                        try await backend.admin.getUser(email: "bob@example.com").customClaims?[SignInRules.roleClaim]
+                            == nil)
+                }
         } catch {
             await emulator.stop()
             throw error
@@ -444,7 +497,9 @@ import FoundationNetworking
         let roles = try InMemoryRoleDirectory.parse(" Alice@Example.com = admin , bob@example.com=support,")
         #expect(roles == ["alice@example.com": "admin", "bob@example.com": "support"])
         #expect(try await InMemoryRoleDirectory(roles).role(forEmail: "ALICE@example.com") == "admin")
-        for bad in ["alice@example.com", "admin=alice", "alice@example.com=", "a@b.c=" + String(repeating: "x", count: 65)] {
+        for bad in [
+            "alice@example.com", "admin=alice", "alice@example.com=", "a@b.c=" + String(repeating: "x", count: 65),
+        ] {
             #expect(throws: AppError.self) { try InMemoryRoleDirectory.parse(bad) }
         }
     }
@@ -467,7 +522,9 @@ import FoundationNetworking
             #expect(account.body.contains("Your phone&#39;s clock seems about 90 seconds fast"))
             #expect(account.body.contains("data-kind=\"clock_drift_noticed\""))
             let uid = try await app.backend.admin.getUser(email: email).uid
-            let drift = try await app.securityEvents.recentEvents(for: UserKey(uid: uid), limit: 10).first { $0.kind == .clockDriftNoticed }
+            let drift = try await app.securityEvents.recentEvents(for: UserKey(uid: uid), limit: 10).first {
+                $0.kind == .clockDriftNoticed
+            }
             #expect(drift?.clockOffsetSeconds == 90)
             // (A phone on time hears nothing: theWholeStory's next link has no `clock`.)
         }
@@ -594,13 +651,17 @@ import FoundationNetworking
             _ = try await browser.post("/logout", [:])
             var wrong = 0
             while wrong < 10 {
-                #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+                #expect(
+                    try await browser.post("/login", ["email": email, "password": "password-123456"]).location
+                        == "/login/totp")
                 for _ in 0..<4 where wrong < 10 {
                     #expect(try await browser.post("/login/totp", ["code": "000000"]).status == .unauthorized)
                     wrong += 1
                 }
             }
-            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+            #expect(
+                try await browser.post("/login", ["email": email, "password": "password-123456"]).location
+                    == "/login/totp")
             let step = try totp.step(at: Int64(emulator.emulator.clock.now.timeIntervalSince1970)) + 2
             let page = try await browser.post("/login/totp", ["code": totp.code(step: step)])
             #expect(page.status == .tooManyRequests, "even the right code, once the account is at its limit")
@@ -619,13 +680,18 @@ import FoundationNetworking
             // trips, the per-address one does (100 by default).
             var statuses: [HTTPResponse.Status] = []
             for index in 0..<101 {
-                statuses.append(try await browser.post("/login", ["email": "spray-\(index)@example.com", "password": "wrong-password"]).status)
+                statuses.append(
+                    try await browser.post(
+                        "/login", ["email": "spray-\(index)@example.com", "password": "wrong-password"]
+                    ).status)
             }
             #expect(statuses.prefix(100).allSatisfy { $0 == .unauthorized })
             #expect(statuses.last == .tooManyRequests)
             // Another address is not affected.
             browser.headers[HTTPField.Name("X-Forwarded-For")!] = "203.0.113.9, 198.51.100.8"
-            #expect(try await browser.post("/login", ["email": "spray-x@example.com", "password": "wrong-password"]).status == .unauthorized)
+            #expect(
+                try await browser.post("/login", ["email": "spray-x@example.com", "password": "wrong-password"]).status
+                    == .unauthorized)
         }
     }
 
@@ -635,13 +701,19 @@ import FoundationNetworking
         let backend = try IdentityBackend(emulatorHost: "127.0.0.1", emulatorPort: 1, projectID: project)
         var quiet = Logger(label: "TOTPLoginTests")
         quiet.logLevel = .critical
-        let app = TOTPLoginApp(backend: backend, state: .store(UnreachableStore(), name: "down", keyRing: try! SealingKeyRing([SealingKey.random(id: "test")])), attempts: ExpiringStateTOTPVerificationStore(),
-                               recoveryCodes: ExpiringStateRecoveryCodeStore(), logger: quiet)
+        let app = TOTPLoginApp(
+            backend: backend,
+            state: .store(
+                UnreachableStore(), name: "down", keyRing: try! SealingKeyRing([SealingKey.random(id: "test")])),
+            attempts: ExpiringStateTOTPVerificationStore(),
+            recoveryCodes: ExpiringStateRecoveryCodeStore(), logger: quiet)
         try await Application(router: app.router()).test(.router) { (client: any TestClientProtocol) async throws in
             let browser = TestBrowser(clients: [client], cookieName: app.cookies.browserCookieName)
             browser.cookies[browser.cookieName] = "some-id"
             #expect(try await browser.get("/login").status == .serviceUnavailable)
-            #expect(try await browser.post("/login", ["email": "a@example.com", "password": "x"], csrf: "t").status == .serviceUnavailable)
+            #expect(
+                try await browser.post("/login", ["email": "a@example.com", "password": "x"], csrf: "t").status
+                    == .serviceUnavailable)
         }
     }
 
@@ -651,13 +723,18 @@ import FoundationNetworking
     /// rows are written once the state holds a sign-in step.
     @Test func pagesWithoutACookieWriteNoStateRow() async throws {
         let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
-        let emulator = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
+        let emulator = try await IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(port: 0, projectID: project)
+        ).start()
         let backend = try IdentityBackend(emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project)
         var quiet = Logger(label: "TOTPLoginTests")
         quiet.logLevel = .critical
         let store = InMemoryExpiringStateStore()
-        let app = TOTPLoginApp(backend: backend, state: .store(store, name: "memory", keyRing: try SealingKeyRing([SealingKey.random(id: "k1")])),
-                               attempts: ExpiringStateTOTPVerificationStore(), recoveryCodes: ExpiringStateRecoveryCodeStore(), logger: quiet)
+        let app = TOTPLoginApp(
+            backend: backend,
+            state: .store(store, name: "memory", keyRing: try SealingKeyRing([SealingKey.random(id: "k1")])),
+            attempts: ExpiringStateTOTPVerificationStore(), recoveryCodes: ExpiringStateRecoveryCodeStore(),
+            logger: quiet)
         do {
             try await Application(router: app.router()).test(.router) { (client: any TestClientProtocol) async throws in
                 for path in Array(repeating: "/login", count: 40) + ["/signup"] {
@@ -669,11 +746,15 @@ import FoundationNetworking
                 // The first form is accepted from the sealed token (not 403), and a wrong password keeps nothing.
                 let browser = TestBrowser(clients: [client], cookieName: app.cookies.browserCookieName)
                 _ = try await browser.get("/login")
-                #expect(try await browser.post("/login", ["email": "nobody@example.com", "password": "wrong-password-1"]).status == .unauthorized)
+                #expect(
+                    try await browser.post("/login", ["email": "nobody@example.com", "password": "wrong-password-1"])
+                        .status == .unauthorized)
                 #expect(await store.count == 0)
                 // A tampered sealed token is a new browser: its form is refused.
                 browser.cookies[browser.cookieName] = "p.forged"
-                #expect(try await browser.post("/login", ["email": "nobody@example.com", "password": "x"], csrf: "t").status == .forbidden)
+                #expect(
+                    try await browser.post("/login", ["email": "nobody@example.com", "password": "x"], csrf: "t").status
+                        == .forbidden)
             }
         } catch {
             await emulator.stop()
@@ -684,9 +765,12 @@ import FoundationNetworking
 
     @Test func theProjectMustBeTheEmulators() throws {
         #expect(try IdentityBackend.agreedProject(requested: nil, served: "demo-a", fallback: "demo-x") == "demo-a")
-        #expect(try IdentityBackend.agreedProject(requested: "demo-a", served: "demo-a", fallback: "demo-x") == "demo-a")
+        #expect(
+            try IdentityBackend.agreedProject(requested: "demo-a", served: "demo-a", fallback: "demo-x") == "demo-a")
         #expect(try IdentityBackend.agreedProject(requested: nil, served: nil, fallback: "demo-x") == "demo-x")
-        let error = #expect(throws: AppError.self) { try IdentityBackend.agreedProject(requested: "demo-b", served: "demo-a", fallback: "demo-x") }
+        let error = #expect(throws: AppError.self) {
+            try IdentityBackend.agreedProject(requested: "demo-b", served: "demo-a", fallback: "demo-x")
+        }
         #expect(error.map { "\($0)" }?.contains("demo-b") == true)
         #expect(error.map { "\($0)" }?.contains("demo-a") == true)
     }
@@ -712,29 +796,42 @@ import FoundationNetworking
     /// `count` instances of the app on one emulator, sharing their state and
     /// attempt counts as a fleet behind a balancer does; the browser sends
     /// each request to the next instance in turn (round robin).
-    func withInstances(count: Int, state: SharedState = .store, publicURL: URL? = nil, trustForwardedFor: Bool = false, enrollmentDeadline: Date? = nil,
-                       _ body: @Sendable ([TOTPLoginApp], RunningEmulator, TestBrowser) async throws -> Void) async throws {
+    func withInstances(
+        count: Int, state: SharedState = .store, publicURL: URL? = nil, trustForwardedFor: Bool = false,
+        enrollmentDeadline: Date? = nil,
+        _ body: @Sendable ([TOTPLoginApp], RunningEmulator, TestBrowser) async throws -> Void
+    ) async throws {
         let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
-        let emulator = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
+        let emulator = try await IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(port: 0, projectID: project)
+        ).start()
         do {
-            let backend = try IdentityBackend(emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project)
+            let backend = try IdentityBackend(
+                emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project)
             try await backend.enableTOTP()
             var quiet = Logger(label: "TOTPLoginTests")
             quiet.logLevel = .critical
-            let configuration: BrowserStateConfiguration = switch state {
-            case .store: .store(InMemoryExpiringStateStore(), name: "memory", keyRing: try! SealingKeyRing([SealingKey.random(id: "test")]))
-            case .sealed: .sealedCookie(keyRing: try SealingKeyRing([SealingKey.random(id: "k1")]))
-            }
+            let configuration: BrowserStateConfiguration =
+                switch state {
+                case .store:
+                    .store(
+                        InMemoryExpiringStateStore(), name: "memory",
+                        keyRing: try! SealingKeyRing([SealingKey.random(id: "test")]))
+                case .sealed: .sealedCookie(keyRing: try SealingKeyRing([SealingKey.random(id: "k1")]))
+                }
             let attempts = ExpiringStateTOTPVerificationStore()
             let recoveryCodes = ExpiringStateRecoveryCodeStore()
             let (events, outbox) = (AppendOnlySecurityEventLog(), InMemoryNotificationOutbox())
             let apps = (0..<count).map { _ in
-                TOTPLoginApp(backend: backend, state: configuration, attempts: attempts, recoveryCodes: recoveryCodes, publicURL: publicURL,
-                             trustForwardedFor: trustForwardedFor, logger: quiet, securityEvents: events, outbox: outbox,
-                             enrollmentDeadline: enrollmentDeadline)
+                TOTPLoginApp(
+                    backend: backend, state: configuration, attempts: attempts, recoveryCodes: recoveryCodes,
+                    publicURL: publicURL,
+                    trustForwardedFor: trustForwardedFor, logger: quiet, securityEvents: events, outbox: outbox,
+                    enrollmentDeadline: enrollmentDeadline)
             }
             try await Self.withClients(apps[...], []) { clients in
-                try await body(apps, emulator, TestBrowser(clients: clients, cookieName: apps[0].cookies.browserCookieName))
+                try await body(
+                    apps, emulator, TestBrowser(clients: clients, cookieName: apps[0].cookies.browserCookieName))
             }
         } catch {
             await emulator.stop()
@@ -744,8 +841,10 @@ import FoundationNetworking
     }
 
     /// A test client for each app, nested.
-    static func withClients(_ apps: ArraySlice<TOTPLoginApp>, _ clients: [any TestClientProtocol],
-                            _ body: @Sendable ([any TestClientProtocol]) async throws -> Void) async throws {
+    static func withClients(
+        _ apps: ArraySlice<TOTPLoginApp>, _ clients: [any TestClientProtocol],
+        _ body: @Sendable ([any TestClientProtocol]) async throws -> Void
+    ) async throws {
         guard let first = apps.first else { return try await body(clients) }
         try await Application(router: first.router()).test(.router) { client in
             try await withClients(apps.dropFirst(), clients + [client], body)
@@ -829,16 +928,21 @@ final class TestBrowser: @unchecked Sendable {
         let instance = sent % clients.count
         sent += 1
         instances.append(instance)
-        let response = try await clients[instance].execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        let response = try await clients[instance].execute(
+            uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
         var set: [String: String] = [:]
         for line in response.headers[values: .setCookie] {
-            let pair = line.split(separator: ";", maxSplits: 1)[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(pair[0]), value = pair.count > 1 ? String(pair[1]) : ""
+            let pair = line.split(separator: ";", maxSplits: 1)[0].split(
+                separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(pair[0])
+            let value = pair.count > 1 ? String(pair[1]) : ""
             set[name] = line
             if line.contains("Max-Age=0") { cookies[name] = nil } else { cookies[name] = value }
         }
         lastSetCookies = set
-        let page = Page(status: response.status, body: String(buffer: response.body), location: response.headers[.location], setCookies: set)
+        let page = Page(
+            status: response.status, body: String(buffer: response.body), location: response.headers[.location],
+            setCookies: set)
         if let token = page.firstMatch(of: #/name="csrf" value="([^"]+)"/#) { csrf = token }
         return page
     }
@@ -892,5 +996,7 @@ struct UnreachableStore: ExpiringStateStore {
     func value(forKey key: String, at now: Date) async throws -> Data? { throw Down() }
     func takeValue(forKey key: String, at now: Date) async throws -> Data? { throw Down() }
     func removeValue(forKey key: String) async throws { throw Down() }
-    func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date) async throws -> Bool { throw Down() }
+    func compareAndSwapValue(forKey key: String, expected: Data?, newValue: Data?, expiresAt: Date, at now: Date)
+        async throws -> Bool
+    { throw Down() }
 }

@@ -3,6 +3,7 @@ import IdentityOTP
 import IdentityServerState
 import IdentityToolkitEmulator
 import Testing
+
 @testable import TOTPLoginApp
 
 /// The ways back in, through the app's pages.
@@ -17,24 +18,40 @@ extension TOTPLoginAppTests {
             let account = AttemptLimits.accountKey(email: email)
             var counted = 0
             for index in 0..<200 where counted < 100 {
-                if await apps[0].limits.admit(.password, account: account, address: "10.0.\(index / 250).\(index % 250)") == .admitted { counted += 1 }
+                if await apps[0].limits.admit(
+                    .password, account: account, address: "10.0.\(index / 250).\(index % 250)") == .admitted
+                {
+                    counted += 1
+                }
             }
             _ = try await browser.get("/login")
             let refused = try await browser.post("/login", ["email": email, "password": "password-123456"])
-            #expect(refused.status == .tooManyRequests && refused.body.contains("data-reason=\"password-reset-required\""))
+            #expect(
+                refused.status == .tooManyRequests && refused.body.contains("data-reason=\"password-reset-required\""))
             _ = try await browser.get("/login/reset")
             let sent = try await browser.post("/login/reset", ["email": email])
             #expect(sent.status == .ok && sent.body.contains("id=\"reset-sent\""))
-            let link = try #require(sent.firstMatch(of: #/id="reset-link" href="([^"]+)"/#)).replacingOccurrences(of: "&amp;", with: "&")
+            let link = try #require(sent.firstMatch(of: #/id="reset-link" href="([^"]+)"/#)).replacingOccurrences(
+                of: "&amp;", with: "&")
             #expect(try await browser.get(link).status == .ok)
-            let changed = try await browser.post(TOTPLoginApp.passwordResetPath, ["oobCode": try #require(URLComponents(string: link)?
-                .queryItems?.first { $0.name == "oobCode" }?.value), "password": "new-password-654321"])
+            let changed = try await browser.post(
+                TOTPLoginApp.passwordResetPath,
+                [
+                    "oobCode": try #require(
+                        URLComponents(string: link)?
+                            .queryItems?.first { $0.name == "oobCode" }?.value), "password": "new-password-654321",
+                ])
             #expect(changed.location == "/login?reason=password-reset")
-            #expect(try await browser.post("/login", ["email": email, "password": "new-password-654321"]).location == "/account")
+            #expect(
+                try await browser.post("/login", ["email": email, "password": "new-password-654321"]).location
+                    == "/account")
             // A stranger's request for another address says the same, and sends nothing.
             _ = try await browser.get("/login/reset")
-            let unknown = try await browser.post("/login/reset", ["email": "nobody-\(UUID().uuidString.prefix(6))@example.com"])
-            #expect(unknown.status == .ok && unknown.body.contains("id=\"reset-sent\"") && !unknown.body.contains("reset-link"))
+            let unknown = try await browser.post(
+                "/login/reset", ["email": "nobody-\(UUID().uuidString.prefix(6))@example.com"])
+            #expect(
+                unknown.status == .ok && unknown.body.contains("id=\"reset-sent\"")
+                    && !unknown.body.contains("reset-link"))
         }
     }
 
@@ -57,15 +74,22 @@ extension TOTPLoginAppTests {
                 switch await apps[0].limits.admit(.code, account: account, address: "198.51.100.1", at: now) {
                 case .admitted: counted += 1
                 case .refused(.until(let until)): now = until
-                case .refused: Issue.record("refused for good after \(counted)"); return
+                case .refused:
+                    Issue.record("refused for good after \(counted)")
+                    return
                 }
             }
-            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+            #expect(
+                try await browser.post("/login", ["email": email, "password": "password-123456"]).location
+                    == "/login/totp")
             _ = try await browser.get("/login/recovery")
-            #expect(try await browser.post("/login/recovery", ["code": codes[0]]).location == "/enroll?reason=recovered")
+            #expect(
+                try await browser.post("/login/recovery", ["code": codes[0]]).location == "/enroll?reason=recovered")
             let newPhone = try await browser.enroll(clock: emulator.emulator.clock)
             _ = try await browser.post("/logout", [:])
-            #expect(try await browser.post("/login", ["email": email, "password": "password-123456"]).location == "/login/totp")
+            #expect(
+                try await browser.post("/login", ["email": email, "password": "password-123456"]).location
+                    == "/login/totp")
             // The next step's code: the enrolment used this one.
             let step = try newPhone.step(at: Int64(emulator.emulator.clock.now.timeIntervalSince1970)) + 1
             let page = try await browser.post("/login/totp", ["code": newPhone.code(step: step)])
@@ -79,13 +103,18 @@ extension TOTPLoginAppTests {
     /// browser's own user, and says so when that fails too.
     @Test func aSignOutWhoseCookieCannotBeCheckedStillRevokes() async throws {
         let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
-        let emulator = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project)).start()
-        let state = BrowserStateConfiguration.store(InMemoryExpiringStateStore(), name: "memory", keyRing: try SealingKeyRing([SealingKey.random(id: "k")]))
+        let emulator = try await IdentityToolkitEmulator(
+            configuration: EmulatorConfiguration(port: 0, projectID: project)
+        ).start()
+        let state = BrowserStateConfiguration.store(
+            InMemoryExpiringStateStore(), name: "memory", keyRing: try SealingKeyRing([SealingKey.random(id: "k")]))
         let (attempts, recoveryCodes) = (ExpiringStateTOTPVerificationStore(), ExpiringStateRecoveryCodeStore())
         // Two instances with their own admin clients, so their key caches are their own.
         let apps = try (0..<2).map { _ in
-            TOTPLoginApp(backend: try IdentityBackend(emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project), state: state,
-                         attempts: attempts, recoveryCodes: recoveryCodes, logger: AttemptLimitTests.quiet)
+            TOTPLoginApp(
+                backend: try IdentityBackend(
+                    emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project), state: state,
+                attempts: attempts, recoveryCodes: recoveryCodes, logger: AttemptLimitTests.quiet)
         }
         try await Self.withClients(apps[...], []) { clients in
             // Everything on the first instance, so the second never fetched the keys.

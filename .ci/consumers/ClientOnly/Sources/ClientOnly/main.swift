@@ -2,8 +2,10 @@ import Foundation
 import MultiFactorAuth
 
 // Signs a new user up, then in, against the emulator FIREBASE_AUTH_EMULATOR_HOST names.
-guard let host = ProcessInfo.processInfo.environment["FIREBASE_AUTH_EMULATOR_HOST"], let colon = host.lastIndex(of: ":"),
-      let port = Int(host[host.index(after: colon)...]) else {
+guard let host = ProcessInfo.processInfo.environment["FIREBASE_AUTH_EMULATOR_HOST"],
+    let colon = host.lastIndex(of: ":"),
+    let port = Int(host[host.index(after: colon)...])
+else {
     print("set FIREBASE_AUTH_EMULATOR_HOST to the emulator's host:port")
     exit(2)
 }

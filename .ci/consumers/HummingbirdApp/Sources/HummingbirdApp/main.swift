@@ -14,9 +14,14 @@ guard let host = ProcessInfo.processInfo.environment["FIREBASE_AUTH_EMULATOR_HOS
 let project = "demo-consumers"
 let admin = IdentityAdmin.emulator(projectID: project, hostAndPort: host)
 let accounts = AccountsClient(apiKey: "consumer-key", configuration: ClientConfiguration(emulatorHost: host))
-let signUp = try await accounts.signUp(SignUpRequest(email: "hb-\(UUID().uuidString.prefix(8).lowercased())@example.com",
-                                                     password: "correct horse", returnSecureToken: true))
-guard let idToken = signUp.idToken else { print("no ID token"); exit(1) }
+let signUp = try await accounts.signUp(
+    SignUpRequest(
+        email: "hb-\(UUID().uuidString.prefix(8).lowercased())@example.com",
+        password: "correct horse", returnSecureToken: true))
+guard let idToken = signUp.idToken else {
+    print("no ID token")
+    exit(1)
+}
 
 typealias APIContext = BasicAuthRequestContext<DecodedIDToken>
 let router = Router(context: APIContext.self)
@@ -32,7 +37,10 @@ try await app.test(.router) { client in
         }
     }
     try await client.execute(uri: "/api/me", method: .get) { response in
-        guard response.status == .unauthorized else { print("no token, yet \(response.status)"); exit(1) }
+        guard response.status == .unauthorized else {
+            print("no token, yet \(response.status)")
+            exit(1)
+        }
     }
 }
 print("HummingbirdApp: FirebaseAuthenticator let \(signUp.localId) in and refused a request without a token")

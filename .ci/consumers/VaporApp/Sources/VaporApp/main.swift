@@ -13,16 +13,23 @@ guard let host = ProcessInfo.processInfo.environment["FIREBASE_AUTH_EMULATOR_HOS
 let project = "demo-consumers"
 let admin = IdentityAdmin.emulator(projectID: project, hostAndPort: host)
 let accounts = AccountsClient(apiKey: "consumer-key", configuration: ClientConfiguration(emulatorHost: host))
-let signUp = try await accounts.signUp(SignUpRequest(email: "vapor-\(UUID().uuidString.prefix(8).lowercased())@example.com",
-                                                     password: "correct horse", returnSecureToken: true))
-guard let idToken = signUp.idToken else { print("no ID token"); exit(1) }
+let signUp = try await accounts.signUp(
+    SignUpRequest(
+        email: "vapor-\(UUID().uuidString.prefix(8).lowercased())@example.com",
+        password: "correct horse", returnSecureToken: true))
+guard let idToken = signUp.idToken else {
+    print("no ID token")
+    exit(1)
+}
 
 let app = try await Application.make(.testing)
 app.grouped("api").grouped(FirebaseAuthenticator(admin, options: .init(checkRevoked: true)))
     .get("me") { req in try req.auth.require(FirebaseUser.self).uid }
 var failure: String?
 try await app.testing().test(.GET, "api/me", headers: ["Authorization": "Bearer \(idToken)"]) { response in
-    if response.status != .ok || response.body.string != signUp.localId { failure = "the middleware refused a valid token: \(response.status)" }
+    if response.status != .ok || response.body.string != signUp.localId {
+        failure = "the middleware refused a valid token: \(response.status)"
+    }
 }
 try await app.testing().test(.GET, "api/me") { response in
     if response.status != .unauthorized { failure = "no token, yet \(response.status)" }
