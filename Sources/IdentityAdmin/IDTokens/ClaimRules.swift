@@ -22,13 +22,4 @@ extension TokenVerificationError {
         case .tenantMismatch(let expected, let found): self = .tenantMismatch(expected: expected, found: found)
         }
     }
-
-    /// Runs claim rules, their refusal as this error.
-    static func checkingClaims(_ rules: () throws(ClaimFailure) -> Void) throws(TokenVerificationError) {
-        do {
-            try rules()
-        } catch {
-            throw TokenVerificationError(claimFailure: error)
-        }
-    }
 }

@@ -219,8 +219,10 @@ public struct IDTokenVerifier: Sendable {
         let generation = keys.generation(at: time)
         if let token = cache.token(for: digest, at: time, keyGeneration: generation) {
             cached = true
-            try TokenVerificationError.checkingClaims { () throws(ClaimFailure) in
+            do throws(ClaimFailure) {
                 try token.verifyTimesAndTenant(at: time, clockSkew: clockSkew, tenant: tenantID)
+            } catch {
+                throw TokenVerificationError(claimFailure: error)
             }
             return token
         }
@@ -292,12 +294,16 @@ public struct IDTokenVerifier: Sendable {
         let jwt = try await signedJWT(idToken)
         let claims = try Self.decode(jwt) { jwt throws(JWTFailure) in try jwt.claims(as: IDTokenClaims.self) }
         let token = DecodedIDToken(claims, payload: jwt.form.payload)
-        try TokenVerificationError.checkingClaims { () throws(ClaimFailure) in
+        do throws(ClaimFailure) {
             try token.verifyIssuer(requiredIssuer, audience: projectID)
+        } catch {
+            throw TokenVerificationError(claimFailure: error)
         }
         guard IdentityPlatformLimits.isValidUID(token.uid) else { throw .invalidSubject }
-        try TokenVerificationError.checkingClaims { () throws(ClaimFailure) in
+        do throws(ClaimFailure) {
             try token.verifyTimesAndTenant(at: now, clockSkew: clockSkew, tenant: tenantID)
+        } catch {
+            throw TokenVerificationError(claimFailure: error)
         }
         return token
     }
