@@ -387,6 +387,8 @@ let package = Package(
                 gated("PostgresNIO", "postgres-nio", by: Trait.tools),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 gated("ArgumentParser", "swift-argument-parser", by: Trait.tools),
+                // `mfa emulator` owns the service group the emulator runs in.
+                gated("ServiceLifecycle", "swift-service-lifecycle", by: Trait.tools),
                 // Reads the environment through one reader (ToolConfiguration).
                 gated("Configuration", "swift-configuration", by: Trait.tools),
             ]
@@ -471,6 +473,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // EmulatorApplicationTests: the emulator's application in process, no socket.
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 // InProcessTransport: requests handed to the emulator's router without a socket.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

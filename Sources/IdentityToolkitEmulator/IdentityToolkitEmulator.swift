@@ -1,11 +1,11 @@
 #if Emulator
 import Foundation
 import HTTPTypes
-import Hummingbird
+public import Hummingbird
 import HummingbirdCore
 import IdentityToolkit
 import NIOCore
-import ServiceLifecycle
+public import ServiceLifecycle
 
 /// A local Identity Toolkit server with TOTP multi-factor authentication,
 /// speaking the REST API as `Spec/` describes it, in Firebase's emulator URL
@@ -128,10 +128,15 @@ public final class IdentityToolkitEmulator: Sendable {
     }
 
     /// Serves until the calling task is cancelled, then shuts down
-    /// gracefully. `onListening` receives the bound host and port (the real
-    /// one when `port` is 0).
-    public func run(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) async throws {
-        let group = serviceGroup(stopsOnSignals: false, onListening: onListening)
+    /// gracefully (``start()``'s way, for tests). `onListening` receives the
+    /// bound host and port (the real one when `port` is 0).
+    func run(onListening: @escaping @Sendable (String, Int) async -> Void) async throws {
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [buildApplication(onListening: onListening)], gracefulShutdownSignals: [],
+            logger: configuration.logger)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
+        groupConfiguration.maximumCancellationDuration = configuration.shutdownGracePeriod
+        let group = ServiceGroup(configuration: groupConfiguration)
         // The group runs in a task of its own, which cancellation of the caller
         // does not reach: cancelling the caller shuts the server down gracefully.
         let serving = Task { try await group.run() }
@@ -144,29 +149,31 @@ public final class IdentityToolkitEmulator: Sendable {
         try outcome.get()
     }
 
-    /// Serves until SIGINT or SIGTERM, then shuts down gracefully within
-    /// ``EmulatorConfiguration/shutdownGracePeriod`` and returns.
-    public func runUntilSignalled(onListening: @escaping @Sendable (String, Int) async -> Void) async throws {
-        try await serviceGroup(stopsOnSignals: true, onListening: onListening).run()
-        await exportOnExit()
+    /// The emulator as a service of the app's `ServiceGroup`, which owns
+    /// the signals and the shutdown's time limits (swift-service-lifecycle's
+    /// way for libraries): it serves until the group shuts down gracefully,
+    /// then writes ``EmulatorConfiguration/exportOnExitDirectory``'s export.
+    /// `onListening` receives the bound host and port (the real one when
+    /// `port` is 0).
+    ///
+    /// ```swift
+    /// let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 9099))
+    /// let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+    ///     services: [emulator.service { host, port in print("listening on \(host):\(port)") }],
+    ///     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    /// try await group.run()
+    /// ```
+    public func service(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) -> some Service {
+        EmulatorService(emulator: self, application: buildApplication(onListening: onListening))
     }
 
-    /// The server as a service group whose graceful shutdown (on SIGTERM and
-    /// SIGINT when `stopsOnSignals`, or on cancellation) waits at most
-    /// ``EmulatorConfiguration/shutdownGracePeriod``.
-    private func serviceGroup(stopsOnSignals: Bool, onListening: @escaping @Sendable (String, Int) async -> Void)
-        -> ServiceGroup
-    {
-        var groupConfiguration = ServiceGroupConfiguration(
-            services: [application(onListening: onListening)],
-            gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [],
-            logger: configuration.logger)
-        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
-        groupConfiguration.maximumCancellationDuration = configuration.shutdownGracePeriod
-        return ServiceGroup(configuration: groupConfiguration)
-    }
-
-    private func application(onListening: @escaping @Sendable (String, Int) async -> Void)
+    /// The emulator as a Hummingbird application, as the Hummingbird
+    /// template's `buildApplication()` makes one: run it as a service, or
+    /// test it in process with HummingbirdTesting (`.test(.router)`: no
+    /// socket, each request straight to its responder). Its routes,
+    /// middleware and state are this emulator's; an export on exit is
+    /// ``service(onListening:)``'s job, not the application's.
+    public func buildApplication(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in })
         -> some ApplicationProtocol
     {
         var logger = configuration.logger
@@ -191,6 +198,31 @@ public final class IdentityToolkitEmulator: Sendable {
     /// A host as a URL writes it: an IPv6 address in brackets.
     static func urlHost(_ host: String) -> String {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
+}
+
+/// The emulator's application as a `Service`: serves until graceful
+/// shutdown, then exports on exit.
+private struct EmulatorService<App: ApplicationProtocol>: Service {
+    let emulator: IdentityToolkitEmulator
+    let application: App
+
+    func run() async throws {
+        do {
+            try await application.run()
+        } catch {
+            await emulator.exportOnExit()
+            throw error
+        }
+        await emulator.exportOnExit()
+    }
+}
+
+extension IdentityToolkitEmulator: Service {
+    /// Serves as ``service(onListening:)``'s service does, in the app's
+    /// `ServiceGroup`, until it shuts down gracefully.
+    public func run() async throws {
+        try await service().run()
     }
 }
 #endif

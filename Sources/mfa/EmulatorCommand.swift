@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import IdentityToolkit
 import IdentityToolkitEmulator
+import ServiceLifecycle
 import Logging
 
 /// `mfa emulator`: the Identity Toolkit emulator with TOTP, until SIGINT/SIGTERM.
@@ -223,10 +224,17 @@ struct EmulatorCommand: AsyncParsableCommand {
                         .utf8))
         }
         do {
-            try await emulator.runUntilSignalled { host, port in
+            // The tool owns the group (signals, the shutdown's time limits); the emulator is its service.
+            let service = emulator.service { host, port in
                 // Unbuffered, so that a parent process sees the line at once.
                 FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
             }
+            var group = ServiceGroupConfiguration(
+                services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: emulator.configuration.logger
+            )
+            group.maximumGracefulShutdownDuration = emulator.configuration.shutdownGracePeriod
+            group.maximumCancellationDuration = emulator.configuration.shutdownGracePeriod
+            try await ServiceGroup(configuration: group).run()
         } catch {
             throw ValidationError("cannot listen on \(host):\(port): \(error)")
         }

@@ -31,7 +31,9 @@ import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
+import Logging
 import NIOCore
+import ServiceLifecycle
 
 struct User: Sendable {
     var email: String
@@ -407,7 +409,12 @@ do {
         let emulator = try IdentityToolkitEmulator(
             configuration: EmulatorConfiguration(
                 port: port, projectID: option("--project", in: arguments) ?? "demo-mfa"))
-        try await emulator.runUntilSignalled { host, port in say("listening on http://\(host):\(port)") }
+        let service = emulator.service { host, port in say("listening on http://\(host):\(port)") }
+        try await ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "EmulatorLoad")
+            )
+        ).run()
     } else {
         try await runLoad(arguments: arguments)
     }
