@@ -125,18 +125,25 @@ public struct PhoneFactorImport: Sendable, Hashable {
 /// (Identity Platform's list; firebase-admin's `hash` option). A case
 /// carries exactly what its algorithm needs, so none can be left out.
 public enum UserImportHash: Sendable, Hashable, CustomStringConvertible {
-    /// HMAC of the salt and password under `key`.
+    /// HMAC-SHA512 of the salt and password under `key`.
     case hmacSHA512(key: Data)
+    /// HMAC-SHA256 of the salt and password under `key`.
     case hmacSHA256(key: Data)
+    /// HMAC-SHA1 of the salt and password under `key`.
     case hmacSHA1(key: Data)
+    /// HMAC-MD5 of the salt and password under `key`.
     case hmacMD5(key: Data)
-    /// The hash applied `rounds` times (1 to 8192; MD5 0 to 8192).
+    /// SHA-512 applied `rounds` times (1 to 8192).
     case sha512(rounds: Int)
+    /// SHA-256 applied `rounds` times (1 to 8192).
     case sha256(rounds: Int)
+    /// SHA-1 applied `rounds` times (1 to 8192).
     case sha1(rounds: Int)
+    /// MD5 applied `rounds` times (0 to 8192).
     case md5(rounds: Int)
-    /// PBKDF2 with `rounds` iterations (0 to 120,000).
+    /// PBKDF2 with SHA-1 and `rounds` iterations (0 to 120,000).
     case pbkdfSHA1(rounds: Int)
+    /// PBKDF2 with SHA-256 and `rounds` iterations (0 to 120,000).
     case pbkdf2SHA256(rounds: Int)
     /// Firebase's modified scrypt, with the project's parameters from the
     /// console's "Password hash parameters": the signer key, the salt
