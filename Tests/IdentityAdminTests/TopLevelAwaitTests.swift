@@ -72,7 +72,7 @@ import Testing
         ).standardized
         let files = [
             "BaseAuth.swift": "BaseAuth", "Users.swift": "BaseAuth", "UserImport.swift": "BaseAuth",
-            "IdentityAdmin.swift": nil as String?,
+            "IdentityAdmin.swift": nil as String?, "ProjectAndTenantConfig.swift": nil,
         ]
         let function = try Regex(#"^    public func (\w+)\(([^)]*)\)[^{]*\basync\b"#).anchorsMatchLineEndings()
         var methods: [String] = []
