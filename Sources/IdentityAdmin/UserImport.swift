@@ -121,6 +121,7 @@ public struct PhoneFactorImport: Sendable, Hashable {
     }
 }
 
+/// Options of ``BaseAuth/importUsers(_:options:)``.
 public struct UserImportOptions: Sendable, Hashable {
     /// How the records' `passwordHash` values were made; required when any
     /// record has one.

@@ -109,5 +109,3 @@ public enum UserImportHash: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
-
-/// Options of ``BaseAuth/importUsers(_:options:)``.

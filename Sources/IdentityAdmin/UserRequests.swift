@@ -105,5 +105,3 @@ public struct UpdateUserRequest: Sendable, Hashable, CustomStringConvertible, Cu
             ])
     }
 }
-
-/// One page of users.

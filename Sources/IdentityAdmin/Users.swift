@@ -98,6 +98,7 @@ public struct EnrolledFactor: Sendable, Hashable {
     }
 }
 
+/// One page of users.
 public struct ListUsersResult: Sendable, Hashable {
     /// The users of this page, in uid order.
     public var users: [UserRecord]
