@@ -127,20 +127,20 @@ public struct AccountRecovery: Sendable {
     ///   - proof: The password step: whose, and when it was checked.
     ///   - code: What the user typed (case, spaces and dashes do not matter).
     ///   - now: The time (for tests).
-    /// - Throws: ``AccountRecoveryError``, naming the step that failed;
-    ///   ``AccountRecoveryError/Code/firstFactorTooOld`` (nothing counted or
+    /// - Throws: ``AdminError``, whose code names the step that failed;
+    ///   ``AdminError/Code/firstFactorTooOld`` (nothing counted or
     ///   spent) for a password step older than ``maximumFirstFactorAge`` or
     ///   than the account's last revocation.
     ///
     /// Runs in a span `recoverAccount` and is counted in
     /// `account_recoveries_total` by `outcome`: `recovered` (a code
-    /// redeemed), or the failed step's ``AccountRecoveryError/Code`` (the
+    /// redeemed), or the failed step's ``AdminError/Code`` (the
     /// `Telemetry` trait).
-    public func recover(_ proof: FirstFactorProof, code: String, now: Date = Date()) async throws(AccountRecoveryError)
+    public func recover(_ proof: FirstFactorProof, code: String, now: Date = Date()) async throws(AdminError)
         -> Recovered
     {
-        try await Telemetry.withSpan("recoverAccount") { span async throws(AccountRecoveryError) -> Recovered in
-            do throws(AccountRecoveryError) {
+        try await Telemetry.withSpan("recoverAccount") { span async throws(AdminError) -> Recovered in
+            do throws(AdminError) {
                 let recovered = try await recoverUncounted(proof, code: code, now: now)
                 Telemetry.counter("account_recoveries_total", [("outcome", "recovered")]).increment()
                 span.set("identity.recovery.withdrawn_factors", recovered.withdrawnFactors.count)
@@ -153,7 +153,7 @@ public struct AccountRecovery: Sendable {
         }
     }
 
-    private func recoverUncounted(_ proof: FirstFactorProof, code: String, now: Date) async throws(AccountRecoveryError)
+    private func recoverUncounted(_ proof: FirstFactorProof, code: String, now: Date) async throws(AdminError)
         -> Recovered
     {
         let uid = proof.uid
@@ -162,11 +162,11 @@ public struct AccountRecovery: Sendable {
             auditLog.notice(
                 "recovery refused: the password step is too old",
                 metadata: ["uid": "\(uid)", "ageSeconds": "\(Int(age))"])
-            throw AccountRecoveryError(code: .firstFactorTooOld, underlying: nil)
+            throw AdminError(.firstFactorTooOld)
         }
         let user: UserRecord
         do { user = try await admin.getUser(uid: uid) } catch {
-            throw AccountRecoveryError(code: .userLookupFailed, underlying: error)
+            throw AdminError(.userLookupFailed, underlying: error)
         }
         // Revoked since (tokens valid after a whole second): a password change or a sign-out everywhere.
         if let validSince = user.tokensValidAfterTime,
@@ -174,7 +174,7 @@ public struct AccountRecovery: Sendable {
         {
             auditLog.notice(
                 "recovery refused: the account was revoked after the password step", metadata: ["uid": "\(uid)"])
-            throw AccountRecoveryError(code: .firstFactorTooOld, underlying: nil)
+            throw AdminError(.firstFactorTooOld)
         }
         let remaining: Int
         do {
@@ -186,16 +186,16 @@ public struct AccountRecovery: Sendable {
                     SecurityEvent(
                         .codeRefused, user: admin.userKey(uid), date: now,
                         factorKind: SecurityEvent.recoveryCodeFactorKind))
-                throw AccountRecoveryError(code: .invalidCode, underlying: nil)
-            case .noCodes: throw AccountRecoveryError(code: .noCodes, underlying: nil)
+                throw AdminError(.invalidRecoveryCode)
+            case .noCodes: throw AdminError(.noRecoveryCodes)
             }
-        } catch let error as AccountRecoveryError {
+        } catch let error as AdminError {
             throw error
         } catch let error as OTPError where error.code == .tooManyAttempts || error.code == .factorLocked {
             auditLog.warning("recovery attempts at the limit", metadata: ["uid": "\(uid)"])
-            throw AccountRecoveryError(code: .tooManyAttempts, underlying: error)
+            throw AdminError(.tooManyRecoveryAttempts, underlying: error)
         } catch {
-            throw AccountRecoveryError(code: .codeStoreUnavailable, underlying: error)
+            throw AdminError(.recoveryStoreUnavailable, underlying: error)
         }
         var redeemed = SecurityEvent(
             .recoveryCodeRedeemed, user: admin.userKey(uid), date: now, initiatedBy: .recovery,
@@ -210,15 +210,15 @@ public struct AccountRecovery: Sendable {
                     uid, UpdateUserRequest(enrolledFactors: factors.filter { $0.factorID != "totp" }),
                     initiatedBy: .recovery, now: now)
             } catch {
-                throw AccountRecoveryError(code: .withdrawFailed, underlying: error)
+                throw AdminError(.factorWithdrawalFailed, underlying: error)
             }
         }
         do { try await admin.revokeRefreshTokens(uid: uid, now: now, initiatedBy: .recovery) } catch {
-            throw AccountRecoveryError(code: .revokeFailed, underlying: error)
+            throw AdminError(.revocationFailed, underlying: error)
         }
         let token: String
         do { token = try admin.createCustomToken(uid: uid, now: now) } catch {
-            throw AccountRecoveryError(code: .signInTokenFailed, underlying: error)
+            throw AdminError(.signInTokenFailed, underlying: error)
         }
         auditLog.notice(
             "account recovered with a recovery code",
@@ -249,44 +249,5 @@ public struct FirstFactorProof: Codable, Sendable, Hashable {
     public init(uid: String, checkedAt: Date) {
         self.uid = uid
         self.checkedAt = checkedAt
-    }
-}
-
-/// Why ``AccountRecovery/recover(_:code:now:)`` stopped, and at which step.
-public struct AccountRecoveryError: Error, Sendable, CustomStringConvertible {
-    /// The step that failed.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        fileprivate let name: String
-        /// Not an unused code of this user.
-        public static let invalidCode = Code(name: "invalidCode")
-        /// The user has no recovery codes.
-        public static let noCodes = Code(name: "noCodes")
-        /// Too many wrong codes: none is checked until the lock-out ends.
-        public static let tooManyAttempts = Code(name: "tooManyAttempts")
-        /// The password step is older than ``AccountRecovery/maximumFirstFactorAge``
-        /// or than the account's last revocation: sign in with the password again.
-        public static let firstFactorTooOld = Code(name: "firstFactorTooOld")
-        /// The code store or the attempt store cannot be reached (nothing was decided).
-        public static let codeStoreUnavailable = Code(name: "codeStoreUnavailable")
-        /// The user could not be read (nothing was counted or spent).
-        public static let userLookupFailed = Code(name: "userLookupFailed")
-        /// The code was spent, but the TOTP factors could not be withdrawn.
-        public static let withdrawFailed = Code(name: "withdrawFailed")
-        /// The factors were withdrawn, but the sessions could not be ended.
-        public static let revokeFailed = Code(name: "revokeFailed")
-        /// Everything was done, but no custom token could be made.
-        public static let signInTokenFailed = Code(name: "signInTokenFailed")
-        /// The name, such as `invalidCode`.
-        public var description: String { name }
-    }
-
-    /// The step.
-    public let code: Code
-    /// The error of the step, when one was thrown (its type is what logs show).
-    public let underlying: (any Error)?
-
-    /// The step and the underlying error's type; never a code or token.
-    public var description: String {
-        "account recovery: \(code)" + (underlying.map { " (\(type(of: $0)))" } ?? "")
     }
 }

@@ -38,42 +38,6 @@ public struct EmulatorOwnerCredential: AdminCredential {
     public func accessToken() async throws -> String { EmulatorAdminToken.owner.rawValue }
 }
 
-/// Why a credential gave no token. Messages never include the private key
-/// or a token.
-public enum AdminCredentialError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The key file cannot be read.
-    case unreadableKeyFile(path: String, reason: String)
-    /// The key file is not a service account key (the reason names the field).
-    case malformedKeyFile(reason: String)
-    /// The environment variable that names the key file is not set.
-    case missingEnvironmentVariable(String)
-    /// The token endpoint refused the assertion (RFC 6749 `error` and `error_description`).
-    case tokenEndpoint(status: Int, error: String?, description: String?)
-    /// The token endpoint could not be reached.
-    case tokenEndpointUnreachable(reason: String)
-    /// The token endpoint answered without a usable access token.
-    case malformedTokenResponse
-
-    /// Names the problem; never includes a key or a token.
-    public var description: String {
-        switch self {
-        case .unreadableKeyFile(let path, let reason):
-            return "cannot read the service account key file \(path): \(reason)"
-        case .malformedKeyFile(let reason): return "malformed service account key: \(reason)"
-        case .missingEnvironmentVariable(let name) where name == ApplicationDefaultCredential.environmentVariable:
-            return
-                "\(name) is not set: point it at a service account's JSON key file (Firebase console, Project settings, Service accounts), "
-                + "or run against the emulator (IdentityAdmin.emulator(projectID:hostAndPort:), or FIREBASE_AUTH_EMULATOR_HOST), which needs no credential"
-        case .missingEnvironmentVariable(let name): return "\(name) is not set"
-        case .tokenEndpoint(let status, let error, let description):
-            return
-                "the token endpoint refused the assertion (HTTP \(status)\(error.map { ", \($0)" } ?? "")\(description.map { ": \($0)" } ?? ""))"
-        case .tokenEndpointUnreachable(let reason): return "the token endpoint is unreachable: \(reason)"
-        case .malformedTokenResponse: return "the token endpoint's response has no access token"
-        }
-    }
-}
-
 /// A Google service account key file (`"type": "service_account"`): signs
 /// an RS256 JWT assertion and exchanges it at the token endpoint
 /// (RFC 7523) through the generated `OAuth2TokenClient`; the key file, the
@@ -125,7 +89,9 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw AdminCredentialError.unreadableKeyFile(path: path, reason: (error as NSError).localizedDescription)
+            throw AdminValidationError(
+                field: path,
+                message: "cannot be read as a service account key file: \((error as NSError).localizedDescription)")
         }
         try self.init(json: data, tokenEndpoint: tokenEndpoint, transport: transport, now: now)
     }
@@ -139,25 +105,28 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
         do {
             kind = try JSONDecoder().decode(CredentialFileKind.self, from: json)
             guard kind.type == Self.keyFileType else {
-                throw AdminCredentialError.malformedKeyFile(
-                    reason: "type is \"\(kind.type)\", not \"\(Self.keyFileType)\"")
+                throw AdminValidationError(
+                    field: "keyFile", message: "has type \"\(kind.type)\", not \"\(Self.keyFileType)\"")
             }
             key = try JSONDecoder().decode(Key.self, from: json)
-        } catch let error as AdminCredentialError {
+        } catch let error as AdminValidationError {
             throw error
         } catch {
-            throw AdminCredentialError.malformedKeyFile(reason: "expected JSON with type, client_email and private_key")
+            throw AdminValidationError(
+                field: "keyFile",
+                message: "is not a service account key: expected JSON with type, client_email and private_key")
         }
         do {
             signer = try RS256Signer(
                 key: _RSA.Signing.PrivateKey(pemRepresentation: key.privateKey), keyID: key.privateKeyID)
         } catch {
-            throw AdminCredentialError.malformedKeyFile(reason: "private_key is not an RSA private key in PEM form")
+            throw AdminValidationError(
+                field: "keyFile", message: "has a private_key that is not an RSA private key in PEM form")
         }
         let endpoint = tokenEndpoint ?? key.tokenURI ?? Self.defaultTokenEndpoint
         guard endpoint.hasSuffix(Self.tokenPath), URL(string: endpoint)?.host != nil else {
-            throw AdminCredentialError.malformedKeyFile(
-                reason: "the token endpoint must be an absolute URL ending in \(Self.tokenPath)")
+            throw AdminValidationError(
+                field: "tokenEndpoint", message: "must be an absolute URL ending in \(Self.tokenPath)")
         }
         self.tokenEndpoint = endpoint
         // The endpoint may be anywhere (an emulator, a proxy): its base URL
@@ -178,7 +147,7 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
     ) throws -> ServiceAccountCredential {
         let name = ApplicationDefaultCredential.environmentVariable
         guard let path = environment[name], !path.isEmpty else {
-            throw AdminCredentialError.missingEnvironmentVariable(name)
+            throw AdminValidationError.missingEnvironmentVariable(name)
         }
         return try ServiceAccountCredential(keyFile: path, tokenEndpoint: tokenEndpoint, transport: transport)
     }
@@ -203,11 +172,13 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
                 AccessTokenRequest(grantType: OAuthGrantType.jwtBearer.rawValue, assertion: try assertion()))
         } catch let error as IdentityToolkitError {
             if let server = error.serverError {
-                throw AdminCredentialError.tokenEndpoint(
-                    status: server.status, error: server.shortCode, description: server.detail)
+                throw AdminError(
+                    .tokenEndpointRefused,
+                    detail: "HTTP \(server.status), \(server.shortCode)" + (server.detail.map { ": \($0)" } ?? ""),
+                    underlying: error)
             }
-            if error.code == .undecodableResponse { throw AdminCredentialError.malformedTokenResponse }
-            throw AdminCredentialError.tokenEndpointUnreachable(reason: "\(error)")
+            if error.code == .undecodableResponse { throw AdminError(.malformedTokenResponse, underlying: error) }
+            throw AdminError(.tokenEndpointUnreachable, detail: "\(error)", underlying: error)
         }
         return (response.accessToken, now().addingTimeInterval(TimeInterval(response.expiresIn ?? 3600)))
     }
@@ -268,7 +239,7 @@ public final class ApplicationDefaultCredential: AdminCredential, Sendable {
     }
 
     /// The service account, read from its key file on the first call.
-    /// - Throws: ``AdminCredentialError`` naming what to do when the
+    /// - Throws: ``AdminValidationError`` naming what to do when the
     ///   variable is unset or the file is not a service account key.
     public func serviceAccount() throws -> ServiceAccountCredential {
         if let account = resolved.current { return account }

@@ -3,34 +3,6 @@ import IdentitySupport
 public import IdentityToolkit
 import IdentityToolkitJWT
 
-/// Why a custom token could not be made. A struct over a private enum, so
-/// a later release can add a case.
-public struct CustomTokenError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The kind of error.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        fileprivate let name: String
-        /// The credential cannot sign (only a service account key can, or
-        /// the emulator, which accepts unsigned tokens).
-        public static let noSigningKey = Code(name: "noSigningKey")
-        /// The uid is empty or longer than 128 characters.
-        public static let invalidUID = Code(name: "invalidUID")
-        /// A developer claim uses a name the token itself needs.
-        public static let reservedClaim = Code(name: "reservedClaim")
-        /// Signing failed.
-        public static let signingFailed = Code(name: "signingFailed")
-        /// The name, such as `noSigningKey`.
-        public var description: String { name }
-    }
-
-    /// What went wrong.
-    public let code: Code
-    /// A sentence that names no secret (the uid's length, a claim's name).
-    public let detail: String
-
-    /// `custom token: <detail>`.
-    public var description: String { "custom token: \(detail)" }
-}
-
 /// Makes the custom tokens of ``BaseAuth/createCustomToken(uid:developerClaims:now:)``.
 enum CustomTokenMinter: Sendable {
     /// The emulator's: unsigned (`alg: none`), as firebase-admin makes in emulator mode.
@@ -49,14 +21,12 @@ enum CustomTokenMinter: Sendable {
         "iss", "jti", "nbf", "nonce", "sub", "firebase",
     ]
 
-    func mint(uid: String, tenantID: String?, developerClaims: [String: JSONValue]?, now: Date) throws(CustomTokenError)
-        -> String
-    {
+    func mint(uid: String, tenantID: String?, developerClaims: [String: JSONValue]?, now: Date) throws -> String {
         guard (1...128).contains(uid.count) else {
-            throw CustomTokenError(code: .invalidUID, detail: "the uid must have 1 to 128 characters, not \(uid.count)")
+            throw AdminValidationError(field: "uid", message: "must have 1 to 128 characters, not \(uid.count)")
         }
         if let reserved = developerClaims?.keys.sorted().first(where: Self.reservedClaims.contains) {
-            throw CustomTokenError(code: .reservedClaim, detail: "the developer claim '\(reserved)' is reserved")
+            throw AdminValidationError(field: "developerClaims.\(reserved)", message: "is a reserved claim")
         }
         let issuedAt = Int64(now.timeIntervalSince1970.rounded(.down))
         var claims = CustomTokenClaims(aud: CustomTokenAudience.identityToolkit.rawValue, uid: uid)
@@ -73,25 +43,23 @@ enum CustomTokenMinter: Sendable {
                 let payload = try JSONEncoder().encode(claims)
                 return header.base64URLEncoded + "." + payload.base64URLEncoded + "."
             } catch {
-                throw CustomTokenError(code: .signingFailed, detail: "the claims could not be encoded")
+                throw AdminError(.signingFailed, detail: "the claims could not be encoded", underlying: error)
             }
         case .serviceAccount(let email, let signer):
             claims.iss = email
             claims.sub = email
             do { return try signer.sign(claims) } catch {
-                throw CustomTokenError(code: .signingFailed, detail: "RS256 signing failed")
+                throw AdminError(.signingFailed, detail: "RS256 signing failed", underlying: error)
             }
         case .applicationDefault(let credential):
-            let account: ServiceAccountCredential
-            do { account = try credential.serviceAccount() } catch {
-                throw CustomTokenError(code: .noSigningKey, detail: "\(error)")
-            }
+            // An unset variable or a bad key file is an AdminValidationError that names it.
+            let account = try credential.serviceAccount()
             return try CustomTokenMinter.serviceAccount(email: account.key.clientEmail, signer: account.signer)
                 .mint(uid: uid, tenantID: tenantID, developerClaims: developerClaims, now: now)
         case .none:
-            throw CustomTokenError(
-                code: .noSigningKey,
-                detail: "this credential has no private key: use a service account key (or the emulator)")
+            throw AdminValidationError(
+                field: "credential",
+                message: "has no private key to sign custom tokens: use a service account key (or the emulator)")
         }
     }
 }
@@ -106,9 +74,11 @@ extension BaseAuth {
     ///   - uid: The user, 1 to 128 characters.
     ///   - developerClaims: Extra claims the ID token will carry (not the reserved JWT names).
     ///   - now: The issue time (for tests).
-    /// - Throws: ``CustomTokenError``.
+    /// - Throws: ``AdminValidationError`` naming the uid, a reserved claim
+    ///   (`developerClaims.<name>`), or a credential that cannot sign (nothing
+    ///   is made); ``AdminError`` with ``AdminError/Code/signingFailed``.
     public func createCustomToken(uid: String, developerClaims: [String: JSONValue]? = nil, now: Date = Date())
-        throws(CustomTokenError) -> String
+        throws -> String
     {
         try customTokens.mint(uid: uid, tenantID: tenantID, developerClaims: developerClaims, now: now)
     }

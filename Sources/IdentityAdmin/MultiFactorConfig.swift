@@ -192,17 +192,6 @@ public struct MultiFactorConfig: Sendable, Hashable {
     }
 }
 
-/// A config refused before any request; the message names the field.
-public struct AdminValidationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The field's path, such as `multiFactorConfig.providerConfigs[0].state`.
-    public var field: String
-    /// What is wrong with it.
-    public var message: String
-
-    /// The field's path and the problem.
-    public var description: String { "\"\(field)\" \(message)" }
-}
-
 /// Typed reads from a JSON object, with field-naming errors.
 struct JSONFields {
     let fields: [String: JSONValue]

@@ -106,19 +106,6 @@ public struct ListUsersResult: Sendable, Hashable {
     public var pageToken: String?
 }
 
-/// A user the admin API does not find.
-public enum UserManagementError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// No account has this uid or email (firebase-admin's `auth/user-not-found`).
-    case userNotFound(String)
-
-    /// Names the uid or email (at most 256 characters of it).
-    public var description: String {
-        switch self {
-        case .userNotFound(let identifier): return "no user with uid or email \"\(identifier.prefix(256))\""
-        }
-    }
-}
-
 /// Every user of a project or tenant, fetched a page at a time as the
 /// sequence is iterated (``BaseAuth/allUsers(pageSize:)``).
 public struct AllUsers: AsyncSequence, Sendable {
@@ -155,13 +142,13 @@ public struct AllUsers: AsyncSequence, Sendable {
 
 extension BaseAuth {
     /// The account with `uid`.
-    /// - Throws: ``UserManagementError/userNotFound(_:)``, or the API's error.
+    /// - Throws: ``AdminError`` with ``AdminError/Code/userNotFound``, or the API's error.
     public func getUser(uid: String) async throws -> UserRecord {
         try await lookUp(GetAccountInfoRequest(localId: [uid], tenantId: tenantID), identifier: uid)
     }
 
     /// The account with `email`.
-    /// - Throws: ``UserManagementError/userNotFound(_:)``, or the API's error.
+    /// - Throws: ``AdminError`` with ``AdminError/Code/userNotFound``, or the API's error.
     public func getUser(email: String) async throws -> UserRecord {
         try await lookUp(GetAccountInfoRequest(email: [email], tenantId: tenantID), identifier: email)
     }
@@ -169,7 +156,7 @@ extension BaseAuth {
     private func lookUp(_ request: GetAccountInfoRequest, identifier: String) async throws -> UserRecord {
         // An unknown account is the absence of `users`, not an error.
         guard let user = try await client.lookupAccounts(targetProjectId: projectID, body: request).users?.first else {
-            throw UserManagementError.userNotFound(identifier)
+            throw AdminError(.userNotFound, detail: "no user with uid or email \"\(identifier.prefix(256))\"")
         }
         return UserRecord(user)
     }

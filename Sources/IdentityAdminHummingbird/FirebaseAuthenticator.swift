@@ -85,7 +85,7 @@ public struct FirebaseAuthenticator<Context: AuthRequestContext<DecodedIDToken>>
 
     /// The verified token of `request`; nil when it has no credential and
     /// ``FirebaseRouteProtection/Options/requireCredential`` is false.
-    /// - Throws: ``FirebaseAuthenticationError`` (401, 403 or 503).
+    /// - Throws: `TokenVerificationError` (401, 403 or 503).
     public func authenticate(request: Request, context: Context) async throws -> DecodedIDToken? {
         do {
             return try await protection.authenticate(authorization: request.headers[.authorization]) {
@@ -100,12 +100,13 @@ public struct FirebaseAuthenticator<Context: AuthRequestContext<DecodedIDToken>>
 }
 
 /// A refusal is answered as JSON with its status, `WWW-Authenticate` on a
-/// 401 of the Bearer scheme, and `Cache-Control: no-store`.
-extension FirebaseAuthenticationError: HTTPResponseError {
+/// 401 of the Bearer scheme, and `Cache-Control: no-store`: the
+/// authenticator's, and one a handler's own `verifyIDToken` throws.
+extension TokenVerificationError: HTTPResponseError {
     /// 401, 403 or 503.
     public var status: HTTPResponse.Status { HTTPResponse.Status(code: statusCode) }
 
-    /// The JSON answer (``FirebaseAuthenticationError/jsonBody``).
+    /// The JSON answer (`TokenVerificationError.jsonBody`).
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = HTTPFields()
         for field in responseHeaders {

@@ -94,7 +94,7 @@ public struct FirebaseAuthenticator: AsyncMiddleware {
     }
 
     /// The JSON answer of a refusal.
-    static func response(for error: FirebaseAuthenticationError) -> Response {
+    static func response(for error: TokenVerificationError) -> Response {
         let headers = HTTPHeaders(error.responseHeaders)
         return Response(
             status: HTTPResponseStatus(statusCode: error.statusCode), headers: headers,

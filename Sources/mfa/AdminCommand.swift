@@ -64,8 +64,9 @@ struct AdminTarget: ParsableArguments {
                 tokenEndpoint: tokenEndpoint, transport: transport)
         }
         if ClientConfiguration.environmentEmulatorHost() != nil { return EmulatorOwnerCredential() }
-        throw AdminCredentialError.missingEnvironmentVariable(
-            "GOOGLE_APPLICATION_CREDENTIALS (or give --credentials FILE or --emulator HOST:PORT)")
+        throw ValidationError(
+            "\(ApplicationDefaultCredential.environmentVariable) is not set: give --credentials FILE, "
+                + "or --emulator HOST:PORT (or FIREBASE_AUTH_EMULATOR_HOST) for the emulator")
     }
 
     func admin() throws -> IdentityAdmin {

@@ -299,51 +299,52 @@ import _CryptoExtras
         do {
             _ = try await forged.accessToken()
             Issue.record("a forged assertion was accepted")
-        } catch let error as AdminCredentialError {
-            #expect(error == .tokenEndpoint(status: 400, error: "invalid_grant", description: "Invalid JWT Signature."))
+        } catch let error as AdminError {
+            #expect(error.code == .tokenEndpointRefused)
+            #expect(error.detail == "HTTP 400, invalid_grant: Invalid JWT Signature.")
             #expect(!"\(error)".contains("PRIVATE KEY"))
         }
         // An unknown issuer.
         let stranger = try ServiceAccountCredential(
             json: try KeyFile(email: "other@x.iam.gserviceaccount.com", tokenURI: tokenURI).json,
             transport: AsyncHTTPClientTransport())
-        await #expect(
-            throws: AdminCredentialError.tokenEndpoint(
-                status: 400, error: "invalid_grant", description: "unknown issuer other@x.iam.gserviceaccount.com")
-        ) {
-            try await stranger.accessToken()
-        }
+        let unknownIssuer = await #expect(throws: AdminError.self) { try await stranger.accessToken() }
+        #expect(unknownIssuer?.code == .tokenEndpointRefused)
+        #expect(unknownIssuer?.detail == "HTTP 400, invalid_grant: unknown issuer other@x.iam.gserviceaccount.com")
         // An assertion from a skewed clock (issued two hours ago) is refused.
         let skewed = try ServiceAccountCredential(
             json: trusted.json, transport: AsyncHTTPClientTransport(), now: { Date().addingTimeInterval(-7200) })
-        await #expect(throws: AdminCredentialError.self) { try await skewed.accessToken() }
+        let skew = await #expect(throws: AdminError.self) { try await skewed.accessToken() }
+        #expect(skew?.code == .tokenEndpointRefused)
         let good = try ServiceAccountCredential(json: trusted.json, transport: AsyncHTTPClientTransport())
         #expect(try await good.accessToken().hasPrefix("emulator-"))
     }
 
     @Test func keyFileErrors() throws {
-        #expect(throws: AdminCredentialError.self) { try ServiceAccountCredential(keyFile: "/nonexistent/key.json") }
-        #expect(
-            throws: AdminCredentialError.malformedKeyFile(
-                reason: "expected JSON with type, client_email and private_key")
-        ) {
+        let unreadable = #expect(throws: AdminValidationError.self) {
+            try ServiceAccountCredential(keyFile: "/nonexistent/key.json")
+        }
+        #expect(unreadable?.field == "/nonexistent/key.json")
+        #expect(unreadable?.message.hasPrefix("cannot be read as a service account key file: ") == true)
+        let notJSON = #expect(throws: AdminValidationError.self) {
             try ServiceAccountCredential(json: Data("not json".utf8))
         }
+        #expect(
+            notJSON?.description
+                == #""keyFile" is not a service account key: expected JSON with type, client_email and private_key"#)
         let badKey = try JSONSerialization.data(withJSONObject: [
             "type": "service_account", "client_email": "a@b",
             "private_key": "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n",
         ])
-        #expect(
-            throws: AdminCredentialError.malformedKeyFile(reason: "private_key is not an RSA private key in PEM form")
-        ) { try ServiceAccountCredential(json: badKey) }
+        let notRSA = #expect(throws: AdminValidationError.self) { try ServiceAccountCredential(json: badKey) }
+        #expect(notRSA?.message == "has a private_key that is not an RSA private key in PEM form")
         let user = try JSONSerialization.data(withJSONObject: ["type": "authorized_user", "client_email": "a@b"])
-        #expect(
-            throws: AdminCredentialError.malformedKeyFile(
-                reason: "type is \"authorized_user\", not \"service_account\"")
-        ) { try ServiceAccountCredential(json: user) }
-        #expect(throws: AdminCredentialError.missingEnvironmentVariable("GOOGLE_APPLICATION_CREDENTIALS")) {
+        let notServiceAccount = #expect(throws: AdminValidationError.self) { try ServiceAccountCredential(json: user) }
+        #expect(notServiceAccount?.message == #"has type "authorized_user", not "service_account""#)
+        let unset = #expect(throws: AdminValidationError.self) {
             try ServiceAccountCredential.applicationDefault(environment: [:])
         }
+        #expect(unset?.field == "GOOGLE_APPLICATION_CREDENTIALS")
     }
 
     /// The README's line, `IdentityAdmin(projectID:credential: ApplicationDefaultCredential())`:
@@ -365,10 +366,11 @@ import _CryptoExtras
         } catch {
             let text = "\(error)"
             #expect(
-                text.contains("GOOGLE_APPLICATION_CREDENTIALS is not set") && text.contains("Service accounts")
+                text.contains(#""GOOGLE_APPLICATION_CREDENTIALS" is not set"#) && text.contains("Service accounts")
                     && text.contains("IdentityAdmin.emulator"), "\(text)")
         }
-        do { _ = try production.createCustomToken(uid: "u1") } catch { #expect(error.code == .noSigningKey) }
+        let unsigned = #expect(throws: AdminValidationError.self) { _ = try production.createCustomToken(uid: "u1") }
+        #expect(unsigned?.field == "GOOGLE_APPLICATION_CREDENTIALS")
 
         let file = try KeyFile(tokenURI: "https://oauth2.googleapis.com/token")
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("adc-\(UUID().uuidString).json")

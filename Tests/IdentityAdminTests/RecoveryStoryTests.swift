@@ -42,7 +42,8 @@ import Testing
         #expect(found.multiFactor.enrolledFactors.map(\.factorID) == ["totp"])
         #expect(found.multiFactor.enrolledFactors.first?.displayName == "Old phone")
         #expect(try await admin.getUser(uid: created.localId) == found)
-        await #expect(throws: UserManagementError.userNotFound("nobody")) { _ = try await admin.getUser(uid: "nobody") }
+        let nobody = await #expect(throws: AdminError.self) { _ = try await admin.getUser(uid: "nobody") }
+        #expect(nobody?.code == .userNotFound && nobody?.detail == #"no user with uid or email "nobody""#)
         // A TOTP factor cannot be added by an admin (as production answers).
         var invented = try #require(found.multiFactor.enrolledFactors.first)
         invented.uid = "invented"

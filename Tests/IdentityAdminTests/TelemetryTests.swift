@@ -126,7 +126,7 @@ import Tracing
                         attemptStore: ExpiringStateTOTPVerificationStore()))
                 let codes = try await recovery.issueCodes(for: created.localId)
                 let proof = FirstFactorProof(uid: created.localId, checkedAt: Date())
-                await #expect(throws: AccountRecoveryError.self) {
+                await #expect(throws: AdminError.self) {
                     _ = try await recovery.recover(proof, code: "0000-0000-0000")
                 }
                 _ = try await recovery.recover(proof, code: codes.codes[0])
@@ -134,7 +134,9 @@ import Tracing
             }
         }
         #expect(metrics.counterTotal(label: "recovery_code_sets_issued_total") == 1)
-        #expect(metrics.counterTotal(label: "account_recoveries_total", dimensions: [("outcome", "invalidCode")]) == 1)
+        #expect(
+            metrics.counterTotal(label: "account_recoveries_total", dimensions: [("outcome", "invalidRecoveryCode")])
+                == 1)
         #expect(metrics.counterTotal(label: "account_recoveries_total", dimensions: [("outcome", "recovered")]) == 1)
         #expect(tracer.finishedSpans.filter { $0.operationName == "recoverAccount" }.count == 2)
         Self.expectNone(of: codes.codes + [created.localId, "lost@example.com"], in: metrics, tracer)

@@ -1,6 +1,4 @@
-public import Foundation
-public import IdentityToolkit
-package import Logging
+import Foundation
 
 /// Where a request carries its Firebase credential.
 public struct FirebaseCredentialSource: Sendable, Hashable, CustomStringConvertible {
@@ -128,9 +126,10 @@ public struct FirebaseRouteProtection: Sendable {
     /// `authorization` and whose cookies `cookie` looks up by name; nil when
     /// it has no credential and ``Options/requireCredential`` is false.
     /// An `Authorization` header of another scheme counts as none.
-    /// - Throws: ``FirebaseAuthenticationError`` (401, 403 or 503).
+    /// - Throws: ``TokenVerificationError``, answered with its
+    ///   ``TokenVerificationError/statusCode`` (401, 403 or 503).
     public func authenticate(authorization: String?, cookie: (String) -> String?)
-        async throws(FirebaseAuthenticationError) -> DecodedIDToken?
+        async throws(TokenVerificationError) -> DecodedIDToken?
     {
         func bearer() -> String? { authorization.flatMap(Self.bearerToken(fromAuthorization:)) }
         func nonEmpty(_ value: String?) -> String? { value?.isEmpty == false ? value : nil }
@@ -143,8 +142,9 @@ public struct FirebaseRouteProtection: Sendable {
         }
         guard let credential else {
             guard options.requireCredential else { return nil }
-            throw FirebaseAuthenticationError(
-                verificationError: nil, namesBearerScheme: options.credential.readsBearerTokens)
+            var refusal = TokenVerificationError.missingCredential
+            refusal.routeAnswer.namesBearerScheme = options.credential.readsBearerTokens
+            throw refusal
         }
         var usedSecondFactor = false
         do throws(TokenVerificationError) {
@@ -156,9 +156,11 @@ public struct FirebaseRouteProtection: Sendable {
             usedSecondFactor = token.usedSecondFactor
             return try await auth.enforce(options.policy, on: token)
         } catch {
-            throw FirebaseAuthenticationError(
-                verificationError: error, namesBearerScheme: credential.isBearer,
+            var refusal = error
+            refusal.routeAnswer = .init(
+                namesBearerScheme: credential.isBearer,
                 secondFactorForStepUp: usedSecondFactor || error.code == .secondFactorRequired)
+            throw refusal
         }
     }
 
@@ -182,106 +184,5 @@ public struct FirebaseRouteProtection: Sendable {
             guard !token.isEmpty, !token.contains(space) else { return nil }
             return String(decoding: token, as: UTF8.self)
         }
-    }
-}
-
-/// Why a protected route refused a request: the answer's status, reason and
-/// headers. Holds no part of the credential.
-public struct FirebaseAuthenticationError: Error, Sendable, CustomStringConvertible {
-    /// The verification's own error; nil when the credential was missing.
-    public let verificationError: TokenVerificationError?
-    /// Whether the answer names the Bearer scheme in `WWW-Authenticate`.
-    let namesBearerScheme: Bool
-    /// Whether a step-up challenge asks for the second factor (the refusal
-    /// is for its absence, or the stale sign-in had used one).
-    let secondFactorForStepUp: Bool
-
-    init(verificationError: TokenVerificationError?, namesBearerScheme: Bool, secondFactorForStepUp: Bool = false) {
-        self.verificationError = verificationError
-        self.namesBearerScheme = namesBearerScheme
-        self.secondFactorForStepUp = secondFactorForStepUp
-    }
-
-    /// 401, 403 or 503 (``TokenVerificationError/Code/httpStatus``); 401 when
-    /// the credential was missing, and 401 with a ``stepUpChallenge`` when a
-    /// bearer token's sign-in lacks the second factor or is too old.
-    public var statusCode: Int {
-        if stepUpChallenge != nil { return 401 }
-        return verificationError?.code.httpStatus ?? 401
-    }
-
-    /// The RFC 9470 challenge of a bearer token whose sign-in a new one can
-    /// cure (``TokenVerificationError/secondFactorRequired``,
-    /// ``TokenVerificationError/authenticationTooOld(authTime:maximumAge:)``);
-    /// nil otherwise. A session cookie's refusal stays a 403: a browser
-    /// page has no `WWW-Authenticate` to answer.
-    public var stepUpChallenge: StepUpChallenge? {
-        guard namesBearerScheme, let error = verificationError else { return nil }
-        switch error.code {
-        case .secondFactorRequired:
-            return StepUpChallenge(requiresSecondFactor: true, reason: "a sign-in with the second factor is required")
-        case .authenticationTooOld:
-            return StepUpChallenge(
-                requiresSecondFactor: secondFactorForStepUp, maximumAuthenticationAge: error.maximumAuthenticationAge,
-                reason: "a more recent sign-in is required")
-        default:
-            return nil
-        }
-    }
-
-    /// The reason in the body: `missing`, or a ``TokenVerificationError/Code``'s name (`expired`, `revoked`, `secondFactorRequired`, …).
-    public var reason: String { verificationError?.code.description ?? "missing" }
-
-    /// What the body's `message` says: never a claim's value.
-    public var description: String {
-        verificationError == nil ? "no credential" : "the credential was refused: \(reason)"
-    }
-
-    /// The `WWW-Authenticate` challenge of a 401 when the credential is a
-    /// bearer token (RFC 6750 §3: the bare challenge for a missing token,
-    /// `invalid_token` for a refused one, RFC 9470's ``stepUpChallenge``
-    /// for a sign-in that is not enough); nil otherwise.
-    public var wwwAuthenticate: String? {
-        guard statusCode == 401, namesBearerScheme else { return nil }
-        if let stepUpChallenge { return stepUpChallenge.headerValue }
-        return verificationError == nil ? "Bearer" : "Bearer error=\"invalid_token\""
-    }
-
-    /// Every header field of the answer, for the framework adapters to
-    /// copy: the JSON content type, `Cache-Control: no-store`, and
-    /// ``wwwAuthenticate`` when there is one.
-    public var responseHeaders: [(name: String, value: String)] {
-        var fields = [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")]
-        if let wwwAuthenticate { fields.append(("WWW-Authenticate", wwwAuthenticate)) }
-        return fields
-    }
-
-    /// The answer's JSON body: `{"error":{"reason":…,"message":…}}`.
-    public var jsonBody: Data {
-        struct Body: Encodable {
-            struct Detail: Encodable {
-                let reason: String
-                let message: String
-            }
-            let error: Detail
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        // Two strings of our own: encoding cannot fail.
-        return (try? encoder.encode(Body(error: .init(reason: reason, message: description)))) ?? Data()
-    }
-}
-
-extension FirebaseAuthenticationError {
-    /// What an adapter's debug line for this refusal carries: the reason,
-    /// what the route expects, and for a token of another project both
-    /// project ids (neither is a secret; a misconfigured project shows).
-    package func logMetadata(expects credential: FirebaseCredentialSource) -> Logger.Metadata {
-        var metadata: Logger.Metadata = ["reason": "\(reason)", "expects": "\(credential)"]
-        if let mismatch = verificationError?.audienceMismatch {
-            metadata["expected_project"] = "\(mismatch.expected)"
-            metadata["received_project"] = "\(mismatch.found)"
-        }
-        return metadata
     }
 }

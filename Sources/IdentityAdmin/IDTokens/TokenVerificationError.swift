@@ -2,11 +2,14 @@ public import Foundation
 import IdentitySupport
 import IdentityToolkit
 
-/// Why an ID token or session cookie was refused. Each refusal names the
-/// claim or the step that failed; no message ever includes the token, and
-/// values read from an unverified token (`kid`, `alg`, `aud`, …) are
-/// escaped and bounded before they reach a message (``description`` is
-/// safe to log).
+/// Why an ID token or session cookie was refused, or why a protected route
+/// refused a request: the one error of a refused credential, whether it
+/// comes from ``BaseAuth/verifyIDToken(_:checkRevoked:)`` or from a route's
+/// middleware (which answers it with ``statusCode``, ``responseHeaders`` and
+/// ``jsonBody``). Each refusal names the claim or the step that failed; no
+/// message ever includes the token, and values read from an unverified token
+/// (`kid`, `alg`, `aud`, …) are escaped and bounded before they reach a
+/// message (``description`` is safe to log).
 ///
 /// A struct over a private enum, as async-http-client's `HTTPClientError`,
 /// so that a later release can add a refusal without breaking a `switch`.
@@ -26,6 +29,7 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
             case issuedInTheFuture, authenticatedInTheFuture, invalidSubject, tenantMismatch, keysUnavailable, revoked
             case userDisabled, userNotFound, revocationCheckFailed, secondFactorRequired, authenticationTooOld
             case secondFactorEnrollmentRequired
+            case missingCredential = "missing"
         }
 
         fileprivate let base: Base
@@ -69,8 +73,12 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         /// The policy requires a second factor, the user has enrolled none,
         /// and the enrolment deadline has passed: only enrolment helps.
         public static let secondFactorEnrollmentRequired = Code(base: .secondFactorEnrollmentRequired)
+        /// A protected route found no credential where it reads one (its
+        /// name is `missing`).
+        public static let missingCredential = Code(base: .missingCredential)
 
-        /// The refusal's name, such as `expired` or `secondFactorRequired`:
+        /// The refusal's name, such as `expired`, `secondFactorRequired` or
+        /// `missing`: the `reason` of a protected route's answer;
         /// stable, short, safe for a response body or a metric label.
         public var description: String { base.rawValue }
 
@@ -81,7 +89,7 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         /// server's own state (503: ``keysUnavailable``,
         /// ``revocationCheckFailed``). A protected route answers a bearer
         /// token's ``secondFactorRequired`` and ``authenticationTooOld``
-        /// with 401 and a step-up challenge instead (``FirebaseAuthenticationError/statusCode``).
+        /// with 401 and a step-up challenge instead (``TokenVerificationError/statusCode``).
         public var httpStatus: Int {
             switch base {
             case .secondFactorRequired, .authenticationTooOld, .secondFactorEnrollmentRequired, .tenantMismatch:
@@ -112,13 +120,33 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         case secondFactorRequired
         case authenticationTooOld(authTime: Date, maximumAge: Duration)
         case secondFactorEnrollmentRequired(deadline: Date?)
+        case missingCredential
+    }
+
+    /// How a protected route presents the refusal; not part of equality
+    /// (a refusal is the same whichever route answers it).
+    struct RouteAnswer: Sendable {
+        /// Whether the answer names the Bearer scheme in `WWW-Authenticate`.
+        var namesBearerScheme = false
+        /// Whether a step-up challenge asks for the second factor (the refusal
+        /// is for its absence, or the stale sign-in had used one).
+        var secondFactorForStepUp = false
     }
 
     private let storage: Storage
+    /// Set by ``FirebaseRouteProtection``; a refusal of a direct call answers
+    /// without a challenge.
+    var routeAnswer = RouteAnswer()
 
     private init(_ storage: Storage) {
         self.storage = storage
     }
+
+    /// Equal when the refusals are, however a route would present them.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.storage == rhs.storage }
+
+    /// Hashes the refusal alone.
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage) }
 
     /// The project a ``wrongAudience`` refusal expected and the one the token
     /// named (escaped and bounded), for the refusal's debug line.
@@ -149,6 +177,7 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         case .secondFactorRequired: return .secondFactorRequired
         case .authenticationTooOld: return .authenticationTooOld
         case .secondFactorEnrollmentRequired: return .secondFactorEnrollmentRequired
+        case .missingCredential: return .missingCredential
         }
     }
 
@@ -214,6 +243,9 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         Self(.secondFactorEnrollmentRequired(deadline: deadline))
     }
 
+    /// A protected route found no credential where it reads one.
+    public static let missingCredential = Self(.missingCredential)
+
     /// The maximum authentication age of an ``authenticationTooOld(authTime:maximumAge:)`` refusal.
     var maximumAuthenticationAge: Duration? {
         if case .authenticationTooOld(_, let maximumAge) = storage { return maximumAge }
@@ -258,6 +290,7 @@ public struct TokenVerificationError: Error, Sendable, Hashable, CustomStringCon
         case .secondFactorEnrollmentRequired(let deadline):
             return "the user has enrolled no second factor, which is required" + (deadline.map { " since \($0)" } ?? "")
                 + ": enrol one (TOTP) to go on"
+        case .missingCredential: return "no credential"
         }
     }
 }

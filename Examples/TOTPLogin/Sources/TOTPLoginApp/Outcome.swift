@@ -83,7 +83,7 @@ public enum AppError: Error, CustomStringConvertible {
     }
 }
 
-/// Answers the session check's refusal (``FirebaseAuthenticationError``,
+/// Answers the session check's refusal (`TokenVerificationError`,
 /// thrown by the `FirebaseAuthenticator` it wraps) with the sign-in page's
 /// redirect instead of the middleware's JSON: a browser app's answer.
 struct SessionRefusalRedirect: RouterMiddleware {
@@ -95,7 +95,7 @@ struct SessionRefusalRedirect: RouterMiddleware {
     {
         do {
             return try await next(request, context)
-        } catch let refusal as FirebaseAuthenticationError {
+        } catch let refusal as TokenVerificationError {
             return app.signInAgain(after: refusal).response(app.cookies)
         }
     }

@@ -45,18 +45,18 @@ extension TOTPLoginApp {
     /// The sign-in page's answer to a refused session cookie: a redirect
     /// that says why (clearing a cookie that will never pass again), or a
     /// 503 page when Identity Platform could not be asked (the cookie may be fine).
-    func signInAgain(after refusal: FirebaseAuthenticationError) -> Outcome {
-        guard let error = refusal.verificationError else { return .redirect("/login") }
+    func signInAgain(after refusal: TokenVerificationError) -> Outcome {
         let notice: LoginNotice
-        switch error.code {
+        switch refusal.code {
+        case .missingCredential: return .redirect("/login")
         case .revoked, .userDisabled, .userNotFound: notice = .sessionsEnded
         case .expired: notice = .expired
         case .keysUnavailable, .revocationCheckFailed:
-            logger.warning("could not verify a session cookie", metadata: ["reason": "\(refusal.reason)"])
+            logger.warning("could not verify a session cookie", metadata: ["reason": "\(refusal.code)"])
             return Self.unavailable(next: "/account")
         default: notice = .invalidSession
         }
-        logger.info("session cookie refused", metadata: ["reason": "\(refusal.reason)"])
+        logger.info("session cookie refused", metadata: ["reason": "\(refusal.code)"])
         return .redirect("/login?reason=\(notice.rawValue)", clearingSession: true)
     }
 

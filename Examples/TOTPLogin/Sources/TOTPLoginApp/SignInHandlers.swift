@@ -137,9 +137,9 @@ extension TOTPLoginApp {
             let uid = try await backend.admin.getUser(email: pending.email).uid
             recovered = try await recovery.recover(
                 FirstFactorProof(uid: uid, checkedAt: pending.passwordCheckedAt), code: form["code"])
-        } catch let error as AccountRecoveryError {
+        } catch let error as AdminError {
             switch error.code {
-            case .invalidCode:
+            case .invalidRecoveryCode:
                 // A wrong code ends this sign-in: the next try starts with the password again.
                 visit.state.pendingSignIn = nil
                 return .html(
@@ -152,15 +152,15 @@ extension TOTPLoginApp {
             case .firstFactorTooOld:
                 visit.state.pendingSignIn = nil
                 return .redirect("/login?reason=\(LoginNotice.expired.rawValue)")
-            case .noCodes:
+            case .noRecoveryCodes:
                 return .html(
                     Pages.recoveryCode(
                         csrf: visit.state.csrfToken, error: "Your account has no recovery codes: contact support."),
                     status: .unauthorized)
-            case .tooManyAttempts:
+            case .tooManyRecoveryAttempts:
                 visit.state.pendingSignIn = nil
                 return limits.refusal
-            case .codeStoreUnavailable: return Self.unavailable(next: "/login/recovery")
+            case .recoveryStoreUnavailable: return Self.unavailable(next: "/login/recovery")
             default: return failure(error, during: "the recovery")
             }
         } catch {
