@@ -52,7 +52,7 @@ python3 - "$work/baseline/Package.swift" <<'PY'
 import re, sys
 path = sys.argv[1]
 text = open(path).read()
-names = re.findall(r'\.trait\(name: (Trait\.\w+|"[^"]+")', text)
+names = re.findall(r'\.trait\(\s*name: (Trait\.\w+|"[^"]+")', text)
 patched, count = re.subn(r'\.default\(enabledTraits: \[[^\]]*\]\)', ".default(enabledTraits: [" + ", ".join(names) + "])", text)
 if count != 1 or not names:
     sys.exit(f"{path}: no '.default(enabledTraits: [...])' with traits to turn on; the gate cannot build this baseline")
