@@ -29,6 +29,9 @@ public class BaseAuth: @unchecked Sendable {
     /// The lookups behind `checkRevoked`: one in flight per account, and a
     /// breaker that fails fast while the backend is down (shared with the tenants).
     let accountLookups: AccountLookups
+    /// The account changes for ``RevocationFanOut`` to tell the other
+    /// instances (shared with the tenants).
+    let accountChanges: AccountChangeFeed
 
     /// What an instance is built from: ``IdentityAdmin`` makes them, a
     /// tenant's instance takes the admin's (its verifiers narrowed to the tenant).
@@ -39,6 +42,7 @@ public class BaseAuth: @unchecked Sendable {
         var sessionCookieVerifier: IDTokenVerifier
         var accountStates: AccountStateCache?
         var accountLookups: AccountLookups
+        var accountChanges = AccountChangeFeed()
     }
 
     init(projectID: String, tenantID: String?, parts: Parts) {
@@ -50,6 +54,7 @@ public class BaseAuth: @unchecked Sendable {
         sessionCookieVerifier = parts.sessionCookieVerifier
         accountStates = parts.accountStates
         accountLookups = parts.accountLookups
+        accountChanges = parts.accountChanges
     }
 
     // MARK: ID tokens and session cookies
@@ -174,6 +179,7 @@ public class BaseAuth: @unchecked Sendable {
             return cached
         }
         let (client, projectID) = (client, projectID)
+        let epoch = accountStates?.epoch ?? 0
         let state = try await accountLookups.state(for: key) {
             let users =
                 try await client.lookupAccounts(
@@ -186,7 +192,7 @@ public class BaseAuth: @unchecked Sendable {
                 secondFactorCount: user?.mfaInfo?.count ?? 0,
                 createdAt: user?.createdAt.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) })
         }
-        accountStates?.insert(state, for: key)
+        accountStates?.insert(state, for: key, ifUnchangedSince: epoch)
         return state
     }
 
@@ -195,10 +201,16 @@ public class BaseAuth: @unchecked Sendable {
     /// next check here looks it up. This admin's own account changes do it
     /// by themselves; call it after the app changed the account another way,
     /// such as a second factor enrolled or withdrawn through MultiFactorAuth.
-    /// Other instances see the change within ``TokenCacheOptions/revocationMaximumAge``.
+    /// Other instances hear of it at once through a running
+    /// ``RevocationFanOut``; without one, they see the change within
+    /// ``TokenCacheOptions/revocationMaximumAge``.
     /// - Parameter uid: The user (of this admin's tenant, if it has one).
     public func forgetCachedAccountState(uid: String) {
-        accountStates?.forget(AccountStateCache.Key(tenant: tenantID, uid: uid))
+        let key = AccountStateCache.Key(tenant: tenantID, uid: uid)
+        accountStates?.forget(key)
+        idTokenVerifier.cache?.forget(uid: uid, tenant: tenantID)
+        sessionCookieVerifier.cache?.forget(uid: uid, tenant: tenantID)
+        accountChanges.announce(key)
     }
 
     /// Ends every session of a user: refresh tokens stop working, and ID

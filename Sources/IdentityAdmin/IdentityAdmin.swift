@@ -184,6 +184,6 @@ public final class TenantAwareAuth: BaseAuth, @unchecked Sendable {
                 idTokenVerifier: admin.idTokenVerifier.forTenant(tenantID),
                 sessionCookieVerifier: admin.sessionCookieVerifier.forTenant(tenantID),
                 accountStates: admin.accountStates,
-                accountLookups: admin.accountLookups))
+                accountLookups: admin.accountLookups, accountChanges: admin.accountChanges))
     }
 }

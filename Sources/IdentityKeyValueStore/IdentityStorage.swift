@@ -1,4 +1,4 @@
-/// Where a server keeps what its instances share: the two primitives every
+/// Where a server keeps what its instances share: the three primitives every
 /// store of the package is built on. `IdentityOTP` builds its security
 /// stores on any storage (`verificationStore`, `recoveryCodeStore`,
 /// `clockOffsetStore`, `securityEventLog`), so an app that moves from one
@@ -14,11 +14,16 @@ public protocol IdentityStorage: Sendable {
     associatedtype State: ExpiringStateStore
     /// The record log's type.
     associatedtype Records: AppendOnlyRecordLog
+    /// The notification channel's type.
+    associatedtype Notifications: NotificationChannel
     /// The expiring key-value store: attempt counts, accepted steps,
     /// recovery codes, clock offsets, state in flight.
     var stateStore: State { get }
     /// The append-only record log: security events.
     var recordLog: Records { get }
+    /// The channel every instance hears: IdentityAdmin's revocation notices
+    /// (`RevocationFanOut`).
+    var notificationChannel: Notifications { get }
 }
 
 /// ``IdentityStorage`` in this process's memory: for a single instance
@@ -31,6 +36,8 @@ public struct InMemoryIdentityStorage: IdentityStorage {
     public let stateStore: InMemoryExpiringStateStore
     /// The record log.
     public let recordLog: InMemoryAppendOnlyRecordLog
+    /// The notification channel (this process's listeners).
+    public let notificationChannel = InMemoryNotificationChannel()
 
     /// Empty storage.
     /// - Parameters:

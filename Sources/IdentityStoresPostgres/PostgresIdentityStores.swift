@@ -109,6 +109,10 @@ public struct PostgresIdentityStores: IdentityStorage {
     /// keeps its events here.
     public var recordLog: PostgresRecordLog { PostgresRecordLog(backend: backend) }
 
+    /// The channel every instance on this database (and prefix) hears,
+    /// `LISTEN`/`NOTIFY` on `<prefix>notifications`.
+    public var notificationChannel: PostgresNotificationChannel { PostgresNotificationChannel(backend: backend) }
+
     /// Creates the tables and indexes that are missing and records the
     /// schema version. Idempotent, and safe when several instances start
     /// at once: it runs in one transaction behind an advisory lock.

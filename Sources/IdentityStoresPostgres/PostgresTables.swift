@@ -22,6 +22,8 @@ struct PostgresTables: Sendable {
     var recoveryCodes: String { prefix + "recovery_codes" }
     var clockOffsets: String { prefix + "totp_clock_offsets" }
     var securityEvents: String { prefix + "security_events" }
+    /// The `LISTEN`/`NOTIFY` channel of ``PostgresNotificationChannel`` (no table).
+    var notifications: String { prefix + "notifications" }
     /// The settle function that releases 1.x up to schema version 4 call.
     var settleAttempt: String { prefix + "settle_totp_attempt" }
     /// The settle function that releases at schema version 5 call.

@@ -70,6 +70,22 @@ package struct ExpiringEntries<Key: Hashable & Sendable, Value: Sendable>: Senda
         entries[key] = nil
     }
 
+    /// Removes every entry whose value matches: a walk of all of them, for
+    /// what is rare (a revocation), never for a request's path.
+    /// - Returns: How many were removed.
+    @discardableResult
+    package mutating func removeAll(where matches: (Value) -> Bool) -> Int {
+        let before = entries.count
+        entries = entries.filter { !matches($0.value.value) }
+        return before - entries.count
+    }
+
+    /// Removes every entry.
+    package mutating func removeAll() {
+        entries.removeAll()
+        heap = MinHeap()
+    }
+
     /// Removes the entries whose expiry has passed, nearest first.
     private mutating func removeExpired(at now: Date) {
         while let top = heap.min, top.expiresAt <= now {

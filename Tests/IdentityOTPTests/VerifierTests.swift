@@ -252,6 +252,9 @@ func makeVerifier(
         try await SecurityRecordConformance.clockOffsetStoreKeepsTheNewest(ExpiringStateTOTPClockOffsetStore())
         try await SecurityRecordConformance.eventLogKeepsAndSweeps(AppendOnlySecurityEventLog())
         try await RecordLogConformance.keepsNewestFirstAndRemovesByAge(InMemoryAppendOnlyRecordLog())
+        try await NotificationChannelConformance.everyListenerHearsEachPayloadOnce(InMemoryNotificationChannel())
+        try await NotificationChannelConformance.everyListenerHearsEachPayloadOnce(
+            InMemoryIdentityStorage().notificationChannel)
     }
 
     @Test func theDriftRuleWantsAgreeingOffsetsOfTheMinimumSize() throws {

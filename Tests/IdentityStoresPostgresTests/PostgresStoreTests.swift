@@ -222,6 +222,15 @@ struct PostgresConformanceTests {
         }
     }
 
+    /// `LISTEN`/`NOTIFY`: the shared cases, and two instances (pools) on
+    /// one database hear each other.
+    @Test func notificationChannel() async throws {
+        try await TestDatabase.withStores { stores in
+            try await NotificationChannelConformance.everyListenerHearsEachPayloadOnce(stores.notificationChannel)
+            #expect(stores.notificationChannel.name == "test_notifications")
+        }
+    }
+
     @Test func aCodeAcceptedOnOneInstanceIsRefusedOnAnother() async throws {
         // Two clients (two pools), as two instances would have.
         try await TestDatabase.withStores { first in

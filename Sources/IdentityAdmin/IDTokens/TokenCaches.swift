@@ -129,6 +129,14 @@ final class VerifiedTokenCache: Sendable {
     /// Tokens held now (tests hold it to the capacity).
     var count: Int { state.withLock { $0.entries.count } }
 
+    /// Forgets every verified token of `uid` in `tenant` (nil: the
+    /// project's users): its sessions were revoked. A walk of the cache,
+    /// paid only when a revocation is heard.
+    @discardableResult
+    func forget(uid: String, tenant: String?) -> Int {
+        state.withLock { $0.entries.removeAll { $0.token.uid == uid && $0.token.tenant == tenant } }
+    }
+
     /// Lookups that found a live entry, and those that did not.
     var statistics: (hits: Int, misses: Int) { state.withLock { ($0.hits, $0.misses) } }
 }
@@ -153,7 +161,14 @@ final class AccountStateCache: Sendable {
         var createdAt: Date?
     }
 
-    private let states: Locked<ExpiringEntries<Key, AccountState>>
+    private struct States {
+        var entries: ExpiringEntries<Key, AccountState>
+        /// Bumped by every forget: a lookup that began before one does not
+        /// store what it read (it may predate the change that was heard).
+        var epoch: UInt64 = 0
+    }
+
+    private let states: Locked<States>
     private let maximumAge: TimeInterval
     /// The time the states age by (tests move it).
     private let now: @Sendable () -> Date
@@ -161,7 +176,7 @@ final class AccountStateCache: Sendable {
     /// A cache for `options`, or nil when they turn it off.
     init?(_ options: TokenCacheOptions, now: @escaping @Sendable () -> Date = Date.init) {
         guard options.revocationMaximumAge > .zero else { return nil }
-        states = Locked(ExpiringEntries(capacity: 10_000))
+        states = Locked(States(entries: ExpiringEntries(capacity: 10_000)))
         maximumAge = options.revocationMaximumAge.timeInterval
         self.now = now
     }
@@ -169,17 +184,36 @@ final class AccountStateCache: Sendable {
     /// `key`'s state, if one was looked up within the maximum age.
     func state(for key: Key) -> AccountState? {
         let time = now()
-        return states.withLock { $0.value(for: key, at: time) }
+        return states.withLock { $0.entries.value(for: key, at: time) }
     }
 
-    /// Remembers `key`'s state as just looked up.
-    func insert(_ state: AccountState, for key: Key) {
+    /// The forget count a lookup starts from (``insert(_:for:ifUnchangedSince:)``).
+    var epoch: UInt64 { states.withLock { $0.epoch } }
+
+    /// Remembers `key`'s state as just looked up, unless a forget came
+    /// since `epoch` (the lookup may have read the account before it changed).
+    func insert(_ state: AccountState, for key: Key, ifUnchangedSince epoch: UInt64) {
         let time = now()
-        _ = states.withLock { $0.set(state, for: key, expiresAt: time.addingTimeInterval(maximumAge), now: time) }
+        states.withLock { states in
+            guard states.epoch == epoch else { return }
+            states.entries.set(state, for: key, expiresAt: time.addingTimeInterval(maximumAge), now: time)
+        }
     }
 
-    /// Forgets `key`'s state: this process just changed the account.
+    /// Forgets `key`'s state: the account changed, here or on an instance that said so.
     func forget(_ key: Key) {
-        states.withLock { $0.remove(key) }
+        states.withLock { states in
+            states.entries.remove(key)
+            states.epoch &+= 1
+        }
+    }
+
+    /// Forgets every state: changes may have gone unheard (the notification
+    /// channel was down).
+    func forgetAll() {
+        states.withLock { states in
+            states.entries.removeAll()
+            states.epoch &+= 1
+        }
     }
 }
