@@ -15,8 +15,15 @@ Usage: totplogin_fleet.py MFA_BINARY TOTPLOGIN_BINARY SCREENSHOT_DIR
    replayed through B; wrong codes spread over both stop at the app's
    per-account limit (the 11th is refused with `attempt-limit`, though no
    challenge saw Identity Platform's own limit).
+3. Revocation fan-out (issue 58): a session cookie B has checked (so B holds
+   the account's state, for up to 10 s) is refused by B within 250 ms (p99
+   over 50 trials) of "sign out everywhere" answering on A; then PostgreSQL
+   restarts, both instances say their revocation channel went down and came
+   back, and 10 more trials meet the same bound.
 """
 import collections
+import glob
+import math
 import http.cookiejar
 import os
 import re
@@ -61,13 +68,16 @@ def wait_for_line(process, pattern, name, timeout=60):
     sys.exit(f"{name} did not print {pattern!r}")
 
 
-def drain(process, name):
-    """Keeps printing a process's output so its pipe never fills."""
+def drain(process, name, lines_seen=None):
+    """Keeps printing a process's output so its pipe never fills; appends
+    the revocation channel's lines to `lines_seen`."""
     import threading
 
     def pump():
         for line in process.stdout:
-            if "warning" in line or "error" in line:
+            if "revocation channel" in line and lines_seen is not None:
+                lines_seen.append(line)
+            if "warning" in line or "error" in line or "revocation channel" in line:
                 print(f"{name}:", line.rstrip(), flush=True)
     threading.Thread(target=pump, daemon=True).start()
 
@@ -78,12 +88,13 @@ class Instance:
         self.arguments = [TOTPLOGIN, "--port", str(port), "--emulator", emulator, "--postgres", POSTGRES,
                           "--trust-forwarded-for", "--public-url", public_url]
         self.process = None
+        self.channel_lines = []
 
     def start(self):
         started = time.time()
         self.process = subprocess.Popen(self.arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         wait_for_line(self.process, r"listening on", self.name)
-        drain(self.process, self.name)
+        drain(self.process, self.name, self.channel_lines)
         return time.time() - started
 
     def stop(self):
@@ -176,6 +187,63 @@ def enrolled_user(a, b):
     return browser, email, password, secret
 
 
+def percentile(values, fraction):
+    """Nearest rank: the smallest value at or above `fraction` of them."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(len(ordered) * fraction) - 1)]
+
+
+def revocation_trials(a, b, email, password, count, label):
+    """Each trial: sign in through A (password only), let B check the
+    session cookie (B now holds the account's state), wait a second
+    (validSince is whole seconds), sign out everywhere through A, and poll
+    B with the cookie until it is refused. Returns the milliseconds from
+    A's answer to B's first refusal."""
+    latencies = []
+    for trial in range(count):
+        browser = Browser()
+        for attempt in range(20):  # after a database restart the pools take a moment
+            browser.request(a.base + "/login")
+            _, _, path = browser.request(a.base + "/login", {"email": email, "password": password})
+            if path == "/account":
+                break
+            time.sleep(0.5)
+        assert path == "/account", f"{label} trial {trial + 1}: the sign-in through A ended on {path}"
+        thief = Browser()
+        for cookie in browser.jar:
+            thief.jar.set_cookie(cookie)
+        time.sleep(1.05)
+        _, _, path = thief.request(b.base + "/account")
+        assert path == "/account", f"B refused a fresh cookie: {path}"
+        browser.request(a.base + "/account")
+        status, _, _ = browser.request(a.base + "/logout", {})
+        answered = time.perf_counter()
+        assert status == 200, status
+        while True:
+            _, _, path = thief.request(b.base + "/account")
+            refused = time.perf_counter()
+            if path != "/account":
+                break
+            if refused - answered > 15:
+                raise AssertionError(f"B still accepts the cookie {refused - answered:.1f} s after the revocation")
+        latencies.append((refused - answered) * 1000)
+    p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
+    print(f"revocation fan-out, {label}: {count} trials, p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {max(latencies):.1f} ms "
+          f"(from A's answer to B's first refusal)", flush=True)
+    return latencies
+
+
+def restart_postgres():
+    socket_dir = os.environ["IDENTITY_TEST_POSTGRES_ADMIN_SOCKET"]
+    pg_ctl = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))[-1]
+    command = [pg_ctl, f"--pgdata={socket_dir}/data", "--wait", "-m", "fast", "restart"]
+    if os.getuid() == 0:
+        command = ["runuser", "-u", "postgres", "--"] + command
+    started = time.time()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    print(f"PostgreSQL restarted in {time.time() - started:.1f} s", flush=True)
+
+
 def main():
     work = tempfile.mkdtemp(prefix="totplogin-fleet-")
     processes = []
@@ -258,6 +326,29 @@ def main():
         browser.request(a.base + "/login", {"email": email, "password": password})
         status, body, _ = browser.request(b.base + "/login/totp", {"code": oathtool(secret, 60)})
         expect(status == 429 and 'data-reason="attempt-limit"' in body, "the 11th code (a right one) is refused by the app's limit: 429 attempt-limit")
+
+        # Revocation fan-out: one password-only user, 50 trials, then a database restart.
+        browser = Browser()
+        email, password = f"fanout-{uuid.uuid4().hex[:8]}@example.com", f"pw-{uuid.uuid4().hex}"
+        browser.request(a.base + "/signup")
+        _, body, _ = browser.request(a.base + "/signup", {"email": email, "password": password})
+        link = re.search(r'id="verification-link" href="([^"]+)"', body).group(1).replace("&amp;", "&")
+        urllib.request.urlopen(link, timeout=30).read()
+        latencies = revocation_trials(a, b, email, password, 50, "before a restart")
+        expect(percentile(latencies, 0.99) <= 250, "p99 from a revocation on A to the refusal on B is at most 250 ms")
+        for instance in (a, b):
+            instance.channel_lines.clear()
+        restart_postgres()
+        deadline = time.time() + 60
+        while time.time() < deadline and not all(
+                any("is back" in line for line in instance.channel_lines) for instance in (a, b)):
+            time.sleep(0.2)
+        for instance in (a, b):
+            expect(any("is down" in line for line in instance.channel_lines)
+                   and any("is back" in line for line in instance.channel_lines),
+                   f"instance {instance.name} said its revocation channel went down and came back")
+        latencies = revocation_trials(a, b, email, password, 10, "after PostgreSQL restarted")
+        expect(percentile(latencies, 0.99) <= 250, "after the restart, the refusal on B again within 250 ms")
         print("fleet checks passed", flush=True)
     finally:
         for process in reversed(processes):

@@ -52,7 +52,9 @@ public struct PostgresNotificationChannel: NotificationChannel {
                 }
                 reason = "the listening connection closed"
             } catch {
-                reason = LogSafeText.escaping("\(String(reflecting: type(of: error))): \(error)", limit: 200)
+                // PostgresStoreError names the failure (SQLSTATE, connection) without a query's values.
+                let storeError = PostgresStoreBackend.storeError(error, operation: "listen", timeout: .zero)
+                reason = LogSafeText.escaping("\(storeError)", limit: 200)
             }
             if Task.isCancelled { return }
             if heard { await handle(.interrupted(reason: reason)) }

@@ -48,7 +48,7 @@ public final class RevocationFanOut: Sendable {
         var interrupted = false
     }
 
-    init(admin: IdentityAdmin, channel: some NotificationChannel, logger: Logger) {
+    init(admin: BaseAuth, channel: some NotificationChannel, logger: Logger) {
         self.channel = channel
         feed = admin.accountChanges
         accountStates = admin.accountStates
@@ -145,10 +145,11 @@ public final class RevocationFanOut: Sendable {
 extension RevocationFanOut: Service {}
 #endif
 
-extension IdentityAdmin {
-    /// The fan-out of this admin's (and its tenants') account changes over
-    /// `channel`; run it beside the server. One per admin: a second one's
-    /// `run()` takes over the sending.
+extension BaseAuth {
+    /// The fan-out of the account changes of this admin, its tenants'
+    /// instances and the admin they come from (they share their caches)
+    /// over `channel`; run it beside the server. One per admin: a second
+    /// one's `run()` takes over the sending.
     /// - Parameters:
     ///   - channel: The storage's ``IdentityStorage/notificationChannel``.
     ///   - logger: Where the channel's outages are said.

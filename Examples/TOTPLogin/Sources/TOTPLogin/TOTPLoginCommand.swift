@@ -230,12 +230,17 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         // What runs beside the server, in start order; on SIGTERM or SIGINT
         // the server stops taking connections and finishes the requests in
         // flight, then these stop in reverse order: the key refresher, the
-        // sweeper, the PostgreSQL pool, and last the embedded emulator
-        // (which the draining requests still call).
+        // sweeper and the revocation fan-out, the PostgreSQL pool, and last
+        // the embedded emulator (which the draining requests still call).
         var services: [any Service] = []
         if let running { services.append(running) }
         if let postgresClient, let stores {
-            services += [postgresClient, stores.sweeper(), stores.recordLog.retentionSweeper()]
+            // The fan-out tells every instance at once when one revokes a
+            // user's sessions (LISTEN/NOTIFY), instead of within the cache's 10 s.
+            services += [
+                postgresClient, stores.sweeper(), stores.recordLog.retentionSweeper(),
+                backend.admin.revocationFanOut(over: stores.notificationChannel, logger: logger),
+            ]
         }
         services.append(backend.admin.signingKeyRefresher)
         if let metricsPort = settings.metricsPort {
