@@ -8,7 +8,7 @@ import IdentitySupport
 /// under the query timeout), and each listener holds one connection of the
 /// pool in `LISTEN` on the channel `<prefix>notifications`. When that
 /// connection drops (the database restarts, a failover), the listener hears
-/// ``NotificationChannelEvent/interrupted(reason:)``, reconnects with a
+/// `NotificationChannelEvent.interrupted(reason:)`, reconnects with a
 /// backoff (0.1 s doubling to 5 s) and hears `listening` again. Made by
 /// ``PostgresIdentityStores/notificationChannel``; it needs no table, so no
 /// migration.

@@ -13,7 +13,7 @@ public import ServiceLifecycle
 /// instance then drops that user's cached account state and verified tokens,
 /// so that a `checkRevoked` check anywhere looks the account up again
 /// instead of trusting a state up to ``TokenCacheOptions/revocationMaximumAge``
-/// old. The notices go over the storage's ``NotificationChannel``
+/// old. The notices go over the storage's `NotificationChannel`
 /// (PostgreSQL: `LISTEN`/`NOTIFY`).
 ///
 /// When the channel is down, the caches fall back to their bounded
@@ -151,7 +151,7 @@ extension BaseAuth {
     /// over `channel`; run it beside the server. One per admin: a second
     /// one's `run()` takes over the sending.
     /// - Parameters:
-    ///   - channel: The storage's ``IdentityStorage/notificationChannel``.
+    ///   - channel: The storage's `IdentityStorage.notificationChannel`.
     ///   - logger: Where the channel's outages are said.
     public func revocationFanOut(
         over channel: some NotificationChannel, logger: Logger = Logger(label: "IdentityAdmin.revocations")
