@@ -25,6 +25,9 @@ let package = Package(
         // swift-metrics' API): Prometheus text at --metrics-port's /metrics.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Or, with the standard OTEL_* variables set, traces and metrics over
+        // OTLP/HTTP (swift-otel; the SDK itself stays on the API packages).
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // Its settings: options, environment and a JSON file through one reader.
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
@@ -60,6 +63,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "OTel", package: "swift-otel"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -120,18 +120,13 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         let settings = try TOTPLoginSettings(
             config: try await TOTPLoginSettings.reader(options: try optionValues(), file: configFile)
                 .scoped(to: ConfigKey(TOTPLoginSettings.scope)))
-        // First, so that every metric the SDK makes (they are made with the
-        // admin instance) reaches the registry.
+        // First, so that every metric and span the SDK makes (they are made
+        // with the admin instance) reaches the backend: OTLP when the OTEL_*
+        // variables ask for it, Prometheus at --metrics-port.
+        let otlp = Observability.isRequested()
+        let observability = otlp ? try Observability.bootstrap(metrics: settings.metricsPort == nil) : nil
         let metricsRegistry = PrometheusCollectorRegistry()
-        if settings.metricsPort != nil {
-            var factory = PrometheusMetricsFactory(registry: metricsRegistry)
-            // A signature check takes tens of microseconds, a REST call milliseconds.
-            factory.defaultDurationHistogramBuckets = [
-                .microseconds(50), .microseconds(200), .milliseconds(1), .milliseconds(5),
-                .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2),
-            ]
-            MetricsSystem.bootstrap(factory)
-        }
+        if settings.metricsPort != nil { Observability.bootstrapPrometheus(metricsRegistry) }
         let keyRing = settings.sealingKeys
         // The store would hold refresh tokens and pending TOTP keys: never in clear.
         if settings.postgres != nil && keyRing == nil { throw Self.noSealingKeys }
@@ -233,6 +228,7 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         // sweeper and the revocation fan-out, the PostgreSQL pool, and last
         // the embedded emulator (which the draining requests still call).
         var services: [any Service] = []
+        if let observability { services.append(observability) }
         if let running { services.append(running) }
         if let postgresClient, let stores {
             // The fan-out tells every instance at once when one revokes a
@@ -250,7 +246,7 @@ struct TOTPLoginCommand: AsyncParsableCommand {
         let blockingFunction = settings.blockingFunction
         let publicURL = settings.publicURL
         var application = Application(
-            router: app.router(),
+            router: app.router(tracing: otlp),
             configuration: ApplicationConfiguration(address: .hostname(host, port: settings.port), serverName: nil),
             services: services,
             onServerRunning: { [replayStore, logger] channel in

@@ -137,8 +137,15 @@ public struct TOTPLoginApp: Sendable {
     public var stateSummary: String { storage.summary }
 
     /// The routes, for an `Application` or for HummingbirdTesting.
-    public func router() -> Router<AppRequestContext> {
+    /// - Parameter tracing: Whether each request is a server span (with the
+    ///   bootstrapped tracer), its email-action code and continue URL redacted.
+    public func router(tracing: Bool = false) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
+        if tracing {
+            // First, so that the session check's verification and the REST calls are its children.
+            router.add(
+                middleware: TracingMiddleware(redactingQueryParameters: ["oobCode", "apiKey", "continueUrl", "next"]))
+        }
         router.add(middleware: SecurityEventsMiddleware(app: self))
         // "/" reads the session cookie when there is one: signed in or not,
         // it sends the browser on (an invalid cookie to the sign-in page).
