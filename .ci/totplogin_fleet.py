@@ -20,9 +20,15 @@ Usage: totplogin_fleet.py MFA_BINARY TOTPLOGIN_BINARY SCREENSHOT_DIR
    over 50 trials) of "sign out everywhere" answering on A; then PostgreSQL
    restarts, both instances say their revocation channel went down and came
    back, and 10 more trials meet the same bound.
+4. An outage of Google's key routes (the emulator's faults): instance C,
+   started during it, verifies a valid session cookie with the key set the
+   fleet stored in PostgreSQL, refuses one signed by another key under the
+   same `kid`, says so once in its log and counts the shared set in
+   `firebase_signing_key_fetches_total{outcome="shared"}`.
 """
 import collections
 import glob
+import json
 import math
 import http.cookiejar
 import os
@@ -76,7 +82,7 @@ def drain(process, name, lines_seen=None):
 
     def pump():
         for line in process.stdout:
-            if "revocation channel" in line and lines_seen is not None:
+            if lines_seen is not None:
                 lines_seen.append(line)
             if "warning" in line or "error" in line or "revocation channel" in line:
                 print(f"{name}:", line.rstrip(), flush=True)
@@ -84,18 +90,18 @@ def drain(process, name, lines_seen=None):
 
 
 class Instance:
-    def __init__(self, name, port, emulator, public_url):
+    def __init__(self, name, port, emulator, public_url, extra=()):
         self.name, self.port = name, port
         self.arguments = [TOTPLOGIN, "--port", str(port), "--emulator", emulator, "--postgres", POSTGRES,
-                          "--trust-forwarded-for", "--public-url", public_url]
+                          "--trust-forwarded-for", "--public-url", public_url] + list(extra)
         self.process = None
-        self.channel_lines = []
+        self.lines = []
 
     def start(self):
         started = time.time()
         self.process = subprocess.Popen(self.arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         wait_for_line(self.process, r"listening on", self.name)
-        drain(self.process, self.name, self.channel_lines)
+        drain(self.process, self.name, self.lines)
         return time.time() - started
 
     def stop(self):
@@ -234,6 +240,56 @@ def revocation_trials(a, b, email, password, count, label):
     return latencies
 
 
+def forged(token):
+    """`token`'s header and claims, signed by another RSA key: what a
+    stored key set replaced by a stranger would let through."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding, rsa
+    header, claims, _ = token.split(".")
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    signature = key.sign(f"{header}.{claims}".encode(), padding.PKCS1v15(), hashes.SHA256())
+    return f"{header}.{claims}." + base64.urlsafe_b64encode(signature).decode().rstrip("=")
+
+
+def set_faults(emulator_address, faults):
+    request = urllib.request.Request(
+        f"http://{emulator_address}/emulator/v1/faults", method="PUT" if faults else "DELETE",
+        data=json.dumps({"faults": faults}).encode() if faults else None,
+        headers={"Authorization": "Bearer owner", "Content-Type": "application/json"})
+    urllib.request.urlopen(request, timeout=30).read()
+
+
+def key_route_outage(a, emulator_address, public_url, email, password):
+    """Instance C starts while both key routes answer 503."""
+    set_faults(emulator_address, [{"operation": operation, "kind": "unavailable"}
+                                  for operation in ("getIDTokenSigningKeys", "getSessionCookieSigningKeys")])
+    metrics_port = free_port()
+    c = Instance("C", free_port(), emulator_address, public_url, ["--metrics-port", str(metrics_port)])
+    try:
+        c.start()
+        browser = Browser()
+        browser.request(a.base + "/login")
+        _, _, path = browser.request(a.base + "/login", {"email": email, "password": password})
+        assert path == "/account", path
+        _, _, path = browser.request(c.base + "/account")
+        expect(path == "/account", "C, started while the key routes are down, accepts a valid session cookie")
+        cookie = next(cookie for cookie in browser.jar if cookie.name == "__session")
+        cookie.value = forged(cookie.value)
+        _, _, path = browser.request(c.base + "/account")
+        expect(path == "/login", "and refuses one signed by another key under the same kid")
+        said = [line for line in c.lines if "verifying with the key set the fleet stored" in line]
+        sets = sorted(re.search(r"keySet=(\S+)", line).group(1) for line in said)
+        expect(sets == ["identity-admin.signing-keys.id-tokens", "identity-admin.signing-keys.session-cookies"],
+               "C says so once per key set in its log: " + (said[0].strip() if said else "nothing"))
+        scrape = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode()
+        shared = [line for line in scrape.splitlines() if line.startswith('firebase_signing_key_fetches_total{outcome="shared"}')]
+        expect(shared and float(shared[0].split()[-1]) >= 1, f"and counts it: {shared[0] if shared else 'no such line'}")
+    finally:
+        set_faults(emulator_address, [])
+        if c.process and c.process.poll() is None:
+            c.stop()
+
+
 def restart_postgres():
     socket_dir = os.environ["IDENTITY_TEST_POSTGRES_ADMIN_SOCKET"]
     pg_ctl = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))[-1]
@@ -338,18 +394,20 @@ def main():
         latencies = revocation_trials(a, b, email, password, 50, "before a restart")
         expect(percentile(latencies, 0.99) <= 250, "p99 from a revocation on A to the refusal on B is at most 250 ms")
         for instance in (a, b):
-            instance.channel_lines.clear()
+            instance.lines.clear()
         restart_postgres()
         deadline = time.time() + 60
         while time.time() < deadline and not all(
-                any("is back" in line for line in instance.channel_lines) for instance in (a, b)):
+                any("is back" in line for line in instance.lines) for instance in (a, b)):
             time.sleep(0.2)
         for instance in (a, b):
-            expect(any("is down" in line for line in instance.channel_lines)
-                   and any("is back" in line for line in instance.channel_lines),
+            expect(any("is down" in line for line in instance.lines)
+                   and any("is back" in line for line in instance.lines),
                    f"instance {instance.name} said its revocation channel went down and came back")
         latencies = revocation_trials(a, b, email, password, 10, "after PostgreSQL restarted")
         expect(percentile(latencies, 0.99) <= 250, "after the restart, the refusal on B again within 250 ms")
+
+        key_route_outage(a, emulator_address, public_url, email, password)
         print("fleet checks passed", flush=True)
     finally:
         for process in reversed(processes):

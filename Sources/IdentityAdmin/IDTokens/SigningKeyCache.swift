@@ -231,6 +231,7 @@ package final class SigningKeyCache: Sendable {
                     "the key route failed; verifying with the key set the fleet stored, until it expires",
                     metadata: [
                         "reason": "\(LogSafeText.escaping(Self.describe(error)))", "expiresAt": "\(expiresAt)",
+                        "keySet": "\(fleet.key)",
                     ])
             }
             return (set, expiresAt, "shared")
