@@ -174,14 +174,20 @@ def expect(condition, message):
     print("ok:", message, flush=True)
 
 
-def enrolled_user(a, b):
-    """A user with a TOTP factor, signed out; returns (browser, email, password, secret)."""
+def signed_up_user(a, b, label="fleet"):
+    """A user signed up through B after A's form, its email verified; returns (browser, email, password)."""
     browser = Browser()
-    email, password = f"fleet-{uuid.uuid4().hex[:8]}@example.com", f"pw-{uuid.uuid4().hex}"
+    email, password = f"{label}-{uuid.uuid4().hex[:8]}@example.com", f"pw-{uuid.uuid4().hex}"
     browser.request(a.base + "/signup")
-    status, body, _ = browser.request(b.base + "/signup", {"email": email, "password": password})
+    _, body, _ = browser.request(b.base + "/signup", {"email": email, "password": password})
     link = re.search(r'id="verification-link" href="([^"]+)"', body).group(1).replace("&amp;", "&")
     urllib.request.urlopen(link, timeout=30).read()
+    return browser, email, password
+
+
+def enrolled_user(a, b):
+    """A user with a TOTP factor, signed out; returns (browser, email, password, secret)."""
+    browser, email, password = signed_up_user(a, b)
     browser.request(a.base + "/login")
     _, _, path = browser.request(b.base + "/login", {"email": email, "password": password})
     expect(path == "/account", "signed in with the password through B after A's form")
@@ -385,12 +391,7 @@ def main():
         expect(status == 429 and 'data-reason="attempt-limit"' in body, "the 11th code (a right one) is refused by the app's limit: 429 attempt-limit")
 
         # Revocation fan-out: one password-only user, 50 trials, then a database restart.
-        browser = Browser()
-        email, password = f"fanout-{uuid.uuid4().hex[:8]}@example.com", f"pw-{uuid.uuid4().hex}"
-        browser.request(a.base + "/signup")
-        _, body, _ = browser.request(a.base + "/signup", {"email": email, "password": password})
-        link = re.search(r'id="verification-link" href="([^"]+)"', body).group(1).replace("&amp;", "&")
-        urllib.request.urlopen(link, timeout=30).read()
+        _, email, password = signed_up_user(a, a, "fanout")
         latencies = revocation_trials(a, b, email, password, 50, "before a restart")
         expect(percentile(latencies, 0.99) <= 250, "p99 from a revocation on A to the refusal on B is at most 250 ms")
         for instance in (a, b):

@@ -50,38 +50,44 @@ def attributes(items):
     return {item.key: any_value(item.value) for item in items}
 
 
+def keep_span(span):
+    received["spans"].append({
+        "trace": span.trace_id.hex(), "id": span.span_id.hex(), "parent": span.parent_span_id.hex(),
+        "name": span.name, "kind": span.kind, "attributes": attributes(span.attributes),
+        "events": [attributes(event.attributes) for event in span.events]})
+
+
+def keep_metric(metric):
+    kind = metric.WhichOneof("data")
+    points = getattr(metric, kind).data_points if kind else []
+    received["metrics"].append({"name": metric.name, "attributes": [attributes(point.attributes) for point in points]})
+
+
+# path → (request type, response type, the request's resource list, scope list and item list, what keeps an item)
+SIGNALS = {
+    "/v1/traces": (trace_service_pb2.ExportTraceServiceRequest, trace_service_pb2.ExportTraceServiceResponse,
+                   "resource_spans", "scope_spans", "spans", keep_span),
+    "/v1/metrics": (metrics_service_pb2.ExportMetricsServiceRequest, metrics_service_pb2.ExportMetricsServiceResponse,
+                    "resource_metrics", "scope_metrics", "metrics", keep_metric),
+}
+
+
 class Receiver(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         if self.headers.get("Content-Encoding") == "gzip":
             body = gzip.decompress(body)
-        if self.path == "/v1/traces":
-            request, response = trace_service_pb2.ExportTraceServiceRequest(), trace_service_pb2.ExportTraceServiceResponse()
+        if self.path in SIGNALS:
+            request_type, response_type, resources, scopes, items, keep = SIGNALS[self.path]
+            request, response = request_type(), response_type()
             request.ParseFromString(body)
             with lock:
                 received["requests"] += 1
-                for resource_spans in request.resource_spans:
-                    received["resources"].append(attributes(resource_spans.resource.attributes))
-                    for scope_spans in resource_spans.scope_spans:
-                        for span in scope_spans.spans:
-                            received["spans"].append({
-                                "trace": span.trace_id.hex(), "id": span.span_id.hex(),
-                                "parent": span.parent_span_id.hex(), "name": span.name, "kind": span.kind,
-                                "attributes": attributes(span.attributes),
-                                "events": [attributes(event.attributes) for event in span.events]})
-        elif self.path == "/v1/metrics":
-            request, response = metrics_service_pb2.ExportMetricsServiceRequest(), metrics_service_pb2.ExportMetricsServiceResponse()
-            request.ParseFromString(body)
-            with lock:
-                received["requests"] += 1
-                for resource_metrics in request.resource_metrics:
-                    received["resources"].append(attributes(resource_metrics.resource.attributes))
-                    for scope_metrics in resource_metrics.scope_metrics:
-                        for metric in scope_metrics.metrics:
-                            kind = metric.WhichOneof("data")
-                            points = getattr(metric, kind).data_points if kind else []
-                            received["metrics"].append(
-                                {"name": metric.name, "attributes": [attributes(point.attributes) for point in points]})
+                for resource in getattr(request, resources):
+                    received["resources"].append(attributes(resource.resource.attributes))
+                    for scope in getattr(resource, scopes):
+                        for item in getattr(scope, items):
+                            keep(item)
         else:
             self.send_response(404)
             self.end_headers()
