@@ -65,7 +65,9 @@ extension TOTPLoginApp {
         }
         await limits.accountProven(AttemptLimits.accountKey(email: email), address: address)
         if let uid = try? await backend.admin.getUser(email: email).uid {
-            // A reset ends every session of the account, as Identity Platform does.
+            // A reset ends every session of the account, as Identity Platform does: every
+            // instance forgets what it knew of it (the revocation fan-out tells the others).
+            backend.admin.forgetCachedAccountState(uid: uid)
             await SecurityEventSystem.record(
                 SecurityEvent(.sessionsRevoked, user: backend.admin.userKey(uid), initiatedBy: .user))
         }
