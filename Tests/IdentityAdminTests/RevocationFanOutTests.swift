@@ -106,7 +106,11 @@ import Testing
     @Test func anOutageForgetsEveryStateAndGapsCountAsMissed() async throws {
         let metrics = TestMetrics()
         try await withMetricsFactory(metrics) {
-            let admin = IdentityAdmin.emulator(projectID: "demo-outage", hostAndPort: "127.0.0.1:1")
+            // States kept an hour: only the fan-out forgets them, however slowly a loaded machine runs it.
+            let admin = IdentityAdmin(
+                projectID: "demo-outage", credential: EmulatorOwnerCredential(),
+                configuration: ClientConfiguration(emulatorHost: "127.0.0.1:1"),
+                tokenCache: TokenCacheOptions(revocationMaximumAge: .seconds(3600)))
             let states = try #require(admin.accountStates)
             let state = AccountStateCache.AccountState(exists: true, disabled: false, validSince: nil)
             func remember(_ uid: String) {
