@@ -72,11 +72,7 @@ public final class RevocationFanOut: Sendable {
         let outgoing = feed.attach()
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {
-                var number: UInt64 = 0
-                for await key in outgoing {
-                    number += 1
-                    await self.send(key, number: number)
-                }
+                for await (key, number) in outgoing { await self.send(key, number: number) }
             }
             try await channel.listen { event in self.receive(event) }
             group.cancelAll()
@@ -162,23 +158,34 @@ extension BaseAuth {
 
 /// The account changes an admin and its tenants' instances make, queued
 /// for the fan-out to send; dropped when none runs. Bounded: past 10,000
-/// queued (a channel far slower than the changes), the oldest go (counted
-/// as missed by the others, from the numbers' gap).
+/// queued (a channel far slower than the changes), the oldest go; each
+/// change is numbered as it is queued, so the others count a dropped one as
+/// missed, from the numbers' gap.
 final class AccountChangeFeed: Sendable {
-    private let outbox = Locked<AsyncStream<AccountStateCache.Key>.Continuation?>(nil)
+    typealias Change = (key: AccountStateCache.Key, number: UInt64)
 
-    /// Queues `key`'s change for the running fan-out, if one runs.
+    private struct Outbox {
+        var continuation: AsyncStream<Change>.Continuation?
+        var lastNumber: UInt64 = 0
+    }
+
+    private let outbox = Locked(Outbox())
+
+    /// Queues `key`'s change, numbered, for the running fan-out, if one runs.
     func announce(_ key: AccountStateCache.Key) {
-        _ = outbox.withLock { $0?.yield(key) }
+        outbox.withLock { outbox in
+            guard let continuation = outbox.continuation else { return }
+            outbox.lastNumber += 1
+            continuation.yield((key, outbox.lastNumber))
+        }
     }
 
     /// The changes from now on; a previous sequence ends.
-    func attach() -> AsyncStream<AccountStateCache.Key> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: AccountStateCache.Key.self, bufferingPolicy: .bufferingNewest(10_000))
-        outbox.withLock { current in
-            current?.finish()
-            current = continuation
+    func attach() -> AsyncStream<Change> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Change.self, bufferingPolicy: .bufferingNewest(10_000))
+        outbox.withLock { outbox in
+            outbox.continuation?.finish()
+            outbox.continuation = continuation
         }
         return stream
     }

@@ -62,7 +62,8 @@ extension TokenVerificationError {
             }
             let error: Detail
         }
-        let message = code == .missingCredential ? "no credential" : "the credential was refused: \(code)"
+        // The missing credential's description names nothing; every other one may name a claim's value.
+        let message = code == .missingCredential ? description : "the credential was refused: \(code)"
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         // Two strings of our own: encoding cannot fail.
