@@ -473,12 +473,10 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                // EmulatorApplicationTests: the emulator's application in process, no socket.
+                // The harness: the emulator's application in process, no socket.
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-                // InProcessTransport: requests handed to the emulator's router without a socket.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             exclude: ["Fixtures"]
         ),

@@ -86,7 +86,7 @@ import Testing
             #expect(codes.count == 1)
             let code = try #require(codes.first)
             #expect(code["requestType"] == "VERIFY_EMAIL")
-            #expect(code["oobLink"]?.hasPrefix(h.running.baseURL + "/emulator/action?mode=verifyEmail") == true)
+            #expect(code["oobLink"]?.hasPrefix(h.baseURL + "/emulator/action?mode=verifyEmail") == true)
             let oobCode = try #require(code["oobCode"])
             let applied = try await h.accounts.update(SetAccountInfoRequest(oobCode: oobCode))
             #expect(applied.emailVerified == true)

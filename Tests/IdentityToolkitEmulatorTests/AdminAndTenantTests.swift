@@ -51,7 +51,7 @@ import Testing
             }
             let unauthorized = AdminClient(
                 accessToken: { "not-owner" },
-                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.running.hostAndPort))
+                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.hostAndPort))
             await expectServerError("UNAUTHENTICATED", status: 401) {
                 try await unauthorized.getProjectConfig(project: Harness.project)
             }

@@ -104,8 +104,9 @@ import Testing
     /// Another origin — even a loopback one, which the API allows — cannot
     /// read the page (no CORS grant) nor post its forms; the page forbids
     /// framing and scripts.
+    /// Over a socket: the page's own origin is the one its `Host` names.
     @Test func otherOriginsCannotReadOrDriveThePage() async throws {
-        try await withEmulator { harness in
+        try await withEmulator(overSocket: true) { harness in
             let elsewhere: HTTPFields = [HTTPField.Name("Origin")!: "http://localhost:3000"]
             let page = try await harness.raw(.get, "/emulator/ui", headers: elsewhere)
             #expect(page.headers[HTTPField.Name("Access-Control-Allow-Origin")!] == nil)
@@ -123,7 +124,7 @@ import Testing
             let api = try await harness.raw(.get, "/emulator/v1/clock", headers: elsewhere)
             #expect(api.headers[HTTPField.Name("Access-Control-Allow-Origin")!] == "http://localhost:3000")
             // The page's own origin may post.
-            headers[HTTPField.Name("Origin")!] = harness.running.baseURL
+            headers[HTTPField.Name("Origin")!] = harness.baseURL
             let own = try await harness.raw(
                 .post, "/emulator/ui", body: Self.encoded(["action": "releaseClock", "csrf": token]), headers: headers)
             #expect(own.status == 200)

@@ -15,7 +15,7 @@ import Testing
     static func helpers(_ h: Harness) -> EmulatorHelpersClient {
         EmulatorHelpersClient(
             accessToken: { "owner" },
-            configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.running.hostAndPort))
+            configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.hostAndPort))
     }
 
     @Test func quotaAndUnavailableAnswerInTheOperationsPlaceUntilCleared() async throws {
@@ -81,7 +81,7 @@ import Testing
             let quick = AccountsClient(
                 apiKey: "k",
                 configuration: ClientConfiguration(
-                    transport: h.transport, emulatorHost: h.running.hostAndPort,
+                    transport: h.transport, emulatorHost: h.hostAndPort,
                     requestTimeout: .milliseconds(300)))
             await #expect(throws: IdentityToolkitError.self) {
                 try await quick.signInWithPassword(

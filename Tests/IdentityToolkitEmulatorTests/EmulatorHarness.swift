@@ -1,46 +1,49 @@
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
 import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import IdentityToolkitTestSupport
+import ServiceLifecycle
 import Testing
 
-/// A fresh emulator on an ephemeral loopback port, with generated clients
-/// pointed at it, for one test. The clients hand their requests to the
-/// emulator's router in process (``InProcessTransport``); `overSocket`
-/// sends them through the server's socket instead, for tests whose point
-/// is the socket.
-struct Harness {
-    let running: RunningEmulator
+/// A fresh emulator with generated clients pointed at it, for one test.
+/// The clients hand their requests to the emulator's application in
+/// process, through HummingbirdTesting's `.router` framework (no socket:
+/// the middleware, the route, the rule and the error rendering run as
+/// behind one); `overSocket` serves it on an ephemeral loopback port as a
+/// service of a `ServiceGroup` instead, for tests whose point is the socket.
+struct Harness: Sendable {
+    let emulator: IdentityToolkitEmulator
+    /// The port served on (nil in process).
+    let port: Int?
     let accounts: AccountsClient
     let tokens: SecureTokenClient
     let admin: AdminClient
     let transport: any HTTPTransport
     static let project = "demo-mfa"
 
-    static func start(overSocket: Bool = false, configure: (inout EmulatorConfiguration) -> Void = { _ in })
-        async throws -> Harness
-    {
-        var settings = EmulatorConfiguration(port: 0, projectID: project)
-        configure(&settings)
-        let emulator = try IdentityToolkitEmulator(configuration: settings)
-        let running = try await emulator.start()
-        let transport: any HTTPTransport =
-            overSocket ? AsyncHTTPClientTransport() : InProcessTransport(emulator: emulator)
+    init(emulator: IdentityToolkitEmulator, port: Int?, transport: any HTTPTransport) {
+        self.emulator = emulator
+        self.port = port
+        self.transport = transport
         let configuration = ClientConfiguration(
-            transport: transport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
-        return Harness(
-            running: running, accounts: AccountsClient(apiKey: "any-key", configuration: configuration),
-            tokens: SecureTokenClient(apiKey: "any-key", configuration: configuration),
-            admin: AdminClient(accessToken: { "owner" }, configuration: configuration), transport: transport
-        )
+            transport: transport, emulatorHost: "127.0.0.1:\(port ?? EmulatorConfiguration.defaultPort)",
+            requestTimeout: harnessRequestTimeout)
+        accounts = AccountsClient(apiKey: "any-key", configuration: configuration)
+        tokens = SecureTokenClient(apiKey: "any-key", configuration: configuration)
+        admin = AdminClient(accessToken: { "owner" }, configuration: configuration)
     }
 
-    func stop() async { await running.stop() }
+    /// `HOST:PORT` the clients name (in process, the default port: no request leaves the process).
+    var hostAndPort: String { "127.0.0.1:\(port ?? EmulatorConfiguration.defaultPort)" }
 
-    var clock: EmulatorClock { running.emulator.clock }
+    /// `http://HOST:PORT`, where the emulator's action links point.
+    var baseURL: String { "http://\(hostAndPort)" }
+
+    var clock: EmulatorClock { emulator.clock }
 
     // MARK: Raw HTTP (helpers and malformed requests)
 
@@ -59,9 +62,9 @@ struct Harness {
         -> RawResponse
     {
         var request = HTTPRequest(method: method, scheme: nil, authority: nil, path: nil, headerFields: headers)
-        request.url = URL(string: running.baseURL + path)
+        request.url = URL(string: baseURL + path)
         let (response, data) = try await transport.send(
-            request, body: body, options: TransportOptions(timeout: .seconds(10), maxResponseBytes: 4 << 20))
+            request, body: body, options: TransportOptions(timeout: harnessRequestTimeout, maxResponseBytes: 4 << 20))
         return RawResponse(status: response.status.code, body: data, headers: response.headerFields)
     }
 
@@ -157,19 +160,57 @@ struct Harness {
     }
 }
 
-/// Runs `body` against a fresh emulator and stops it afterwards.
-func withEmulator(
+/// Runs `body` against a fresh emulator (``Harness``), in process or,
+/// with `overSocket`, on a loopback port, and stops it afterwards.
+@discardableResult
+func withEmulator<Value: Sendable>(
     overSocket: Bool = false, configure: (inout EmulatorConfiguration) -> Void = { _ in },
-    _ body: (Harness) async throws -> Void
-) async throws {
-    let harness = try await Harness.start(overSocket: overSocket, configure: configure)
-    do {
-        try await body(harness)
-    } catch {
-        await harness.stop()
-        throw error
+    _ body: @Sendable (Harness) async throws -> Value
+) async throws -> Value {
+    var settings = EmulatorConfiguration(port: 0, projectID: Harness.project)
+    configure(&settings)
+    let emulator = try IdentityToolkitEmulator(configuration: settings)
+    guard overSocket else {
+        return try await emulator.buildApplication().test(.router) { client in
+            try await body(Harness(emulator: emulator, port: nil, transport: TestClientTransport(client: client)))
+        }
     }
-    await harness.stop()
+    return try await emulator.serving { port in
+        try await body(Harness(emulator: emulator, port: port, transport: AsyncHTTPClientTransport()))
+    }
+}
+
+extension IdentityToolkitEmulator {
+    /// Runs `body` while the emulator serves on its configured port (the
+    /// bound one is `body`'s argument), as a service of a `ServiceGroup`,
+    /// and shuts the group down gracefully afterwards.
+    func serving<Value: Sendable>(_ body: @Sendable (Int) async throws -> Value) async throws -> Value {
+        let (ports, listening) = AsyncStream<Int>.makeStream()
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [service { _, port in listening.yield(port) }], logger: configuration.logger))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                defer { listening.finish() }
+                try await group.run()
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else {
+                try await tasks.waitForAll()
+                throw CancellationError()
+            }
+            do {
+                let value = try await body(port)
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                return value
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+        }
+    }
 }
 
 /// Expects `call` to fail with the server short code `code`.

@@ -190,11 +190,10 @@ import Testing
             try? FileManager.default.removeItem(at: first)
             try? FileManager.default.removeItem(at: second)
         }
-        var secret = ""
-        try await withEmulator(configure: { $0.exportDirectory = first.path }) { harness in
+        let secret = try await withEmulator(configure: { $0.exportDirectory = first.path }) { harness in
             try await harness.enableTOTP()
             let session = try await harness.verifiedUser("ada@example.com", password: "correct horse")
-            secret = try await harness.enrollTOTP(session).secret
+            let secret = try await harness.enrollTOTP(session).secret
             let tenant = String(
                 try await harness.admin.createTenant(
                     project: Harness.project, body: Tenant(displayName: "Shop", allowPasswordSignup: true)
@@ -232,6 +231,7 @@ import Testing
                 ExportExtras.self, from: Data(contentsOf: first.appendingPathComponent("auth_export/mfa-emulator.json"))
             )
             #expect(extras.totpSecrets?.map(\.sharedSecretKey) == [secret])
+            return secret
         }
         try await withEmulator(configure: { $0.importDirectory = first.path }) { harness in
             // The TOTP factor and the imported hash work after the restart.
@@ -254,7 +254,7 @@ import Testing
                 try await harness.accounts.signInWithPassword(
                     SignInWithPasswordRequest(email: "nobody@example.com", password: "whatever1"))
             }
-            _ = try await harness.running.emulator.export(to: second.path)
+            _ = try await harness.emulator.export(to: second.path)
         }
         #expect(try Self.normalizedExport(first) == Self.normalizedExport(second))
     }
@@ -418,14 +418,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         try await withEmulator { harness in
             _ = try await harness.verifiedUser()
-            let files = try await harness.running.emulator.export(to: folder.path)
+            let files = try await harness.emulator.export(to: folder.path)
             #expect(
                 Set(files) == [
                     "firebase-export-metadata.json", "auth_export/config.json", "auth_export/accounts.json",
                     "auth_export/mfa-emulator.json",
                 ])
             _ = try await harness.verifiedUser("second@example.com")
-            _ = try await harness.running.emulator.export(to: folder.path)
+            _ = try await harness.emulator.export(to: folder.path)
         }
         let accounts = try Data(contentsOf: folder.appendingPathComponent("auth_export/accounts.json"))
         #expect(
@@ -477,7 +477,7 @@ import Testing
         try await withEmulator { harness in
             for target in [folder, tenantsExport, file] {
                 do {
-                    _ = try await harness.running.emulator.export(to: target.path)
+                    _ = try await harness.emulator.export(to: target.path)
                     Issue.record("exported over \(target.path)")
                 } catch let error as EmulatorExportError {
                     #expect(error.description.hasPrefix("cannot export to \(target.path): "), "\(error)")
@@ -529,7 +529,7 @@ import Testing
             try? FileManager.default.removeItem(at: root)
             try? FileManager.default.removeItem(at: outside)
         }
-        func export(_ harness: Harness, _ path: String) async throws -> (status: Int, message: String) {
+        @Sendable func export(_ harness: Harness, _ path: String) async throws -> (status: Int, message: String) {
             let response = try await harness.raw(
                 .post, "/emulator/v1/export", body: try JSONEncoder().encode(["path": path]), headers: Self.ownerJSON)
             let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""

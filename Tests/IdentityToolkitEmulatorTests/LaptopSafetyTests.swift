@@ -82,18 +82,19 @@ import Testing
     /// DNS rebinding: a page at `evil.example` that resolves to 127.0.0.1
     /// reaches the port, but its requests name `evil.example`.
     @Test func aHostThatIsNotLoopbackIsRefused() async throws {
-        try await withEmulator(configure: { $0.allowedHosts = ["host.docker.internal"] }) { h in
+        try await withEmulator(overSocket: true, configure: { $0.allowedHosts = ["host.docker.internal"] }) { h in
+            let port = try #require(h.port)
             func status(host: String) async throws -> String {
-                let connection = try RawConnection(port: h.running.port)
+                let connection = try RawConnection(port: port)
                 connection.send("GET /emulator/v1/clock HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
                 return String((await connection.read(timeout: .seconds(5)) ?? "").prefix(12))
             }
-            for host in ["evil.example:\(h.running.port)", "127.0.0.1.evil.example"] {
+            for host in ["evil.example:\(port)", "127.0.0.1.evil.example"] {
                 let answer = try await status(host: host)
                 #expect(answer == "HTTP/1.1 403", "\(host)")
             }
             for host in [
-                "127.0.0.1:\(h.running.port)", "localhost", "[::1]:\(h.running.port)", "host.docker.internal:9099",
+                "127.0.0.1:\(port)", "localhost", "[::1]:\(port)", "host.docker.internal:9099",
             ] {
                 let answer = try await status(host: host)
                 #expect(answer == "HTTP/1.1 200", "\(host)")

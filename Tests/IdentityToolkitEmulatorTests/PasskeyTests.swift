@@ -323,7 +323,7 @@ import Testing
                 FinalizePasskeyEnrollmentRequest(
                     idToken: session.idToken, authenticatorRegistrationResponse: Self.registration("kept-key"),
                     name: "Kept"))
-            _ = try await h.running.emulator.export(to: folder.path)
+            _ = try await h.emulator.export(to: folder.path)
         }
         try await withEmulator(configure: { $0.importDirectory = folder.path }) { h in
             let signedIn = try await h.accounts.finalizePasskeySignIn(

@@ -65,7 +65,7 @@ import Testing
     func everyRouteAnswersRandomJSONWithoutAServerError(seed: UInt64) async throws {
         try await withEmulator { h in
             var rng = SeededGenerator(seed: seed)
-            var paths = h.running.emulator.routes.map { ($0.method, $0.prefix + $0.path) }
+            var paths = h.emulator.routes.map { ($0.method, $0.prefix + $0.path) }
             paths += [
                 (.post, "/emulator/v1/clock"), (.post, "/emulator/v1/serviceAccounts"),
                 (.post, "/oauth2.googleapis.com/token"),

@@ -14,7 +14,7 @@ import _CryptoExtras
 @Suite struct SpecHelperRouteTests {
     func helpers(_ h: Harness) -> EmulatorHelpersClient {
         EmulatorHelpersClient(
-            configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.running.hostAndPort))
+            configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.hostAndPort))
     }
 
     @Test func theGeneratedHelperClientDrivesTheEmulator() async throws {
@@ -24,7 +24,7 @@ import _CryptoExtras
             _ = try await h.accounts.sendOobCode(GetOobCodeRequest(requestType: .passwordReset, email: user.email))
             let codes = try await helpers.listOobCodes(project: Harness.project)
             #expect(codes.oobCodes.contains { $0.email == user.email && $0.requestType == .passwordReset })
-            #expect(codes.oobCodes.allSatisfy { $0.oobLink.hasPrefix(h.running.baseURL + "/emulator/action?mode=") })
+            #expect(codes.oobCodes.allSatisfy { $0.oobLink.hasPrefix(h.baseURL + "/emulator/action?mode=") })
             // The codes are sensitive: never in a description.
             let first = try #require(codes.oobCodes.first)
             #expect(!String(describing: codes).contains(first.oobCode))
@@ -41,7 +41,7 @@ import _CryptoExtras
 
             // The published key is the one that signs the ID tokens.
             let keys = try await GooglePublicKeysClient(
-                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.running.hostAndPort)
+                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.hostAndPort)
             )
             .getIDTokenSigningKeys()
             let header = try #require(JWTCompactForm(user.idToken)?.header)
@@ -65,7 +65,7 @@ import _CryptoExtras
                 ServiceAccountRegistration(clientEmail: email, publicKeyPem: key.publicKey.pemRepresentation))
             let client = OAuth2TokenClient(
                 configuration: ClientConfiguration(
-                    transport: h.transport, emulatorHost: nil, baseURL: h.running.baseURL + "/oauth2.googleapis.com"))
+                    transport: h.transport, emulatorHost: nil, baseURL: h.baseURL + "/oauth2.googleapis.com"))
 
             func assertion(scope: String) throws -> String {
                 let now = Int64(Date().timeIntervalSince1970)

@@ -106,7 +106,7 @@ import Testing
                             email: "fn@example.com", password: "secret-pw", returnSecureToken: true))
                 }
                 #expect(function.requests.count == 1)
-                let stored = try await h.running.emulator.services.run { state, _ in
+                let stored = try await h.emulator.services.run { state, _ in
                     state.accounts(in: Realm(project: Harness.project, tenant: nil)).user(email: "fn@example.com")
                 }
                 #expect(stored?.displayName == nil && stored?.photoUrl == nil, "nothing of the answer was stored")
@@ -143,7 +143,7 @@ import Testing
             }
             // A config that arrived another way (an import) is checked before each call.
             _ = try await h.accounts.signUp(SignUpRequest(email: "meta@example.com", password: "secret-pw"))
-            try await h.running.emulator.services.store.withState { state in
+            try await h.emulator.services.store.withState { state in
                 state.projects[Harness.project, default: ProjectState()].blockingFunctions.triggers =
                     ["beforeSignIn": BlockingFunctionTrigger(functionUri: "http://[fd00:ec2::254]/latest/meta-data/")]
             }

@@ -18,7 +18,7 @@ import Testing
     /// published example) and a user the server refuses; the key from a
     /// file, progress on standard error, the result on standard output.
     @Test func importsAnAuthExportFile() async throws {
-        let (emulator, address) = try emulators.startEmulator()
+        let (emulator, address) = try await emulators.startEmulator()
         defer {
             emulator.terminate()
             emulator.waitUntilExit()
@@ -88,7 +88,7 @@ import Testing
     @Test func dataSurvivesARestart() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mfa-export-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (first, address) = try emulators.startEmulator(["--export-on-exit", folder.path])
+        let (first, address) = try await emulators.startEmulator(["--export-on-exit", folder.path])
         let created = try await MFABinary.run([
             "admin", "users", "import",
             try Self.temporaryFile("u.json", #"{"users":[{"localId":"kept","email":"kept@example.com"}]}"#).path,
@@ -100,7 +100,7 @@ import Testing
         #expect(first.terminationStatus == 0)
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("auth_export/accounts.json").path))
 
-        let (second, again) = try emulators.startEmulator(["--import", folder.path])
+        let (second, again) = try await emulators.startEmulator(["--import", folder.path])
         defer {
             second.terminate()
             second.waitUntilExit()

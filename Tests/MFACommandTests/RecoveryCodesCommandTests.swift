@@ -12,7 +12,7 @@ import Testing
 @Suite struct RecoveryCodesCommandTests {
     /// A running `mfa emulator` and a user in it; the process is stopped by the caller.
     static func emulatorWithUser() async throws -> (emulator: Process, address: String, uid: String) {
-        let (emulator, address) = try AdminAndEmulatorCommandTests().startEmulator()
+        let (emulator, address) = try await AdminAndEmulatorCommandTests().startEmulator()
         let configuration = ClientConfiguration(transport: URLSessionTransport.shared, emulatorHost: address)
         let created = try await AccountsClient(apiKey: "k", configuration: configuration)
             .signUp(SignUpRequest(email: "lost-phone@example.com", password: "secret-pw", returnSecureToken: true))

@@ -11,7 +11,7 @@ import IdentitySupport
 /// assertion's RS256 signature with the public key it was given for the
 /// issuer, checks the claims, and issues access tokens that the admin routes
 /// accept besides `owner`. Its errors are RFC 6749 §5.2 bodies
-/// (`ErrorResponses.render(_:for:)` renders them).
+/// (``RouteErrorMiddleware`` renders them).
 final class OAuthTokenEndpoint: OAuth2TokenService {
     static let lifetime: Int64 = 3600
     /// The end of the audience an assertion must name: the production

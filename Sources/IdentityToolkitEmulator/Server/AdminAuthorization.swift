@@ -46,10 +46,11 @@ struct AdminAuthorization: Sendable {
     static let apiKeyHeader = HTTPField.Name("x-goog-api-key")!
     static let apiKeyQuery = "key"
 
-    /// Whether `request` names an API key (any value), in the query or the
-    /// `x-goog-api-key` header, as production requires of an end-user call.
-    static func hasAPIKey(query: [String: String], headers: HTTPFields) -> Bool {
-        !(query[apiKeyQuery] ?? "").isEmpty || !(headers[apiKeyHeader] ?? "").isEmpty
+    /// Whether a request names an API key (any value), in the query
+    /// (`key`) or the `x-goog-api-key` header, as production requires of an
+    /// end-user call.
+    static func hasAPIKey(key: String?, headers: HTTPFields) -> Bool {
+        !(key ?? "").isEmpty || !(headers[apiKeyHeader] ?? "").isEmpty
     }
 }
 #endif

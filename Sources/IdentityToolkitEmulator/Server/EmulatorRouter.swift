@@ -11,13 +11,20 @@ import NIOCore
 /// `registerRoutes(on:)` adds its operations here, and the trie matches
 /// them (literal segments first, then `{name}:verb`, then `{name}`).
 ///
-/// A request walks: ``LaptopSafetyMiddleware`` (host, origin, CORS, pages)
-/// → ``UnknownRouteMiddleware`` → ``CredentialsMiddleware`` → the route
-/// (``RouteResponder``: caller check, then the body, then the generated
-/// decoder and the rule) → the response or the error in the route's shape.
+/// A request walks middleware for the framework's jobs, then the route:
+/// ``LaptopSafetyMiddleware`` (host, origin, CORS, pages) →
+/// ``UnknownRouteMiddleware`` → ``CredentialsMiddleware`` (read once), then
+/// the route's own: ``RouteErrorMiddleware`` (every error in the route's
+/// shape) → ``CallerCheckMiddleware`` (admin credential or API key) →
+/// ``FaultMiddleware`` → ``BodyLimitMiddleware``, and last the route
+/// (``RouteResponder``): decode, one rule, encode.
 final class EmulatorRouter: APIServerRouteRegistry {
     private let router = Router(context: EmulatorRequestContext.self)
     private let responder: RouteResponder
+    private let maxBodyBytes: Int
+    private let bodyReadTimeout: Duration
+    private let logger: Logger
+    private let faults: FaultInjector
     /// Every route registered, in order (the route fuzz test walks them).
     private(set) var routes: [APIServerRoute] = []
 
@@ -27,9 +34,11 @@ final class EmulatorRouter: APIServerRouteRegistry {
         refusesNullMembers: Bool = false,
         faults: FaultInjector = FaultInjector()
     ) {
-        responder = RouteResponder(
-            maxBodyBytes: maxBodyBytes, bodyReadTimeout: bodyReadTimeout, logger: logger,
-            refusesNullMembers: refusesNullMembers, faults: faults)
+        responder = RouteResponder(refusesNullMembers: refusesNullMembers)
+        self.maxBodyBytes = maxBodyBytes
+        self.bodyReadTimeout = bodyReadTimeout
+        self.logger = logger
+        self.faults = faults
         // Middleware first: Hummingbird wraps the routes added after it.
         router.add(middleware: LaptopSafetyMiddleware(safety: safety, pagePaths: pagePaths))
         router.add(middleware: UnknownRouteMiddleware())
@@ -39,10 +48,17 @@ final class EmulatorRouter: APIServerRouteRegistry {
 
     func register(_ route: APIServerRoute) {
         routes.append(route)
-        if FaultInjector.isFaultable(template: route.template) { responder.faults.allow(route.operationID) }
-        router.on(RouterPath(route.template), method: route.method) { [responder] request, context in
-            await responder.respond(to: request, context: context, route: route)
+        let group = router.group()
+            .add(middleware: RouteErrorMiddleware(route: route, logger: logger))
+            .add(middleware: CallerCheckMiddleware(route: route))
+        if FaultInjector.isFaultable(template: route.template) {
+            faults.allow(route.operationID)
+            group.add(middleware: FaultMiddleware(route: route, faults: faults))
         }
+        group.add(middleware: BodyLimitMiddleware(maxBodyBytes: maxBodyBytes, readTimeout: bodyReadTimeout))
+            .on(RouterPath(route.template), method: route.method) { [responder] request, context in
+                try await responder.respond(to: request, context: context, route: route)
+            }
     }
 
     /// The methods a path without them answers 405 to (`OPTIONS` is a
@@ -72,35 +88,24 @@ final class EmulatorRouter: APIServerRouteRegistry {
     }
 }
 
-/// One matched route, from its path parameters to its answer.
+/// A matched route, its framework jobs done by middleware: the path
+/// parameters and the query read, the generated decoder, the rule, the
+/// encoded answer.
 struct RouteResponder: Sendable {
-    let maxBodyBytes: Int
-    let bodyReadTimeout: Duration
-    let logger: Logger
     /// Google-compatible mode: a body member sent as `null` is refused, as
     /// Google's emulator's schema validator refuses it.
     let refusesNullMembers: Bool
-    /// The faults injected into the emulated APIs' operations.
-    let faults: FaultInjector
 
-    func respond(to request: Request, context: EmulatorRequestContext, route: APIServerRoute) async -> Response {
+    func respond(to request: Request, context: EmulatorRequestContext, route: APIServerRoute) async throws
+        -> Response
+    {
         var pathParameters: [String: String] = [:]
         for name in route.pathParameterNames {
             guard let raw = context.parameters.get(name), let value = APIServerRoute.pathParameterValue(raw[...])
             else {
-                return ErrorResponses.render(ErrorResponses.unknownRoute(request))
+                throw RouteFailure(error: ErrorResponses.unknownRoute(request), shape: nil)
             }
             pathParameters[name] = value
-        }
-        // The caller is checked before a byte of the body is read.
-        if route.authorization == .bearer && !context.isAdmin
-            && !AdminAuthorization.isHarnessCall(
-                method: request.method, routeTemplate: route.template, headers: request.headers)
-        {
-            return ErrorResponses.render(
-                APIServerError.unauthenticated(
-                    "this call needs 'Authorization: Bearer \(EmulatorAdminToken.owner)' or a token from the token endpoint"
-                ))
         }
         // Hummingbird has percent-decoded the query already: decoding again
         // would turn a literal "%20" into a space.
@@ -108,63 +113,17 @@ struct RouteResponder: Sendable {
         for (name, value) in request.uri.queryParameters where query[String(name)] == nil {
             query[String(name)] = String(value)
         }
-        // An end-user call names an API key, as production requires (an admin's need not).
-        if route.authorization == .apiKey && !context.isAdmin
-            && !AdminAuthorization.hasAPIKey(query: query, headers: request.headers)
-        {
-            return ErrorResponses.render(
-                APIServerError.permissionDenied("The request is missing a valid API key."), for: route)
-        }
-        // An injected fault answers in the route's place (or delays it).
-        let fault = FaultInjector.isFaultable(template: route.template) ? faults.take(for: route.operationID) : nil
-        if let fault, let answer = await FaultInjector.apply(fault, route: route) { return answer }
-        let body: Data
-        switch await readBody(of: request) {
-        case .success(let data): body = data
-        case .failure(let error): return ErrorResponses.render(error, for: route)
-        }
+        // BodyLimitMiddleware has read the body whole, within its bounds.
+        let body = try await request.body.collect(upTo: .max)
         var apiRequest = APIServerRequest(
-            method: request.method, headerFields: request.headers, query: query, body: body,
+            method: request.method, headerFields: request.headers, query: query, body: Data(buffer: body),
             pathParameters: pathParameters, operationID: route.operationID,
             acceptsFormBody: route.acceptsFormBody, hasBearerAuthorization: context.isAdmin)
         apiRequest.refusesNullMembers = refusesNullMembers
-        do {
-            let response = try await route.handler(apiRequest)
-            var answer = Response(
-                status: HTTPResponse.Status(code: response.status), headers: [.contentType: response.contentType],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
-            if fault?.kind == .malformedCacheControl {
-                answer.headers[.cacheControl] = FaultInjector.malformedCacheControl
-            }
-            return answer
-        } catch let error as APIServerError {
-            return ErrorResponses.render(error, for: route)
-        } catch {
-            logger.error("unexpected failure in \(route.operationID): \(type(of: error))")
-            return ErrorResponses.render(APIServerError.internalError, for: route)
-        }
-    }
-
-    /// The request body, within the size bound and the read deadline. At
-    /// the deadline the caller answers 408 while the read is cancelled in
-    /// the background (a stalled stream need not notice cancellation).
-    private func readBody(of request: Request) async -> Result<Data, APIServerError> {
-        let limit = maxBodyBytes
-        let requestBody = request.body
-        do {
-            let buffer = try await Deadline.run(within: bodyReadTimeout) {
-                try await requestBody.collect(upTo: limit)
-            }
-            return .success(Data(buffer: buffer))
-        } catch is DeadlineExceeded {
-            return .failure(
-                APIServerError.invalidArgument("the request body did not arrive within \(bodyReadTimeout)").with(
-                    status: 408, reason: "invalid"))
-        } catch {
-            return .failure(
-                APIServerError.invalidArgument("the request body is larger than \(limit) bytes").with(
-                    status: 413, reason: "invalid"))
-        }
+        let response = try await route.handler(apiRequest)
+        return Response(
+            status: HTTPResponse.Status(code: response.status), headers: [.contentType: response.contentType],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
     }
 }
 #endif

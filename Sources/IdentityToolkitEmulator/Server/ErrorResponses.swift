@@ -15,10 +15,9 @@ enum ErrorResponses {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    /// An error in the body the route's operation declares.
-    static func render(_ error: APIServerError, for route: APIServerRoute) -> Response {
-        guard let shape = route.errorBody else { return render(error) }
-        return json(status: error.status, (try? JSONEncoder().encode(shape.init(serverError: error))) ?? Data())
+    /// An error in the body a route's operation declares.
+    static func render(_ error: APIServerError, in shape: any APIServerErrorBody.Type) -> Response {
+        json(status: error.status, (try? JSONEncoder().encode(shape.init(serverError: error))) ?? Data())
     }
 
     /// Google's API error shape.

@@ -110,26 +110,22 @@ final class FaultInjector: Sendable {
         }
     }
 
-    /// What a request to `route` gets from `fault`: nil to go on to the
-    /// route (after a `latency` delay), or the answer in its place.
-    static func apply(_ fault: EmulatorFault, route: APIServerRoute) async -> Response? {
+    /// What a request gets from `fault`: nil to go on to the route (after
+    /// a `latency` delay), the answer in its place, or the error it answers
+    /// with (in the route's error body).
+    static func apply(_ fault: EmulatorFault) async throws -> Response? {
         switch fault.kind {
         case .latency:
             try? await Task.sleep(for: .milliseconds(Int64(fault.delayMillis ?? 0)))
             return nil
         case .quotaExceeded:
-            return ErrorResponses.render(
-                APIServerError.quotaExceeded("the emulator's fault for this operation").with(
-                    status: 429, reason: "rateLimitExceeded"),
-                for: route)
+            throw APIServerError.quotaExceeded("the emulator's fault for this operation").with(
+                status: 429, reason: "rateLimitExceeded")
         case .unavailable:
-            return ErrorResponses.render(
-                APIServerError.unavailable("the emulator's fault for this operation"), for: route)
+            throw APIServerError.unavailable("the emulator's fault for this operation")
         case .hang:
             try? await Task.sleep(for: .milliseconds(Int64(fault.delayMillis ?? hangRange.upperBound)))
-            return ErrorResponses.render(
-                APIServerError.unavailable("the emulator's fault for this operation: no answer until now"),
-                for: route)
+            throw APIServerError.unavailable("the emulator's fault for this operation: no answer until now")
         case .dropConnection:
             // Headers promise a body that never comes: the writer throws, and
             // the server closes the connection mid-answer.
