@@ -459,11 +459,24 @@ let package = Package(
             ],
             exclude: ["Fixtures"]
         ),
+        // The emulator's application in process for every suite that needs
+        // no socket (HummingbirdTesting's `.router` framework).
+        .target(
+            name: "EmulatorTestSupport",
+            dependencies: [
+                "IdentityToolkit", "IdentitySupport", "IdentityToolkitEmulator",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/EmulatorTestSupport"
+        ),
         .testTarget(
             name: "IdentityToolkitEmulatorTests",
             dependencies: [
                 "SeededRandom",
                 "IdentityToolkitTestSupport",
+                "EmulatorTestSupport",
                 "IdentitySupport",
                 "IdentityToolkitEmulator",
                 "IdentityToolkit",
@@ -485,7 +498,7 @@ let package = Package(
             dependencies: [
                 "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient",
                 "IdentityOTP",
-                "IdentityToolkitTestSupport",
+                "IdentityToolkitTestSupport", "EmulatorTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -494,7 +507,7 @@ let package = Package(
             dependencies: [
                 "MultiFactorAuth", "IdentityToolkitEmulator", "IdentityToolkit", "IdentityToolkitAsyncHTTPClient",
                 "IdentityOTP", "IdentityAdmin",
-                "IdentityToolkitTestSupport",
+                "IdentityToolkitTestSupport", "EmulatorTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
@@ -519,7 +532,7 @@ let package = Package(
             name: "AdminTestSupport",
             dependencies: [
                 "IdentityAdmin", "IdentityToolkit", "IdentityToolkitEmulator", "IdentityToolkitAsyncHTTPClient",
-                "IdentityOTP", "IdentityToolkitTestSupport",
+                "IdentityOTP", "IdentityToolkitTestSupport", "EmulatorTestSupport",
             ],
             path: "Tests/AdminTestSupport"
         ),

@@ -34,7 +34,8 @@ public final class IdentityToolkitEmulator: Sendable {
     let responder: RouterResponder<EmulatorRequestContext>
 
     /// An emulator with an empty store, or the export of
-    /// ``EmulatorConfiguration/importDirectory``; ``start()`` serves it.
+    /// ``EmulatorConfiguration/importDirectory``; ``service(onListening:)``
+    /// serves it in the app's group (``serving(_:)`` for a while).
     /// - Throws: ``EmulatorConfigurationError`` for a setting out of range,
     ///   or a non-loopback host without ``EmulatorConfiguration/allowRemote``;
     ///   ``EmulatorImportError`` for an import folder that does not load
@@ -125,28 +126,6 @@ public final class IdentityToolkitEmulator: Sendable {
         } catch {
             configuration.logger.error("could not export the emulator's data to \(directory): \(error)")
         }
-    }
-
-    /// Serves until the calling task is cancelled, then shuts down
-    /// gracefully (``start()``'s way, for tests). `onListening` receives the
-    /// bound host and port (the real one when `port` is 0).
-    func run(onListening: @escaping @Sendable (String, Int) async -> Void) async throws {
-        var groupConfiguration = ServiceGroupConfiguration(
-            services: [buildApplication(onListening: onListening)], gracefulShutdownSignals: [],
-            logger: configuration.logger)
-        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
-        groupConfiguration.maximumCancellationDuration = configuration.shutdownGracePeriod
-        let group = ServiceGroup(configuration: groupConfiguration)
-        // The group runs in a task of its own, which cancellation of the caller
-        // does not reach: cancelling the caller shuts the server down gracefully.
-        let serving = Task { try await group.run() }
-        let outcome = await withTaskCancellationHandler {
-            await serving.result
-        } onCancel: {
-            Task { await group.triggerGracefulShutdown() }
-        }
-        await exportOnExit()
-        try outcome.get()
     }
 
     /// The emulator as a service of the app's `ServiceGroup`, which owns

@@ -95,22 +95,36 @@ struct Demo {
     }
 
     func run(externalEmulator: String?) async -> Bool {
-        var running: RunningEmulator?
-        defer { if let running { Task { await running.stop() } } }
+        if let externalEmulator {
+            print("using the emulator at \(externalEmulator)")
+            return await run(against: externalEmulator)
+        }
+        let started = ContinuousClock.now
+        let emulator: IdentityToolkitEmulator
         do {
-            let hostAndPort: String
-            if let externalEmulator {
-                hostAndPort = externalEmulator
-                print("using the emulator at \(hostAndPort)")
-            } else {
-                running = try await step("start the emulator on a free loopback port") {
-                    let emulator = try IdentityToolkitEmulator(
-                        configuration: EmulatorConfiguration(port: 0, projectID: project))
-                    return try await emulator.start()
-                }
-                hostAndPort = running?.hostAndPort ?? ""
-                print("  emulator at http://\(hostAndPort)")
+            emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project))
+        } catch {
+            print("✘ start the emulator on a free loopback port: \(error)")
+            return false
+        }
+        do {
+            // Serves while the demo runs; shut down gracefully after it.
+            return try await emulator.serving { running in
+                print(
+                    "✔ start the emulator on a free loopback port (\(Demo.milliseconds(ContinuousClock.now - started)))"
+                )
+                print("  emulator at \(running.baseURL)")
+                return await run(against: running.hostAndPort)
             }
+        } catch {
+            print("✘ start the emulator on a free loopback port: \(error)")
+            return false
+        }
+    }
+
+    /// The demo's steps against the emulator at `hostAndPort`.
+    private func run(against hostAndPort: String) async -> Bool {
+        do {
             let address = HostAndPort(hostAndPort)
             let host = address?.host ?? "127.0.0.1"
             let port = address?.port ?? 9099
@@ -230,12 +244,8 @@ struct Demo {
                 }
             }
             print("demo complete")
-            if let running { await running.stop() }
-            running = nil
             return true
         } catch {
-            if let running { await running.stop() }
-            running = nil
             return false
         }
     }

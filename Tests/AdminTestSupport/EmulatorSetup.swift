@@ -7,35 +7,62 @@ public import IdentityToolkitEmulator
 public import IdentityOTP
 import Testing
 import IdentityToolkitTestSupport
+import EmulatorTestSupport
 
-/// A running emulator with TOTP on, the clients the admin tests use on it,
-/// and the end-user steps they share (enroll TOTP, sign in with it), for
+/// An emulator with TOTP on, the clients the admin tests use on it, and
+/// the end-user steps they share (enroll TOTP, sign in with it), for
 /// IdentityAdmin's tests and the Vapor middleware's alike.
 public struct EmulatorSetup: Sendable {
-    public let running: RunningEmulator
+    /// The emulator (its clock, its state).
+    public let emulator: IdentityToolkitEmulator
+    /// The `HOST:PORT` its clients name.
+    public let hostAndPort: String
+    /// The transport its clients use: in process, or over the socket.
+    public let transport: any HTTPTransport
     public let configuration: ClientConfiguration
     public let admin: IdentityAdmin
     public let accounts: AccountsClient
 
-    /// Starts an emulator for `project` with TOTP enabled (one adjacent interval).
-    public static func start(project: String) async throws -> EmulatorSetup {
-        let running = try await IdentityToolkitEmulator(
-            configuration: EmulatorConfiguration(port: 0, projectID: project)
-        ).start()
-        let transport = AsyncHTTPClientTransport()
+    /// Runs `body` against a fresh emulator for `project` with TOTP enabled
+    /// (one adjacent interval): in process (HummingbirdTesting's `.router`
+    /// framework, no socket), or with `overSocket` served on a loopback
+    /// port, for tests whose point is the socket or another process.
+    @discardableResult
+    public static func with<Value: Sendable>(
+        project: String, overSocket: Bool = false, _ body: @Sendable (EmulatorSetup) async throws -> Value
+    ) async throws -> Value {
+        let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project))
+        guard overSocket else {
+            return try await emulator.inProcess { transport in
+                try await body(
+                    try await make(
+                        emulator, project: project, hostAndPort: IdentityToolkitEmulator.inProcessHostAndPort,
+                        transport: transport))
+            }
+        }
+        return try await emulator.serving { running in
+            try await body(
+                try await make(
+                    emulator, project: project, hostAndPort: running.hostAndPort, transport: AsyncHTTPClientTransport())
+            )
+        }
+    }
+
+    private static func make(
+        _ emulator: IdentityToolkitEmulator, project: String, hostAndPort: String, transport: any HTTPTransport
+    ) async throws -> EmulatorSetup {
         let configuration = ClientConfiguration(
-            transport: transport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
-        let admin = IdentityAdmin.emulator(
-            projectID: project, hostAndPort: running.hostAndPort, transport: transport)
+            transport: transport, emulatorHost: hostAndPort, requestTimeout: harnessRequestTimeout)
+        let admin = IdentityAdmin.emulator(projectID: project, hostAndPort: hostAndPort, transport: transport)
         _ = try await admin.projectConfigManager().updateProjectConfig(
             UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 1)))
         return EmulatorSetup(
-            running: running, configuration: configuration, admin: admin,
-            accounts: AccountsClient(apiKey: "k", configuration: configuration))
+            emulator: emulator, hostAndPort: hostAndPort, transport: transport, configuration: configuration,
+            admin: admin, accounts: AccountsClient(apiKey: "k", configuration: configuration))
     }
 
     /// The emulator's clock, which tests move.
-    public var clock: EmulatorClock { running.emulator.clock }
+    public var clock: EmulatorClock { emulator.clock }
 
     /// The current code of `totp` by the emulator's clock.
     public func code(_ totp: TOTP) throws -> String { try totp.code(at: Int64(clock.now.timeIntervalSince1970)) }

@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Foundation
 import HTTPTypes
 import IdentityOTP
@@ -59,45 +60,66 @@ var onetimePassword: String { FakeAuthenticatorApp.shared.currentCode() }
 
 /// The emulator, the default Firebase app pointed at it, and a signed-in
 /// user with a verified email, as the samples assume.
-struct DocSampleEnvironment {
-    let running: RunningEmulator
+struct DocSampleEnvironment: Sendable {
+    /// The `HOST:PORT` the apps name; requests go to the emulator in process.
+    let hostAndPort: String
     let email: String
     let password = "correct horse battery"
 
-    static func start() async throws -> DocSampleEnvironment {
+    /// Runs `body` with a fresh emulator in process (HummingbirdTesting's
+    /// `.router` framework: the samples' requests reach its routes without
+    /// a socket) and the default app pointed at it; signs out afterwards.
+    static func with(_ body: @Sendable (DocSampleEnvironment) async throws -> Void) async throws {
         let emulator = try IdentityToolkitEmulator(
             configuration: EmulatorConfiguration(port: 0, projectID: "demo-docs"))
-        let running = try await emulator.start()
-        FakeAuthenticatorApp.shared.clock = emulator.clock
-        TOTPSecret.urlOpener = FakeAuthenticatorApp.shared
-        let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
-        options.apiKey = "doc-samples"
-        options.projectID = "demo-docs"
-        options.httpTransport = AsyncHTTPClientTransport()
-        options.requestTimeout = harnessRequestTimeout
-        FirebaseApp.app()?.delete() // each test's emulator: the default app is configured once
-        FirebaseApp.configure(options: options)
-        Auth.auth().useEmulator(withHost: running.host, port: running.port)
-        let configuration = ClientConfiguration(
-            transport: options.httpTransport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
-        _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
-            project: "demo-docs", updateMask: "mfa",
-            body: ProjectConfig(
-                mfa: MultiFactorAuthConfig(providerConfigs: [
-                    MfaProviderConfig(state: .enabled, totpProviderConfig: .init(adjacentIntervals: 5))
-                ])))
-        let email = "docs-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-        let environment = DocSampleEnvironment(running: running, email: email)
-        let user = try await Auth.auth().createUser(withEmail: email, password: environment.password).user
-        try await user.sendEmailVerification()
-        var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
-        request.url = URL(string: running.baseURL + "/emulator/v1/projects/demo-docs/oobCodes")
-        let (_, data) = try await options.httpTransport.send(
-            request, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
-        let listing = try JSONSerialization.jsonObject(with: data) as? [String: [[String: String]]]
-        try await Auth.auth().applyActionCode(listing?["oobCodes"]?.last?["oobCode"] ?? "")
-        try await user.reload()
-        return environment
+        try await emulator.inProcess { transport in
+            let environment = try await start(emulator, transport: transport)
+            do {
+                try await body(environment)
+            } catch {
+                try? Auth.auth().signOut()
+                throw error
+            }
+            try? Auth.auth().signOut()
+        }
+    }
+
+    private static func start(_ emulator: IdentityToolkitEmulator, transport: TestClientTransport) async throws
+        -> DocSampleEnvironment
+    {
+        let hostAndPort = IdentityToolkitEmulator.inProcessHostAndPort
+        do {
+            FakeAuthenticatorApp.shared.clock = emulator.clock
+            TOTPSecret.urlOpener = FakeAuthenticatorApp.shared
+            let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
+            options.apiKey = "doc-samples"
+            options.projectID = "demo-docs"
+            options.httpTransport = transport
+            options.requestTimeout = harnessRequestTimeout
+            FirebaseApp.app()?.delete() // each test's emulator: the default app is configured once
+            FirebaseApp.configure(options: options)
+            Auth.auth().useEmulator(withHost: "127.0.0.1", port: EmulatorConfiguration.defaultPort)
+            let configuration = ClientConfiguration(
+                transport: options.httpTransport, emulatorHost: hostAndPort, requestTimeout: harnessRequestTimeout)
+            _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
+                project: "demo-docs", updateMask: "mfa",
+                body: ProjectConfig(
+                    mfa: MultiFactorAuthConfig(providerConfigs: [
+                        MfaProviderConfig(state: .enabled, totpProviderConfig: .init(adjacentIntervals: 5))
+                    ])))
+            let email = "docs-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            let environment = DocSampleEnvironment(hostAndPort: hostAndPort, email: email)
+            let user = try await Auth.auth().createUser(withEmail: email, password: environment.password).user
+            try await user.sendEmailVerification()
+            var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
+            request.url = URL(string: "http://\(hostAndPort)/emulator/v1/projects/demo-docs/oobCodes")
+            let (_, data) = try await options.httpTransport.send(
+                request, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
+            let listing = try JSONSerialization.jsonObject(with: data) as? [String: [[String: String]]]
+            try await Auth.auth().applyActionCode(listing?["oobCodes"]?.last?["oobCode"] ?? "")
+            try await user.reload()
+            return environment
+        }
     }
 
     /// Enrolls a phone factor for the current user through the REST client
@@ -106,7 +128,7 @@ struct DocSampleEnvironment {
         let user = try #require(Auth.auth().currentUser)
         let configuration = ClientConfiguration(
             transport: Auth.auth().app?.options.httpTransport ?? URLSessionTransport.shared,
-            emulatorHost: running.hostAndPort)
+            emulatorHost: hostAndPort)
         let accounts = AccountsClient(apiKey: "doc-samples", configuration: configuration)
         _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
             project: "demo-docs", updateMask: "mfa.enabledProviders",
@@ -124,11 +146,6 @@ struct DocSampleEnvironment {
                 phoneVerificationInfo: .init(
                     sessionInfo: sessionInfo, code: codes.first { $0.sessionInfo == sessionInfo }?.code)))
         try await user.reload()
-    }
-
-    func stop() async {
-        try? Auth.auth().signOut()
-        await running.stop()
     }
 
     /// Lets completions already under way land, for branches whose only

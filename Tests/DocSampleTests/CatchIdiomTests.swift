@@ -173,41 +173,42 @@ extension DocSampleTests {
     /// reaches every idiom's other branch, as the error it is.
     @Test(arguments: CatchIdiom.allCases)
     func everyIdiomSelectsTheSecondFactorBranch(idiom: CatchIdiom) async throws {
-        let environment = try await DocSampleEnvironment.start()
-        defer { Task { await environment.stop() } }
-        let user = try #require(Auth.auth().currentUser)
-        try await asyncEnrollmentSample(currentUser: user)
-        try #require(user.multiFactor.enrolledFactors.count == 1)
-        try Auth.auth().signOut()
-
-        guard
-            case .secondFactor(let found) = await idiom.signIn(email: environment.email, password: environment.password)
-        else {
-            Issue.record("\(idiom) missed the second-factor branch")
-            return
-        }
-        if let resolver = found {
-            let hint = try #require(resolver.hints.first)
-            let result = try await resolver.resolveSignIn(
-                with: TOTPMultiFactorGenerator.assertionForSignIn(
-                    withEnrollmentID: hint.uid, oneTimePassword: oneTimePassword))
-            #expect(result.user.uid == user.uid)
+        try await DocSampleEnvironment.with { environment in
+            let user = try #require(Auth.auth().currentUser)
+            try await asyncEnrollmentSample(currentUser: user)
+            try #require(user.multiFactor.enrolledFactors.count == 1)
             try Auth.auth().signOut()
-        } else {
-            // Only a pattern catch binds no error, so it has no resolver to give.
-            #expect(idiom == .catchPattern, "\(idiom) lost the resolver")
-        }
 
-        guard case .otherError(let error) = await idiom.signIn(email: environment.email, password: "wrong password")
-        else {
-            Issue.record("\(idiom) took a wrong password for a second factor")
-            return
+            guard
+                case .secondFactor(let found) = await idiom.signIn(
+                    email: environment.email, password: environment.password)
+            else {
+                Issue.record("\(idiom) missed the second-factor branch")
+                return
+            }
+            if let resolver = found {
+                let hint = try #require(resolver.hints.first)
+                let result = try await resolver.resolveSignIn(
+                    with: TOTPMultiFactorGenerator.assertionForSignIn(
+                        withEnrollmentID: hint.uid, oneTimePassword: oneTimePassword))
+                #expect(result.user.uid == user.uid)
+                try Auth.auth().signOut()
+            } else {
+                // Only a pattern catch binds no error, so it has no resolver to give.
+                #expect(idiom == .catchPattern, "\(idiom) lost the resolver")
+            }
+
+            guard case .otherError(let error) = await idiom.signIn(email: environment.email, password: "wrong password")
+            else {
+                Issue.record("\(idiom) took a wrong password for a second factor")
+                return
+            }
+            // Production (email enumeration protection) answers INVALID_LOGIN_CREDENTIALS.
+            switch error {
+            case AuthErrorCode.invalidCredential: break
+            default: Issue.record("\(idiom): \(error)")
+            }
+            #expect(Auth.auth().currentUser == nil)
         }
-        // Production (email enumeration protection) answers INVALID_LOGIN_CREDENTIALS.
-        switch error {
-        case AuthErrorCode.invalidCredential: break
-        default: Issue.record("\(idiom): \(error)")
-        }
-        #expect(Auth.auth().currentUser == nil)
     }
 }

@@ -132,50 +132,50 @@ import Testing
     /// every check waits the request deadline; with it, the first three do
     /// and the rest answer at once. Both sides in one run; the figures print.
     @Test func aBlackholedBackendCostsThreeDeadlinesNotOnePerRequest() async throws {
-        let setup = try await EmulatorSetup.start(project: "demo-blackhole")
-        defer { Task { await setup.running.stop() } }
-        let tokens = try await MiddlewareTokens.make(setup)
-        let token = try await setup.admin.verifyIDToken(tokens.totp)
-        let blackhole = try await HostileHTTPServer(.silent)
-        defer { Task { try? await blackhole.shutdown() } }
-        let deadline = Duration.seconds(1)
-        func admin() -> IdentityAdmin {
-            IdentityAdmin(
-                projectID: "demo-blackhole", credential: EmulatorOwnerCredential(),
-                configuration: ClientConfiguration(
-                    transport: AsyncHTTPClientTransport.failingFast, emulatorHost: blackhole.hostAndPort,
-                    requestTimeout: deadline), tokenCache: .disabled)
-        }
-        let clock = ContinuousClock()
-        func timed(_ admin: IdentityAdmin, _ count: Int) async -> [Duration] {
-            var times: [Duration] = []
-            for _ in 0..<count {
-                times.append(await clock.measure { _ = try? await admin.checkNotRevoked(token) })
+        try await EmulatorSetup.with(project: "demo-blackhole") { setup in
+            let tokens = try await MiddlewareTokens.make(setup)
+            let token = try await setup.admin.verifyIDToken(tokens.totp)
+            let blackhole = try await HostileHTTPServer(.silent)
+            defer { Task { try? await blackhole.shutdown() } }
+            let deadline = Duration.seconds(1)
+            func admin() -> IdentityAdmin {
+                IdentityAdmin(
+                    projectID: "demo-blackhole", credential: EmulatorOwnerCredential(),
+                    configuration: ClientConfiguration(
+                        transport: AsyncHTTPClientTransport.failingFast, emulatorHost: blackhole.hostAndPort,
+                        requestTimeout: deadline), tokenCache: .disabled)
             }
-            return times
+            let clock = ContinuousClock()
+            func timed(_ admin: IdentityAdmin, _ count: Int) async -> [Duration] {
+                var times: [Duration] = []
+                for _ in 0..<count {
+                    times.append(await clock.measure { _ = try? await admin.checkNotRevoked(token) })
+                }
+                return times
+            }
+            // Before: each check waits for the deadline (three are enough to show it).
+            let withoutBreaker = admin()
+            let unguarded = AccountLookups(openingFailures: .max)
+            let before = await timed(
+                IdentityAdmin(
+                    projectID: "demo-blackhole", credential: EmulatorOwnerCredential(),
+                    configuration: withoutBreaker.configuration,
+                    tokenCache: .disabled, accountLookups: unguarded), 3)
+            #expect(before.allSatisfy { $0 >= deadline * 0.9 }, "\(before)")
+            // After: the first request, then the next hundred.
+            let guarded = admin()
+            let first = await timed(guarded, 1)[0]
+            let next = await timed(guarded, 100).sorted()
+            let p50 = next[49]
+            let p99 = next[98]
+            print(
+                "blackholed backend, deadline \(deadline): before: every check \(before.map { $0.formatted(.units(allowed: [.milliseconds])) }); after: first \(first.formatted(.units(allowed: [.milliseconds]))), next 100 p50 \(p50.formatted(.units(allowed: [.microseconds]))) p99 \(p99.formatted(.units(allowed: [.milliseconds])))"
+            )
+            #expect(first >= deadline * 0.9)
+            #expect(
+                next.filter { $0 >= deadline * 0.9 }.count == 2,
+                "the second and third checks wait; the rest fail fast: \(next.suffix(5))")
+            #expect(p50 < deadline / 4, "\(p50)")
         }
-        // Before: each check waits for the deadline (three are enough to show it).
-        let withoutBreaker = admin()
-        let unguarded = AccountLookups(openingFailures: .max)
-        let before = await timed(
-            IdentityAdmin(
-                projectID: "demo-blackhole", credential: EmulatorOwnerCredential(),
-                configuration: withoutBreaker.configuration,
-                tokenCache: .disabled, accountLookups: unguarded), 3)
-        #expect(before.allSatisfy { $0 >= deadline * 0.9 }, "\(before)")
-        // After: the first request, then the next hundred.
-        let guarded = admin()
-        let first = await timed(guarded, 1)[0]
-        let next = await timed(guarded, 100).sorted()
-        let p50 = next[49]
-        let p99 = next[98]
-        print(
-            "blackholed backend, deadline \(deadline): before: every check \(before.map { $0.formatted(.units(allowed: [.milliseconds])) }); after: first \(first.formatted(.units(allowed: [.milliseconds]))), next 100 p50 \(p50.formatted(.units(allowed: [.microseconds]))) p99 \(p99.formatted(.units(allowed: [.milliseconds])))"
-        )
-        #expect(first >= deadline * 0.9)
-        #expect(
-            next.filter { $0 >= deadline * 0.9 }.count == 2,
-            "the second and third checks wait; the rest fail fast: \(next.suffix(5))")
-        #expect(p50 < deadline / 4, "\(p50)")
     }
 }

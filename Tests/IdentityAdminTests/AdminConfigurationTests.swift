@@ -10,21 +10,21 @@ import Testing
 /// and the request timeout from one scope; a missing project is an error.
 @Suite struct AdminConfigurationTests {
     @Test func anAdminIsConfiguredFromItsScope() async throws {
-        let running = try await IdentityToolkitEmulator(
+        try await IdentityToolkitEmulator(
             configuration: EmulatorConfiguration(port: 0, projectID: "demo-config")
-        ).start()
-        defer { Task { await running.stop() } }
-        let config = ConfigReader(
-            provider: InMemoryProvider(values: [
-                "firebase.projectId": "demo-config",
-                "firebase.emulatorHost": ConfigValue(.string(running.hostAndPort), isSecret: false),
-                "firebase.requestTimeout": ConfigValue(.double(5), isSecret: false),
-            ]))
-        let admin = try IdentityAdmin(config: config.scoped(to: "firebase"), transport: AsyncHTTPClientTransport())
-        #expect(admin.projectID == "demo-config")
-        // It reaches the emulator as its owner: a user it creates is there.
-        let user = try await admin.createUser(CreateUserRequest(email: "configured@example.com"))
-        #expect(try await admin.getUser(uid: user.uid).email == "configured@example.com")
+        ).serving { running in
+            let config = ConfigReader(
+                provider: InMemoryProvider(values: [
+                    "firebase.projectId": "demo-config",
+                    "firebase.emulatorHost": ConfigValue(.string(running.hostAndPort), isSecret: false),
+                    "firebase.requestTimeout": ConfigValue(.double(5), isSecret: false),
+                ]))
+            let admin = try IdentityAdmin(config: config.scoped(to: "firebase"), transport: AsyncHTTPClientTransport())
+            #expect(admin.projectID == "demo-config")
+            // It reaches the emulator as its owner: a user it creates is there.
+            let user = try await admin.createUser(CreateUserRequest(email: "configured@example.com"))
+            #expect(try await admin.getUser(uid: user.uid).email == "configured@example.com")
+        }
     }
 
     @Test func aMissingProjectOrABadTimeoutIsAnError() {

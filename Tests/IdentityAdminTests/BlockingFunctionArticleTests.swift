@@ -23,36 +23,36 @@ import Testing
     }
 
     @Test func staffWithoutTOTPAreRefusedAndEveryoneGetsARole() async throws {
-        let setup = try await EmulatorSetup.start(project: "demo-blocking-article")
-        defer { Task { await setup.running.stop() } }
-        let staff = try await setup.admin.tenantManager().createTenant(
-            TenantRequest(displayName: "Staff", multiFactorConfig: .totpEnabled(adjacentIntervals: 1)))
-        let member = try await setup.admin.createUser(
-            CreateUserRequest(email: "member@example.com", password: "correct horse"))
-        let clerk = try await setup.admin.tenantManager().authForTenant(staff.tenantID).createUser(
-            CreateUserRequest(email: "clerk@example.com", password: "correct horse"))
-        let url = "https://auth.example.com/blocking/before-sign-in"
-        @Sendable func event(_ uid: String, tenant: String?) async throws -> ByteBuffer {
-            let jwt = try await setup.running.emulator.blockingEvent(
-                uid: uid, tenant: tenant, attempt: .init(type: .beforeSignIn, signInMethod: "password"),
-                functionURL: url)
-            return ByteBuffer(string: #"{"data":{"jwt":"\#(jwt)"}}"#)
-        }
-        let router = blockingFunctionRouter(
-            admin: setup.admin, staffTenant: staff.tenantID, roles: [member.uid: "editor"])
-        try await Application(router: router).test(.router) { client in
-            let memberAnswer = try await client.execute(
-                uri: "/blocking/before-sign-in", method: .post, headers: [.contentType: "application/json"],
-                body: try await event(member.uid, tenant: nil))
-            #expect(memberAnswer.status == .ok)
-            #expect(
-                String(buffer: memberAnswer.body)
-                    == #"{"userRecord":{"customClaims":{"role":"editor"},"updateMask":"customClaims"}}"#)
-            let clerkAnswer = try await client.execute(
-                uri: "/blocking/before-sign-in", method: .post, headers: [.contentType: "application/json"],
-                body: try await event(clerk.uid, tenant: staff.tenantID))
-            #expect(clerkAnswer.status == .forbidden)
-            #expect(String(buffer: clerkAnswer.body).contains("Staff accounts need an authenticator app."))
+        try await EmulatorSetup.with(project: "demo-blocking-article") { setup in
+            let staff = try await setup.admin.tenantManager().createTenant(
+                TenantRequest(displayName: "Staff", multiFactorConfig: .totpEnabled(adjacentIntervals: 1)))
+            let member = try await setup.admin.createUser(
+                CreateUserRequest(email: "member@example.com", password: "correct horse"))
+            let clerk = try await setup.admin.tenantManager().authForTenant(staff.tenantID).createUser(
+                CreateUserRequest(email: "clerk@example.com", password: "correct horse"))
+            let url = "https://auth.example.com/blocking/before-sign-in"
+            @Sendable func event(_ uid: String, tenant: String?) async throws -> ByteBuffer {
+                let jwt = try await setup.emulator.blockingEvent(
+                    uid: uid, tenant: tenant, attempt: .init(type: .beforeSignIn, signInMethod: "password"),
+                    functionURL: url)
+                return ByteBuffer(string: #"{"data":{"jwt":"\#(jwt)"}}"#)
+            }
+            let router = blockingFunctionRouter(
+                admin: setup.admin, staffTenant: staff.tenantID, roles: [member.uid: "editor"])
+            try await Application(router: router).test(.router) { client in
+                let memberAnswer = try await client.execute(
+                    uri: "/blocking/before-sign-in", method: .post, headers: [.contentType: "application/json"],
+                    body: try await event(member.uid, tenant: nil))
+                #expect(memberAnswer.status == .ok)
+                #expect(
+                    String(buffer: memberAnswer.body)
+                        == #"{"userRecord":{"customClaims":{"role":"editor"},"updateMask":"customClaims"}}"#)
+                let clerkAnswer = try await client.execute(
+                    uri: "/blocking/before-sign-in", method: .post, headers: [.contentType: "application/json"],
+                    body: try await event(clerk.uid, tenant: staff.tenantID))
+                #expect(clerkAnswer.status == .forbidden)
+                #expect(String(buffer: clerkAnswer.body).contains("Staff accounts need an authenticator app."))
+            }
         }
     }
 }

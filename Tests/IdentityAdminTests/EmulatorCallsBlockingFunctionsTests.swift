@@ -84,28 +84,31 @@ import Testing
         /// Runs `body` with an emulator for `project` and the app live.
         static func run(project: String, _ body: @escaping @Sendable (LiveFunctions) async throws -> Void) async throws
         {
-            let setup = try await EmulatorSetup.start(project: project)
-            defer { Task { await setup.running.stop() } }
-            let functions = LiveFunctions(setup: setup, project: project)
-            let router = Router()
-            // A function that answers after Identity Platform's 7 seconds.
-            router.post("late") { _, _ -> Response in
-                try await Task.sleep(for: .seconds(14))
-                return Response(
-                    status: .ok, headers: [.contentType: "application/json"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(string: "{}")))
-            }
-            for path in ["before-create", "before-sign-in"] {
-                router.post(RouterPath(path)) { request, _ -> Response in
-                    guard let handler = functions.handler(path) else { return Response(status: .serviceUnavailable) }
-                    return try await handler.response(to: request)
+            try await EmulatorSetup.with(project: project) { setup in
+                let functions = LiveFunctions(setup: setup, project: project)
+                let router = Router()
+                // A function that answers after Identity Platform's 7 seconds.
+                router.post("late") { _, _ -> Response in
+                    try await Task.sleep(for: .seconds(14))
+                    return Response(
+                        status: .ok, headers: [.contentType: "application/json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: "{}")))
                 }
-            }
-            try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(
-                .live
-            ) { client in
-                functions.lock.withLock { functions.base = "http://127.0.0.1:\(client.port!)" }
-                try await body(functions)
+                for path in ["before-create", "before-sign-in"] {
+                    router.post(RouterPath(path)) { request, _ -> Response in
+                        guard let handler = functions.handler(path) else {
+                            return Response(status: .serviceUnavailable)
+                        }
+                        return try await handler.response(to: request)
+                    }
+                }
+                try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+                    .test(
+                        .live
+                    ) { client in
+                        functions.lock.withLock { functions.base = "http://127.0.0.1:\(client.port!)" }
+                        try await body(functions)
+                    }
             }
         }
     }
@@ -369,7 +372,7 @@ import Testing
 
             // The page lists the triggers and the last calls, newest first, refusals with their message.
             var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
-            request.url = URL(string: "http://\(setup.running.hostAndPort)/emulator/ui")
+            request.url = URL(string: "http://\(setup.hostAndPort)/emulator/ui")
             let (_, data) = try await setup.configuration.transport.send(
                 request, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 4 << 20))
             let page = String(decoding: data, as: UTF8.self)

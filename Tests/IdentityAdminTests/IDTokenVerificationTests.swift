@@ -21,126 +21,124 @@ import _CryptoExtras
     /// returns start a new one that passes `checkRevoked` (a server makes a
     /// session cookie from them at once).
     @Test func theTokensAWithdrawalReturnsPassTheRevocationCheck() async throws {
-        let setup = try await EmulatorSetup.start(project: Self.project)
-        let (running, configuration, admin, accounts) = (
-            setup.running, setup.configuration, setup.admin, setup.accounts
-        )
-        defer { Task { await running.stop() } }
-        let helpers = EmulatorHelpersClient(configuration: configuration)
-        let email = "withdraw@example.com"
-        let password = "correct horse"
-        let created = try await accounts.signUp(
-            SignUpRequest(email: email, password: password, returnSecureToken: true))
-        let firstToken = try #require(created.idToken)
-        _ = try await accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: firstToken))
-        let code = try #require(try await helpers.listOobCodes(project: Self.project).oobCodes.last?.oobCode)
-        _ = try await accounts.update(SetAccountInfoRequest(oobCode: code))
-        let totp = try await setup.enrollTOTP(idToken: firstToken, displayName: "Phone app")
-        let signedIn = try await setup.signInWithTOTP(email: email, password: password, totp: totp)
-        let oldToken = try #require(signedIn.idToken)
-        let enrollmentID = try #require(
-            try await admin.getUser(uid: created.localId).multiFactor.enrolledFactors.first?.uid)
+        try await EmulatorSetup.with(project: Self.project) { setup in
+            let (configuration, admin, accounts) = (setup.configuration, setup.admin, setup.accounts)
+            let helpers = EmulatorHelpersClient(configuration: configuration)
+            let email = "withdraw@example.com"
+            let password = "correct horse"
+            let created = try await accounts.signUp(
+                SignUpRequest(email: email, password: password, returnSecureToken: true))
+            let firstToken = try #require(created.idToken)
+            _ = try await accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: firstToken))
+            let code = try #require(try await helpers.listOobCodes(project: Self.project).oobCodes.last?.oobCode)
+            _ = try await accounts.update(SetAccountInfoRequest(oobCode: code))
+            let totp = try await setup.enrollTOTP(idToken: firstToken, displayName: "Phone app")
+            let signedIn = try await setup.signInWithTOTP(email: email, password: password, totp: totp)
+            let oldToken = try #require(signedIn.idToken)
+            let enrollmentID = try #require(
+                try await admin.getUser(uid: created.localId).multiFactor.enrolledFactors.first?.uid)
 
-        // Revocation is judged in whole seconds: the withdrawal comes later.
-        setup.clock.advance(by: 2)
-        let withdrawn = try await accounts.withdrawMfa(
-            WithdrawMfaRequest(idToken: oldToken, mfaEnrollmentId: enrollmentID))
-        let newToken = try #require(withdrawn.idToken)
-        await #expect(throws: TokenVerificationError.revoked) {
-            _ = try await admin.verifyIDToken(oldToken, checkRevoked: true)
+            // Revocation is judged in whole seconds: the withdrawal comes later.
+            setup.clock.advance(by: 2)
+            let withdrawn = try await accounts.withdrawMfa(
+                WithdrawMfaRequest(idToken: oldToken, mfaEnrollmentId: enrollmentID))
+            let newToken = try #require(withdrawn.idToken)
+            await #expect(throws: TokenVerificationError.revoked) {
+                _ = try await admin.verifyIDToken(oldToken, checkRevoked: true)
+            }
+            _ = try await admin.verifyIDToken(newToken, checkRevoked: true)
+            let cookie = try await admin.createSessionCookie(newToken, expiresIn: .seconds(3600))
+            _ = try await admin.verifySessionCookie(cookie, checkRevoked: true)
         }
-        _ = try await admin.verifyIDToken(newToken, checkRevoked: true)
-        let cookie = try await admin.createSessionCookie(newToken, expiresIn: .seconds(3600))
-        _ = try await admin.verifySessionCookie(cookie, checkRevoked: true)
     }
 
     @Test func aTOTPSignInIsVerifiedWithItsSecondFactor() async throws {
-        let setup = try await EmulatorSetup.start(project: Self.project)
-        let (running, configuration, admin, accounts) = (
-            setup.running, setup.configuration, setup.admin, setup.accounts
-        )
-        defer { Task { await running.stop() } }
-        let helpers = EmulatorHelpersClient(configuration: configuration)
+        try await EmulatorSetup.with(project: Self.project) { setup in
+            let (configuration, admin, accounts) = (setup.configuration, setup.admin, setup.accounts)
+            let helpers = EmulatorHelpersClient(configuration: configuration)
 
-        // A verified user: the password sign-in has no second factor.
-        let email = "verify@example.com"
-        let password = "correct horse"
-        let created = try await accounts.signUp(
-            SignUpRequest(email: email, password: password, returnSecureToken: true))
-        let firstToken = try #require(created.idToken)
-        _ = try await accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: firstToken))
-        let code = try #require(try await helpers.listOobCodes(project: Self.project).oobCodes.last?.oobCode)
-        _ = try await accounts.update(SetAccountInfoRequest(oobCode: code))
-        let passwordOnly = try await admin.verifyIDToken(firstToken)
-        #expect(passwordOnly.uid == created.localId)
-        #expect(passwordOnly.signInProvider == "password")
-        #expect(passwordOnly.signInSecondFactor == nil)
-        #expect(passwordOnly.audience == Self.project)
-        #expect(passwordOnly.claims["firebase"]?["sign_in_provider"]?.stringValue == "password")
-        #expect(throws: TokenVerificationError.secondFactorRequired) { try passwordOnly.requireSecondFactor() }
+            // A verified user: the password sign-in has no second factor.
+            let email = "verify@example.com"
+            let password = "correct horse"
+            let created = try await accounts.signUp(
+                SignUpRequest(email: email, password: password, returnSecureToken: true))
+            let firstToken = try #require(created.idToken)
+            _ = try await accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: firstToken))
+            let code = try #require(try await helpers.listOobCodes(project: Self.project).oobCodes.last?.oobCode)
+            _ = try await accounts.update(SetAccountInfoRequest(oobCode: code))
+            let passwordOnly = try await admin.verifyIDToken(firstToken)
+            #expect(passwordOnly.uid == created.localId)
+            #expect(passwordOnly.signInProvider == "password")
+            #expect(passwordOnly.signInSecondFactor == nil)
+            #expect(passwordOnly.audience == Self.project)
+            #expect(passwordOnly.claims["firebase"]?["sign_in_provider"]?.stringValue == "password")
+            #expect(throws: TokenVerificationError.secondFactorRequired) { try passwordOnly.requireSecondFactor() }
 
-        // Enroll TOTP, sign in again with the password and a code.
-        let totp = try await setup.enrollTOTP(idToken: firstToken, displayName: "Phone app")
-        let signedIn = try await setup.signInWithTOTP(email: email, password: password, totp: totp)
-        let enrollmentID = try #require(
-            try await admin.getUser(uid: created.localId).multiFactor.enrolledFactors.first?.uid)
-        let decoded = try await admin.verifyIDToken(try #require(signedIn.idToken))
-        #expect(decoded.signInSecondFactor == "totp")
-        #expect(decoded.secondFactorIdentifier == enrollmentID)
-        #expect(decoded.email == email && decoded.emailVerified == true)
-        #expect(try decoded.requireSecondFactor() == "totp")
-        // A step-up policy: the sign-in must be recent.
-        #expect(throws: TokenVerificationError.self) {
-            try decoded.requireSecondFactor(
-                maximumAuthenticationAge: .seconds(60), now: decoded.authTime.addingTimeInterval(61))
-        }
+            // Enroll TOTP, sign in again with the password and a code.
+            let totp = try await setup.enrollTOTP(idToken: firstToken, displayName: "Phone app")
+            let signedIn = try await setup.signInWithTOTP(email: email, password: password, totp: totp)
+            let enrollmentID = try #require(
+                try await admin.getUser(uid: created.localId).multiFactor.enrolledFactors.first?.uid)
+            let decoded = try await admin.verifyIDToken(try #require(signedIn.idToken))
+            #expect(decoded.signInSecondFactor == "totp")
+            #expect(decoded.secondFactorIdentifier == enrollmentID)
+            #expect(decoded.email == email && decoded.emailVerified == true)
+            #expect(try decoded.requireSecondFactor() == "totp")
+            // A step-up policy: the sign-in must be recent.
+            #expect(throws: TokenVerificationError.self) {
+                try decoded.requireSecondFactor(
+                    maximumAuthenticationAge: .seconds(60), now: decoded.authTime.addingTimeInterval(61))
+            }
 
-        // Revocation: the admin ends the user's sessions ("lost the phone").
-        let signedInToken = try #require(signedIn.idToken)
-        _ = try await admin.verifyIDToken(signedInToken, checkRevoked: true)
-        try await admin.revokeRefreshTokens(uid: decoded.uid, now: decoded.authTime.addingTimeInterval(1))
-        await #expect(throws: TokenVerificationError.revoked) {
+            // Revocation: the admin ends the user's sessions ("lost the phone").
+            let signedInToken = try #require(signedIn.idToken)
             _ = try await admin.verifyIDToken(signedInToken, checkRevoked: true)
-        }
-        // Without the check the signature and claims still hold, as in firebase-admin.
-        _ = try await admin.verifyIDToken(signedInToken)
-        // The refresh token is dead too.
-        let secureToken = SecureTokenClient(apiKey: "k", configuration: configuration)
-        await #expect(throws: IdentityToolkitError.self) {
-            _ = try await secureToken.grantToken(
-                GrantTokenRequest(
-                    grantType: SecureTokenGrantType.refreshToken.rawValue, refreshToken: signedIn.refreshToken))
-        }
-        // An admin lookup of an unknown uid is the absence of users, not an error.
-        #expect(
-            try await admin.client.lookupAccounts(
-                targetProjectId: Self.project, body: GetAccountInfoRequest(localId: ["nobody"])
-            ).users == nil)
-        // A disabled account, then a deleted one.
-        let fresh = try await setup.signInWithTOTP(email: email, password: password, totp: totp)
-        let freshToken = try #require(fresh.idToken)
-        _ = try await admin.verifyIDToken(freshToken, checkRevoked: true)
-        // Changed through this admin, so the account state its last check
-        // remembered is forgotten at once (TokenCacheTests has the change
-        // made elsewhere).
-        _ = try await admin.updateUser(decoded.uid, UpdateUserRequest(disabled: true))
-        await #expect(throws: TokenVerificationError.userDisabled) {
+            try await admin.revokeRefreshTokens(uid: decoded.uid, now: decoded.authTime.addingTimeInterval(1))
+            await #expect(throws: TokenVerificationError.revoked) {
+                _ = try await admin.verifyIDToken(signedInToken, checkRevoked: true)
+            }
+            // Without the check the signature and claims still hold, as in firebase-admin.
+            _ = try await admin.verifyIDToken(signedInToken)
+            // The refresh token is dead too.
+            let secureToken = SecureTokenClient(apiKey: "k", configuration: configuration)
+            await #expect(throws: IdentityToolkitError.self) {
+                _ = try await secureToken.grantToken(
+                    GrantTokenRequest(
+                        grantType: SecureTokenGrantType.refreshToken.rawValue, refreshToken: signedIn.refreshToken))
+            }
+            // An admin lookup of an unknown uid is the absence of users, not an error.
+            #expect(
+                try await admin.client.lookupAccounts(
+                    targetProjectId: Self.project, body: GetAccountInfoRequest(localId: ["nobody"])
+                ).users == nil)
+            // A disabled account, then a deleted one.
+            let fresh = try await setup.signInWithTOTP(email: email, password: password, totp: totp)
+            let freshToken = try #require(fresh.idToken)
             _ = try await admin.verifyIDToken(freshToken, checkRevoked: true)
-        }
-        try await admin.deleteUser(uid: decoded.uid)
-        await #expect(throws: TokenVerificationError.userNotFound) {
-            _ = try await admin.verifyIDToken(freshToken, checkRevoked: true)
-        }
+            // Changed through this admin, so the account state its last check
+            // remembered is forgotten at once (TokenCacheTests has the change
+            // made elsewhere).
+            _ = try await admin.updateUser(decoded.uid, UpdateUserRequest(disabled: true))
+            await #expect(throws: TokenVerificationError.userDisabled) {
+                _ = try await admin.verifyIDToken(freshToken, checkRevoked: true)
+            }
+            try await admin.deleteUser(uid: decoded.uid)
+            await #expect(throws: TokenVerificationError.userNotFound) {
+                _ = try await admin.verifyIDToken(freshToken, checkRevoked: true)
+            }
 
-        // A tenant-scoped verifier refuses the project's users.
-        await #expect(throws: TokenVerificationError.tenantMismatch(expected: "t-1", found: nil)) {
-            _ = try await admin.idTokenVerifier.forTenant("t-1").verify(try #require(signedIn.idToken))
-        }
-        // Another project's verifier refuses the token, whatever the token says about itself.
-        let other = IdentityAdmin.emulator(
-            projectID: "another-project", hostAndPort: running.hostAndPort, transport: configuration.transport)
-        await #expect(throws: TokenVerificationError.wrongAudience(expected: "another-project", found: Self.project)) {
-            _ = try await other.verifyIDToken(try #require(signedIn.idToken))
+            // A tenant-scoped verifier refuses the project's users.
+            await #expect(throws: TokenVerificationError.tenantMismatch(expected: "t-1", found: nil)) {
+                _ = try await admin.idTokenVerifier.forTenant("t-1").verify(try #require(signedIn.idToken))
+            }
+            // Another project's verifier refuses the token, whatever the token says about itself.
+            let other = IdentityAdmin.emulator(
+                projectID: "another-project", hostAndPort: setup.hostAndPort, transport: configuration.transport)
+            await #expect(
+                throws: TokenVerificationError.wrongAudience(expected: "another-project", found: Self.project)
+            ) {
+                _ = try await other.verifyIDToken(try #require(signedIn.idToken))
+            }
         }
     }
 }

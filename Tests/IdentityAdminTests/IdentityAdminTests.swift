@@ -131,73 +131,74 @@ import _CryptoExtras
 
 @Suite struct EmulatorAdminTests {
     @Test func enableDisableAndShowForProjectsAndTenants() async throws {
-        let running = try await IdentityToolkitEmulator(
+        try await IdentityToolkitEmulator(
             configuration: EmulatorConfiguration(port: 0, projectID: "demo-admin")
-        ).start()
-        defer { Task { await running.stop() } }
-        let transport = AsyncHTTPClientTransport()
-        let admin = IdentityAdmin.emulator(
-            projectID: "demo-admin", hostAndPort: running.hostAndPort, transport: transport)
-        let updated = try await admin.projectConfigManager().updateProjectConfig(
-            UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 0)))
-        #expect(updated.multiFactorConfig == .totpEnabled(adjacentIntervals: 0))
-        #expect(
-            try await admin.projectConfigManager().getProjectConfig().multiFactorConfig
-                == .totpEnabled(adjacentIntervals: 0))
-        // Read back with a raw GET.
-        var request = HTTPRequest(
-            method: .get, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
-        request.url = URL(string: "\(running.baseURL)/identitytoolkit.googleapis.com/v2/projects/demo-admin/config")
-        let (_, data) = try await transport.send(
-            request, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
-        #expect(String(decoding: data, as: UTF8.self).contains(#""adjacentIntervals":0"#))
+        ).serving { running in
+            let transport = AsyncHTTPClientTransport()
+            let admin = IdentityAdmin.emulator(
+                projectID: "demo-admin", hostAndPort: running.hostAndPort, transport: transport)
+            let updated = try await admin.projectConfigManager().updateProjectConfig(
+                UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 0)))
+            #expect(updated.multiFactorConfig == .totpEnabled(adjacentIntervals: 0))
+            #expect(
+                try await admin.projectConfigManager().getProjectConfig().multiFactorConfig
+                    == .totpEnabled(adjacentIntervals: 0))
+            // Read back with a raw GET.
+            var request = HTTPRequest(
+                method: .get, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
+            request.url = URL(string: "\(running.baseURL)/identitytoolkit.googleapis.com/v2/projects/demo-admin/config")
+            let (_, data) = try await transport.send(
+                request, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
+            #expect(String(decoding: data, as: UTF8.self).contains(#""adjacentIntervals":0"#))
 
-        // The emulator now applies a window of 0: a code one step old is refused.
-        let accounts = AccountsClient(
-            apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort))
-        running.emulator.clock.set(Date(timeIntervalSince1970: 2_000_000_010))
-        let created = try await accounts.signUp(
-            SignUpRequest(email: "a@example.com", password: "secret-pw", returnSecureToken: true))
-        let idToken = try #require(created.idToken)
-        _ = try await accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: idToken))
-        var codes = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
-        codes.url = URL(string: "\(running.baseURL)/emulator/v1/projects/demo-admin/oobCodes")
-        let (_, listing) = try await transport.send(
-            codes, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
-        let oob = try #require(
-            (try JSONSerialization.jsonObject(with: listing) as? [String: [[String: String]]])?["oobCodes"]?.first?[
-                "oobCode"])
-        _ = try await accounts.update(SetAccountInfoRequest(oobCode: oob))
-        let started = try await accounts.startMfaEnrollment(
-            StartMfaEnrollmentRequest(idToken: idToken, totpEnrollmentInfo: .init()))
-        let totp = try TOTP(key: try Base32.decode(try #require(started.totpSessionInfo?.sharedSecretKey)))
-        let step = try totp.step(at: 2_000_000_010)
-        do {
-            _ = try await accounts.finalizeMfaEnrollment(
-                FinalizeMfaEnrollmentRequest(
-                    idToken: idToken, displayName: "app",
-                    totpVerificationInfo: .init(
-                        sessionInfo: try #require(started.totpSessionInfo?.sessionInfo),
-                        verificationCode: totp.code(step: step - 1))))
-            Issue.record("a code outside a window of 0 was accepted")
-        } catch let failure as IdentityToolkitError where failure.code == .server {
-            let error = try #require(failure.serverError)
-            #expect(error.shortCode == "INVALID_CODE")
+            // The emulator now applies a window of 0: a code one step old is refused.
+            let accounts = AccountsClient(
+                apiKey: "k", configuration: ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort)
+            )
+            running.emulator.clock.set(Date(timeIntervalSince1970: 2_000_000_010))
+            let created = try await accounts.signUp(
+                SignUpRequest(email: "a@example.com", password: "secret-pw", returnSecureToken: true))
+            let idToken = try #require(created.idToken)
+            _ = try await accounts.sendOobCode(GetOobCodeRequest(requestType: .verifyEmail, idToken: idToken))
+            var codes = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
+            codes.url = URL(string: "\(running.baseURL)/emulator/v1/projects/demo-admin/oobCodes")
+            let (_, listing) = try await transport.send(
+                codes, body: nil, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
+            let oob = try #require(
+                (try JSONSerialization.jsonObject(with: listing) as? [String: [[String: String]]])?["oobCodes"]?.first?[
+                    "oobCode"])
+            _ = try await accounts.update(SetAccountInfoRequest(oobCode: oob))
+            let started = try await accounts.startMfaEnrollment(
+                StartMfaEnrollmentRequest(idToken: idToken, totpEnrollmentInfo: .init()))
+            let totp = try TOTP(key: try Base32.decode(try #require(started.totpSessionInfo?.sharedSecretKey)))
+            let step = try totp.step(at: 2_000_000_010)
+            do {
+                _ = try await accounts.finalizeMfaEnrollment(
+                    FinalizeMfaEnrollmentRequest(
+                        idToken: idToken, displayName: "app",
+                        totpVerificationInfo: .init(
+                            sessionInfo: try #require(started.totpSessionInfo?.sessionInfo),
+                            verificationCode: totp.code(step: step - 1))))
+                Issue.record("a code outside a window of 0 was accepted")
+            } catch let failure as IdentityToolkitError where failure.code == .server {
+                let error = try #require(failure.serverError)
+                #expect(error.shortCode == "INVALID_CODE")
+            }
+
+            // Tenants.
+            let tenant = try await admin.tenantManager().createTenant(
+                TenantRequest(displayName: "Team", multiFactorConfig: .totpEnabled(adjacentIntervals: 7)))
+            #expect(tenant.displayName == "Team")
+            // The server fills in what the request left out (SMS off), as production does.
+            let stored = try #require(try await admin.tenantManager().getTenant(tenant.tenantID).multiFactorConfig)
+            #expect(
+                stored.providerConfigs == MultiFactorConfig.totpEnabled(adjacentIntervals: 7).providerConfigs
+                    && stored.state == .disabled)
+            let disabled = try await admin.tenantManager().updateTenant(
+                tenant.tenantID, TenantRequest(multiFactorConfig: .totpDisabled))
+            #expect(disabled.multiFactorConfig?.providerConfigs?.first?.state == .disabled)
+            #expect(disabled.displayName == "Team")
         }
-
-        // Tenants.
-        let tenant = try await admin.tenantManager().createTenant(
-            TenantRequest(displayName: "Team", multiFactorConfig: .totpEnabled(adjacentIntervals: 7)))
-        #expect(tenant.displayName == "Team")
-        // The server fills in what the request left out (SMS off), as production does.
-        let stored = try #require(try await admin.tenantManager().getTenant(tenant.tenantID).multiFactorConfig)
-        #expect(
-            stored.providerConfigs == MultiFactorConfig.totpEnabled(adjacentIntervals: 7).providerConfigs
-                && stored.state == .disabled)
-        let disabled = try await admin.tenantManager().updateTenant(
-            tenant.tenantID, TenantRequest(multiFactorConfig: .totpDisabled))
-        #expect(disabled.multiFactorConfig?.providerConfigs?.first?.state == .disabled)
-        #expect(disabled.displayName == "Team")
     }
 }
 
@@ -232,92 +233,93 @@ import _CryptoExtras
     @Test func endToEndWithCachingAndCoalescing() async throws {
         let emulator = try IdentityToolkitEmulator(
             configuration: EmulatorConfiguration(port: 0, projectID: "demo-admin"))
-        let running = try await emulator.start()
-        defer { Task { await running.stop() } }
-        let tokenURI = "\(running.baseURL)/oauth2.googleapis.com/token"
-        let file = try KeyFile(tokenURI: tokenURI)
-        var register = HTTPRequest(
-            method: .post, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
-        register.url = URL(string: "\(running.baseURL)/emulator/v1/serviceAccounts")
-        let registration = try JSONSerialization.data(withJSONObject: [
-            "clientEmail": file.email, "publicKeyPem": file.key.publicKey.pemRepresentation,
-        ])
-        _ = try await AsyncHTTPClientTransport().send(
-            register, body: registration, options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
+        try await emulator.serving { running in
+            let tokenURI = "\(running.baseURL)/oauth2.googleapis.com/token"
+            let file = try KeyFile(tokenURI: tokenURI)
+            var register = HTTPRequest(
+                method: .post, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
+            register.url = URL(string: "\(running.baseURL)/emulator/v1/serviceAccounts")
+            let registration = try JSONSerialization.data(withJSONObject: [
+                "clientEmail": file.email, "publicKeyPem": file.key.publicKey.pemRepresentation,
+            ])
+            _ = try await AsyncHTTPClientTransport().send(
+                register, body: registration,
+                options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
 
-        let transport = CountingTransport()
-        let clock = emulator.clock
-        // Frozen, so that only the advances below move it: running, it let a
-        // slow run (under the thread sanitizer) cross the refresh margin early.
-        clock.set(Date())
-        let credential = try ServiceAccountCredential(json: file.json, transport: transport, now: { clock.now })
-        #expect(credential.tokenEndpoint == tokenURI)
-        // 100 concurrent callers: one fetch.
-        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<100 { group.addTask { try await credential.accessToken() } }
-            var all: Set<String> = []
-            for try await token in group { all.insert(token) }
-            return all
+            let transport = CountingTransport()
+            let clock = emulator.clock
+            // Frozen, so that only the advances below move it: running, it let a
+            // slow run (under the thread sanitizer) cross the refresh margin early.
+            clock.set(Date())
+            let credential = try ServiceAccountCredential(json: file.json, transport: transport, now: { clock.now })
+            #expect(credential.tokenEndpoint == tokenURI)
+            // 100 concurrent callers: one fetch.
+            let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<100 { group.addTask { try await credential.accessToken() } }
+                var all: Set<String> = []
+                for try await token in group { all.insert(token) }
+                return all
+            }
+            #expect(tokens.count == 1)
+            #expect(transport.count == 1)
+            // The emulator's admin routes accept the issued token.
+            let admin = IdentityAdmin(
+                projectID: "demo-admin", credential: credential,
+                configuration: ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort))
+            _ = try await admin.projectConfigManager().updateProjectConfig(
+                UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 4)))
+            #expect(transport.count == 1)
+            // Cached until five minutes before expiry, then fetched again.
+            clock.advance(by: 3600 - 301)
+            _ = try await credential.accessToken()
+            #expect(transport.count == 1)
+            clock.advance(by: 2)
+            _ = try await credential.accessToken()
+            #expect(transport.count == 2)
         }
-        #expect(tokens.count == 1)
-        #expect(transport.count == 1)
-        // The emulator's admin routes accept the issued token.
-        let admin = IdentityAdmin(
-            projectID: "demo-admin", credential: credential,
-            configuration: ClientConfiguration(transport: transport, emulatorHost: running.hostAndPort))
-        _ = try await admin.projectConfigManager().updateProjectConfig(
-            UpdateProjectConfigRequest(multiFactorConfig: .totpEnabled(adjacentIntervals: 4)))
-        #expect(transport.count == 1)
-        // Cached until five minutes before expiry, then fetched again.
-        clock.advance(by: 3600 - 301)
-        _ = try await credential.accessToken()
-        #expect(transport.count == 1)
-        clock.advance(by: 2)
-        _ = try await credential.accessToken()
-        #expect(transport.count == 2)
     }
 
     @Test func theTokenEndpointChecksTheAssertion() async throws {
         let emulator = try IdentityToolkitEmulator(
             configuration: EmulatorConfiguration(port: 0, projectID: "demo-admin"))
-        let running = try await emulator.start()
-        defer { Task { await running.stop() } }
-        let tokenURI = "\(running.baseURL)/oauth2.googleapis.com/token"
-        let trusted = try KeyFile(tokenURI: tokenURI)
-        let impostor = try KeyFile(tokenURI: tokenURI)
-        var register = HTTPRequest(
-            method: .post, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
-        register.url = URL(string: "\(running.baseURL)/emulator/v1/serviceAccounts")
-        _ = try await AsyncHTTPClientTransport().send(
-            register,
-            body: try JSONSerialization.data(withJSONObject: [
-                "clientEmail": trusted.email, "publicKeyPem": trusted.key.publicKey.pemRepresentation,
-            ]),
-            options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
-        // Same issuer, another key: the signature check fails.
-        let forged = try ServiceAccountCredential(json: impostor.json, transport: AsyncHTTPClientTransport())
-        do {
-            _ = try await forged.accessToken()
-            Issue.record("a forged assertion was accepted")
-        } catch let error as AdminError {
-            #expect(error.code == .tokenEndpointRefused)
-            #expect(error.detail == "HTTP 400, invalid_grant: Invalid JWT Signature.")
-            #expect(!"\(error)".contains("PRIVATE KEY"))
+        try await emulator.serving { running in
+            let tokenURI = "\(running.baseURL)/oauth2.googleapis.com/token"
+            let trusted = try KeyFile(tokenURI: tokenURI)
+            let impostor = try KeyFile(tokenURI: tokenURI)
+            var register = HTTPRequest(
+                method: .post, scheme: nil, authority: nil, path: nil, headerFields: [.authorization: "Bearer owner"])
+            register.url = URL(string: "\(running.baseURL)/emulator/v1/serviceAccounts")
+            _ = try await AsyncHTTPClientTransport().send(
+                register,
+                body: try JSONSerialization.data(withJSONObject: [
+                    "clientEmail": trusted.email, "publicKeyPem": trusted.key.publicKey.pemRepresentation,
+                ]),
+                options: TransportOptions(timeout: .seconds(30), maxResponseBytes: 1 << 20))
+            // Same issuer, another key: the signature check fails.
+            let forged = try ServiceAccountCredential(json: impostor.json, transport: AsyncHTTPClientTransport())
+            do {
+                _ = try await forged.accessToken()
+                Issue.record("a forged assertion was accepted")
+            } catch let error as AdminError {
+                #expect(error.code == .tokenEndpointRefused)
+                #expect(error.detail == "HTTP 400, invalid_grant: Invalid JWT Signature.")
+                #expect(!"\(error)".contains("PRIVATE KEY"))
+            }
+            // An unknown issuer.
+            let stranger = try ServiceAccountCredential(
+                json: try KeyFile(email: "other@x.iam.gserviceaccount.com", tokenURI: tokenURI).json,
+                transport: AsyncHTTPClientTransport())
+            let unknownIssuer = await #expect(throws: AdminError.self) { try await stranger.accessToken() }
+            #expect(unknownIssuer?.code == .tokenEndpointRefused)
+            #expect(unknownIssuer?.detail == "HTTP 400, invalid_grant: unknown issuer other@x.iam.gserviceaccount.com")
+            // An assertion from a skewed clock (issued two hours ago) is refused.
+            let skewed = try ServiceAccountCredential(
+                json: trusted.json, transport: AsyncHTTPClientTransport(), now: { Date().addingTimeInterval(-7200) })
+            let skew = await #expect(throws: AdminError.self) { try await skewed.accessToken() }
+            #expect(skew?.code == .tokenEndpointRefused)
+            let good = try ServiceAccountCredential(json: trusted.json, transport: AsyncHTTPClientTransport())
+            #expect(try await good.accessToken().hasPrefix("emulator-"))
         }
-        // An unknown issuer.
-        let stranger = try ServiceAccountCredential(
-            json: try KeyFile(email: "other@x.iam.gserviceaccount.com", tokenURI: tokenURI).json,
-            transport: AsyncHTTPClientTransport())
-        let unknownIssuer = await #expect(throws: AdminError.self) { try await stranger.accessToken() }
-        #expect(unknownIssuer?.code == .tokenEndpointRefused)
-        #expect(unknownIssuer?.detail == "HTTP 400, invalid_grant: unknown issuer other@x.iam.gserviceaccount.com")
-        // An assertion from a skewed clock (issued two hours ago) is refused.
-        let skewed = try ServiceAccountCredential(
-            json: trusted.json, transport: AsyncHTTPClientTransport(), now: { Date().addingTimeInterval(-7200) })
-        let skew = await #expect(throws: AdminError.self) { try await skewed.accessToken() }
-        #expect(skew?.code == .tokenEndpointRefused)
-        let good = try ServiceAccountCredential(json: trusted.json, transport: AsyncHTTPClientTransport())
-        #expect(try await good.accessToken().hasPrefix("emulator-"))
     }
 
     @Test func keyFileErrors() throws {
@@ -352,35 +354,37 @@ import _CryptoExtras
     /// production the missing variable is reported with what to do; with a
     /// key file, the account is read once and signs custom tokens.
     @Test func theApplicationDefaultCredentialIsReadOnlyWhenNeeded() async throws {
-        let setup = try await EmulatorSetup.start(project: "demo-adc")
-        defer { Task { await setup.running.stop() } }
-        let noKey = ApplicationDefaultCredential(environment: [:])
-        let emulated = IdentityAdmin(projectID: "demo-adc", credential: noKey, configuration: setup.configuration)
-        _ = try await emulated.projectConfigManager().getProjectConfig()
-        #expect(try emulated.createCustomToken(uid: "u1").hasSuffix(".")) // unsigned, as the emulator takes it
+        try await EmulatorSetup.with(project: "demo-adc") { setup in
+            let noKey = ApplicationDefaultCredential(environment: [:])
+            let emulated = IdentityAdmin(projectID: "demo-adc", credential: noKey, configuration: setup.configuration)
+            _ = try await emulated.projectConfigManager().getProjectConfig()
+            #expect(try emulated.createCustomToken(uid: "u1").hasSuffix(".")) // unsigned, as the emulator takes it
 
-        let production = IdentityAdmin(projectID: "my-project", credential: noKey)
-        do {
-            _ = try await production.projectConfigManager().getProjectConfig()
-            Issue.record("a call without a credential succeeded")
-        } catch {
-            let text = "\(error)"
-            #expect(
-                text.contains(#""GOOGLE_APPLICATION_CREDENTIALS" is not set"#) && text.contains("Service accounts")
-                    && text.contains("IdentityAdmin.emulator"), "\(text)")
+            let production = IdentityAdmin(projectID: "my-project", credential: noKey)
+            do {
+                _ = try await production.projectConfigManager().getProjectConfig()
+                Issue.record("a call without a credential succeeded")
+            } catch {
+                let text = "\(error)"
+                #expect(
+                    text.contains(#""GOOGLE_APPLICATION_CREDENTIALS" is not set"#) && text.contains("Service accounts")
+                        && text.contains("IdentityAdmin.emulator"), "\(text)")
+            }
+            let unsigned = #expect(throws: AdminValidationError.self) {
+                _ = try production.createCustomToken(uid: "u1")
+            }
+            #expect(unsigned?.field == "GOOGLE_APPLICATION_CREDENTIALS")
+
+            let file = try KeyFile(tokenURI: "https://oauth2.googleapis.com/token")
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("adc-\(UUID().uuidString).json")
+            try file.json.write(to: path)
+            defer { try? FileManager.default.removeItem(at: path) }
+            let withKey = ApplicationDefaultCredential(environment: ["GOOGLE_APPLICATION_CREDENTIALS": path.path])
+            #expect(try withKey.serviceAccount() === withKey.serviceAccount())
+            let signed = try IdentityAdmin(projectID: "demo-admin", credential: withKey).createCustomToken(uid: "u1")
+            // Signed with the key file's account (an unsigned token ends with an empty signature).
+            #expect(signed.split(separator: ".", omittingEmptySubsequences: false).last?.isEmpty == false)
         }
-        let unsigned = #expect(throws: AdminValidationError.self) { _ = try production.createCustomToken(uid: "u1") }
-        #expect(unsigned?.field == "GOOGLE_APPLICATION_CREDENTIALS")
-
-        let file = try KeyFile(tokenURI: "https://oauth2.googleapis.com/token")
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("adc-\(UUID().uuidString).json")
-        try file.json.write(to: path)
-        defer { try? FileManager.default.removeItem(at: path) }
-        let withKey = ApplicationDefaultCredential(environment: ["GOOGLE_APPLICATION_CREDENTIALS": path.path])
-        #expect(try withKey.serviceAccount() === withKey.serviceAccount())
-        let signed = try IdentityAdmin(projectID: "demo-admin", credential: withKey).createCustomToken(uid: "u1")
-        // Signed with the key file's account (an unsigned token ends with an empty signature).
-        #expect(signed.split(separator: ".", omittingEmptySubsequences: false).last?.isEmpty == false)
     }
 
     @Test func theAssertionCarriesTheRequiredClaims() throws {

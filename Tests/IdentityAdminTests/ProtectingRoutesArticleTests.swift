@@ -21,21 +21,21 @@ import Testing
     }
 
     @Test func theSnippetProtectsItsRoutes() async throws {
-        let setup = try await EmulatorSetup.start(project: "demo-article-routes")
-        defer { Task { await setup.running.stop() } }
-        let tokens = try await MiddlewareTokens.make(setup)
-        try await Application(router: apiRouter(admin: setup.admin)).test(.router) { client in
-            #expect(String(buffer: try await client.execute(uri: "/health", method: .get).body) == "ok")
-            #expect(try await client.execute(uri: "/api/me", method: .get).status == .unauthorized)
-            let passwordOnly = try await client.execute(
-                uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.password)"])
-            #expect(passwordOnly.status == .unauthorized)
-            #expect(
-                passwordOnly.headers[.wwwAuthenticate].flatMap(StepUpChallenge.init(wwwAuthenticate:))?
-                    .requiresSecondFactor == true)
-            let withTOTP = try await client.execute(
-                uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.totp)"])
-            #expect(String(buffer: withTOTP.body) == "\(tokens.uid) signed in with totp")
+        try await EmulatorSetup.with(project: "demo-article-routes") { setup in
+            let tokens = try await MiddlewareTokens.make(setup)
+            try await Application(router: apiRouter(admin: setup.admin)).test(.router) { client in
+                #expect(String(buffer: try await client.execute(uri: "/health", method: .get).body) == "ok")
+                #expect(try await client.execute(uri: "/api/me", method: .get).status == .unauthorized)
+                let passwordOnly = try await client.execute(
+                    uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.password)"])
+                #expect(passwordOnly.status == .unauthorized)
+                #expect(
+                    passwordOnly.headers[.wwwAuthenticate].flatMap(StepUpChallenge.init(wwwAuthenticate:))?
+                        .requiresSecondFactor == true)
+                let withTOTP = try await client.execute(
+                    uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.totp)"])
+                #expect(String(buffer: withTOTP.body) == "\(tokens.uid) signed in with totp")
+            }
         }
     }
 
@@ -47,28 +47,29 @@ import Testing
             try DocSnippet.shows(
                 here.appendingPathComponent("PoliciesSnippet.swift"),
                 in: "Sources/IdentityAdmin/IdentityAdmin.docc/ProtectingRoutes.md"))
-        let setup = try await EmulatorSetup.start(project: "demo-article-policies")
-        defer { Task { await setup.running.stop() } }
-        let tokens = try await SignInPolicyCases.make(setup).tokens
-        let deadline = Date().addingTimeInterval(-86_400)
-        try await Application(router: policyRouter(admin: setup.admin, enrollBy: deadline)).test(.router) { client in
-            func call(_ method: HTTPRequest.Method, _ path: String, _ token: String) async throws -> TestResponse {
-                try await client.execute(uri: path, method: method, headers: [.authorization: "Bearer \(token)"])
+        try await EmulatorSetup.with(project: "demo-article-policies") { setup in
+            let tokens = try await SignInPolicyCases.make(setup).tokens
+            let deadline = Date().addingTimeInterval(-86_400)
+            try await Application(router: policyRouter(admin: setup.admin, enrollBy: deadline)).test(.router) {
+                client in
+                func call(_ method: HTTPRequest.Method, _ path: String, _ token: String) async throws -> TestResponse {
+                    try await client.execute(uri: path, method: method, headers: [.authorization: "Bearer \(token)"])
+                }
+                let newcomer = try await call(.get, "/api/account", tokens.newcomer)
+                #expect(newcomer.status == .ok)
+                #expect(String(buffer: newcomer.body).hasPrefix("welcome; enrol a second factor by "))
+                #expect(try await call(.get, "/api/account", tokens.veteran).status == .forbidden)
+                #expect(String(buffer: try await call(.get, "/api/account", tokens.freshTOTP).body) == "welcome")
+                #expect(
+                    String(buffer: try await call(.post, "/api/payouts", tokens.freshTOTP).body)
+                        == "paid to \(tokens.enrolledUID)")
+                let stale = try await call(.post, "/api/payouts", tokens.staleTOTP)
+                #expect(stale.status == .unauthorized)
+                #expect(
+                    stale.headers[.wwwAuthenticate].flatMap(StepUpChallenge.init(wwwAuthenticate:))?
+                        .maximumAuthenticationAge == .seconds(300))
+                #expect(try await call(.post, "/api/payouts", tokens.enrolledPassword).status == .unauthorized)
             }
-            let newcomer = try await call(.get, "/api/account", tokens.newcomer)
-            #expect(newcomer.status == .ok)
-            #expect(String(buffer: newcomer.body).hasPrefix("welcome; enrol a second factor by "))
-            #expect(try await call(.get, "/api/account", tokens.veteran).status == .forbidden)
-            #expect(String(buffer: try await call(.get, "/api/account", tokens.freshTOTP).body) == "welcome")
-            #expect(
-                String(buffer: try await call(.post, "/api/payouts", tokens.freshTOTP).body)
-                    == "paid to \(tokens.enrolledUID)")
-            let stale = try await call(.post, "/api/payouts", tokens.staleTOTP)
-            #expect(stale.status == .unauthorized)
-            #expect(
-                stale.headers[.wwwAuthenticate].flatMap(StepUpChallenge.init(wwwAuthenticate:))?
-                    .maximumAuthenticationAge == .seconds(300))
-            #expect(try await call(.post, "/api/payouts", tokens.enrolledPassword).status == .unauthorized)
         }
     }
 }

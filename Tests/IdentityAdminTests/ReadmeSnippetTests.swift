@@ -80,53 +80,55 @@ import Testing
     /// The Hummingbird server: no token is 401, a password-only sign-in 401
     /// with a step-up challenge, a TOTP sign-in gets its uid and its factors.
     @Test func theQuickStartServerProtectsItsRoutes() async throws {
-        let setup = try await EmulatorSetup.start(project: "demo-mfa")
-        defer { Task { await setup.running.stop() } }
-        let tokens = try await MiddlewareTokens.make(setup)
-        try await quickStartApp(emulator: setup.running.hostAndPort).test(.router) { client in
-            #expect(try await client.execute(uri: "/api/me", method: .get).status == .unauthorized)
-            let passwordOnly = try await client.execute(
-                uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.password)"])
-            #expect(passwordOnly.status == .unauthorized, "a step-up challenge (RFC 9470)")
-            #expect(
-                passwordOnly.headers[.wwwAuthenticate]?.contains(#"error="insufficient_user_authentication""#) == true)
-            // The README shows this answer's header and body as they are.
-            let readme = try String(contentsOf: DocSnippet.root.appendingPathComponent("README.md"), encoding: .utf8)
-            let shownHeader = "WWW-Authenticate: \(passwordOnly.headers[.wwwAuthenticate] ?? "")"
-            #expect(readme.contains(shownHeader + "\n"), "the README should show: \(shownHeader)")
-            let shownBody = String(buffer: passwordOnly.body)
-            #expect(readme.contains("\n" + shownBody + "\n"), "the README should show: \(shownBody)")
-            let withTOTP = try await client.execute(
-                uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.totp)"])
-            #expect(withTOTP.status == .ok)
-            #expect(String(buffer: withTOTP.body) == tokens.uid)
-            let factors = try await client.execute(
-                uri: "/api/factors", method: .get, headers: [.authorization: "Bearer \(tokens.totp)"])
-            #expect(factors.status == .ok)
-            let listed = try JSONDecoder().decode([[String: String]].self, from: Data(buffer: factors.body))
-            #expect(
-                listed.map { $0["kind"] } == ["totp"] && listed.first?["name"] == "Phone app"
-                    && listed.first?["id"]?.isEmpty == false)
+        try await EmulatorSetup.with(project: "demo-mfa", overSocket: true) { setup in
+            let tokens = try await MiddlewareTokens.make(setup)
+            try await quickStartApp(emulator: setup.hostAndPort).test(.router) { client in
+                #expect(try await client.execute(uri: "/api/me", method: .get).status == .unauthorized)
+                let passwordOnly = try await client.execute(
+                    uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.password)"])
+                #expect(passwordOnly.status == .unauthorized, "a step-up challenge (RFC 9470)")
+                #expect(
+                    passwordOnly.headers[.wwwAuthenticate]?.contains(#"error="insufficient_user_authentication""#)
+                        == true)
+                // The README shows this answer's header and body as they are.
+                let readme = try String(
+                    contentsOf: DocSnippet.root.appendingPathComponent("README.md"), encoding: .utf8)
+                let shownHeader = "WWW-Authenticate: \(passwordOnly.headers[.wwwAuthenticate] ?? "")"
+                #expect(readme.contains(shownHeader + "\n"), "the README should show: \(shownHeader)")
+                let shownBody = String(buffer: passwordOnly.body)
+                #expect(readme.contains("\n" + shownBody + "\n"), "the README should show: \(shownBody)")
+                let withTOTP = try await client.execute(
+                    uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(tokens.totp)"])
+                #expect(withTOTP.status == .ok)
+                #expect(String(buffer: withTOTP.body) == tokens.uid)
+                let factors = try await client.execute(
+                    uri: "/api/factors", method: .get, headers: [.authorization: "Bearer \(tokens.totp)"])
+                #expect(factors.status == .ok)
+                let listed = try JSONDecoder().decode([[String: String]].self, from: Data(buffer: factors.body))
+                #expect(
+                    listed.map { $0["kind"] } == ["totp"] && listed.first?["name"] == "Phone app"
+                        && listed.first?["id"]?.isEmpty == false)
+            }
         }
     }
 
     /// The client, built as the README's `main.swift` and run as a user runs
     /// it: sign-up, TOTP enrolment and a sign-in with TOTP.
     @Test func theQuickStartClientSignsInWithTOTP() async throws {
-        let setup = try await EmulatorSetup.start(project: "demo-mfa")
-        defer { Task { await setup.running.stop() } }
-        let result = try await BuiltExecutable("QuickStartClient").run(
-            [], environment: ["FIREBASE_AUTH_EMULATOR_HOST": setup.running.hostAndPort])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "signed in with totp\n", "\(result.stdout)")
-        // Auth says once that the environment variable sent it to the emulator.
-        let notices = result.stderr.split(separator: "\n").filter {
-            $0.contains(
-                "FIREBASE_AUTH_EMULATOR_HOST is set: Auth sends its requests to the emulator at \(setup.running.hostAndPort)"
-            )
+        try await EmulatorSetup.with(project: "demo-mfa", overSocket: true) { setup in
+            let result = try await BuiltExecutable("QuickStartClient").run(
+                [], environment: ["FIREBASE_AUTH_EMULATOR_HOST": setup.hostAndPort])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == "signed in with totp\n", "\(result.stdout)")
+            // Auth says once that the environment variable sent it to the emulator.
+            let notices = result.stderr.split(separator: "\n").filter {
+                $0.contains(
+                    "FIREBASE_AUTH_EMULATOR_HOST is set: Auth sends its requests to the emulator at \(setup.hostAndPort)"
+                )
+            }
+            #expect(notices.count == 1, "\(result.stderr)")
+            let user = try await setup.admin.getUser(email: "ada@example.com")
+            #expect(user.multiFactor.enrolledFactors.map(\.displayName) == ["Authenticator"])
         }
-        #expect(notices.count == 1, "\(result.stderr)")
-        let user = try await setup.admin.getUser(email: "ada@example.com")
-        #expect(user.multiFactor.enrolledFactors.map(\.displayName) == ["Authenticator"])
     }
 }

@@ -54,49 +54,49 @@ import Testing
         IdentityAdmin(
             projectID: project, credential: EmulatorOwnerCredential(),
             configuration: ClientConfiguration(
-                transport: AsyncHTTPClientTransport(), emulatorHost: setup.running.hostAndPort),
+                transport: setup.transport, emulatorHost: setup.hostAndPort),
             tokenCache: TokenCacheOptions(revocationMaximumAge: .seconds(3600)))
     }
 
     @Test func aRevocationOnOneInstanceIsHeardByTheOthers() async throws {
         let project = "demo-fan-out"
-        let setup = try await EmulatorSetup.start(project: project)
-        defer { Task { await setup.running.stop() } }
-        setup.clock.set(Date().addingTimeInterval(-120))
-        let created = try await setup.accounts.signUp(
-            SignUpRequest(email: "fan-out@example.com", password: "correct horse", returnSecureToken: true))
-        let idToken = try #require(created.idToken)
+        try await EmulatorSetup.with(project: project) { setup in
+            setup.clock.set(Date().addingTimeInterval(-120))
+            let created = try await setup.accounts.signUp(
+                SignUpRequest(email: "fan-out@example.com", password: "correct horse", returnSecureToken: true))
+            let idToken = try #require(created.idToken)
 
-        let (first, second, unconnected) = (
-            Self.instance(setup, project: project), Self.instance(setup, project: project),
-            Self.instance(setup, project: project)
-        )
-        let channel = ObservedChannel()
-        let running = [first, second].map { admin in
-            Task { try await admin.revocationFanOut(over: channel).run() }
-        }
-        defer { for task in running { task.cancel() } }
-        #expect(try await Self.eventually { channel.listening.current == 2 })
+            let (first, second, unconnected) = (
+                Self.instance(setup, project: project), Self.instance(setup, project: project),
+                Self.instance(setup, project: project)
+            )
+            let channel = ObservedChannel()
+            let running = [first, second].map { admin in
+                Task { try await admin.revocationFanOut(over: channel).run() }
+            }
+            defer { for task in running { task.cancel() } }
+            #expect(try await Self.eventually { channel.listening.current == 2 })
 
-        // Every instance has the account's state cached, and the token verified.
-        for admin in [first, second, unconnected] {
-            _ = try await admin.verifyIDToken(idToken, checkRevoked: true)
-            #expect(admin.idTokenVerifier.cache?.count == 1)
-        }
-        try await first.revokeRefreshTokens(uid: created.localId)
+            // Every instance has the account's state cached, and the token verified.
+            for admin in [first, second, unconnected] {
+                _ = try await admin.verifyIDToken(idToken, checkRevoked: true)
+                #expect(admin.idTokenVerifier.cache?.count == 1)
+            }
+            try await first.revokeRefreshTokens(uid: created.localId)
 
-        // The other connected instance refuses at once; the token left its cache.
-        #expect(
-            try await Self.eventually {
-                do {
-                    _ = try await second.verifyIDToken(idToken, checkRevoked: true)
-                    return false
-                } catch { return (error as? TokenVerificationError) == .revoked }
-            })
-        // One without the fan-out still trusts its cached state (the bound the fan-out removes).
-        _ = try await unconnected.verifyIDToken(idToken, checkRevoked: true)
-        await #expect(throws: TokenVerificationError.revoked) {
-            _ = try await first.verifyIDToken(idToken, checkRevoked: true)
+            // The other connected instance refuses at once; the token left its cache.
+            #expect(
+                try await Self.eventually {
+                    do {
+                        _ = try await second.verifyIDToken(idToken, checkRevoked: true)
+                        return false
+                    } catch { return (error as? TokenVerificationError) == .revoked }
+                })
+            // One without the fan-out still trusts its cached state (the bound the fan-out removes).
+            _ = try await unconnected.verifyIDToken(idToken, checkRevoked: true)
+            await #expect(throws: TokenVerificationError.revoked) {
+                _ = try await first.verifyIDToken(idToken, checkRevoked: true)
+            }
         }
     }
 

@@ -17,74 +17,79 @@ import Tracing
 /// context sent along, and no secret in any dimension or attribute.
 @Suite struct TelemetryTests {
     @Test func aVerificationIsCountedAndTracedAndNoSecretReachesEither() async throws {
-        let setup = try await EmulatorSetup.start(project: "demo-telemetry")
-        defer { Task { await setup.running.stop() } }
-        let email = "telemetry@example.com"
-        let password = "correct horse"
-        let created = try await setup.accounts.signUp(
-            SignUpRequest(email: email, password: password, returnSecureToken: true))
-        let idToken = try #require(created.idToken)
+        try await EmulatorSetup.with(project: "demo-telemetry") { setup in
+            let email = "telemetry@example.com"
+            let password = "correct horse"
+            let created = try await setup.accounts.signUp(
+                SignUpRequest(email: email, password: password, returnSecureToken: true))
+            let idToken = try #require(created.idToken)
 
-        let metrics = TestMetrics()
-        let tracer = InMemoryTracer()
-        try await withMetricsFactory(metrics) {
-            try await withTracer(tracer) {
-                // Made inside the scope: its metrics bind to the test's factory.
-                let admin = IdentityAdmin.emulator(
-                    projectID: "demo-telemetry", hostAndPort: setup.running.hostAndPort,
-                    transport: AsyncHTTPClientTransport())
-                _ = try await admin.verifyIDToken(idToken)
-                _ = try await admin.verifyIDToken(idToken)
-                _ = try await admin.verifyIDToken(idToken, checkRevoked: true)
-                // The benchmarks' baseline records nothing (the counts below stay).
-                _ = try await admin.idTokenVerifier.withoutTelemetry().verify(idToken)
-                await #expect(throws: TokenVerificationError.self) { _ = try await admin.verifyIDToken("not.a.token") }
+            let metrics = TestMetrics()
+            let tracer = InMemoryTracer()
+            try await withMetricsFactory(metrics) {
+                try await withTracer(tracer) {
+                    // Made inside the scope: its metrics bind to the test's factory.
+                    let admin = IdentityAdmin.emulator(
+                        projectID: "demo-telemetry", hostAndPort: setup.hostAndPort, transport: setup.transport)
+                    _ = try await admin.verifyIDToken(idToken)
+                    _ = try await admin.verifyIDToken(idToken)
+                    _ = try await admin.verifyIDToken(idToken, checkRevoked: true)
+                    // The benchmarks' baseline records nothing (the counts below stay).
+                    _ = try await admin.idTokenVerifier.withoutTelemetry().verify(idToken)
+                    await #expect(throws: TokenVerificationError.self) {
+                        _ = try await admin.verifyIDToken("not.a.token")
+                    }
+                }
             }
+
+            let idTokens: [(String, String)] = [("kind", "id_token")]
+            func verifications(_ outcome: String, _ reason: String, _ source: String) -> Int64 {
+                metrics.counterTotal(
+                    label: "firebase_token_verifications_total",
+                    dimensions: idTokens + [("outcome", outcome), ("reason", reason), ("source", source)])
+            }
+            // The first by its signature, the next two from the cache (its hits).
+            #expect(verifications("verified", "none", "signature") == 1)
+            #expect(verifications("verified", "none", "cache") == 2)
+            #expect(verifications("refused", "malformed", "signature") == 1)
+            // The first verification and the malformed token: the two the cache did not answer.
+            #expect(try metrics.expectTimer("firebase_token_signature_check_seconds", idTokens).values.count == 2)
+            #expect(
+                metrics.counterTotal(label: "firebase_signing_key_fetches_total", dimensions: [("outcome", "ok")]) == 1)
+            #expect(
+                metrics.counterTotal(
+                    label: "firebase_token_revocation_checks_total",
+                    dimensions: [("outcome", "ok"), ("source", "lookup")])
+                    == 1)
+
+            // The first verification: its span, the key fetch under it, and the
+            // key route's request carried the trace context.
+            let spans = tracer.finishedSpans
+            let verifications = spans.filter { $0.operationName == "verifyIDToken" }
+            #expect(verifications.count == 4)
+            let first = try #require(
+                verifications.first { span in spans.contains { $0.parentSpanID == span.spanID && $0.kind == .client } })
+            let children = spans.filter { $0.parentSpanID == first.spanID }
+            #expect(children.count == 1)
+            let keyFetch = try #require(children.first)
+            #expect(keyFetch.kind == .client)
+            #expect(keyFetch.operationName.hasPrefix("GET "))
+            #expect(keyFetch.attributes["http.response.status_code"]?.toSpanAttribute() == .int64(200))
+            #expect(
+                tracer.performedContextInjections.contains { $0.values[InMemoryTracer.spanIDKey] == keyFetch.spanID })
+            // The revocation check's lookup is a child of the third verification.
+            let revocation = try #require(
+                verifications.first { $0.attributes["firebase.token.check_revoked"]?.toSpanAttribute() == .bool(true) })
+            #expect(
+                spans.contains { $0.parentSpanID == revocation.spanID && $0.operationName.hasSuffix("accounts:lookup") }
+            )
+            let refused = try #require(verifications.first { $0.status?.code == .error })
+            #expect(refused.attributes["firebase.token.refusal"]?.toSpanAttribute() == .string("malformed"))
+
+            let secrets = [idToken, email, password, created.localId, try #require(created.refreshToken)]
+            Self.expectNone(of: secrets, in: metrics, tracer)
+            printSpanTree(spans)
         }
-
-        let idTokens: [(String, String)] = [("kind", "id_token")]
-        func verifications(_ outcome: String, _ reason: String, _ source: String) -> Int64 {
-            metrics.counterTotal(
-                label: "firebase_token_verifications_total",
-                dimensions: idTokens + [("outcome", outcome), ("reason", reason), ("source", source)])
-        }
-        // The first by its signature, the next two from the cache (its hits).
-        #expect(verifications("verified", "none", "signature") == 1)
-        #expect(verifications("verified", "none", "cache") == 2)
-        #expect(verifications("refused", "malformed", "signature") == 1)
-        // The first verification and the malformed token: the two the cache did not answer.
-        #expect(try metrics.expectTimer("firebase_token_signature_check_seconds", idTokens).values.count == 2)
-        #expect(metrics.counterTotal(label: "firebase_signing_key_fetches_total", dimensions: [("outcome", "ok")]) == 1)
-        #expect(
-            metrics.counterTotal(
-                label: "firebase_token_revocation_checks_total", dimensions: [("outcome", "ok"), ("source", "lookup")])
-                == 1)
-
-        // The first verification: its span, the key fetch under it, and the
-        // key route's request carried the trace context.
-        let spans = tracer.finishedSpans
-        let verifications = spans.filter { $0.operationName == "verifyIDToken" }
-        #expect(verifications.count == 4)
-        let first = try #require(
-            verifications.first { span in spans.contains { $0.parentSpanID == span.spanID && $0.kind == .client } })
-        let children = spans.filter { $0.parentSpanID == first.spanID }
-        #expect(children.count == 1)
-        let keyFetch = try #require(children.first)
-        #expect(keyFetch.kind == .client)
-        #expect(keyFetch.operationName.hasPrefix("GET "))
-        #expect(keyFetch.attributes["http.response.status_code"]?.toSpanAttribute() == .int64(200))
-        #expect(tracer.performedContextInjections.contains { $0.values[InMemoryTracer.spanIDKey] == keyFetch.spanID })
-        // The revocation check's lookup is a child of the third verification.
-        let revocation = try #require(
-            verifications.first { $0.attributes["firebase.token.check_revoked"]?.toSpanAttribute() == .bool(true) })
-        #expect(
-            spans.contains { $0.parentSpanID == revocation.spanID && $0.operationName.hasSuffix("accounts:lookup") })
-        let refused = try #require(verifications.first { $0.status?.code == .error })
-        #expect(refused.attributes["firebase.token.refusal"]?.toSpanAttribute() == .string("malformed"))
-
-        let secrets = [idToken, email, password, created.localId, try #require(created.refreshToken)]
-        Self.expectNone(of: secrets, in: metrics, tracer)
-        printSpanTree(spans)
     }
 
     @Test func totpVerificationsAreCountedByOutcomeAndLockOutsShow() async throws {
@@ -111,35 +116,37 @@ import Tracing
     }
 
     @Test func recoveriesAreCountedByOutcome() async throws {
-        let setup = try await EmulatorSetup.start(project: "demo-telemetry-recovery")
-        defer { Task { await setup.running.stop() } }
-        let created = try await setup.accounts.signUp(
-            SignUpRequest(email: "lost@example.com", password: "correct horse", returnSecureToken: true))
-        let metrics = TestMetrics()
-        let tracer = InMemoryTracer()
-        let codes = try await withMetricsFactory(metrics) {
-            try await withTracer(tracer) {
-                let recovery = AccountRecovery(
-                    admin: setup.admin,
-                    redeemer: RecoveryCodeRedeemer(
-                        store: ExpiringStateRecoveryCodeStore(),
-                        attemptStore: ExpiringStateTOTPVerificationStore()))
-                let codes = try await recovery.issueCodes(for: created.localId)
-                let proof = FirstFactorProof(uid: created.localId, checkedAt: Date())
-                await #expect(throws: AdminError.self) {
-                    _ = try await recovery.recover(proof, code: "0000-0000-0000")
+        try await EmulatorSetup.with(project: "demo-telemetry-recovery") { setup in
+            let created = try await setup.accounts.signUp(
+                SignUpRequest(email: "lost@example.com", password: "correct horse", returnSecureToken: true))
+            let metrics = TestMetrics()
+            let tracer = InMemoryTracer()
+            let codes = try await withMetricsFactory(metrics) {
+                try await withTracer(tracer) {
+                    let recovery = AccountRecovery(
+                        admin: setup.admin,
+                        redeemer: RecoveryCodeRedeemer(
+                            store: ExpiringStateRecoveryCodeStore(),
+                            attemptStore: ExpiringStateTOTPVerificationStore()))
+                    let codes = try await recovery.issueCodes(for: created.localId)
+                    let proof = FirstFactorProof(uid: created.localId, checkedAt: Date())
+                    await #expect(throws: AdminError.self) {
+                        _ = try await recovery.recover(proof, code: "0000-0000-0000")
+                    }
+                    _ = try await recovery.recover(proof, code: codes.codes[0])
+                    return codes
                 }
-                _ = try await recovery.recover(proof, code: codes.codes[0])
-                return codes
             }
+            #expect(metrics.counterTotal(label: "recovery_code_sets_issued_total") == 1)
+            #expect(
+                metrics.counterTotal(
+                    label: "account_recoveries_total", dimensions: [("outcome", "invalidRecoveryCode")])
+                    == 1)
+            #expect(
+                metrics.counterTotal(label: "account_recoveries_total", dimensions: [("outcome", "recovered")]) == 1)
+            #expect(tracer.finishedSpans.filter { $0.operationName == "recoverAccount" }.count == 2)
+            Self.expectNone(of: codes.codes + [created.localId, "lost@example.com"], in: metrics, tracer)
         }
-        #expect(metrics.counterTotal(label: "recovery_code_sets_issued_total") == 1)
-        #expect(
-            metrics.counterTotal(label: "account_recoveries_total", dimensions: [("outcome", "invalidRecoveryCode")])
-                == 1)
-        #expect(metrics.counterTotal(label: "account_recoveries_total", dimensions: [("outcome", "recovered")]) == 1)
-        #expect(tracer.finishedSpans.filter { $0.operationName == "recoverAccount" }.count == 2)
-        Self.expectNone(of: codes.codes + [created.localId, "lost@example.com"], in: metrics, tracer)
     }
 
     /// No metric label, dimension, span name or attribute holds any of `secrets`.

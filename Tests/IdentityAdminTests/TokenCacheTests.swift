@@ -146,32 +146,32 @@ import _CryptoExtras
     /// `revocationMaximumAge`; a change through this admin at once.
     @Test func aRevocationMadeElsewhereIsSeenAfterTheMaximumAge() async throws {
         let project = "demo-token-cache"
-        let setup = try await EmulatorSetup.start(project: project)
-        defer { Task { await setup.running.stop() } }
-        let time = Locked(Date())
-        let admin = IdentityAdmin(
-            projectID: project, credential: EmulatorOwnerCredential(), configuration: setup.configuration,
-            tokenCache: TokenCacheOptions(revocationMaximumAge: .seconds(10)), accountStateClock: { time.current })
-        let created = try await setup.accounts.signUp(
-            SignUpRequest(email: "cache@example.com", password: "correct horse", returnSecureToken: true))
-        let token = try #require(created.idToken)
-        _ = try await admin.verifyIDToken(token, checkRevoked: true)
-
-        // Disabled behind this admin's back: the remembered state answers for up to 10 s.
-        let elsewhere = IdentityAdmin.emulator(
-            projectID: project, hostAndPort: setup.running.hostAndPort, transport: setup.configuration.transport)
-        _ = try await elsewhere.updateUser(created.localId, UpdateUserRequest(disabled: true))
-        time.withLock { $0 = $0.addingTimeInterval(9.9) }
-        _ = try await admin.verifyIDToken(token, checkRevoked: true)
-        time.withLock { $0 = $0.addingTimeInterval(0.1) }
-        await #expect(throws: TokenVerificationError.userDisabled) {
+        try await EmulatorSetup.with(project: project) { setup in
+            let time = Locked(Date())
+            let admin = IdentityAdmin(
+                projectID: project, credential: EmulatorOwnerCredential(), configuration: setup.configuration,
+                tokenCache: TokenCacheOptions(revocationMaximumAge: .seconds(10)), accountStateClock: { time.current })
+            let created = try await setup.accounts.signUp(
+                SignUpRequest(email: "cache@example.com", password: "correct horse", returnSecureToken: true))
+            let token = try #require(created.idToken)
             _ = try await admin.verifyIDToken(token, checkRevoked: true)
-        }
 
-        // Enabled again through this admin: seen at once.
-        _ = try await admin.updateUser(created.localId, UpdateUserRequest(disabled: false))
-        _ = try await admin.verifyIDToken(token, checkRevoked: true)
-        // A tenant's instance shares the admin's states (and refuses the project's token).
-        #expect(admin.tenantManager().authForTenant("t-1").accountStates === admin.accountStates)
+            // Disabled behind this admin's back: the remembered state answers for up to 10 s.
+            let elsewhere = IdentityAdmin.emulator(
+                projectID: project, hostAndPort: setup.hostAndPort, transport: setup.configuration.transport)
+            _ = try await elsewhere.updateUser(created.localId, UpdateUserRequest(disabled: true))
+            time.withLock { $0 = $0.addingTimeInterval(9.9) }
+            _ = try await admin.verifyIDToken(token, checkRevoked: true)
+            time.withLock { $0 = $0.addingTimeInterval(0.1) }
+            await #expect(throws: TokenVerificationError.userDisabled) {
+                _ = try await admin.verifyIDToken(token, checkRevoked: true)
+            }
+
+            // Enabled again through this admin: seen at once.
+            _ = try await admin.updateUser(created.localId, UpdateUserRequest(disabled: false))
+            _ = try await admin.verifyIDToken(token, checkRevoked: true)
+            // A tenant's instance shares the admin's states (and refuses the project's token).
+            #expect(admin.tenantManager().authForTenant("t-1").accountStates === admin.accountStates)
+        }
     }
 }

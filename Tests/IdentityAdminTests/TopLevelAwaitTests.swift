@@ -11,25 +11,27 @@ import Testing
 @Suite struct TopLevelAwaitTests {
     @Test func everyAsyncMethodAwaitedAtTopLevelRuns() async throws {
         let project = "demo-top-level"
-        let running = try await IdentityToolkitEmulator(
+        try await IdentityToolkitEmulator(
             configuration: EmulatorConfiguration(port: 0, projectID: project)
-        ).start()
-        defer { Task { await running.stop() } }
-        let result = try await BuiltExecutable("TopLevelConsumer").run(
-            ["every-async-method", "grace@example.com"],
-            environment: [
-                "FIREBASE_AUTH_EMULATOR_HOST": running.hostAndPort, "PROJECT_ID": project,
-            ])
-        #expect(result.status == 0, "\(result.stderr)\n\(result.stdout)")
-        let ran = result.stdout.split(separator: "\n").filter { $0.hasPrefix("ran ") }.map { String($0.dropFirst(4)) }
-        #expect(Set(ran).count == ran.count, "a method ran twice: \(ran)")
-        let expected = try Self.asyncFacadeMethods("facades.yaml") + Self.adminAsyncMethods()
-        #expect(
-            expected.count >= 39,
-            "MultiFactorAuth's facades and IdentityAdmin's API have 39 async methods today; found \(expected)")
-        let missing = expected.filter { !ran.contains($0) }
-        #expect(missing.isEmpty, "awaited at top level by no line of Tests/TopLevelConsumer/main.swift: \(missing)")
-        #expect(result.stdout.hasSuffix("done\n"), "\(result.stdout)")
+        ).serving { running in
+            let result = try await BuiltExecutable("TopLevelConsumer").run(
+                ["every-async-method", "grace@example.com"],
+                environment: [
+                    "FIREBASE_AUTH_EMULATOR_HOST": running.hostAndPort, "PROJECT_ID": project,
+                ])
+            #expect(result.status == 0, "\(result.stderr)\n\(result.stdout)")
+            let ran = result.stdout.split(separator: "\n").filter { $0.hasPrefix("ran ") }.map {
+                String($0.dropFirst(4))
+            }
+            #expect(Set(ran).count == ran.count, "a method ran twice: \(ran)")
+            let expected = try Self.asyncFacadeMethods("facades.yaml") + Self.adminAsyncMethods()
+            #expect(
+                expected.count >= 39,
+                "MultiFactorAuth's facades and IdentityAdmin's API have 39 async methods today; found \(expected)")
+            let missing = expected.filter { !ran.contains($0) }
+            #expect(missing.isEmpty, "awaited at top level by no line of Tests/TopLevelConsumer/main.swift: \(missing)")
+            #expect(result.stdout.hasSuffix("done\n"), "\(result.stdout)")
+        }
     }
 
     /// The methods whose completion keeps its `nil` default are the ones

@@ -53,34 +53,37 @@ import _CryptoExtras
     /// the emulator, the service account's token endpoint never called.
     @Test func theEnvironmentVariableWarnsOnceAndKeepsTheKeyFileUnused() async throws {
         let project = "demo-env"
-        let running = try await IdentityToolkitEmulator(
+        try await IdentityToolkitEmulator(
             configuration: EmulatorConfiguration(port: 0, projectID: project)
-        ).start()
-        let tokenEndpoint = try await LoopbackHTTPServer()
-        defer {
-            Task {
-                await running.stop()
-                try? await tokenEndpoint.shutdown()
+        ).serving { running in
+            let tokenEndpoint = try await LoopbackHTTPServer()
+            defer {
+                Task {
+                    try? await tokenEndpoint.shutdown()
+                }
             }
-        }
-        let admin = IdentityAdmin.emulator(
-            projectID: project, hostAndPort: running.hostAndPort, transport: AsyncHTTPClientTransport.failingFast)
-        let user = try await admin.createUser(CreateUserRequest(email: "ada@example.com", password: "correct horse"))
-        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString).json")
-        try Self.serviceAccountKey(tokenEndpoint: "\(tokenEndpoint.baseURL)/token").write(to: keyFile)
-        defer { try? FileManager.default.removeItem(at: keyFile) }
+            let admin = IdentityAdmin.emulator(
+                projectID: project, hostAndPort: running.hostAndPort, transport: AsyncHTTPClientTransport.failingFast)
+            let user = try await admin.createUser(
+                CreateUserRequest(email: "ada@example.com", password: "correct horse"))
+            let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString).json")
+            try Self.serviceAccountKey(tokenEndpoint: "\(tokenEndpoint.baseURL)/token").write(to: keyFile)
+            defer { try? FileManager.default.removeItem(at: keyFile) }
 
-        let result = try await BuiltExecutable("TopLevelConsumer").run(
-            ["get-user", "ada@example.com"],
-            environment: [
-                "FIREBASE_AUTH_EMULATOR_HOST": running.hostAndPort, "GOOGLE_APPLICATION_CREDENTIALS": keyFile.path,
-                "PROJECT_ID": project,
-            ])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("found UserRecord(") && result.stdout.contains(user.uid), "\(result.stdout)")
-        let warnings = result.stderr.split(separator: "\n").filter { $0.contains("FIREBASE_AUTH_EMULATOR_HOST is set") }
-        #expect(warnings.count == 1, "\(result.stderr)")
-        #expect(tokenEndpoint.requests.isEmpty, "the token endpoint was asked: \(tokenEndpoint.requests)")
+            let result = try await BuiltExecutable("TopLevelConsumer").run(
+                ["get-user", "ada@example.com"],
+                environment: [
+                    "FIREBASE_AUTH_EMULATOR_HOST": running.hostAndPort, "GOOGLE_APPLICATION_CREDENTIALS": keyFile.path,
+                    "PROJECT_ID": project,
+                ])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("found UserRecord(") && result.stdout.contains(user.uid), "\(result.stdout)")
+            let warnings = result.stderr.split(separator: "\n").filter {
+                $0.contains("FIREBASE_AUTH_EMULATOR_HOST is set")
+            }
+            #expect(warnings.count == 1, "\(result.stderr)")
+            #expect(tokenEndpoint.requests.isEmpty, "the token endpoint was asked: \(tokenEndpoint.requests)")
+        }
     }
 
     /// The emulator-mode line names the setting that decided where admin

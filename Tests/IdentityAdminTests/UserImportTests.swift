@@ -21,36 +21,37 @@ import Testing
         saltSeparator: Data(base64Encoded: "Bw==")!, rounds: 8, memoryCost: 14)
 
     @Test func importedUsersSignInWithTheirOldPasswords() async throws {
-        let setup = try await EmulatorSetup.start(project: Self.project)
-        defer { Task { await setup.running.stop() } }
-        let records = [
-            UserImportRecord(
-                uid: "scrypt-user", email: "Grace@Example.com", emailVerified: true, displayName: "Grace",
-                metadata: UserMetadata(creationTime: Date(timeIntervalSince1970: 1_600_000_000)),
-                providerData: [UserProviderInfo(providerID: "google.com", uid: "g-42", email: "grace@example.com")],
-                customClaims: ["role": .string("admin")],
-                passwordHash: Data(
-                    base64Encoded:
-                        "lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ=="),
-                passwordSalt: Data(base64Encoded: "42xEC+ixf3L2lw=="),
-                phoneFactors: [PhoneFactorImport(phoneNumber: "+15555550100", displayName: "Work phone")]),
-            UserImportRecord(uid: "", email: "empty-uid@example.com"),
-            UserImportRecord(uid: "bad-phone", phoneNumber: "555"),
-            UserImportRecord(uid: "bad-email", email: "a@b"),
-        ]
-        let result = try await setup.admin.importUsers(records, options: UserImportOptions(hash: Self.firebaseScrypt))
-        #expect(result.successCount == 1 && result.failureCount == 3)
-        // Local refusals and the server's, by the caller's indexes, in order.
-        #expect(result.errors.map(\.index) == [1, 2, 3])
-        #expect(result.errors[2].message == "email is invalid")
+        try await EmulatorSetup.with(project: Self.project) { setup in
+            let records = [
+                UserImportRecord(
+                    uid: "scrypt-user", email: "Grace@Example.com", emailVerified: true, displayName: "Grace",
+                    metadata: UserMetadata(creationTime: Date(timeIntervalSince1970: 1_600_000_000)),
+                    providerData: [UserProviderInfo(providerID: "google.com", uid: "g-42", email: "grace@example.com")],
+                    customClaims: ["role": .string("admin")],
+                    passwordHash: Data(
+                        base64Encoded:
+                            "lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ=="),
+                    passwordSalt: Data(base64Encoded: "42xEC+ixf3L2lw=="),
+                    phoneFactors: [PhoneFactorImport(phoneNumber: "+15555550100", displayName: "Work phone")]),
+                UserImportRecord(uid: "", email: "empty-uid@example.com"),
+                UserImportRecord(uid: "bad-phone", phoneNumber: "555"),
+                UserImportRecord(uid: "bad-email", email: "a@b"),
+            ]
+            let result = try await setup.admin.importUsers(
+                records, options: UserImportOptions(hash: Self.firebaseScrypt))
+            #expect(result.successCount == 1 && result.failureCount == 3)
+            // Local refusals and the server's, by the caller's indexes, in order.
+            #expect(result.errors.map(\.index) == [1, 2, 3])
+            #expect(result.errors[2].message == "email is invalid")
 
-        let user = try await setup.admin.getUser(uid: "scrypt-user")
-        #expect(user.email == "grace@example.com" && user.customClaims?["role"] == .string("admin"))
-        #expect(user.metadata.creationTime == Date(timeIntervalSince1970: 1_600_000_000))
-        #expect(user.multiFactor.enrolledFactors.map(\.factorID) == ["phone"])
-        let signedIn = try await setup.accounts.signInWithPassword(
-            SignInWithPasswordRequest(email: "grace@example.com", password: "user1password"))
-        #expect(signedIn.mfaPendingCredential != nil)
+            let user = try await setup.admin.getUser(uid: "scrypt-user")
+            #expect(user.email == "grace@example.com" && user.customClaims?["role"] == .string("admin"))
+            #expect(user.metadata.creationTime == Date(timeIntervalSince1970: 1_600_000_000))
+            #expect(user.multiFactor.enrolledFactors.map(\.factorID) == ["phone"])
+            let signedIn = try await setup.accounts.signInWithPassword(
+                SignInWithPasswordRequest(email: "grace@example.com", password: "user1password"))
+            #expect(signedIn.mfaPendingCredential != nil)
+        }
     }
 
     @Test func checksBeforeSending() async throws {

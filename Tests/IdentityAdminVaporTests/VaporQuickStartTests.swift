@@ -12,33 +12,32 @@ import VaporTesting
 /// app does.
 @Suite struct VaporQuickStartTests {
     @Test func theQuickStartProtectsItsRoutes() async throws {
-        let setup = try await EmulatorSetup.start(project: "demo-mfa")
-        let tokens = try await MiddlewareTokens.make(setup)
-        let app = try await Application.make(.testing)
-        protectAPI(of: app, with: setup.admin)
-        func bearer(_ token: String) -> HTTPHeaders { ["Authorization": "Bearer \(token)"] }
-        do {
-            try await app.testing().test(.GET, "api/me") { #expect($0.status == .unauthorized) }
-            try await app.testing().test(.GET, "api/me", headers: bearer(tokens.password)) { response in
-                #expect(response.status == .unauthorized)
-                #expect(
-                    response.headers.first(name: .wwwAuthenticate)?.contains(
-                        #"error="insufficient_user_authentication""#) == true)
+        try await EmulatorSetup.with(project: "demo-mfa") { setup in
+            let tokens = try await MiddlewareTokens.make(setup)
+            let app = try await Application.make(.testing)
+            protectAPI(of: app, with: setup.admin)
+            func bearer(_ token: String) -> HTTPHeaders { ["Authorization": "Bearer \(token)"] }
+            do {
+                try await app.testing().test(.GET, "api/me") { #expect($0.status == .unauthorized) }
+                try await app.testing().test(.GET, "api/me", headers: bearer(tokens.password)) { response in
+                    #expect(response.status == .unauthorized)
+                    #expect(
+                        response.headers.first(name: .wwwAuthenticate)?.contains(
+                            #"error="insufficient_user_authentication""#) == true)
+                }
+                try await app.testing().test(.GET, "api/me", headers: bearer(tokens.totp)) {
+                    #expect($0.body.string == tokens.uid)
+                }
+                try await app.testing().test(.GET, "api/factors", headers: bearer(tokens.totp)) { response in
+                    #expect(response.status == .ok)
+                    let factors = try response.content.decode([MyFactor].self)
+                    #expect(factors.map(\.kind) == ["totp"] && factors.first?.name == "Phone app")
+                }
+            } catch {
+                try await app.asyncShutdown()
+                throw error
             }
-            try await app.testing().test(.GET, "api/me", headers: bearer(tokens.totp)) {
-                #expect($0.body.string == tokens.uid)
-            }
-            try await app.testing().test(.GET, "api/factors", headers: bearer(tokens.totp)) { response in
-                #expect(response.status == .ok)
-                let factors = try response.content.decode([MyFactor].self)
-                #expect(factors.map(\.kind) == ["totp"] && factors.first?.name == "Phone app")
-            }
-        } catch {
             try await app.asyncShutdown()
-            await setup.running.stop()
-            throw error
         }
-        try await app.asyncShutdown()
-        await setup.running.stop()
     }
 }

@@ -1,12 +1,11 @@
+import EmulatorTestSupport
 import Foundation
 import HTTPTypes
-import HummingbirdTesting
 import IdentityOTP
 import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import IdentityToolkitTestSupport
-import ServiceLifecycle
 import Testing
 
 /// A fresh emulator with generated clients pointed at it, for one test.
@@ -171,45 +170,12 @@ func withEmulator<Value: Sendable>(
     configure(&settings)
     let emulator = try IdentityToolkitEmulator(configuration: settings)
     guard overSocket else {
-        return try await emulator.buildApplication().test(.router) { client in
-            try await body(Harness(emulator: emulator, port: nil, transport: TestClientTransport(client: client)))
+        return try await emulator.inProcess { transport in
+            try await body(Harness(emulator: emulator, port: nil, transport: transport))
         }
     }
-    return try await emulator.serving { port in
-        try await body(Harness(emulator: emulator, port: port, transport: AsyncHTTPClientTransport()))
-    }
-}
-
-extension IdentityToolkitEmulator {
-    /// Runs `body` while the emulator serves on its configured port (the
-    /// bound one is `body`'s argument), as a service of a `ServiceGroup`,
-    /// and shuts the group down gracefully afterwards.
-    func serving<Value: Sendable>(_ body: @Sendable (Int) async throws -> Value) async throws -> Value {
-        let (ports, listening) = AsyncStream<Int>.makeStream()
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [service { _, port in listening.yield(port) }], logger: configuration.logger))
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask {
-                defer { listening.finish() }
-                try await group.run()
-            }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else {
-                try await tasks.waitForAll()
-                throw CancellationError()
-            }
-            do {
-                let value = try await body(port)
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-                return value
-            } catch {
-                await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
-                throw error
-            }
-        }
+    return try await emulator.serving { running in
+        try await body(Harness(emulator: emulator, port: running.port, transport: AsyncHTTPClientTransport()))
     }
 }
 

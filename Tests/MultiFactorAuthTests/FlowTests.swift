@@ -212,7 +212,7 @@ import Testing
             // Four phone factors through the REST client (the SDK enrolls TOTP only).
             let accounts = AccountsClient(
                 apiKey: "k",
-                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.running.hostAndPort))
+                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.hostAndPort))
             for index in 1...5 {
                 let idToken = try await user.getIDToken()
                 let started = try await accounts.startMfaEnrollment(
@@ -301,13 +301,14 @@ import Testing
     }
 
     @Test func networkFailureAndMalformedResponses() async throws {
-        let h = try await SDKHarness.start()
-        // The stopped emulator refuses the connection; the failing-fast client reports it at once.
-        let auth = h.auth(transport: AsyncHTTPClientTransport.failingFast)
-        await h.stop()
+        // An emulator that has stopped: its port refuses the connection, and
+        // the failing-fast client reports it at once.
+        let stopped = try await SDKHarness.with(overSocket: true) { $0 }
+        let auth = stopped.auth(transport: AsyncHTTPClientTransport.failingFast)
         await expectAuthError(.networkError) {
             try await auth.signIn(withEmail: "a@example.com", password: "secret-password")
         }
+        let h = stopped
 
         let garbage = RecordingTransport(status: 200, body: #"{"localId": 42}"#)
         let broken = h.auth(transport: garbage)
@@ -327,56 +328,40 @@ import Testing
 
 @Suite struct TokenTests {
     @Test func tokensAreCachedRefreshedNearExpiryAndCoalesced() async throws {
-        let counter = CountingTransport()
-        let h = try await SDKHarness.start(transport: counter)
-        defer { Task { await h.stop() } }
-        let auth = h.auth()
-        let user = try await h.verifiedUser(on: auth)
-        let first = try await user.getIDToken()
-        #expect(try await user.getIDToken() == first)
-        #expect(counter.count(path: "/v1/token") == 0)
-        // 100 concurrent forced refreshes share one request.
-        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<100 { group.addTask { try await user.getIDToken(forcingRefresh: true) } }
-            var all: Set<String> = []
-            for try await token in group { all.insert(token) }
-            return all
-        }
-        #expect(counter.count(path: "/v1/token") == 1)
-        #expect(tokens.count == 1)
-        // Near expiry (under five minutes left) the token is refreshed before an MFA call.
-        h.clock.advance(by: 56 * 60)
-        let session = try await user.multiFactor.session()
-        #expect(counter.count(path: "/v1/token") == 2)
-        h.clock.advance(by: 3 * 60)
-        // The old token would now be expired at the server (userTokenExpired);
-        // the session's is not, so the server reaches its next rule: the
-        // sign-in is an hour old, too old to change factors.
-        await expectAuthError(.requiresRecentLogin) {
-            _ = try await TOTPMultiFactorGenerator.generateSecret(with: session)
+        try await SDKHarness.with(wrap: { CountingTransport(base: $0) }) { h in
+            let counter = try #require(h.transport as? CountingTransport)
+            let auth = h.auth()
+            let user = try await h.verifiedUser(on: auth)
+            let first = try await user.getIDToken()
+            #expect(try await user.getIDToken() == first)
+            #expect(counter.count(path: "/v1/token") == 0)
+            // 100 concurrent forced refreshes share one request.
+            let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<100 { group.addTask { try await user.getIDToken(forcingRefresh: true) } }
+                var all: Set<String> = []
+                for try await token in group { all.insert(token) }
+                return all
+            }
+            #expect(counter.count(path: "/v1/token") == 1)
+            #expect(tokens.count == 1)
+            // Near expiry (under five minutes left) the token is refreshed before an MFA call.
+            h.clock.advance(by: 56 * 60)
+            let session = try await user.multiFactor.session()
+            #expect(counter.count(path: "/v1/token") == 2)
+            h.clock.advance(by: 3 * 60)
+            // The old token would now be expired at the server (userTokenExpired);
+            // the session's is not, so the server reaches its next rule: the
+            // sign-in is an hour old, too old to change factors.
+            await expectAuthError(.requiresRecentLogin) {
+                _ = try await TOTPMultiFactorGenerator.generateSecret(with: session)
+            }
         }
     }
 }
 
 @Suite struct ConcurrencyTests {
-    /// A client whose requests wait for a pooled connection as long as their
-    /// own deadline. AsyncHTTPClient bounds that wait by the connect timeout
-    /// (10 s by default) and keeps 8 connections per host, so 200 flows at
-    /// once under the thread sanitizer failed queued requests with
-    /// `getConnectionFromPoolTimeout` although their deadline was minutes away.
-    static let patientTransport = AsyncHTTPClientTransport(
-        client: HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: {
-                var configuration = HTTPClient.Configuration()
-                configuration.timeout.connect = .seconds(300)
-                configuration.redirectConfiguration = .disallow
-                return configuration
-            }()
-        ))
-
     @Test func twoHundredAuthInstancesRunFullFlowsAtOnce() async throws {
-        try await withSDK(transport: Self.patientTransport) { h in
+        try await withSDK { h in
             let results = await withTaskGroup(of: String?.self) { group in
                 for index in 0..<200 {
                     group.addTask {
@@ -414,9 +399,11 @@ import Testing
 
 /// Counts requests by path, passing them on to AsyncHTTPClient.
 final class CountingTransport: HTTPTransport, @unchecked Sendable {
-    private let base = AsyncHTTPClientTransport()
+    private let base: any HTTPTransport
     private let lock = NSLock()
     private var paths: [String] = []
+
+    init(base: any HTTPTransport) { self.base = base }
 
     func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
         lock.withLock { paths.append(request.path ?? "") }

@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Foundation
 import HTTPTypes
 import IdentityOTP
@@ -8,18 +9,49 @@ import IdentityToolkitTestSupport
 import MultiFactorAuth
 import Testing
 
-/// A fresh emulator and named Firebase apps pointed at it.
-struct SDKHarness {
-    let running: RunningEmulator
+/// A fresh emulator and named Firebase apps pointed at it: in process
+/// (HummingbirdTesting's `.router` framework, no socket), or with
+/// `overSocket` served on a loopback port, for tests whose point is the socket.
+struct SDKHarness: Sendable {
+    let emulator: IdentityToolkitEmulator
+    /// Where `Auth.useEmulator(withHost:port:)` points (in process nothing listens there).
+    let host: String
+    let port: Int
     let transport: any HTTPTransport
     let project = "demo-sdk"
 
-    static func start(transport: any HTTPTransport = AsyncHTTPClientTransport()) async throws -> SDKHarness {
+    var hostAndPort: String { "\(host):\(port)" }
+    var baseURL: String { "http://\(hostAndPort)" }
+
+    /// Runs `body` with a fresh harness; `wrap` wraps its transport (to count requests, say).
+    @discardableResult
+    static func with<Value: Sendable>(
+        overSocket: Bool = false, wrap: @Sendable (any HTTPTransport) -> any HTTPTransport = { $0 },
+        _ body: @Sendable (SDKHarness) async throws -> Value
+    ) async throws -> Value {
         let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "demo-sdk"))
-        let running = try await emulator.start()
-        let harness = SDKHarness(running: running, transport: transport)
+        guard overSocket else {
+            return try await emulator.inProcess { transport in
+                let harness = SDKHarness(
+                    emulator: emulator, host: "127.0.0.1", port: EmulatorConfiguration.defaultPort,
+                    transport: wrap(transport))
+                try await harness.enableFactors()
+                return try await body(harness)
+            }
+        }
+        return try await emulator.serving { running in
+            let harness = SDKHarness(
+                emulator: emulator, host: running.host, port: running.port,
+                transport: wrap(AsyncHTTPClientTransport()))
+            try await harness.enableFactors()
+            return try await body(harness)
+        }
+    }
+
+    /// TOTP (one adjacent interval) and SMS on for the project.
+    private func enableFactors() async throws {
         let configuration = ClientConfiguration(
-            transport: transport, emulatorHost: running.hostAndPort, requestTimeout: harnessRequestTimeout)
+            transport: transport, emulatorHost: hostAndPort, requestTimeout: harnessRequestTimeout)
         _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
             project: "demo-sdk", updateMask: "mfa",
             body: ProjectConfig(
@@ -28,10 +60,9 @@ struct SDKHarness {
                     providerConfigs: [
                         MfaProviderConfig(state: .enabled, totpProviderConfig: .init(adjacentIntervals: 1))
                     ])))
-        return harness
     }
 
-    var clock: EmulatorClock { running.emulator.clock }
+    var clock: EmulatorClock { emulator.clock }
 
     /// An independent `Auth` for a new app, whose clock is the emulator's.
     func auth(
@@ -46,13 +77,13 @@ struct SDKHarness {
         FirebaseApp.configure(name: name, options: options)
         let clock = self.clock
         let auth = Auth(app: FirebaseApp.app(name: name)!, sessionStore: store, now: { clock.now })
-        auth.useEmulator(withHost: running.host, port: running.port)
+        auth.useEmulator(withHost: host, port: port)
         return auth
     }
 
     func helper(_ path: String) async throws -> [String: Any] {
         var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: nil)
-        request.url = URL(string: running.baseURL + path)
+        request.url = URL(string: baseURL + path)
         let (_, data) = try await transport.send(
             request, body: nil, options: TransportOptions(timeout: .seconds(120), maxResponseBytes: 16 << 20))
         return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
@@ -99,21 +130,11 @@ struct SDKHarness {
         throw AuthErrorCode(.internalError, message: "no second factor was required")
     }
 
-    func stop() async { await running.stop() }
 }
 
-/// Runs `body` with a fresh harness.
-func withSDK(transport: any HTTPTransport = AsyncHTTPClientTransport(), _ body: (SDKHarness) async throws -> Void)
-    async throws
-{
-    let harness = try await SDKHarness.start(transport: transport)
-    do {
-        try await body(harness)
-    } catch {
-        await harness.stop()
-        throw error
-    }
-    await harness.stop()
+/// Runs `body` with a fresh in-process harness (``SDKHarness/with(overSocket:wrap:_:)``).
+func withSDK(_ body: @Sendable (SDKHarness) async throws -> Void) async throws {
+    try await SDKHarness.with(body)
 }
 
 /// Expects `call` to throw `AuthErrorCode` with `code`.

@@ -50,7 +50,7 @@ import Testing
             // The server ends the session: a refresh is refused, the user is signed out, the listeners hear it.
             let admin = AdminClient(
                 accessToken: { "owner" },
-                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.running.hostAndPort))
+                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.hostAndPort))
             _ = try await admin.updateAccount(
                 targetProjectId: h.project, body: SetAccountInfoRequest(localId: user.uid, disableUser: true))
             await expectAuthError(.userDisabled) { _ = try await user.getIDToken(forcingRefresh: true) }

@@ -17,7 +17,7 @@ import Testing
             // A phone factor after it, through the REST client (the SDK enrolls TOTP only).
             let accounts = AccountsClient(
                 apiKey: "k",
-                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.running.hostAndPort))
+                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.hostAndPort))
             let idToken = try await user.getIDToken(forcingRefresh: true)
             let started = try await accounts.startMfaEnrollment(
                 StartMfaEnrollmentRequest(idToken: idToken, phoneEnrollmentInfo: .init(phoneNumber: "+15555550100")))
@@ -46,9 +46,9 @@ import Testing
         try await withSDK { h in
             let admin = AdminClient(
                 accessToken: { "owner" },
-                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.running.hostAndPort))
+                configuration: ClientConfiguration(transport: h.transport, emulatorHost: h.hostAndPort))
             let project = h.project
-            let clock = h.running.emulator.clock
+            let clock = h.emulator.clock
             for label in ["disabled", "revoked", "deleted"] {
                 let auth = h.auth()
                 let user = try await h.verifiedUser(on: auth)

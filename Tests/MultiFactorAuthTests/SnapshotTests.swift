@@ -28,7 +28,7 @@ import Testing
 
             // Another instance: a new Auth of the same app, nothing shared in memory.
             let second = Auth(app: try #require(first.app), now: { h.clock.now })
-            second.useEmulator(withHost: h.running.host, port: h.running.port)
+            second.useEmulator(withHost: h.host, port: h.port)
             let rebuilt = try MultiFactorResolver(restoring: written, auth: second)
             #expect(rebuilt.auth === second)
             #expect(rebuilt.hints.map(\.factorID) == [TOTPMultiFactorID])
@@ -61,7 +61,7 @@ import Testing
                 #expect(error.localizedDescription.contains(written.appName))
             }
             let sameApp = Auth(app: try #require(first.app), now: { h.clock.now })
-            sameApp.useEmulator(withHost: h.running.host, port: h.running.port)
+            sameApp.useEmulator(withHost: h.host, port: h.port)
             let once = try MultiFactorResolver(restoring: written, auth: sameApp)
             await expectAuthError(.invalidVerificationCode) {
                 try await once.resolveSignIn(
@@ -88,7 +88,7 @@ import Testing
             #expect(writtenSecret.enrollmentCompletionDeadline == secret.enrollmentCompletionDeadline)
 
             let second = Auth(app: try #require(first.app), now: { h.clock.now })
-            second.useEmulator(withHost: h.running.host, port: h.running.port)
+            second.useEmulator(withHost: h.host, port: h.port)
             let restoredUser = second.restore(writtenSession)
             let rebuilt = try TOTPSecret(restoring: writtenSecret)
             #expect(rebuilt.sharedSecretKey() == secret.sharedSecretKey())
@@ -131,7 +131,7 @@ import Testing
             let app = try #require(h.auth().app)
             let alice = Auth(app: app, sessionStore: shared.scoped(to: "browser-a"), now: { h.clock.now })
             let bob = Auth(app: app, sessionStore: shared.scoped(to: "browser-b"), now: { h.clock.now })
-            for auth in [alice, bob] { auth.useEmulator(withHost: h.running.host, port: h.running.port) }
+            for auth in [alice, bob] { auth.useEmulator(withHost: h.host, port: h.port) }
             let a = try await alice.createUser(
                 withEmail: "a-\(UUID().uuidString.prefix(6))@example.com", password: "secret-password"
             ).user

@@ -219,16 +219,15 @@ func runLoad(arguments: [String]) async throws {
     }
     let password = "load-test-password"
 
-    let running: RunningEmulator?
-    let hostAndPort: String
-    if let external = option("--emulator", in: arguments) {
-        running = nil
-        hostAndPort = external
-    } else {
-        running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project))
-            .start()
-        hostAndPort = running?.hostAndPort ?? ""
+    guard let hostAndPort = option("--emulator", in: arguments) else {
+        // The emulator in this process, serving while the load runs.
+        let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project))
+        try await emulator.serving { running in
+            try await runLoad(arguments: arguments + ["--emulator", running.hostAndPort, inProcessFlag])
+        }
+        return
     }
+    let inProcess = arguments.contains(inProcessFlag)
     let separator = hostAndPort.lastIndex(of: ":") ?? hostAndPort.endIndex
     guard separator != hostAndPort.endIndex, let port = Int(hostAndPort[hostAndPort.index(after: separator)...]) else {
         fail("--emulator takes HOST:PORT, not \(hostAndPort)")
@@ -305,12 +304,14 @@ func runLoad(arguments: [String]) async throws {
     say(
         String(
             format: "CPU per sign-in: %.0f µs (%@)", cpuUsed / Double(max(1, sorted.count)) * 1e6,
-            running == nil ? "this process, the client only" : "this process, emulator and client"))
+            inProcess ? "this process, emulator and client" : "this process, the client only"))
     say(
         "latency per sign-in (2 requests): p50 \(percentile(0.5)), p90 \(percentile(0.9)), p99 \(percentile(0.99)), max \(percentile(1.0))"
     )
-    await running?.stop()
 }
+
+/// Marks a load whose emulator ``runLoad(arguments:)`` serves in this process.
+let inProcessFlag = "--emulator-in-this-process"
 
 /// This process's resident memory in KiB (Linux: VmRSS of /proc/self/status).
 func residentKiB() -> Int {
@@ -330,74 +331,75 @@ func runSoak(arguments: [String]) async throws {
     let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: project))
     // Frozen at now: each round then moves it exactly one step.
     emulator.clock.set(Date())
-    let running = try await emulator.start()
-    let hostAndPort = running.hostAndPort
-    let configuration = ClientConfiguration(transport: AsyncHTTPClientTransport(), emulatorHost: hostAndPort)
-    let accounts = AccountsClient(apiKey: "k", configuration: configuration)
-    _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
-        project: project, updateMask: "mfa",
-        body: ProjectConfig(
-            mfa: MultiFactorAuthConfig(
-                providerConfigs: [
-                    MfaProviderConfig(state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 10))
-                ])))
-    say("preparing \(userCount) users with TOTP on \(hostAndPort)…")
-    let users = try await prepareUsers(
-        count: userCount, password: password, accounts: accounts, configuration: configuration,
-        hostAndPort: hostAndPort, project: project, now: { Int64(emulator.clock.now.timeIntervalSince1970) })
-    let warmUp = Duration.seconds(max(30, minutes * 6))
-    let deadline = ContinuousClock.now + .seconds(minutes * 60)
-    let started = ContinuousClock.now
-    let host = String(hostAndPort[..<(hostAndPort.lastIndex(of: ":") ?? hostAndPort.endIndex)])
-    say("soaking for \(minutes) min with \(clients) raw keep-alive clients (warm-up \(warmUp))…")
-    var signIns = 0
-    var errors = 0
-    var rounds = 0
-    var afterWarmUp: Int?
-    var lastReport = ContinuousClock.now
-    while ContinuousClock.now < deadline {
-        emulator.clock.advance(by: 30)
-        let step = try users[0].totp.step(at: Int64(emulator.clock.now.timeIntervalSince1970))
-        let jobsPerClient: [[SignInJob]] = (0..<clients).map { client in
-            stride(from: client, to: users.count, by: clients).compactMap { index in
-                let user = users[index]
-                guard !sharesItsCode(user, step: step, around: step) else { return nil }
-                return SignInJob(
-                    email: user.email, enrollmentID: user.enrollmentID, totp: user.totp, step: step,
-                    passwordRequest: user.passwordRequest, totpStep: user.totpStep)
+    try await emulator.serving { running in
+        let hostAndPort = running.hostAndPort
+        let configuration = ClientConfiguration(transport: AsyncHTTPClientTransport(), emulatorHost: hostAndPort)
+        let accounts = AccountsClient(apiKey: "k", configuration: configuration)
+        _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(
+            project: project, updateMask: "mfa",
+            body: ProjectConfig(
+                mfa: MultiFactorAuthConfig(
+                    providerConfigs: [
+                        MfaProviderConfig(
+                            state: .enabled, totpProviderConfig: TotpMfaProviderConfig(adjacentIntervals: 10))
+                    ])))
+        say("preparing \(userCount) users with TOTP on \(hostAndPort)…")
+        let users = try await prepareUsers(
+            count: userCount, password: password, accounts: accounts, configuration: configuration,
+            hostAndPort: hostAndPort, project: project, now: { Int64(emulator.clock.now.timeIntervalSince1970) })
+        let warmUp = Duration.seconds(max(30, minutes * 6))
+        let deadline = ContinuousClock.now + .seconds(minutes * 60)
+        let started = ContinuousClock.now
+        let host = String(hostAndPort[..<(hostAndPort.lastIndex(of: ":") ?? hostAndPort.endIndex)])
+        say("soaking for \(minutes) min with \(clients) raw keep-alive clients (warm-up \(warmUp))…")
+        var signIns = 0
+        var errors = 0
+        var rounds = 0
+        var afterWarmUp: Int?
+        var lastReport = ContinuousClock.now
+        while ContinuousClock.now < deadline {
+            emulator.clock.advance(by: 30)
+            let step = try users[0].totp.step(at: Int64(emulator.clock.now.timeIntervalSince1970))
+            let jobsPerClient: [[SignInJob]] = (0..<clients).map { client in
+                stride(from: client, to: users.count, by: clients).compactMap { index in
+                    let user = users[index]
+                    guard !sharesItsCode(user, step: step, around: step) else { return nil }
+                    return SignInJob(
+                        email: user.email, enrollmentID: user.enrollmentID, totp: user.totp, step: step,
+                        passwordRequest: user.passwordRequest, totpStep: user.totpStep)
+                }
+            }
+            do {
+                signIns += try await runRawClients(host: host, port: running.port, jobsPerClient: jobsPerClient).count
+            } catch {
+                errors += 1
+                say("round \(rounds): \(error)")
+            }
+            rounds += 1
+            if afterWarmUp == nil, ContinuousClock.now - started >= warmUp {
+                afterWarmUp = residentKiB()
+                say("after warm-up: \(signIns) sign-ins, resident \(afterWarmUp ?? 0) KiB")
+            }
+            if ContinuousClock.now - lastReport >= .seconds(60) {
+                lastReport = ContinuousClock.now
+                say(
+                    "\(Int(milliseconds(ContinuousClock.now - started) / 1000)) s: \(signIns) sign-ins, \(errors) errors, resident \(residentKiB()) KiB, "
+                        + "emulator state \(await emulator.stateCounts.sorted { $0.key < $1.key })")
             }
         }
-        do {
-            signIns += try await runRawClients(host: host, port: running.port, jobsPerClient: jobsPerClient).count
-        } catch {
-            errors += 1
-            say("round \(rounds): \(error)")
-        }
-        rounds += 1
-        if afterWarmUp == nil, ContinuousClock.now - started >= warmUp {
-            afterWarmUp = residentKiB()
-            say("after warm-up: \(signIns) sign-ins, resident \(afterWarmUp ?? 0) KiB")
-        }
-        if ContinuousClock.now - lastReport >= .seconds(60) {
-            lastReport = ContinuousClock.now
-            say(
-                "\(Int(milliseconds(ContinuousClock.now - started) / 1000)) s: \(signIns) sign-ins, \(errors) errors, resident \(residentKiB()) KiB, "
-                    + "emulator state \(await emulator.stateCounts.sorted { $0.key < $1.key })")
-        }
+        let end = residentKiB()
+        let base = afterWarmUp ?? end
+        let seconds = milliseconds(ContinuousClock.now - started) / 1000
+        say(
+            String(
+                format: "soak: %d complete TOTP sign-ins in %.0f s (%.0f/s), %d rounds, %d errors", signIns, seconds,
+                Double(signIns) / seconds, rounds, errors))
+        say(
+            String(
+                format: "resident memory: %d KiB after warm-up, %d KiB at the end: %+.1f %%", base, end,
+                Double(end - base) / Double(max(1, base)) * 100))
+        if errors > 0 { exit(1) }
     }
-    let end = residentKiB()
-    let base = afterWarmUp ?? end
-    let seconds = milliseconds(ContinuousClock.now - started) / 1000
-    say(
-        String(
-            format: "soak: %d complete TOTP sign-ins in %.0f s (%.0f/s), %d rounds, %d errors", signIns, seconds,
-            Double(signIns) / seconds, rounds, errors))
-    say(
-        String(
-            format: "resident memory: %d KiB after warm-up, %d KiB at the end: %+.1f %%", base, end,
-            Double(end - base) / Double(max(1, base)) * 100))
-    await running.stop()
-    if errors > 0 { exit(1) }
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -45,8 +45,8 @@ final class Fixture: @unchecked Sendable {
 @Sendable func setUp() async throws {
     let fixture = Fixture.shared
     if fixture.user != nil { return }
-    let running = try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "bench"))
-        .start()
+    let running = try await serveForTheRun(
+        try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: "bench")))
     fixture.running = running
     let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")
     options.apiKey = "bench"
@@ -63,4 +63,23 @@ final class Fixture: @unchecked Sendable {
     request.headerFields[.accept] = "application/json"
     fixture.rawRequest = request
     fixture.rawBody = try JSONEncoder().encode(["grantType": "refresh_token", "refreshToken": user.refreshToken ?? ""])
+}
+
+/// Serves `emulator` until the benchmark process exits (the suite's fixture
+/// outlives any one scope); returns once it listens.
+func serveForTheRun(_ emulator: IdentityToolkitEmulator) async throws -> RunningEmulator {
+    let (addresses, listening) = AsyncThrowingStream<RunningEmulator, any Error>.makeStream()
+    Task {
+        do {
+            try await emulator.serving { running in
+                listening.yield(running)
+                // Until the process ends.
+                while true { try await Task.sleep(for: .seconds(3600)) }
+            }
+        } catch {
+            listening.finish(throwing: error)
+        }
+    }
+    for try await running in addresses { return running }
+    throw CancellationError()
 }

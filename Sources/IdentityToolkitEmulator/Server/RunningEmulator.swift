@@ -2,65 +2,71 @@
 import Foundation
 public import ServiceLifecycle
 
-/// An emulator serving in the background of this process.
-public final class RunningEmulator: Sendable {
+/// Where an emulator serving in ``IdentityToolkitEmulator/serving(_:)``
+/// listens.
+public struct RunningEmulator: Sendable {
     /// The emulator being served (its clock, its configuration).
     public let emulator: IdentityToolkitEmulator
     /// The address it listens on.
     public let host: String
     /// The port it listens on (the one picked, when configured with 0).
     public let port: Int
-    private let task: Task<Void, any Error>
-
-    init(emulator: IdentityToolkitEmulator, host: String, port: Int, task: Task<Void, any Error>) {
-        self.emulator = emulator
-        self.host = host
-        self.port = port
-        self.task = task
-    }
 
     /// `HOST:PORT`, the form `FIREBASE_AUTH_EMULATOR_HOST` takes.
     public var hostAndPort: String { "\(host):\(port)" }
 
     /// `http://HOST:PORT`
-    public var baseURL: String { "http://\(hostAndPort)" }
-
-    /// Stops serving and waits until the server has shut down.
-    public func stop() async {
-        task.cancel()
-        _ = await task.result
-    }
+    public var baseURL: String { "http://\(IdentityToolkitEmulator.urlHost(host)):\(port)" }
 }
 
 extension IdentityToolkitEmulator {
-    /// Starts serving in a background task and returns once it listens.
-    /// - Throws: The server's error when it cannot listen (such as a port in use).
-    public func start() async throws -> RunningEmulator {
-        let (addresses, continuation) = AsyncStream<(String, Int)>.makeStream()
-        let task = Task {
-            defer { continuation.finish() }
-            try await self.run { host, port in
-                continuation.yield((host, port))
-                continuation.finish()
+    /// Serves on the configured address while `body` runs, then shuts down
+    /// gracefully and returns `body`'s value: the emulator's ``service(onListening:)``
+    /// in a `ServiceGroup` of its own, for a test or a tool that needs a
+    /// real socket for a while (an app that runs a group adds the service
+    /// to it instead; a test that needs no socket drives
+    /// ``buildApplication(onListening:)`` with HummingbirdTesting).
+    ///
+    /// ```swift
+    /// let emulator = try IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0))
+    /// try await emulator.serving { running in
+    ///     let accounts = AccountsClient(
+    ///         apiKey: "any", configuration: ClientConfiguration(emulatorHost: running.hostAndPort))
+    ///     _ = try await accounts.signUp(SignUpRequest(returnSecureToken: true))
+    /// }
+    /// ```
+    /// - Throws: The server's error when it cannot listen (such as a port
+    ///   in use), else `body`'s.
+    public func serving<Value: Sendable>(_ body: (RunningEmulator) async throws -> Value) async throws -> Value {
+        let (addresses, listening) = AsyncStream<(String, Int)>.makeStream()
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [service { host, port in listening.yield((host, port)) }], logger: configuration.logger)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
+        groupConfiguration.maximumCancellationDuration = configuration.shutdownGracePeriod
+        let group = ServiceGroup(configuration: groupConfiguration)
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                defer { listening.finish() }
+                try await group.run()
             }
+            var iterator = addresses.makeAsyncIterator()
+            guard let (host, port) = await iterator.next() else {
+                // The group ended before it listened: its error says why.
+                try await tasks.waitForAll()
+                throw CancellationError()
+            }
+            let value: Value
+            do {
+                value = try await body(RunningEmulator(emulator: self, host: host, port: port))
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return value
         }
-        for await (host, port) in addresses {
-            return RunningEmulator(emulator: self, host: host, port: port, task: task)
-        }
-        try await task.value
-        throw CancellationError()
-    }
-}
-
-/// A started emulator as a service of the app's `ServiceGroup` (or
-/// Hummingbird's `Application(services:)`): listed first, it is stopped
-/// last, after the server whose requests still call it has drained.
-extension RunningEmulator: Service {
-    /// Waits for graceful shutdown (or cancellation), then stops the
-    /// emulator and returns once it has shut down.
-    public func run() async throws {
-        try? await gracefulShutdown()
-        await stop()
     }
 }
 #endif

@@ -55,16 +55,11 @@ struct RouteLoadServer: AsyncParsableCommand {
         logger.logLevel = .warning
         // The emulator in this process: its loopback hop is what a
         // revocation check without caching pays per request.
-        let emulator = try await IdentityToolkitEmulator(
+        try await IdentityToolkitEmulator(
             configuration: EmulatorConfiguration(port: 0, projectID: Self.projectID)
-        ).start()
-        do {
-            try await serve(emulatorHost: "\(emulator.host):\(emulator.port)", logger: logger)
-        } catch {
-            await emulator.stop()
-            throw error
+        ).serving { emulator in
+            try await serve(emulatorHost: emulator.hostAndPort, logger: logger)
         }
-        await emulator.stop()
     }
 
     func serve(emulatorHost: String, logger: Logger) async throws {

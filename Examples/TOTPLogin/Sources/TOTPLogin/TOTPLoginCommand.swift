@@ -142,155 +142,156 @@ struct TOTPLoginCommand: AsyncParsableCommand {
             stores = try PostgresIdentityStores(client: client, logger: logger)
         }
 
-        var running: RunningEmulator?
-        let emulatorAddress: (host: String, port: Int)
-        let projectID: String
         if let address = settings.emulator {
-            emulatorAddress = address
-            projectID = try await agreedProject(
+            let projectID = try await agreedProject(
                 emulatorHost: address.host, port: address.port, requested: settings.project)
+            try await serve(emulatorAddress: address, projectID: projectID)
         } else {
-            projectID = settings.project ?? Self.defaultProject
-            let started = try await IdentityToolkitEmulator(
-                configuration: EmulatorConfiguration(port: 0, projectID: projectID)
-            ).start()
-            running = started
-            emulatorAddress = (started.host, started.port)
-        }
-        let emulatorURL = "http://\(emulatorAddress.host):\(emulatorAddress.port)"
-        FileHandle.standardOutput.write(Data("emulator at \(emulatorURL) (project \(projectID))\n".utf8))
-        var tenantID: String?
-        if let tenant = settings.tenant {
-            let found: String
-            do {
-                found = try await IdentityBackend.tenant(
-                    named: tenant, emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port,
-                    projectID: projectID)
-            } catch {
-                throw StartupError(
-                    description: "cannot find or make the tenant \(tenant) at the emulator \(emulatorURL): \(error)")
-            }
-            FileHandle.standardOutput.write(Data("tenant \(found)\n".utf8))
-            tenantID = found
-        }
-        let backend = try IdentityBackend(
-            emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port, projectID: projectID,
-            tenantID: tenantID)
-
-        // The security stores on one storage: PostgreSQL's, shared by the
-        // fleet, or this process's memory.
-        let storage: any IdentityStorage = stores ?? InMemoryIdentityStorage()
-        let (attempts, recoveryCodes, securityEvents, replayStore) = (
-            storage.verificationStore, storage.recoveryCodeStore, storage.securityEventLog,
-            storage.verificationStore
-        )
-        let state: BrowserStateConfiguration
-        var outbox: any NotificationOutbox = InMemoryNotificationOutbox()
-        var roles: any RoleDirectory = InMemoryRoleDirectory(settings.roles)
-        if let stores, let postgresClient {
-            guard let keyRing else { throw Self.noSealingKeys }
-            outbox = PostgresNotificationOutbox(client: postgresClient, logger: logger)
-            roles = PostgresRoleDirectory(client: postgresClient, logger: logger)
-            // A browser state that no longer opens only asks for a new sign-in.
-            state = .store(
-                SealingStateStore(
-                    base: stores.stateStore,
-                    codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.browser-store"),
-                    unopenable: .readAsAbsent),
-                name: "PostgreSQL, sealed", keyRing: keyRing)
-            // The fleet's last key sets: an instance that starts while
-            // Google's key route is down verifies with them until they expire.
-            backend.admin.shareSigningKeys(
-                in: SealingStateStore(
-                    base: stores.stateStore,
-                    codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.signing-keys")))
-        } else {
-            if keyRing == nil {
-                logger.warning(
-                    "no sealing keys: a random key seals the browsers' cookies, so a restart or another instance cannot read them (set \(Self.sealingKeysVariable))"
-                )
-            }
-            state = .sealedCookie(keyRing: try keyRing ?? SealingKeyRing([SealingKey.random(id: "ephemeral")]))
-            logger.warning(
-                "attempt counts are kept in this process: each instance grants the limit again (use --postgres)")
-        }
-        let app = TOTPLoginApp(
-            backend: backend, state: state, attempts: attempts, recoveryCodes: recoveryCodes,
-            publicURL: settings.publicURL,
-            trustForwardedFor: settings.trustForwardedFor, logger: logger, securityEvents: securityEvents,
-            outbox: outbox,
-            enrollmentDeadline: settings.enrollBy,
-            signInRules: SignInRules(totpTenant: tenantID, enrollmentGrace: settings.requireTOTPAfter, roles: roles))
-        logger.info("\(app.stateSummary)")
-        // What runs beside the server, in start order; on SIGTERM or SIGINT
-        // the server stops taking connections and finishes the requests in
-        // flight, then these stop in reverse order: the key refresher, the
-        // sweeper and the revocation fan-out, the PostgreSQL pool, and last
-        // the embedded emulator (which the draining requests still call).
-        var services: [any Service] = []
-        if let observability { services.append(observability) }
-        if let running { services.append(running) }
-        if let postgresClient, let stores {
-            // The fan-out tells every instance at once when one revokes a
-            // user's sessions (LISTEN/NOTIFY), instead of within the cache's 10 s.
-            services += [
-                postgresClient, stores.sweeper(), stores.recordLog.retentionSweeper(),
-                backend.admin.revocationFanOut(over: stores.notificationChannel, logger: logger),
-            ]
-        }
-        services.append(backend.admin.signingKeyRefresher)
-        if let metricsPort = settings.metricsPort {
-            services.append(Self.metricsApplication(metricsRegistry, port: metricsPort, logger: logger))
-        }
-        let host = settings.host
-        let blockingFunction = settings.blockingFunction
-        let publicURL = settings.publicURL
-        var application = Application(
-            router: app.router(tracing: otlp),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: settings.port), serverName: nil),
-            services: services,
-            onServerRunning: { [replayStore, logger] channel in
-                let port = channel.localAddress?.port ?? 0
-                if blockingFunction {
-                    // Behind a balancer, Identity Platform calls the public address; any instance answers.
-                    let url =
-                        (publicURL.map {
-                            $0.absoluteString.hasSuffix("/") ? String($0.absoluteString.dropLast()) : $0.absoluteString
-                        }
-                            ?? "http://\(host):\(port)") + TOTPLoginApp.beforeSignInPath
-                    app.serveBlockingFunction(at: url, replayStore: replayStore)
-                    do {
-                        try await backend.configureBeforeSignIn(functionURL: url)
-                        FileHandle.standardOutput.write(Data("blocking function beforeSignIn at \(url)\n".utf8))
-                    } catch {
-                        logger.error("could not configure the beforeSignIn trigger", metadata: ["error": "\(error)"])
-                    }
+            // The embedded emulator serves in a group of its own around the
+            // app's: it stops last, after the requests in flight (which still
+            // call it) are answered.
+            let projectID = settings.project ?? Self.defaultProject
+            try await IdentityToolkitEmulator(configuration: EmulatorConfiguration(port: 0, projectID: projectID))
+                .serving { running in
+                    try await serve(emulatorAddress: (running.host, running.port), projectID: projectID)
                 }
-                // Whole lines, flushed: scripts wait for this one.
-                FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
-            },
-            logger: logger
-        )
-        // Once the services run (the pool among them), before the first connection.
-        application.beforeServerStarts { [stores, outbox, roles, settings] in
-            if let stores {
-                // Creates or upgrades the tables; safe from every instance at once.
-                do {
-                    try await stores.migrate()
-                    if let outbox = outbox as? PostgresNotificationOutbox { try await outbox.migrate() }
-                    if let roles = roles as? PostgresRoleDirectory { try await roles.migrate(seed: settings.roles) }
-                } catch { throw StartupError(description: "cannot prepare the PostgreSQL tables: \(error)") }
-            }
-            do { try await backend.enableTOTP() } catch {
-                throw StartupError(description: "cannot switch TOTP on at the emulator \(emulatorURL): \(error)")
-            }
-        }
-        do {
-            try await application.runService()
-        } catch {
-            await running?.stop()
-            throw error
         }
         FileHandle.standardOutput.write(Data("stopped: requests in flight answered, the pool closed\n".utf8))
+
+        /// The app against the emulator at `emulatorAddress`, until SIGTERM or SIGINT.
+        func serve(emulatorAddress: (host: String, port: Int), projectID: String) async throws {
+            let emulatorURL = "http://\(emulatorAddress.host):\(emulatorAddress.port)"
+            FileHandle.standardOutput.write(Data("emulator at \(emulatorURL) (project \(projectID))\n".utf8))
+            var tenantID: String?
+            if let tenant = settings.tenant {
+                let found: String
+                do {
+                    found = try await IdentityBackend.tenant(
+                        named: tenant, emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port,
+                        projectID: projectID)
+                } catch {
+                    throw StartupError(
+                        description: "cannot find or make the tenant \(tenant) at the emulator \(emulatorURL): \(error)"
+                    )
+                }
+                FileHandle.standardOutput.write(Data("tenant \(found)\n".utf8))
+                tenantID = found
+            }
+            let backend = try IdentityBackend(
+                emulatorHost: emulatorAddress.host, emulatorPort: emulatorAddress.port, projectID: projectID,
+                tenantID: tenantID)
+
+            // The security stores on one storage: PostgreSQL's, shared by the
+            // fleet, or this process's memory.
+            let storage: any IdentityStorage = stores ?? InMemoryIdentityStorage()
+            let (attempts, recoveryCodes, securityEvents, replayStore) = (
+                storage.verificationStore, storage.recoveryCodeStore, storage.securityEventLog,
+                storage.verificationStore
+            )
+            let state: BrowserStateConfiguration
+            var outbox: any NotificationOutbox = InMemoryNotificationOutbox()
+            var roles: any RoleDirectory = InMemoryRoleDirectory(settings.roles)
+            if let stores, let postgresClient {
+                guard let keyRing else { throw Self.noSealingKeys }
+                outbox = PostgresNotificationOutbox(client: postgresClient, logger: logger)
+                roles = PostgresRoleDirectory(client: postgresClient, logger: logger)
+                // A browser state that no longer opens only asks for a new sign-in.
+                state = .store(
+                    SealingStateStore(
+                        base: stores.stateStore,
+                        codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.browser-store"),
+                        unopenable: .readAsAbsent),
+                    name: "PostgreSQL, sealed", keyRing: keyRing)
+                // The fleet's last key sets: an instance that starts while
+                // Google's key route is down verifies with them until they expire.
+                backend.admin.shareSigningKeys(
+                    in: SealingStateStore(
+                        base: stores.stateStore,
+                        codec: SealedStateCodec(keyRing: keyRing, purpose: "totplogin.signing-keys")))
+            } else {
+                if keyRing == nil {
+                    logger.warning(
+                        "no sealing keys: a random key seals the browsers' cookies, so a restart or another instance cannot read them (set \(Self.sealingKeysVariable))"
+                    )
+                }
+                state = .sealedCookie(keyRing: try keyRing ?? SealingKeyRing([SealingKey.random(id: "ephemeral")]))
+                logger.warning(
+                    "attempt counts are kept in this process: each instance grants the limit again (use --postgres)")
+            }
+            let app = TOTPLoginApp(
+                backend: backend, state: state, attempts: attempts, recoveryCodes: recoveryCodes,
+                publicURL: settings.publicURL,
+                trustForwardedFor: settings.trustForwardedFor, logger: logger, securityEvents: securityEvents,
+                outbox: outbox,
+                enrollmentDeadline: settings.enrollBy,
+                signInRules: SignInRules(totpTenant: tenantID, enrollmentGrace: settings.requireTOTPAfter, roles: roles)
+            )
+            logger.info("\(app.stateSummary)")
+            // What runs beside the server, in start order; on SIGTERM or SIGINT
+            // the server stops taking connections and finishes the requests in
+            // flight, then these stop in reverse order: the key refresher, the
+            // sweeper and the revocation fan-out, and the PostgreSQL pool; the
+            // embedded emulator (which the draining requests still call) after them.
+            var services: [any Service] = []
+            if let observability { services.append(observability) }
+            if let postgresClient, let stores {
+                // The fan-out tells every instance at once when one revokes a
+                // user's sessions (LISTEN/NOTIFY), instead of within the cache's 10 s.
+                services += [
+                    postgresClient, stores.sweeper(), stores.recordLog.retentionSweeper(),
+                    backend.admin.revocationFanOut(over: stores.notificationChannel, logger: logger),
+                ]
+            }
+            services.append(backend.admin.signingKeyRefresher)
+            if let metricsPort = settings.metricsPort {
+                services.append(Self.metricsApplication(metricsRegistry, port: metricsPort, logger: logger))
+            }
+            let host = settings.host
+            let blockingFunction = settings.blockingFunction
+            let publicURL = settings.publicURL
+            var application = Application(
+                router: app.router(tracing: otlp),
+                configuration: ApplicationConfiguration(address: .hostname(host, port: settings.port), serverName: nil),
+                services: services,
+                onServerRunning: { [replayStore, logger] channel in
+                    let port = channel.localAddress?.port ?? 0
+                    if blockingFunction {
+                        // Behind a balancer, Identity Platform calls the public address; any instance answers.
+                        let url =
+                            (publicURL.map {
+                                $0.absoluteString.hasSuffix("/")
+                                    ? String($0.absoluteString.dropLast()) : $0.absoluteString
+                            }
+                                ?? "http://\(host):\(port)") + TOTPLoginApp.beforeSignInPath
+                        app.serveBlockingFunction(at: url, replayStore: replayStore)
+                        do {
+                            try await backend.configureBeforeSignIn(functionURL: url)
+                            FileHandle.standardOutput.write(Data("blocking function beforeSignIn at \(url)\n".utf8))
+                        } catch {
+                            logger.error(
+                                "could not configure the beforeSignIn trigger", metadata: ["error": "\(error)"])
+                        }
+                    }
+                    // Whole lines, flushed: scripts wait for this one.
+                    FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+                },
+                logger: logger
+            )
+            // Once the services run (the pool among them), before the first connection.
+            application.beforeServerStarts { [stores, outbox, roles, settings] in
+                if let stores {
+                    // Creates or upgrades the tables; safe from every instance at once.
+                    do {
+                        try await stores.migrate()
+                        if let outbox = outbox as? PostgresNotificationOutbox { try await outbox.migrate() }
+                        if let roles = roles as? PostgresRoleDirectory { try await roles.migrate(seed: settings.roles) }
+                    } catch { throw StartupError(description: "cannot prepare the PostgreSQL tables: \(error)") }
+                }
+                do { try await backend.enableTOTP() } catch {
+                    throw StartupError(description: "cannot switch TOTP on at the emulator \(emulatorURL): \(error)")
+                }
+            }
+            try await application.runService()
+        }
     }
 }

@@ -147,10 +147,9 @@ extension TOTPLoginAppTests {
     /// TOTP signs in; a listed address gets its `role` claim.
     @Test func theBlockingFunctionRefusesATenantsUserWithoutTOTPAndAddsTheRole() async throws {
         let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
-        let emulator = try await IdentityToolkitEmulator(
+        try await IdentityToolkitEmulator(
             configuration: EmulatorConfiguration(port: 0, projectID: project)
-        ).start()
-        do {
+        ).serving { emulator in
             let tenantID = try await IdentityBackend.tenant(
                 named: "Staff", emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project)
             #expect(
@@ -216,11 +215,7 @@ extension TOTPLoginAppTests {
                         try await backend.admin.getUser(email: "bob@example.com").customClaims?[SignInRules.roleClaim]
                             == nil)
                 }
-        } catch {
-            await emulator.stop()
-            throw error
         }
-        await emulator.stop()
     }
 
     @Test func rolesParseOrSayWhichEntryIsWrong() async throws {

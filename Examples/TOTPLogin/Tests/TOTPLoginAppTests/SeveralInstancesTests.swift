@@ -187,19 +187,19 @@ extension TOTPLoginAppTests {
     /// rows are written once the state holds a sign-in step.
     @Test func pagesWithoutACookieWriteNoStateRow() async throws {
         let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
-        let emulator = try await IdentityToolkitEmulator(
+        try await IdentityToolkitEmulator(
             configuration: EmulatorConfiguration(port: 0, projectID: project)
-        ).start()
-        let backend = try IdentityBackend(emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project)
-        var quiet = Logger(label: "TOTPLoginTests")
-        quiet.logLevel = .critical
-        let store = InMemoryExpiringStateStore()
-        let app = TOTPLoginApp(
-            backend: backend,
-            state: .store(store, name: "memory", keyRing: try SealingKeyRing([SealingKey.random(id: "k1")])),
-            attempts: ExpiringStateTOTPVerificationStore(), recoveryCodes: ExpiringStateRecoveryCodeStore(),
-            logger: quiet)
-        do {
+        ).serving { emulator in
+            let backend = try IdentityBackend(
+                emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project)
+            var quiet = Logger(label: "TOTPLoginTests")
+            quiet.logLevel = .critical
+            let store = InMemoryExpiringStateStore()
+            let app = TOTPLoginApp(
+                backend: backend,
+                state: .store(store, name: "memory", keyRing: try SealingKeyRing([SealingKey.random(id: "k1")])),
+                attempts: ExpiringStateTOTPVerificationStore(), recoveryCodes: ExpiringStateRecoveryCodeStore(),
+                logger: quiet)
             try await Application(router: app.router()).test(.router) { (client: any TestClientProtocol) async throws in
                 for path in Array(repeating: "/login", count: 40) + ["/signup"] {
                     let stranger = TestBrowser(clients: [client], cookieName: app.cookies.browserCookieName)
@@ -220,11 +220,7 @@ extension TOTPLoginAppTests {
                     try await browser.post("/login", ["email": "nobody@example.com", "password": "x"], csrf: "t").status
                         == .forbidden)
             }
-        } catch {
-            await emulator.stop()
-            throw error
         }
-        await emulator.stop()
     }
 
     @Test func theProjectMustBeTheEmulators() throws {

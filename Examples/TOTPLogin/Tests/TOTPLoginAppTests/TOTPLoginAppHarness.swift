@@ -44,10 +44,9 @@ extension TOTPLoginAppTests {
         _ body: @Sendable ([TOTPLoginApp], RunningEmulator, TestBrowser) async throws -> Void
     ) async throws {
         let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
-        let emulator = try await IdentityToolkitEmulator(
+        try await IdentityToolkitEmulator(
             configuration: EmulatorConfiguration(port: 0, projectID: project)
-        ).start()
-        do {
+        ).serving { emulator in
             let backend = try IdentityBackend(
                 emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project)
             try await backend.enableTOTP()
@@ -75,11 +74,7 @@ extension TOTPLoginAppTests {
                 try await body(
                     apps, emulator, TestBrowser(clients: clients, cookieName: apps[0].cookies.browserCookieName))
             }
-        } catch {
-            await emulator.stop()
-            throw error
         }
-        await emulator.stop()
     }
 
     /// A test client for each app, nested.

@@ -1,6 +1,7 @@
 import Foundation
 import IdentityOTP
 import IdentityServerState
+import IdentityToolkit
 import IdentityToolkitEmulator
 import Testing
 
@@ -103,37 +104,40 @@ extension TOTPLoginAppTests {
     /// browser's own user, and says so when that fails too.
     @Test func aSignOutWhoseCookieCannotBeCheckedStillRevokes() async throws {
         let project = "totp-login-\(UUID().uuidString.prefix(8).lowercased())"
-        let emulator = try await IdentityToolkitEmulator(
+        try await IdentityToolkitEmulator(
             configuration: EmulatorConfiguration(port: 0, projectID: project)
-        ).start()
-        let state = BrowserStateConfiguration.store(
-            InMemoryExpiringStateStore(), name: "memory", keyRing: try SealingKeyRing([SealingKey.random(id: "k")]))
-        let (attempts, recoveryCodes) = (ExpiringStateTOTPVerificationStore(), ExpiringStateRecoveryCodeStore())
-        // Two instances with their own admin clients, so their key caches are their own.
-        let apps = try (0..<2).map { _ in
-            TOTPLoginApp(
-                backend: try IdentityBackend(
-                    emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project), state: state,
-                attempts: attempts, recoveryCodes: recoveryCodes, logger: AttemptLimitTests.quiet)
+        ).serving { emulator in
+            let state = BrowserStateConfiguration.store(
+                InMemoryExpiringStateStore(), name: "memory", keyRing: try SealingKeyRing([SealingKey.random(id: "k")]))
+            let (attempts, recoveryCodes) = (ExpiringStateTOTPVerificationStore(), ExpiringStateRecoveryCodeStore())
+            // Two instances with their own admin clients, so their key caches are their own.
+            let apps = try (0..<2).map { _ in
+                TOTPLoginApp(
+                    backend: try IdentityBackend(
+                        emulatorHost: emulator.host, emulatorPort: emulator.port, projectID: project), state: state,
+                    attempts: attempts, recoveryCodes: recoveryCodes, logger: AttemptLimitTests.quiet)
+            }
+            try await Self.withClients(apps[...], []) { clients in
+                // Everything on the first instance, so the second never fetched the keys.
+                let first = TestBrowser(clients: [clients[0]], cookieName: apps[0].cookies.browserCookieName)
+                let email = "keys-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+                try await first.signUpAndVerify(email: email, password: "password-123456")
+                _ = try await first.get("/login")
+                _ = try await first.post("/login", ["email": email, "password": "password-123456"])
+                #expect(try await first.get("/account").status == .ok)
+                _ = try await first.get("/logout")
+                let second = TestBrowser(clients: [clients[1]], cookieName: apps[1].cookies.browserCookieName)
+                second.cookies = first.cookies
+                second.csrf = first.csrf
+                // Identity Platform out of reach: every operation answers 503.
+                _ = try await EmulatorHelpersClient(
+                    accessToken: { "owner" }, configuration: ClientConfiguration(emulatorHost: emulator.hostAndPort)
+                ).setFaults(EmulatorFaults(faults: [EmulatorFault(operation: "*", kind: .unavailable)]))
+                let page = try await second.post("/logout", [:])
+                #expect(page.status == .serviceUnavailable, "\(page.status) \(page.location ?? "")")
+                #expect(page.body.contains("data-reason=\"sessions-not-revoked\""))
+                #expect(!page.body.contains("You are signed out."))
+            }
         }
-        try await Self.withClients(apps[...], []) { clients in
-            // Everything on the first instance, so the second never fetched the keys.
-            let first = TestBrowser(clients: [clients[0]], cookieName: apps[0].cookies.browserCookieName)
-            let email = "keys-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-            try await first.signUpAndVerify(email: email, password: "password-123456")
-            _ = try await first.get("/login")
-            _ = try await first.post("/login", ["email": email, "password": "password-123456"])
-            #expect(try await first.get("/account").status == .ok)
-            _ = try await first.get("/logout")
-            let second = TestBrowser(clients: [clients[1]], cookieName: apps[1].cookies.browserCookieName)
-            second.cookies = first.cookies
-            second.csrf = first.csrf
-            await emulator.stop()
-            let page = try await second.post("/logout", [:])
-            #expect(page.status == .serviceUnavailable, "\(page.status) \(page.location ?? "")")
-            #expect(page.body.contains("data-reason=\"sessions-not-revoked\""))
-            #expect(!page.body.contains("You are signed out."))
-        }
-        await emulator.stop()
     }
 }
