@@ -38,6 +38,7 @@ struct AccountsRoutes: AccountsService {
         }
         if body.localId != nil { throw APIServerError.unexpectedParameter("User ID") }
         let tokens = self.tokens
+        let token = tokens.verify(body.idToken)
         let (created, linked) = try await services.run { state, context in
             let realm = try Self.realm(
                 state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, isAdmin: false,
@@ -46,7 +47,7 @@ struct AccountsRoutes: AccountsService {
             let linking = try body.idToken.flatMap {
                 $0.isEmpty
                     ? nil
-                    : try AccountRules.user(state, for: try tokens.claims(of: $0), requestTenant: nil, context)
+                    : try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
             }
             let grant = try AccountRules.signUp(
                 &state, realm: realm, email: body.email, password: body.password, displayName: body.displayName,
@@ -135,7 +136,7 @@ struct AccountsRoutes: AccountsService {
 
     func lookup(_ body: GetAccountInfoRequest, request: APIServerRequest) async throws -> GetAccountInfoResponse {
         let isAdmin = services.isAdmin(request)
-        let tokens = self.tokens
+        let token = tokens.verify(body.idToken)
         let found = try await services.run { state, context in
             let realm = try Self.realm(
                 state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken,
@@ -150,7 +151,7 @@ struct AccountsRoutes: AccountsService {
                     })
             }
             return [
-                try AccountRules.user(state, for: try tokens.claims(of: body.idToken), requestTenant: nil, context)
+                try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
             ]
         }
         // No match is the absence of `users`, not an error.
@@ -171,7 +172,7 @@ struct AccountsRoutes: AccountsService {
     static func sendOobCode(_ body: GetOobCodeRequest, project: String?, isAdmin: Bool, services: EmulatorServices)
         async throws -> GetOobCodeResponse
     {
-        let claims = try? services.tokens.claims(of: body.idToken)
+        let token = services.tokens.verify(body.idToken)
         let (code, email) = try await services.run { state, context in
             let realm = try realm(
                 state, project: isAdmin ? project : body.targetProjectId, tenant: body.tenantId,
@@ -192,8 +193,7 @@ struct AccountsRoutes: AccountsService {
                     throw body.requestType == .verifyAndChangeEmail
                         ? APIServerError.missingIdToken : APIServerError.invalidIdToken
                 }
-                tokenUser = try AccountRules.user(
-                    state, for: try claims ?? services.tokens.claims(of: body.idToken), requestTenant: nil, context)
+                tokenUser = try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
             }
             return try OutOfBandRules.send(
                 &state, realm: realm,
@@ -213,12 +213,13 @@ struct AccountsRoutes: AccountsService {
     func update(_ body: SetAccountInfoRequest, request: APIServerRequest) async throws -> SetAccountInfoResponse {
         let isAdmin = services.isAdmin(request)
         let tokens = self.tokens
+        let token = body.idToken.flatMap { $0.isEmpty ? nil : tokens.verify($0) }
         let outcome = try await services.run { state, context in
             let realm = try Self.realm(
                 state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken,
                 isAdmin: isAdmin, context)
             try TenantRules.checkAuthEnabled(state, realm)
-            let claims = try body.idToken.flatMap { $0.isEmpty ? nil : try tokens.claims(of: $0) }
+            let claims = try token?.get()
             return try AccountUpdateRules.update(
                 &state, realm: realm, body, claims: claims, isAdmin: isAdmin, context)
         }
@@ -246,7 +247,7 @@ struct AccountsRoutes: AccountsService {
         -> DeleteAccountResponse
     {
         let isAdmin = services.isAdmin(request)
-        let tokens = self.tokens
+        let token = tokens.verify(body.idToken)
         try await services.run { state, context in
             let realm = try Self.realm(
                 state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken,
@@ -256,8 +257,7 @@ struct AccountsRoutes: AccountsService {
                 guard let uid = body.localId, !uid.isEmpty else { throw APIServerError.missingLocalId }
                 try AdminAccountRules.delete(&state, realm: realm, localId: uid)
             } else {
-                let user = try AccountRules.user(
-                    state, for: try tokens.claims(of: body.idToken), requestTenant: nil, context)
+                let user = try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
                 try AdminAccountRules.delete(&state, realm: user.realm, localId: user.localId)
             }
         }

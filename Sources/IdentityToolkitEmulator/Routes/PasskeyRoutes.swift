@@ -10,13 +10,12 @@ extension AccountsRoutes {
     func startPasskeyEnrollment(_ body: StartPasskeyEnrollmentRequest, request: APIServerRequest) async throws
         -> StartPasskeyEnrollmentResponse
     {
-        let tokens = self.tokens
+        let token = tokens.verify(body.idToken)
         let options = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
             try TenantRules.checkAuthEnabled(state, realm)
             guard !body.idToken.isEmpty else { throw APIServerError.missingIdToken }
-            let user = try AccountRules.user(
-                state, for: try tokens.claims(of: body.idToken), requestTenant: nil, context)
+            let user = try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
             return PasskeyRules.creationOptions(&state, for: user, context)
         }
         return StartPasskeyEnrollmentResponse(credentialCreationOptions: options)
@@ -25,7 +24,7 @@ extension AccountsRoutes {
     func finalizePasskeyEnrollment(_ body: FinalizePasskeyEnrollmentRequest, request: APIServerRequest) async throws
         -> FinalizePasskeyEnrollmentResponse
     {
-        let tokens = self.tokens
+        let token = tokens.verify(body.idToken)
         let grant = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
             try TenantRules.checkAuthEnabled(state, realm)
@@ -33,8 +32,7 @@ extension AccountsRoutes {
             guard let response = body.authenticatorRegistrationResponse else {
                 throw APIServerError.missingAuthenticatorResponse
             }
-            let user = try AccountRules.user(
-                state, for: try tokens.claims(of: body.idToken), requestTenant: nil, context)
+            let user = try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
             let enrolled = try PasskeyRules.enroll(
                 &state, user: user, response: response, name: body.name, displayName: body.displayName, context)
             return SessionRules.grant(

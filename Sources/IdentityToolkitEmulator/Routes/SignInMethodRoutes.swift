@@ -6,12 +6,13 @@ import IdentityToolkit
 /// custom tokens: phone numbers, email links, password resets by code,
 /// and `createAuthUri`.
 extension AccountsRoutes {
-    /// The user of an optional ID token (one to link the new method to).
-    private func tokenUser(_ state: EmulatorState, _ idToken: String?, _ context: RuleContext) throws
-        -> EmulatedUser?
-    {
+    /// The user of an optional ID token (one to link the new method to),
+    /// verified before the state was entered.
+    private static func tokenUser(
+        _ state: EmulatorState, _ idToken: String?, _ token: VerifiedIDToken, _ context: RuleContext
+    ) throws -> EmulatedUser? {
         guard let idToken, !idToken.isEmpty else { return nil }
-        return try AccountRules.user(state, for: try tokens.claims(of: idToken), requestTenant: nil, context)
+        return try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
     }
 
     func resetPassword(_ body: ResetPasswordRequest, request: APIServerRequest) async throws
@@ -80,9 +81,10 @@ extension AccountsRoutes {
     func signInWithPhoneNumber(_ body: SignInWithPhoneNumberRequest, request: APIServerRequest) async throws
         -> SignInWithPhoneNumberResponse
     {
+        let token = tokens.verify(body.idToken)
         let (outcome, before) = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
-            let linking = try tokenUser(state, body.idToken, context)
+            let linking = try Self.tokenUser(state, body.idToken, token, context)
             let before = BlockingFunctionCalls.accountsBefore(state, realm)
             return (
                 try SignInMethodRules.signInWithPhoneNumber(
@@ -119,13 +121,14 @@ extension AccountsRoutes {
     func signInWithEmailLink(_ body: SignInWithEmailLinkRequest, request: APIServerRequest) async throws
         -> SignInWithEmailLinkResponse
     {
+        let token = tokens.verify(body.idToken)
         let (outcome, before) = try await services.run { state, context in
             let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
             try TenantRules.checkAuthEnabled(state, realm)
             guard TenantRules.switches(state, of: realm).enableEmailLinkSignin else {
                 throw APIServerError.operationNotAllowed
             }
-            let linking = try tokenUser(state, body.idToken, context)
+            let linking = try Self.tokenUser(state, body.idToken, token, context)
             let before = BlockingFunctionCalls.accountsBefore(state, realm)
             return (
                 try SignInMethodRules.signInWithEmailLink(
@@ -183,11 +186,12 @@ extension AccountsRoutes {
         response.screenName = assertion.screenName
         let outcome: IdentityProviderRules.Outcome
         let before: AccountTable?
+        let token = tokens.verify(body.idToken)
         do {
             (outcome, before) = try await services.run { state, context in
                 let realm = try Self.realm(
                     state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
-                let linking = try tokenUser(state, body.idToken, context)
+                let linking = try Self.tokenUser(state, body.idToken, token, context)
                 let before = BlockingFunctionCalls.accountsBefore(state, realm)
                 return (
                     try IdentityProviderRules.signIn(&state, realm: realm, assertion, linking: linking, context),

@@ -87,6 +87,12 @@ struct SessionTokens: Sendable {
         return try encode(cookie, extraClaims: [all])
     }
 
+    /// `idToken` verified now, before a rule enters the serialised state;
+    /// the rule reads the result where production checks the token.
+    func verify(_ idToken: String?) -> VerifiedIDToken {
+        Result { try claims(of: idToken) }
+    }
+
     /// The claims of a valid, unexpired ID token of this emulator.
     func claims(of idToken: String?) throws -> IDTokenClaims {
         guard let idToken, !idToken.isEmpty else { throw APIServerError.missingIdToken }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import IdentityOTP
 import IdentityServerState
+import IdentityToolkit
 import IdentityToolkitAsyncHTTPClient
 import IdentityToolkitEmulator
 import Logging
@@ -25,6 +26,13 @@ extension TOTPLoginAppTests {
 
     func withApp(_ body: @Sendable (TOTPLoginApp, RunningEmulator, TestBrowser) async throws -> Void) async throws {
         try await withInstances(count: 1) { apps, emulator, browser in try await body(apps[0], emulator, browser) }
+    }
+
+    /// Identity Platform out of reach: every operation of `emulator` answers 503 from now on.
+    static func cutOff(_ emulator: RunningEmulator) async throws {
+        _ = try await EmulatorHelpersClient(
+            accessToken: { "owner" }, configuration: ClientConfiguration(emulatorHost: emulator.hostAndPort)
+        ).setFaults(EmulatorFaults(faults: [EmulatorFault(operation: "*", kind: .unavailable)]))
     }
 
     /// Where the instances of one test keep their state.

@@ -210,7 +210,8 @@ import FoundationNetworking
             _ = try await browser.post("/login", ["email": email, "password": "password-123456"])
             #expect(try await browser.get("/account").status == .ok)
             _ = try await browser.get("/logout")
-            await emulator.stop() // the keys stay cached; the revocation cannot reach Identity Platform
+            // The keys stay cached; the revocation cannot reach Identity Platform.
+            try await Self.cutOff(emulator)
             let page = try await browser.post("/logout", [:])
             #expect(page.status == .serviceUnavailable)
             #expect(page.body.contains("data-reason=\"sessions-not-revoked\""))

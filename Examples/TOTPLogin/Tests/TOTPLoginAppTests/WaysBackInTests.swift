@@ -1,7 +1,6 @@
 import Foundation
 import IdentityOTP
 import IdentityServerState
-import IdentityToolkit
 import IdentityToolkitEmulator
 import Testing
 
@@ -129,10 +128,7 @@ extension TOTPLoginAppTests {
                 let second = TestBrowser(clients: [clients[1]], cookieName: apps[1].cookies.browserCookieName)
                 second.cookies = first.cookies
                 second.csrf = first.csrf
-                // Identity Platform out of reach: every operation answers 503.
-                _ = try await EmulatorHelpersClient(
-                    accessToken: { "owner" }, configuration: ClientConfiguration(emulatorHost: emulator.hostAndPort)
-                ).setFaults(EmulatorFaults(faults: [EmulatorFault(operation: "*", kind: .unavailable)]))
+                try await Self.cutOff(emulator)
                 let page = try await second.post("/logout", [:])
                 #expect(page.status == .serviceUnavailable, "\(page.status) \(page.location ?? "")")
                 #expect(page.body.contains("data-reason=\"sessions-not-revoked\""))
