@@ -67,6 +67,26 @@ enum SessionRules {
         return credential
     }
 
+    /// `securetoken.googleapis.com/v1/token`: the request's fields, then
+    /// the refresh token's session, marked as refreshed now.
+    static func grantToken(_ state: inout EmulatorState, _ body: GrantTokenRequest, _ context: RuleContext) throws
+        -> SessionGrant
+    {
+        guard !body.grantType.isEmpty else { throw APIServerError.missingGrantType }
+        guard body.grantType == SecureTokenGrantType.refreshToken.rawValue else {
+            throw APIServerError.invalidGrantType
+        }
+        guard let refreshToken = body.refreshToken, !refreshToken.isEmpty else {
+            throw APIServerError.missingRefreshToken
+        }
+        let grant = try refresh(state, token: refreshToken, googleCompatible: context.googleCompatible)
+        if var user = state.user(grant.uid, in: grant.realm) {
+            user.lastRefreshAt = context.now
+            state.store(user)
+        }
+        return grant
+    }
+
     /// The session of a refresh token, for new tokens: the user must still
     /// exist, be enabled, and not have had their sessions revoked since.
     /// A deleted user's token is `USER_NOT_FOUND`, as production documents;

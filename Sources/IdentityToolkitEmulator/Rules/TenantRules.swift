@@ -14,6 +14,15 @@ enum TenantRules {
         try adminRealm(state, project: context.defaultProject, tenant: tenant)
     }
 
+    /// The realm of an end user's request: the tenant it names, or its ID token's.
+    static func endUserRealm(_ state: EmulatorState, tenant: String?, idToken: String?, _ context: RuleContext)
+        throws -> Realm
+    {
+        try requestRealm(
+            state, project: nil, tenant: tenant, tokenTenant: SessionTokens.unverifiedTenant(of: idToken),
+            isAdmin: false, context)
+    }
+
     /// The realm a request acts on, checked as production checks it before
     /// anything else: `targetProjectId` only from an admin
     /// (`INSUFFICIENT_PERMISSION`), a tenant named twice only if alike
