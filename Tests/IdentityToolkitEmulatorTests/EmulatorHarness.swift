@@ -29,7 +29,8 @@ struct Harness: Sendable {
         self.port = port
         self.transport = transport
         let configuration = ClientConfiguration(
-            transport: transport, emulatorHost: "127.0.0.1:\(port ?? EmulatorConfiguration.defaultPort)",
+            transport: transport,
+            emulatorHost: port.map { "127.0.0.1:\($0)" } ?? IdentityToolkitEmulator.inProcessHostAndPort,
             requestTimeout: harnessRequestTimeout)
         accounts = AccountsClient(apiKey: "any-key", configuration: configuration)
         tokens = SecureTokenClient(apiKey: "any-key", configuration: configuration)
@@ -37,7 +38,7 @@ struct Harness: Sendable {
     }
 
     /// `HOST:PORT` the clients name (in process, the default port: no request leaves the process).
-    var hostAndPort: String { "127.0.0.1:\(port ?? EmulatorConfiguration.defaultPort)" }
+    var hostAndPort: String { port.map { "127.0.0.1:\($0)" } ?? IdentityToolkitEmulator.inProcessHostAndPort }
 
     /// `http://HOST:PORT`, where the emulator's action links point.
     var baseURL: String { "http://\(hostAndPort)" }

@@ -17,16 +17,6 @@ struct AccountsRoutes: AccountsService {
 
     var tokens: SessionTokens { services.tokens }
 
-    /// The realm of a request naming `project`, `tenant` and an ID token.
-    static func realm(
-        _ state: EmulatorState, project: String? = nil, tenant: String?, idToken: String? = nil, isAdmin: Bool,
-        _ context: RuleContext
-    ) throws -> Realm {
-        try TenantRules.requestRealm(
-            state, project: project, tenant: tenant, tokenTenant: SessionTokens.unverifiedTenant(of: idToken),
-            isAdmin: isAdmin, context)
-    }
-
     func signUp(_ body: SignUpRequest, request: APIServerRequest) async throws -> SignUpResponse {
         let isAdmin = services.isAdmin(request)
         if isAdmin {
@@ -37,22 +27,9 @@ struct AccountsRoutes: AccountsService {
             return try await AdminRoutes.create(body, project: project, services: services)
         }
         if body.localId != nil { throw APIServerError.unexpectedParameter("User ID") }
-        let tokens = self.tokens
         let token = tokens.verify(body.idToken)
         let (created, linked) = try await services.run { state, context in
-            let realm = try Self.realm(
-                state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, isAdmin: false,
-                context)
-            try TenantRules.checkAuthEnabled(state, realm)
-            let linking = try body.idToken.flatMap {
-                $0.isEmpty
-                    ? nil
-                    : try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
-            }
-            let grant = try AccountRules.signUp(
-                &state, realm: realm, email: body.email, password: body.password, displayName: body.displayName,
-                linking: linking, factors: body.mfaInfo ?? [], context)
-            return (grant, linking)
+            try AccountRules.signUp(&state, body, token: token, context)
         }
         // An email sign-up creates a user, then signs them in (as Google's
         // emulator calls the functions); linking a password signs in again.
@@ -84,10 +61,7 @@ struct AccountsRoutes: AccountsService {
             emptyEmailSent = false
         }
         let outcome = try await services.run { state, context in
-            let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
-            return try AccountRules.signInWithPassword(
-                &state, realm: realm, email: body.email, password: body.password,
-                emptyEmailSent: emptyEmailSent, context)
+            try AccountRules.signInWithPassword(&state, body, emptyEmailSent: emptyEmailSent, context)
         }
         switch outcome {
         case .signedIn(let signedIn):
@@ -119,14 +93,10 @@ struct AccountsRoutes: AccountsService {
             throw APIServerError.tenantIdMismatch
         }
         // A custom token calls no blocking function, as in production.
-        let (grant, isNewUser) = try await services.run { [customTokens] state, context in
-            let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
-            try TenantRules.checkAuthEnabled(state, realm)
-            guard !body.token.isEmpty else { throw APIServerError.missingCustomToken }
-            let signIn = try customTokens.verify(body.token)
-            if let named = signIn.tenantID, named != realm.tenant { throw APIServerError.tenantIdMismatch }
-            return try AccountRules.signInWithCustomToken(
-                &state, realm: realm, uid: signIn.uid, developerClaims: signIn.developerClaims, context)
+        // Verified before the state is entered; the rule reads it after the realm's checks.
+        let token = Result { try customTokens.verify(body.token) }
+        let (grant, isNewUser) = try await services.run { state, context in
+            try AccountRules.signInWithCustomToken(&state, body, token: token, context)
         }
         return SignInWithCustomTokenResponse(
             idToken: try tokens.idToken(for: grant), refreshToken: grant.refreshToken,
@@ -138,21 +108,7 @@ struct AccountsRoutes: AccountsService {
         let isAdmin = services.isAdmin(request)
         let token = tokens.verify(body.idToken)
         let found = try await services.run { state, context in
-            let realm = try Self.realm(
-                state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken,
-                isAdmin: isAdmin, context)
-            try TenantRules.checkAuthEnabled(state, realm)
-            if isAdmin && body.idToken?.isEmpty != false {
-                return AdminAccountRules.lookup(
-                    state, realm: realm, localIds: body.localId ?? [], emails: body.email ?? [],
-                    phoneNumbers: body.phoneNumber ?? [],
-                    providers: (body.federatedUserId ?? []).compactMap { id in
-                        id.providerId.flatMap { p in id.rawId.map { (p, $0) } }
-                    })
-            }
-            return [
-                try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
-            ]
+            try AccountRules.lookup(state, body, isAdmin: isAdmin, token: token, context)
         }
         // No match is the absence of `users`, not an error.
         // Google-compatible mode shows password hashes in lookups, as Google's emulator does.
@@ -174,7 +130,7 @@ struct AccountsRoutes: AccountsService {
     {
         let token = services.tokens.verify(body.idToken)
         let (code, email) = try await services.run { state, context in
-            let realm = try realm(
+            let realm = try TenantRules.requestRealm(
                 state, project: isAdmin ? project : body.targetProjectId, tenant: body.tenantId,
                 idToken: body.idToken,
                 isAdmin: isAdmin, context)
@@ -215,13 +171,7 @@ struct AccountsRoutes: AccountsService {
         let tokens = self.tokens
         let token = body.idToken.flatMap { $0.isEmpty ? nil : tokens.verify($0) }
         let outcome = try await services.run { state, context in
-            let realm = try Self.realm(
-                state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken,
-                isAdmin: isAdmin, context)
-            try TenantRules.checkAuthEnabled(state, realm)
-            let claims = try token?.get()
-            return try AccountUpdateRules.update(
-                &state, realm: realm, body, claims: claims, isAdmin: isAdmin, context)
+            try AccountRules.update(&state, body, isAdmin: isAdmin, token: token, context)
         }
         return try Self.response(outcome, tokens: tokens)
     }
@@ -249,17 +199,7 @@ struct AccountsRoutes: AccountsService {
         let isAdmin = services.isAdmin(request)
         let token = tokens.verify(body.idToken)
         try await services.run { state, context in
-            let realm = try Self.realm(
-                state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken,
-                isAdmin: isAdmin, context)
-            try TenantRules.checkAuthEnabled(state, realm)
-            if isAdmin {
-                guard let uid = body.localId, !uid.isEmpty else { throw APIServerError.missingLocalId }
-                try AdminAccountRules.delete(&state, realm: realm, localId: uid)
-            } else {
-                let user = try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
-                try AdminAccountRules.delete(&state, realm: user.realm, localId: user.localId)
-            }
+            try AccountRules.delete(&state, body, isAdmin: isAdmin, token: token, context)
         }
         return DeleteAccountResponse(kind: ResponseKind.deleteAccount.rawValue)
     }

@@ -19,7 +19,7 @@ extension AccountsRoutes {
         -> ResetPasswordResponse
     {
         let (entry, factor) = try await services.run { state, context in
-            let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
+            let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, isAdmin: false, context)
             let entry = try OutOfBandRules.resetPassword(
                 &state, code: body.oobCode, newPassword: body.newPassword, realm: realm, context)
             // A revert code names the factor it removes (while it is enrolled).
@@ -40,7 +40,7 @@ extension AccountsRoutes {
         -> CreateAuthUriResponse
     {
         let found = try await services.run { state, context in
-            let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
+            let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, isAdmin: false, context)
             return try SignInMethodRules.authURI(
                 state, realm: realm, identifier: body.identifier, continueUri: body.continueUri,
                 providerId: body.providerId, context)
@@ -71,7 +71,7 @@ extension AccountsRoutes {
         -> SendVerificationCodeResponse
     {
         let sessionInfo = try await services.run { state, context in
-            let realm = try Self.realm(state, tenant: body.tenantId, isAdmin: false, context)
+            let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, isAdmin: false, context)
             return try SignInMethodRules.sendVerificationCode(
                 &state, realm: realm, phoneNumber: body.phoneNumber, context)
         }
@@ -83,7 +83,8 @@ extension AccountsRoutes {
     {
         let token = tokens.verify(body.idToken)
         let (outcome, before) = try await services.run { state, context in
-            let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
+            let realm = try TenantRules.requestRealm(
+                state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
             let linking = try Self.tokenUser(state, body.idToken, token, context)
             let before = BlockingFunctionCalls.accountsBefore(state, realm)
             return (
@@ -123,7 +124,8 @@ extension AccountsRoutes {
     {
         let token = tokens.verify(body.idToken)
         let (outcome, before) = try await services.run { state, context in
-            let realm = try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
+            let realm = try TenantRules.requestRealm(
+                state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
             try TenantRules.checkAuthEnabled(state, realm)
             guard TenantRules.switches(state, of: realm).enableEmailLinkSignin else {
                 throw APIServerError.operationNotAllowed
@@ -167,7 +169,8 @@ extension AccountsRoutes {
             try await services.run { state, context in
                 try TenantRules.checkAuthEnabled(
                     state,
-                    try Self.realm(state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context))
+                    try TenantRules.requestRealm(
+                        state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context))
             }
             throw error
         }
@@ -189,7 +192,7 @@ extension AccountsRoutes {
         let token = tokens.verify(body.idToken)
         do {
             (outcome, before) = try await services.run { state, context in
-                let realm = try Self.realm(
+                let realm = try TenantRules.requestRealm(
                     state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
                 let linking = try Self.tokenUser(state, body.idToken, token, context)
                 let before = BlockingFunctionCalls.accountsBefore(state, realm)

@@ -26,7 +26,7 @@ extension MultiFactorRules {
         _ state: inout EmulatorState, _ body: StartMfaEnrollmentRequest, token: VerifiedIDToken,
         _ context: RuleContext
     ) throws -> EnrollmentStart {
-        let realm = try TenantRules.endUserRealm(state, tenant: body.tenantId, idToken: body.idToken, context)
+        let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, idToken: body.idToken, context)
         try TenantRules.checkAuthEnabled(state, realm)
         if body.totpEnrollmentInfo != nil {
             let (user, claims) = try enrollingUser(state, idToken: body.idToken, token: token, context)
@@ -52,7 +52,7 @@ extension MultiFactorRules {
         _ state: inout EmulatorState, _ body: FinalizeMfaEnrollmentRequest, token: VerifiedIDToken,
         _ context: RuleContext
     ) throws -> SessionGrant {
-        let realm = try TenantRules.endUserRealm(state, tenant: body.tenantId, idToken: body.idToken, context)
+        let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, idToken: body.idToken, context)
         try TenantRules.checkAuthEnabled(state, realm)
         if let totp = body.totpVerificationInfo {
             let (user, claims) = try enrollingUser(state, idToken: body.idToken, token: token, context)
@@ -78,7 +78,7 @@ extension MultiFactorRules {
     static func withdraw(
         _ state: inout EmulatorState, _ body: WithdrawMfaRequest, token: VerifiedIDToken, _ context: RuleContext
     ) throws -> SessionGrant? {
-        let realm = try TenantRules.endUserRealm(state, tenant: body.tenantId, idToken: body.idToken, context)
+        let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, idToken: body.idToken, context)
         try TenantRules.checkAuthEnabled(state, realm)
         guard !body.idToken.isEmpty else { throw APIServerError.missingIdToken }
         let claims = try token.get()
@@ -90,7 +90,7 @@ extension MultiFactorRules {
     static func startSignIn(_ state: inout EmulatorState, _ body: StartMfaSignInRequest, _ context: RuleContext)
         throws -> String
     {
-        let realm = try TenantRules.endUserRealm(state, tenant: body.tenantId, idToken: nil, context)
+        let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, idToken: nil, context)
         try TenantRules.checkAuthEnabled(state, realm)
         try TenantRules.checkSMSFactorsEnabled(state, realm)
         guard !body.mfaPendingCredential.isEmpty else {
@@ -106,7 +106,7 @@ extension MultiFactorRules {
     static func finalizeSignIn(_ state: inout EmulatorState, _ body: FinalizeMfaSignInRequest, _ context: RuleContext)
         throws -> SessionGrant
     {
-        let realm = try TenantRules.endUserRealm(state, tenant: body.tenantId, idToken: nil, context)
+        let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, idToken: nil, context)
         try TenantRules.checkAuthEnabled(state, realm)
         if let totp = body.totpVerificationInfo {
             guard !body.mfaPendingCredential.isEmpty else { throw APIServerError.missingMfaPendingCredential }

@@ -12,7 +12,7 @@ extension PasskeyRules {
         _ state: inout EmulatorState, _ body: StartPasskeyEnrollmentRequest, token: VerifiedIDToken,
         _ context: RuleContext
     ) throws -> PasskeyCreationOptions {
-        let realm = try TenantRules.endUserRealm(state, tenant: body.tenantId, idToken: body.idToken, context)
+        let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, idToken: body.idToken, context)
         try TenantRules.checkAuthEnabled(state, realm)
         guard !body.idToken.isEmpty else { throw APIServerError.missingIdToken }
         let user = try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
@@ -23,7 +23,7 @@ extension PasskeyRules {
         _ state: inout EmulatorState, _ body: FinalizePasskeyEnrollmentRequest, token: VerifiedIDToken,
         _ context: RuleContext
     ) throws -> SessionGrant {
-        let realm = try TenantRules.endUserRealm(state, tenant: body.tenantId, idToken: body.idToken, context)
+        let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, idToken: body.idToken, context)
         try TenantRules.checkAuthEnabled(state, realm)
         guard !body.idToken.isEmpty else { throw APIServerError.missingIdToken }
         guard let response = body.authenticatorRegistrationResponse else {
@@ -39,7 +39,7 @@ extension PasskeyRules {
     static func startSignIn(_ state: inout EmulatorState, _ body: StartPasskeySignInRequest, _ context: RuleContext)
         throws -> PasskeyRequestOptions
     {
-        let realm = try TenantRules.endUserRealm(state, tenant: body.tenantId, idToken: nil, context)
+        let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, idToken: nil, context)
         try TenantRules.checkAuthEnabled(state, realm)
         return requestOptions(&state, realm: realm, context)
     }
@@ -47,7 +47,7 @@ extension PasskeyRules {
     static func finalizeSignIn(
         _ state: inout EmulatorState, _ body: FinalizePasskeySignInRequest, _ context: RuleContext
     ) throws -> SessionGrant {
-        let realm = try TenantRules.endUserRealm(state, tenant: body.tenantId, idToken: nil, context)
+        let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, idToken: nil, context)
         try TenantRules.checkAuthEnabled(state, realm)
         guard let response = body.authenticatorAuthenticationResponse else {
             throw APIServerError.missingAuthenticatorResponse

@@ -14,20 +14,18 @@ enum TenantRules {
         try adminRealm(state, project: context.defaultProject, tenant: tenant)
     }
 
-    /// The realm of an end user's request: the tenant it names, or its ID token's.
-    static func endUserRealm(_ state: EmulatorState, tenant: String?, idToken: String?, _ context: RuleContext)
-        throws -> Realm
-    {
+    /// The realm of a request: the project and tenant it names, or its ID
+    /// token's tenant (read unverified: the rule verifies the token where
+    /// production checks it).
+    static func requestRealm(
+        _ state: EmulatorState, project: String? = nil, tenant: String?, idToken: String? = nil, isAdmin: Bool = false,
+        _ context: RuleContext
+    ) throws -> Realm {
         try requestRealm(
-            state, project: nil, tenant: tenant, tokenTenant: SessionTokens.unverifiedTenant(of: idToken),
-            isAdmin: false, context)
+            state, project: project, tenant: tenant, tokenTenant: SessionTokens.unverifiedTenant(of: idToken),
+            isAdmin: isAdmin, context)
     }
 
-    /// The realm a request acts on, checked as production checks it before
-    /// anything else: `targetProjectId` only from an admin
-    /// (`INSUFFICIENT_PERMISSION`), a tenant named twice only if alike
-    /// (`TENANT_ID_MISMATCH`, the ID token's tenant included), then the
-    /// tenant's existence (`TENANT_NOT_FOUND`).
     static func requestRealm(
         _ state: EmulatorState, project: String?, tenant: String?, tokenTenant: String?, isAdmin: Bool,
         _ context: RuleContext
