@@ -48,14 +48,18 @@ final class EmulatorRouter: APIServerRouteRegistry {
 
     func register(_ route: APIServerRoute) {
         routes.append(route)
-        let group = router.group()
-            .add(middleware: RouteErrorMiddleware(route: route, logger: logger))
-            .add(middleware: CallerCheckMiddleware(route: route))
-        if FaultInjector.isFaultable(template: route.template) {
-            faults.allow(route.operationID)
-            group.add(middleware: FaultMiddleware(route: route, faults: faults))
-        }
-        group.add(middleware: BodyLimitMiddleware(maxBodyBytes: maxBodyBytes, readTimeout: bodyReadTimeout))
+        let faultable = FaultInjector.isFaultable(template: route.template)
+        if faultable { faults.allow(route.operationID) }
+        let (logger, faults, maxBodyBytes, bodyReadTimeout) = (logger, faults, maxBodyBytes, bodyReadTimeout)
+        // One statically typed stack per route (MiddlewareFixedTypeBuilder):
+        // the four run specialized, one existential call in all.
+        router.group()
+            .addMiddleware {
+                RouteErrorMiddleware(route: route, logger: logger)
+                CallerCheckMiddleware(route: route)
+                if faultable { FaultMiddleware(route: route, faults: faults) }
+                BodyLimitMiddleware(maxBodyBytes: maxBodyBytes, readTimeout: bodyReadTimeout)
+            }
             .on(RouterPath(route.template), method: route.method) { [responder] request, context in
                 try await responder.respond(to: request, context: context, route: route)
             }
