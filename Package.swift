@@ -466,8 +466,8 @@ let package = Package(
             dependencies: [
                 "IdentityToolkit", "IdentitySupport", "IdentityToolkitEmulator",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                gated("HummingbirdTesting", "hummingbird", by: Trait.emulator),
+                gated("NIOCore", "swift-nio", by: Trait.emulator),
             ],
             path: "Tests/EmulatorTestSupport"
         ),
