@@ -65,10 +65,7 @@ extension MultiFactorRules {
         guard let phone = body.phoneVerificationInfo else {
             throw APIServerError.invalidArgument("((Missing phoneVerificationInfo.))")
         }
-        guard let code = phone.code, !code.isEmpty else { throw APIServerError.missingCode }
-        guard let sessionInfo = phone.sessionInfo, !sessionInfo.isEmpty else {
-            throw APIServerError.missingSessionInfo
-        }
+        let (code, sessionInfo) = try smsProof(phone)
         return try finalizePhoneEnrollment(
             &state, user: user, sessionInfo: sessionInfo, code: code, displayName: body.displayName,
             facts: SessionTokens.facts(of: claims), context)
@@ -124,12 +121,18 @@ extension MultiFactorRules {
         guard let phone = body.phoneVerificationInfo else {
             throw APIServerError.invalidArgument("MFA provider not supported!")
         }
+        let (code, sessionInfo) = try smsProof(phone)
+        return try finalizePhoneSignIn(
+            &state, pendingCredential: body.mfaPendingCredential, sessionInfo: sessionInfo, code: code, context)
+    }
+
+    /// An SMS step's code and session, both required.
+    private static func smsProof(_ phone: FinalizeMfaPhoneRequestInfo) throws -> (code: String, sessionInfo: String) {
         guard let code = phone.code, !code.isEmpty else { throw APIServerError.missingCode }
         guard let sessionInfo = phone.sessionInfo, !sessionInfo.isEmpty else {
             throw APIServerError.missingSessionInfo
         }
-        return try finalizePhoneSignIn(
-            &state, pendingCredential: body.mfaPendingCredential, sessionInfo: sessionInfo, code: code, context)
+        return (code, sessionInfo)
     }
 
     /// The user of an enrollment's ID token, eligible for a second factor.

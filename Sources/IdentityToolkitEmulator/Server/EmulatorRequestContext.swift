@@ -1,5 +1,6 @@
 #if Emulator
 import Hummingbird
+import NIOCore
 import IdentitySupport
 import IdentityToolkit
 
@@ -10,6 +11,8 @@ struct EmulatorRequestContext: RequestContext {
     /// Whether the `Authorization` header names an admin (``AdminAuthorization``),
     /// set by ``CredentialsMiddleware``.
     var isAdmin = false
+    /// The request body, read whole by ``BodyLimitMiddleware`` before the route runs.
+    var body = ByteBuffer()
 
     init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)

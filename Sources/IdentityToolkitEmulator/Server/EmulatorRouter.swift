@@ -118,9 +118,8 @@ struct RouteResponder: Sendable {
             query[String(name)] = String(value)
         }
         // BodyLimitMiddleware has read the body whole, within its bounds.
-        let body = try await request.body.collect(upTo: .max)
         var apiRequest = APIServerRequest(
-            method: request.method, headerFields: request.headers, query: query, body: Data(buffer: body),
+            method: request.method, headerFields: request.headers, query: query, body: Data(buffer: context.body),
             pathParameters: pathParameters, operationID: route.operationID,
             acceptsFormBody: route.acceptsFormBody, hasBearerAuthorization: context.isAdmin)
         apiRequest.refusesNullMembers = refusesNullMembers

@@ -102,8 +102,9 @@ struct FaultMiddleware: RouterMiddleware {
     }
 }
 
-/// Reads the request body within the size bound and the read deadline,
-/// so the route gets it whole (413 past the bound, 408 past the deadline).
+/// Reads the request body within the size bound and the read deadline
+/// into the context, so the route gets it whole, read once (413 past the
+/// bound, 408 past the deadline).
 /// At the deadline the read is cancelled in the background (a stalled
 /// stream need not notice cancellation).
 struct BodyLimitMiddleware: RouterMiddleware {
@@ -126,8 +127,8 @@ struct BodyLimitMiddleware: RouterMiddleware {
             throw APIServerError.invalidArgument("the request body is larger than \(limit) bytes").with(
                 status: 413, reason: "invalid")
         }
-        var request = request
-        request.body = RequestBody(buffer: buffer)
+        var context = context
+        context.body = buffer
         return try await next(request, context)
     }
 }
