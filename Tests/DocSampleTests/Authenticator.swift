@@ -98,7 +98,8 @@ struct DocSampleEnvironment: Sendable {
             options.requestTimeout = harnessRequestTimeout
             FirebaseApp.app()?.delete() // each test's emulator: the default app is configured once
             FirebaseApp.configure(options: options)
-            Auth.auth().useEmulator(withHost: "127.0.0.1", port: EmulatorConfiguration.defaultPort)
+            Auth.auth().useEmulator(
+                withHost: IdentityToolkitEmulator.inProcessHost, port: IdentityToolkitEmulator.inProcessPort)
             let configuration = ClientConfiguration(
                 transport: options.httpTransport, emulatorHost: hostAndPort, requestTimeout: harnessRequestTimeout)
             _ = try await AdminClient(accessToken: { "owner" }, configuration: configuration).updateProjectConfig(

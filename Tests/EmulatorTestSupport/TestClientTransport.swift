@@ -48,7 +48,11 @@ extension IdentityToolkitEmulator {
         try await buildApplication().test(.router) { client in try await body(TestClientTransport(client: client)) }
     }
 
-    /// The `HOST:PORT` clients of ``inProcess(_:)`` name (the default port; nothing listens there).
-    public static let inProcessHostAndPort = "127.0.0.1:\(EmulatorConfiguration.defaultPort)"
+    /// The host clients of ``inProcess(_:)`` name (nothing listens there).
+    public static let inProcessHost = "127.0.0.1"
+    /// The port clients of ``inProcess(_:)`` name: the default port, where nothing need listen.
+    public static let inProcessPort = EmulatorConfiguration.defaultPort
+    /// The `HOST:PORT` clients of ``inProcess(_:)`` name.
+    public static let inProcessHostAndPort = "\(inProcessHost):\(inProcessPort)"
 }
 #endif

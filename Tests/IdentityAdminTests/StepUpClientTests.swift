@@ -1,4 +1,5 @@
 import AdminTestSupport
+import EmulatorTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdAuth
@@ -7,6 +8,7 @@ import IdentityAdmin
 import IdentityAdminHummingbird
 import IdentityOTP
 import IdentityToolkit
+import IdentityToolkitEmulator
 import MultiFactorAuth
 import Testing
 
@@ -37,7 +39,7 @@ import FoundationNetworking
         FirebaseApp.configure(name: appName, options: options)
         let clock = setup.clock
         let auth = Auth(app: try #require(FirebaseApp.app(name: appName)), now: { clock.now })
-        auth.useEmulator(withHost: "127.0.0.1", port: 9099) // in process: nothing listens there
+        auth.useEmulator(withHost: IdentityToolkitEmulator.inProcessHost, port: IdentityToolkitEmulator.inProcessPort)
         return auth
     }
 

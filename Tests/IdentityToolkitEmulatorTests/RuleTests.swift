@@ -345,7 +345,7 @@ import Testing
     @Test func tenantRules() throws {
         var state = EmulatorState()
         Self.expectError(.tenantNotFound) { _ = try TenantRules.realm(state, tenant: "nope", Self.context()) }
-        let tenant = TenantRules.createTenant(
+        let tenant = try TenantRules.createTenant(
             &state, project: Self.project, Tenant(displayName: "Shop", allowPasswordSignup: false))
         let id = try #require(tenant.name?.split(separator: "/").last.map(String.init))
         let realm = try TenantRules.realm(state, tenant: id, Self.context())
@@ -377,7 +377,7 @@ import Testing
     @Test func theStateIsCodable() throws {
         var (state, user) = try Self.stateWithVerifiedUser()
         _ = try MultiFactorRules.startTotpEnrollment(&state, user: user, authTime: Self.start, Self.context())
-        _ = TenantRules.createTenant(&state, project: Self.project, Tenant(displayName: "Shop"))
+        _ = try TenantRules.createTenant(&state, project: Self.project, Tenant(displayName: "Shop"))
         let data = try JSONEncoder().encode(state)
         let decoded = try JSONDecoder().decode(EmulatorState.self, from: data)
         #expect(try JSONEncoder().encode(decoded).count == data.count)

@@ -33,7 +33,8 @@ struct SDKHarness: Sendable {
         guard overSocket else {
             return try await emulator.inProcess { transport in
                 let harness = SDKHarness(
-                    emulator: emulator, host: "127.0.0.1", port: EmulatorConfiguration.defaultPort,
+                    emulator: emulator, host: IdentityToolkitEmulator.inProcessHost,
+                    port: IdentityToolkitEmulator.inProcessPort,
                     transport: wrap(transport))
                 try await harness.enableFactors()
                 return try await body(harness)

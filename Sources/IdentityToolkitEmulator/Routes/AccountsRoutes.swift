@@ -130,34 +130,7 @@ struct AccountsRoutes: AccountsService {
     {
         let token = services.tokens.verify(body.idToken)
         let (code, email) = try await services.run { state, context in
-            let realm = try TenantRules.requestRealm(
-                state, project: isAdmin ? project : body.targetProjectId, tenant: body.tenantId,
-                idToken: body.idToken,
-                isAdmin: isAdmin, context)
-            var tokenUser: EmulatedUser?
-            let needsToken =
-                [OobRequestType.verifyEmail, .verifyAndChangeEmail].contains(body.requestType)
-                && !(body.returnOobLink == true && body.idToken?.isEmpty != false)
-            if needsToken {
-                try TenantRules.checkAuthEnabled(state, realm)
-                if body.requestType == .verifyAndChangeEmail, body.newEmail?.isEmpty != false {
-                    throw APIServerError.missingNewEmail
-                }
-                // Without a token: an address change names it missing; a
-                // verification reads an empty one (INVALID_ID_TOKEN), as Google's emulator.
-                guard body.idToken?.isEmpty == false else {
-                    throw body.requestType == .verifyAndChangeEmail
-                        ? APIServerError.missingIdToken : APIServerError.invalidIdToken
-                }
-                tokenUser = try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
-            }
-            return try OutOfBandRules.send(
-                &state, realm: realm,
-                OutOfBandRules.Request(
-                    requestType: body.requestType, email: body.email, newEmail: body.newEmail, tokenUser: tokenUser,
-                    hasIDToken: body.idToken?.isEmpty == false, returnOobLink: body.returnOobLink == true,
-                    continueUrl: body.continueUrl,
-                    isAdmin: isAdmin), context)
+            try OutOfBandRules.send(&state, body, project: project, isAdmin: isAdmin, token: token, context)
         }
         let returned = body.returnOobLink == true
         return GetOobCodeResponse(

@@ -6,21 +6,11 @@ import IdentityToolkit
 /// deleting (`accounts:batchDelete`) and querying (`accounts:query`)
 /// accounts, in the project and tenant path forms.
 extension AdminRoutes {
-    /// The most accounts `accounts:query` returns, and its default.
-    static let maximumQueryLimit = 500
-
     func importAccounts(targetProjectId: String, body: UploadAccountRequest, request: APIServerRequest) async throws
         -> UploadAccountResponse
     {
-        var settings = ImportRules.Options()
-        settings.hashing = try PasswordRules.parameters(of: body)
-        settings.sanityCheck = body.sanityCheck ?? false
-        settings.allowOverwrite = body.allowOverwrite ?? false
-        let options = settings
         let refusals = try await services.run { state, context in
-            let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
-            try TenantRules.checkAuthEnabled(state, realm)
-            return try ImportRules.importUsers(&state, realm: realm, users: body.users, options, context)
+            try ImportRules.importUsers(&state, body, project: targetProjectId, context)
         }
         // Production lists an empty `error` when every user was imported.
         return UploadAccountResponse(
@@ -41,9 +31,7 @@ extension AdminRoutes {
         request: APIServerRequest
     ) async throws -> BatchDeleteAccountsResponse {
         let errors = try await services.run { state, _ in
-            let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
-            return try ImportRules.batchDelete(
-                &state, realm: realm, localIds: body.localIds ?? [], force: body.force ?? false)
+            try ImportRules.batchDelete(&state, body, project: targetProjectId)
         }
         return BatchDeleteAccountsResponse(errors: errors.isEmpty ? nil : errors)
     }
@@ -62,19 +50,8 @@ extension AdminRoutes {
     func queryAccounts(targetProjectId: String, body: QueryUserInfoRequest, request: APIServerRequest) async throws
         -> QueryUserInfoResponse
     {
-        let limit = Int(body.limit ?? Int64(Self.maximumQueryLimit))
-        guard (1...Self.maximumQueryLimit).contains(limit) else {
-            throw APIServerError.invalidArgument("limit must be 1 to \(Self.maximumQueryLimit)")
-        }
-        let offset = Int(body.offset ?? 0)
-        guard offset >= 0 else { throw APIServerError.invalidArgument("offset must not be negative") }
         let (count, page) = try await services.run { state, _ in
-            let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
-            try TenantRules.checkAuthEnabled(state, realm)
-            let all = state.accounts(in: realm)
-            return (
-                all.count, body.returnUserInfo == false ? [] : Array(all.sortedByID.dropFirst(offset).prefix(limit))
-            )
+            try AdminAccountRules.query(state, body, project: targetProjectId)
         }
         return QueryUserInfoResponse(
             recordsCount: Int64(count),

@@ -20,10 +20,9 @@ extension AdminRoutes {
     }
 
     func createTenant(project: String, body: Tenant, request: APIServerRequest) async throws -> EmulatorTenant {
-        try InputRules.checkDisplayName(body.displayName)
-        try TenantRules.validate(body.mfaConfig, field: Tenant.FieldPath.mfaConfig)
-        return EmulatorTenant(
-            answering: try await services.run { state, _ in TenantRules.createTenant(&state, project: project, body)
+        EmulatorTenant(
+            answering: try await services.run { state, _ in
+                try TenantRules.createTenant(&state, project: project, body)
             })
     }
 
@@ -37,16 +36,14 @@ extension AdminRoutes {
     func listTenants(project: String, pageSize: Int32?, pageToken: String?, request: APIServerRequest) async throws
         -> EmulatorListTenantsResponse
     {
-        let size = try Self.pageSize(pageSize, field: "pageSize")
-        let after = try pageToken.map { try Self.cursor(fromPageToken: $0) }
         let page = try await services.run { state, _ in
-            TenantRules.listTenants(state, project: project, pageSize: size, after: after)
+            try TenantRules.listTenants(state, project: project, pageSize: pageSize, pageToken: pageToken)
         }
         // An empty page has no `tenants`, as production omits an empty list; Google's emulator answers [].
         let omitEmpty = page.tenants.isEmpty && !services.googleCompatible
         return EmulatorListTenantsResponse(
             tenants: omitEmpty ? nil : page.tenants.map(EmulatorTenant.init(answering:)),
-            nextPageToken: page.lastID.map(Self.pageToken))
+            nextPageToken: page.lastID.map(InputRules.pageToken))
     }
 
     func deleteTenant(project: String, tenant: String, request: APIServerRequest) async throws -> Empty {
@@ -63,29 +60,6 @@ extension AdminRoutes {
                     &state, project: project, id: tenant, mask: updateMask, body,
                     ignoringUnknownPaths: context.googleCompatible)
             })
-    }
-
-    // MARK: Pages
-
-    /// A page size: the default when absent, 1 to the maximum otherwise.
-    static func pageSize(_ requested: Int32?, field: String) throws -> Int {
-        guard let requested else { return EmulatorRules.defaultPageSize }
-        guard (1...Int32(IdentityPlatformLimits.maximumPageSize)).contains(requested) else {
-            throw APIServerError.invalidArgument("\(field) must be 1 to \(IdentityPlatformLimits.maximumPageSize)")
-        }
-        return Int(requested)
-    }
-
-    /// Page tokens are opaque to clients: the base64url form of the last id of the previous page.
-    static func pageToken(after lastID: String) -> String { Data(lastID.utf8).base64URLEncoded }
-
-    /// The id a page token names (`INVALID_PAGE_SELECTION` when it names none).
-    static func cursor(fromPageToken token: String) throws -> String {
-        guard !token.isEmpty, let data = Data(base64URLEncoded: token), let id = String(data: data, encoding: .utf8)
-        else {
-            throw APIServerError.invalidPageSelection
-        }
-        return id
     }
 }
 

@@ -15,16 +15,7 @@ struct AdminRoutes: AdminService {
         async throws -> GetAccountInfoResponse
     {
         let found = try await services.run { state, context in
-            let realm = try TenantRules.requestRealm(
-                state, project: targetProjectId, tenant: body.tenantId,
-                tokenTenant: SessionTokens.unverifiedTenant(of: body.idToken), isAdmin: true, context)
-            try TenantRules.checkAuthEnabled(state, realm)
-            return AdminAccountRules.lookup(
-                state, realm: realm, localIds: body.localId ?? [], emails: body.email ?? [],
-                phoneNumbers: body.phoneNumber ?? [],
-                providers: (body.federatedUserId ?? []).compactMap { id in
-                    id.providerId.flatMap { p in id.rawId.map { (p, $0) } }
-                })
+            try AdminAccountRules.lookup(state, body, project: targetProjectId, context)
         }
         // No match is the absence of `users`, not an error.
         // Google-compatible mode shows password hashes in lookups, as Google's emulator does.
@@ -44,13 +35,8 @@ struct AdminRoutes: AdminService {
     static func create(_ body: SignUpRequest, project: String, services: EmulatorServices) async throws
         -> SignUpResponse
     {
-        let account = AdminAccountRules.NewAccount(
-            localId: body.localId, email: body.email, password: body.password, displayName: body.displayName,
-            emailVerified: body.emailVerified, disabled: body.disabled, photoUrl: body.photoUrl,
-            phoneNumber: body.phoneNumber, factors: body.mfaInfo ?? [])
         let user = try await services.run { state, context in
-            let realm = try TenantRules.adminRealm(state, project: project, tenant: body.tenantId)
-            return try AdminAccountRules.create(&state, realm: realm, account, context)
+            try AdminAccountRules.create(&state, body, project: project, context)
         }
         return SignUpResponse(
             localId: user.localId, email: user.email, displayName: user.displayName,
@@ -61,26 +47,19 @@ struct AdminRoutes: AdminService {
         targetProjectId: String, maxResults: Int32?, nextPageToken: String?, tenantId: String?,
         request: APIServerRequest
     ) async throws -> DownloadAccountResponse {
-        let pageSize = try Self.pageSize(maxResults, field: "maxResults")
-        let after = try nextPageToken.map { try Self.cursor(fromPageToken: $0) }
         let page = try await services.run { state, _ in
-            let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: tenantId)
-            try TenantRules.checkAuthEnabled(state, realm)
-            return AdminAccountRules.list(state, realm: realm, pageSize: pageSize, after: after)
+            try AdminAccountRules.list(
+                state, project: targetProjectId, tenant: tenantId, maxResults: maxResults, nextPageToken: nextPageToken)
         }
         return DownloadAccountResponse(
             users: page.users.isEmpty ? nil : page.users.map { AccountViews.userInfo($0, detail: .download) },
-            nextPageToken: page.lastUID.map(Self.pageToken), kind: ResponseKind.downloadAccount.rawValue)
+            nextPageToken: page.lastUID.map(InputRules.pageToken), kind: ResponseKind.downloadAccount.rawValue)
     }
 
     func deleteAccount(targetProjectId: String, body: DeleteAccountRequest, request: APIServerRequest) async throws
         -> DeleteAccountResponse
     {
-        guard let localId = body.localId, !localId.isEmpty else { throw APIServerError.missingLocalId }
-        try await services.run { state, _ in
-            let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
-            try AdminAccountRules.delete(&state, realm: realm, localId: localId)
-        }
+        try await services.run { state, _ in try AdminAccountRules.delete(&state, body, project: targetProjectId) }
         return DeleteAccountResponse(kind: ResponseKind.deleteAccount.rawValue)
     }
 
@@ -90,18 +69,9 @@ struct AdminRoutes: AdminService {
         targetProjectId: String, body: CreateSessionCookieRequest,
         request: APIServerRequest
     ) async throws -> CreateSessionCookieResponse {
-        // Two weeks when the request names no duration, as Google's emulator.
-        let duration = body.validDuration ?? IdentityPlatformLimits.sessionCookieSeconds.upperBound
-        guard IdentityPlatformLimits.sessionCookieSeconds.contains(duration) else {
-            throw APIServerError.invalidDuration
-        }
-        let claims = try tokens.claims(of: body.idToken)
-        guard claims.audience == targetProjectId else {
-            throw APIServerError.invalidIdToken("the token is for another project")
-        }
-        // AccountRules.user refuses a token issued before the account's sessions were revoked.
-        _ = try await services.run { state, context in
-            try AccountRules.user(state, for: claims, requestTenant: body.tenantId, context)
+        let token = tokens.verify(body.idToken)
+        let (claims, duration) = try await services.run { state, context in
+            try AdminAccountRules.sessionCookie(state, body, project: targetProjectId, token: token, context)
         }
         let now = Int64(services.clock.now.timeIntervalSince1970)
         let cookie = try tokens.sessionCookie(
@@ -112,10 +82,10 @@ struct AdminRoutes: AdminService {
     func updateAccount(targetProjectId: String, body: SetAccountInfoRequest, request: APIServerRequest) async throws
         -> SetAccountInfoResponse
     {
-        let claims = try body.idToken.flatMap { $0.isEmpty ? nil : try tokens.claims(of: $0) }
+        let tokens = self.tokens
+        let token = body.idToken.flatMap { $0.isEmpty ? nil : tokens.verify($0) }
         let outcome = try await services.run { state, context in
-            let realm = try TenantRules.adminRealm(state, project: targetProjectId, tenant: body.tenantId)
-            return try AccountUpdateRules.update(&state, realm: realm, body, claims: claims, isAdmin: true, context)
+            try AdminAccountRules.update(&state, body, project: targetProjectId, token: token, context)
         }
         return try AccountsRoutes.response(outcome, tokens: tokens)
     }

@@ -62,12 +62,7 @@ extension HelperRoutes {
                 throw APIServerError.invalidArgument("uid and factor are required")
             }
             try await services.run { state, _ in
-                guard var user = state.user(uid, in: realm) else { throw APIServerError.userNotFound }
-                guard user.enrollments.contains(where: { $0.id == factor }) else {
-                    throw APIServerError.mfaEnrollmentNotFound
-                }
-                user.enrollments.removeAll { $0.id == factor }
-                state.store(user)
+                try AdminAccountRules.withdrawFactor(&state, realm: realm, uid: uid, factor: factor)
             }
             return "Withdrew the factor \(factor) of \(uid)."
         case .advanceClock:
@@ -107,25 +102,7 @@ extension HelperRoutes {
         let tenant = tenant?.isEmpty == false ? tenant : nil
         let limit = Self.consoleUserLimit
         var snapshot = try await services.run { state, context in
-            let realm = Realm(project: project, tenant: tenant)
-            let projectState = state.projects[project]
-            let accounts = state.accounts(in: realm)
-            return ConsolePage.Snapshot(
-                now: context.now,
-                projects: Array(Set(state.projects.keys).union([context.defaultProject])).sorted(),
-                project: project,
-                tenants: (projectState?.tenantOrder ?? []).map {
-                    ($0, projectState?.tenants[$0]?.config.displayName)
-                }, tenant: tenant,
-                tenantExists: state.exists(realm), userCount: accounts.count,
-                users: Array(accounts.sortedByID.prefix(limit)),
-                totpWindow: TenantRules.totpWindow(state, of: realm),
-                oobCodes: OutOfBandRules.list(state, realm: realm),
-                smsCodes: MultiFactorRules.listVerificationCodes(state, realm: realm),
-                triggers: (projectState?.blockingFunctions.triggers ?? [:]).sorted { $0.key < $1.key }.compactMap {
-                    event, trigger in
-                    trigger.functionUri.flatMap { $0.isEmpty ? nil : (event, $0) }
-                })
+            ConsolePage.Snapshot(state, project: project, tenant: tenant, userLimit: limit, context)
         }
         snapshot.blockingCalls = services.blockingCallLog.recent.filter { $0.project == snapshot.project }
         snapshot.faults = services.faults.current.faults ?? []

@@ -126,24 +126,7 @@ struct HelperRoutes: EmulatorHelpersService {
         async throws -> EmulatorProjectConfig
     {
         try await services.run { state, context in
-            if let allow = body.signIn?.allowDuplicateEmails {
-                // Turning duplicates off is refused while some address has several accounts.
-                if !allow, state.projects[project].map(Self.hasDuplicateEmails) == true {
-                    throw APIServerError.invalidArgument(
-                        "signIn.allowDuplicateEmails cannot be turned off while accounts share an address")
-                }
-                state.projects[project, default: ProjectState()].allowDuplicateEmails = allow
-            }
-            if let improved = body.emailPrivacyConfig?.enableImprovedEmailPrivacy {
-                state.projects[project, default: ProjectState()].improvedEmailPrivacy = improved
-            }
-            return EmulatorExport.projectConfig(state, project: project, context)
-        }
-    }
-
-    private static func hasDuplicateEmails(_ project: ProjectState) -> Bool {
-        ([project.accounts] + project.tenants.values.map(\.accounts)).contains { table in
-            table.sortedByID.contains { user in user.email.map { table.users(email: $0).count > 1 } ?? false }
+            try ProjectConfigRules.updateEmulatorSettings(&state, project: project, body, context)
         }
     }
 

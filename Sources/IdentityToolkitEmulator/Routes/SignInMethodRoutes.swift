@@ -6,27 +6,11 @@ import IdentityToolkit
 /// custom tokens: phone numbers, email links, password resets by code,
 /// and `createAuthUri`.
 extension AccountsRoutes {
-    /// The user of an optional ID token (one to link the new method to),
-    /// verified before the state was entered.
-    private static func tokenUser(
-        _ state: EmulatorState, _ idToken: String?, _ token: VerifiedIDToken, _ context: RuleContext
-    ) throws -> EmulatedUser? {
-        guard let idToken, !idToken.isEmpty else { return nil }
-        return try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
-    }
-
     func resetPassword(_ body: ResetPasswordRequest, request: APIServerRequest) async throws
         -> ResetPasswordResponse
     {
         let (entry, factor) = try await services.run { state, context in
-            let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, isAdmin: false, context)
-            let entry = try OutOfBandRules.resetPassword(
-                &state, code: body.oobCode, newPassword: body.newPassword, realm: realm, context)
-            // A revert code names the factor it removes (while it is enrolled).
-            let factor = entry.mfaEnrollmentID.flatMap { id in
-                entry.uid.flatMap { state.user($0, in: entry.realm) }?.enrollments.first { $0.id == id }
-            }
-            return (entry, factor)
+            try SignInMethodRules.resetPassword(&state, body, context)
         }
         // An email sign-in code does not name its address: the app asks the user.
         let isSignIn = entry.requestType == .emailSignin
@@ -40,10 +24,7 @@ extension AccountsRoutes {
         -> CreateAuthUriResponse
     {
         let found = try await services.run { state, context in
-            let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, isAdmin: false, context)
-            return try SignInMethodRules.authURI(
-                state, realm: realm, identifier: body.identifier, continueUri: body.continueUri,
-                providerId: body.providerId, context)
+            try SignInMethodRules.createAuthUri(state, body, context)
         }
         // The caller's session id, else a new one (as production).
         let session = body.sessionId?.isEmpty == false ? body.sessionId! : Data.randomToken(bytes: 20)
@@ -71,9 +52,7 @@ extension AccountsRoutes {
         -> SendVerificationCodeResponse
     {
         let sessionInfo = try await services.run { state, context in
-            let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, isAdmin: false, context)
-            return try SignInMethodRules.sendVerificationCode(
-                &state, realm: realm, phoneNumber: body.phoneNumber, context)
+            try SignInMethodRules.sendVerificationCode(&state, body, context)
         }
         return SendVerificationCodeResponse(sessionInfo: sessionInfo)
     }
@@ -83,16 +62,7 @@ extension AccountsRoutes {
     {
         let token = tokens.verify(body.idToken)
         let (outcome, before) = try await services.run { state, context in
-            let realm = try TenantRules.requestRealm(
-                state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
-            let linking = try Self.tokenUser(state, body.idToken, token, context)
-            let before = BlockingFunctionCalls.accountsBefore(state, realm)
-            return (
-                try SignInMethodRules.signInWithPhoneNumber(
-                    &state, realm: realm, sessionInfo: body.sessionInfo, code: body.code,
-                    temporaryProof: body.temporaryProof, proofPhoneNumber: body.phoneNumber,
-                    tokenUser: linking, context), before
-            )
+            try SignInMethodRules.signInWithPhoneNumber(&state, body, token: token, context)
         }
         let signIn: SignInMethodRules.SignIn
         switch outcome {
@@ -124,19 +94,7 @@ extension AccountsRoutes {
     {
         let token = tokens.verify(body.idToken)
         let (outcome, before) = try await services.run { state, context in
-            let realm = try TenantRules.requestRealm(
-                state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
-            try TenantRules.checkAuthEnabled(state, realm)
-            guard TenantRules.switches(state, of: realm).enableEmailLinkSignin else {
-                throw APIServerError.operationNotAllowed
-            }
-            let linking = try Self.tokenUser(state, body.idToken, token, context)
-            let before = BlockingFunctionCalls.accountsBefore(state, realm)
-            return (
-                try SignInMethodRules.signInWithEmailLink(
-                    &state, realm: realm, email: body.email, oobCode: body.oobCode, tokenUser: linking, context),
-                before
-            )
+            try SignInMethodRules.signInWithEmailLink(&state, body, token: token, context)
         }
         switch outcome {
         case .signedIn(let signedIn, let user, let isNewUser):
@@ -164,14 +122,7 @@ extension AccountsRoutes {
         do {
             assertion = try IdentityProviderRules.assertion(requestUri: body.requestUri, postBody: body.postBody)
         } catch {
-            // The realm's switches are checked before the credential's
-            // fields (`PROJECT_DISABLED` before `MISSING_REQUEST_URI`).
-            try await services.run { state, context in
-                try TenantRules.checkAuthEnabled(
-                    state,
-                    try TenantRules.requestRealm(
-                        state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context))
-            }
+            try await services.run { state, context in try IdentityProviderRules.checkRealm(state, body, context) }
             throw error
         }
         var response = SignInWithIdpResponse(
@@ -192,14 +143,7 @@ extension AccountsRoutes {
         let token = tokens.verify(body.idToken)
         do {
             (outcome, before) = try await services.run { state, context in
-                let realm = try TenantRules.requestRealm(
-                    state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
-                let linking = try Self.tokenUser(state, body.idToken, token, context)
-                let before = BlockingFunctionCalls.accountsBefore(state, realm)
-                return (
-                    try IdentityProviderRules.signIn(&state, realm: realm, assertion, linking: linking, context),
-                    before
-                )
+                try IdentityProviderRules.signIn(&state, body, assertion, token: token, context)
             }
         } catch let error as APIServerError
             where body.returnIdpCredential == true

@@ -106,5 +106,30 @@ enum ProjectConfigRules {
             try TriggerAddressRules.check(uri, field: "\(event).functionUri", allowLinkLocal: allowLinkLocal)
         }
     }
+
+    /// The emulator's own project settings (`/emulator/v1/projects/{id}/config`):
+    /// changes those the body names; the others stay.
+    static func updateEmulatorSettings(
+        _ state: inout EmulatorState, project: String, _ body: EmulatorProjectConfig, _ context: RuleContext
+    ) throws -> EmulatorProjectConfig {
+        if let allow = body.signIn?.allowDuplicateEmails {
+            // Turning duplicates off is refused while some address has several accounts.
+            if !allow, state.projects[project].map(hasDuplicateEmails) == true {
+                throw APIServerError.invalidArgument(
+                    "signIn.allowDuplicateEmails cannot be turned off while accounts share an address")
+            }
+            state.projects[project, default: ProjectState()].allowDuplicateEmails = allow
+        }
+        if let improved = body.emailPrivacyConfig?.enableImprovedEmailPrivacy {
+            state.projects[project, default: ProjectState()].improvedEmailPrivacy = improved
+        }
+        return EmulatorExport.projectConfig(state, project: project, context)
+    }
+
+    private static func hasDuplicateEmails(_ project: ProjectState) -> Bool {
+        ([project.accounts] + project.tenants.values.map(\.accounts)).contains { table in
+            table.sortedByID.contains { user in user.email.map { table.users(email: $0).count > 1 } ?? false }
+        }
+    }
 }
 #endif

@@ -115,7 +115,9 @@ enum TenantRules {
     // MARK: Tenants
 
     /// Creates a tenant with an id made from its display name.
-    static func createTenant(_ state: inout EmulatorState, project: String, _ tenant: Tenant) -> Tenant {
+    static func createTenant(_ state: inout EmulatorState, project: String, _ tenant: Tenant) throws -> Tenant {
+        try InputRules.checkDisplayName(tenant.displayName)
+        try validate(tenant.mfaConfig, field: Tenant.FieldPath.mfaConfig)
         let base = (tenant.displayName ?? "tenant").lowercased().filter { $0.isLetter || $0.isNumber || $0 == "-" }
             .prefix(20)
         var id: String
@@ -176,9 +178,11 @@ enum TenantRules {
 
     /// One page of a project's tenants in creation order, after the tenant
     /// `after`; the page's last id when more follow.
-    static func listTenants(_ state: EmulatorState, project: String, pageSize: Int, after: String?) -> (
-        tenants: [Tenant], lastID: String?
-    ) {
+    static func listTenants(_ state: EmulatorState, project: String, pageSize requested: Int32?, pageToken: String?)
+        throws -> (tenants: [Tenant], lastID: String?)
+    {
+        let pageSize = try InputRules.pageSize(requested, field: "pageSize")
+        let after = try pageToken.map { try InputRules.cursor(fromPageToken: $0) }
         // In id order; a full page names its last id, as Google's emulator does, even when none follow.
         let order = (state.projects[project]?.tenantOrder ?? []).sorted()
         let ids = order.filter { after == nil || $0 > after! }.prefix(pageSize)
