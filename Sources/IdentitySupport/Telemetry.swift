@@ -157,6 +157,7 @@ package struct TelemetryTimer: Sendable {
     #endif
 
     /// Records one duration.
+    @usableFromInline
     package func record(_ duration: Duration) {
         #if Telemetry
         timer.recordNanoseconds(
@@ -165,6 +166,9 @@ package struct TelemetryTimer: Sendable {
     }
 
     /// Runs `body` and records how long it took, whether it returned or threw.
+    /// Inlinable, so that the verifier's hot path calls a specialized copy
+    /// (an unspecialized generic `async` call looks up its metadata each time).
+    @inlinable
     package func measure<T, Failure: Error>(_ body: () async throws(Failure) -> T) async throws(Failure) -> T {
         #if Telemetry
         let start = ContinuousClock.now

@@ -31,6 +31,10 @@ import Testing
         (#""\u00e9\ud83d\ude00\n\"\\\/""#, "é😀\n\"\\/"),
         (#"  "plain"  "#, "plain"),
         (#""ÿ€""#, "ÿ€"),
+        // ASCII with one-byte escapes (decoded straight into the string), then the general path's cases.
+        (#""https:\/\/securetoken.google.com\/p""#, "https://securetoken.google.com/p"),
+        (#""a\tb\"c\\d\be\ff\ng\rh\/""#, "a\tb\"c\\d\u{8}e\u{C}f\ng\rh/"),
+        (#""é\/x""#, "é/x"), (#""\/é""#, "/é"), (#""\/\u0041""#, "/A"),
     ])
     func stringsAndEscapes(json: String, expected: String) throws {
         #expect(try StrictJSONDecoder.decode(String.self, from: Data(json.utf8)) == expected)
@@ -53,6 +57,7 @@ import Testing
         #"{"a":1} x"#, #"{"a":1}}"#, "", // content after the value; nothing
         #"{"a":01}"#, #"{"a":1.}"#, #"{"a":-}"#, #"{"a":.5}"#, #"{"a":1e}"#,
         #"{"a":"\x"}"#, #"{"a":"\ud800"}"#, #"{"a":"\udc00\ud800"}"#, "{\"a\":\"\u{1}\"}",
+        #"{"a":"\/\x"}"#, #"{"a":"\/unterminated}"#, #"{"a":"\/"#, "{\"a\":\"\\/\u{1}\"}",
         #"{"a":tru}"#, #"{"a" 1}"#, #"{"a":1,}"#, #"[1,]"#, #"{a:1}"#, #"'a'"#, #"{"a":"unterminated}"#,
         String(repeating: "[", count: 40) + String(repeating: "]", count: 40),
     ])

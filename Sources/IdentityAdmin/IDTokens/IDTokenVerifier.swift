@@ -244,7 +244,10 @@ public struct IDTokenVerifier: Sendable {
     /// signature), with the key named by its `kid` among Google's (fetched
     /// through the key cache). The sequence of every token these keys
     /// sign: ID tokens here, blocking functions' events
-    /// (``BlockingFunctionHandler``).
+    /// (``BlockingFunctionHandler``). Inlined: the hot path takes no
+    /// `async` frame of its own for it (its `await` runs only when the key
+    /// set is stale).
+    @inline(__always)
     private func signedJWT(_ token: String) async throws(TokenVerificationError) -> VerifiedJWT {
         let jwt: RS256JWT
         do {

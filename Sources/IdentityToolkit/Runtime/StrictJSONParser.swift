@@ -130,6 +130,7 @@ package struct StrictJSONParser {
             if byte >= 0x80 { ascii = false }
             index += 1
         }
+        if ascii, let string = parseEscapedASCII(from: start) { return string }
         var scalars = Array(bytes[start..<index])
         while index < bytes.count {
             let byte = bytes[index]
@@ -392,6 +393,61 @@ package struct StrictJSONParser {
             index += 1
             return true
         default: throw corrupted("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
+        }
+    }
+
+    /// The rest of an ASCII string from its first backslash (`index`) when every
+    /// byte is printable ASCII and every escape one of JSON's one-byte
+    /// ones (a URL's `\/`, say), decoded straight into the string's
+    /// storage: the general path copies into an array first, two
+    /// allocations more. Nil leaves `index` where it was, for the general
+    /// path (and its errors).
+    private mutating func parseEscapedASCII(from start: Int) -> String? {
+        var end = index
+        var escapes = 0
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") { break }
+            guard byte >= 0x20, byte < 0x80 else { return nil }
+            if byte == UInt8(ascii: "\\") {
+                guard end + 1 < bytes.count, Self.oneByteEscape(bytes[end + 1]) != nil else { return nil }
+                escapes += 1
+                end += 2
+            } else {
+                end += 1
+            }
+        }
+        guard end < bytes.count else { return nil }
+        let bytes = self.bytes
+        let string = String(unsafeUninitializedCapacity: end - start - escapes) { output in
+            var read = start
+            var written = 0
+            while read < end {
+                if bytes[read] == UInt8(ascii: "\\") {
+                    output[written] = Self.oneByteEscape(bytes[read + 1]) ?? 0
+                    read += 2
+                } else {
+                    output[written] = bytes[read]
+                    read += 1
+                }
+                written += 1
+            }
+            return written
+        }
+        index = end + 1
+        return string
+    }
+
+    /// The byte a one-byte escape (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`) stands for.
+    private static func oneByteEscape(_ escaped: UInt8) -> UInt8? {
+        switch escaped {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): escaped
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "t"): 0x09
+        default: nil
         }
     }
 
