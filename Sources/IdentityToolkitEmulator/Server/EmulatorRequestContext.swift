@@ -13,6 +13,9 @@ struct EmulatorRequestContext: RequestContext {
     var isAdmin = false
     /// The request body, read whole by ``BodyLimitMiddleware`` before the route runs.
     var body = ByteBuffer()
+    /// The query's parameters, once the API-key check has read them
+    /// (``CallerCheckMiddleware``), so that the route does not parse them again.
+    var query: [String: String]?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)

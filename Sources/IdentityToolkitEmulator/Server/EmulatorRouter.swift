@@ -111,12 +111,7 @@ struct RouteResponder: Sendable {
             }
             pathParameters[name] = value
         }
-        // Hummingbird has percent-decoded the query already: decoding again
-        // would turn a literal "%20" into a space.
-        var query: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters where query[String(name)] == nil {
-            query[String(name)] = String(value)
-        }
+        let query = context.query ?? Self.query(of: request)
         // BodyLimitMiddleware has read the body whole, within its bounds.
         var apiRequest = APIServerRequest(
             method: request.method, headerFields: request.headers, query: query, body: Data(buffer: context.body),
@@ -127,6 +122,17 @@ struct RouteResponder: Sendable {
         return Response(
             status: HTTPResponse.Status(code: response.status), headers: [.contentType: response.contentType],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+    }
+
+    /// A request's query parameters, the first of each name. Hummingbird
+    /// has percent-decoded them already: decoding again would turn a
+    /// literal "%20" into a space.
+    static func query(of request: Request) -> [String: String] {
+        var query: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters where query[String(name)] == nil {
+            query[String(name)] = String(value)
+        }
+        return query
     }
 }
 #endif

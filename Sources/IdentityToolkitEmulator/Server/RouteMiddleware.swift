@@ -71,10 +71,14 @@ struct CallerCheckMiddleware: RouterMiddleware {
                     ), shape: nil)
             }
         case .apiKey where !context.isAdmin:
-            let key = request.uri.queryParameters[AdminAuthorization.apiKeyQuery[...]].map(String.init)
-            guard AdminAuthorization.hasAPIKey(key: key, headers: request.headers) else {
+            let query = RouteResponder.query(of: request)
+            guard AdminAuthorization.hasAPIKey(key: query[AdminAuthorization.apiKeyQuery], headers: request.headers)
+            else {
                 throw APIServerError.permissionDenied("The request is missing a valid API key.")
             }
+            var context = context
+            context.query = query
+            return try await next(request, context)
         default:
             break
         }
