@@ -19,6 +19,13 @@ import Testing
             #expect(
                 missing.status == 403
                     && (missing.json["error"] as? [String: Any])?["status"] as? String == "PERMISSION_DENIED")
+            // A key in the query, read once for the check and the route; an empty one is no key.
+            for (query, status) in [("?key=", 403), ("?key=k&key=", 200), ("?other=1&key=k", 200)] {
+                let answer = try await h.raw(
+                    .post, "/identitytoolkit.googleapis.com/v1/accounts:signUp\(query)", body: Data("{}".utf8),
+                    headers: Self.json)
+                #expect(answer.status == status, "\(query)")
+            }
             var header = Self.json
             header[HTTPField.Name("x-goog-api-key")!] = "any"
             #expect(
