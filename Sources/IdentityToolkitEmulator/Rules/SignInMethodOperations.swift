@@ -9,12 +9,17 @@ import IdentityToolkit
 /// before the state was entered), then the change. A sign-in also returns
 /// the realm's accounts as they were, for the blocking functions' `previous`.
 extension SignInMethodRules {
-    /// The user of an optional ID token (one to link the new method to).
-    static func linkingUser(
-        _ state: EmulatorState, idToken: String?, token: VerifiedIDToken, _ context: RuleContext
-    ) throws -> EmulatedUser? {
-        guard let idToken, !idToken.isEmpty else { return nil }
-        return try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
+    /// What a sign-in reads before it changes the state: the user of an
+    /// optional ID token (one to link the new method to), and the realm's
+    /// accounts as they were.
+    static func linkingAndBefore(
+        _ state: EmulatorState, realm: Realm, idToken: String?, token: VerifiedIDToken, _ context: RuleContext
+    ) throws -> (linking: EmulatedUser?, before: AccountTable?) {
+        var linking: EmulatedUser?
+        if let idToken, !idToken.isEmpty {
+            linking = try AccountRules.user(state, for: try token.get(), requestTenant: nil, context)
+        }
+        return (linking, BlockingFunctionCalls.accountsBefore(state, realm))
     }
 
     /// A password reset by code; the factor a revert code removes, while it is enrolled.
@@ -52,8 +57,8 @@ extension SignInMethodRules {
     ) throws -> (outcome: PhoneSignIn, before: AccountTable?) {
         let realm = try TenantRules.requestRealm(
             state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
-        let linking = try linkingUser(state, idToken: body.idToken, token: token, context)
-        let before = BlockingFunctionCalls.accountsBefore(state, realm)
+        let (linking, before) = try linkingAndBefore(
+            state, realm: realm, idToken: body.idToken, token: token, context)
         let outcome = try signInWithPhoneNumber(
             &state, realm: realm, sessionInfo: body.sessionInfo, code: body.code,
             temporaryProof: body.temporaryProof, proofPhoneNumber: body.phoneNumber, tokenUser: linking, context)
@@ -70,8 +75,8 @@ extension SignInMethodRules {
         guard TenantRules.switches(state, of: realm).enableEmailLinkSignin else {
             throw APIServerError.operationNotAllowed
         }
-        let linking = try linkingUser(state, idToken: body.idToken, token: token, context)
-        let before = BlockingFunctionCalls.accountsBefore(state, realm)
+        let (linking, before) = try linkingAndBefore(
+            state, realm: realm, idToken: body.idToken, token: token, context)
         let outcome = try signInWithEmailLink(
             &state, realm: realm, email: body.email, oobCode: body.oobCode, tokenUser: linking, context)
         return (outcome, before)
@@ -96,8 +101,8 @@ extension IdentityProviderRules {
     ) throws -> (outcome: Outcome, before: AccountTable?) {
         let realm = try TenantRules.requestRealm(
             state, tenant: body.tenantId, idToken: body.idToken, isAdmin: false, context)
-        let linking = try SignInMethodRules.linkingUser(state, idToken: body.idToken, token: token, context)
-        let before = BlockingFunctionCalls.accountsBefore(state, realm)
+        let (linking, before) = try SignInMethodRules.linkingAndBefore(
+            state, realm: realm, idToken: body.idToken, token: token, context)
         return (try signIn(&state, realm: realm, assertion, linking: linking, context), before)
     }
 }
