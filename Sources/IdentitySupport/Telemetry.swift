@@ -157,7 +157,6 @@ package struct TelemetryTimer: Sendable {
     #endif
 
     /// Records one duration.
-    @usableFromInline
     package func record(_ duration: Duration) {
         #if Telemetry
         timer.recordNanoseconds(
@@ -165,16 +164,28 @@ package struct TelemetryTimer: Sendable {
         #endif
     }
 
-    /// Runs `body` and records how long it took, whether it returned or threw.
-    /// Inlinable, so that the verifier's hot path calls a specialized copy
-    /// (an unspecialized generic `async` call looks up its metadata each time).
-    @inlinable
-    package func measure<T, Failure: Error>(_ body: () async throws(Failure) -> T) async throws(Failure) -> T {
+    /// A measurement begun (``start()``), to end with ``stop(_:)``.
+    package struct Started: Sendable {
         #if Telemetry
-        let start = ContinuousClock.now
-        defer { record(ContinuousClock.now - start) }
+        let instant: ContinuousClock.Instant
         #endif
-        return try await body()
+    }
+
+    /// Begins a measurement. A start and a stop rather than a closure, so
+    /// that a hot `async` path is timed without an `async` frame of its own.
+    package func start() -> Started {
+        #if Telemetry
+        Started(instant: ContinuousClock.now)
+        #else
+        Started()
+        #endif
+    }
+
+    /// Records the time since `started`.
+    package func stop(_ started: Started) {
+        #if Telemetry
+        record(ContinuousClock.now - started.instant)
+        #endif
     }
 }
 
