@@ -21,12 +21,8 @@ struct AccountsRoutes: AccountsService {
         let isAdmin = services.isAdmin(request)
         if isAdmin {
             let project = body.targetProjectId?.isEmpty == false ? body.targetProjectId! : services.defaultProject
-            if body.idToken?.isEmpty == false, body.localId != nil {
-                throw APIServerError.unexpectedParameter("User ID")
-            }
-            return try await AdminRoutes.create(body, project: project, services: services)
+            return try await AdminRoutes.create(body, project: project, viaSignUp: true, services: services)
         }
-        if body.localId != nil { throw APIServerError.unexpectedParameter("User ID") }
         let token = tokens.verify(body.idToken)
         let (created, linked) = try await services.run { state, context in
             try AccountRules.signUp(&state, body, token: token, context)
@@ -87,11 +83,6 @@ struct AccountsRoutes: AccountsService {
     func signInWithCustomToken(_ body: SignInWithCustomTokenRequest, request: APIServerRequest) async throws
         -> SignInWithCustomTokenResponse
     {
-        if let named = CustomTokenVerifier.namedTenant(body.token), let requested = body.tenantId,
-            !requested.isEmpty, named != requested
-        {
-            throw APIServerError.tenantIdMismatch
-        }
         // A custom token calls no blocking function, as in production.
         // Verified before the state is entered; the rule reads it after the realm's checks.
         let token = Result { try customTokens.verify(body.token) }

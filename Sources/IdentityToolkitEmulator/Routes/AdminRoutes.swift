@@ -28,15 +28,15 @@ struct AdminRoutes: AdminService {
     func createAccount(targetProjectId: String, body: SignUpRequest, request: APIServerRequest) async throws
         -> SignUpResponse
     {
-        try await Self.create(body, project: targetProjectId, services: services)
+        try await Self.create(body, project: targetProjectId, viaSignUp: false, services: services)
     }
 
-    /// An account an admin creates (`accounts` or an admin's `accounts:signUp`): no tokens.
-    static func create(_ body: SignUpRequest, project: String, services: EmulatorServices) async throws
-        -> SignUpResponse
+    /// An account an admin creates (`accounts`, or an admin's `accounts:signUp`: `viaSignUp`): no tokens.
+    static func create(_ body: SignUpRequest, project: String, viaSignUp: Bool, services: EmulatorServices)
+        async throws -> SignUpResponse
     {
         let user = try await services.run { state, context in
-            try AdminAccountRules.create(&state, body, project: project, context)
+            try AdminAccountRules.create(&state, body, project: project, viaSignUp: viaSignUp, context)
         }
         return SignUpResponse(
             localId: user.localId, email: user.email, displayName: user.displayName,

@@ -15,6 +15,8 @@ extension AccountRules {
     static func signUp(
         _ state: inout EmulatorState, _ body: SignUpRequest, token: VerifiedIDToken, _ context: RuleContext
     ) throws -> (grant: SessionGrant, linked: EmulatedUser?) {
+        // A user may not name the uid (an admin may).
+        if body.localId != nil { throw APIServerError.unexpectedParameter("User ID") }
         let realm = try TenantRules.requestRealm(
             state, project: body.targetProjectId, tenant: body.tenantId, idToken: body.idToken, context)
         try TenantRules.checkAuthEnabled(state, realm)
@@ -41,6 +43,12 @@ extension AccountRules {
         _ state: inout EmulatorState, _ body: SignInWithCustomTokenRequest, token: VerifiedCustomToken,
         _ context: RuleContext
     ) throws -> (grant: SessionGrant, isNewUser: Bool) {
+        // The tenant the token names, read before its signature, against the request's.
+        if let named = CustomTokenVerifier.namedTenant(body.token), let requested = body.tenantId,
+            !requested.isEmpty, named != requested
+        {
+            throw APIServerError.tenantIdMismatch
+        }
         let realm = try TenantRules.requestRealm(state, tenant: body.tenantId, context)
         try TenantRules.checkAuthEnabled(state, realm)
         guard !body.token.isEmpty else { throw APIServerError.missingCustomToken }

@@ -25,10 +25,14 @@ extension AdminAccountRules {
             })
     }
 
-    /// An account an admin creates (`accounts` or an admin's `accounts:signUp`).
-    static func create(_ state: inout EmulatorState, _ body: SignUpRequest, project: String, _ context: RuleContext)
-        throws -> EmulatedUser
-    {
+    /// An account an admin creates (`accounts`, or an admin's `accounts:signUp`:
+    /// `viaSignUp`, where a uid beside an ID token is refused).
+    static func create(
+        _ state: inout EmulatorState, _ body: SignUpRequest, project: String, viaSignUp: Bool, _ context: RuleContext
+    ) throws -> EmulatedUser {
+        if viaSignUp, body.idToken?.isEmpty == false, body.localId != nil {
+            throw APIServerError.unexpectedParameter("User ID")
+        }
         let realm = try TenantRules.adminRealm(state, project: project, tenant: body.tenantId)
         return try create(
             &state, realm: realm,
