@@ -53,7 +53,7 @@ final class OAuthTokenEndpoint: OAuth2TokenService {
     func requestAccessToken(_ body: AccessTokenRequest, request: APIServerRequest) async throws
         -> AccessTokenResponse
     {
-        _ = try ServiceAccountGrantRules.verifiedAssertion(
+        try ServiceAccountGrantRules.check(
             body, trusting: keys.current, audienceSuffix: audienceSuffix, now: Int64(clock.now.timeIntervalSince1970))
         let token = "emulator-" + Data.randomToken(bytes: 24)
         let issuedAt = clock.now

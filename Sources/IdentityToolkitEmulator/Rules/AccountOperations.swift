@@ -68,12 +68,7 @@ extension AccountRules {
             context)
         try TenantRules.checkAuthEnabled(state, realm)
         if isAdmin && body.idToken?.isEmpty != false {
-            return AdminAccountRules.lookup(
-                state, realm: realm, localIds: body.localId ?? [], emails: body.email ?? [],
-                phoneNumbers: body.phoneNumber ?? [],
-                providers: (body.federatedUserId ?? []).compactMap { id in
-                    id.providerId.flatMap { provider in id.rawId.map { (provider, $0) } }
-                })
+            return AdminAccountRules.lookup(state, realm: realm, body)
         }
         return [try user(state, for: try token.get(), requestTenant: nil, context)]
     }

@@ -17,7 +17,13 @@ extension AdminAccountRules {
             state, project: project, tenant: body.tenantId,
             tokenTenant: SessionTokens.unverifiedTenant(of: body.idToken), isAdmin: true, context)
         try TenantRules.checkAuthEnabled(state, realm)
-        return lookup(
+        return lookup(state, realm: realm, body)
+    }
+
+    /// The accounts a lookup's fields name (uids, addresses, phone numbers,
+    /// providers' ids), in a realm already settled.
+    static func lookup(_ state: EmulatorState, realm: Realm, _ body: GetAccountInfoRequest) -> [EmulatedUser] {
+        lookup(
             state, realm: realm, localIds: body.localId ?? [], emails: body.email ?? [],
             phoneNumbers: body.phoneNumber ?? [],
             providers: (body.federatedUserId ?? []).compactMap { id in

@@ -8,11 +8,11 @@ import _CryptoExtras
 /// RFC 6749 §5.2's): the grant's fields, the assertion's RS256 signature
 /// under the key trusted for its issuer, its scope, audience and lifetime.
 enum ServiceAccountGrantRules {
-    /// The claims of a grant's assertion that passed every check.
-    static func verifiedAssertion(
+    /// Refuses a grant unless its assertion passes every check.
+    static func check(
         _ body: AccessTokenRequest, trusting keys: [String: _RSA.Signing.PublicKey], audienceSuffix: String,
         now: Int64
-    ) throws -> JWTBearerClaims {
+    ) throws {
         // RFC 6749 §5.2: a missing parameter is invalid_request.
         guard !body.grantType.isEmpty else {
             throw APIServerError.invalidRequest("missing required field grant_type")
@@ -50,7 +50,6 @@ enum ServiceAccountGrantRules {
             throw APIServerError.invalidGrant(
                 "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
         }
-        return claims
     }
 }
 #endif
