@@ -1,4 +1,3 @@
-#if AsyncHTTPClient
 import Foundation
 
 /// An executable of this package that `swift test` built beside the test
@@ -42,42 +41,33 @@ public struct BuiltExecutable: Sendable {
         ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }.merging(extra) { $1 }
     }
 
-    /// Runs it with `arguments`; `input` is written to its standard input,
-    /// `environment` is added to this process's. The blocking reads and the
-    /// wait happen off the cooperative pool (``offThePool(_:)``).
-    public func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws
-        -> Result
-    {
-        try await offThePool { try runBlocking(arguments, input: input, environment: environment) }
+    /// Runs it with `arguments`; `input` is given as its standard input,
+    /// `environment` is added to this process's. It runs as a
+    /// ``ChildProcess``: it inherits nothing of the tests' process, and after
+    /// `deadline` it is killed and this throws.
+    public func run(
+        _ arguments: [String], input: Data? = nil, environment: [String: String] = [:],
+        deadline: Duration = harnessRequestTimeout
+    ) async throws -> Result {
+        let child = try start(arguments, input: input, environment: environment)
+        let status = try await child.wait(within: deadline)
+        let output = child.standardOutput
+        return Result(
+            status: status, stdout: String(decoding: output, as: UTF8.self),
+            stderr: String(decoding: child.standardError, as: UTF8.self), stdoutData: output)
     }
 
-    private func runBlocking(_ arguments: [String], input: Data?, environment: [String: String]) throws -> Result {
+    /// Starts it with `arguments` and returns at once: for a server the test
+    /// talks to and then stops (``ChildProcess/terminate(within:)``).
+    public func start(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws
+        -> ChildProcess
+    {
         struct NotBuilt: Error, CustomStringConvertible {
             var name: String
             var description: String { "\(name) was not built beside the tests" }
         }
         guard let url else { throw NotBuilt(name: name) }
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        process.environment = Self.environment(adding: environment)
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let stdin = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        try process.run()
-        if let input {
-            stdin.fileHandleForWriting.write(input)
-            try stdin.fileHandleForWriting.close()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
+        return try ChildProcess(
+            url, arguments: arguments, environment: Self.environment(adding: environment), input: input)
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if AsyncHTTPClient
 import Foundation
 
 /// Runs `work` on a thread of its own and returns what it returns.
@@ -25,4 +24,3 @@ public func offThePool<Value: Sendable>(_ work: @escaping @Sendable () throws ->
 /// cores that wait alone has passed 30 seconds (the SDK's default). Tests of
 /// the deadline itself set their own.
 public let harnessRequestTimeout: Duration = .seconds(300)
-#endif

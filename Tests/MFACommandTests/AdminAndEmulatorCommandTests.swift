@@ -5,31 +5,15 @@ import Testing
 
 /// `mfa emulator` and `mfa admin` as separate processes, as users run them.
 @Suite struct AdminAndEmulatorCommandTests {
-    /// Starts `mfa emulator --port 0` and returns the process and `HOST:PORT`.
-    /// The wait for its first line (a start-up on two busy cores) happens
-    /// off the cooperative pool (``offThePool(_:)``).
-    func startEmulator(_ extra: [String] = [], errors: Pipe? = nil) async throws -> (Process, String) {
-        let (process, text) = try await offThePool { try Self.launchEmulator(extra, errors: errors) }
-        #expect(text.hasPrefix("listening on http://"))
-        return (process, String(text.dropFirst("listening on http://".count)))
-    }
-
-    private static func launchEmulator(_ extra: [String], errors: Pipe?) throws -> (Process, String) {
-        let process = Process()
-        process.executableURL = MFABinary.url
-        process.arguments = ["emulator", "--port", "0", "--project", "demo-mfa"] + extra
-        process.environment = BuiltExecutable.environment(adding: [:])
-        let output = Pipe()
-        process.standardOutput = output
-        if let errors { process.standardError = errors }
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        return (process, String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    /// Starts `mfa emulator --port 0` and returns the process and `HOST:PORT`
+    /// (from its first line, awaited off the cooperative pool). A test stops
+    /// it with ``ChildProcess/terminate(within:)``; one that throws first
+    /// leaves it to the handle, which kills it.
+    func startEmulator(_ extra: [String] = []) async throws -> (ChildProcess, String) {
+        let process = try MFABinary.executable.start(["emulator", "--port", "0", "--project", "demo-mfa"] + extra)
+        let line = try await process.firstLine()
+        #expect(line.hasPrefix("listening on http://"))
+        return (process, String(line.dropFirst("listening on http://".count)))
     }
 
     /// Processes the tests start crash fast: Swift's backtracer is off
@@ -45,21 +29,15 @@ import Testing
     /// `--allow-remote` serves on a non-loopback address, with a warning
     /// that the emulator has no authentication.
     @Test func allowRemoteWarnsThatTheEmulatorHasNoAuthentication() async throws {
-        let errors = Pipe()
-        let (emulator, address) = try await startEmulator(["--host", "0.0.0.0", "--allow-remote"], errors: errors)
-        emulator.terminate()
-        emulator.waitUntilExit()
+        let (emulator, address) = try await startEmulator(["--host", "0.0.0.0", "--allow-remote"])
+        try await emulator.terminate()
         #expect(address.hasPrefix("0.0.0.0:"))
-        let warning = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let warning = String(decoding: emulator.standardError, as: UTF8.self)
         #expect(warning.contains("warning: serving on 0.0.0.0") && warning.contains("no authentication"), "\(warning)")
     }
 
     @Test func enableShowAndDisableAgainstARunningEmulator() async throws {
         let (emulator, address) = try await startEmulator()
-        defer {
-            emulator.terminate()
-            emulator.waitUntilExit()
-        }
         let enabled = try await MFABinary.run([
             "admin", "enable-totp", "--project", "demo-mfa", "--emulator", address, "--adjacent-intervals", "3",
         ])
@@ -71,9 +49,7 @@ import Testing
             "admin", "disable-totp", "--project", "demo-mfa", "--emulator", address,
         ])
         #expect(disabled.stdout.contains(#""state" : "DISABLED""#))
-        emulator.terminate()
-        emulator.waitUntilExit()
-        #expect(emulator.terminationStatus == 0)
+        #expect(try await emulator.terminate() == 0)
     }
 
     @Test(
@@ -192,14 +168,11 @@ import Testing
 
     @Test func demoAgainstARunningEmulator() async throws {
         let (emulator, address) = try await startEmulator()
-        defer {
-            emulator.terminate()
-            emulator.waitUntilExit()
-        }
         let demo = try await MFABinary.run(["demo", "--emulator", address, "--no-qr"])
         #expect(demo.status == 0, "\(demo.stdout)")
         #expect(demo.stdout.contains("✔ resolve with a fresh TOTP code"))
         #expect(demo.stdout.hasSuffix("demo complete\n"))
+        try await emulator.terminate()
     }
 
     /// A stopped emulator is reported at once, naming the step, not after the
@@ -219,10 +192,6 @@ import Testing
     /// to a server-side check through an owner-only file.
     @Test func demoWritesItsTOTPTokenForAServerSideCheck() async throws {
         let (emulator, address) = try await startEmulator()
-        defer {
-            emulator.terminate()
-            emulator.waitUntilExit()
-        }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("mfa-demo-token-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: file) }
@@ -242,6 +211,7 @@ import Testing
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(verified.stdout.contains(#""sign_in_second_factor" : "totp""#), "\(verified.stdout)")
         #expect(!demo.stdout.contains(String(decoding: token, as: UTF8.self)))
+        try await emulator.terminate()
     }
 
     /// A support desk's story: verify a user's token (from standard input,
@@ -249,10 +219,6 @@ import Testing
     /// user's sessions, and see the token refused with --check-revoked.
     @Test func verifyTokenAndRevokeAgainstARunningEmulator() async throws {
         let (emulator, address) = try await startEmulator()
-        defer {
-            emulator.terminate()
-            emulator.waitUntilExit()
-        }
         let configuration = ClientConfiguration(transport: URLSessionTransport.shared, emulatorHost: address)
         // The sign-in happens ten seconds "ago", so a revocation now is after it.
         let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
@@ -317,5 +283,6 @@ import Testing
         let empty = try await MFABinary.run(["admin", "verify-token"] + target, input: Data())
         #expect(empty.status == 2)
         #expect(empty.stderr.contains("no token given"))
+        try await emulator.terminate()
     }
 }

@@ -19,10 +19,6 @@ import Testing
     /// file, progress on standard error, the result on standard output.
     @Test func importsAnAuthExportFile() async throws {
         let (emulator, address) = try await emulators.startEmulator()
-        defer {
-            emulator.terminate()
-            emulator.waitUntilExit()
-        }
         let file = try Self.temporaryFile(
             "users.json",
             """
@@ -54,6 +50,7 @@ import Testing
             "admin", "users", "get", "--project", "demo-mfa", "--emulator", address, "--uid", "grace",
         ])
         #expect(user.stdout.contains("grace@example.com"))
+        try await emulator.terminate()
     }
 
     @Test(
@@ -95,16 +92,10 @@ import Testing
             "--project", "demo-mfa", "--emulator", address,
         ])
         #expect(created.status == 0, "\(created.stderr)")
-        first.terminate()
-        first.waitUntilExit()
-        #expect(first.terminationStatus == 0)
+        #expect(try await first.terminate() == 0)
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("auth_export/accounts.json").path))
 
         let (second, again) = try await emulators.startEmulator(["--import", folder.path])
-        defer {
-            second.terminate()
-            second.waitUntilExit()
-        }
         let user = try await MFABinary.run([
             "admin", "users", "get", "--project", "demo-mfa", "--emulator", again, "--uid", "kept",
         ])
@@ -116,5 +107,6 @@ import Testing
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("auth_export/accounts.json: users[0].createdAt"), "\(refused.stderr)")
         #expect(refused.stdout.isEmpty)
+        try await second.terminate()
     }
 }

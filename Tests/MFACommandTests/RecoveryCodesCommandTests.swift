@@ -11,7 +11,7 @@ import Testing
 /// `mfa admin users recovery-codes`, as support runs it.
 @Suite struct RecoveryCodesCommandTests {
     /// A running `mfa emulator` and a user in it; the process is stopped by the caller.
-    static func emulatorWithUser() async throws -> (emulator: Process, address: String, uid: String) {
+    static func emulatorWithUser() async throws -> (emulator: ChildProcess, address: String, uid: String) {
         let (emulator, address) = try await AdminAndEmulatorCommandTests().startEmulator()
         let configuration = ClientConfiguration(transport: URLSessionTransport.shared, emulatorHost: address)
         let created = try await AccountsClient(apiKey: "k", configuration: configuration)
@@ -38,10 +38,6 @@ import Testing
     /// even reached); an unreachable database is exit 1 and one line.
     @Test func anUnknownUserOrAnUnreachableDatabaseFailsCleanly() async throws {
         let (emulator, address, uid) = try await Self.emulatorWithUser()
-        defer {
-            emulator.terminate()
-            emulator.waitUntilExit()
-        }
         let unknown = try await MFABinary.run(
             Self.command(uid: "nobody", address: address, postgres: "postgres://app@127.0.0.1:9/app?sslmode=disable"))
         #expect(unknown.status == 1)
@@ -56,6 +52,7 @@ import Testing
         #expect(
             unreachable.stderr.contains("PostgreSQL store: connect: the connection failed"), "\(unreachable.stderr)")
         #expect(!unreachable.stderr.contains("not-the-password"))
+        try await emulator.terminate()
     }
 }
 
@@ -73,10 +70,6 @@ struct RecoveryCodesCommandPostgresTests {
         let password = try #require(environment["PGPASSWORD"])
         let prefix = "cli\(UUID().uuidString.prefix(8).lowercased())_"
         let (emulator, address, uid) = try await RecoveryCodesCommandTests.emulatorWithUser()
-        defer {
-            emulator.terminate()
-            emulator.waitUntilExit()
-        }
         let command = RecoveryCodesCommandTests.command(
             uid: uid, address: address, postgres: url, extra: ["--table-prefix", prefix, "--count", "4"])
 
@@ -118,5 +111,6 @@ struct RecoveryCodesCommandPostgresTests {
             #expect(try await redeemer.redeem(codes[1], for: key) == .invalid)
             #expect(try await redeemer.redeem(replaced[3], for: key) == .redeemed(remaining: 3))
         }
+        try await emulator.terminate()
     }
 }

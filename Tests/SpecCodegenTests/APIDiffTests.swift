@@ -232,28 +232,14 @@ import Testing
 
     // MARK: The command line
 
-    static let binary = Repository.builtExecutable("spec-codegen")
+    static let binary = BuiltExecutable("spec-codegen")
 
-    func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        struct NotBuilt: Error {}
-        guard let binary = Self.binary else { throw NotBuilt() }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["api-diff"] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self)
-        )
+    func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let result = try await Self.binary.run(["api-diff"] + arguments)
+        return (result.status, result.stdout, result.stderr)
     }
 
-    @Test func exitCodesAndJSON() throws {
+    @Test func exitCodesAndJSON() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("api-diff-cli-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -267,16 +253,16 @@ import Testing
         ] {
             try Data(text.utf8).write(to: URL(fileURLWithPath: "\(folder)/\(name)"))
         }
-        let same = try run(["\(folder)/old.yaml", "\(folder)/old.yaml"])
+        let same = try await run(["\(folder)/old.yaml", "\(folder)/old.yaml"])
         #expect(same.status == 0 && same.stdout.isEmpty)
-        let added = try run(["\(folder)/old.yaml", "\(folder)/additive.yaml"])
+        let added = try await run(["\(folder)/old.yaml", "\(folder)/additive.yaml"])
         #expect(
             added.status == 0 && added.stdout == "additive: Color.green added (static property Color.green added)\n")
-        let broke = try run(["\(folder)/old.yaml", "\(folder)/breaking.yaml"])
+        let broke = try await run(["\(folder)/old.yaml", "\(folder)/breaking.yaml"])
         #expect(
             broke.status == 1
                 && broke.stdout.hasPrefix("breaking: Color.blue removed (static property Color.blue removed)"))
-        let json = try run(["\(folder)/old.yaml", "\(folder)/breaking.yaml", "--format", "json"])
+        let json = try await run(["\(folder)/old.yaml", "\(folder)/breaking.yaml", "--format", "json"])
         #expect(json.status == 1)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(report["verdict"] as? String == "breaking")
@@ -284,9 +270,9 @@ import Testing
         #expect(
             first["kind"] as? String == "breaking" && first["subject"] as? String == "Color.blue"
                 && first["change"] as? String == "removed")
-        let bad = try run(["\(folder)/old.yaml", "\(folder)/broken.yaml"])
+        let bad = try await run(["\(folder)/old.yaml", "\(folder)/broken.yaml"])
         #expect(bad.status == 2 && bad.stderr.contains("broken.yaml:3:1: error: malformed YAML"))
-        let missing = try run(["\(folder)/old.yaml", "\(folder)/missing.yaml"])
+        let missing = try await run(["\(folder)/old.yaml", "\(folder)/missing.yaml"])
         #expect(missing.status == 2 && missing.stderr.contains("error: cannot read"))
     }
 }

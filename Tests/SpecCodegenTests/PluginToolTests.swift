@@ -1,30 +1,21 @@
 import Foundation
+import IdentityToolkitTestSupport
 import Testing
 
 /// The plugins' generator binary (`spec-codegen-plugin-tool`), run as the
 /// build-tool plugin runs it: its one command, its exit codes, its output.
 @Suite struct PluginToolTests {
-    static let binary = Repository.builtExecutable("spec-codegen-plugin-tool")
+    static let binary = BuiltExecutable("spec-codegen-plugin-tool")
 
-    func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        struct NotBuilt: Error {}
-        guard let binary = Self.binary else { throw NotBuilt() }
-        process.executableURL = binary
-        process.arguments = arguments
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    func run(_ arguments: [String]) async throws -> (status: Int32, stderr: String) {
+        let result = try await Self.binary.run(arguments)
+        return (result.status, result.stderr)
     }
 
-    @Test func generatesTheGoldenReference() throws {
+    @Test func generatesTheGoldenReference() async throws {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-tool-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try run([
+        let result = try await run([
             "generate", "--config", Repository.path("Tests/SpecCodegenTests/Fixtures/golden/spec-codegen-config.json"),
             "--output-directory", output.path,
         ])
@@ -38,12 +29,12 @@ import Testing
         }
     }
 
-    @Test func badArgumentsExit2AndBadSpecsExit1WithDiagnostics() throws {
+    @Test func badArgumentsExit2AndBadSpecsExit1WithDiagnostics() async throws {
         for arguments in [
             [], ["validate"], ["generate", "--config"], ["generate", "--config", "a", "--verbose", "b"],
             ["generate", "--config", "a"],
         ] {
-            let result = try run(arguments)
+            let result = try await run(arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(
                 result.stderr.contains("usage: spec-codegen-plugin-tool generate --config FILE --output-directory DIR"))
@@ -54,7 +45,7 @@ import Testing
         try Data(#"{"specs": ["api.yaml"], "generate": ["types"]}"#.utf8).write(
             to: folder.appendingPathComponent("config.json"))
         try Data("openapi: 3.1.0\ninfo: [title\n".utf8).write(to: folder.appendingPathComponent("api.yaml"))
-        let result = try run([
+        let result = try await run([
             "generate", "--config", folder.appendingPathComponent("config.json").path, "--output-directory",
             folder.path + "/out",
         ])

@@ -11,18 +11,6 @@ enum Repository {
     }()
 
     static func path(_ relative: String) -> String { root + "/" + relative }
-
-    /// A product built beside the test bundle (`swift test` builds the
-    /// executables this target depends on).
-    static func builtExecutable(_ name: String) -> URL? {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<5 {
-            let candidate = folder.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            folder.deleteLastPathComponent()
-        }
-        return nil
-    }
 }
 
 /// Runs the generator on in-memory files, so snippet and diagnostic tests need no disk.
