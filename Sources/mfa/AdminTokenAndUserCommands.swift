@@ -30,7 +30,7 @@ extension AdminCommand {
         func run() async throws {
             let text: String
             if token == "-" {
-                let input = FileHandle.standardInput.readDataToEndOfFile().prefix(64 * 1024)
+                let input = try BoundedInput.standardInput(holding: "an ID token")
                 text = String(decoding: input, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             } else {
                 text = token

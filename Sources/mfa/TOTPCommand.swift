@@ -81,12 +81,9 @@ struct TOTPOptions: ParsableArguments {
     /// once per process, so that validation and use see the same text).
     func secretText() throws -> String {
         if let secretFile {
-            do {
-                return try String(contentsOfFile: secretFile, encoding: .utf8).trimmingCharacters(
-                    in: .whitespacesAndNewlines)
-            } catch {
-                throw ValidationError("cannot read --secret-file \(secretFile): \(error.localizedDescription)")
-            }
+            guard let text = String(data: try BoundedInput.file(secretFile, option: "--secret-file"), encoding: .utf8)
+            else { throw ValidationError("--secret-file \(secretFile) is not UTF-8 text") }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         guard secret == "-" else { return secret }
         return try StandardInputSecret.shared.text()
@@ -106,7 +103,7 @@ final class StandardInputSecret: @unchecked Sendable {
     func text() throws -> String {
         try lock.withLock {
             if let cached { return cached }
-            let data = FileHandle.standardInput.readDataToEndOfFile()
+            let data = try BoundedInput.standardInput(holding: "a TOTP secret")
             guard let text = String(data: data, encoding: .utf8) else {
                 throw ValidationError("standard input is not UTF-8 text")
             }

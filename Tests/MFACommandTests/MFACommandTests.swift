@@ -75,6 +75,25 @@ enum MFABinary {
         #expect(!missing.stderr.contains(Self.rfcSecret))
     }
 
+    /// A secret or token input past 64 KiB is refused, saying where it came
+    /// from: never cut short in silence, never read without end.
+    @Test func oversizedSecretsAndTokensAreRefused() async throws {
+        let huge = Data(repeating: UInt8(ascii: "A"), count: 64 * 1024 + 1)
+        let piped = try await MFABinary.run(["totp", "code"], input: huge)
+        #expect(piped.status == 2)
+        #expect(piped.stderr.contains("standard input holds more than 64 KiB; a TOTP secret is far shorter"))
+        let endless = try await MFABinary.run(["totp", "code", "--secret-file", "/dev/zero"])
+        #expect(endless.status == 2)
+        #expect(endless.stderr.contains("--secret-file /dev/zero holds more than 64 KiB"), "\(endless.stderr)")
+        let token = try await MFABinary.run(
+            ["admin", "verify-token", "--project", "p", "--emulator", "127.0.0.1:9"], input: huge)
+        #expect(token.status == 2)
+        #expect(token.stderr.contains("an ID token is far shorter"), "\(token.stderr)")
+        let exact = try await MFABinary.run(
+            ["totp", "code"], input: Data(repeating: UInt8(ascii: " "), count: 64 * 1024))
+        #expect(exact.stderr.contains("no secret"), "64 KiB is within the limit: \(exact.stderr)")
+    }
+
     @Test func verifyExitsZeroOrOne() async throws {
         let valid = try await MFABinary.run([
             "totp", "verify", "--secret", Self.rfcSecret, "--digits", "8", "--time", "89", "--code", "94287082",
