@@ -80,18 +80,23 @@ public final class ServiceAccountCredential: AdminCredential, CustomStringConver
             displayStyle: .class)
     }
 
-    /// Reads a key file.
+    /// Reads a key file (at most 1 MiB; a service account's key file is
+    /// about 2.3 KB, and a path to an endless stream is refused, not read).
     public convenience init(
         keyFile path: String, tokenEndpoint: String? = nil, transport: any HTTPTransport = URLSessionTransport.shared,
         now: @escaping @Sendable () -> Date = Date.init
     ) throws {
-        let data: Data
+        let read: Data?
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            read = try BoundedRead.contents(ofFile: path, atMost: 1 << 20)
         } catch {
             throw AdminValidationError(
                 field: path,
                 message: "cannot be read as a service account key file: \((error as NSError).localizedDescription)")
+        }
+        guard let data = read else {
+            throw AdminValidationError(
+                field: path, message: "holds more than 1 MiB: it is not a service account key file")
         }
         try self.init(json: data, tokenEndpoint: tokenEndpoint, transport: transport, now: now)
     }

@@ -1,6 +1,7 @@
 #if Tools
 import ArgumentParser
 import Foundation
+import IdentitySupport
 
 /// The checks every option that names something (an id, a path, an
 /// address) gets before a command runs: a bad value is a usage error
@@ -34,16 +35,15 @@ enum InputCheck {
 }
 
 /// Secrets and tokens read from standard input or a file the user names,
-/// at most ``limit`` bytes. More is an error naming where it came from: never
-/// a silent cut (a token cut short failed as "invalid", for the wrong
-/// reason) nor an unbounded read (`--secret-file /dev/zero`).
+/// at most ``limit`` bytes (``BoundedRead``). More is an error naming where
+/// it came from: a token cut short failed as "invalid", for the wrong reason.
 enum BoundedInput {
     /// Far above any TOTP secret or ID token; far below a mistake.
     static let limit = 64 * 1024
 
     /// Standard input to its end; `what` names what it should hold.
     static func standardInput(holding what: String) throws -> Data {
-        guard let data = try read(FileHandle.standardInput) else {
+        guard let data = try BoundedRead.contents(of: FileHandle.standardInput, atMost: limit) else {
             throw ValidationError("standard input holds more than \(limit / 1024) KiB; \(what) is far shorter")
         }
         return data
@@ -53,9 +53,7 @@ enum BoundedInput {
     static func file(_ path: String, option: String) throws -> Data {
         let data: Data?
         do {
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            data = try read(handle)
+            data = try BoundedRead.contents(ofFile: path, atMost: limit)
         } catch {
             throw ValidationError("cannot read \(option) \(path): \(error.localizedDescription)")
         }
@@ -63,15 +61,6 @@ enum BoundedInput {
             throw ValidationError("\(option) \(path) holds more than \(limit / 1024) KiB; it is not a secret's file")
         }
         return data
-    }
-
-    /// Everything `handle` gives, or nil once it gives more than ``limit``.
-    private static func read(_ handle: FileHandle) throws -> Data? {
-        var data = Data()
-        while data.count <= limit, let chunk = try handle.read(upToCount: limit + 1 - data.count), !chunk.isEmpty {
-            data += chunk
-        }
-        return data.count > limit ? nil : data
     }
 }
 #endif

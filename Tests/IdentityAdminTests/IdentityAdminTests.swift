@@ -328,6 +328,10 @@ import _CryptoExtras
         }
         #expect(unreadable?.field == "/nonexistent/key.json")
         #expect(unreadable?.message.hasPrefix("cannot be read as a service account key file: ") == true)
+        let endless = #expect(throws: AdminValidationError.self) {
+            try ServiceAccountCredential(keyFile: "/dev/zero")
+        }
+        #expect(endless?.message == "holds more than 1 MiB: it is not a service account key file")
         let notJSON = #expect(throws: AdminValidationError.self) {
             try ServiceAccountCredential(json: Data("not json".utf8))
         }
