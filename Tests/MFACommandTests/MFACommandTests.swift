@@ -8,7 +8,6 @@ import Testing
 enum MFABinary {
     typealias Result = BuiltExecutable.Result
     static let executable = BuiltExecutable("mfa")
-    static var url: URL? { executable.url }
 
     /// Runs `mfa` with `arguments`; `input` is written to its standard input.
     static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws
