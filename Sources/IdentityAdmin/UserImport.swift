@@ -241,9 +241,8 @@ extension UserImportRecord {
                 throw AdminValidationError(
                     field: "customClaims", message: "must not set the reserved claim \"\(reserved.rawValue)\"")
             }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let text = (try? encoder.encode(customClaims)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            let text =
+                (try? CanonicalJSON.encoder.encode(customClaims)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             guard text.count <= IdentityPlatformLimits.maximumCustomClaimsLength else {
                 throw AdminValidationError(
                     field: "customClaims",

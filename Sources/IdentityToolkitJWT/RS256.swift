@@ -211,12 +211,9 @@ package enum RS256 {
     /// A JWT's media type, its header's `typ`.
     package static let jwtType = "JWT"
 
-    /// Sorted keys and unescaped slashes: the same claims give the same bytes.
-    package static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
+    /// Sorted keys and unescaped slashes: the same claims give the same
+    /// bytes (``CanonicalJSON``).
+    package static var encoder: JSONEncoder { CanonicalJSON.encoder }
 
     /// One decoder (it holds no per-call state).
     package static let decoder = JSONDecoder()

@@ -189,9 +189,9 @@ public struct BlockingFunctionAnswer: Sendable, Hashable {
                 var update = update
                 if type != .beforeSignIn { update?.sessionClaims = nil }
                 try update.map(CustomClaimsRule.check)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                self.init(status: 200, body: try encoder.encode(BlockingFunctionResponse(userRecord: update?.wire())))
+                self.init(
+                    status: 200,
+                    body: try CanonicalJSON.encoder.encode(BlockingFunctionResponse(userRecord: update?.wire())))
             } catch let error as AdminValidationError {
                 self = .refusal(.invalidArgument, error.description)
             } catch {

@@ -96,9 +96,7 @@ import Logging
     ) async throws -> Response {
         let data: Data
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            data = try encoder.encode(body)
+            data = try CanonicalJSON.encoder.encode(body)
         } catch {
             throw IdentityToolkitError.invalidRequest("cannot encode \(Body.self) as JSON")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import IdentitySupport
 
 /// The limits and fixed values the Identity Toolkit service documents, in
 /// one place for the clients that check them before sending (IdentityAdmin,
@@ -59,9 +60,7 @@ package enum CustomClaimsProblem: Equatable, Sendable {
         if let reserved = ReservedClaimName.allKnownValues.first(where: { claims[$0.rawValue] != nil }) {
             return .failure(.reservedClaim(reserved.rawValue))
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let text = (try? encoder.encode(claims)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let text = (try? CanonicalJSON.encoder.encode(claims)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         guard text.count <= IdentityPlatformLimits.maximumCustomClaimsLength else {
             return .failure(.tooLong(characters: text.count))
         }

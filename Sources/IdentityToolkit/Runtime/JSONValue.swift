@@ -1,4 +1,5 @@
 import Foundation
+import IdentitySupport
 
 /// Any JSON value: what a token's custom claims (or any schema-less JSON)
 /// decode to, without losing a number's or a nested object's form.
@@ -63,8 +64,6 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Compact JSON text (sorted keys).
     public var description: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        return (try? CanonicalJSON.encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 }

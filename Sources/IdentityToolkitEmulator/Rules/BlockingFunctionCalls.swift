@@ -162,7 +162,8 @@ struct BlockingFunctionCalls: Sendable {
         var request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: nil)
         request.url = target
         request.headerFields[.contentType] = "application/json"
-        let body = try JSONEncoder().encode(BlockingFunctionRequest(data: BlockingFunctionRequestData(jwt: jwt)))
+        let body = try CanonicalJSON.encoder.encode(
+            BlockingFunctionRequest(data: BlockingFunctionRequestData(jwt: jwt)))
         let (response, data): (HTTPResponse, Data)
         do {
             (response, data) = try await transport.send(

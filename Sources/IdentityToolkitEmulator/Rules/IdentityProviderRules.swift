@@ -122,10 +122,10 @@ enum IdentityProviderRules {
             if let family = claims.familyName { profile["family_name"] = .string(family) }
             if let picture = claims.picture { profile["picture"] = .string(picture) }
         } else {
-            guard let encoded = try? JSONEncoder().encode(claims) else { return "{}" }
+            guard let encoded = try? CanonicalJSON.encoder.encode(claims) else { return "{}" }
             return String(decoding: encoded, as: UTF8.self)
         }
-        guard let encoded = try? JSONEncoder().encode(profile) else { return "{}" }
+        guard let encoded = try? CanonicalJSON.encoder.encode(profile) else { return "{}" }
         return String(decoding: encoded, as: UTF8.self)
     }
 
@@ -157,7 +157,7 @@ enum IdentityProviderRules {
         }
         var attributes = "{}"
         if case .object(let statements)? = assertion["attributeStatements"],
-            let encoded = try? JSONEncoder().encode(statements)
+            let encoded = try? CanonicalJSON.encoder.encode(statements)
         {
             attributes = String(decoding: encoded, as: UTF8.self)
         }

@@ -52,7 +52,7 @@ enum SessionRules {
             marker: ReadableRefreshTokenMarker.doNotModify.rawValue, localId: user.localId,
             provider: provider.rawValue,
             projectId: user.realm.project, tenantId: user.realm.tenant, token: opaque)
-        return (try? JSONEncoder().encode(record))?.base64EncodedString() ?? opaque
+        return (try? CanonicalJSON.encoder.encode(record))?.base64EncodedString() ?? opaque
     }
 
     /// A pending credential for `user`, who passed `provider` and has a

@@ -17,20 +17,12 @@ enum ErrorResponses {
 
     /// An error in the body a route's operation declares.
     static func render(_ error: APIServerError, in shape: any APIServerErrorBody.Type) -> Response {
-        json(status: error.status, encoded(shape.init(serverError: error)))
+        json(status: error.status, (try? CanonicalJSON.encoder.encode(shape.init(serverError: error))) ?? Data())
     }
 
     /// Google's API error shape.
     static func render(_ error: APIServerError) -> Response {
-        json(status: error.status, encoded(ErrorResponse(serverError: error)))
-    }
-
-    /// Keys in order: Foundation's encoder otherwise orders an object's
-    /// keys anew for each value, so one error came out as different bytes.
-    private static func encoded(_ body: some Encodable) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(body)) ?? Data()
+        json(status: error.status, (try? CanonicalJSON.encoder.encode(ErrorResponse(serverError: error))) ?? Data())
     }
 
     /// 404 for a request no route takes.

@@ -1,5 +1,6 @@
 #if Emulator
 import Foundation
+import IdentitySupport
 import IdentityToolkit
 import IdentityToolkitJWT
 import _CryptoExtras
@@ -125,7 +126,7 @@ struct CustomTokenVerifier: Sendable {
     /// Developer claims as JSON text, checked as custom claims are.
     private static func developerClaims(_ claims: [String: JSONValue]?) throws -> String? {
         guard let claims else { return nil }
-        let text = String(decoding: try JSONEncoder().encode(claims), as: UTF8.self)
+        let text = String(decoding: try CanonicalJSON.encoder.encode(claims), as: UTF8.self)
         try InputRules.checkCustomAttributes(text)
         return text
     }
