@@ -159,6 +159,10 @@ import Testing
                 raw["id"] as? String == "g-100" && raw["verified_email"] as? Bool == true
                     && raw["locale"] as? String == "en")
             #expect(raw["given_name"] as? String == "Ada" && raw["family_name"] as? String == "L")
+            // Keys in order and slashes as they are, as Google's emulator writes it: the same bytes each time.
+            let canonical = try JSONSerialization.data(
+                withJSONObject: raw, options: [.sortedKeys, .withoutEscapingSlashes])
+            #expect(google.rawUserInfo == String(decoding: canonical, as: UTF8.self))
             #expect(
                 (raw["granted_scopes"] as? String)?.split(separator: " ").contains(
                     "https://www.googleapis.com/auth/userinfo.email") == true)
