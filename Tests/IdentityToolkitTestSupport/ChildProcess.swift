@@ -114,9 +114,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// standard output and returns it without its line break.
     public func firstLine(within deadline: Duration = harnessRequestTimeout) async throws -> String {
         try await offThePool {
-            let start = ContinuousClock.now
-            var pause = Duration.milliseconds(1)
-            while true {
+            try self.poll(within: deadline) {
                 let output = self.standardOutput
                 if let end = output.firstIndex(of: UInt8(ascii: "\n")) {
                     return String(decoding: output[..<end], as: UTF8.self)
@@ -126,18 +124,22 @@ public final class ChildProcess: @unchecked Sendable {
                         program: self.program, status: status, standardOutput: String(decoding: output, as: UTF8.self),
                         standardError: String(decoding: self.standardError, as: UTF8.self))
                 }
-                if ContinuousClock.now - start > deadline { try self.killAfter(deadline) }
-                Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
-                pause = min(pause * 2, .milliseconds(20))
+                return nil
             }
         }
     }
 
     private func waitBlocking(within deadline: Duration) throws -> Int32 {
+        try poll(within: deadline) { try reap(blocking: false) }
+    }
+
+    /// Calls `check` every 1 to 20 ms until it returns a value; past
+    /// `deadline` the child is killed and this throws.
+    private func poll<Value>(within deadline: Duration, _ check: () throws -> Value?) throws -> Value {
         let start = ContinuousClock.now
         var pause = Duration.milliseconds(1)
         while true {
-            if let status = try reap(blocking: false) { return status }
+            if let value = try check() { return value }
             if ContinuousClock.now - start > deadline { try killAfter(deadline) }
             Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
             pause = min(pause * 2, .milliseconds(20))
