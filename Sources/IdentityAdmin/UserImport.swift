@@ -236,20 +236,7 @@ extension UserImportRecord {
             throw AdminValidationError(field: "passwordSalt", message: "needs a passwordHash")
         }
         var claims: String?
-        if let customClaims {
-            for reserved in ReservedClaimName.allKnownValues where customClaims[reserved.rawValue] != nil {
-                throw AdminValidationError(
-                    field: "customClaims", message: "must not set the reserved claim \"\(reserved.rawValue)\"")
-            }
-            let text =
-                (try? CanonicalJSON.encoder.encode(customClaims)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-            guard text.count <= IdentityPlatformLimits.maximumCustomClaimsLength else {
-                throw AdminValidationError(
-                    field: "customClaims",
-                    message: "must be at most \(IdentityPlatformLimits.maximumCustomClaimsLength) characters of JSON")
-            }
-            claims = text
-        }
+        if let customClaims { claims = try CustomClaimsRule.text(of: customClaims, field: "customClaims") }
         for factor in phoneFactors where !IdentityPlatformLimits.isE164PhoneNumber(factor.phoneNumber) {
             throw AdminValidationError(field: "phoneFactors.phoneNumber", message: "must be an E.164 number")
         }
