@@ -48,10 +48,10 @@ struct AccountsRoutes: AccountsService {
     func signInWithPassword(_ body: SignInWithPasswordRequest, request: APIServerRequest) async throws
         -> SignInWithPasswordResponse
     {
-        // Google's emulator tells `email: ""` (INVALID_EMAIL) from no email
-        // (MISSING_EMAIL); proto3 JSON, and so the decoded body, cannot.
+        // Production and Google's emulator tell `email: ""` (INVALID_EMAIL)
+        // from no email (MISSING_EMAIL); the decoded body cannot.
         let emptyEmailSent: Bool
-        if services.googleCompatible, body.email.isEmpty, case .string? = request.jsonBodyMember("email") {
+        if body.email.isEmpty, case .string? = request.jsonBodyMember("email") {
             emptyEmailSent = true
         } else {
             emptyEmailSent = false

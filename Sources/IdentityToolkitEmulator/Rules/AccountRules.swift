@@ -111,8 +111,9 @@ enum AccountRules {
 
     /// Checks the password; a user with second factors gets a pending
     /// credential that lasts ``SecondFactorRules/challengeLifetime``.
-    /// `emptyEmailSent`: the body had `email: ""`, which Google-compatible
-    /// mode refuses as `INVALID_EMAIL` rather than `MISSING_EMAIL`.
+    /// `emptyEmailSent`: the body had `email: ""`, which production refuses
+    /// as `INVALID_EMAIL` rather than `MISSING_EMAIL` (firebase-tools #5254
+    /// shows production's answer).
     static func signInWithPassword(
         _ state: inout EmulatorState, realm: Realm, email: String, password: String,
         emptyEmailSent: Bool = false, _ context: RuleContext
