@@ -1,6 +1,6 @@
 #if Emulator
 import Foundation
-public import ServiceLifecycle
+import ServiceLifecycle
 
 /// Where an emulator serving in ``IdentityToolkitEmulator/serving(_:)``
 /// listens.
