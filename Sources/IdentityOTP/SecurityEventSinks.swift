@@ -147,9 +147,8 @@ public struct AppendOnlySecurityEventLog: SecurityEventLog {
 
     /// The one encoding of an event as a record.
     static func encode(_ event: SecurityEvent) throws -> Data {
-        let encoder = JSONEncoder()
+        let encoder = CanonicalJSON.encoder
         encoder.dateEncodingStrategy = .millisecondsSince1970
-        encoder.outputFormatting = .sortedKeys
         return try encoder.encode(event)
     }
 

@@ -128,22 +128,6 @@ import Testing
             #expect((api.json["error"] as? [String: Any])?["status"] as? String == "INVALID_ARGUMENT")
         }
     }
-
-    /// The same error is the same bytes every time (keys in order), as a
-    /// client's recorded fixtures and a cache compare them.
-    @Test func anErrorBodyIsTheSameBytesEveryTime() async throws {
-        try await withEmulator { h in
-            for _ in 0..<4 {
-                let answer = try await h.raw(
-                    .post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
-                    body: Data(#"{"password":"secret-pw"}"#.utf8))
-                #expect(
-                    String(decoding: answer.body, as: UTF8.self)
-                        == #"{"error":{"code":400,"errors":[{"domain":"global","message":"MISSING_EMAIL","reason":"invalid"}],"#
-                        + #""message":"MISSING_EMAIL","status":"INVALID_ARGUMENT"}}"#)
-            }
-        }
-    }
 }
 
 @Suite struct TenantTests {

@@ -1,4 +1,5 @@
 public import Foundation
+import IdentitySupport
 public import IdentityToolkit
 package import Logging
 
@@ -64,10 +65,9 @@ extension TokenVerificationError {
         }
         // The missing credential's description names nothing; every other one may name a claim's value.
         let message = code == .missingCredential ? description : "the credential was refused: \(code)"
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         // Two strings of our own: encoding cannot fail.
-        return (try? encoder.encode(Body(error: .init(reason: code.description, message: message)))) ?? Data()
+        return (try? CanonicalJSON.encoder.encode(Body(error: .init(reason: code.description, message: message))))
+            ?? Data()
     }
 
     /// What an adapter's debug line for this refusal carries: the reason,

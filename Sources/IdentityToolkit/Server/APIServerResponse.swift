@@ -1,4 +1,5 @@
 package import Foundation
+import IdentitySupport
 
 /// A response body with its status.
 package struct APIServerResponse: Sendable {
@@ -13,9 +14,11 @@ package struct APIServerResponse: Sendable {
         self.contentType = contentType
     }
 
-    /// `value` encoded as JSON (nil optionals omitted, as the generated coders do).
+    /// `value` encoded as canonical JSON (nil optionals omitted, as the
+    /// generated coders do): the same value is the same bytes every time,
+    /// and a URL reads `https://`, as Google's servers write it.
     package static func json(_ value: some Encodable) throws -> APIServerResponse {
-        APIServerResponse(body: try JSONEncoder().encode(value))
+        APIServerResponse(body: try CanonicalJSON.encoder.encode(value))
     }
 
     /// An HTML page (a `text/html` response of the spec).
