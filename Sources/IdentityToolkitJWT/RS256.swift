@@ -176,7 +176,7 @@ package struct RS256Signer: Sendable {
     package init(key: _RSA.Signing.PrivateKey, keyID: String?) throws {
         self.key = key
         self.keyID = keyID
-        encodedHeader = try RS256.encoder.encode(JOSEHeader(alg: .rs256, typ: RS256.jwtType, kid: keyID))
+        encodedHeader = try CanonicalJSON.encoder.encode(JOSEHeader(alg: .rs256, typ: RS256.jwtType, kid: keyID))
             .base64URLEncoded
     }
 
@@ -194,26 +194,23 @@ package struct RS256Signer: Sendable {
     /// beside them: a later extra wins over an earlier one, none overrides a
     /// claim of `claims`.
     package func sign<Claims: Encodable>(_ claims: Claims, extraClaims: [[String: JSONValue]] = []) throws -> String {
-        var payload = try RS256.encoder.encode(claims)
+        var payload = try CanonicalJSON.encoder.encode(claims)
         let extras = extraClaims.filter { !$0.isEmpty }
         if !extras.isEmpty {
             let standard = try RS256.decoder.decode([String: JSONValue].self, from: payload)
             var merged: [String: JSONValue] = [:]
             for extra in extras { merged.merge(extra) { _, later in later } }
-            payload = try RS256.encoder.encode(standard.merging(merged) { standard, _ in standard })
+            payload = try CanonicalJSON.encoder.encode(standard.merging(merged) { standard, _ in standard })
         }
         return try sign(payload: payload)
     }
 }
 
-/// The coders every JWT of the package uses.
+/// The media type and decoder every JWT of the package uses (its JSON is
+/// written by ``CanonicalJSON``: the same claims give the same bytes).
 package enum RS256 {
     /// A JWT's media type, its header's `typ`.
     package static let jwtType = "JWT"
-
-    /// Sorted keys and unescaped slashes: the same claims give the same
-    /// bytes (``CanonicalJSON``).
-    package static var encoder: JSONEncoder { CanonicalJSON.encoder }
 
     /// One decoder (it holds no per-call state).
     package static let decoder = JSONDecoder()

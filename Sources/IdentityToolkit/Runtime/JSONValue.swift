@@ -64,6 +64,6 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Compact JSON text (sorted keys).
     public var description: String {
-        return (try? CanonicalJSON.encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        (try? CanonicalJSON.encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 }

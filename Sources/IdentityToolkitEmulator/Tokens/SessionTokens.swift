@@ -45,7 +45,7 @@ struct SessionTokens: Sendable {
         }
         // `firebase.sign_in_attributes` has no typed field: the claims go as
         // JSON, the attributes put inside their `firebase` object.
-        var payload = try RS256.decoder.decode([String: JSONValue].self, from: RS256.encoder.encode(claims))
+        var payload = try RS256.decoder.decode([String: JSONValue].self, from: CanonicalJSON.encoder.encode(claims))
         if case .object(var firebase)? = payload[Self.firebaseClaim] {
             firebase[Self.signInAttributesClaim] = .object(attributes)
             payload[Self.firebaseClaim] = .object(firebase)
@@ -57,13 +57,13 @@ struct SessionTokens: Sendable {
     /// Google-compatible mode.
     private func encode<Claims: Encodable>(_ claims: Claims, extraClaims: [[String: JSONValue]]) throws -> String {
         guard unsigned else { return try key.signer.sign(claims, extraClaims: extraClaims) }
-        let standard = try RS256.decoder.decode([String: JSONValue].self, from: RS256.encoder.encode(claims))
+        let standard = try RS256.decoder.decode([String: JSONValue].self, from: CanonicalJSON.encoder.encode(claims))
         // As the signer merges them: a later extra wins over an earlier one, none over a standard claim.
         var extras: [String: JSONValue] = [:]
         for extra in extraClaims { extras.merge(extra) { _, later in later } }
         let payload = standard.merging(extras) { standard, _ in standard }
-        let header = try RS256.encoder.encode(JOSEHeader(alg: .unsigned, typ: RS256.jwtType))
-        return header.base64URLEncoded + "." + (try RS256.encoder.encode(payload)).base64URLEncoded + "."
+        let header = try CanonicalJSON.encoder.encode(JOSEHeader(alg: .unsigned, typ: RS256.jwtType))
+        return header.base64URLEncoded + "." + (try CanonicalJSON.encoder.encode(payload)).base64URLEncoded + "."
     }
 
     /// The claim of an ID token that says how the user signed in.
